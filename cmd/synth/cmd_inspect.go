@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/pipeline"
+)
+
+// errFound stops a scan once the wanted row is printed.
+var errFound = errors.New("found")
+
+func cmdInspect(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	id := fs.String("id", "", "row or blueprint id to show (default: the first row)")
+	split := fs.String("split", "", "only look in this split")
+	width := fs.Int("width", 100, "wrap text at this many columns")
+	dir, err := parseWithDir(fs, args)
+	if err != nil {
+		return err
+	}
+	m, err := pipeline.ReadManifest(dir)
+	if err != nil {
+		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
+	}
+	var paths []string
+	for _, f := range m.Files {
+		if strings.HasPrefix(f.Path, "sft/") && (*split == "" || f.Split == *split) {
+			paths = append(paths, filepath.Join(dir, f.Path))
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		err := export.ScanSFT(p, func(r export.SFTRow) error {
+			if *id != "" && r.ID != *id && r.BlueprintID != *id {
+				return nil
+			}
+			printRow(stdout, r, *width)
+			return errFound
+		})
+		if errors.Is(err, errFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if *id != "" {
+		return fmt.Errorf("no row with id %q in %s; list ids with: duckdb -c \"select id from '%s/sft/*.parquet'\"", *id, dir, dir)
+	}
+	return fmt.Errorf("%s has no SFT rows", dir)
+}
+
+// parseWithDir parses flags that may come before or after the DIR argument.
+func parseWithDir(fs *flag.FlagSet, args []string) (string, error) {
+	var dir string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		dir, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", errUsage
+		}
+		return "", errUsage
+	}
+	if dir == "" && fs.NArg() > 0 {
+		dir = fs.Arg(0)
+	}
+	if dir == "" {
+		return "", fmt.Errorf("give the release directory: synth %s DIR", fs.Name())
+	}
+	return dir, nil
+}
+
+func printRow(w io.Writer, r export.SFTRow, width int) {
+	fmt.Fprintf(w, "id %s  blueprint %s  domain %s  engine %s\n", r.ID, r.BlueprintID, r.Domain, r.Engine)
+	fmt.Fprintf(w, "behaviour %s  writes %d  reads %d  evidence per write %v\n", r.Behavior, r.NWrites, r.NReads, r.Evidence)
+	fmt.Fprintln(w, strings.Repeat("─", min(width, 100)))
+	for i, m := range r.Messages {
+		switch m.Role {
+		case "system":
+			fmt.Fprintf(w, "[%d] SYSTEM  (policy, %d characters)\n", i, len(m.Content))
+		case "user":
+			fmt.Fprintf(w, "[%d] USER\n%s\n", i, wrap(m.Content, width, "    "))
+		case "assistant":
+			if m.ReasoningContent != "" {
+				fmt.Fprintf(w, "[%d] AGENT (thinking)\n%s\n", i, wrap(m.ReasoningContent, width, "    "))
+			}
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(w, "[%d] AGENT → %s(%s)  [%s]\n", i, c.Function.Name, c.Function.Arguments, c.ID)
+			}
+			if m.Content != "" {
+				fmt.Fprintf(w, "[%d] AGENT\n%s\n", i, wrap(m.Content, width, "    "))
+			}
+		case "tool":
+			out := m.Content
+			if len(out) > 300 {
+				out = out[:300] + fmt.Sprintf("… (%d characters)", len(m.Content))
+			}
+			fmt.Fprintf(w, "[%d] TOOL %s [%s]\n%s\n", i, m.Name, m.ToolCallID, wrap(out, width, "    "))
+		}
+	}
+}
+
+func wrap(s string, width int, indent string) string {
+	var lines []string
+	line := indent
+	for _, word := range strings.Fields(s) {
+		if len(line)+len(word)+1 > width && strings.TrimSpace(line) != "" {
+			lines = append(lines, line)
+			line = indent
+		}
+		if strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	if strings.TrimSpace(line) != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}

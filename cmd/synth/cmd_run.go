@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/synth-data/synth/pipeline"
+)
+
+func version() string { return pipeline.Version }
+
+type floatList []float64
+
+func (f *floatList) String() string { return fmt.Sprint(*f) }
+func (f *floatList) Set(s string) error {
+	*f = nil
+	for _, p := range strings.Split(s, ",") {
+		var v float64
+		if _, err := fmt.Sscan(strings.TrimSpace(p), &v); err != nil {
+			return fmt.Errorf("%q is not a number", p)
+		}
+		*f = append(*f, v)
+	}
+	return nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	d := pipeline.Defaults()
+	var (
+		configPath    = fs.String("config", "", "YAML config file; flags override its keys")
+		cfg           pipeline.Config
+		quiet         = fs.Bool("quiet", false, "no progress on stderr")
+		behaviors     string
+		writeW, readW floatList
+	)
+	fs.StringVar(&cfg.Domain, "domain", d.Domain, "domain name (built in: retail)")
+	fs.IntVar(&cfg.N, "n", d.N, "number of blueprints (tasks); each yields one dialogue")
+	fs.Uint64Var(&cfg.Seed, "seed", d.Seed, "seed: same config and seed give byte-identical output")
+	fs.StringVar(&cfg.Out, "out", d.Out, "output directory for the release")
+	fs.StringVar(&cfg.Engine, "engine", d.Engine, "dialogue engine: embedded")
+	fs.StringVar(&cfg.Writes, "writes", d.Writes, "write intensity MIN-MAX: write decisions per task (default weights follow tau2 retail)")
+	fs.Var(&writeW, "write-weights", "comma-separated weights, one per value of --writes (default: even, or tau2's for the default range)")
+	fs.StringVar(&cfg.Reads, "reads", d.Reads, "read intensity MIN-MAX: read calls needed before each write's arguments are identifiable")
+	fs.Var(&readW, "read-weights", "comma-separated weights, one per value of --reads (default: even)")
+	fs.StringVar(&behaviors, "behaviors", "", "comma-separated behaviour profiles (default: all)")
+	fs.IntVar(&cfg.Workers, "workers", d.Workers, "concurrent workers (output does not depend on it)")
+	fs.IntVar(&cfg.MaxTurns, "max-turns", d.MaxTurns, "maximum user turns per dialogue")
+	fs.IntVar(&cfg.RowsPerFile, "rows-per-file", d.RowsPerFile, "rows per Parquet file before rolling (0: 100000)")
+	fs.Float64Var(&cfg.Validation, "validation", d.Validation, "share of blueprints in the validation split")
+	fs.Float64Var(&cfg.Test, "test", d.Test, "share of blueprints in the test split")
+	fs.StringVar(&cfg.License, "license", d.License, "license written into the dataset card")
+	fs.BoolVar(&cfg.Force, "force", false, "replace a release made with another config in --out")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "synth run: unexpected argument %q (flags come as --name value)\n", fs.Arg(0))
+		return errUsage
+	}
+	final := d
+	if *configPath != "" {
+		if err := pipeline.LoadFile(*configPath, &final); err != nil {
+			return err
+		}
+	}
+	// Flags given on the command line override the file.
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "domain":
+			final.Domain = cfg.Domain
+		case "n":
+			final.N = cfg.N
+		case "seed":
+			final.Seed = cfg.Seed
+		case "out":
+			final.Out = cfg.Out
+		case "engine":
+			final.Engine = cfg.Engine
+		case "writes":
+			final.Writes = cfg.Writes
+		case "write-weights":
+			final.WriteWeights = writeW
+		case "reads":
+			final.Reads = cfg.Reads
+		case "read-weights":
+			final.ReadWeights = readW
+		case "behaviors":
+			final.Behaviors = strings.Split(behaviors, ",")
+		case "workers":
+			final.Workers = cfg.Workers
+		case "max-turns":
+			final.MaxTurns = cfg.MaxTurns
+		case "rows-per-file":
+			final.RowsPerFile = cfg.RowsPerFile
+		case "validation":
+			final.Validation = cfg.Validation
+		case "test":
+			final.Test = cfg.Test
+		case "license":
+			final.License = cfg.License
+		case "force":
+			final.Force = cfg.Force
+		}
+	})
+	var prog pipeline.Progress
+	var bar *progressLine
+	if !*quiet {
+		bar = newProgressLine(stderr, isTerminal(stderr))
+		prog = bar
+	}
+	res, err := pipeline.Run(ctx, final, prog)
+	if bar != nil {
+		bar.finish()
+	}
+	if err != nil {
+		return err
+	}
+	m := res.Manifest
+	if res.Existing {
+		fmt.Fprintf(stdout, "%s already holds this release (%d rows); nothing to do\n", res.Dir, m.Counts.SFTRows)
+		return nil
+	}
+	rate := float64(m.Counts.Verified) / res.Elapsed.Seconds()
+	fmt.Fprintf(stdout, "wrote %s: %d blueprints, %d verified, %d rejected, %d SFT rows (train %d, validation %d, test %d) in %s (%.0f rows/s)\n",
+		res.Dir, m.Counts.Blueprints, m.Counts.Verified, m.Counts.Rejected, m.Counts.SFTRows,
+		m.Counts.BySplit["train"], m.Counts.BySplit["validation"], m.Counts.BySplit["test"], res.Elapsed.Round(time.Millisecond), rate)
+	for name, n := range m.Failures {
+		fmt.Fprintf(stdout, "  rejected by %s: %d\n", name, n)
+	}
+	return nil
+}
+
+// progressLine prints counts, acceptance and rate to stderr: redrawn in
+// place on a terminal, a line every few seconds otherwise.
+type progressLine struct {
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	start time.Time
+	last  time.Time
+	text  string
+}
+
+func newProgressLine(w io.Writer, tty bool) *progressLine {
+	return &progressLine{w: w, tty: tty, start: time.Now()}
+}
+
+func (p *progressLine) Update(done, accepted, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	every := 5 * time.Second
+	if p.tty {
+		every = 100 * time.Millisecond
+	}
+	if now.Sub(p.last) < every && done != total {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start).Seconds()
+	rate := float64(done) / el
+	eta := time.Duration(float64(total-done)/rate) * time.Second
+	p.text = fmt.Sprintf("synth: %d/%d dialogues, %d verified (%.1f%%), %.0f/s, ETA %s", done, total, accepted, 100*float64(accepted)/float64(max(done, 1)), rate, eta.Round(time.Second))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", p.text)
+	} else {
+		fmt.Fprintln(p.w, p.text)
+	}
+}
+
+func (p *progressLine) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.text != "" {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/synth-data/synth/pipeline"
+)
+
+func cmdStats(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	dir, err := parseWithDir(fs, args)
+	if err != nil {
+		return err
+	}
+	m, err := pipeline.ReadManifest(dir)
+	if err != nil {
+		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"counts": m.Counts, "checks": m.Checks, "failures": m.Failures, "stats": m.Stats})
+	}
+	c := m.Counts
+	fmt.Fprintf(stdout, "release %s  (synth %s, domain %s %s, seed %d)\n\n", dir, m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed)
+	fmt.Fprintf(stdout, "blueprints %d  simulated %d  verified %d  rejected %d\n", c.Blueprints, c.Simulated, c.Verified, c.Rejected)
+	fmt.Fprintf(stdout, "SFT rows %d  (train %d, validation %d, test %d)\n\n", c.SFTRows, c.BySplit["train"], c.BySplit["validation"], c.BySplit["test"])
+	fmt.Fprintln(stdout, "checks:")
+	names := make([]string, 0, len(m.Checks))
+	for n := range m.Checks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(stdout, "  %-16s %6.2f%%  (%d failed)\n", n, 100*m.Checks[n].Rate, m.Checks[n].Failed)
+	}
+	s := m.Stats
+	if s == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	for _, row := range []struct {
+		name string
+		v    pipeline.Summary
+	}{{"messages/dialogue", s.Messages}, {"user turns/dialogue", s.UserTurns}, {"tool calls/dialogue", s.ToolCalls}, {"read calls/dialogue", s.ReadCalls}} {
+		fmt.Fprintf(stdout, "%-22s mean %6.2f  min %3d  max %3d\n", row.name, row.v.Mean, row.v.Min, row.v.Max)
+	}
+	fmt.Fprintf(stdout, "distinct first user messages     %.1f%%\n", 100*s.DistinctFirst)
+	fmt.Fprintf(stdout, "distinct user-message sequences  %.1f%%\n", 100*s.DistinctUsers)
+	for _, h := range []struct {
+		name string
+		m    map[string]int
+	}{{"writes per task", s.Writes}, {"reads needed per write", s.Evidence}, {"behaviour", s.Behaviors}, {"intent", s.Intents}, {"ending", s.Endings}} {
+		fmt.Fprintf(stdout, "\n%s:\n", h.name)
+		printHist(stdout, h.m)
+	}
+	return nil
+}
+
+func printHist(w io.Writer, m map[string]int) {
+	keys := make([]string, 0, len(m))
+	total := 0
+	for k, v := range m {
+		keys = append(keys, k)
+		total += v
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, e1 := strconv.Atoi(keys[i])
+		b, e2 := strconv.Atoi(keys[j])
+		if e1 == nil && e2 == nil {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		share := float64(m[k]) / float64(total)
+		fmt.Fprintf(w, "  %-22s %6d  %5.1f%%  %s\n", k, m[k], 100*share, strings.Repeat("█", int(share*40+0.5)))
+	}
+}

@@ -1,0 +1,68 @@
+// Command synth synthesizes verified multi-turn training data for tool-using agents.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `synth — verified multi-turn training data for tool-using agents
+
+Usage:
+  synth run      [--config FILE] [--domain NAME] [-n N] [--seed S] [--out DIR] [flags]
+  synth inspect  DIR [--id ID] [--split SPLIT]
+  synth stats    DIR [--json]
+  synth domain   list | show NAME
+  synth version
+
+Run 'synth COMMAND -h' for a command's flags.
+`
+
+// errUsage marks errors caused by how synth was called (exit status 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "inspect":
+		err = cmdInspect(args[1:], stdout)
+	case "stats":
+		err = cmdStats(args[1:], stdout)
+	case "domain":
+		err = cmdDomain(args[1:], stdout)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "synth", version())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "synth: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, errUsage) {
+		return 2
+	}
+	fmt.Fprintf(stderr, "synth %s: %v\n", args[0], err)
+	return 1
+}

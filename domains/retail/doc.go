@@ -1,0 +1,2 @@
+// Package retail is the built-in online-retail domain: a seeded database, typed tools and the agent policy.
+package retail

@@ -1,0 +1,2 @@
+// Package export writes and reads synth's release files: Parquet datasets and atomically written files.
+package export

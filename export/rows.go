@@ -1,0 +1,29 @@
+package export
+
+import "github.com/synth-data/synth/record"
+
+// SFTRow is one row of the sft config: a verified dialogue.
+type SFTRow struct {
+	ID, BlueprintID, Domain string
+	Messages                []record.Message
+	// Tools is the OpenAI tools array as JSON text (TRL parses a string).
+	Tools           string
+	NWrites, NReads int32
+	// Evidence holds, for each write, the reads needed before its arguments
+	// became identifiable.
+	Evidence         []int32
+	Behavior, Engine string
+}
+
+// DPORow is one row of the dpo config: a shared prompt and two
+// continuations, the chosen one verified and the rejected one failed.
+type DPORow struct {
+	ID, BlueprintID, Domain string
+	// Prompt ends with a user or tool message; Chosen and Rejected start
+	// with an assistant message.
+	Prompt, Chosen, Rejected []record.Message
+	Tools                    string
+	// Failure is the taxonomy label of the rejected continuation.
+	Failure        string
+	DivergenceTurn int32
+}

@@ -1,0 +1,665 @@
+package export
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/synth-data/synth/record"
+)
+
+// Defaults for Options.
+const (
+	DefaultRowsPerGroup = 2048
+	DefaultRowsPerFile  = 100_000
+	// DefaultMaxGroupBytes keeps row groups well under the 100 MB
+	// (uncompressed) the Hugging Face viewer is comfortable with, whatever
+	// the length of the dialogues.
+	DefaultMaxGroupBytes = 64 << 20
+	// DefaultMaxFileBytes keeps shards under the Hub's 500 MB advice.
+	DefaultMaxFileBytes = 256 << 20
+)
+
+// Options tunes a Writer. The zero value gives the defaults.
+type Options struct {
+	// RowsPerGroup is the number of rows buffered per split and written as
+	// one row group.
+	RowsPerGroup int
+	// MaxGroupBytes ends a row group early once its buffered strings
+	// reach this many bytes.
+	MaxGroupBytes int64
+	// RowsPerFile is the number of rows after which a split rolls to a new
+	// file.
+	RowsPerFile int
+	// MaxFileBytes rolls to a new file early once a file reaches this many
+	// bytes (checked after each row group).
+	MaxFileBytes int64
+	// Compression is the Parquet codec. Its zero value
+	// (compress.Codecs.Uncompressed) means zstd: a release is always
+	// compressed.
+	Compression compress.Compression
+	// Replace lets the writer publish into a config directory that already
+	// holds shards: on Close, shards it did not write this time are removed
+	// so that loaders globbing the directory see only the new dataset.
+	// Without it NewWriter refuses such a directory.
+	Replace bool
+	// Allocator is the Arrow allocator; nil means memory.DefaultAllocator.
+	Allocator memory.Allocator
+}
+
+func (o Options) withDefaults() Options {
+	if o.RowsPerGroup <= 0 {
+		o.RowsPerGroup = DefaultRowsPerGroup
+	}
+	if o.MaxGroupBytes <= 0 {
+		o.MaxGroupBytes = DefaultMaxGroupBytes
+	}
+	if o.RowsPerFile <= 0 {
+		o.RowsPerFile = DefaultRowsPerFile
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.Compression == compress.Codecs.Uncompressed {
+		o.Compression = compress.Codecs.Zstd
+	}
+	if o.Allocator == nil {
+		o.Allocator = memory.DefaultAllocator
+	}
+	return o
+}
+
+// File describes one published Parquet file, as the manifest lists it.
+type File struct {
+	// Path is relative to the writer's directory and slash-separated, e.g.
+	// "sft/train-00000-of-00002.parquet".
+	Path   string
+	Split  string
+	Rows   int64
+	SHA256 string // hex
+	Bytes  int64
+}
+
+// Split and config names become file and directory names and Hugging Face
+// split names, which must match \w+; a '-' would also make the shard name
+// ambiguous.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// shardPattern matches published shard names.
+var shardPattern = regexp.MustCompile(`^[A-Za-z0-9_]+-[0-9]{5}-of-[0-9]{5}\.parquet$`)
+
+type rowKind int
+
+const (
+	kindSFT rowKind = iota + 1
+	kindDPO
+)
+
+func (k rowKind) String() string {
+	if k == kindSFT {
+		return "sft"
+	}
+	return "dpo"
+}
+
+// Writer streams rows into Parquet files under dir/config/, one set of
+// files per split, named {split}-{i:05d}-of-{n:05d}.parquet. Files are
+// written under hidden temporary names and only get their final names in
+// Close, once n is known, so an interrupted export leaves no shard that a
+// loader would pick up.
+//
+// Output is a pure function of the rows written per split (and Options):
+// writing the same rows twice gives byte-identical files. Memory is bounded
+// by one buffered row group per split.
+//
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	dir, config, cfgDir string
+	schema              *arrow.Schema
+	kind                rowKind
+	opts                Options
+	props               *parquet.WriterProperties
+	arrowProps          pqarrow.ArrowWriterProperties
+	splits              map[string]*split
+	// err is sticky: once a write fails, the dataset is incomplete and
+	// nothing of it may be published.
+	err  error
+	done bool
+}
+
+// split is the state of one split: the row group being buffered, the file
+// being written and the files already finished.
+type split struct {
+	name         string
+	rb           *array.RecordBuilder
+	sft          *sftBuilder
+	dpo          *dpoBuilder
+	pending      int   // rows in rb
+	pendingBytes int64 // rough size of the strings in rb
+	cur          *shard
+	done         []*shard
+}
+
+// shard is one Parquet file of a split, hashed and counted as it is
+// written: the writer only ever appends, so hashing the stream gives
+// exactly the file's sha256 without reading it back.
+type shard struct {
+	af    *AtomicFile
+	fw    *pqarrow.FileWriter
+	h     hash.Hash
+	bytes int64
+	rows  int64
+	sum   string
+}
+
+// Write implements io.Writer for the Parquet writer. shard deliberately
+// has no Close method: pqarrow closes sinks that have one, and the file
+// must stay open to be synced.
+func (s *shard) Write(p []byte) (int, error) {
+	n, err := s.af.Write(p)
+	s.h.Write(p[:n])
+	s.bytes += int64(n)
+	return n, err
+}
+
+// NewWriter returns a Writer for rows of schema (SFTSchema or DPOSchema)
+// under dir/config/, creating the directory.
+func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer, error) {
+	if !namePattern.MatchString(config) {
+		return nil, fmt.Errorf("export: config name %q: use letters, digits and _ only", config)
+	}
+	var kind rowKind
+	switch {
+	case schema == nil:
+		return nil, errors.New("export: NewWriter: nil schema; pass SFTSchema() or DPOSchema()")
+	case schemaMismatch(schema, SFTSchema()) == "":
+		kind = kindSFT
+	case schemaMismatch(schema, DPOSchema()) == "":
+		kind = kindDPO
+	default:
+		return nil, fmt.Errorf("export: NewWriter: schema is neither SFTSchema() nor DPOSchema(): %s", schemaMismatch(schema, SFTSchema()))
+	}
+	opts = opts.withDefaults()
+	cfgDir := filepath.Join(dir, config)
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		return nil, fmt.Errorf("export: create %s: %w", cfgDir, err)
+	}
+	if !opts.Replace {
+		existing, err := shardsIn(cfgDir)
+		if err != nil {
+			return nil, err
+		}
+		if len(existing) > 0 {
+			return nil, fmt.Errorf("export: %s already holds %s: remove the old release or set Options.Replace",
+				cfgDir, existing[0])
+		}
+	}
+	mem := opts.Allocator
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(opts.Compression),
+		// Dictionaries pay off for the repeated columns (domain, tools,
+		// role, behavior, tool names) and fall back to plain encoding by
+		// themselves on long free text; ids are unique, so skip them there.
+		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryFor("id", false),
+		// The Hub viewer and DuckDB use the page index to skip pages.
+		parquet.WithPageIndexEnabled(true),
+		// Our row groups are sized by RowsPerGroup; this only guards
+		// against the library splitting them differently.
+		parquet.WithMaxRowGroupLength(int64(opts.RowsPerGroup)),
+	)
+	return &Writer{
+		dir:    dir,
+		config: config,
+		cfgDir: cfgDir,
+		schema: schema,
+		kind:   kind,
+		opts:   opts,
+		props:  props,
+		// Storing the Arrow schema lets pyarrow and datasets restore the
+		// exact types (string, not large_string) instead of guessing.
+		arrowProps: pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)),
+		splits:     map[string]*split{},
+	}, nil
+}
+
+// shardsIn lists the published shard names in dir.
+func shardsIn(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("export: list %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".parquet") && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// WriteSFT adds r to split. The writer must have been made with SFTSchema.
+func (w *Writer) WriteSFT(splitName string, r SFTRow) error {
+	s, err := w.split(splitName, kindSFT)
+	if err != nil {
+		return err
+	}
+	if err := checkSFT(&r); err != nil {
+		return err
+	}
+	return w.added(s, s.sft.append(&r))
+}
+
+// WriteDPO adds r to split. The writer must have been made with DPOSchema.
+func (w *Writer) WriteDPO(splitName string, r DPORow) error {
+	s, err := w.split(splitName, kindDPO)
+	if err != nil {
+		return err
+	}
+	if err := checkDPO(&r); err != nil {
+		return err
+	}
+	return w.added(s, s.dpo.append(&r))
+}
+
+// split returns the state of the named split, creating it on first use.
+func (w *Writer) split(name string, kind rowKind) (*split, error) {
+	switch {
+	case w.done:
+		return nil, fmt.Errorf("export: write %s: writer already closed", w.cfgDir)
+	case w.err != nil:
+		return nil, w.err
+	case kind != w.kind:
+		return nil, fmt.Errorf("export: write %s: %s row on a writer made with the %s schema", w.cfgDir, kind, w.kind)
+	}
+	if s, ok := w.splits[name]; ok {
+		return s, nil
+	}
+	if !namePattern.MatchString(name) {
+		return nil, fmt.Errorf("export: write %s: split name %q: use letters, digits and _ only", w.cfgDir, name)
+	}
+	s := &split{name: name, rb: array.NewRecordBuilder(w.opts.Allocator, w.schema)}
+	var err error
+	if w.kind == kindSFT {
+		s.sft, err = newSFTBuilder(s.rb)
+	} else {
+		s.dpo, err = newDPOBuilder(s.rb)
+	}
+	if err != nil {
+		s.rb.Release()
+		return nil, err
+	}
+	w.splits[name] = s
+	return s, nil
+}
+
+// added accounts for a row just appended to s and writes a row group when
+// one is full. Groups also end where a file must end, so every file holds
+// exactly RowsPerFile rows but the last.
+func (w *Writer) added(s *split, bytes int64) error {
+	s.pending++
+	s.pendingBytes += bytes
+	limit := w.opts.RowsPerGroup
+	if s.cur != nil {
+		limit = min(limit, w.opts.RowsPerFile-int(s.cur.rows))
+	} else {
+		limit = min(limit, w.opts.RowsPerFile)
+	}
+	if s.pending < limit && s.pendingBytes < w.opts.MaxGroupBytes {
+		return nil
+	}
+	if err := w.flush(s); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
+
+// flush writes the buffered rows of s as one row group, rolling to a new
+// file when the current one is full.
+func (w *Writer) flush(s *split) error {
+	if s.pending == 0 {
+		return nil
+	}
+	if s.cur == nil {
+		if err := w.openShard(s); err != nil {
+			return err
+		}
+	}
+	rec := s.rb.NewRecordBatch()
+	defer rec.Release()
+	if err := s.cur.fw.Write(rec); err != nil {
+		return fmt.Errorf("export: write %s: %w", s.cur.af.Name(), err)
+	}
+	s.cur.rows += int64(s.pending)
+	s.pending, s.pendingBytes = 0, 0
+	if s.cur.rows >= int64(w.opts.RowsPerFile) || s.cur.bytes >= w.opts.MaxFileBytes {
+		return w.closeShard(s)
+	}
+	return nil
+}
+
+func (w *Writer) openShard(s *split) error {
+	// The final name needs the file count, known only at Close; the
+	// temporary name carries the index so a leftover is recognisable.
+	af, err := CreateAtomic(filepath.Join(w.cfgDir, fmt.Sprintf("%s-%05d.parquet", s.name, len(s.done))))
+	if err != nil {
+		return err
+	}
+	sh := &shard{af: af, h: sha256.New()}
+	fw, err := pqarrow.NewFileWriter(w.schema, sh, w.props, w.arrowProps)
+	if err != nil {
+		af.Abort()
+		return fmt.Errorf("export: write %s: %w", af.Name(), err)
+	}
+	sh.fw = fw
+	s.cur = sh
+	return nil
+}
+
+// closeShard writes the footer of the current file of s and makes it
+// durable under its temporary name.
+func (w *Writer) closeShard(s *split) error {
+	sh := s.cur
+	s.cur = nil
+	if err := sh.fw.Close(); err != nil {
+		sh.af.Abort()
+		return fmt.Errorf("export: write %s: %w", sh.af.Name(), err)
+	}
+	if err := sh.af.finish(); err != nil {
+		return err
+	}
+	sh.sum = hex.EncodeToString(sh.h.Sum(nil))
+	s.done = append(s.done, sh)
+	return nil
+}
+
+// Close writes what is buffered, publishes every file under its final name
+// and returns them sorted by path. Splits that got no rows have no file.
+// On error nothing new is published, except when renaming itself fails
+// midway, in which case some files may already carry their final names.
+func (w *Writer) Close() ([]File, error) {
+	if w.done {
+		return nil, fmt.Errorf("export: close %s: writer already closed", w.cfgDir)
+	}
+	if w.err != nil {
+		err := w.err
+		w.Abort()
+		return nil, err
+	}
+	names := make([]string, 0, len(w.splits))
+	for name := range w.splits {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		s := w.splits[name]
+		if err := w.flush(s); err != nil {
+			w.Abort()
+			return nil, err
+		}
+		if s.cur != nil {
+			if err := w.closeShard(s); err != nil {
+				w.Abort()
+				return nil, err
+			}
+		}
+	}
+
+	var files []File
+	keep := map[string]bool{}
+	for _, name := range names {
+		s := w.splits[name]
+		for i, sh := range s.done {
+			base := fmt.Sprintf("%s-%05d-of-%05d.parquet", s.name, i, len(s.done))
+			if err := sh.af.publish(filepath.Join(w.cfgDir, base)); err != nil {
+				w.Abort()
+				return nil, err
+			}
+			keep[base] = true
+			files = append(files, File{
+				Path:   w.config + "/" + base,
+				Split:  s.name,
+				Rows:   sh.rows,
+				SHA256: sh.sum,
+				Bytes:  sh.bytes,
+			})
+		}
+	}
+	w.Abort() // releases the builders; every file is published by now
+	if w.opts.Replace {
+		if err := removeStale(w.cfgDir, keep); err != nil {
+			return nil, err
+		}
+	}
+	if err := syncDir(w.cfgDir); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return files, nil
+}
+
+// removeStale deletes shards of an earlier release that this one did not
+// overwrite, and temporaries left by an interrupted export.
+func removeStale(dir string, keep map[string]bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("export: list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		stale := shardPattern.MatchString(name) && !keep[name]
+		leftover := strings.HasPrefix(name, ".") && strings.Contains(name, ".parquet.tmp-")
+		if e.IsDir() || !(stale || leftover) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("export: remove stale %s: %w", filepath.Join(dir, name), err)
+		}
+	}
+	return nil
+}
+
+// Abort discards everything not yet published and releases memory. It is
+// safe to call at any time and more than once, so it can be deferred.
+func (w *Writer) Abort() {
+	w.done = true
+	for _, s := range w.splits {
+		if s.cur != nil {
+			// Closing releases the writer's buffers; the bytes go to a
+			// temporary file that is removed right after.
+			_ = s.cur.fw.Close()
+			s.cur.af.Abort()
+			s.cur = nil
+		}
+		for _, sh := range s.done {
+			sh.af.Abort()
+		}
+		s.done = nil
+		if s.rb != nil {
+			s.rb.Release()
+			s.rb = nil
+		}
+	}
+}
+
+// sftBuilder holds typed handles on the column builders of an SFT record.
+type sftBuilder struct {
+	id, blueprintID, domain *array.StringBuilder
+	messages                *messagesBuilder
+	tools                   *array.StringBuilder
+	nWrites, nReads         *array.Int32Builder
+	evidence                *array.ListBuilder
+	evidenceValues          *array.Int32Builder
+	behavior, engine        *array.StringBuilder
+}
+
+func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
+	var (
+		b   sftBuilder
+		err error
+	)
+	field := func(i int) array.Builder {
+		if i < len(rb.Fields()) {
+			return rb.Field(i)
+		}
+		return nil
+	}
+	set := func(f func() error) {
+		if err == nil {
+			err = f()
+		}
+	}
+	strCol := func(dst **array.StringBuilder, i int) {
+		set(func() (e error) { *dst, e = as[*array.StringBuilder](field(i), rb.Schema().Field(i).Name); return })
+	}
+	strCol(&b.id, 0)
+	strCol(&b.blueprintID, 1)
+	strCol(&b.domain, 2)
+	set(func() (e error) { b.messages, e = newMessagesBuilder(field(3), "messages"); return })
+	strCol(&b.tools, 4)
+	set(func() (e error) { b.nWrites, e = as[*array.Int32Builder](field(5), "n_writes"); return })
+	set(func() (e error) { b.nReads, e = as[*array.Int32Builder](field(6), "n_reads"); return })
+	set(func() (e error) { b.evidence, e = as[*array.ListBuilder](field(7), "evidence"); return })
+	set(func() (e error) {
+		b.evidenceValues, e = as[*array.Int32Builder](b.evidence.ValueBuilder(), "evidence.element")
+		return
+	})
+	strCol(&b.behavior, 8)
+	strCol(&b.engine, 9)
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+func (b *sftBuilder) append(r *SFTRow) int64 {
+	b.id.Append(r.ID)
+	b.blueprintID.Append(r.BlueprintID)
+	b.domain.Append(r.Domain)
+	n := b.messages.append(r.Messages)
+	b.tools.Append(r.Tools)
+	b.nWrites.Append(r.NWrites)
+	b.nReads.Append(r.NReads)
+	// No evidence (a read-only task) is an empty list, not null.
+	b.evidence.Append(true)
+	b.evidenceValues.AppendValues(r.Evidence, nil)
+	b.behavior.Append(r.Behavior)
+	b.engine.Append(r.Engine)
+	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Behavior)+len(r.Engine)+4*len(r.Evidence)) + 64
+}
+
+// dpoBuilder holds typed handles on the column builders of a DPO record.
+type dpoBuilder struct {
+	id, blueprintID, domain  *array.StringBuilder
+	prompt, chosen, rejected *messagesBuilder
+	tools, failure           *array.StringBuilder
+	divergenceTurn           *array.Int32Builder
+}
+
+func newDPOBuilder(rb *array.RecordBuilder) (*dpoBuilder, error) {
+	var (
+		b   dpoBuilder
+		err error
+	)
+	field := func(i int) array.Builder {
+		if i < len(rb.Fields()) {
+			return rb.Field(i)
+		}
+		return nil
+	}
+	set := func(f func() error) {
+		if err == nil {
+			err = f()
+		}
+	}
+	strCol := func(dst **array.StringBuilder, i int) {
+		set(func() (e error) { *dst, e = as[*array.StringBuilder](field(i), rb.Schema().Field(i).Name); return })
+	}
+	strCol(&b.id, 0)
+	strCol(&b.blueprintID, 1)
+	strCol(&b.domain, 2)
+	set(func() (e error) { b.prompt, e = newMessagesBuilder(field(3), "prompt"); return })
+	set(func() (e error) { b.chosen, e = newMessagesBuilder(field(4), "chosen"); return })
+	set(func() (e error) { b.rejected, e = newMessagesBuilder(field(5), "rejected"); return })
+	strCol(&b.tools, 6)
+	strCol(&b.failure, 7)
+	set(func() (e error) { b.divergenceTurn, e = as[*array.Int32Builder](field(8), "divergence_turn"); return })
+	if err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+func (b *dpoBuilder) append(r *DPORow) int64 {
+	b.id.Append(r.ID)
+	b.blueprintID.Append(r.BlueprintID)
+	b.domain.Append(r.Domain)
+	n := b.prompt.append(r.Prompt) + b.chosen.append(r.Chosen) + b.rejected.append(r.Rejected)
+	b.tools.Append(r.Tools)
+	b.failure.Append(r.Failure)
+	b.divergenceTurn.Append(r.DivergenceTurn)
+	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Failure)) + 48
+}
+
+// checkSFT rejects a row that would make an unloadable file.
+func checkSFT(r *SFTRow) error {
+	bad := firstInvalid(
+		"id", r.ID, "blueprint_id", r.BlueprintID, "domain", r.Domain, "tools", r.Tools,
+		"behavior", r.Behavior, "engine", r.Engine)
+	if bad == "" {
+		bad = invalidUTF8("messages", r.Messages)
+	}
+	if bad != "" {
+		return fmt.Errorf("export: sft row %q: %s is not valid UTF-8", r.ID, bad)
+	}
+	return nil
+}
+
+// checkDPO rejects a row that would make an unloadable file.
+func checkDPO(r *DPORow) error {
+	bad := firstInvalid(
+		"id", r.ID, "blueprint_id", r.BlueprintID, "domain", r.Domain, "tools", r.Tools,
+		"failure", r.Failure)
+	for _, c := range []struct {
+		name string
+		msgs []record.Message
+	}{{"prompt", r.Prompt}, {"chosen", r.Chosen}, {"rejected", r.Rejected}} {
+		if bad == "" {
+			bad = invalidUTF8(c.name, c.msgs)
+		}
+	}
+	if bad != "" {
+		return fmt.Errorf("export: dpo row %q: %s is not valid UTF-8", r.ID, bad)
+	}
+	return nil
+}
+
+// firstInvalid takes name, value pairs and returns the first name whose
+// value is not valid UTF-8.
+func firstInvalid(pairs ...string) string {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !utf8.ValidString(pairs[i+1]) {
+			return pairs[i]
+		}
+	}
+	return ""
+}
+
+var _ io.Writer = (*shard)(nil)

@@ -1,0 +1,55 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
+)
+
+// Simulate plays one dialogue of the embedded engine: the rule-based user
+// and the oracle agent talk; every tool call runs on the episode's own
+// copy-on-write state.
+func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
+	st := d.Base.NewState()
+	user, err := usersim.New(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
+	if err != nil {
+		return nil, err
+	}
+	ag := agent.NewOracle(d.Tools, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
+	tr := &record.Trajectory{
+		ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "embedded", Behavior: bp.Behavior,
+		Messages: []record.Message{{Role: "system", Content: d.Policy}},
+		Ending:   record.EndMaxTurns,
+	}
+	turn := user.Start()
+	for t := 0; t < maxTurns; t++ {
+		switch turn.Stop {
+		case usersim.TokenStop:
+			tr.Ending = record.EndStop
+		case usersim.TokenTransfer:
+			tr.Ending = record.EndTransfer
+		case usersim.TokenOutOfScope:
+			tr.Ending = record.EndOutScope
+		}
+		if turn.Stop != "" {
+			break
+		}
+		if turn.Text == "" {
+			return nil, fmt.Errorf("blueprint %s: the user produced an empty turn", bp.ID)
+		}
+		tr.Messages = append(tr.Messages, record.Message{Role: "user", Content: turn.Text})
+		reply, err := ag.Respond(ctx, turn)
+		if err != nil {
+			return nil, fmt.Errorf("blueprint %s: %w", bp.ID, err)
+		}
+		tr.Messages = append(tr.Messages, reply.Messages...)
+		turn = user.Respond(reply.Ask)
+	}
+	tr.StateHash = st.Hash()
+	return tr, nil
+}

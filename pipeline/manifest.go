@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/schemas"
+)
+
+// Manifest describes a release. It is written last; a folder without one
+// is not a release.
+type Manifest struct {
+	SynthVersion string                 `json:"synth_version"`
+	Config       map[string]any         `json:"config"`
+	Fingerprint  string                 `json:"fingerprint"`
+	Seed         uint64                 `json:"seed"`
+	Domain       DomainInfo             `json:"domain"`
+	Counts       Counts                 `json:"counts"`
+	Checks       map[string]*CheckStats `json:"checks"`
+	Failures     map[string]int         `json:"failures"`
+	Stats        *Stats                 `json:"stats"`
+	Files        []FileEntry            `json:"files"`
+}
+
+// DomainInfo identifies the domain a release was built from.
+type DomainInfo struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Hash      string `json:"hash"`       // over the files in domain/
+	StateHash string `json:"state_hash"` // canonical hash of the initial database
+}
+
+// Counts per stage.
+type Counts struct {
+	Blueprints int            `json:"blueprints"`
+	Simulated  int            `json:"simulated"`
+	Verified   int            `json:"verified"`
+	Rejected   int            `json:"rejected"`
+	SFTRows    int            `json:"sft_rows"`
+	BySplit    map[string]int `json:"sft_rows_by_split"`
+}
+
+// FileEntry is one file of a release.
+type FileEntry struct {
+	Path   string `json:"path"`
+	Split  string `json:"split,omitempty"`
+	Rows   int64  `json:"rows,omitempty"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// ReadManifest reads DIR/manifest.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, "manifest.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%s is not a valid manifest: %w", path, err)
+	}
+	return &m, nil
+}
+
+func fileEntry(rel string, data []byte) FileEntry {
+	sum := sha256.Sum256(data)
+	return FileEntry{Path: rel, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
+}
+
+// writeDomain ships the domain's defining files and the record schemas,
+// so the release can be re-checked without synth's config.
+func writeDomain(out string, d *domains.Domain, seed uint64) ([]FileEntry, string, error) {
+	files := map[string][]byte{}
+	for name, b := range d.Files {
+		files["domain/"+name] = b
+	}
+	info, _ := json.MarshalIndent(map[string]any{"name": d.Name, "version": d.Version, "seed": seed, "state_hash": d.Base.Hash()}, "", "  ")
+	files["domain/domain.json"] = append(info, '\n')
+	for name, b := range schemas.Files() {
+		files["domain/schemas/"+name] = b
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	var entries []FileEntry
+	for _, n := range names {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, n)), 0o755); err != nil {
+			return nil, "", err
+		}
+		if err := export.WriteFileAtomic(filepath.Join(out, n), files[n]); err != nil {
+			return nil, "", err
+		}
+		e := fileEntry(n, files[n])
+		entries = append(entries, e)
+		h.Write([]byte(n + "\x00" + e.SHA256 + "\n"))
+	}
+	return entries, hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,166 @@
+// Package record defines the data that flows between synth's stages: blueprints, messages, trajectories and verdicts.
+package record
+
+import "encoding/json"
+
+// Message is one chat turn in the OpenAI shape that TRL chat templates read.
+type Message struct {
+	Role             string     `json:"role"`
+	Content          string     `json:"content"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string     `json:"tool_call_id,omitempty"`
+	Name             string     `json:"name,omitempty"`
+}
+
+// ToolCall is an assistant's request to run one tool.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the tool and carries its arguments as JSON text,
+// exactly as the OpenAI API does (Arrow cannot store empty structs, and
+// chat templates differ on dict vs string, so text is the portable form).
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool kinds, as in tau2-bench: only writes change state and are replayed.
+const (
+	KindRead    = "read"
+	KindWrite   = "write"
+	KindGeneric = "generic"
+)
+
+// Goal kinds.
+const (
+	GoalWrite    = "write"    // the user wants a change made
+	GoalInform   = "inform"   // the user wants information; no write
+	GoalRefuse   = "refuse"   // the user asks for something the policy forbids
+	GoalTransfer = "transfer" // out of scope: the agent must hand over to a human
+)
+
+// Selector describes an entity the way a user would: by id when they know
+// it, otherwise by attributes and an optional ordering criterion. Exactly
+// one entity of the domain satisfies a blueprint's selectors.
+type Selector struct {
+	Collection string            `json:"collection"`
+	ID         string            `json:"id,omitempty"`
+	Where      map[string]string `json:"where,omitempty"`
+	// Pick is "" when Where alone singles the entity out, otherwise
+	// "max:FIELD" or "min:FIELD" over the entities matching Where.
+	Pick string `json:"pick,omitempty"`
+	// Label is how the user names it ("my most recent pending order").
+	Label string `json:"label"`
+}
+
+// Goal is one thing the user wants from the conversation.
+type Goal struct {
+	Intent string     `json:"intent"`
+	Kind   string     `json:"kind"`
+	Target Selector   `json:"target"`
+	Items  []Selector `json:"items,omitempty"`
+	// New is parallel to Items: the replacement for each item (exchanges,
+	// item modifications).
+	New []Selector `json:"new,omitempty"`
+	// Slots are scalar values the user supplies (reason, payment method,
+	// address fields, the question asked).
+	Slots map[string]string `json:"slots,omitempty"`
+	// Revised holds the first value of a slot the user changes their mind
+	// about; Slots holds the final value the ground truth uses.
+	Revised map[string]string `json:"revised,omitempty"`
+}
+
+// Action is one ground-truth tool call.
+type Action struct {
+	Tool      string          `json:"tool"`
+	Kind      string          `json:"kind"`
+	Arguments json.RawMessage `json:"arguments"`
+	Goal      int             `json:"goal"`
+	// Needs lists the indices of earlier read actions whose results this
+	// action's arguments depend on (transitively closed).
+	Needs []int `json:"needs,omitempty"`
+}
+
+// Output is a value the agent must tell the user (e.g. a refund amount).
+type Output struct {
+	Goal  int    `json:"goal"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Persona is who the simulated user is.
+type Persona struct {
+	Name   string            `json:"name"`
+	Traits []string          `json:"traits,omitempty"`
+	Known  map[string]string `json:"known"`
+}
+
+// Blueprint is a task with executed, identifiable ground truth.
+type Blueprint struct {
+	ID          string   `json:"id"`
+	Index       int      `json:"index"`
+	Domain      string   `json:"domain"`
+	Seed        uint64   `json:"seed"`
+	Split       string   `json:"split"`
+	Persona     Persona  `json:"persona"`
+	Reason      string   `json:"reason"`
+	Unknown     []string `json:"unknown"`
+	Behavior    string   `json:"behavior"`
+	Goals       []Goal   `json:"goals"`
+	Actions     []Action `json:"actions"`
+	Outputs     []Output `json:"outputs"`
+	NWrites     int      `json:"n_writes"`
+	NReads      int      `json:"n_reads"`
+	Evidence    []int    `json:"evidence"`
+	Instruction string   `json:"instruction"`
+	// StateHash is the canonical hash of the database after the ground
+	// truth's writes, replayed on a fresh copy.
+	StateHash string `json:"state_hash"`
+}
+
+// Ending says how a dialogue ended.
+const (
+	EndStop     = "stop"     // the user ended it with ###STOP###
+	EndTransfer = "transfer" // the agent transferred and the user sent ###TRANSFER###
+	EndOutScope = "out_of_scope"
+	EndMaxTurns = "max_turns"
+)
+
+// Trajectory is one simulated dialogue.
+type Trajectory struct {
+	ID          string    `json:"id"`
+	BlueprintID string    `json:"blueprint_id"`
+	Domain      string    `json:"domain"`
+	Engine      string    `json:"engine"`
+	Behavior    string    `json:"behavior"`
+	Messages    []Message `json:"messages"`
+	Ending      string    `json:"ending"`
+	StateHash   string    `json:"state_hash"`
+}
+
+// Check is the outcome of one verification check.
+type Check struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Verdict is the outcome of verifying a trajectory against its blueprint.
+type Verdict struct {
+	Passed bool    `json:"passed"`
+	Checks []Check `json:"checks"`
+}
+
+// Failed returns the first failed check, or nil.
+func (v Verdict) Failed() *Check {
+	for i := range v.Checks {
+		if !v.Checks[i].Passed {
+			return &v.Checks[i]
+		}
+	}
+	return nil
+}

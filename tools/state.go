@@ -1,0 +1,238 @@
+package tools
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// digest is an additive multiset hash: the state hash is the lane-wise sum
+// of one digest per record, so an overlay updates it in O(1) per write
+// instead of rehashing the whole database.
+type digest [4]uint64
+
+func (d *digest) add(o digest) {
+	for i := range d {
+		d[i] += o[i]
+	}
+}
+
+func (d *digest) sub(o digest) {
+	for i := range d {
+		d[i] -= o[i]
+	}
+}
+
+func recordDigest(coll, key string, v any) (digest, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return digest{}, fmt.Errorf("hash %s/%s: %w", coll, key, err)
+	}
+	h := sha256.New()
+	h.Write([]byte(coll))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write(b)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	var d digest
+	for i := range d {
+		d[i] = binary.LittleEndian.Uint64(sum[i*8:])
+	}
+	return d, nil
+}
+
+// Base is an immutable database: collections of records by key. Records
+// are any JSON-marshalable values (Go structs marshal with a fixed field
+// order and maps with sorted keys, so the encoding is canonical). Nothing
+// may modify a record after it is in a Base.
+type Base struct {
+	colls   map[string]map[string]any
+	keys    map[string][]string
+	digests map[string]map[string]digest
+	sum     digest
+}
+
+// NewBase indexes and hashes a database. It takes ownership of colls.
+func NewBase(colls map[string]map[string]any) (*Base, error) {
+	b := &Base{
+		colls:   colls,
+		keys:    make(map[string][]string, len(colls)),
+		digests: make(map[string]map[string]digest, len(colls)),
+	}
+	for coll, recs := range colls {
+		ks := make([]string, 0, len(recs))
+		ds := make(map[string]digest, len(recs))
+		for k, v := range recs {
+			ks = append(ks, k)
+			d, err := recordDigest(coll, k, v)
+			if err != nil {
+				return nil, err
+			}
+			ds[k] = d
+			b.sum.add(d)
+		}
+		sort.Strings(ks)
+		b.keys[coll] = ks
+		b.digests[coll] = ds
+	}
+	return b, nil
+}
+
+// Get returns a record of the base.
+func (b *Base) Get(coll, key string) (any, bool) {
+	v, ok := b.colls[coll][key]
+	return v, ok
+}
+
+// Keys returns the sorted keys of a collection. The slice is shared: do not modify it.
+func (b *Base) Keys(coll string) []string { return b.keys[coll] }
+
+// Collections returns the sorted collection names.
+func (b *Base) Collections() []string {
+	names := make([]string, 0, len(b.colls))
+	for n := range b.colls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Hash is the canonical hash of the base state.
+func (b *Base) Hash() string { return formatDigest(b.sum) }
+
+// NewState starts an episode over the base.
+func (b *Base) NewState() *State { return &State{base: b, sum: b.sum} }
+
+type entry struct {
+	v       any
+	deleted bool
+}
+
+// State is one episode's view of the database: reads fall through to the
+// immutable base, writes land in a small overlay.
+type State struct {
+	base *Base
+	over map[string]map[string]entry
+	seq  map[string]int
+	sum  digest
+}
+
+// Get returns the current record, or false when absent or deleted.
+func (s *State) Get(coll, key string) (any, bool) {
+	if e, ok := s.over[coll][key]; ok {
+		return e.v, !e.deleted
+	}
+	return s.base.Get(coll, key)
+}
+
+func (s *State) currentDigest(coll, key string) (digest, bool, error) {
+	if e, ok := s.over[coll][key]; ok {
+		if e.deleted {
+			return digest{}, false, nil
+		}
+		d, err := recordDigest(coll, key, e.v)
+		return d, true, err
+	}
+	d, ok := s.base.digests[coll][key]
+	return d, ok, nil
+}
+
+// Put stores a record. The value must not be modified afterwards: copy a
+// record before changing it.
+func (s *State) Put(coll, key string, v any) error {
+	old, had, err := s.currentDigest(coll, key)
+	if err != nil {
+		return err
+	}
+	d, err := recordDigest(coll, key, v)
+	if err != nil {
+		return err
+	}
+	if had {
+		s.sum.sub(old)
+	}
+	s.sum.add(d)
+	s.set(coll, key, entry{v: v})
+	return nil
+}
+
+// Delete removes a record; deleting an absent record is a no-op.
+func (s *State) Delete(coll, key string) error {
+	old, had, err := s.currentDigest(coll, key)
+	if err != nil || !had {
+		return err
+	}
+	s.sum.sub(old)
+	s.set(coll, key, entry{deleted: true})
+	return nil
+}
+
+func (s *State) set(coll, key string, e entry) {
+	if s.over == nil {
+		s.over = make(map[string]map[string]entry)
+	}
+	m := s.over[coll]
+	if m == nil {
+		m = make(map[string]entry)
+		s.over[coll] = m
+	}
+	m[key] = e
+}
+
+// Keys returns the sorted keys of a collection as the episode sees it.
+func (s *State) Keys(coll string) []string {
+	base := s.base.Keys(coll)
+	over := s.over[coll]
+	if len(over) == 0 {
+		return base
+	}
+	out := make([]string, 0, len(base)+len(over))
+	for _, k := range base {
+		if e, ok := over[k]; !ok || !e.deleted {
+			out = append(out, k)
+		}
+	}
+	for k, e := range over {
+		if _, inBase := s.base.colls[coll][k]; !inBase && !e.deleted {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Next returns the next value of a named counter, starting at 1. Counters
+// are part of the episode so new ids are deterministic.
+func (s *State) Next(name string) int {
+	if s.seq == nil {
+		s.seq = make(map[string]int)
+	}
+	s.seq[name]++
+	return s.seq[name]
+}
+
+// Hash is the canonical hash of the episode's state: equal for equal
+// contents, whatever the order of the writes that produced them.
+func (s *State) Hash() string { return formatDigest(s.sum) }
+
+// Changed reports the number of records the overlay holds.
+func (s *State) Changed() int {
+	n := 0
+	for _, m := range s.over {
+		n += len(m)
+	}
+	return n
+}
+
+func formatDigest(d digest) string {
+	var b [32]byte
+	for i, x := range d {
+		binary.BigEndian.PutUint64(b[i*8:], x)
+	}
+	return hex.EncodeToString(b[:])
+}

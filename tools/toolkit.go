@@ -1,0 +1,202 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/synth-data/synth/record"
+)
+
+// Handler runs one tool. It reads and writes st, and returns a
+// JSON-marshalable result or an error that the agent sees as an observation.
+type Handler func(ctx context.Context, st *State, args map[string]any) (any, error)
+
+// Tool is one function the agent can call.
+type Tool struct {
+	Name        string
+	Description string
+	Kind        string // record.KindRead, KindWrite or KindGeneric
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters map[string]any
+	Handler    Handler
+
+	schema *jsonschema.Schema
+}
+
+// Toolkit is a domain's compiled tool set. Safe for concurrent use.
+type Toolkit struct {
+	list   []*Tool
+	byName map[string]*Tool
+	spec   string
+}
+
+// NewToolkit compiles every tool's parameter schema (Draft 2020-12).
+func NewToolkit(list []*Tool) (*Toolkit, error) {
+	k := &Toolkit{list: list, byName: make(map[string]*Tool, len(list))}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	defs := make([]map[string]any, 0, len(list))
+	for _, t := range list {
+		if t.Name == "" {
+			return nil, errors.New("tool with an empty name")
+		}
+		if _, dup := k.byName[t.Name]; dup {
+			return nil, fmt.Errorf("tool %q is defined twice", t.Name)
+		}
+		switch t.Kind {
+		case record.KindRead, record.KindWrite, record.KindGeneric:
+		default:
+			return nil, fmt.Errorf("tool %q: kind %q is not read, write or generic", t.Name, t.Kind)
+		}
+		if t.Handler == nil {
+			return nil, fmt.Errorf("tool %q has no handler", t.Name)
+		}
+		// Round-trip through the library's decoder so numbers are json.Number, as it expects.
+		raw, err := json.Marshal(t.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		}
+		url := "tool:///" + t.Name + ".json"
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+		}
+		s, err := c.Compile(url)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: parameters are not a valid JSON Schema: %w", t.Name, err)
+		}
+		t.schema = s
+		k.byName[t.Name] = t
+		defs = append(defs, map[string]any{
+			"type": "function",
+			"function": map[string]any{
+				"name":        t.Name,
+				"description": t.Description,
+				"parameters":  t.Parameters,
+			},
+		})
+	}
+	spec, err := json.Marshal(defs)
+	if err != nil {
+		return nil, err
+	}
+	k.spec = string(spec)
+	return k, nil
+}
+
+// Tools returns the tools in definition order.
+func (k *Toolkit) Tools() []*Tool { return k.list }
+
+// Tool looks a tool up by name.
+func (k *Toolkit) Tool(name string) (*Tool, bool) {
+	t, ok := k.byName[name]
+	return t, ok
+}
+
+// Kind returns a tool's kind, or "" for an unknown tool.
+func (k *Toolkit) Kind(name string) string {
+	if t, ok := k.byName[name]; ok {
+		return t.Kind
+	}
+	return ""
+}
+
+// OpenAI returns the tools array in the OpenAI function-calling format, as JSON text.
+func (k *Toolkit) OpenAI() string { return k.spec }
+
+// ParseArgs decodes and validates a call's JSON arguments against the tool's schema.
+func (k *Toolkit) ParseArgs(name, args string) (*Tool, map[string]any, error) {
+	t, ok := k.byName[name]
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown tool %q", name)
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
+	if err != nil {
+		return t, nil, fmt.Errorf("arguments of %s are not valid JSON: %v", name, err)
+	}
+	if err := t.schema.Validate(v); err != nil {
+		return t, nil, fmt.Errorf("arguments of %s do not match its schema: %s", name, flatten(err))
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return t, nil, fmt.Errorf("arguments of %s must be a JSON object", name)
+	}
+	return t, m, nil
+}
+
+func flatten(err error) string {
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		out := ve.BasicOutput()
+		var parts []string
+		for _, e := range out.Errors {
+			if e.Error == nil {
+				continue
+			}
+			msg := e.Error.String()
+			if e.InstanceLocation != "" {
+				msg = e.InstanceLocation + ": " + msg
+			}
+			parts = append(parts, msg)
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, "; ")
+		}
+	}
+	return err.Error()
+}
+
+// Result is what a tool call returns to the agent.
+type Result struct {
+	Output string // the observation text
+	Err    bool   // the call failed (validation or handler error)
+	Kind   string // the tool's kind, "" when unknown
+	Value  any    // the handler's result, for callers that want it decoded
+}
+
+// Call validates the arguments and runs the tool. Every failure becomes an
+// observation starting with "Error: ", as a real tool server would answer.
+func (k *Toolkit) Call(ctx context.Context, st *State, name, args string) Result {
+	t, m, err := k.ParseArgs(name, args)
+	if err != nil {
+		kind := ""
+		if t != nil {
+			kind = t.Kind
+		}
+		return Result{Output: "Error: " + err.Error(), Err: true, Kind: kind}
+	}
+	v, err := t.Handler(ctx, st, m)
+	if err != nil {
+		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
+	}
+	out, err := Render(v)
+	if err != nil {
+		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
+	}
+	return Result{Output: out, Kind: t.Kind, Value: v}
+}
+
+// Render turns a handler result into observation text: strings as they
+// are, everything else as JSON.
+func Render(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return s, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("tool result is not JSON: %w", err)
+	}
+	return string(b), nil
+}

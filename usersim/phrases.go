@@ -1,0 +1,191 @@
+package usersim
+
+// The phrase grammar. Each entry has several templates, each with nested
+// alternatives, so one intent has hundreds of surface forms; profiles add
+// their own openers, fillers and closers on top.
+
+var greetings = []string{
+	"{Hi|Hello|Hey|Hi there|Hello there|Good afternoon|Hey there|Morning}{,|!|.|} ",
+	"{Hi|Hello}, {I hope you can help me|I need some help|I'm hoping you can help|could you help me out}{.|!|?} ",
+	"",
+}
+
+var identifyEmail = []string{
+	"{My email is|My email address is|You can find me under|The email on my account is|It's under} <email>{.|}",
+	"{Sure|Of course|Yes|Okay}{,|!} {it's|my email is|the email is} <email>{.|}",
+	"<email>",
+	"{I'm|This is} <name>, {email|my email is|account email} <email>{.|}",
+}
+
+var identifyNameZip = []string{
+	"{My name is|I'm|This is} <name> and {my zip code is|my zip is|the zip is|I live in zip code} <zip>{.|}",
+	"{Sure|Okay|Yes|Of course}{,|!} {it's|I'm} <name>, {zip code|zip} <zip>{.|}",
+	"<name>, <zip>",
+	"{Name's|The name is} <name>{,|;} {zip|postal code} <zip>{.|}",
+}
+
+var identifyRetry = []string{
+	"{Oh, sorry|Oops|My mistake|Sorry about that|Ah, wait}{,|!|.} {it should be|I meant|let me try again:|the right one is} <identity>{.|}",
+	"{Sorry|Apologies}, {I typed that wrong|I mixed something up|that was wrong}. {It's|Try} <identity>{.|}",
+}
+
+// Request templates per intent; <target> etc. come from the goal.
+var requests = map[string][]string{
+	"cancel_order": {
+		"{I'd like to|I want to|I need to|Please} cancel <target>{.|}", "{Could you|Can you} cancel <target>{ for me|}?",
+		"{I want|I'd like} <target> {cancelled|canceled}{.|, please.}",
+		"{Is it possible to|Can I still} cancel <target>{?|}",
+	},
+	"modify_order_address": {
+		"{I need to|I'd like to|I want to|Can you} change the shipping address {on|for} <target>{.|}",
+		"{Could you|Can you|Please} update where <target> {is being shipped|ships to|will be delivered}{?|.}",
+		"<target> {is going to|will ship to} the wrong address{,| -} {I need it changed|can we fix that}{.|?}",
+	},
+	"modify_user_address": {
+		"{I've moved|I moved recently|I have a new address} and {need to|want to|would like to} update {the address on my account|my profile address|my default address}{.|}",
+		"{Please|Can you|Could you} {update|change} {my account address|the address on file|my address}{?|.}",
+	},
+	"modify_order_payment": {
+		"{I'd like to|I want to} {change|switch} {the payment method|how I pay|the card} {for|on} <target>.", "{Can I|Could you help me} {change|switch} {the payment method|how I pay} {for|on} <target>?",
+		"{I want to pay|I'd rather pay|Can I pay} for <target> {differently|with another method|using something else}{.|?}",
+	},
+	"modify_order_items": {
+		"{I'd like to|I want to|I need to} {change|swap|modify} {some items in|an item in|what's in} <target>.", "Can I {change|swap} {an item|something} in <target>?",
+		"{I ordered the wrong variant|I picked the wrong option|I made a mistake with an item} in <target>{,| -} {can I change it|can you fix that|I want to switch it}{?|.}",
+	},
+	"return_items": {
+		"{I'd like to|I want to|I need to} return {something|some items|an item} from <target>.", "Can I return {something|an item} from <target>?",
+		"{I want to send back|I'd like to send back|I need to return} {part of|something in|items from} <target>{.|}",
+	},
+	"exchange_items": {
+		"{I'd like to|I want to|I need to} exchange {something|an item|some items} from <target>.", "Can I exchange {something|an item} from <target>?",
+		"{Something|An item} in <target> {isn't right|doesn't suit me|is not what I wanted}{,| -} {I'd like to exchange it|can I swap it for another one}{.|?}",
+	},
+	"ask_order_total": {
+		"{How much|What} {did I pay|was the total} for <target>{?|}",
+		"{Can you tell me|Could you check|I'd like to know} the total {of|for} <target>{?|.}",
+	},
+	"ask_order_status": {
+		"{What's the status of|Where is|Can you check on|Any update on} <target>{?|}",
+		"{Could you tell me|I want to know|Can you look up} {what's happening with|the status of} <target>{?|.}",
+	},
+	"ask_cheapest_variant": {
+		"{How much is|What's the price of|What does} <target>{| cost}{?|}",
+		"{I'm looking at|I'm interested in} {your|the} <product> {range|options}{.|,} {What's the price of|How much would} <target>{| be}{?|}",
+	},
+	"cancel_not_pending": {
+		"{I'd like to|I want to|I need to|Please} cancel <target>{.|}",
+		"{Can you|Could you} cancel <target> {for me|please}{?|}",
+	},
+	"return_not_delivered": {
+		"{I'd like to|I want to} return <items> from <target>.", "Can I return <items> from <target>?",
+		"{I need to send back|I want to send back} <items> {from|in} <target>{.|}",
+	},
+	"out_of_scope": {
+		"{I need to|I want to|I'd like to} <topic>.", "Can you help me <topic>?",
+		"{Is it possible to|Can I|Could you help me} <topic>{?|}",
+	},
+}
+
+// Pieces the user supplies, by name.
+var pieces = map[string][]string{
+	"target": {
+		"{It's|I mean|That's} <target>{.|}",
+		"<target>{.|}",
+		"{The one I mean is|I'm talking about} <target>{.|}",
+	},
+	"items": {
+		"{It's|I mean|That's} <items>{.|}",
+		"<items>{.|}",
+		"{The items are|I mean} <items>{.|}",
+	},
+	"new": {
+		"{I'd like|I want|Please make it|I'd prefer} <new> instead{.|}",
+		"<new>{, please|}{.|}",
+		"{Switch it to|Change it to|Go with} <new>{.|}",
+	},
+	"reason": {
+		"{It's|Because it's|The reason is it's|Honestly, it's} <reason>{.|}",
+		"<reason>{.|}",
+	},
+	"payment": {
+		"{Use|Please use|Put it on|Let's go with} <payment>{.|}",
+		"<payment>{, please|}{.|}",
+		"{I'd like to use|I want to use} <payment>{.|}",
+	},
+	"address": {
+		"{The new address is|It's|Please send it to|Ship it to} <address>{.|}",
+		"<address>{.|}",
+	},
+	"topic": {
+		"{I need to|I want to} <topic>{.|}",
+		"<topic>{.|}",
+	},
+}
+
+var confirms = []string{
+	"{Yes|Yeah|Yep|Yes please|Sure|Correct|That's right}{,|!|.} {go ahead|please do|do it|proceed|that's correct|confirm}{.|!|}",
+	"{Yes|Yeah|Yep|Sure|Yes, please}{.|!|}",
+	"{That's all correct|Everything looks right|All good}{,|.} {go ahead|please proceed|yes}{.|!|}",
+	"{Yes|Yep}, {I confirm|confirmed}{.|}",
+}
+
+var revisions = []string{
+	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}{,|...} {can you|could you|let's|please} {make it|change that to|use} <value> instead{?|.}",
+	"{Wait|Hold on|Actually}{,|!} {I changed my mind|I'd rather go with something else}{ -|,} <value>{ instead|, please}{.|}",
+}
+
+var dones = []string{
+	"{No|Nope|No thanks|That's all|That's everything}{,|.|!} {that's all|that's everything|I'm all set|that covers it|nothing else}{.|!} {Thanks|Thank you|Thanks a lot|Thanks for your help|Appreciate it}{!|.|}",
+	"{That's it|That's all I needed|I'm good}{,|.} {thank you|thanks|thanks so much}{!|.|}",
+	"{Nothing else|No, I'm done}{,|.} {thanks|thank you for the help|have a nice day}{!|.}",
+}
+
+var nextGoal = []string{
+	"{Yes|Yeah|Actually, yes|One more thing|Also|There's one more thing}{,|.|!} ",
+	"{Yes|Sure}{, |. }{there's something else|one more thing|I also have another request}{.|:} ",
+	"",
+}
+
+var acks = []string{
+	"{Okay|Ok|I see|Alright|Got it|Understood|Oh, okay}{,|.} {thanks|thank you|that's fine|fair enough|no problem}{.|!|}",
+	"{I see|Oh|Hmm}{,|.} {that's a shame|too bad|okay then|I understand}{.|}",
+}
+
+var reminders = []string{
+	"{Wait|Hold on|Um}{,|.} {you haven't|I don't think you've} {finished|done} {my other request|the other thing I asked for} yet{.|: }",
+	"{Before we finish|Sorry, but}{,|} {there's still|I still have} {the other request|my other request} {open|pending}{.|: }",
+}
+
+// Profile colour.
+var verboseFillers = []string{
+	"{By the way|Oh, and|Funny story|Just so you know}, {the weather here has been awful|my dog knocked over a lamp this morning|I've been shopping with you for years|my neighbour recommended your store|I'm typing this on my lunch break}{.|!}",
+	"{I have to say|Honestly|To be fair}, {your site is usually great|delivery was quick last time|this is my first time contacting support|I almost phoned rather than chatting}{.|!}",
+	"{Sorry for the long message|I hope this makes sense|Bear with me}{.|!|, I'm a bit scattered today.}",
+}
+
+var impatientOpeners = []string{
+	"{Quick question|Need this fixed fast|I'm in a hurry|I don't have much time|Please be quick}{.|!|:} ",
+	"{Hi|Hello}. {I'm short on time|Make it quick please|Let's be fast}{.|!} ",
+}
+
+var impatientClosers = []string{
+	"{Thanks|Thx}{.|!}",
+	"{Please hurry|Quickly please|ASAP please}{.|!}",
+	"",
+}
+
+// Non-native phrasings replace idiomatic requests for the typos profile.
+var nonNative = map[string]string{
+	"I'd like to":  "I would like make",
+	"I want to":    "I am wanting to",
+	"I need to":    "I must to",
+	"Can you":      "You can",
+	"Could you":    "Is possible you",
+	"please":       "please kindly",
+	"instead":      "in place",
+	"That's all":   "Is all",
+	"Thanks":       "Thank you very much for help",
+	"I'm":          "I am",
+	"the shipping": "shipping",
+}

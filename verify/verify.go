@@ -1,0 +1,362 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/tools"
+)
+
+// Check names, in the order they run; the manifest reports a pass rate for each.
+const (
+	CheckRecordSchema = "record_schema"
+	CheckToolSchema   = "tool_schema"
+	CheckToolCallIDs  = "tool_call_ids"
+	CheckTurns        = "turns"
+	CheckAuth         = "authentication"
+	CheckConfirmation = "confirmation"
+	CheckState        = "state"
+	CheckOutputs      = "outputs"
+	CheckEnding       = "ending"
+)
+
+// Checks lists every check name.
+func Checks() []string {
+	return []string{CheckRecordSchema, CheckToolSchema, CheckToolCallIDs, CheckTurns, CheckAuth, CheckConfirmation, CheckState, CheckOutputs, CheckEnding}
+}
+
+// Domain is what verification needs to know about a domain.
+type Domain struct {
+	Tools *tools.Toolkit
+	Base  *tools.Base
+	// AuthTools identify the user; calls to them start an authenticated session.
+	AuthTools []string
+	// OpenTools may be called before authentication (catalogue lookups).
+	OpenTools []string
+	// Owner returns the user id owning an entity named in a call's
+	// arguments ("" when the arguments name no user-owned entity).
+	Owner func(st *tools.State, args map[string]any) string
+}
+
+// Verifier checks dialogues of one domain. Safe for concurrent use.
+type Verifier struct {
+	d       Domain
+	schemas *schemas.Set
+}
+
+// New creates a verifier.
+func New(d Domain, s *schemas.Set) *Verifier { return &Verifier{d: d, schemas: s} }
+
+var callID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
+
+// Verify runs every check; the verdict passes only if all pass.
+func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Verdict {
+	checks := []record.Check{
+		v.recordSchema(bp, tr),
+		v.toolSchema(tr),
+		toolCallIDs(tr),
+		turns(tr),
+		v.auth(tr),
+		v.confirmation(tr),
+		v.state(ctx, bp, tr),
+		outputs(bp, tr),
+		ending(bp, tr),
+	}
+	verdict := record.Verdict{Passed: true, Checks: checks}
+	for _, c := range checks {
+		verdict.Passed = verdict.Passed && c.Passed
+	}
+	return verdict
+}
+
+func pass(name string) record.Check { return record.Check{Name: name, Passed: true} }
+
+func fail(name, format string, args ...any) record.Check {
+	return record.Check{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (v *Verifier) recordSchema(bp *record.Blueprint, tr *record.Trajectory) record.Check {
+	if err := v.schemas.Validate(schemas.Blueprint, bp); err != nil {
+		return fail(CheckRecordSchema, "%v", err)
+	}
+	if err := v.schemas.Validate(schemas.Trajectory, tr); err != nil {
+		return fail(CheckRecordSchema, "%v", err)
+	}
+	return pass(CheckRecordSchema)
+}
+
+func (v *Verifier) toolSchema(tr *record.Trajectory) record.Check {
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			if _, _, err := v.d.Tools.ParseArgs(c.Function.Name, c.Function.Arguments); err != nil {
+				return fail(CheckToolSchema, "message %d: %v", i, err)
+			}
+		}
+	}
+	return pass(CheckToolSchema)
+}
+
+func toolCallIDs(tr *record.Trajectory) record.Check {
+	open := map[string]string{}
+	seen := map[string]bool{}
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			if !callID.MatchString(c.ID) {
+				return fail(CheckToolCallIDs, "message %d: tool call id %q is not 9 alphanumerics", i, c.ID)
+			}
+			if seen[c.ID] {
+				return fail(CheckToolCallIDs, "message %d: tool call id %q used twice", i, c.ID)
+			}
+			seen[c.ID] = true
+			open[c.ID] = c.Function.Name
+		}
+		if m.Role == "tool" {
+			name, ok := open[m.ToolCallID]
+			if !ok {
+				return fail(CheckToolCallIDs, "message %d: tool result for unknown or already answered call %q", i, m.ToolCallID)
+			}
+			if name != m.Name {
+				return fail(CheckToolCallIDs, "message %d: tool result names %q but call %q was to %q", i, m.Name, m.ToolCallID, name)
+			}
+			delete(open, m.ToolCallID)
+		}
+		if m.Role == "user" && len(open) > 0 {
+			return fail(CheckToolCallIDs, "message %d: user spoke while %d tool calls were unanswered", i, len(open))
+		}
+	}
+	if len(open) > 0 {
+		return fail(CheckToolCallIDs, "%d tool calls never answered", len(open))
+	}
+	return pass(CheckToolCallIDs)
+}
+
+func turns(tr *record.Trajectory) record.Check {
+	if len(tr.Messages) == 0 || tr.Messages[0].Role != "system" {
+		return fail(CheckTurns, "the dialogue must open with the system policy")
+	}
+	for i, m := range tr.Messages[1:] {
+		switch m.Role {
+		case "user":
+			if strings.TrimSpace(m.Content) == "" {
+				return fail(CheckTurns, "message %d: empty user turn", i+1)
+			}
+			if strings.Contains(m.Content, "###") {
+				return fail(CheckTurns, "message %d: a stop token leaked into the user's text", i+1)
+			}
+		case "assistant":
+			if strings.TrimSpace(m.Content) == "" && len(m.ToolCalls) == 0 {
+				return fail(CheckTurns, "message %d: empty assistant turn", i+1)
+			}
+			if m.Content != "" && len(m.ToolCalls) > 0 {
+				return fail(CheckTurns, "message %d: text mixed with tool calls", i+1)
+			}
+		case "tool":
+		default:
+			return fail(CheckTurns, "message %d: unexpected role %q", i+1, m.Role)
+		}
+	}
+	return pass(CheckTurns)
+}
+
+// auth checks that no account data is touched before the user is
+// identified, and that every account touched is that user's.
+func (v *Verifier) auth(tr *record.Trajectory) record.Check {
+	user := ""
+	st := v.d.Base.NewState()
+	results := resultsByID(tr)
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			name := c.Function.Name
+			if contains(v.d.AuthTools, name) {
+				if out, ok := results[c.ID]; ok && !strings.HasPrefix(out, "Error") {
+					user = strings.Trim(out, "\" ")
+				}
+				continue
+			}
+			if contains(v.d.OpenTools, name) {
+				continue
+			}
+			if user == "" {
+				return fail(CheckAuth, "message %d: %s called before the user was authenticated", i, name)
+			}
+			_, args, err := v.d.Tools.ParseArgs(name, c.Function.Arguments)
+			if err != nil || v.d.Owner == nil {
+				continue
+			}
+			if owner := v.d.Owner(st, args); owner != "" && owner != user {
+				return fail(CheckAuth, "message %d: %s acts on %s's data for authenticated user %s", i, name, owner, user)
+			}
+		}
+	}
+	return pass(CheckAuth)
+}
+
+func resultsByID(tr *record.Trajectory) map[string]string {
+	out := map[string]string{}
+	for _, m := range tr.Messages {
+		if m.Role == "tool" {
+			out[m.ToolCallID] = m.Content
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var affirm = regexp.MustCompile(`(?i)\b(yes|yeah|yep|sure|correct|confirm(ed)?|go ahead|proceed|please do|do it|that's right|all good|looks right)\b`)
+var negate = regexp.MustCompile(`(?i)\b(no|not|don't|instead|actually|wait|hold on|changed my mind)\b`)
+
+// Affirmative reports whether a user message is an explicit yes.
+func Affirmative(s string) bool { return affirm.MatchString(s) && !negate.MatchString(s) }
+
+// confirmation checks that each write was proposed with its details and
+// explicitly accepted by the user's last message, one write at a time.
+func (v *Verifier) confirmation(tr *record.Trajectory) record.Check {
+	lastUser, lastProposal := -1, -1
+	consumed := map[int]bool{}
+	for i, m := range tr.Messages {
+		switch m.Role {
+		case "user":
+			lastUser = i
+		case "assistant":
+			writes := 0
+			for _, c := range m.ToolCalls {
+				if v.d.Tools.Kind(c.Function.Name) != record.KindWrite {
+					continue
+				}
+				writes++
+				if lastUser < 0 || !Affirmative(tr.Messages[lastUser].Content) {
+					return fail(CheckConfirmation, "message %d: %s without an explicit yes from the user", i, c.Function.Name)
+				}
+				if consumed[lastUser] {
+					return fail(CheckConfirmation, "message %d: one yes used for two writes", i)
+				}
+				consumed[lastUser] = true
+				if lastProposal < 0 || lastProposal > lastUser || !mentions(tr.Messages[lastProposal].Content, c.Function.Arguments) {
+					return fail(CheckConfirmation, "message %d: %s was not proposed with its details before the yes", i, c.Function.Name)
+				}
+			}
+			if writes > 1 {
+				return fail(CheckConfirmation, "message %d: %d writes in one turn; the policy allows one at a time", i, writes)
+			}
+			if m.Content != "" {
+				lastProposal = i
+			}
+		}
+	}
+	return pass(CheckConfirmation)
+}
+
+// mentions reports whether a proposal names the write's identifying
+// arguments: ids and the first address line.
+func mentions(text, rawArgs string) bool {
+	var args map[string]any
+	if json.Unmarshal([]byte(rawArgs), &args) != nil {
+		return false
+	}
+	for _, k := range []string{"order_id", "item_ids", "new_item_ids", "payment_method_id", "address1"} {
+		v, ok := args[k]
+		if !ok {
+			continue
+		}
+		vals := []any{v}
+		if l, ok := v.([]any); ok {
+			vals = l
+		}
+		for _, x := range vals {
+			if s := tools.Text(x); s != "" && !strings.Contains(text, s) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// state replays the dialogue's writes and the ground truth on fresh
+// copies and compares the canonical hashes (tau2's reward).
+func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Check {
+	st := v.d.Base.NewState()
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			if v.d.Tools.Kind(c.Function.Name) != record.KindWrite {
+				continue
+			}
+			// A failed write changes nothing, as it did in the dialogue.
+			v.d.Tools.Call(ctx, st, c.Function.Name, c.Function.Arguments)
+			_ = i
+		}
+	}
+	got := st.Hash()
+	gold := v.d.Base.NewState()
+	for i, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		if res := v.d.Tools.Call(ctx, gold, a.Tool, string(a.Arguments)); res.Err {
+			return fail(CheckState, "ground-truth action %d (%s) fails on replay: %s", i, a.Tool, res.Output)
+		}
+	}
+	want := gold.Hash()
+	if want != bp.StateHash {
+		return fail(CheckState, "ground truth replays to %s, blueprint recorded %s", short(want), short(bp.StateHash))
+	}
+	if got != want {
+		return fail(CheckState, "final state %s differs from the ground truth's %s", short(got), short(want))
+	}
+	if tr.StateHash != "" && tr.StateHash != got {
+		return fail(CheckState, "dialogue ended in state %s but its writes replay to %s", short(tr.StateHash), short(got))
+	}
+	return pass(CheckState)
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {
+	for _, o := range bp.Outputs {
+		said := false
+		for _, m := range tr.Messages {
+			if m.Role == "assistant" && strings.Contains(strings.ToLower(m.Content), strings.ToLower(o.Value)) {
+				said = true
+				break
+			}
+		}
+		if !said {
+			return fail(CheckOutputs, "the agent never told the user the %s (%s)", o.Name, o.Value)
+		}
+	}
+	return pass(CheckOutputs)
+}
+
+func ending(bp *record.Blueprint, tr *record.Trajectory) record.Check {
+	transfer := false
+	for _, g := range bp.Goals {
+		transfer = transfer || g.Kind == record.GoalTransfer
+	}
+	last := tr.Messages[len(tr.Messages)-1]
+	switch {
+	case last.Role != "assistant" || last.Content == "":
+		return fail(CheckEnding, "the dialogue must end with the agent's closing words")
+	case transfer && tr.Ending != record.EndTransfer:
+		return fail(CheckEnding, "the task needs a transfer but the dialogue ended with %q", tr.Ending)
+	case !transfer && tr.Ending != record.EndStop:
+		return fail(CheckEnding, "the dialogue ended with %q instead of the user's ###STOP###", tr.Ending)
+	}
+	return pass(CheckEnding)
+}
