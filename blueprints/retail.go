@@ -49,7 +49,11 @@ type Retail struct {
 	users   []string
 	byCount map[int][]string
 	orders  map[string]map[string]any
-	maxK    int
+	// Variants of each product in item-id order, typed and as generic
+	// objects for selector resolution (converted once, not per task).
+	variants map[string][]retail.Variant
+	varObjs  map[string][]map[string]any
+	maxK     int
 }
 
 // NewRetail prepares a generator and checks that the domain can meet the controls.
@@ -76,6 +80,19 @@ func NewRetail(dom *retail.Domain, spec Spec) (*Retail, error) {
 	sort.Strings(g.users)
 	for k := range g.byCount {
 		sort.Strings(g.byCount[k])
+	}
+	g.variants = map[string][]retail.Variant{}
+	g.varObjs = map[string][]map[string]any{}
+	for pid, prod := range dom.DB.Products {
+		for _, k := range sortedKeys(prod.Variants) {
+			v := prod.Variants[k]
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				return nil, fmt.Errorf("variant %s: %w", k, err)
+			}
+			g.variants[pid] = append(g.variants[pid], v)
+			g.varObjs[pid] = append(g.varObjs[pid], obj)
+		}
 	}
 	for id, o := range dom.DB.Orders {
 		obj, err := tools.ToObject(o)
@@ -328,9 +345,8 @@ func (p *plan) items(o *retail.Order, n int) ([]record.Selector, []retail.OrderI
 		return nil, nil, errors.New("order has too few items")
 	}
 	var objs []map[string]any
-	for _, it := range o.Items {
-		obj, _ := tools.ToObject(it)
-		objs = append(objs, obj)
+	for _, it := range p.g.orders[o.OrderID]["items"].([]any) {
+		objs = append(objs, it.(map[string]any))
 	}
 	var sels []record.Selector
 	var picked []retail.OrderItem
@@ -362,15 +378,7 @@ func (p *plan) items(o *retail.Order, n int) ([]record.Selector, []retail.OrderI
 // than the item, described by its options or by "cheapest/priciest
 // available with X".
 func (p *plan) replacement(it retail.OrderItem, exclude map[string]bool) (record.Selector, retail.Variant, error) {
-	prod := p.g.dom.DB.Products[it.ProductID]
-	var vars []retail.Variant
-	var objs []map[string]any
-	for _, k := range sortedKeys(prod.Variants) {
-		v := prod.Variants[k]
-		vars = append(vars, v)
-		obj, _ := tools.ToObject(v)
-		objs = append(objs, obj)
-	}
+	vars, objs := p.g.variants[it.ProductID], p.g.varObjs[it.ProductID]
 	order := p.rng.Perm(len(vars))
 	for _, i := range order {
 		v := vars[i]
@@ -869,13 +877,7 @@ func (g *Retail) informGoal(p *plan, byID bool) error {
 		// The cheapest available variant of a product type with one option value.
 		ids := sortedKeys(g.dom.DB.Products)
 		prod := g.dom.DB.Products[ids[p.rng.IntN(len(ids))]]
-		var objs []map[string]any
-		var vars []retail.Variant
-		for _, k := range sortedKeys(prod.Variants) {
-			obj, _ := tools.ToObject(prod.Variants[k])
-			objs = append(objs, obj)
-			vars = append(vars, prod.Variants[k])
-		}
+		vars, objs := g.variants[prod.ProductID], g.varObjs[prod.ProductID]
 		v := vars[p.rng.IntN(len(vars))]
 		keys := sortedKeys(v.Options)
 		k := keys[p.rng.IntN(len(keys))]

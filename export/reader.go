@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -94,53 +96,75 @@ func scanDPO(path string, mem memory.Allocator, fn func(DPORow) error) error {
 	})
 }
 
-// callerError marks an error returned by the caller's callback, which scan
-// passes through unwrapped rather than blaming the file.
-type callerError struct{ err error }
-
-func (e callerError) Error() string { return e.err.Error() }
-func (e callerError) Unwrap() error { return e.err }
-
 // scan opens path, checks its schema against want and hands each decoded
-// batch, already validated, to batch.
+// batch, already validated, to batch, one row group at a time.
 func scan(path string, mem memory.Allocator, kind string, want *arrow.Schema, batch func(arrow.RecordBatch) error) error {
-	pf, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	var (
+		pf  *file.Reader
+		fr  *pqarrow.FileReader
+		got *arrow.Schema
+	)
+	// Opened here rather than by file.OpenParquetFile so that the file is
+	// closed even when the decoder panics on its footer.
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("export: read %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("export: read %w", err)
+	}
+	size := info.Size()
+	err = decoding(func() (err error) {
+		pf, err = file.NewParquetReader(f, file.WithReadProps(parquet.NewReaderProperties(mem)))
+		if err != nil {
+			return err
+		}
+		dropStoredSchema(pf)
+		if err := checkLayout(pf.MetaData(), size); err != nil {
+			return err
+		}
+		if fr, err = pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem); err != nil {
+			return err
+		}
+		got, err = fr.Schema()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("export: read %s: not a readable Parquet file: %w", path, err)
 	}
-	defer pf.Close()
-	dropStoredSchema(pf)
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
-	if err != nil {
-		return fmt.Errorf("export: read %s: %w", path, err)
-	}
-	got, err := fr.Schema()
-	if err != nil {
-		return fmt.Errorf("export: read %s: schema: %w", path, err)
-	}
 	// Checking every type up front is what makes the typed column access
-	// below safe.
+	// of the row decoders safe.
 	if msg := schemaMismatch(got, want); msg != "" {
 		return fmt.Errorf("export: read %s: not a synth %s file: %s", path, kind, msg)
 	}
 
+	// Unlike GetRecordReader, ReadRowGroups reads no column at all when
+	// given nil, so list every leaf.
+	leaves := make([]int, pf.MetaData().Schema.NumColumns())
+	for i := range leaves {
+		leaves[i] = i
+	}
 	var rows int64
 	ctx := context.Background()
-	for rg := 0; rg < pf.NumRowGroups(); rg++ {
+	for rg := range pf.NumRowGroups() {
 		if pf.MetaData().RowGroup(rg).NumRows() == 0 {
 			continue
 		}
-		n, err := scanRowGroup(ctx, fr, rg, func(rec arrow.RecordBatch) error {
-			// A damaged file can decode into arrays whose offsets point
-			// outside their buffers; validating first keeps that an error.
-			if err := array.ValidateRecordFull(rec); err != nil {
-				return err
-			}
-			if err := batch(rec); err != nil {
-				return callerError{err}
-			}
-			return nil
+		// ReadRowGroups rather than the streaming record reader: it turns
+		// the panics of damaged pages into errors itself, and memory stays
+		// bounded by one row group, which the writer keeps small.
+		var tbl arrow.Table
+		err := decoding(func() (err error) {
+			tbl, err = fr.ReadRowGroups(ctx, leaves, []int{rg})
+			return err
 		})
+		if err != nil {
+			return fmt.Errorf("export: read %s: row group %d: %w", path, rg, err)
+		}
+		n, err := feed(tbl, batch)
+		tbl.Release()
 		rows += n
 		if ce := (callerError{}); errors.As(err, &ce) {
 			return ce.err
@@ -155,11 +179,98 @@ func scan(path string, mem memory.Allocator, kind string, want *arrow.Schema, ba
 	return nil
 }
 
+// callerError marks an error returned by the caller's callback, which scan
+// passes through unwrapped rather than blaming the file.
+type callerError struct{ err error }
+
+func (e callerError) Error() string { return e.err.Error() }
+func (e callerError) Unwrap() error { return e.err }
+
+// feed hands tbl to batch in validated record batches and returns how many
+// rows it handed over.
+func feed(tbl arrow.Table, batch func(arrow.RecordBatch) error) (int64, error) {
+	tr := array.NewTableReader(tbl, readBatchRows)
+	defer tr.Release()
+	var rows int64
+	for {
+		var rec arrow.RecordBatch
+		err := decoding(func() error {
+			if !tr.Next() {
+				return tr.Err()
+			}
+			rec = tr.RecordBatch()
+			// A damaged file can decode into arrays whose offsets point
+			// outside their buffers; validating makes that an error
+			// before the row decoders index into them.
+			return array.ValidateRecordFull(rec)
+		})
+		if err != nil || rec == nil {
+			return rows, err
+		}
+		rows += rec.NumRows()
+		if err := batch(rec); err != nil {
+			return rows, callerError{err}
+		}
+	}
+}
+
+// decoding runs f, a call into arrow-go's Parquet decoder on file bytes,
+// and turns a panic raised inside it into an error.
+//
+// arrow-go v18 panics rather than returning an error on some damaged files
+// (an invalid logical type in the footer, a data page without its header;
+// see apache/arrow#43605), and nothing short of re-implementing its Thrift
+// decoding could check for every such case beforehand. Only library calls
+// run under this guard: our own row decoding runs outside it on validated
+// arrays, so a bug of ours still fails loudly.
+func decoding(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("damaged file: the arrow-go decoder panicked: %v", p)
+		}
+	}()
+	return f()
+}
+
+// checkLayout verifies that every column chunk the footer describes lies
+// inside the file. arrow-go allocates a chunk's declared size before
+// reading it, in goroutines of its own where a negative size crashes the
+// process and a huge one exhausts memory.
+func checkLayout(md *metadata.FileMetaData, size int64) error {
+	ncols := md.Schema.NumColumns()
+	for rg := range md.NumRowGroups() {
+		rgm := md.RowGroup(rg)
+		if rgm.NumRows() < 0 {
+			return fmt.Errorf("row group %d: negative row count %d", rg, rgm.NumRows())
+		}
+		if rgm.NumColumns() != ncols {
+			return fmt.Errorf("row group %d: %d column chunks for %d columns", rg, rgm.NumColumns(), ncols)
+		}
+		for c := range ncols {
+			cc, err := rgm.ColumnChunk(c)
+			if err != nil {
+				return fmt.Errorf("row group %d column %d: %w", rg, c, err)
+			}
+			// The same start the reader computes: the dictionary page,
+			// when there is one, comes first.
+			start := cc.DataPageOffset()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
+				start = cc.DictionaryPageOffset()
+			}
+			n := cc.TotalCompressedSize()
+			if start < 0 || n < 0 || start > size || n > size-start {
+				return fmt.Errorf("row group %d column %d: chunk of %d bytes at offset %d lies outside the %d-byte file", rg, c, n, start, size)
+			}
+		}
+	}
+	return nil
+}
+
 // dropStoredSchema removes the serialized Arrow schema from the metadata of
 // an opened file. arrow-go decodes it without bounds checks, so a damaged
-// one can make it allocate terabytes and kill the process, where every
-// other defect gives an error. Types do not need it: pqarrow infers the
-// same ones from the Parquet schema, and they are checked against ours.
+// one can make it allocate terabytes, a fatal error no guard can catch.
+// Types do not need it: pqarrow infers the same ones from the Parquet
+// schema, and they are checked against ours.
 func dropStoredSchema(pf *file.Reader) {
 	md := pf.MetaData().FileMetaData
 	kept := md.KeyValueMetadata[:0:0]
@@ -169,30 +280,6 @@ func dropStoredSchema(pf *file.Reader) {
 		}
 	}
 	md.KeyValueMetadata = kept
-}
-
-// scanRowGroup decodes row group rg and feeds it to fn in batches,
-// returning how many rows it read. It reads through ReadRowGroups, whose
-// column decoding turns the panics arrow-go raises on some damaged pages
-// into errors; its streaming record reader does not, and a damaged file
-// must never take the caller's process down.
-func scanRowGroup(ctx context.Context, fr *pqarrow.FileReader, rg int, fn func(arrow.RecordBatch) error) (int64, error) {
-	tbl, err := fr.ReadRowGroups(ctx, nil, []int{rg})
-	if err != nil {
-		return 0, err
-	}
-	defer tbl.Release()
-	tr := array.NewTableReader(tbl, readBatchRows)
-	defer tr.Release()
-	var rows int64
-	for tr.Next() {
-		rec := tr.RecordBatch()
-		rows += rec.NumRows()
-		if err := fn(rec); err != nil {
-			return rows, err
-		}
-	}
-	return rows, tr.Err()
 }
 
 // column returns column i of rec as type T.

@@ -84,6 +84,19 @@ func (s *Set) ValidateJSON(name string, raw []byte) error {
 	return nil
 }
 
+// ValidateValue checks a generic JSON value (maps, slices, strings,
+// json.Number, bools, nil) against a schema.
+func (s *Set) ValidateValue(name string, v any) error {
+	sch, ok := s.byName[name]
+	if !ok {
+		return fmt.Errorf("no schema named %q", name)
+	}
+	if err := sch.Validate(v); err != nil {
+		return fmt.Errorf("%s does not match schemas/%s.schema.json: %w", name, name, err)
+	}
+	return nil
+}
+
 // Files returns the schema files, for shipping inside a release.
 func Files() map[string][]byte {
 	out := map[string][]byte{}

@@ -81,10 +81,14 @@ func fail(name, format string, args ...any) record.Check {
 }
 
 func (v *Verifier) recordSchema(bp *record.Blueprint, tr *record.Trajectory) record.Check {
-	if err := v.schemas.Validate(schemas.Blueprint, bp); err != nil {
+	bv, err := blueprintValue(bp)
+	if err != nil {
+		return fail(CheckRecordSchema, "blueprint arguments: %v", err)
+	}
+	if err := v.schemas.ValidateValue(schemas.Blueprint, bv); err != nil {
 		return fail(CheckRecordSchema, "%v", err)
 	}
-	if err := v.schemas.Validate(schemas.Trajectory, tr); err != nil {
+	if err := v.schemas.ValidateValue(schemas.Trajectory, trajectoryValue(tr)); err != nil {
 		return fail(CheckRecordSchema, "%v", err)
 	}
 	return pass(CheckRecordSchema)
@@ -215,7 +219,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-var affirm = regexp.MustCompile(`(?i)\b(yes|yeah|yep|sure|correct|confirm(ed)?|go ahead|proceed|please do|do it|that's right|all good|looks right)\b`)
+var affirm = regexp.MustCompile(`(?i)\b(yes|yeah|yep|sure|correct|confirm(ed)?|go ahead|proceed|please (kindly )?do|do it|right|all good|ok(ay)?)\b`)
 var negate = regexp.MustCompile(`(?i)\b(no|not|don't|instead|actually|wait|hold on|changed my mind)\b`)
 
 // Affirmative reports whether a user message is an explicit yes.

@@ -1,0 +1,43 @@
+# synth — the two commands a newcomer needs are `make demo` and `make test`.
+GO ?= go
+BIN := bin/synth
+DEMO := out/demo
+
+.PHONY: all build demo test test-go test-interop bench fuzz vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/synth
+
+# The main job: a small run on the embedded engine, writing a release.
+demo: build
+	$(BIN) run --domain retail -n 200 --seed 1 --out $(DEMO)
+	$(BIN) stats $(DEMO)
+
+# Every test: Go tests with the race detector, then the DuckDB interop
+# check on the demo release (needs `npm ci --prefix test/interop` once).
+test: vet test-go test-interop
+
+vet:
+	$(GO) vet ./...
+
+test-go:
+	SYNTH_REQUIRE_INTEROP=$(SYNTH_REQUIRE_INTEROP) $(GO) test -race -timeout 20m ./...
+
+test-interop: demo
+	@test -d test/interop/node_modules/@duckdb/node-api || { echo "DuckDB for Node is missing: run npm ci --prefix test/interop"; exit 1; }
+	node test/interop/duckdb_check.mjs $(DEMO)
+
+# Benchmarks: throughput, memory and component speed. Figures are medians
+# over -count runs; compare with benchstat.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./...
+	./scripts/bench-run.sh
+
+# A short fuzzing pass over every parser of outside input.
+fuzz:
+	./scripts/fuzz.sh 20s
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# End-to-end figures for the README and issue notes: throughput of
+# `synth run` at -n 20000 and peak RSS at two sizes. Each run is repeated
+# and the median reported, since the machine is shared and noisy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go build -o bin/synth ./cmd/synth
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+measure() { # n runs -> "rows/s peakKB" per line
+  local n=$1 runs=$2
+  for i in $(seq "$runs"); do
+    /usr/bin/time -f "%M" -o "$tmp/rss" ./bin/synth run -n "$n" --seed 1 --out "$tmp/r-$n-$i" --quiet >"$tmp/out"
+    rate=$(grep -o '([0-9]* rows/s)' "$tmp/out" | tr -dc 0-9)
+    echo "$rate $(cat "$tmp/rss")"
+    rm -rf "$tmp/r-$n-$i"
+  done
+}
+measure 20000 3 >"$tmp/m20k"
+echo "synth run -n 20000: median $(cut -d' ' -f1 "$tmp/m20k" | median) rows/s, median peak RSS $(( $(cut -d' ' -f2 "$tmp/m20k" | median) / 1024 )) MB (3 runs)"
+if [ "${BENCH_LARGE:-0}" = 1 ]; then
+  measure 100000 1 >"$tmp/m100k"
+  echo "synth run -n 100000: $(cut -d' ' -f1 "$tmp/m100k") rows/s, peak RSS $(( $(cut -d' ' -f2 "$tmp/m100k") / 1024 )) MB"
+fi

@@ -1,0 +1,165 @@
+// duckdb_check.mjs checks that a synth release loads in DuckDB the way
+// users query it: the sft config's column types, its row count, and the
+// invariants chat templates rely on (9-alphanumeric tool-call ids, JSON
+// arguments, tool messages naming their call and tool).
+//
+// Usage: node duckdb_check.mjs RELEASE_DIR [--rows N]
+//
+// The expected row count is --rows N, else counts.sft_rows from
+// RELEASE_DIR/manifest.json when present; without either the count is
+// reported but not checked. Prints a one-line JSON summary on stdout and
+// exits 1, naming every failed check on stderr, if anything is wrong.
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+
+function usage(msg) {
+  console.error(`duckdb_check: ${msg}\nusage: node duckdb_check.mjs RELEASE_DIR [--rows N]`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  let dir;
+  let rows;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--rows") {
+      const v = argv[++i];
+      if (v === undefined || !/^\d+$/.test(v)) usage(`--rows needs a non-negative integer, got ${v}`);
+      rows = Number(v);
+    } else if (a.startsWith("-")) {
+      usage(`unknown flag ${a}`);
+    } else if (dir === undefined) {
+      dir = a;
+    } else {
+      usage(`unexpected argument ${a}`);
+    }
+  }
+  if (dir === undefined) usage("missing RELEASE_DIR");
+  return { dir: resolve(dir), rows };
+}
+
+// expectedRows returns the row count to check against, and where it came from.
+function expectedRows(dir, flag) {
+  if (flag !== undefined) return { rows: flag, source: "--rows" };
+  const manifest = join(dir, "manifest.json");
+  if (!existsSync(manifest)) return { rows: undefined, source: "none" };
+  let m;
+  try {
+    m = JSON.parse(readFileSync(manifest, "utf8"));
+  } catch (e) {
+    throw new Error(`${manifest}: not valid JSON: ${e.message}`);
+  }
+  const n = m?.counts?.sft_rows;
+  if (n === undefined) return { rows: undefined, source: "none" };
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${manifest}: counts.sft_rows is ${JSON.stringify(n)}, want a count`);
+  return { rows: n, source: "manifest.json" };
+}
+
+// The types DuckDB must see. Compared without the double quotes DuckDB puts
+// around keywords such as "type", "function" and "name", which vary by version.
+const MESSAGE =
+  "STRUCT(role VARCHAR, content VARCHAR, reasoning_content VARCHAR, " +
+  "tool_calls STRUCT(id VARCHAR, type VARCHAR, function STRUCT(name VARCHAR, arguments VARCHAR))[], " +
+  "tool_call_id VARCHAR, name VARCHAR)";
+const WANT_TYPES = {
+  id: "VARCHAR",
+  blueprint_id: "VARCHAR",
+  domain: "VARCHAR",
+  messages: `${MESSAGE}[]`,
+  tools: "VARCHAR",
+  n_writes: "INTEGER",
+  n_reads: "INTEGER",
+  evidence: "INTEGER[]",
+  behavior: "VARCHAR",
+  engine: "VARCHAR",
+};
+
+const sqlString = (s) => `'${s.replaceAll("'", "''")}'`;
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const sftDir = join(args.dir, "sft");
+  if (!existsSync(sftDir)) throw new Error(`${sftDir}: no such directory; is ${args.dir} a synth release?`);
+  const files = readdirSync(sftDir).filter((f) => f.endsWith(".parquet") && !f.startsWith("."));
+  if (files.length === 0) throw new Error(`${sftDir}: no .parquet files`);
+  const expected = expectedRows(args.dir, args.rows);
+
+  const src = `read_parquet(${sqlString(join(sftDir, "*.parquet"))})`;
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  const query = async (sql) => (await conn.runAndReadAll(sql)).getRowObjects();
+  const one = async (sql) => {
+    const [row] = await query(sql);
+    // COUNT(*) arrives as a BigInt.
+    return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "bigint" ? Number(v) : v]));
+  };
+
+  const failures = [];
+  const fail = (msg) => failures.push(msg);
+
+  const described = await query(`DESCRIBE SELECT * FROM ${src}`);
+  const types = Object.fromEntries(described.map((r) => [r.column_name, String(r.column_type).replaceAll('"', "")]));
+  for (const [col, want] of Object.entries(WANT_TYPES)) {
+    if (!(col in types)) fail(`column ${col} is missing`);
+    else if (types[col] !== want) fail(`column ${col} has type ${types[col]}, want ${want}`);
+  }
+  for (const col of Object.keys(types)) {
+    if (!(col in WANT_TYPES)) fail(`unexpected column ${col}`);
+  }
+
+  const { rows } = await one(`SELECT count(*) AS rows FROM ${src}`);
+  if (expected.rows !== undefined && rows !== expected.rows) {
+    fail(`sft has ${rows} rows, ${expected.source} says ${expected.rows}`);
+  }
+
+  const msgs = `(SELECT unnest(messages) AS m FROM ${src})`;
+  const m = await one(`
+    SELECT count(*) AS messages,
+           count(*) FILTER (WHERE m.role IS NULL OR m.role NOT IN ('system', 'user', 'assistant', 'tool')) AS bad_roles,
+           count(*) FILTER (WHERE m.content IS NULL) AS null_content,
+           count(*) FILTER (WHERE m.role = 'tool') AS tool_messages,
+           count(*) FILTER (WHERE m.role = 'tool' AND (coalesce(m.tool_call_id, '') = '' OR coalesce(m.name, '') = '')) AS bad_tool_messages
+    FROM ${msgs}`);
+  if (m.bad_roles) fail(`${m.bad_roles} messages have a role other than system/user/assistant/tool`);
+  if (m.null_content) fail(`${m.null_content} messages have a null content (chat templates need "")`);
+  if (m.bad_tool_messages) fail(`${m.bad_tool_messages} tool messages lack tool_call_id or name`);
+
+  const tc = await one(`
+    SELECT count(*) AS tool_calls,
+           count(*) FILTER (WHERE NOT coalesce(regexp_full_match(c.id, '[A-Za-z0-9]{9}'), false)) AS bad_ids,
+           count(*) FILTER (WHERE c.type IS DISTINCT FROM 'function') AS bad_types,
+           count(*) FILTER (WHERE coalesce(c.function.name, '') = '') AS missing_names,
+           count(*) FILTER (WHERE NOT coalesce(json_valid(c.function.arguments), false)) AS bad_arguments
+    FROM (SELECT unnest(m.tool_calls) AS c FROM ${msgs})`);
+  if (tc.bad_ids) fail(`${tc.bad_ids} tool calls have an id that is not 9 alphanumerics`);
+  if (tc.bad_types) fail(`${tc.bad_types} tool calls have a type other than "function"`);
+  if (tc.missing_names) fail(`${tc.missing_names} tool calls have no function name`);
+  if (tc.bad_arguments) fail(`${tc.bad_arguments} tool calls have arguments that are not valid JSON`);
+
+  conn.closeSync();
+  instance.closeSync();
+
+  const summary = {
+    ok: failures.length === 0,
+    dir: args.dir,
+    files: files.length,
+    rows,
+    expected_rows: expected.rows ?? null,
+    messages: m.messages,
+    tool_messages: m.tool_messages,
+    tool_calls: tc.tool_calls,
+  };
+  if (failures.length > 0) summary.failures = failures;
+  console.log(JSON.stringify(summary));
+  if (failures.length > 0) {
+    for (const f of failures) console.error(`duckdb_check: FAIL: ${f}`);
+    process.exit(1);
+  }
+}
+
+main().catch((e) => {
+  console.error(`duckdb_check: FAIL: ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,61 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/synth-data/synth/record"
+)
+
+// The hand-written conversions must give exactly what a JSON round trip
+// gives, or schema validation would check something else than the
+// records that are written.
+func TestGenericMatchesJSON(t *testing.T) {
+	bp := &record.Blueprint{
+		ID: "b", Index: 3, Domain: "retail", Seed: 7, Split: "train",
+		Persona: record.Persona{Name: "A B", Traits: []string{"x"}, Known: map[string]string{"email": "a@b.c"}},
+		Reason: "r", Behavior: "upfront",
+		Goals: []record.Goal{
+			{Intent: "i", Kind: "write", Target: record.Selector{Collection: "orders", Where: map[string]string{"status": "pending"}, Pick: "max:created_at", Label: "l"},
+				Items: []record.Selector{{Collection: "items", ID: "1", Label: "x"}}, New: []record.Selector{{Collection: "variants", Label: "y"}},
+				Slots: map[string]string{"reason": "r"}, Revised: map[string]string{"reason": "q"}},
+			{Intent: "j", Kind: "inform", Target: record.Selector{Collection: "users", Label: "me"}},
+		},
+		Actions:  []record.Action{{Tool: "t", Kind: "read", Arguments: json.RawMessage(`{"a":1,"b":[1.5,"x"]}`), Goal: -1}, {Tool: "w", Kind: "write", Arguments: json.RawMessage(`{}`), Goal: 0, Needs: []int{0}}},
+		Outputs:  []record.Output{{Goal: 0, Name: "refund", Value: "$1.00"}},
+		NWrites:  1, NReads: 1, Evidence: []int{1}, Instruction: "do", StateHash: "00",
+	}
+	empty := &record.Blueprint{ID: "e", Evidence: []int{}}
+	tr := &record.Trajectory{ID: "t", Messages: []record.Message{
+		{Role: "system", Content: "p"},
+		{Role: "assistant", ReasoningContent: "why", ToolCalls: []record.ToolCall{{ID: "abcdefghi", Type: "function", Function: record.FunctionCall{Name: "f", Arguments: "{}"}}}},
+		{Role: "tool", Content: "ok", ToolCallID: "abcdefghi", Name: "f"},
+	}}
+	roundTrip := func(v any) any {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	for _, b := range []*record.Blueprint{bp, empty} {
+		got, err := blueprintValue(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := roundTrip(b); !reflect.DeepEqual(any(got), want) {
+			t.Errorf("blueprint %s:\n got %#v\nwant %#v", b.ID, got, want)
+		}
+	}
+	if got, want := trajectoryValue(tr), roundTrip(tr); !reflect.DeepEqual(any(got), want) {
+		t.Errorf("trajectory:\n got %#v\nwant %#v", got, want)
+	}
+}
