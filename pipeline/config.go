@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/usersim"
@@ -68,12 +68,21 @@ func LoadFile(path string, into *Config) error {
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
+	// YAML 1.2 (yaml.v3): under YAML 1.1, which sigs.k8s.io/yaml speaks,
+	// the key "n" is the boolean false.
+	var doc any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return fmt.Errorf("config %s: not valid YAML: %w", path, err)
 	}
-	if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
+	if doc == nil {
 		return nil
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return fmt.Errorf("config %s: want a mapping of keys (n: 1000, seed: 1, ...), got %T", path, doc)
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()

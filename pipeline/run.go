@@ -225,7 +225,7 @@ func prepareOut(cfg Config) (*Manifest, error) {
 			}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -1,0 +1,257 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/synth-data/synth/export"
+)
+
+func smallConfig(t *testing.T, n int) Config {
+	t.Helper()
+	cfg := Defaults()
+	cfg.N = n
+	cfg.Out = filepath.Join(t.TempDir(), "out")
+	return cfg
+}
+
+// treeHashes maps every file of a release to its sha256.
+func treeHashes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRunDeterministicAcrossWorkers(t *testing.T) {
+	var trees []map[string]string
+	for _, workers := range []int{1, 8} {
+		cfg := smallConfig(t, 300)
+		cfg.Workers = workers
+		if _, err := Run(context.Background(), cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, treeHashes(t, cfg.Out))
+	}
+	if len(trees[0]) == 0 {
+		t.Fatal("empty release")
+	}
+	for name, h := range trees[0] {
+		if trees[1][name] != h {
+			t.Errorf("%s differs between --workers 1 and --workers 8", name)
+		}
+	}
+	if len(trees[0]) != len(trees[1]) {
+		t.Errorf("file sets differ: %d vs %d files", len(trees[0]), len(trees[1]))
+	}
+}
+
+func TestRunRelease(t *testing.T) {
+	cfg := smallConfig(t, 200)
+	res, err := Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Manifest
+	if m.Counts.Verified != 200 || m.Counts.Rejected != 0 {
+		t.Fatalf("oracle must pass every blueprint: %+v (failures %v)", m.Counts, m.Failures)
+	}
+	for name, c := range m.Checks {
+		if c.Rate != 1 || c.Passed != 200 {
+			t.Errorf("check %s: %+v", name, c)
+		}
+	}
+	// Every file listed with its real hash; nothing else in the release.
+	onDisk := treeHashes(t, cfg.Out)
+	delete(onDisk, "manifest.json")
+	listed := map[string]string{}
+	var rows int64
+	for _, f := range m.Files {
+		listed[filepath.FromSlash(f.Path)] = f.SHA256
+		if strings.HasPrefix(f.Path, "sft/") {
+			rows += f.Rows
+			got, err := export.ReadSFT(filepath.Join(cfg.Out, f.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(got)) != f.Rows {
+				t.Errorf("%s: manifest says %d rows, file has %d", f.Path, f.Rows, len(got))
+			}
+			for _, r := range got {
+				if r.Messages[0].Role != "system" || r.Tools == "" || int(r.NWrites) != len(r.Evidence) {
+					t.Fatalf("%s: malformed row %s", f.Path, r.ID)
+				}
+			}
+		}
+	}
+	if rows != 200 {
+		t.Errorf("SFT rows %d, want 200", rows)
+	}
+	for name, h := range onDisk {
+		if listed[name] != h {
+			t.Errorf("%s: on disk %s, manifest %s", name, h, listed[name])
+		}
+	}
+	for name := range listed {
+		if _, ok := onDisk[name]; !ok {
+			t.Errorf("manifest lists %s, which is missing", name)
+		}
+	}
+	card, err := os.ReadFile(filepath.Join(cfg.Out, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"configs:\n- config_name: sft", "path: sft/train-*.parquet", "license: other", "## Loading"} {
+		if !bytes.Contains(card, []byte(want)) {
+			t.Errorf("dataset card lacks %q", want)
+		}
+	}
+	// A rerun of the same config finds the release and changes nothing.
+	before := treeHashes(t, cfg.Out)
+	res, err = Run(context.Background(), cfg, nil)
+	if err != nil || !res.Existing {
+		t.Fatalf("rerun: existing=%v err=%v", res != nil && res.Existing, err)
+	}
+	after := treeHashes(t, cfg.Out)
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("rerun changed %s", k)
+		}
+	}
+}
+
+func TestRunBadInput(t *testing.T) {
+	notEmpty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notEmpty, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aFile := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(aFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readOnly := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"unknown domain", func(c *Config) { c.Domain = "bank" }, `unknown domain "bank"`},
+		{"n zero", func(c *Config) { c.N = 0 }, "-n 0"},
+		{"n negative", func(c *Config) { c.N = -5 }, "-n -5"},
+		{"malformed writes", func(c *Config) { c.Writes = "two" }, "--writes"},
+		{"inverted reads", func(c *Config) { c.Reads = "5-2" }, "--reads"},
+		{"unreachable reads", func(c *Config) { c.Reads = "50-60" }, "--reads 50-60"},
+		{"too many writes", func(c *Config) { c.Writes = "0-9" }, "--writes 0-9"},
+		{"weights mismatch", func(c *Config) { c.Writes = "1-2"; c.WriteWeights = []float64{1} }, "--writes"},
+		{"unknown behaviour", func(c *Config) { c.Behaviors = []string{"grumpy"} }, `"grumpy"`},
+		{"engine", func(c *Config) { c.Engine = "gpt" }, "--engine"},
+		{"not our dir", func(c *Config) { c.Out = notEmpty }, "holds no synth release"},
+		{"out under a file", func(c *Config) { c.Out = filepath.Join(aFile, "x") }, "--out"},
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		cases = append(cases, struct {
+			name string
+			edit func(*Config)
+			want string
+		}{"unwritable out", func(c *Config) { c.Out = filepath.Join(readOnly, "x") }, "--out"})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := smallConfig(t, 5)
+			tc.edit(&cfg)
+			_, err := Run(context.Background(), cfg, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(notEmpty, "notes.txt")); string(b) != "mine" {
+		t.Error("a foreign out dir was touched")
+	}
+}
+
+func TestRunRefusesOtherConfig(t *testing.T) {
+	cfg := smallConfig(t, 20)
+	if _, err := Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHashes(t, cfg.Out)
+	other := cfg
+	other.Seed = 2
+	other.Reads = "3-5"
+	_, err := Run(context.Background(), other, nil)
+	if err == nil || !strings.Contains(err.Error(), "seed: 1 in the release, 2 now") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("error %v should show the differing keys and the fix", err)
+	}
+	after := treeHashes(t, cfg.Out)
+	if len(before) != len(after) {
+		t.Fatal("refused run changed the release")
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("refused run changed %s", k)
+		}
+	}
+	other.Force = true
+	res, err := Run(context.Background(), other, nil)
+	if err != nil || res.Manifest.Seed != 2 {
+		t.Fatalf("--force: %v", err)
+	}
+}
+
+func TestRunCancelledLeavesNoRelease(t *testing.T) {
+	cfg := smallConfig(t, 100000)
+	ctx, cancel := context.WithCancel(context.Background())
+	prog := progressFunc(func(done, _, _ int) {
+		if done == 50 {
+			cancel()
+		}
+	})
+	_, err := Run(ctx, cfg, prog)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("want an interrupted error, got %v", err)
+	}
+	var visible []string
+	entries, _ := os.ReadDir(cfg.Out)
+	for _, e := range entries {
+		visible = append(visible, e.Name())
+	}
+	sort.Strings(visible)
+	if _, err := os.Stat(filepath.Join(cfg.Out, "manifest.json")); err == nil {
+		t.Fatalf("a cancelled run left a manifest: %v", visible)
+	}
+	matches, _ := filepath.Glob(filepath.Join(cfg.Out, "sft", "*.parquet"))
+	if len(matches) > 0 {
+		t.Fatalf("a cancelled run published %v", matches)
+	}
+}
+
+type progressFunc func(done, accepted, total int)
+
+func (f progressFunc) Update(done, accepted, total int) { f(done, accepted, total) }
