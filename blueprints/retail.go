@@ -502,19 +502,19 @@ const retailName = "retail"
 
 // Goal intents of the retail domain.
 const (
-	IntentCancel         = "cancel_order"
-	IntentOrderAddress   = "modify_order_address"
-	IntentModifyItems    = "modify_order_items"
-	IntentModifyPayment  = "modify_order_payment"
-	IntentUserAddress    = "modify_user_address"
-	IntentReturn         = "return_items"
-	IntentExchange       = "exchange_items"
-	IntentOrderTotal     = "ask_order_total"
-	IntentOrderStatus    = "ask_order_status"
-	IntentCheapest       = "ask_cheapest_variant"
-	IntentCancelRefused  = "cancel_not_pending"
-	IntentReturnRefused  = "return_not_delivered"
-	IntentOutOfScope     = "out_of_scope"
+	IntentCancel        = "cancel_order"
+	IntentOrderAddress  = "modify_order_address"
+	IntentModifyItems   = "modify_order_items"
+	IntentModifyPayment = "modify_order_payment"
+	IntentUserAddress   = "modify_user_address"
+	IntentReturn        = "return_items"
+	IntentExchange      = "exchange_items"
+	IntentOrderTotal    = "ask_order_total"
+	IntentOrderStatus   = "ask_order_status"
+	IntentCheapest      = "ask_cheapest_variant"
+	IntentCancelRefused = "cancel_not_pending"
+	IntentReturnRefused = "return_not_delivered"
+	IntentOutOfScope    = "out_of_scope"
 )
 
 // try builds one candidate task with w writes whose evidence aims at e.

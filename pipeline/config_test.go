@@ -10,7 +10,7 @@ import (
 func TestLoadFile(t *testing.T) {
 	cases := []struct {
 		name, yaml, want string
-		check           func(Config) bool
+		check            func(Config) bool
 	}{
 		{"keys", "n: 12\nseed: 4\nwrites: 1-2\nreads: '3-5'\nbehaviors: [minimal, typos]\nwrite_weights: [1, 3]\n", "",
 			func(c Config) bool {

@@ -18,16 +18,16 @@ func TestGenericMatchesJSON(t *testing.T) {
 	bp := &record.Blueprint{
 		ID: "b", Index: 3, Domain: "retail", Seed: 7, Split: "train",
 		Persona: record.Persona{Name: "A B", Traits: []string{"x"}, Known: map[string]string{"email": "a@b.c"}},
-		Reason: "r", Behavior: "upfront",
+		Reason:  "r", Behavior: "upfront",
 		Goals: []record.Goal{
 			{Intent: "i", Kind: "write", Target: record.Selector{Collection: "orders", Where: map[string]string{"status": "pending"}, Pick: "max:created_at", Label: "l"},
 				Items: []record.Selector{{Collection: "items", ID: "1", Label: "x"}}, New: []record.Selector{{Collection: "variants", Label: "y"}},
 				Slots: map[string]string{"reason": "r"}, Revised: map[string]string{"reason": "q"}},
 			{Intent: "j", Kind: "inform", Target: record.Selector{Collection: "users", Label: "me"}},
 		},
-		Actions:  []record.Action{{Tool: "t", Kind: "read", Arguments: json.RawMessage(`{"a":1,"b":[1.5,"x"]}`), Goal: -1}, {Tool: "w", Kind: "write", Arguments: json.RawMessage(`{}`), Goal: 0, Needs: []int{0}}},
-		Outputs:  []record.Output{{Goal: 0, Name: "refund", Value: "$1.00"}},
-		NWrites:  1, NReads: 1, Evidence: []int{1}, Instruction: "do", StateHash: "00",
+		Actions: []record.Action{{Tool: "t", Kind: "read", Arguments: json.RawMessage(`{"a":1,"b":[1.5,"x"]}`), Goal: -1}, {Tool: "w", Kind: "write", Arguments: json.RawMessage(`{}`), Goal: 0, Needs: []int{0}}},
+		Outputs: []record.Output{{Goal: 0, Name: "refund", Value: "$1.00"}},
+		NWrites: 1, NReads: 1, Evidence: []int{1}, Instruction: "do", StateHash: "00",
 	}
 	empty := &record.Blueprint{ID: "e", Evidence: []int{}}
 	tr := &record.Trajectory{ID: "t", Messages: []record.Message{
