@@ -360,6 +360,9 @@ func (o *Oracle) work(ctx context.Context, g *goal) (*Turn, string, bool) {
 	if msg := o.resolveDetails(ctx, g); msg != "" {
 		return nil, msg, true
 	}
+	if act == "user_address" {
+		o.ensureUser(ctx)
+	}
 	if !g.confirm {
 		g.propose = true
 		t := o.reply(o.proposal(g), usersim.Ask{Kind: "confirm", Goal: g.idx})
@@ -662,30 +665,34 @@ func (o *Oracle) proposal(g *goal) string {
 	case "order_address":
 		what = fmt.Sprintf("change the shipping address of order %s to %s.", oid, addr)
 	case "user_address":
-		what = fmt.Sprintf("change the default address on your account to %s.", addr)
+		old := "the one on file"
+		if a, ok := o.user["address"].(map[string]any); ok {
+			old = blueprints.Address(map[string]string{"address1": tools.Text(a["address1"]), "address2": tools.Text(a["address2"]),
+				"city": tools.Text(a["city"]), "state": tools.Text(a["state"]), "country": tools.Text(a["country"]), "zip": tools.Text(a["zip"])})
+		}
+		what = fmt.Sprintf("change the default address on your account from %s to %s.", old, addr)
 	case "payment":
-		what = fmt.Sprintf("switch the payment of order %s (total %s) to %s (%s).", oid, money(orderTotal(g.order)), g.slots["payment"], g.payID)
+		what = fmt.Sprintf("switch the payment of order %s (total %s) to %s (%s).", oid, money(orderTotal(g.order)), yours(g.slots["payment"]), g.payID)
 	case "return":
 		total := 0.0
 		for _, it := range g.itemObj {
 			total += num(it["price"])
 		}
-		what = fmt.Sprintf("return %s from order %s. You'll be refunded %s to %s (%s).", o.itemsText(g.itemObj), oid, money(total), g.slots["payment"], g.payID)
+		what = fmt.Sprintf("return %s from order %s. You'll be refunded %s to %s (%s).", o.itemsText(g.itemObj), oid, money(total), yours(g.slots["payment"]), g.payID)
 	case "items", "exchange":
 		verb := "exchange"
 		if action(g.intent) == "items" {
 			verb = "modify order " + oid + ", replacing"
 		}
 		d := o.diff(g)
-		settle := fmt.Sprintf("The price difference of %s will be charged to %s (%s).", money(math.Abs(d)), g.slots["payment"], g.payID)
+		settle := fmt.Sprintf("The price difference of %s will be charged to %s (%s).", money(math.Abs(d)), yours(g.slots["payment"]), g.payID)
 		if d < 0 {
-			settle = fmt.Sprintf("The price difference of %s will be refunded to %s (%s).", money(-d), g.slots["payment"], g.payID)
+			settle = fmt.Sprintf("The price difference of %s will be refunded to %s (%s).", money(-d), yours(g.slots["payment"]), g.payID)
 		}
-		what = fmt.Sprintf("%s %s with %s. %s", verb, o.itemsText(g.itemObj), o.itemsText(g.newObj), settle)
 		if verb == "exchange" {
 			what = fmt.Sprintf("exchange %s from order %s for %s. %s", o.itemsText(g.itemObj), oid, o.itemsText(g.newObj), settle)
 		} else {
-			what += " Note that an order's items can only be modified once."
+			what = fmt.Sprintf("%s %s with %s. %s Note that an order's items can only be modified once.", verb, o.itemsText(g.itemObj), o.itemsText(g.newObj), settle)
 		}
 	}
 	lead := o.say(proposeLead, nil)
@@ -693,6 +700,18 @@ func (o *Oracle) proposal(g *goal) string {
 		what = "I'll " + what
 	}
 	return lead + " " + what + " " + o.say(confirmAsk, nil)
+}
+
+// reasoning is the short thought before a write: why the policy allows it
+// and where its arguments came from.
+func reasoning(g *goal, oid string) string {
+	switch action(g.intent) {
+	case "user_address":
+		return "The user is authenticated and explicitly confirmed the new address, so I can update it on their account."
+	case "cancel", "order_address", "payment", "items":
+		return fmt.Sprintf("Order %s is pending and belongs to the authenticated user, who confirmed the details explicitly; the ids come from the tool results.", oid)
+	}
+	return fmt.Sprintf("Order %s is delivered and belongs to the authenticated user, who confirmed the details explicitly; the item and payment ids come from the tool results.", oid)
 }
 
 func ids(list []map[string]any, key string) []string {
@@ -728,14 +747,14 @@ func (o *Oracle) execute(ctx context.Context, g *goal) string {
 		report = fmt.Sprintf("Your default address is now %s.", blueprints.Address(g.slots))
 	case "payment":
 		name, args["order_id"], args["payment_method_id"] = "modify_pending_order_payment", oid, g.payID
-		report = fmt.Sprintf("Order %s is now paid with %s.", oid, g.slots["payment"])
+		report = fmt.Sprintf("Order %s is now paid with %s.", oid, yours(g.slots["payment"]))
 	case "return":
 		name, args["order_id"], args["item_ids"], args["payment_method_id"] = "return_delivered_order_items", oid, ids(g.itemObj, "item_id"), g.payID
 		total := 0.0
 		for _, it := range g.itemObj {
 			total += num(it["price"])
 		}
-		report = fmt.Sprintf("The return for order %s is requested. You'll receive %s to %s once the items arrive; you'll get an email with the return label.", oid, money(total), g.slots["payment"])
+		report = fmt.Sprintf("The return for order %s is requested. You'll receive %s to %s once the items arrive; you'll get an email with the return label.", oid, money(total), yours(g.slots["payment"]))
 	case "items", "exchange":
 		name = "modify_pending_order_items"
 		if action(g.intent) == "exchange" {
@@ -743,9 +762,17 @@ func (o *Oracle) execute(ctx context.Context, g *goal) string {
 		}
 		args["order_id"], args["item_ids"], args["new_item_ids"], args["payment_method_id"] = oid, ids(g.itemObj, "item_id"), ids(g.newObj, "item_id"), g.payID
 		d := o.diff(g)
-		report = fmt.Sprintf("The change to order %s is in. The price difference of %s goes through %s.", oid, money(math.Abs(d)), g.slots["payment"])
+		what := "now holds the new items"
+		if name == "exchange_delivered_order_items" {
+			what = "has an exchange requested; you'll get an email with instructions for sending the items back"
+		}
+		dir := "charged to"
+		if d < 0 {
+			dir = "refunded to"
+		}
+		report = fmt.Sprintf("Order %s %s. The price difference of %s is %s %s.", oid, what, money(math.Abs(d)), dir, yours(g.slots["payment"]))
 	}
-	_, out, ok := o.call(ctx, name, args, "The user confirmed the details explicitly, the order's status allows it and all ids come from the tool results, so I can proceed.")
+	_, out, ok := o.call(ctx, name, args, reasoning(g, oid))
 	if !ok {
 		return "I'm sorry, the change didn't go through: " + strings.TrimPrefix(out, "Error: ") + "."
 	}

@@ -210,20 +210,19 @@ func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer,
 		}
 	}
 	mem := opts.Allocator
-	props := parquet.NewWriterProperties(
+	props := parquet.NewWriterProperties(append(noDictionary(schema),
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(opts.Compression),
 		// Dictionaries pay off for the repeated columns (domain, tools,
-		// role, behavior, tool names) and fall back to plain encoding by
-		// themselves on long free text; ids are unique, so skip them there.
+		// role, behavior, tool names). On ids and free text they only
+		// cost: the writer hashes every value before falling back.
 		parquet.WithDictionaryDefault(true),
-		parquet.WithDictionaryFor("id", false),
 		// The Hub viewer and DuckDB use the page index to skip pages.
 		parquet.WithPageIndexEnabled(true),
 		// Our row groups are sized by RowsPerGroup; this only guards
 		// against the library splitting them differently.
 		parquet.WithMaxRowGroupLength(int64(opts.RowsPerGroup)),
-	)
+	)...)
 	return &Writer{
 		dir:    dir,
 		config: config,
@@ -237,6 +236,29 @@ func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer,
 		arrowProps: pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)),
 		splits:     map[string]*split{},
 	}, nil
+}
+
+// noDictionary turns dictionary encoding off for the columns of schema
+// whose values are (nearly) unique: ids and free text.
+func noDictionary(schema *arrow.Schema) []parquet.WriterProperty {
+	var props []parquet.WriterProperty
+	off := func(path string) { props = append(props, parquet.WithDictionaryFor(path, false)) }
+	off("id")
+	off("blueprint_id")
+	for _, f := range schema.Fields() {
+		list, ok := f.Type.(*arrow.ListType)
+		if !ok || !arrow.TypeEqual(list.Elem(), messageType()) {
+			continue
+		}
+		// Parquet paths of list elements go through list.element.
+		msg := f.Name + ".list.element."
+		off(msg + "content")
+		off(msg + "reasoning_content")
+		off(msg + "tool_call_id")
+		off(msg + "tool_calls.list.element.id")
+		off(msg + "tool_calls.list.element.function.arguments")
+	}
+	return props
 }
 
 // shardsIn lists the published shard names in dir.

@@ -286,6 +286,17 @@ func TestDeterministic(t *testing.T) {
 // notice: compression, the page index, the stored Arrow schema and the
 // Parquet list layout.
 func TestFileMetadata(t *testing.T) {
+	// Dictionary encoding where values repeat, not on ids and free text.
+	wantDictionary := map[string]bool{
+		"id":                            false,
+		"domain":                        true,
+		"tools":                         true,
+		"messages.list.element.role":    true,
+		"messages.list.element.content": false,
+		"messages.list.element.tool_calls.list.element.function.name":      true,
+		"messages.list.element.tool_calls.list.element.function.arguments": false,
+		"messages.list.element.tool_calls.list.element.id":                 false,
+	}
 	tests := []struct {
 		name  string
 		codec compress.Compression
@@ -321,6 +332,9 @@ func TestFileMetadata(t *testing.T) {
 					}
 					if cc.GetColumnIndexLocation() == nil || cc.GetOffsetIndexLocation() == nil {
 						t.Errorf("row group %d column %s: no page index", rg, path)
+					}
+					if want, ok := wantDictionary[path]; ok && cc.HasDictionaryPage() != want {
+						t.Errorf("row group %d column %s: dictionary page = %v, want %v", rg, path, cc.HasDictionaryPage(), want)
 					}
 				}
 			}

@@ -160,9 +160,10 @@ func (c Config) outputConfig() map[string]any {
 	return m
 }
 
-// Fingerprint identifies the output a config produces.
+// Fingerprint identifies the output a config produces with this version
+// of synth: another version may phrase or verify differently.
 func (c Config) Fingerprint() string {
-	raw, _ := json.Marshal(c.outputConfig())
+	raw, _ := json.Marshal(map[string]any{"synth": Version, "config": c.outputConfig()})
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }

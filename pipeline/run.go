@@ -217,6 +217,9 @@ func prepareOut(cfg Config) (*Manifest, error) {
 		}
 		if !cfg.Force {
 			diffs := diffConfigs(m.Config, cfg.outputConfig())
+			if m.SynthVersion != Version {
+				diffs = append(diffs, fmt.Sprintf("synth version: %s in the release, %s now", m.SynthVersion, Version))
+			}
 			return nil, fmt.Errorf("--out %s holds a release made with another config:\n  %s\nchoose another --out, or pass --force to replace it", out, strings.Join(diffs, "\n  "))
 		}
 		for _, e := range releaseEntries {

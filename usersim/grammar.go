@@ -94,6 +94,10 @@ func tidy(s string) string {
 	for _, p := range []string{" ,", " .", " ?", " !"} {
 		s = strings.ReplaceAll(s, p, p[1:])
 	}
+	// An empty slot before punctuation ("Thanks, <first>.") leaves a comma.
+	for _, p := range []string{",.", ",!", ",?"} {
+		s = strings.ReplaceAll(s, p, p[1:])
+	}
 	s = strings.TrimSpace(s)
 	if s != "" {
 		s = strings.ToUpper(s[:1]) + s[1:]

@@ -6,7 +6,7 @@ package usersim
 
 var greetings = []string{
 	"{Hi|Hello|Hey|Hi there|Hello there|Good afternoon|Hey there|Morning}{,|!|.|} ",
-	"{Hi|Hello}, {I hope you can help me|I need some help|I'm hoping you can help|could you help me out}{.|!|?} ",
+	"{Hi|Hello}, {I hope you can help me|I need some help|I'm hoping you can help}{.|!} ", "{Hi|Hello}, could you help me out? ",
 	"",
 }
 
