@@ -55,7 +55,7 @@ func newMessagesBuilder(b array.Builder, column string) (*messagesBuilder, error
 			err = f()
 		}
 	}
-	str := func(dst **array.StringBuilder, sb **array.StructBuilder, i int, what string) {
+	strField := func(dst **array.StringBuilder, sb **array.StructBuilder, i int, what string) {
 		set(func() (e error) { *dst, e = structField[*array.StringBuilder](*sb, i, column+"."+what); return })
 	}
 	set(func() (e error) { m.list, e = as[*array.ListBuilder](b, column); return })
@@ -63,24 +63,24 @@ func newMessagesBuilder(b array.Builder, column string) (*messagesBuilder, error
 		m.msg, e = as[*array.StructBuilder](m.list.ValueBuilder(), column+".element")
 		return
 	})
-	str(&m.role, &m.msg, 0, "role")
-	str(&m.content, &m.msg, 1, "content")
-	str(&m.reasoning, &m.msg, 2, "reasoning_content")
+	strField(&m.role, &m.msg, 0, "role")
+	strField(&m.content, &m.msg, 1, "content")
+	strField(&m.reasoning, &m.msg, 2, "reasoning_content")
 	set(func() (e error) { m.calls, e = structField[*array.ListBuilder](m.msg, 3, column+".tool_calls"); return })
-	str(&m.toolCallID, &m.msg, 4, "tool_call_id")
-	str(&m.name, &m.msg, 5, "name")
+	strField(&m.toolCallID, &m.msg, 4, "tool_call_id")
+	strField(&m.name, &m.msg, 5, "name")
 	set(func() (e error) {
 		m.call, e = as[*array.StructBuilder](m.calls.ValueBuilder(), column+".tool_calls.element")
 		return
 	})
-	str(&m.callID, &m.call, 0, "tool_calls.id")
-	str(&m.callType, &m.call, 1, "tool_calls.type")
+	strField(&m.callID, &m.call, 0, "tool_calls.id")
+	strField(&m.callType, &m.call, 1, "tool_calls.type")
 	set(func() (e error) {
 		m.fn, e = structField[*array.StructBuilder](m.call, 2, column+".tool_calls.function")
 		return
 	})
-	str(&m.fnName, &m.fn, 0, "tool_calls.function.name")
-	str(&m.fnArgs, &m.fn, 1, "tool_calls.function.arguments")
+	strField(&m.fnName, &m.fn, 0, "tool_calls.function.name")
+	strField(&m.fnArgs, &m.fn, 1, "tool_calls.function.arguments")
 	if err != nil {
 		return nil, err
 	}
@@ -164,36 +164,36 @@ func newMessagesColumn(a arrow.Array, column string) (*messagesColumn, error) {
 			err = f()
 		}
 	}
-	str := func(dst **array.String, s **array.Struct, i int, what string) {
+	strField := func(dst **array.String, s **array.Struct, i int, what string) {
 		set(func() (e error) { *dst, e = structChild[*array.String](*s, i, column+"."+what); return })
 	}
 	set(func() (e error) { c.list, e = as[*array.List](a, column); return })
 	set(func() (e error) { c.msg, e = as[*array.Struct](c.list.ListValues(), column+".element"); return })
-	str(&c.role, &c.msg, 0, "role")
-	str(&c.content, &c.msg, 1, "content")
-	str(&c.reasoning, &c.msg, 2, "reasoning_content")
+	strField(&c.role, &c.msg, 0, "role")
+	strField(&c.content, &c.msg, 1, "content")
+	strField(&c.reasoning, &c.msg, 2, "reasoning_content")
 	set(func() (e error) { c.calls, e = structChild[*array.List](c.msg, 3, column+".tool_calls"); return })
-	str(&c.toolCallID, &c.msg, 4, "tool_call_id")
-	str(&c.name, &c.msg, 5, "name")
+	strField(&c.toolCallID, &c.msg, 4, "tool_call_id")
+	strField(&c.name, &c.msg, 5, "name")
 	var call *array.Struct
 	set(func() (e error) {
 		call, e = as[*array.Struct](c.calls.ListValues(), column+".tool_calls.element")
 		return
 	})
-	str(&c.callID, &call, 0, "tool_calls.id")
-	str(&c.callType, &call, 1, "tool_calls.type")
+	strField(&c.callID, &call, 0, "tool_calls.id")
+	strField(&c.callType, &call, 1, "tool_calls.type")
 	set(func() (e error) { c.fn, e = structChild[*array.Struct](call, 2, column+".tool_calls.function"); return })
-	str(&c.fnName, &c.fn, 0, "tool_calls.function.name")
-	str(&c.fnArgs, &c.fn, 1, "tool_calls.function.arguments")
+	strField(&c.fnName, &c.fn, 0, "tool_calls.function.name")
+	strField(&c.fnArgs, &c.fn, 1, "tool_calls.function.arguments")
 	if err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// str reads a string that outlives the record it came from: arrow strings
+// stringAt reads a string that outlives the record it came from: arrow strings
 // alias the column buffer, which the allocator may free or reuse.
-func str(a *array.String, i int) string {
+func stringAt(a *array.String, i int) string {
 	if a.IsNull(i) {
 		return ""
 	}
@@ -216,11 +216,11 @@ func (c *messagesColumn) at(i int) []record.Message {
 			continue
 		}
 		m := record.Message{
-			Role:             str(c.role, j),
-			Content:          str(c.content, j),
-			ReasoningContent: str(c.reasoning, j),
-			ToolCallID:       str(c.toolCallID, j),
-			Name:             str(c.name, j),
+			Role:             stringAt(c.role, j),
+			Content:          stringAt(c.content, j),
+			ReasoningContent: stringAt(c.reasoning, j),
+			ToolCallID:       stringAt(c.toolCallID, j),
+			Name:             stringAt(c.name, j),
 		}
 		if !c.calls.IsNull(j) {
 			cs, ce := c.calls.ValueOffsets(j)
@@ -228,9 +228,9 @@ func (c *messagesColumn) at(i int) []record.Message {
 				m.ToolCalls = make([]record.ToolCall, 0, ce-cs)
 			}
 			for k := int(cs); k < int(ce); k++ {
-				tc := record.ToolCall{ID: str(c.callID, k), Type: str(c.callType, k)}
+				tc := record.ToolCall{ID: stringAt(c.callID, k), Type: stringAt(c.callType, k)}
 				if !c.fn.IsNull(k) {
-					tc.Function = record.FunctionCall{Name: str(c.fnName, k), Arguments: str(c.fnArgs, k)}
+					tc.Function = record.FunctionCall{Name: stringAt(c.fnName, k), Arguments: stringAt(c.fnArgs, k)}
 				}
 				m.ToolCalls = append(m.ToolCalls, tc)
 			}

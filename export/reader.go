@@ -19,7 +19,10 @@ import (
 // row group of the default size fits in one batch.
 const readBatchRows = 4096
 
-// ReadSFT reads every row of an sft Parquet file.
+// ReadSFT reads every row of an sft Parquet file. Like every reader here,
+// it checks the file's column names and types against SFTSchema and fails
+// with an error naming the file on any mismatch or damage. Empty lists
+// and null strings read as nil and "".
 func ReadSFT(path string) ([]SFTRow, error) {
 	return readSFT(path, memory.DefaultAllocator)
 }
@@ -29,10 +32,10 @@ func ReadDPO(path string) ([]DPORow, error) {
 	return readDPO(path, memory.DefaultAllocator)
 }
 
-// ScanSFT calls fn for each row of an sft Parquet file, in order, decoding
-// one row group at a time so memory stays bounded by the largest row group
-// whatever the file size.
-// It stops at, and returns, the first error fn returns.
+// ScanSFT calls fn for each row of an sft Parquet file, in order. It
+// decodes one row group at a time, so memory stays bounded by the largest
+// row group whatever the file size, and it stops at, and returns, the
+// first error fn returns.
 func ScanSFT(path string, fn func(SFTRow) error) error {
 	return scanSFT(path, memory.DefaultAllocator, fn)
 }
@@ -341,16 +344,16 @@ func newSFTColumns(rec arrow.RecordBatch) (*sftColumns, error) {
 
 func (c *sftColumns) row(i int) SFTRow {
 	return SFTRow{
-		ID:          str(c.id, i),
-		BlueprintID: str(c.blueprintID, i),
-		Domain:      str(c.domain, i),
+		ID:          stringAt(c.id, i),
+		BlueprintID: stringAt(c.blueprintID, i),
+		Domain:      stringAt(c.domain, i),
 		Messages:    c.messages.at(i),
-		Tools:       str(c.tools, i),
+		Tools:       stringAt(c.tools, i),
 		NWrites:     i32(c.nWrites, i),
 		NReads:      i32(c.nReads, i),
 		Evidence:    c.evidence.at(i),
-		Behavior:    str(c.behavior, i),
-		Engine:      str(c.engine, i),
+		Behavior:    stringAt(c.behavior, i),
+		Engine:      stringAt(c.engine, i),
 	}
 }
 
@@ -399,14 +402,14 @@ func newDPOColumns(rec arrow.RecordBatch) (*dpoColumns, error) {
 
 func (c *dpoColumns) row(i int) DPORow {
 	return DPORow{
-		ID:             str(c.id, i),
-		BlueprintID:    str(c.blueprintID, i),
-		Domain:         str(c.domain, i),
+		ID:             stringAt(c.id, i),
+		BlueprintID:    stringAt(c.blueprintID, i),
+		Domain:         stringAt(c.domain, i),
 		Prompt:         c.prompt.at(i),
 		Chosen:         c.chosen.at(i),
 		Rejected:       c.rejected.at(i),
-		Tools:          str(c.tools, i),
-		Failure:        str(c.failure, i),
+		Tools:          stringAt(c.tools, i),
+		Failure:        stringAt(c.failure, i),
 		DivergenceTurn: i32(c.divergenceTurn, i),
 	}
 }

@@ -129,13 +129,13 @@ func (k rowKind) String() string {
 //
 // A Writer is not safe for concurrent use.
 type Writer struct {
-	dir, config, cfgDir string
-	schema              *arrow.Schema
-	kind                rowKind
-	opts                Options
-	props               *parquet.WriterProperties
-	arrowProps          pqarrow.ArrowWriterProperties
-	splits              map[string]*split
+	config, cfgDir string
+	schema         *arrow.Schema
+	kind           rowKind
+	opts           Options
+	props          *parquet.WriterProperties
+	arrowProps     pqarrow.ArrowWriterProperties
+	splits         map[string]*split
 	// err is sticky: once a write fails, the dataset is incomplete and
 	// nothing of it may be published.
 	err  error
@@ -187,10 +187,12 @@ func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer,
 	switch {
 	case schema == nil:
 		return nil, errors.New("export: NewWriter: nil schema; pass SFTSchema() or DPOSchema()")
+	// The canonical schema replaces the caller's equal one, so that no
+	// metadata of theirs ends up in some files and not others.
 	case schemaMismatch(schema, SFTSchema()) == "":
-		kind = kindSFT
+		kind, schema = kindSFT, SFTSchema()
 	case schemaMismatch(schema, DPOSchema()) == "":
-		kind = kindDPO
+		kind, schema = kindDPO, DPOSchema()
 	default:
 		return nil, fmt.Errorf("export: NewWriter: schema is neither SFTSchema() nor DPOSchema(): %s", schemaMismatch(schema, SFTSchema()))
 	}
@@ -224,7 +226,6 @@ func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer,
 		parquet.WithMaxRowGroupLength(int64(opts.RowsPerGroup)),
 	)...)
 	return &Writer{
-		dir:    dir,
 		config: config,
 		cfgDir: cfgDir,
 		schema: schema,

@@ -101,18 +101,50 @@ func Text(v any) string {
 // value at the path equals the wanted text (case-insensitive).
 func Matches(obj map[string]any, where map[string]string) bool {
 	for path, want := range where {
-		found := false
-		for _, v := range Field(obj, path) {
-			if strings.EqualFold(Text(v), want) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !anyAt(obj, path, want) {
 			return false
 		}
 	}
 	return true
+}
+
+// anyAt walks a dotted path like Field does, without collecting the
+// values: selectors run over every candidate of every task, so this is hot.
+func anyAt(v any, path, want string) bool {
+	step, rest, more := strings.Cut(path, ".")
+	switch x := v.(type) {
+	case map[string]any:
+		next, ok := x[step]
+		if !ok {
+			return false
+		}
+		if more {
+			return anyAt(next, rest, want)
+		}
+		return equalAt(next, want)
+	case []any:
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok && anyAt(m, path, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func equalAt(v any, want string) bool {
+	if l, ok := v.([]any); ok {
+		for _, e := range l {
+			if equalAt(e, want) {
+				return true
+			}
+		}
+		return false
+	}
+	if s, ok := v.(string); ok {
+		return strings.EqualFold(s, want)
+	}
+	return strings.EqualFold(Text(v), want)
 }
 
 // Resolve applies a selector to candidates and returns the index of the

@@ -179,7 +179,7 @@ func TestField(t *testing.T) {
 		{o3, "items.missing", nil},
 		{o3, "", nil},
 		{[]any{map[string]any{"a": 1.0}, map[string]any{"a": 2.0}, "x"}, "a", []any{1.0, 2.0}},
-		{map[string]any{"a": []any{[]any{1.0}}}, "a", []any{[]any{1.0}}},                                          // one level of flattening
+		{map[string]any{"a": []any{[]any{1.0}}}, "a", []any{[]any{1.0}}},                                                                       // one level of flattening
 		{map[string]any{"a": []any{map[string]any{"b": []any{map[string]any{"c": "x"}, map[string]any{"c": "y"}}}}}, "a.b.c", []any{"x", "y"}}, // nested fan-out
 		{"scalar", "a", nil},
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 )
 
@@ -31,6 +32,10 @@ func recordDigest(coll, key string, v any) (digest, error) {
 	if err != nil {
 		return digest{}, fmt.Errorf("hash %s/%s: %w", coll, key, err)
 	}
+	return digestOf(coll, key, b), nil
+}
+
+func digestOf(coll, key string, b []byte) digest {
 	h := sha256.New()
 	h.Write([]byte(coll))
 	h.Write([]byte{0})
@@ -43,7 +48,7 @@ func recordDigest(coll, key string, v any) (digest, error) {
 	for i := range d {
 		d[i] = binary.LittleEndian.Uint64(sum[i*8:])
 	}
-	return d, nil
+	return d
 }
 
 // Base is an immutable database: collections of records by key. Records
@@ -55,32 +60,50 @@ type Base struct {
 	keys    map[string][]string
 	digests map[string]map[string]digest
 	sum     digest
+	// rendered holds the JSON of records stored as pointers, keyed by the
+	// pointer: tool results that return a base record unchanged (most
+	// reads) reuse it instead of marshalling the record again.
+	rendered map[any][]byte
 }
 
 // NewBase indexes and hashes a database. It takes ownership of colls.
 func NewBase(colls map[string]map[string]any) (*Base, error) {
 	b := &Base{
-		colls:   colls,
-		keys:    make(map[string][]string, len(colls)),
-		digests: make(map[string]map[string]digest, len(colls)),
+		colls:    colls,
+		keys:     make(map[string][]string, len(colls)),
+		digests:  make(map[string]map[string]digest, len(colls)),
+		rendered: map[any][]byte{},
 	}
 	for coll, recs := range colls {
 		ks := make([]string, 0, len(recs))
 		ds := make(map[string]digest, len(recs))
 		for k, v := range recs {
 			ks = append(ks, k)
-			d, err := recordDigest(coll, k, v)
+			raw, err := json.Marshal(v)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("hash %s/%s: %w", coll, k, err)
 			}
+			d := digestOf(coll, k, raw)
 			ds[k] = d
 			b.sum.add(d)
+			if v != nil && reflect.TypeOf(v).Kind() == reflect.Pointer {
+				b.rendered[v] = raw
+			}
 		}
 		sort.Strings(ks)
 		b.keys[coll] = ks
 		b.digests[coll] = ds
 	}
 	return b, nil
+}
+
+// Rendered returns the JSON of v if v is a record of the base.
+func (b *Base) Rendered(v any) ([]byte, bool) {
+	if v == nil || reflect.TypeOf(v).Kind() != reflect.Pointer {
+		return nil, false
+	}
+	raw, ok := b.rendered[v]
+	return raw, ok
 }
 
 // Get returns a record of the base.

@@ -181,8 +181,10 @@ func (k *Toolkit) Call(ctx context.Context, st *State, name, args string) Result
 	if err != nil {
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
 	}
-	out, err := Render(v)
-	if err != nil {
+	var out string
+	if raw, ok := st.base.Rendered(v); ok {
+		out = string(raw)
+	} else if out, err = Render(v); err != nil {
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
 	}
 	return Result{Output: out, Kind: t.Kind, Value: v}
