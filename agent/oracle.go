@@ -69,6 +69,10 @@ type Oracle struct {
 	userDone bool
 	out      []record.Message
 	refused  bool
+
+	flaw  *Flaw
+	fired bool
+	hide  bool // never state amounts (the omits_output flaw)
 }
 
 // NewOracle creates the oracle for one episode.
@@ -112,6 +116,9 @@ func (o *Oracle) call(ctx context.Context, name string, args map[string]any, rea
 }
 
 func (o *Oracle) reply(text string, ask usersim.Ask) Turn {
+	if o.hide {
+		text = hideAmounts(text)
+	}
 	o.out = append(o.out, record.Message{Role: "assistant", Content: text})
 	ask.Done = slices.Clone(o.done)
 	ask.Refused = o.refused
@@ -132,6 +139,9 @@ func (o *Oracle) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 			return Turn{}, err
 		}
 		if o.userID == "" {
+			if o.skipAuth(func(id string) map[string]any { return o.ensureOrder(ctx, id) }) {
+				continue
+			}
 			if o.identity == nil {
 				return o.reply(joinText(lead, o.say(greetIdentify, nil)), usersim.Ask{Kind: "identify"}), nil
 			}
@@ -164,7 +174,11 @@ func (o *Oracle) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 			continue
 		}
 		if t != nil {
-			t.Messages[len(t.Messages)-1].Content = joinText(lead, t.Messages[len(t.Messages)-1].Content)
+			last := &t.Messages[len(t.Messages)-1]
+			last.Content = joinText(lead, last.Content)
+			if o.hide {
+				last.Content = hideAmounts(last.Content)
+			}
 			return *t, nil
 		}
 	}
@@ -327,10 +341,23 @@ func (o *Oracle) work(ctx context.Context, g *goal) (*Turn, string, bool) {
 		if !o.has(g, "topic") {
 			return o.askFor(g, "topic"), "", false
 		}
+		if o.fire(FlawStopsEarly, g) {
+			// Brushes the request off instead of handing it over.
+			t := o.reply("I'm afraid I can't help with that. "+o.say(closings, map[string]string{"first": o.first}), usersim.Ask{Kind: "closing"})
+			return &t, "", false
+		}
 		o.call(ctx, "transfer_to_human_agents", map[string]any{"summary": "User " + o.userID + " wants to " + g.slots["topic"] + "; this is outside what I can handle."},
 			"The request is outside the policy's scope, so it must go to a human agent.")
 		t := o.reply(o.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
 		return &t, "", false
+	}
+	if o.fire(FlawUnnecessaryTransfer, g) {
+		o.call(ctx, "transfer_to_human_agents", map[string]any{"summary": "User " + o.userID + " needs help with a " + strings.ReplaceAll(g.intent, "_", " ") + " request."}, "")
+		t := o.reply(o.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
+		return &t, "", false
+	}
+	if hasAmount(act) && o.fire(FlawOmitsOutput, g) {
+		o.hide = true
 	}
 	pieces := need(g.intent)
 	// The target first: its status decides whether anything else matters.
@@ -363,12 +390,31 @@ func (o *Oracle) work(ctx context.Context, g *goal) (*Turn, string, bool) {
 	if act == "user_address" {
 		o.ensureUser(ctx)
 	}
+	if !g.confirm && !g.propose {
+		o.hallucinate(g)
+	}
+	if !g.confirm && o.fire(FlawNoConfirmation, g) {
+		return nil, o.execute(ctx, g), true
+	}
 	if !g.confirm {
 		g.propose = true
 		t := o.reply(o.proposal(g), usersim.Ask{Kind: "confirm", Goal: g.idx})
 		return &t, "", false
 	}
+	if o.fire(FlawStopsEarly, g) {
+		t := o.reply(o.say(doneLead, nil)+" "+o.say(closings, map[string]string{"first": o.first}), usersim.Ask{Kind: "closing"})
+		return &t, "", false
+	}
 	return nil, o.execute(ctx, g), true
+}
+
+// hasAmount reports whether an action's outcome carries a required output.
+func hasAmount(act string) bool {
+	switch act {
+	case "cancel", "return", "exchange", "items", "total", "cheapest":
+		return true
+	}
+	return false
 }
 
 func (o *Oracle) ensureUser(ctx context.Context) map[string]any {
@@ -435,17 +481,32 @@ func (o *Oracle) resolveTarget(ctx context.Context, g *goal) (string, bool) {
 		}
 	} else {
 		u := o.ensureUser(ctx)
-		var cands []map[string]any
-		for _, id := range tools.Field(u, "orders") {
-			if ord := o.ensureOrder(ctx, tools.Text(id)); ord != nil {
-				cands = append(cands, ord)
+		ids := tools.Field(u, "orders")
+		if len(ids) > 1 && o.fire(FlawPrematureWrite, g) {
+			// Guess the latest order instead of reading them all.
+			ord = o.ensureOrder(ctx, tools.Text(ids[len(ids)-1]))
+		} else {
+			var cands []map[string]any
+			for _, id := range ids {
+				if ord := o.ensureOrder(ctx, tools.Text(id)); ord != nil {
+					cands = append(cands, ord)
+				}
 			}
+			i, err := tools.Resolve(sel, cands)
+			if err != nil {
+				return "I'm sorry, I couldn't single out " + sel.Label + " on your account.", true
+			}
+			if o.wants(FlawWrongTarget, g) {
+				if j := nearMiss(cands, i, sel.Where); j >= 0 {
+					o.fire(FlawWrongTarget, g)
+					i = j
+				}
+			}
+			ord = cands[i]
 		}
-		i, err := tools.Resolve(sel, cands)
-		if err != nil {
-			return "I'm sorry, I couldn't single out " + sel.Label + " on your account.", true
+		if ord == nil {
+			return "I'm sorry, I couldn't find that order.", true
 		}
-		ord = cands[i]
 	}
 	g.order = ord
 	status := tools.Text(ord["status"])
@@ -544,6 +605,9 @@ func orderTotal(ord map[string]any) float64 {
 }
 
 func (o *Oracle) answer(g *goal) string {
+	if o.hide {
+		return "I've pulled that up for you; everything on it looks in order."
+	}
 	switch action(g.intent) {
 	case "total":
 		return fmt.Sprintf("The total of order %s is %s.", tools.Text(g.order["order_id"]), money(orderTotal(g.order)))
@@ -588,6 +652,9 @@ func (o *Oracle) resolveDetails(ctx context.Context, g *goal) string {
 		if g.payID == "" {
 			return "I'm sorry, I couldn't find " + g.slots["payment"] + " on your account."
 		}
+	}
+	if o.wants(FlawWrongArgument, g) && o.corrupt(g) {
+		o.fire(FlawWrongArgument, g)
 	}
 	return ""
 }
@@ -772,6 +839,7 @@ func (o *Oracle) execute(ctx context.Context, g *goal) string {
 		}
 		report = fmt.Sprintf("Order %s %s. The price difference of %s is %s %s.", oid, what, money(math.Abs(d)), dir, yours(g.slots["payment"]))
 	}
+	name, args = o.mistake(g, name, args)
 	_, out, ok := o.call(ctx, name, args, reasoning(g, oid))
 	if !ok {
 		return "I'm sorry, the change didn't go through: " + strings.TrimPrefix(out, "Error: ") + "."

@@ -6,13 +6,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/record"
 )
 
-// validSFTFile returns the bytes of a small, valid sft file.
+// validSFTFile returns the bytes of a small, valid sft file of two row
+// groups. It is kept small because the fuzzer mutates and minimizes
+// inputs byte by byte.
 func validSFTFile(t testing.TB) []byte {
 	t.Helper()
 	dir := t.TempDir()
-	files := writeSFT(t, dir, Options{RowsPerGroup: 2}, map[string][]SFTRow{"train": {sampleSFT(0), sampleSFT(1), sampleSFT(2)}})
+	short := func(i int) SFTRow {
+		m := sampleMessages(i)
+		return SFTRow{ID: "s", Messages: []record.Message{m[1], m[7], m[8]}, NWrites: 1, Evidence: []int32{2}, Tools: "[]"}
+	}
+	files := writeSFT(t, dir, Options{RowsPerGroup: 2}, map[string][]SFTRow{"train": {short(0), short(1), short(2)}})
 	data, err := os.ReadFile(abs(dir, files[0]))
 	if err != nil {
 		t.Fatal(err)

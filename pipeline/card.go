@@ -11,9 +11,13 @@ import (
 func Card(m *Manifest, files []FileEntry) string {
 	var b strings.Builder
 	splits := map[string]bool{}
+	dpoSplits := map[string]bool{}
 	for _, f := range files {
 		if strings.HasPrefix(f.Path, "sft/") {
 			splits[f.Split] = true
+		}
+		if strings.HasPrefix(f.Path, "dpo/") {
+			dpoSplits[f.Split] = true
 		}
 	}
 	license, _ := m.Config["license"].(string)
@@ -25,6 +29,9 @@ func Card(m *Manifest, files []FileEntry) string {
 	fmt.Fprintf(&b, "pretty_name: synth %s tool-use dialogues\n", m.Domain.Name)
 	b.WriteString("language:\n- en\n")
 	b.WriteString("tags:\n- synthetic\n- tool-use\n- function-calling\n- agents\n- sft\n")
+	if len(dpoSplits) > 0 {
+		b.WriteString("- dpo\n")
+	}
 	b.WriteString("task_categories:\n- text-generation\n")
 	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(m.Counts.SFTRows))
 	b.WriteString("configs:\n- config_name: sft\n  default: true\n  data_files:\n")
@@ -33,7 +40,18 @@ func Card(m *Manifest, files []FileEntry) string {
 			fmt.Fprintf(&b, "  - split: %s\n    path: sft/%s-*.parquet\n", s, s)
 		}
 	}
+	if len(dpoSplits) > 0 {
+		b.WriteString("- config_name: dpo\n  data_files:\n")
+		for _, s := range Splits {
+			if dpoSplits[s] {
+				fmt.Fprintf(&b, "  - split: %s\n    path: dpo/%s-*.parquet\n", s, s)
+			}
+		}
+	}
 	b.WriteString(datasetInfo)
+	if len(dpoSplits) > 0 {
+		b.WriteString(dpoInfo)
+	}
 	b.WriteString("---\n\n")
 
 	fmt.Fprintf(&b, "# synth %s tool-use dialogues\n\n", m.Domain.Name)
@@ -96,6 +114,19 @@ func Card(m *Manifest, files []FileEntry) string {
 		fmt.Fprintf(&b, "\nDistinct first user messages: %.1f%%; distinct sequences of user messages: %.1f%%.\n\n", 100*s.DistinctFirst, 100*s.DistinctUsers)
 	}
 
+	if d := m.DPO; d != nil {
+		b.WriteString("## Preference pairs (dpo)\n\n")
+		fmt.Fprintf(&b, "%d pairs. Each rejected side comes from a flawed agent that makes one realistic mistake; the dialogue was simulated onward "+
+			"(the user kept answering in its profile) and verified, and the pair counts only if verification failed for the mistake's expected reason "+
+			"(recorded in `rejected/dpo_failures.jsonl.gz`). The chosen side is the oracle's verified path from the same history. Pair mode: `%v`.\n\n",
+			d.Pairs, m.Config["dpo_mode"])
+		b.WriteString(histogram("Failure types", d.ByFailure))
+		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d.\n\n",
+			d.Attempts, d.NotFired, d.NoFailure, d.OtherReason)
+		b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `prompt` (shared history; ends with a user or tool message), `chosen`, `rejected` " +
+			"(each starts with an assistant message), `tools`, `failure` (taxonomy label), `divergence_turn` (user turns before the divergence). " +
+			"Load with `load_dataset(\"parquet\", data_files={\"train\": \"dpo/train-*.parquet\"})` and pass to TRL's `DPOTrainer` (explicit prompt).\n\n")
+	}
 	b.WriteString("## Files\n\n- `sft/{split}-NNNNN-of-NNNNN.parquet`: the training rows (columns below).\n" +
 		"- `blueprints/{split}.jsonl.gz`: every task with its ground truth, persona, behaviour and required outputs.\n" +
 		"- `rejected/rejected.jsonl.gz`: dialogues that failed verification, with the failed check (audit, not training data).\n" +
@@ -206,6 +237,50 @@ const datasetInfo = `dataset_info:
   - name: engine
     dtype: string
 `
+
+var dpoInfo = `- config_name: dpo
+  features:
+  - name: id
+    dtype: string
+  - name: blueprint_id
+    dtype: string
+  - name: domain
+    dtype: string
+` + dpoMessages("prompt") + dpoMessages("chosen") + dpoMessages("rejected") + `  - name: tools
+    dtype: string
+  - name: failure
+    dtype: string
+  - name: divergence_turn
+    dtype: int32
+`
+
+func dpoMessages(name string) string {
+	return `  - name: ` + name + `
+    list:
+    - name: role
+      dtype: string
+    - name: content
+      dtype: string
+    - name: reasoning_content
+      dtype: string
+    - name: tool_calls
+      list:
+      - name: id
+        dtype: string
+      - name: type
+        dtype: string
+      - name: function
+        struct:
+        - name: name
+          dtype: string
+        - name: arguments
+          dtype: string
+    - name: tool_call_id
+      dtype: string
+    - name: name
+      dtype: string
+`
+}
 
 const loading = "## Loading\n\n" +
 	"With Hugging Face `datasets` (from this folder, or from the Hub once pushed):\n\n" +

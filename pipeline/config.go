@@ -21,23 +21,27 @@ import (
 // Config is everything a run needs. Every field has a YAML key of the
 // same name; command-line flags override the file.
 type Config struct {
-	Domain       string    `json:"domain"`
-	N            int       `json:"n"`
-	Seed         uint64    `json:"seed"`
-	Out          string    `json:"out"`
-	Engine       string    `json:"engine"`
-	Writes       string    `json:"writes"`
-	WriteWeights []float64 `json:"write_weights,omitempty"`
-	Reads        string    `json:"reads"`
-	ReadWeights  []float64 `json:"read_weights,omitempty"`
-	Behaviors    []string  `json:"behaviors,omitempty"`
-	Validation   float64   `json:"validation"`
-	Test         float64   `json:"test"`
-	MaxTurns     int       `json:"max_turns"`
-	RowsPerFile  int       `json:"rows_per_file"`
-	Workers      int       `json:"workers"`
-	License      string    `json:"license"`
-	Force        bool      `json:"force,omitempty"`
+	Domain       string             `json:"domain"`
+	N            int                `json:"n"`
+	Seed         uint64             `json:"seed"`
+	Out          string             `json:"out"`
+	Engine       string             `json:"engine"`
+	Writes       string             `json:"writes"`
+	WriteWeights []float64          `json:"write_weights,omitempty"`
+	Reads        string             `json:"reads"`
+	ReadWeights  []float64          `json:"read_weights,omitempty"`
+	Behaviors    []string           `json:"behaviors,omitempty"`
+	Validation   float64            `json:"validation"`
+	Test         float64            `json:"test"`
+	MaxTurns     int                `json:"max_turns"`
+	RowsPerFile  int                `json:"rows_per_file"`
+	Workers      int                `json:"workers"`
+	DPO          bool               `json:"dpo"`
+	DPOMode      string             `json:"dpo_mode"`
+	DPOMix       map[string]float64 `json:"dpo_mix,omitempty"`
+	DPOPairs     int                `json:"dpo_pairs"`
+	License      string             `json:"license"`
+	Force        bool               `json:"force,omitempty"`
 }
 
 // tau2 retail's writes per task: 0:10, 1:60, 2:23, 3:15, 4:5, 5:1 of 114 tasks.
@@ -58,6 +62,8 @@ func Defaults() Config {
 		MaxTurns:   60,
 		Workers:    runtime.GOMAXPROCS(0),
 		License:    "other",
+		DPOMode:    PairSegment,
+		DPOPairs:   1,
 	}
 }
 

@@ -15,12 +15,24 @@ import (
 // and the oracle agent talk; every tool call runs on the episode's own
 // copy-on-write state.
 func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
+	tr, _, err := simulate(ctx, d, bp, maxTurns, nil)
+	return tr, err
+}
+
+// simulate plays the dialogue with the oracle, or with a flawed oracle
+// when flaw is set; it reports whether the flaw fired. The user and the
+// agent draw from the same streams either way, so a flawed dialogue is
+// the oracle's word for word until the flaw fires.
+func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
 	user, err := usersim.New(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ag := agent.NewOracle(d.Tools, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
+	if flaw != nil {
+		ag.WithFlaw(*flaw)
+	}
 	tr := &record.Trajectory{
 		ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "embedded", Behavior: bp.Behavior,
 		Messages: []record.Message{{Role: "system", Content: d.Policy}},
@@ -40,16 +52,16 @@ func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 			break
 		}
 		if turn.Text == "" {
-			return nil, fmt.Errorf("blueprint %s: the user produced an empty turn", bp.ID)
+			return nil, false, fmt.Errorf("blueprint %s: the user produced an empty turn", bp.ID)
 		}
 		tr.Messages = append(tr.Messages, record.Message{Role: "user", Content: turn.Text})
 		reply, err := ag.Respond(ctx, turn)
 		if err != nil {
-			return nil, fmt.Errorf("blueprint %s: %w", bp.ID, err)
+			return nil, false, fmt.Errorf("blueprint %s: %w", bp.ID, err)
 		}
 		tr.Messages = append(tr.Messages, reply.Messages...)
 		turn = user.Respond(reply.Ask)
 	}
 	tr.StateHash = st.Hash()
-	return tr, nil
+	return tr, ag.Fired(), nil
 }

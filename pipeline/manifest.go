@@ -26,6 +26,7 @@ type Manifest struct {
 	Checks       map[string]*CheckStats `json:"checks"`
 	Failures     map[string]int         `json:"failures"`
 	Stats        *Stats                 `json:"stats"`
+	DPO          *DPOStats              `json:"dpo,omitempty"`
 	Files        []FileEntry            `json:"files"`
 }
 
@@ -45,6 +46,7 @@ type Counts struct {
 	Rejected   int            `json:"rejected"`
 	SFTRows    int            `json:"sft_rows"`
 	BySplit    map[string]int `json:"sft_rows_by_split"`
+	DPOPairs   int            `json:"dpo_pairs,omitempty"`
 }
 
 // FileEntry is one file of a release.

@@ -45,6 +45,7 @@ type item struct {
 	bpJSON  []byte
 	rejJSON []byte
 	row     export.SFTRow
+	dpo     dpoOutcome
 	err     error
 }
 
@@ -80,9 +81,16 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 	}
 	ver := verify.New(d.Verify, sch)
 	toolsJSON := d.Tools.OpenAI()
+	var plan *dpoPlan
+	if cfg.DPO {
+		if plan, err = newDPOPlan(cfg); err != nil {
+			return nil, err
+		}
+	}
 
 	rel := &release{cfg: cfg, dom: d, stats: newStats(d.Tools.Kind), checks: checkStats(),
-		failures: map[string]int{}, bySplit: map[string]int{}}
+		failures: map[string]int{}, bySplit: map[string]int{},
+		dpoStats: DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}}
 	if err := rel.open(); err != nil {
 		return nil, err
 	}
@@ -113,6 +121,9 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 		it.row = export.SFTRow{ID: it.tr.ID, BlueprintID: it.bp.ID, Domain: it.bp.Domain, Messages: it.tr.Messages,
 			Tools: toolsJSON, NWrites: int32(it.bp.NWrites), NReads: int32(it.bp.NReads), Evidence: ev,
 			Behavior: it.bp.Behavior, Engine: it.tr.Engine}
+		if plan != nil {
+			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, toolsJSON)
+		}
 		return it
 	}
 
@@ -257,6 +268,9 @@ type release struct {
 	cfg      Config
 	dom      *domains.Domain
 	sft      *export.Writer
+	dpo      *export.Writer
+	proofs   *jsonlSink
+	dpoStats DPOStats
 	bps      map[string]*jsonlSink
 	rejected *jsonlSink
 	stats    *Stats
@@ -279,6 +293,13 @@ func (r *release) open() error {
 		}
 	}
 	r.rejected, err = newJSONLSink(r.cfg.Out, "rejected/rejected.jsonl.gz")
+	if err != nil || !r.cfg.DPO {
+		return err
+	}
+	if r.dpo, err = export.NewWriter(r.cfg.Out, "dpo", export.DPOSchema(), export.Options{RowsPerFile: r.cfg.RowsPerFile, Replace: true}); err != nil {
+		return err
+	}
+	r.proofs, err = newJSONLSink(r.cfg.Out, "rejected/dpo_failures.jsonl.gz")
 	return err
 }
 
@@ -297,12 +318,42 @@ func (r *release) add(it item) error {
 	r.counts.Verified++
 	r.bySplit[it.bp.Split]++
 	r.stats.add(it.bp, it.tr)
-	return r.sft.WriteSFT(it.bp.Split, it.row)
+	if err := r.sft.WriteSFT(it.bp.Split, it.row); err != nil {
+		return err
+	}
+	if r.dpo == nil {
+		return nil
+	}
+	s := &r.dpoStats
+	s.Attempts += it.dpo.stats.Attempts
+	s.NotFired += it.dpo.stats.NotFired
+	s.NoFailure += it.dpo.stats.NoFailure
+	s.OtherReason += it.dpo.stats.OtherReason
+	s.Unpairable += it.dpo.stats.Unpairable
+	for i, row := range it.dpo.rows {
+		// A blueprint's pairs go to the split of its SFT row.
+		if err := r.dpo.WriteDPO(it.bp.Split, row); err != nil {
+			return err
+		}
+		if err := r.proofs.write(it.dpo.proofs[i]); err != nil {
+			return err
+		}
+		s.Pairs++
+		s.ByFailure[row.Failure]++
+		s.BySplit[it.bp.Split]++
+	}
+	return nil
 }
 
 func (r *release) abort() {
 	if r.sft != nil {
 		r.sft.Abort()
+	}
+	if r.dpo != nil {
+		r.dpo.Abort()
+	}
+	if r.proofs != nil {
+		r.proofs.abort()
 	}
 	for _, s := range r.bps {
 		s.abort()
@@ -317,9 +368,23 @@ func (r *release) finish() (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.dpo != nil {
+		dfiles, err := r.dpo.Close()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, dfiles...)
+	}
 	var entries []FileEntry
 	for _, f := range files {
 		entries = append(entries, FileEntry{Path: f.Path, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+	}
+	if r.proofs != nil {
+		e, err := r.proofs.commit()
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
 	}
 	for _, s := range Splits {
 		e, err := r.bps[s].commit()
@@ -351,6 +416,10 @@ func (r *release) finish() (*Manifest, error) {
 		Checks:       r.checks,
 		Failures:     r.failures,
 		Stats:        r.stats,
+	}
+	if r.dpo != nil {
+		m.DPO = &r.dpoStats
+		m.Counts.DPOPairs = r.dpoStats.Pairs
 	}
 	card := Card(m, entries)
 	if err := export.WriteFileAtomic(filepath.Join(r.cfg.Out, "README.md"), []byte(card)); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/record"
 )
 
 // errFound stops a scan once the wanted row is printed.
@@ -21,6 +22,7 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	id := fs.String("id", "", "row or blueprint id to show (default: the first row)")
 	split := fs.String("split", "", "only look in this split")
 	width := fs.Int("width", 100, "wrap text at this many columns")
+	dpo := fs.Bool("dpo", false, "show a DPO pair (prompt, then chosen and rejected side by side)")
 	dir, err := parseWithDir(fs, args)
 	if err != nil {
 		return err
@@ -29,21 +31,36 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
+	config := "sft/"
+	if *dpo {
+		config = "dpo/"
+	}
 	var paths []string
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, "sft/") && (*split == "" || f.Split == *split) {
+		if strings.HasPrefix(f.Path, config) && (*split == "" || f.Split == *split) {
 			paths = append(paths, filepath.Join(dir, f.Path))
 		}
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		err := export.ScanSFT(p, func(r export.SFTRow) error {
-			if *id != "" && r.ID != *id && r.BlueprintID != *id {
-				return nil
-			}
-			printRow(stdout, r, *width)
-			return errFound
-		})
+		var err error
+		if *dpo {
+			err = export.ScanDPO(p, func(r export.DPORow) error {
+				if *id != "" && r.ID != *id && r.BlueprintID != *id {
+					return nil
+				}
+				printPair(stdout, r, *width)
+				return errFound
+			})
+		} else {
+			err = export.ScanSFT(p, func(r export.SFTRow) error {
+				if *id != "" && r.ID != *id && r.BlueprintID != *id {
+					return nil
+				}
+				printRow(stdout, r, *width)
+				return errFound
+			})
+		}
 		if errors.Is(err, errFound) {
 			return nil
 		}
@@ -54,7 +71,46 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	if *id != "" {
 		return fmt.Errorf("no row with id %q in %s; list ids with: duckdb -c \"select id from '%s/sft/*.parquet'\"", *id, dir, dir)
 	}
+	if *dpo {
+		return fmt.Errorf("%s has no DPO pairs (run with --dpo)", dir)
+	}
 	return fmt.Errorf("%s has no SFT rows", dir)
+}
+
+// printPair shows the shared prompt, then the chosen and rejected
+// continuations in two columns.
+func printPair(w io.Writer, r export.DPORow, width int) {
+	fmt.Fprintf(w, "pair %s  blueprint %s  failure %s  diverges after user turn %d\n", r.ID, r.BlueprintID, r.Failure, r.DivergenceTurn)
+	fmt.Fprintln(w, strings.Repeat("─", min(width, 100)))
+	printMessages(w, r.Prompt, width)
+	col := (width - 3) / 2
+	left := strings.Split(renderMessages(r.Chosen, col), "\n")
+	right := strings.Split(renderMessages(r.Rejected, col), "\n")
+	fmt.Fprintf(w, "%s\n%-*s │ %s\n%s\n", strings.Repeat("─", width), col, "CHOSEN (verified)", "REJECTED ("+r.Failure+")", strings.Repeat("─", width))
+	for i := 0; i < max(len(left), len(right)); i++ {
+		var l, rr string
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			rr = right[i]
+		}
+		fmt.Fprintf(w, "%-*s │ %s\n", col, clip(l, col), clip(rr, col))
+	}
+}
+
+func renderMessages(msgs []record.Message, width int) string {
+	var b strings.Builder
+	printMessages(&b, msgs, width)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // parseWithDir parses flags that may come before or after the DIR argument.
@@ -82,7 +138,11 @@ func printRow(w io.Writer, r export.SFTRow, width int) {
 	fmt.Fprintf(w, "id %s  blueprint %s  domain %s  engine %s\n", r.ID, r.BlueprintID, r.Domain, r.Engine)
 	fmt.Fprintf(w, "behaviour %s  writes %d  reads %d  evidence per write %v\n", r.Behavior, r.NWrites, r.NReads, r.Evidence)
 	fmt.Fprintln(w, strings.Repeat("─", min(width, 100)))
-	for i, m := range r.Messages {
+	printMessages(w, r.Messages, width)
+}
+
+func printMessages(w io.Writer, msgs []record.Message, width int) {
+	for i, m := range msgs {
 		switch m.Role {
 		case "system":
 			fmt.Fprintf(w, "[%d] SYSTEM  (policy, %d characters)\n", i, len(m.Content))

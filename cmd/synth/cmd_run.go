@@ -40,6 +40,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg           pipeline.Config
 		quiet         = fs.Bool("quiet", false, "no progress on stderr")
 		behaviors     string
+		dpoMix        string
 		writeW, readW floatList
 	)
 	fs.StringVar(&cfg.Domain, "domain", d.Domain, "domain name (built in: retail)")
@@ -58,6 +59,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&cfg.Validation, "validation", d.Validation, "share of blueprints in the validation split")
 	fs.Float64Var(&cfg.Test, "test", d.Test, "share of blueprints in the test split")
 	fs.StringVar(&cfg.License, "license", d.License, "license written into the dataset card")
+	fs.BoolVar(&cfg.DPO, "dpo", false, "also write DPO preference pairs from verified failures (dpo/)")
+	fs.StringVar(&cfg.DPOMode, "dpo-mode", d.DPOMode, "pair shape: segment (next assistant segment), session (whole conversations) or equal (equal-length segments)")
+	fs.IntVar(&cfg.DPOPairs, "dpo-pairs", d.DPOPairs, "most DPO pairs per blueprint")
+	fs.StringVar(&dpoMix, "dpo-mix", "", "failure mix as type=weight,... (default: every type equally)")
 	fs.BoolVar(&cfg.Force, "force", false, "replace a release made with another config in --out")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -70,6 +75,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 	final := d
+	var mixErr error
 	if *configPath != "" {
 		if err := pipeline.LoadFile(*configPath, &final); err != nil {
 			return err
@@ -112,8 +118,27 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			final.License = cfg.License
 		case "force":
 			final.Force = cfg.Force
+		case "dpo":
+			final.DPO = cfg.DPO
+		case "dpo-mode":
+			final.DPOMode = cfg.DPOMode
+		case "dpo-pairs":
+			final.DPOPairs = cfg.DPOPairs
+		case "dpo-mix":
+			final.DPOMix = map[string]float64{}
+			for _, kv := range strings.Split(dpoMix, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				var w float64
+				if _, err := fmt.Sscan(v, &w); err != nil {
+					mixErr = fmt.Errorf("--dpo-mix %q: want type=weight,... e.g. wrong_target=2,no_confirmation=1", kv)
+				}
+				final.DPOMix[strings.TrimSpace(k)] = w
+			}
 		}
 	})
+	if mixErr != nil {
+		return mixErr
+	}
 	var prog pipeline.Progress
 	var bar *progressLine
 	if !*quiet {
@@ -138,6 +163,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		m.Counts.BySplit["train"], m.Counts.BySplit["validation"], m.Counts.BySplit["test"], res.Elapsed.Round(time.Millisecond), rate)
 	for name, n := range m.Failures {
 		fmt.Fprintf(stdout, "  rejected by %s: %d\n", name, n)
+	}
+	if m.DPO != nil {
+		fmt.Fprintf(stdout, "  DPO pairs: %d from %d flawed attempts\n", m.DPO.Pairs, m.DPO.Attempts)
 	}
 	return nil
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package blueprints_test
+
+const raceEnabled = true

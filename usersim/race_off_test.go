@@ -1,0 +1,5 @@
+//go:build !race
+
+package usersim_test
+
+const raceEnabled = false
