@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,11 @@ func generate(t testing.TB, d *domains.Domain, spec blueprints.Spec, n int) []*r
 	if err != nil {
 		t.Fatal(err)
 	}
+	return generateWith(t, g, n)
+}
+
+func generateWith(t testing.TB, g blueprints.Generator, n int) []*record.Blueprint {
+	t.Helper()
 	bps := make([]*record.Blueprint, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -69,19 +75,25 @@ var (
 	defaultOnce sync.Once
 	defaultBPs  []*record.Blueprint
 	defaultDom  *domains.Domain
+	defaultGen  blueprints.Generator
 )
 
 // nDefault is 1000 blueprints; the race detector makes generation ~5x
-// slower, so race runs check the first 300 (the allocator's spread is
+// slower, so race runs check the first 250 (the allocator's spread is
 // exact for any prefix, so every check keeps its tolerance).
-var nDefault = map[bool]int{false: 1000, true: 300}[raceEnabled]
+var nDefault = map[bool]int{false: 1000, true: 250}[raceEnabled]
 
 // defaultBlueprints generates the default blueprints once for all tests.
 func defaultBlueprints(t *testing.T) (*domains.Domain, []*record.Blueprint) {
 	t.Helper()
 	defaultOnce.Do(func() {
 		defaultDom = loadDomain(t)
-		defaultBPs = generate(t, defaultDom, defaultSpec(), nDefault)
+		g, err := defaultDom.Generator(defaultSpec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defaultGen = g
+		defaultBPs = generateWith(t, g, nDefault)
 	})
 	if defaultBPs == nil {
 		t.Fatal("generation failed in an earlier test")
@@ -525,7 +537,7 @@ func TestRetailBlueprintsDistribution(t *testing.T) {
 // distributions". The read control asks for an even spread of 2-7 reads
 // per write.
 func TestRetailReadDistribution(t *testing.T) {
-	t.Skip("bug: the --reads distribution is not the requested one: over 1000 default blueprints 31% of writes need 2 reads and 10% need 5, against 16.7% each requested; only ~21% of blueprints with writes hit the allocated evidence level (try() only checks Reads.Contains, and Generate's fallback wraps from the top level to the bottom)")
+	knownBug(t, "the --reads distribution is not the requested one: over the 1000 default blueprints (seed 1, --reads 2-7, even weights) 30.8% of writes need 2 reads, 14.3% need 3, 10.2% need 4, 8.8% need 5, 19.7% need 6 and 16.2% need 7, against 16.7% each requested; only 211 of the 833 blueprints with writes have every write at the allocated level (try() only checks Reads.Contains, and Generate's fallback wraps from the top level to the bottom)")
 	_, bps := defaultBlueprints(t)
 	spec := defaultSpec()
 	c := map[int]int{}
@@ -549,14 +561,14 @@ func TestRetailBlueprintsWriteWeights(t *testing.T) {
 	d := loadDomain(t)
 	spec := defaultSpec()
 	spec.WriteWeights = []float64{10, 60, 23, 15, 5, 1}
-	const n = 120
+	n := map[bool]int{false: 120, true: 60}[raceEnabled]
 	bps := generate(t, d, spec, n)
 	c := map[int]int{}
 	for _, bp := range bps {
 		c[bp.NWrites]++
 	}
 	for w, wt := range spec.WriteWeights {
-		if want := n * wt / 114; math.Abs(float64(c[w])-want) > 2 {
+		if want := float64(n) * wt / 114; math.Abs(float64(c[w])-want) > 2 {
 			t.Errorf("%d blueprints with %d writes, want %.1f ± 2", c[w], w, want)
 		}
 	}
@@ -593,7 +605,7 @@ func TestRetailBlueprintsHighReads(t *testing.T) {
 	d := loadDomain(t)
 	spec := defaultSpec()
 	spec.Reads = blueprints.Range{Min: 6, Max: 10}
-	bps := generate(t, d, spec, 100)
+	bps := generate(t, d, spec, map[bool]int{false: 100, true: 50}[raceEnabled])
 	writes := 0
 	for _, bp := range bps {
 		checkControls(t, d, spec, bp)
@@ -620,7 +632,7 @@ func TestRetailInfeasibleControls(t *testing.T) {
 	}{
 		{"reads beyond the busiest user", func(s *blueprints.Spec) { s.Reads = r(50, 60) }, []string{"--reads", "50-60"}},
 		{"too many writes", func(s *blueprints.Spec) { s.Writes = r(0, 9) }, []string{"--writes", "0-9"}},
-				{"writes without reads", func(s *blueprints.Spec) { s.Writes = r(1, 2); s.Reads = r(0, 0) }, []string{"--reads"}},
+		{"writes without reads", func(s *blueprints.Spec) { s.Writes = r(1, 2); s.Reads = r(0, 0) }, []string{"--reads"}},
 		{"several writes with one read", func(s *blueprints.Spec) { s.Writes = r(2, 3); s.Reads = r(1, 1) }, []string{"--reads"}},
 		{"write weights of the wrong length", func(s *blueprints.Spec) { s.WriteWeights = []float64{1, 2} }, []string{"--writes", "weights"}},
 		{"zero read weights", func(s *blueprints.Spec) { s.ReadWeights = []float64{0, 0, 0, 0, 0, 0} }, []string{"--reads", "zero"}},
@@ -654,7 +666,7 @@ func TestRetailInfeasibleControls(t *testing.T) {
 // Library callers build Specs without ParseRange; an invalid range must
 // be an error naming the flag, not a panic.
 func TestRetailInvalidRangesAreErrors(t *testing.T) {
-	t.Skip("bug: blueprints.NewRetail does not Check() spec.Writes/spec.Reads: Writes{3,1} panics in NewAllocator (makeslice: len out of range), Writes{-1,1} panics in try (index out of range on p.goals[0])")
+	knownBug(t, "blueprints.NewRetail does not Check() spec.Writes/spec.Reads: Writes{3,1} panics in NewAllocator (makeslice: len out of range), Writes{-1,1} panics in try (index out of range on p.goals[0])")
 	d := loadDomain(t)
 	for _, w := range []blueprints.Range{{Min: 3, Max: 1}, {Min: -1, Max: 1}} {
 		func() {
@@ -675,7 +687,7 @@ func TestRetailInvalidRangesAreErrors(t *testing.T) {
 // A behaviour list may start with (or consist of) changes_mind while the
 // write range includes 0: blueprints without writes use another profile.
 func TestRetailChangesMindFirst(t *testing.T) {
-	t.Skip("bug: NewRetail's feasibility probe uses spec.Behaviors[0]; with Behaviors [changes_mind, ...] and Writes 0-5 it fails with the misleading \"--writes 0-5 with --reads 2-7: ... cannot build a task with 0 writes ...; widen --reads\"")
+	knownBug(t, "NewRetail's feasibility probe uses spec.Behaviors[0]; with Behaviors [changes_mind, ...] and Writes 0-5 it fails with the misleading \"--writes 0-5 with --reads 2-7: ... cannot build a task with 0 writes ...; widen --reads\"")
 	d := loadDomain(t)
 	spec := defaultSpec()
 	spec.Behaviors = []string{usersim.ChangesMind, usersim.Upfront}
@@ -691,14 +703,20 @@ func TestRetailChangesMindFirst(t *testing.T) {
 }
 
 func TestRetailGenerateCancelled(t *testing.T) {
-	d := loadDomain(t)
-	g, err := d.Generator(defaultSpec())
-	if err != nil {
-		t.Fatal(err)
-	}
+	defaultBlueprints(t)
+	g := defaultGen
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := g.Generate(ctx, 0); err == nil {
 		t.Error("Generate ignored a cancelled context")
+	}
+}
+
+// knownBug skips a test that documents a known bug in non-test code;
+// SYNTH_RUN_KNOWN_BUGS=1 runs it, to see the bug (or its fix).
+func knownBug(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("SYNTH_RUN_KNOWN_BUGS") == "" {
+		t.Skip("bug: " + msg)
 	}
 }

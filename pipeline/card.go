@@ -118,7 +118,7 @@ func Card(m *Manifest, files []FileEntry) string {
 		b.WriteString("## Preference pairs (dpo)\n\n")
 		fmt.Fprintf(&b, "%d pairs. Each rejected side comes from a flawed agent that makes one realistic mistake; the dialogue was simulated onward "+
 			"(the user kept answering in its profile) and verified, and the pair counts only if verification failed for the mistake's expected reason "+
-			"(recorded in `rejected/dpo_failures.jsonl.gz`). The chosen side is the oracle's verified path from the same history. Pair mode: `%v`.\n\n",
+			"(recorded in `rejected/dpo_failures-*.jsonl.gz`). The chosen side is the oracle's verified path from the same history. Pair mode: `%v`.\n\n",
 			d.Pairs, m.Config["dpo_mode"])
 		b.WriteString(histogram("Failure types", d.ByFailure))
 		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d.\n\n",
@@ -128,8 +128,9 @@ func Card(m *Manifest, files []FileEntry) string {
 			"Load with `load_dataset(\"parquet\", data_files={\"train\": \"dpo/train-*.parquet\"})` and pass to TRL's `DPOTrainer` (explicit prompt).\n\n")
 	}
 	b.WriteString("## Files\n\n- `sft/{split}-NNNNN-of-NNNNN.parquet`: the training rows (columns below).\n" +
-		"- `blueprints/{split}.jsonl.gz`: every task with its ground truth, persona, behaviour and required outputs.\n" +
-		"- `rejected/rejected.jsonl.gz`: dialogues that failed verification, with the failed check (audit, not training data).\n" +
+		"- `blueprints/{split}-NNNNN-of-NNNNN.jsonl.gz`: every task with its ground truth, persona, behaviour and required outputs.\n" +
+		"- `rejected/rejected-*.jsonl.gz`: dialogues that failed verification, with the failed check (audit, not training data); " +
+		"`rejected/dpo_failures-*.jsonl.gz`: the verified failure behind each DPO pair.\n" +
 		"- `domain/`: the policy, the tools and the record schemas used.\n- `manifest.json`: config, counts, pass rates and every file with its rows and sha256.\n\n")
 	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages` (OpenAI chat messages: role, content, reasoning_content, tool_calls, tool_call_id, name), " +
 		"`tools` (the OpenAI tools array as JSON text), `n_writes`, `n_reads`, `evidence` (reads needed before each write), `behavior`, `engine`.\n\n")

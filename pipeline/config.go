@@ -34,7 +34,8 @@ type Config struct {
 	Validation   float64            `json:"validation"`
 	Test         float64            `json:"test"`
 	MaxTurns     int                `json:"max_turns"`
-	RowsPerFile  int                `json:"rows_per_file"`
+	ChunkSize    int                `json:"chunk_size"`
+	Shard        string             `json:"shard,omitempty"`
 	Workers      int                `json:"workers"`
 	DPO          bool               `json:"dpo"`
 	DPOMode      string             `json:"dpo_mode"`
@@ -60,6 +61,7 @@ func Defaults() Config {
 		Validation: 0.05,
 		Test:       0.05,
 		MaxTurns:   60,
+		ChunkSize:  10000,
 		Workers:    runtime.GOMAXPROCS(0),
 		License:    "other",
 		DPOMode:    PairSegment,
@@ -114,6 +116,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers %d: need at least 1", c.Workers))
 	}
+	if c.ChunkSize < 1 {
+		errs = append(errs, fmt.Errorf("chunk_size %d: need at least 1", c.ChunkSize))
+	}
 	if c.MaxTurns < 4 {
 		errs = append(errs, fmt.Errorf("max_turns %d: need at least 4", c.MaxTurns))
 	}
@@ -160,7 +165,7 @@ func (c Config) outputConfig() map[string]any {
 	raw, _ := json.Marshal(c)
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)
-	for _, k := range []string{"out", "workers", "force"} {
+	for _, k := range []string{"out", "workers", "force", "shard"} {
 		delete(m, k)
 	}
 	return m

@@ -2,18 +2,21 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
@@ -22,7 +25,7 @@ import (
 )
 
 // Version is synth's version, recorded in every release.
-const Version = "0.1.0"
+const Version = "0.2.0"
 
 // Splits in release order.
 var Splits = []string{"train", "validation", "test"}
@@ -30,10 +33,14 @@ var Splits = []string{"train", "validation", "test"}
 // Result is the outcome of a run.
 type Result struct {
 	Dir      string
-	Manifest *Manifest
+	Manifest *Manifest // nil for a shard run, which leaves chunks to merge
 	Elapsed  time.Duration
 	// Existing is true when the out dir already held this exact release.
 	Existing bool
+	// Resumed counts the chunks found finished from an earlier attempt.
+	Resumed int
+	// Chunks is the number of chunks this run (or shard) owns.
+	Chunks int
 }
 
 // item is one blueprint's journey through the stages.
@@ -51,51 +58,134 @@ type item struct {
 
 // Progress receives counts as the run advances; it may be nil.
 type Progress interface {
-	Update(done, accepted, total int)
+	// Start announces the work: blueprints to do now and already done.
+	Start(total, done int)
+	// Update reports blueprints finished, and verified among them.
+	Update(done, accepted int)
 }
 
-// Run produces a release in cfg.Out.
+// runFile records the config of the work in a work dir.
+type runFile struct {
+	Fingerprint string         `json:"fingerprint"`
+	Version     string         `json:"synth_version"`
+	Config      map[string]any `json:"config"`
+	Full        Config         `json:"full_config"`
+}
+
+// Run produces a release in cfg.Out, or with --shard I/N the chunks shard
+// I owns, for `synth merge`. Rerunning the same command continues where
+// an interrupted run stopped.
 func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 	start := time.Now()
 	spec, err := cfg.Spec()
 	if err != nil {
 		return nil, err
 	}
-	if done, err := prepareOut(cfg); err != nil || done != nil {
-		if done != nil {
-			return &Result{Dir: cfg.Out, Manifest: done, Existing: true}, nil
+	shard, shards, err := ParseShard(cfg.Shard)
+	if err != nil {
+		return nil, err
+	}
+	if m, err := prepareOut(cfg); err != nil || m != nil {
+		if m != nil {
+			return &Result{Dir: cfg.Out, Manifest: m, Existing: true}, nil
 		}
 		return nil, err
 	}
-	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	work := filepath.Join(cfg.Out, workDirName)
+	if err := cleanTemps(work); err != nil {
+		return nil, err
+	}
+	done, err := doneChunks(work)
 	if err != nil {
 		return nil, err
+	}
+	nChunks := (cfg.N + cfg.ChunkSize - 1) / cfg.ChunkSize
+	lo, hi := shard*nChunks/shards, (shard+1)*nChunks/shards
+	var todo []int
+	resumed := 0
+	for c := lo; c < hi; c++ {
+		if _, ok := done[c]; ok {
+			resumed++
+		} else {
+			todo = append(todo, c)
+		}
+	}
+	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo}
+	if len(todo) > 0 {
+		if err := produce(ctx, cfg, spec, work, todo, resumed, prog); err != nil {
+			return nil, err
+		}
+	}
+	if shards > 1 {
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
+	if done, err = doneChunks(work); err != nil {
+		return nil, err
+	}
+	dirs := make([]string, nChunks)
+	for c := range dirs {
+		dirs[c] = done[c]
+	}
+	m, err := finalize(cfg, dirs, cfg.Out, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeStale(cfg.Out, m); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(work); err != nil {
+		return nil, fmt.Errorf("remove %s: %w", work, err)
+	}
+	res.Manifest, res.Elapsed = m, time.Since(start)
+	return res, nil
+}
+
+// ParseShard reads "I/N" (0 <= I < N); "" means the whole run.
+func ParseShard(s string) (int, int, error) {
+	if s == "" {
+		return 0, 1, nil
+	}
+	var i, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 0 || i >= n || fmt.Sprintf("%d/%d", i, n) != s {
+		return 0, 0, fmt.Errorf("--shard %q: want I/N with 0 <= I < N, e.g. --shard 0/4", s)
+	}
+	return i, n, nil
+}
+
+// produce runs the stages over the blueprints of the given chunks on a
+// bounded pool and writes each chunk as its last item arrives. Results
+// are re-ordered by index, so files do not depend on scheduling.
+func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string, todo []int, resumed int, prog Progress) error {
+	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	if err != nil {
+		return err
 	}
 	gen, err := d.Generator(spec)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sch, err := schemas.Compile()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ver := verify.New(d.Verify, sch)
 	toolsJSON := d.Tools.OpenAI()
 	var plan *dpoPlan
 	if cfg.DPO {
 		if plan, err = newDPOPlan(cfg); err != nil {
-			return nil, err
+			return err
 		}
 	}
-
-	rel := &release{cfg: cfg, dom: d, stats: newStats(d.Tools.Kind), checks: checkStats(),
-		failures: map[string]int{}, bySplit: map[string]int{},
-		dpoStats: DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}}
-	if err := rel.open(); err != nil {
-		return nil, err
+	var indices []int
+	for _, c := range todo {
+		for i := c * cfg.ChunkSize; i < min((c+1)*cfg.ChunkSize, cfg.N); i++ {
+			indices = append(indices, i)
+		}
 	}
-	defer rel.abort()
-
+	if prog != nil {
+		prog.Start(len(indices), min(resumed*cfg.ChunkSize, cfg.N))
+	}
 	process := func(ctx context.Context, i int) item {
 		it := item{index: i}
 		if it.bp, it.err = gen.Generate(ctx, i); it.err != nil {
@@ -127,8 +217,6 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 		return it
 	}
 
-	// Stages run on a bounded pool; results are re-ordered by index so the
-	// files do not depend on scheduling. The window bounds memory.
 	window := cfg.Workers * 32
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := make(chan int)
@@ -136,24 +224,26 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 	slots := make(chan struct{}, window)
 	g.Go(func() error {
 		defer close(jobs)
-		for i := 0; i < cfg.N; i++ {
+		for k, i := range indices {
 			select {
 			case slots <- struct{}{}:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
 			select {
-			case jobs <- i:
+			case jobs <- k:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
+			_ = i
 		}
 		return nil
 	})
 	for w := 0; w < cfg.Workers; w++ {
 		g.Go(func() error {
-			for i := range jobs {
-				it := process(gctx, i)
+			for k := range jobs {
+				it := process(gctx, indices[k])
+				it.index = k
 				select {
 				case results <- it:
 				case <-gctx.Done():
@@ -165,8 +255,14 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 	}
 	var accepted atomic.Int64
 	g.Go(func() error {
+		var cw *chunkWriter
+		defer func() {
+			if cw != nil {
+				cw.abort()
+			}
+		}()
 		pending := map[int]item{}
-		for next := 0; next < cfg.N; {
+		for next := 0; next < len(indices); {
 			var it item
 			select {
 			case it = <-results:
@@ -183,16 +279,32 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 				if cur.err != nil {
 					return cur.err
 				}
-				if err := rel.add(cur); err != nil {
+				i := indices[next]
+				c := i / cfg.ChunkSize
+				if cw == nil {
+					first, end := c*cfg.ChunkSize, min((c+1)*cfg.ChunkSize, cfg.N)
+					var err error
+					if cw, err = openChunk(work, c, first, end, cfg, d.Tools.Kind); err != nil {
+						return err
+					}
+				}
+				if err := cw.add(cur); err != nil {
 					return err
 				}
 				if cur.verdict.Passed {
 					accepted.Add(1)
 				}
+				if i == min((c+1)*cfg.ChunkSize, cfg.N)-1 {
+					if err := cw.commit(); err != nil {
+						cw = nil
+						return err
+					}
+					cw = nil
+				}
 				next++
 				<-slots
 				if prog != nil {
-					prog.Update(next, int(accepted.Load()), cfg.N)
+					prog.Update(next, int(accepted.Load()))
 				}
 			}
 		}
@@ -200,244 +312,83 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 	})
 	if err := g.Wait(); err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("run interrupted; %s holds no release (finished files are only published at the end): %w", cfg.Out, ctx.Err())
+			return fmt.Errorf("run interrupted; finished chunks are kept in %s — rerun the same command to continue: %w", work, ctx.Err())
 		}
-		return nil, err
+		return err
 	}
-	m, err := rel.finish()
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Dir: cfg.Out, Manifest: m, Elapsed: time.Since(start)}, nil
+	return nil
 }
-
-// markerName marks an out dir as a release in progress, with its config fingerprint.
-const markerName = ".synth-run"
-
-// releaseEntries are the names a release owns in its out dir.
-var releaseEntries = []string{"README.md", "manifest.json", "sft", "dpo", "blueprints", "rejected", "domain", markerName}
 
 // prepareOut checks the out dir: an existing release of the same config
 // is returned as done; another config is refused unless forced; a folder
-// that is not ours is never touched.
+// that is not ours is never touched. It records the config in the work dir.
 func prepareOut(cfg Config) (*Manifest, error) {
 	out := cfg.Out
-	if m, err := ReadManifest(out); err == nil {
-		if m.Fingerprint == cfg.Fingerprint() {
-			return m, nil
+	m, err := ReadManifest(out)
+	switch {
+	case err == nil && m.Fingerprint == cfg.Fingerprint():
+		return m, nil
+	case err == nil:
+		if !cfg.Force {
+			return nil, differs("a release", out, m.Config, m.SynthVersion, cfg)
+		}
+		if err := removeRelease(out); err != nil {
+			return nil, err
+		}
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	work := filepath.Join(out, workDirName)
+	runPath := filepath.Join(work, "run.json")
+	if raw, err := os.ReadFile(runPath); err == nil {
+		var rf runFile
+		if err := json.Unmarshal(raw, &rf); err != nil {
+			return nil, fmt.Errorf("%s is damaged (%v); remove %s or pass --force", runPath, err, work)
+		}
+		if rf.Fingerprint == cfg.Fingerprint() {
+			return nil, nil // resume
 		}
 		if !cfg.Force {
-			diffs := diffConfigs(m.Config, cfg.outputConfig())
-			if m.SynthVersion != Version {
-				diffs = append(diffs, fmt.Sprintf("synth version: %s in the release, %s now", m.SynthVersion, Version))
-			}
-			return nil, fmt.Errorf("--out %s holds a release made with another config:\n  %s\nchoose another --out, or pass --force to replace it", out, strings.Join(diffs, "\n  "))
+			return nil, differs("an unfinished run", out, rf.Config, rf.Version, cfg)
 		}
-		for _, e := range releaseEntries {
-			if err := os.RemoveAll(filepath.Join(out, e)); err != nil {
-				return nil, fmt.Errorf("--force: remove %s: %w", filepath.Join(out, e), err)
-			}
+		if err := os.RemoveAll(work); err != nil {
+			return nil, err
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
 	entries, err := os.ReadDir(out)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
-	ours := false
-	for _, e := range entries {
-		if e.Name() == markerName {
-			ours = true
-		}
-	}
-	if len(entries) > 0 && !ours {
+	if len(entries) > 0 && !cfg.Force {
 		return nil, fmt.Errorf("--out %s is not empty and holds no synth release; choose a new or empty directory", out)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s cannot be created: %w", out, err)
 	}
-	if err := export.WriteFileAtomic(filepath.Join(out, markerName), []byte(cfg.Fingerprint()+"\n")); err != nil {
+	raw, _ := json.MarshalIndent(runFile{Fingerprint: cfg.Fingerprint(), Version: Version, Config: cfg.outputConfig(), Full: cfg}, "", "  ")
+	if err := export.WriteFileAtomic(runPath, raw); err != nil {
 		return nil, fmt.Errorf("--out %s is not writable: %w", out, err)
 	}
 	return nil, nil
 }
 
-// release gathers a run's output files and counts.
-type release struct {
-	cfg      Config
-	dom      *domains.Domain
-	sft      *export.Writer
-	dpo      *export.Writer
-	proofs   *jsonlSink
-	dpoStats DPOStats
-	bps      map[string]*jsonlSink
-	rejected *jsonlSink
-	stats    *Stats
-	checks   map[string]*CheckStats
-	failures map[string]int
-	bySplit  map[string]int
-	counts   Counts
+func differs(what, out string, old map[string]any, version string, cfg Config) error {
+	diffs := diffConfigs(old, cfg.outputConfig())
+	if version != Version {
+		diffs = append(diffs, fmt.Sprintf("synth version: %s in the release, %s now", version, Version))
+	}
+	return fmt.Errorf("--out %s holds %s made with another config:\n  %s\nchoose another --out, or pass --force to replace it", out, what, strings.Join(diffs, "\n  "))
 }
 
-func (r *release) open() error {
-	w, err := export.NewWriter(r.cfg.Out, "sft", export.SFTSchema(), export.Options{RowsPerFile: r.cfg.RowsPerFile, Replace: true})
+func fileSHA(path string) (string, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return "", err
 	}
-	r.sft = w
-	r.bps = map[string]*jsonlSink{}
-	for _, s := range Splits {
-		if r.bps[s], err = newJSONLSink(r.cfg.Out, "blueprints/"+s+".jsonl.gz"); err != nil {
-			return err
-		}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
 	}
-	r.rejected, err = newJSONLSink(r.cfg.Out, "rejected/rejected.jsonl.gz")
-	if err != nil || !r.cfg.DPO {
-		return err
-	}
-	if r.dpo, err = export.NewWriter(r.cfg.Out, "dpo", export.DPOSchema(), export.Options{RowsPerFile: r.cfg.RowsPerFile, Replace: true}); err != nil {
-		return err
-	}
-	r.proofs, err = newJSONLSink(r.cfg.Out, "rejected/dpo_failures.jsonl.gz")
-	return err
-}
-
-func (r *release) add(it item) error {
-	r.counts.Blueprints++
-	r.counts.Simulated++
-	addVerdict(r.checks, it.verdict)
-	if err := r.bps[it.bp.Split].write(it.bpJSON); err != nil {
-		return err
-	}
-	if !it.verdict.Passed {
-		r.counts.Rejected++
-		r.failures[it.verdict.Failed().Name]++
-		return r.rejected.write(it.rejJSON)
-	}
-	r.counts.Verified++
-	r.bySplit[it.bp.Split]++
-	r.stats.add(it.bp, it.tr)
-	if err := r.sft.WriteSFT(it.bp.Split, it.row); err != nil {
-		return err
-	}
-	if r.dpo == nil {
-		return nil
-	}
-	s := &r.dpoStats
-	s.Attempts += it.dpo.stats.Attempts
-	s.NotFired += it.dpo.stats.NotFired
-	s.NoFailure += it.dpo.stats.NoFailure
-	s.OtherReason += it.dpo.stats.OtherReason
-	s.Unpairable += it.dpo.stats.Unpairable
-	for i, row := range it.dpo.rows {
-		// A blueprint's pairs go to the split of its SFT row.
-		if err := r.dpo.WriteDPO(it.bp.Split, row); err != nil {
-			return err
-		}
-		if err := r.proofs.write(it.dpo.proofs[i]); err != nil {
-			return err
-		}
-		s.Pairs++
-		s.ByFailure[row.Failure]++
-		s.BySplit[it.bp.Split]++
-	}
-	return nil
-}
-
-func (r *release) abort() {
-	if r.sft != nil {
-		r.sft.Abort()
-	}
-	if r.dpo != nil {
-		r.dpo.Abort()
-	}
-	if r.proofs != nil {
-		r.proofs.abort()
-	}
-	for _, s := range r.bps {
-		s.abort()
-	}
-	if r.rejected != nil {
-		r.rejected.abort()
-	}
-}
-
-func (r *release) finish() (*Manifest, error) {
-	files, err := r.sft.Close()
-	if err != nil {
-		return nil, err
-	}
-	if r.dpo != nil {
-		dfiles, err := r.dpo.Close()
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, dfiles...)
-	}
-	var entries []FileEntry
-	for _, f := range files {
-		entries = append(entries, FileEntry{Path: f.Path, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
-	}
-	if r.proofs != nil {
-		e, err := r.proofs.commit()
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, e)
-	}
-	for _, s := range Splits {
-		e, err := r.bps[s].commit()
-		if err != nil {
-			return nil, err
-		}
-		e.Split = s
-		entries = append(entries, e)
-	}
-	e, err := r.rejected.commit()
-	if err != nil {
-		return nil, err
-	}
-	entries = append(entries, e)
-	domEntries, domHash, err := writeDomain(r.cfg.Out, r.dom, r.cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	entries = append(entries, domEntries...)
-	r.counts.SFTRows = r.counts.Verified
-	r.counts.BySplit = r.bySplit
-	m := &Manifest{
-		SynthVersion: Version,
-		Config:       r.cfg.outputConfig(),
-		Fingerprint:  r.cfg.Fingerprint(),
-		Seed:         r.cfg.Seed,
-		Domain:       DomainInfo{Name: r.dom.Name, Version: r.dom.Version, Hash: domHash, StateHash: r.dom.Base.Hash()},
-		Counts:       r.counts,
-		Checks:       r.checks,
-		Failures:     r.failures,
-		Stats:        r.stats,
-	}
-	if r.dpo != nil {
-		m.DPO = &r.dpoStats
-		m.Counts.DPOPairs = r.dpoStats.Pairs
-	}
-	card := Card(m, entries)
-	if err := export.WriteFileAtomic(filepath.Join(r.cfg.Out, "README.md"), []byte(card)); err != nil {
-		return nil, err
-	}
-	entries = append(entries, fileEntry("README.md", []byte(card)))
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
-	m.Files = entries
-	raw, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	// The manifest is written last: its presence marks a complete release.
-	if err := export.WriteFileAtomic(filepath.Join(r.cfg.Out, "manifest.json"), append(raw, '\n')); err != nil {
-		return nil, err
-	}
-	if err := os.Remove(filepath.Join(r.cfg.Out, markerName)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return m, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -254,4 +254,5 @@ func TestRunCancelledLeavesNoRelease(t *testing.T) {
 
 type progressFunc func(done, accepted, total int)
 
-func (f progressFunc) Update(done, accepted, total int) { f(done, accepted, total) }
+func (f progressFunc) Start(total, done int)     {}
+func (f progressFunc) Update(done, accepted int) { f(done, accepted, 0) }

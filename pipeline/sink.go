@@ -16,12 +16,14 @@ import (
 // jsonlSink streams JSON lines into a gzip file published atomically.
 // gzip without a name or time in its header keeps output byte-identical.
 type jsonlSink struct {
-	rel  string
-	af   *export.AtomicFile
-	sum  hash.Hash
-	gz   *gzip.Writer
-	rows int64
-	size countWriter
+	kind  string
+	split string
+	rel   string
+	af    *export.AtomicFile
+	sum   hash.Hash
+	gz    *gzip.Writer
+	rows  int64
+	size  countWriter
 }
 
 type countWriter struct{ n int64 }

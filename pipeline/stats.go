@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"hash/fnv"
+	"math"
 	"sort"
 	"strconv"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // Stats are the distributions of a release, gathered as rows stream past
-// (nothing per row is kept but two hash sets for distinctness).
+// in bounded memory. Stats of chunks merge into the stats of the release.
 type Stats struct {
 	Behaviors     map[string]int `json:"behaviors"`
 	Writes        map[string]int `json:"writes_per_task"`
@@ -23,10 +24,11 @@ type Stats struct {
 	ReadCalls     Summary        `json:"read_calls_per_dialogue"`
 	DistinctFirst float64        `json:"distinct_first_user_messages"`
 	DistinctUsers float64        `json:"distinct_user_message_sequences"`
-	kindOf        func(tool string) string
-	firstSeen     map[uint64]bool
-	sequenceSeen  map[uint64]bool
-	rows          int
+	Rows          int            `json:"rows"`
+	// Sketches travel in chunk summaries, not in the manifest.
+	FirstSketch *hll `json:"-"`
+	UsersSketch *hll `json:"-"`
+	kindOf      func(tool string) string
 }
 
 // Summary is a running mean with range.
@@ -34,29 +36,62 @@ type Summary struct {
 	Mean float64 `json:"mean"`
 	Min  int     `json:"min"`
 	Max  int     `json:"max"`
-	sum  int
-	n    int
+	Sum  int     `json:"sum"`
+	N    int     `json:"n"`
 }
 
 func (s *Summary) add(v int) {
-	if s.n == 0 || v < s.Min {
-		s.Min = v
+	s.merge(Summary{Min: v, Max: v, Sum: v, N: 1})
+}
+
+func (s *Summary) merge(o Summary) {
+	if o.N == 0 {
+		return
 	}
-	if v > s.Max {
-		s.Max = v
+	if s.N == 0 || o.Min < s.Min {
+		s.Min = o.Min
 	}
-	s.sum += v
-	s.n++
-	s.Mean = float64(int(float64(s.sum)/float64(s.n)*100+0.5)) / 100
+	if o.Max > s.Max {
+		s.Max = o.Max
+	}
+	s.Sum += o.Sum
+	s.N += o.N
+	s.Mean = float64(int(float64(s.Sum)/float64(s.N)*100+0.5)) / 100
 }
 
 func newStats(kindOf func(string) string) *Stats {
 	return &Stats{kindOf: kindOf, Behaviors: map[string]int{}, Writes: map[string]int{}, Evidence: map[string]int{},
-		Intents: map[string]int{}, Endings: map[string]int{}, firstSeen: map[uint64]bool{}, sequenceSeen: map[uint64]bool{}}
+		Intents: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL()}
+}
+
+// merge adds another chunk's stats.
+func (s *Stats) merge(o *Stats) {
+	for _, p := range []struct{ dst, src map[string]int }{{s.Behaviors, o.Behaviors}, {s.Writes, o.Writes}, {s.Evidence, o.Evidence}, {s.Intents, o.Intents}, {s.Endings, o.Endings}} {
+		for k, v := range p.src {
+			p.dst[k] += v
+		}
+	}
+	s.Messages.merge(o.Messages)
+	s.UserTurns.merge(o.UserTurns)
+	s.ToolCalls.merge(o.ToolCalls)
+	s.ReadCalls.merge(o.ReadCalls)
+	s.Rows += o.Rows
+	s.FirstSketch.merge(o.FirstSketch)
+	s.UsersSketch.merge(o.UsersSketch)
+}
+
+// distinct computes the distinct shares from the sketches; it is costly
+// enough to run once, when the stats are complete.
+func (s *Stats) distinct() {
+	s.DistinctFirst = ratio(int(math.Round(s.FirstSketch.count())), s.Rows)
+	s.DistinctUsers = ratio(int(math.Round(s.UsersSketch.count())), s.Rows)
+	// An estimate may overshoot by a hair; a share of distinct rows cannot.
+	s.DistinctFirst = math.Min(s.DistinctFirst, 1)
+	s.DistinctUsers = math.Min(s.DistinctUsers, 1)
 }
 
 func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
-	s.rows++
+	s.Rows++
 	s.Behaviors[bp.Behavior]++
 	s.Writes[strconv.Itoa(bp.NWrites)]++
 	for _, e := range bp.Evidence {
@@ -91,10 +126,8 @@ func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
 	s.UserTurns.add(users)
 	s.ToolCalls.add(calls)
 	s.ReadCalls.add(reads)
-	s.firstSeen[first] = true
-	s.sequenceSeen[seq.Sum64()] = true
-	s.DistinctFirst = ratio(len(s.firstSeen), s.rows)
-	s.DistinctUsers = ratio(len(s.sequenceSeen), s.rows)
+	s.FirstSketch.add(first)
+	s.UsersSketch.add(seq.Sum64())
 }
 
 func ratio(a, b int) float64 {

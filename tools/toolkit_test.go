@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/synth-data/synth/record"
@@ -261,5 +263,85 @@ func TestArgHelpers(t *testing.T) {
 	}
 	if _, err := Obj(args, "l"); err == nil {
 		t.Error("Obj of a list succeeded")
+	}
+}
+
+type ptrRec struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+// Tool results that return a base record reuse its JSON; a changed copy
+// in the episode's overlay is rendered afresh.
+func TestCallRendersRecords(t *testing.T) {
+	base, err := NewBase(map[string]map[string]any{"recs": {
+		"a": &ptrRec{ID: "a", Status: "new"},
+		"b": &ptrRec{ID: "b", Status: "old"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(_ context.Context, st *State, args map[string]any) (any, error) {
+		id, _ := Str(args, "id")
+		v, ok := st.Get("recs", id)
+		if !ok {
+			return nil, errors.New("no such record")
+		}
+		return v, nil
+	}
+	set := func(_ context.Context, st *State, args map[string]any) (any, error) {
+		id, _ := Str(args, "id")
+		v, ok := st.Get("recs", id)
+		if !ok {
+			return nil, errors.New("no such record")
+		}
+		n := *v.(*ptrRec)
+		n.Status, _ = Str(args, "status")
+		return &n, st.Put("recs", id, &n)
+	}
+	obj := map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}, "status": map[string]any{"type": "string"}}}
+	kit, err := NewToolkit([]*Tool{
+		{Name: "get", Kind: record.KindRead, Parameters: obj, Handler: get},
+		{Name: "set", Kind: record.KindWrite, Parameters: obj, Handler: set},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st := base.NewState()
+	if got := kit.Call(ctx, st, "get", `{"id": "a"}`).Output; got != `{"id":"a","status":"new"}` {
+		t.Errorf("get a = %s", got)
+	}
+	if got := kit.Call(ctx, st, "set", `{"id": "a", "status": "done"}`).Output; got != `{"id":"a","status":"done"}` {
+		t.Errorf("set a = %s", got)
+	}
+	if got := kit.Call(ctx, st, "get", `{"id": "a"}`).Output; got != `{"id":"a","status":"done"}` {
+		t.Errorf("get a after set = %s", got)
+	}
+	// Another episode still sees the base record.
+	if got := kit.Call(ctx, base.NewState(), "get", `{"id": "a"}`).Output; got != `{"id":"a","status":"new"}` {
+		t.Errorf("get a in a fresh episode = %s", got)
+	}
+	// Setting the original value back restores the base hash.
+	kit.Call(ctx, st, "set", `{"id": "a", "status": "new"}`)
+	if st.Hash() != base.Hash() {
+		t.Error("restoring a pointer record's value does not restore the base hash")
+	}
+	// Many episodes call tools on one base at once (run with -race).
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := base.NewState()
+			for i := range 50 {
+				kit.Call(ctx, st, "get", `{"id": "b"}`)
+				kit.Call(ctx, st, "set", fmt.Sprintf(`{"id": "b", "status": "s%d-%d"}`, g, i))
+			}
+		}()
+	}
+	wg.Wait()
+	if got := kit.Call(ctx, base.NewState(), "get", `{"id": "b"}`).Output; got != `{"id":"b","status":"old"}` {
+		t.Errorf("the base changed under concurrent episodes: %s", got)
 	}
 }

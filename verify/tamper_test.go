@@ -36,7 +36,7 @@ var (
 	fixErr  error
 )
 
-// loadFixture simulates the first 48 default blueprints once.
+// loadFixture simulates the first 32 default blueprints once.
 func loadFixture(t *testing.T) *fixture {
 	t.Helper()
 	fixOnce.Do(func() {
@@ -56,7 +56,7 @@ func loadFixture(t *testing.T) *fixture {
 			return
 		}
 		f := &fixture{d: d, v: verify.New(d.Verify, sch), kind: d.Tools.Kind}
-		for i := range 48 {
+		for i := range 32 {
 			bp, err := g.Generate(context.Background(), i)
 			if err != nil {
 				fixErr = err
@@ -522,5 +522,33 @@ func TestAffirmative(t *testing.T) {
 		if got := verify.Affirmative(tc.s); got != tc.want {
 			t.Errorf("Affirmative(%q) = %v, want %v", tc.s, got, tc.want)
 		}
+	}
+}
+
+// The verifier is safe for concurrent use (run with -race) and gives the
+// same verdicts as serially.
+func TestVerifyConcurrent(t *testing.T) {
+	f := loadFixture(t)
+	ctx := context.Background()
+	want := make([]string, len(f.eps))
+	for i, e := range f.eps {
+		raw, _ := json.Marshal(f.v.Verify(ctx, e.bp, e.tr))
+		want[i] = string(raw)
+	}
+	got := make([]string, len(f.eps))
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(f.eps); i += 2 {
+				raw, _ := json.Marshal(f.v.Verify(ctx, f.eps[i].bp, f.eps[i].tr))
+				got[i] = string(raw)
+			}
+		}()
+	}
+	wg.Wait()
+	if !slices.Equal(got, want) {
+		t.Error("concurrent verdicts differ from serial ones")
 	}
 }

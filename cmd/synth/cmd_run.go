@@ -55,7 +55,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&behaviors, "behaviors", "", "comma-separated behaviour profiles (default: all)")
 	fs.IntVar(&cfg.Workers, "workers", d.Workers, "concurrent workers (output does not depend on it)")
 	fs.IntVar(&cfg.MaxTurns, "max-turns", d.MaxTurns, "maximum user turns per dialogue")
-	fs.IntVar(&cfg.RowsPerFile, "rows-per-file", d.RowsPerFile, "rows per Parquet file before rolling (0: 100000)")
+	fs.IntVar(&cfg.ChunkSize, "chunk-size", d.ChunkSize, "blueprints per chunk: the unit of resume and sharding, and of Parquet files")
+	fs.StringVar(&cfg.Shard, "shard", "", "produce only shard I of N (I/N), for synth merge")
 	fs.Float64Var(&cfg.Validation, "validation", d.Validation, "share of blueprints in the validation split")
 	fs.Float64Var(&cfg.Test, "test", d.Test, "share of blueprints in the test split")
 	fs.StringVar(&cfg.License, "license", d.License, "license written into the dataset card")
@@ -108,8 +109,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			final.Workers = cfg.Workers
 		case "max-turns":
 			final.MaxTurns = cfg.MaxTurns
-		case "rows-per-file":
-			final.RowsPerFile = cfg.RowsPerFile
+		case "chunk-size":
+			final.ChunkSize = cfg.ChunkSize
+		case "shard":
+			final.Shard = cfg.Shard
 		case "validation":
 			final.Validation = cfg.Validation
 		case "test":
@@ -153,6 +156,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	m := res.Manifest
+	if m == nil {
+		fmt.Fprintf(stdout, "shard %s done in %s: %d chunks (%d were already finished); combine all shards with: synth merge OUT... -o DIR\n",
+			final.Shard, res.Elapsed.Round(time.Millisecond), res.Chunks, res.Resumed)
+		return nil
+	}
 	if res.Existing {
 		fmt.Fprintf(stdout, "%s already holds this release (%d rows); nothing to do\n", res.Dir, m.Counts.SFTRows)
 		return nil
@@ -179,15 +187,26 @@ type progressLine struct {
 	start time.Time
 	last  time.Time
 	text  string
+	total int
 }
 
 func newProgressLine(w io.Writer, tty bool) *progressLine {
 	return &progressLine{w: w, tty: tty, start: time.Now()}
 }
 
-func (p *progressLine) Update(done, accepted, total int) {
+func (p *progressLine) Start(total, done int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.total = total
+	if done > 0 {
+		fmt.Fprintf(p.w, "synth: resuming: %d blueprints already done, %d to go\n", done, total)
+	}
+}
+
+func (p *progressLine) Update(done, accepted int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	total := p.total
 	now := time.Now()
 	every := 5 * time.Second
 	if p.tty {

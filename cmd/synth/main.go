@@ -16,7 +16,8 @@ const usage = `synth — verified multi-turn training data for tool-using agents
 
 Usage:
   synth run      [--config FILE] [--domain NAME] [-n N] [--seed S] [--out DIR] [flags]
-  synth inspect  DIR [--id ID] [--split SPLIT]
+  synth merge    OUT... -o DIR        merge the outputs of synth run --shard I/N
+  synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
   synth stats    DIR [--json]
   synth domain   list | show NAME
   synth version
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "merge":
+		err = cmdMerge(args[1:], stdout, stderr)
 	case "inspect":
 		err = cmdInspect(args[1:], stdout)
 	case "stats":

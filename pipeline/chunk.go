@@ -1,0 +1,286 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/synth-data/synth/export"
+)
+
+// A run is cut into chunks of consecutive blueprints. A chunk is the unit
+// of durability, resume and sharding: it is written whole into a hidden
+// temporary folder and renamed into the work dir when complete, so after
+// any crash it is either finished or absent. Each chunk's files depend
+// only on its blueprints, so a release assembled from chunks is the same
+// whatever the workers, the interruptions or the machines.
+
+const workDirName = ".synth-work"
+
+// ChunkFile is one file a chunk produced.
+type ChunkFile struct {
+	Kind   string `json:"kind"` // sft, dpo, blueprints, rejected, dpo_failures
+	Split  string `json:"split,omitempty"`
+	Name   string `json:"name"` // relative to the chunk folder
+	Rows   int64  `json:"rows"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// ChunkSummary is written last into a chunk folder: counts, statistics
+// and files, everything the final manifest needs without re-reading rows.
+type ChunkSummary struct {
+	Index       int                    `json:"index"`
+	First       int                    `json:"first"`
+	End         int                    `json:"end"`
+	Fingerprint string                 `json:"fingerprint"`
+	Counts      Counts                 `json:"counts"`
+	Checks      map[string]*CheckStats `json:"checks"`
+	Failures    map[string]int         `json:"failures"`
+	Stats       *Stats                 `json:"stats"`
+	FirstSketch *hll                   `json:"first_sketch"`
+	UsersSketch *hll                   `json:"users_sketch"`
+	DPO         *DPOStats              `json:"dpo,omitempty"`
+	Files       []ChunkFile            `json:"files"`
+}
+
+func chunkName(i int) string { return fmt.Sprintf("c-%06d", i) }
+
+var chunkPattern = regexp.MustCompile(`^c-([0-9]{6})$`)
+
+// doneChunks lists the committed chunks of a work dir by index.
+func doneChunks(work string) (map[int]string, error) {
+	dir := filepath.Join(work, "chunks")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[int]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	out := map[int]string{}
+	for _, e := range entries {
+		m := chunkPattern.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		out[i] = filepath.Join(dir, e.Name())
+	}
+	return out, nil
+}
+
+// cleanTemps removes the temporary folders of chunks a crash interrupted.
+func cleanTemps(work string) error {
+	dir := filepath.Join(work, "chunks")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if len(e.Name()) > 0 && e.Name()[0] == '.' {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func readSummary(dir string) (*ChunkSummary, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
+	}
+	var s ChunkSummary
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	return &s, nil
+}
+
+// chunkWriter collects one chunk's items into its files.
+type chunkWriter struct {
+	tmp, final string
+	cfg        Config
+	sft, dpo   *export.Writer
+	sinks      map[string]*jsonlSink
+	sum        ChunkSummary
+	stats      *Stats
+}
+
+func openChunk(work string, idx, first, end int, cfg Config, kindOf func(string) string) (*chunkWriter, error) {
+	chunks := filepath.Join(work, "chunks")
+	if err := os.MkdirAll(chunks, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(chunks, "."+chunkName(idx)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create chunk folder in %s: %w", chunks, err)
+	}
+	c := &chunkWriter{tmp: tmp, final: filepath.Join(chunks, chunkName(idx)), cfg: cfg, sinks: map[string]*jsonlSink{},
+		stats: newStats(kindOf),
+		sum: ChunkSummary{Index: idx, First: first, End: end, Fingerprint: cfg.Fingerprint(),
+			Counts: Counts{BySplit: map[string]int{}}, Checks: checkStats(), Failures: map[string]int{}}}
+	// One file per split and kind: the chunk is the file unit.
+	opts := export.Options{RowsPerFile: end - first + 1, MaxFileBytes: 1 << 40}
+	if c.sft, err = export.NewWriter(tmp, "sft", export.SFTSchema(), opts); err != nil {
+		c.abort()
+		return nil, err
+	}
+	if cfg.DPO {
+		c.sum.DPO = &DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
+		if c.dpo, err = export.NewWriter(tmp, "dpo", export.DPOSchema(), opts); err != nil {
+			c.abort()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// sink returns the JSON-lines file of a kind and split, created on first use.
+func (c *chunkWriter) sink(kind, split string) (*jsonlSink, error) {
+	name := kind + ".jsonl.gz"
+	if split != "" {
+		name = kind + "-" + split + ".jsonl.gz"
+	}
+	if s, ok := c.sinks[name]; ok {
+		return s, nil
+	}
+	s, err := newJSONLSink(c.tmp, name)
+	if err != nil {
+		return nil, err
+	}
+	s.kind, s.split = kind, split
+	c.sinks[name] = s
+	return s, nil
+}
+
+func (c *chunkWriter) write(kind, split string, line []byte) error {
+	s, err := c.sink(kind, split)
+	if err != nil {
+		return err
+	}
+	return s.write(line)
+}
+
+func (c *chunkWriter) add(it item) error {
+	cn := &c.sum.Counts
+	cn.Blueprints++
+	cn.Simulated++
+	addVerdict(c.sum.Checks, it.verdict)
+	if err := c.write("blueprints", it.bp.Split, it.bpJSON); err != nil {
+		return err
+	}
+	if !it.verdict.Passed {
+		cn.Rejected++
+		c.sum.Failures[it.verdict.Failed().Name]++
+		return c.write("rejected", "", it.rejJSON)
+	}
+	cn.Verified++
+	cn.SFTRows++
+	cn.BySplit[it.bp.Split]++
+	c.stats.add(it.bp, it.tr)
+	if err := c.sft.WriteSFT(it.bp.Split, it.row); err != nil {
+		return err
+	}
+	if c.dpo == nil {
+		return nil
+	}
+	d := c.sum.DPO
+	d.Attempts += it.dpo.stats.Attempts
+	d.NotFired += it.dpo.stats.NotFired
+	d.NoFailure += it.dpo.stats.NoFailure
+	d.OtherReason += it.dpo.stats.OtherReason
+	d.Unpairable += it.dpo.stats.Unpairable
+	for i, row := range it.dpo.rows {
+		// A blueprint's pairs go to the split of its SFT row.
+		if err := c.dpo.WriteDPO(it.bp.Split, row); err != nil {
+			return err
+		}
+		if err := c.write("dpo_failures", "", it.dpo.proofs[i]); err != nil {
+			return err
+		}
+		d.Pairs++
+		d.ByFailure[row.Failure]++
+		d.BySplit[it.bp.Split]++
+	}
+	cn.DPOPairs = d.Pairs
+	return nil
+}
+
+// commit closes every file, writes the summary and publishes the chunk.
+func (c *chunkWriter) commit() error {
+	var files []ChunkFile
+	for kind, w := range map[string]*export.Writer{"sft": c.sft, "dpo": c.dpo} {
+		if w == nil {
+			continue
+		}
+		fs, err := w.Close()
+		if err != nil {
+			c.abort()
+			return err
+		}
+		for _, f := range fs {
+			files = append(files, ChunkFile{Kind: kind, Split: f.Split, Name: f.Path, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+		}
+	}
+	c.sft, c.dpo = nil, nil
+	for name, s := range c.sinks {
+		e, err := s.commit()
+		if err != nil {
+			c.abort()
+			return err
+		}
+		files = append(files, ChunkFile{Kind: s.kind, Split: s.split, Name: name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes})
+	}
+	c.sinks = nil
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	c.sum.Files = files
+	c.sum.Stats = c.stats
+	c.sum.FirstSketch, c.sum.UsersSketch = c.stats.FirstSketch, c.stats.UsersSketch
+	raw, err := json.Marshal(c.sum)
+	if err != nil {
+		c.abort()
+		return err
+	}
+	if err := export.WriteFileAtomic(filepath.Join(c.tmp, "summary.json"), raw); err != nil {
+		c.abort()
+		return err
+	}
+	if err := os.Rename(c.tmp, c.final); err != nil {
+		c.abort()
+		return fmt.Errorf("publish chunk %s: %w", c.final, err)
+	}
+	return syncDir(filepath.Dir(c.final))
+}
+
+func (c *chunkWriter) abort() {
+	if c.sft != nil {
+		c.sft.Abort()
+	}
+	if c.dpo != nil {
+		c.dpo.Abort()
+	}
+	for _, s := range c.sinks {
+		s.abort()
+	}
+	os.RemoveAll(c.tmp)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

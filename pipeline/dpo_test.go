@@ -1,0 +1,203 @@
+package pipeline
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/verify"
+)
+
+func msg(role, content string) record.Message { return record.Message{Role: role, Content: content} }
+
+func call(id, name string) record.Message {
+	return record.Message{Role: "assistant", ToolCalls: []record.ToolCall{{ID: id, Type: "function", Function: record.FunctionCall{Name: name, Arguments: "{}"}}}}
+}
+
+func TestMakePair(t *testing.T) {
+	sys, u1 := msg("system", "policy"), msg("user", "hi")
+	good := []record.Message{sys, u1, call("aaaaaaaaa", "find"), {Role: "tool", ToolCallID: "aaaaaaaaa", Name: "find", Content: "u"},
+		msg("assistant", "proposal"), msg("user", "yes"), call("bbbbbbbbb", "write"), {Role: "tool", ToolCallID: "bbbbbbbbb", Name: "write", Content: "ok"}, msg("assistant", "done"), msg("user", "bye"), msg("assistant", "ciao")}
+	bad := append(slices.Clone(good[:4]), call("ccccccccc", "write"), record.Message{Role: "tool", ToolCallID: "ccccccccc", Name: "write", Content: "ok"}, msg("assistant", "done"), msg("user", "bye"), msg("assistant", "ciao"))
+	cases := []struct {
+		mode                        string
+		prompt, chosen, rejected    int
+		promptLast, chosenFirstRole string
+	}{
+		{PairSegment, 4, 1, 3, "tool", "assistant"},
+		{PairSession, 2, 9, 7, "user", "assistant"},
+		{PairEqual, 4, 5, 5, "tool", "assistant"},
+	}
+	for _, tc := range cases {
+		p, err := MakePair(tc.mode, good, bad)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.mode, err)
+		}
+		if len(p.Prompt) != tc.prompt || len(p.Chosen) != tc.chosen || len(p.Rejected) != tc.rejected {
+			t.Errorf("%s: lengths %d/%d/%d, want %d/%d/%d", tc.mode, len(p.Prompt), len(p.Chosen), len(p.Rejected), tc.prompt, tc.chosen, tc.rejected)
+		}
+		if p.Prompt[len(p.Prompt)-1].Role != tc.promptLast || p.Chosen[0].Role != tc.chosenFirstRole || p.Rejected[0].Role != "assistant" {
+			t.Errorf("%s: prompt ends with %s, chosen starts with %s, rejected with %s", tc.mode, p.Prompt[len(p.Prompt)-1].Role, p.Chosen[0].Role, p.Rejected[0].Role)
+		}
+		if p.DivergenceTurn != 1 {
+			t.Errorf("%s: divergence turn %d, want 1", tc.mode, p.DivergenceTurn)
+		}
+	}
+	if _, err := MakePair(PairSegment, good, good); err == nil {
+		t.Error("identical dialogues must not pair")
+	}
+	if _, err := MakePair(PairSegment, good, append([]record.Message{msg("system", "other")}, good[1:]...)); err == nil {
+		t.Error("dialogues without shared history must not pair")
+	}
+	if _, err := MakePair("zigzag", good, bad); err == nil || !strings.Contains(err.Error(), "zigzag") {
+		t.Errorf("unknown mode: %v", err)
+	}
+}
+
+// readJSONL decodes every line of the gzip JSON-lines files matching a glob.
+func readJSONL[T any](t *testing.T, pattern string) []T {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no files match %s", pattern)
+	}
+	var out []T
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(zr)
+		for dec.More() {
+			var v T
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		f.Close()
+	}
+	return out
+}
+
+func readProofs(t *testing.T, dir string) []map[string]any {
+	return readJSONL[map[string]any](t, filepath.Join(dir, "rejected", "dpo_failures-*.jsonl.gz"))
+}
+
+func readBlueprints(t *testing.T, dir string) map[string]*record.Blueprint {
+	t.Helper()
+	out := map[string]*record.Blueprint{}
+	for _, bp := range readJSONL[*record.Blueprint](t, filepath.Join(dir, "blueprints", "*.jsonl.gz")) {
+		out[bp.ID] = bp
+	}
+	return out
+}
+
+func TestDPORelease(t *testing.T) {
+	var trees []map[string]string
+	var dir string
+	for _, workers := range []int{1, 8} {
+		cfg := smallConfig(t, 250)
+		cfg.Workers = workers
+		cfg.DPO = true
+		if _, err := Run(context.Background(), cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		trees = append(trees, treeHashes(t, cfg.Out))
+		dir = cfg.Out
+	}
+	for name, h := range trees[0] {
+		if trees[1][name] != h {
+			t.Errorf("%s differs between --workers 1 and --workers 8", name)
+		}
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.DPO == nil || m.DPO.Pairs < 250 {
+		t.Fatalf("want at least one pair per blueprint: %+v", m.DPO)
+	}
+	for _, f := range agent.Flaws() {
+		if m.DPO.ByFailure[f] == 0 {
+			t.Errorf("no %s pairs in %v", f, m.DPO.ByFailure)
+		}
+	}
+	bps := readBlueprints(t, dir)
+	rows := map[string]export.DPORow{}
+	for _, f := range m.Files {
+		if !strings.HasPrefix(f.Path, "dpo/") {
+			continue
+		}
+		got, err := export.ReadDPO(filepath.Join(dir, f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			rows[r.ID] = r
+			if bps[r.BlueprintID].Split != f.Split {
+				t.Errorf("pair %s is in %s, its blueprint in %s", r.ID, f.Split, bps[r.BlueprintID].Split)
+			}
+			if last := r.Prompt[len(r.Prompt)-1].Role; last != "user" && last != "tool" {
+				t.Errorf("pair %s: prompt ends with %s", r.ID, last)
+			}
+			if r.Chosen[0].Role != "assistant" || r.Rejected[0].Role != "assistant" {
+				t.Errorf("pair %s: chosen/rejected must start with the assistant", r.ID)
+			}
+			if reflect.DeepEqual(r.Chosen, r.Rejected) {
+				t.Errorf("pair %s: chosen equals rejected", r.ID)
+			}
+		}
+	}
+	if len(rows) != m.DPO.Pairs {
+		t.Fatalf("%d rows, manifest says %d", len(rows), m.DPO.Pairs)
+	}
+	// Every rejected side, simulated again from its blueprint with its
+	// flaw, fails verification for the recorded, expected reason.
+	d, err := domains.Load("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := schemas.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ver := verify.New(d.Verify, sch)
+	for i, p := range readProofs(t, dir) {
+		kind, check := p["failure"].(string), p["check"].(string)
+		if !slices.Contains(Expected(kind), check) {
+			t.Errorf("pair %v: %s failed %s, expected one of %v", p["pair_id"], kind, check, Expected(kind))
+		}
+		if i%5 != 0 {
+			continue // a fifth is enough to re-prove; the proofs were checked when written
+		}
+		bp := bps[p["blueprint_id"].(string)]
+		bad, fired, err := simulate(context.Background(), d, bp, 60, &agent.Flaw{Kind: kind, Goal: int(p["flaw_goal"].(float64))})
+		if err != nil || !fired {
+			t.Fatalf("pair %v: re-simulation: fired=%v err=%v", p["pair_id"], fired, err)
+		}
+		f := ver.Verify(context.Background(), bp, bad).Failed()
+		if f == nil || f.Name != check {
+			t.Errorf("pair %v: re-verified as %+v, recorded %s", p["pair_id"], f, check)
+		}
+		row := rows[p["pair_id"].(string)]
+		if !reflect.DeepEqual(bad.Messages[len(row.Prompt):len(row.Prompt)+len(row.Rejected)], row.Rejected) {
+			t.Errorf("pair %v: the rejected side is not the flawed dialogue's continuation", p["pair_id"])
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/export"
+)
+
+// finalName is where a chunk file lands in the release: the k-th of n
+// files of its kind and split.
+func finalName(f ChunkFile, k, n int) string {
+	switch f.Kind {
+	case "sft", "dpo":
+		return fmt.Sprintf("%s/%s-%05d-of-%05d.parquet", f.Kind, f.Split, k, n)
+	case "blueprints":
+		return fmt.Sprintf("blueprints/%s-%05d-of-%05d.jsonl.gz", f.Split, k, n)
+	case "rejected", "dpo_failures":
+		return fmt.Sprintf("rejected/%s-%05d-of-%05d.jsonl.gz", f.Kind, k, n)
+	}
+	return ""
+}
+
+// finalize assembles a release in out from the complete, ordered list of
+// chunk folders: their files move (or, for a merge, are copied) to their
+// final names, the statistics merge, and the manifest is written last.
+func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest, error) {
+	sums := make([]*ChunkSummary, len(chunkDirs))
+	for i, dir := range chunkDirs {
+		s, err := readSummary(dir)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %d is incomplete (%w); rerun the same command to finish it", i, err)
+		}
+		if s.Index != i || s.Fingerprint != cfg.Fingerprint() {
+			return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, short(s.Fingerprint))
+		}
+		sums[i] = s
+	}
+	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{
+		SynthVersion: Version, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
+		Counts: Counts{BySplit: map[string]int{}}, Checks: checkStats(), Failures: map[string]int{}, Stats: newStats(d.Tools.Kind),
+	}
+	if cfg.DPO {
+		m.DPO = &DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
+	}
+	total := map[string]int{}
+	for _, s := range sums {
+		mergeCounts(&m.Counts, s.Counts)
+		for k, c := range s.Checks {
+			cs := m.Checks[k]
+			if cs == nil {
+				cs = &CheckStats{}
+				m.Checks[k] = cs
+			}
+			cs.Passed += c.Passed
+			cs.Failed += c.Failed
+			cs.Rate = ratio(cs.Passed, cs.Passed+cs.Failed)
+		}
+		for k, v := range s.Failures {
+			m.Failures[k] += v
+		}
+		s.Stats.FirstSketch, s.Stats.UsersSketch = s.FirstSketch, s.UsersSketch
+		m.Stats.merge(s.Stats)
+		if m.DPO != nil && s.DPO != nil {
+			mergeDPO(m.DPO, s.DPO)
+		}
+		for _, f := range s.Files {
+			total[f.Kind+"/"+f.Split]++
+		}
+	}
+	m.Stats.distinct()
+	seen := map[string]int{}
+	var entries []FileEntry
+	for i, s := range sums {
+		for _, f := range s.Files {
+			key := f.Kind + "/" + f.Split
+			name := finalName(f, seen[key], total[key])
+			seen[key]++
+			if err := place(filepath.Join(chunkDirs[i], f.Name), filepath.Join(out, filepath.FromSlash(name)), f.SHA256, move); err != nil {
+				return nil, err
+			}
+			entries = append(entries, FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+		}
+	}
+	domEntries, domHash, err := writeDomain(out, d, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	entries = append(entries, domEntries...)
+	m.Domain = DomainInfo{Name: d.Name, Version: d.Version, Hash: domHash, StateHash: d.Base.Hash()}
+	card := Card(m, entries)
+	if err := export.WriteFileAtomic(filepath.Join(out, "README.md"), []byte(card)); err != nil {
+		return nil, err
+	}
+	entries = append(entries, fileEntry("README.md", []byte(card)))
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	m.Files = entries
+	raw, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	// The manifest is written last: its presence marks a complete release.
+	if err := export.WriteFileAtomic(filepath.Join(out, "manifest.json"), append(raw, '\n')); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func mergeCounts(dst *Counts, src Counts) {
+	dst.Blueprints += src.Blueprints
+	dst.Simulated += src.Simulated
+	dst.Verified += src.Verified
+	dst.Rejected += src.Rejected
+	dst.SFTRows += src.SFTRows
+	dst.DPOPairs += src.DPOPairs
+	for k, v := range src.BySplit {
+		dst.BySplit[k] += v
+	}
+}
+
+func mergeDPO(dst, src *DPOStats) {
+	dst.Attempts += src.Attempts
+	dst.NotFired += src.NotFired
+	dst.NoFailure += src.NoFailure
+	dst.OtherReason += src.OtherReason
+	dst.Unpairable += src.Unpairable
+	dst.Pairs += src.Pairs
+	for k, v := range src.ByFailure {
+		dst.ByFailure[k] += v
+	}
+	for k, v := range src.BySplit {
+		dst.BySplit[k] += v
+	}
+}
+
+// place puts a chunk file at its final path. A file already there with
+// the right content (a finalisation that crashed midway) is kept as is.
+func place(src, dst, sum string, move bool) error {
+	if got, err := fileSHA(dst); err == nil && got == sum {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if move {
+		if err := os.Rename(src, dst); err == nil {
+			return nil
+		}
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("assemble %s: %w", dst, err)
+	}
+	defer in.Close()
+	af, err := export.CreateAtomic(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(af, in); err != nil {
+		af.Abort()
+		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	return af.Commit()
+}
+
+// removeRelease deletes what a release owns in out (for --force), never
+// anything else.
+func removeRelease(out string) error {
+	for _, e := range []string{"README.md", "manifest.json", "sft", "dpo", "blueprints", "rejected", "domain", workDirName} {
+		if err := os.RemoveAll(filepath.Join(out, e)); err != nil {
+			return fmt.Errorf("--force: remove %s: %w", filepath.Join(out, e), err)
+		}
+	}
+	return nil
+}
+
+// removeStale deletes release files that the new manifest does not list,
+// left by an interrupted earlier attempt with other chunk counts.
+func removeStale(out string, m *Manifest) error {
+	keep := map[string]bool{}
+	for _, f := range m.Files {
+		keep[filepath.FromSlash(f.Path)] = true
+	}
+	for _, dir := range []string{"sft", "dpo", "blueprints", "rejected"} {
+		entries, err := os.ReadDir(filepath.Join(out, dir))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			rel := filepath.Join(dir, e.Name())
+			if !keep[rel] && !strings.HasPrefix(e.Name(), ".") {
+				if err := os.Remove(filepath.Join(out, rel)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func assertSameTree(t *testing.T, want, got map[string]string, what string) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatal("empty release")
+	}
+	for name, h := range want {
+		if got[name] != h {
+			t.Errorf("%s: %s differs", what, name)
+		}
+	}
+	if len(want) != len(got) {
+		t.Errorf("%s: %d files, want %d", what, len(got), len(want))
+	}
+}
+
+func TestResumeIsIdentical(t *testing.T) {
+	ref := smallConfig(t, 600)
+	ref.ChunkSize = 100
+	ref.DPO = true
+	if _, err := Run(context.Background(), ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := treeHashes(t, ref.Out)
+
+	cfg := ref
+	cfg.Out = filepath.Join(t.TempDir(), "resumed")
+	// Interrupt twice at different points, then let it finish.
+	for _, stopAt := range []int{150, 420} {
+		ctx, cancel := context.WithCancel(context.Background())
+		before := doneBefore(t, cfg)
+		_, err := Run(ctx, cfg, progressFunc(func(done, _, _ int) {
+			if done == stopAt-before {
+				cancel()
+			}
+		}))
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "rerun the same command") {
+			t.Fatalf("interrupted run: %v", err)
+		}
+	}
+	res, err := Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Resumed == 0 {
+		t.Error("the final run should have found finished chunks")
+	}
+	assertSameTree(t, want, treeHashes(t, cfg.Out), "resumed release")
+}
+
+// doneBefore counts blueprints in chunks already finished in cfg.Out.
+func doneBefore(t *testing.T, cfg Config) int {
+	done, err := doneChunks(filepath.Join(cfg.Out, workDirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(done) * cfg.ChunkSize
+}
+
+func TestShardsMergeIdentical(t *testing.T) {
+	ref := smallConfig(t, 500)
+	ref.ChunkSize = 60
+	if _, err := Run(context.Background(), ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := treeHashes(t, ref.Out)
+	root := t.TempDir()
+	var outs []string
+	for i := 0; i < 4; i++ {
+		cfg := ref
+		cfg.Out = filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		cfg.Shard = fmt.Sprintf("%d/4", i)
+		cfg.Workers = 1 + i%3
+		res, err := Run(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Manifest != nil {
+			t.Fatal("a shard run must not finalize a release")
+		}
+		outs = append(outs, cfg.Out)
+	}
+	if _, err := Merge(outs[:3], filepath.Join(root, "partial"), false); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("merging 3 of 4 shards: %v", err)
+	}
+	merged := filepath.Join(root, "merged")
+	if _, err := Merge(outs, merged, false); err != nil {
+		t.Fatal(err)
+	}
+	assertSameTree(t, want, treeHashes(t, merged), "merged release")
+
+	other := ref
+	other.Out, other.Seed, other.Shard = filepath.Join(root, "other"), 9, "0/4"
+	if _, err := Run(context.Background(), other, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(append(outs, other.Out), filepath.Join(root, "mixed"), false); err == nil || !strings.Contains(err.Error(), "another config") {
+		t.Fatalf("merging shards of different configs: %v", err)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, s := range []string{"", "0/1", "3/4"} {
+		if _, _, err := ParseShard(s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	for _, s := range []string{"4/4", "-1/2", "1", "a/b", "1/0", "01/4"} {
+		if _, _, err := ParseShard(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
