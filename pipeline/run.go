@@ -60,8 +60,17 @@ type item struct {
 type Progress interface {
 	// Start announces the work: blueprints to do now and already done.
 	Start(total, done int)
-	// Update reports blueprints finished, and verified among them.
-	Update(done, accepted int)
+	// Update reports the counts so far, from the goroutine that writes.
+	Update(Snapshot)
+}
+
+// Snapshot counts this run's blueprints per stage.
+type Snapshot struct {
+	Generated int // blueprints built
+	Simulated int // dialogues played
+	Verified  int // dialogues that passed every check
+	Written   int // blueprints whose rows are in a chunk
+	Pairs     int // DPO pairs written
 }
 
 // runFile records the config of the work in a work dir.
@@ -186,14 +195,17 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 	if prog != nil {
 		prog.Start(len(indices), min(resumed*cfg.ChunkSize, cfg.N))
 	}
+	var generated, simulated atomic.Int64
 	process := func(ctx context.Context, i int) item {
 		it := item{index: i}
 		if it.bp, it.err = gen.Generate(ctx, i); it.err != nil {
 			return it
 		}
+		generated.Add(1)
 		if it.tr, it.err = Simulate(ctx, d, it.bp, cfg.MaxTurns); it.err != nil {
 			return it
 		}
+		simulated.Add(1)
 		it.verdict = ver.Verify(ctx, it.bp, it.tr)
 		if it.bpJSON, it.err = json.Marshal(it.bp); it.err != nil {
 			return it
@@ -253,7 +265,7 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 			return nil
 		})
 	}
-	var accepted atomic.Int64
+	var snap Snapshot
 	g.Go(func() error {
 		var cw *chunkWriter
 		defer func() {
@@ -292,8 +304,9 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 					return err
 				}
 				if cur.verdict.Passed {
-					accepted.Add(1)
+					snap.Verified++
 				}
+				snap.Pairs += len(cur.dpo.rows)
 				if i == min((c+1)*cfg.ChunkSize, cfg.N)-1 {
 					if err := cw.commit(); err != nil {
 						cw = nil
@@ -304,7 +317,9 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 				next++
 				<-slots
 				if prog != nil {
-					prog.Update(next, int(accepted.Load()))
+					snap.Written = next
+					snap.Generated, snap.Simulated = int(generated.Load()), int(simulated.Load())
+					prog.Update(snap)
 				}
 			}
 		}

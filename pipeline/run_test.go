@@ -254,5 +254,5 @@ func TestRunCancelledLeavesNoRelease(t *testing.T) {
 
 type progressFunc func(done, accepted, total int)
 
-func (f progressFunc) Start(total, done int)     {}
-func (f progressFunc) Update(done, accepted int) { f(done, accepted, 0) }
+func (f progressFunc) Start(total, done int) {}
+func (f progressFunc) Update(s Snapshot)     { f(s.Written, s.Verified, 0) }

@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"maps"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/synth-data/synth/pipeline"
@@ -39,6 +39,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		configPath    = fs.String("config", "", "YAML config file; flags override its keys")
 		cfg           pipeline.Config
 		quiet         = fs.Bool("quiet", false, "no progress on stderr")
+		logFormat     = fs.String("log-format", "text", "progress and summary on stderr: text (bars on a terminal) or json")
 		behaviors     string
 		dpoMix        string
 		writeW, readW floatList
@@ -142,15 +143,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if mixErr != nil {
 		return mixErr
 	}
-	var prog pipeline.Progress
-	var bar *progressLine
-	if !*quiet {
-		bar = newProgressLine(stderr, isTerminal(stderr))
-		prog = bar
+	rep, err := newReporter(stderr, *logFormat)
+	if err != nil {
+		return err
+	}
+	var prog pipeline.Progress = rep
+	if *quiet {
+		prog = nil
 	}
 	res, err := pipeline.Run(ctx, final, prog)
-	if bar != nil {
-		bar.finish()
+	if !*quiet {
+		rep.Finish(res, err)
 	}
 	if err != nil {
 		return err
@@ -169,77 +172,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "wrote %s: %d blueprints, %d verified, %d rejected, %d SFT rows (train %d, validation %d, test %d) in %s (%.0f rows/s)\n",
 		res.Dir, m.Counts.Blueprints, m.Counts.Verified, m.Counts.Rejected, m.Counts.SFTRows,
 		m.Counts.BySplit["train"], m.Counts.BySplit["validation"], m.Counts.BySplit["test"], res.Elapsed.Round(time.Millisecond), rate)
-	for name, n := range m.Failures {
-		fmt.Fprintf(stdout, "  rejected by %s: %d\n", name, n)
+	if res.Resumed > 0 {
+		fmt.Fprintf(stdout, "  resumed: %d of %d chunks were already finished\n", res.Resumed, res.Chunks)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Failures)) {
+		fmt.Fprintf(stdout, "  rejected by %s: %d\n", name, m.Failures[name])
 	}
 	if m.DPO != nil {
 		fmt.Fprintf(stdout, "  DPO pairs: %d from %d flawed attempts\n", m.DPO.Pairs, m.DPO.Attempts)
 	}
 	return nil
-}
-
-// progressLine prints counts, acceptance and rate to stderr: redrawn in
-// place on a terminal, a line every few seconds otherwise.
-type progressLine struct {
-	mu    sync.Mutex
-	w     io.Writer
-	tty   bool
-	start time.Time
-	last  time.Time
-	text  string
-	total int
-}
-
-func newProgressLine(w io.Writer, tty bool) *progressLine {
-	return &progressLine{w: w, tty: tty, start: time.Now()}
-}
-
-func (p *progressLine) Start(total, done int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.total = total
-	if done > 0 {
-		fmt.Fprintf(p.w, "synth: resuming: %d blueprints already done, %d to go\n", done, total)
-	}
-}
-
-func (p *progressLine) Update(done, accepted int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	total := p.total
-	now := time.Now()
-	every := 5 * time.Second
-	if p.tty {
-		every = 100 * time.Millisecond
-	}
-	if now.Sub(p.last) < every && done != total {
-		return
-	}
-	p.last = now
-	el := now.Sub(p.start).Seconds()
-	rate := float64(done) / el
-	eta := time.Duration(float64(total-done)/rate) * time.Second
-	p.text = fmt.Sprintf("synth: %d/%d dialogues, %d verified (%.1f%%), %.0f/s, ETA %s", done, total, accepted, 100*float64(accepted)/float64(max(done, 1)), rate, eta.Round(time.Second))
-	if p.tty {
-		fmt.Fprintf(p.w, "\r\033[K%s", p.text)
-	} else {
-		fmt.Fprintln(p.w, p.text)
-	}
-}
-
-func (p *progressLine) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty && p.text != "" {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
