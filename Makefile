@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/synth
 DEMO := out/demo
 
-.PHONY: all build demo test test-go test-interop bench fuzz vet clean
+.PHONY: all build demo test test-go test-interop bench fuzz chaos vet clean
 
 all: build
 
@@ -34,6 +34,11 @@ test-interop: demo
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./...
 	./scripts/bench-run.sh
+
+# Kill synth run with SIGKILL 5 times at -n 20000, resume, compare with an
+# uninterrupted run (a shorter version runs inside make test).
+chaos:
+	./scripts/chaos.sh 20000 5 1000
 
 # A short fuzzing pass over every parser of outside input.
 fuzz:

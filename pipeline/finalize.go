@@ -186,8 +186,24 @@ func removeRelease(out string) error {
 }
 
 // removeStale deletes release files that the new manifest does not list,
-// left by an interrupted earlier attempt with other chunk counts.
+// left by an interrupted earlier attempt, and temporaries of a
+// finalisation that was killed midway.
 func removeStale(out string, m *Manifest) error {
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == workDirName {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp") {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	keep := map[string]bool{}
 	for _, f := range m.Files {
 		keep[filepath.FromSlash(f.Path)] = true

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildSynth compiles the command once per test binary run.
+func buildSynth(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "synth")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func hashTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	sums := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		h := sha256.Sum256(b)
+		rel, _ := filepath.Rel(dir, p)
+		sums[rel] = hex.EncodeToString(h[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
+
+// TestChaos is the short version of scripts/chaos.sh: SIGKILL the real
+// process at random moments, resume, and compare with an uninterrupted run.
+func TestChaos(t *testing.T) {
+	bin := buildSynth(t)
+	dir := t.TempDir()
+	args := []string{"run", "-n", "1200", "--seed", "5", "--chunk-size", "100", "--quiet", "--dpo"}
+	start := time.Now()
+	if out, err := exec.Command(bin, append(args, "--out", filepath.Join(dir, "ref"))...).CombinedOutput(); err != nil {
+		t.Fatalf("reference run: %v\n%s", err, out)
+	}
+	length := time.Since(start)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	chaos := filepath.Join(dir, "chaos")
+	for k := 0; k < 3; k++ {
+		cmd := exec.Command(bin, append(args, "--out", chaos)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(float64(length) * (0.1 + 0.8*rng.Float64())))
+		_ = cmd.Process.Kill() // SIGKILL
+		_ = cmd.Wait()
+		err := filepath.WalkDir(chaos, func(p string, d fs.DirEntry, err error) error {
+			rel, _ := filepath.Rel(chaos, p)
+			if err == nil && strings.Contains(rel, ".tmp") && !strings.HasPrefix(rel, ".synth-work") {
+				t.Errorf("after kill %d: temporary file visible: %s", k, rel)
+			}
+			return err
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command(bin, append(args, "--out", chaos)...).CombinedOutput(); err != nil {
+		t.Fatalf("final resume: %v\n%s", err, out)
+	}
+	want, got := hashTree(t, filepath.Join(dir, "ref")), hashTree(t, chaos)
+	for name, h := range want {
+		if got[name] != h {
+			t.Errorf("%s differs after kills and resumes", name)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d files after resumes, %d uninterrupted", len(got), len(want))
+	}
+}
+
+// TestShardProcesses runs four shard processes at once and merges them.
+func TestShardProcesses(t *testing.T) {
+	bin := buildSynth(t)
+	dir := t.TempDir()
+	args := []string{"run", "-n", "800", "--seed", "3", "--chunk-size", "90", "--quiet"}
+	if out, err := exec.Command(bin, append(args, "--out", filepath.Join(dir, "single"))...).CombinedOutput(); err != nil {
+		t.Fatalf("single run: %v\n%s", err, out)
+	}
+	var cmds []*exec.Cmd
+	var outs []string
+	for i := 0; i < 4; i++ {
+		out := filepath.Join(dir, "shard"+string(rune('0'+i)))
+		outs = append(outs, out)
+		cmd := exec.Command(bin, append(args, "--shard", string(rune('0'+i))+"/4", "--out", out)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("shard: %v", err)
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	if out, err := exec.Command(bin, append(append([]string{"merge"}, outs...), "-o", merged)...).CombinedOutput(); err != nil {
+		t.Fatalf("merge: %v\n%s", err, out)
+	}
+	want, got := hashTree(t, filepath.Join(dir, "single")), hashTree(t, merged)
+	for name, h := range want {
+		if got[name] != h {
+			t.Errorf("%s differs between the merged shards and the single run", name)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d files merged, %d in the single run", len(got), len(want))
+	}
+}
