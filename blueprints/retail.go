@@ -54,12 +54,20 @@ type Retail struct {
 	variants map[string][]retail.Variant
 	varObjs  map[string][]map[string]any
 	maxK     int
+	// probeBehavior is a profile that fits any task (changes_mind needs a write).
+	probeBehavior string
 }
 
 // NewRetail prepares a generator and checks that the domain can meet the controls.
 func NewRetail(dom *retail.Domain, spec Spec) (*Retail, error) {
 	if len(spec.Behaviors) == 0 {
 		return nil, errors.New("no behaviour profiles given")
+	}
+	if err := spec.Writes.Check(); err != nil {
+		return nil, fmt.Errorf("--writes: %w", err)
+	}
+	if err := spec.Reads.Check(); err != nil {
+		return nil, fmt.Errorf("--reads: %w", err)
 	}
 	g := &Retail{dom: dom, spec: spec, byCount: map[int][]string{}, orders: map[string]map[string]any{}}
 	var err error
@@ -101,6 +109,18 @@ func NewRetail(dom *retail.Domain, spec Spec) (*Retail, error) {
 		}
 		g.orders[id] = obj
 	}
+	for _, b := range spec.Behaviors {
+		if b != "changes_mind" {
+			g.probeBehavior = b
+			break
+		}
+	}
+	if g.probeBehavior == "" {
+		if spec.Writes.Min == 0 {
+			return nil, fmt.Errorf("behaviors: changes_mind alone needs a write in every task; use --writes 1-... or add another profile")
+		}
+		g.probeBehavior = "changes_mind"
+	}
 	if err := g.feasible(); err != nil {
 		return nil, err
 	}
@@ -132,7 +152,7 @@ func (g *Retail) feasible() error {
 			e := s.Reads.Min + i%(s.Reads.Max-s.Reads.Min+1)
 			rng := Stream(s.Seed, retailName, -1-w*8-i, "probe")
 			for a := 0; a < maxAttempts && !ok; a++ {
-				_, err := g.try(context.Background(), rng, w, e, s.Behaviors[0])
+				_, err := g.try(context.Background(), rng, w, e, false, g.probeBehavior)
 				ok = err == nil
 			}
 		}
@@ -151,10 +171,9 @@ func (g *Retail) Generate(ctx context.Context, index int) (*record.Blueprint, er
 	behavior := g.spec.Behaviors[g.behav.At(index)]
 	if behavior == "changes_mind" && w == 0 {
 		// Changing one's mind needs a write proposal to revise.
-		behavior = g.spec.Behaviors[(g.behav.At(index)+1)%len(g.spec.Behaviors)]
+		behavior = g.probeBehavior
 	}
 	var last error
-	span := g.spec.Reads.Max - g.spec.Reads.Min + 1
 	for a := 0; a < maxAttempts; a++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -162,11 +181,18 @@ func (g *Retail) Generate(ctx context.Context, index int) (*record.Blueprint, er
 		// Some (writes, reads) pairs are rare or impossible in the data
 		// (four writes that each need only 4 reads); after a fair search
 		// move to the neighbouring evidence levels of the range.
-		ea := e
-		if a >= maxAttempts/4 {
-			ea = g.spec.Reads.Min + (e-g.spec.Reads.Min+a/(maxAttempts/(4*span)+1))%span
+		// Each write must need exactly the allocated number of reads, so
+		// the requested distribution holds; a pair the data cannot give
+		// (four writes that each need exactly 4 reads) settles, after a
+		// fair search, for the neighbouring levels of the range.
+		ea, exact := e, true
+		if a >= maxAttempts/2 {
+			// Try the nearest levels next, alternating up and down, so
+			// the levels around a hard one share its blueprints evenly;
+			// the last attempts take any level of the range.
+			ea, exact = neighbour(g.spec.Reads, e, (a-maxAttempts/2)/20)
 		}
-		bp, err := g.try(ctx, rng, w, ea, behavior)
+		bp, err := g.try(ctx, rng, w, ea, exact, behavior)
 		if err == nil {
 			bp.Index = index
 			bp.ID = fmt.Sprintf("%s-%016x-%07d", retailName, g.spec.Seed, index)
@@ -177,6 +203,22 @@ func (g *Retail) Generate(ctx context.Context, index int) (*record.Blueprint, er
 		last = err
 	}
 	return nil, fmt.Errorf("blueprint %d: no task with %d writes and %d reads per write after %d attempts (last: %v)", index, w, e, maxAttempts, last)
+}
+
+// neighbour returns the k-th nearest level to e inside r (e+1, e-1, e+2,
+// ...), or e with exact false when the range has no k-th neighbour.
+func neighbour(r Range, e, k int) (int, bool) {
+	for off := 1; off <= r.Max-r.Min; off++ {
+		for _, lvl := range []int{e + off, e - off} {
+			if r.Contains(lvl) {
+				if k == 0 {
+					return lvl, true
+				}
+				k--
+			}
+		}
+	}
+	return e, false
 }
 
 // plan accumulates the ground truth of one task.
@@ -194,6 +236,7 @@ type plan struct {
 	unknown []string
 	revise  bool // the behaviour wants a revisable slot
 	revised bool
+	want    int // reads each write must need; 0 accepts any in range
 }
 
 func (p *plan) call(goal int, tool string, args map[string]any, needs []int) int {
@@ -515,10 +558,12 @@ const (
 )
 
 // try builds one candidate task with w writes whose evidence aims at e.
-func (g *Retail) try(ctx context.Context, rng *rand.Rand, w, e int, behavior string) (*record.Blueprint, error) {
+func (g *Retail) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string) (*record.Blueprint, error) {
 	// Which user: property-described targets need the user to have
 	// exactly k orders so that e reads identify them.
-	byID := e <= 3 && rng.IntN(3) > 0 || e < 3
+	// By id, a write needs 2 to 4 reads (authentication, the order, then
+	// perhaps the user's payment methods and a product).
+	byID := e < 3 || e == 3 && rng.IntN(3) > 0 || e == 4 && rng.IntN(3) == 0
 	var uid string
 	if byID {
 		uid = g.users[rng.IntN(len(g.users))]
@@ -536,6 +581,9 @@ func (g *Retail) try(ctx context.Context, rng *rand.Rand, w, e int, behavior str
 	u := g.dom.DB.Users[uid]
 	p := &plan{g: g, rng: rng, user: u, seen: map[string]int{}, used: map[string]bool{},
 		known: map[string]string{"name": u.Name.FirstName + " " + u.Name.LastName}, revise: behavior == "changes_mind"}
+	if exact {
+		p.want = e
+	}
 	if rng.IntN(2) == 0 {
 		p.known["email"] = u.Email
 	} else {
@@ -644,7 +692,8 @@ func (g *Retail) orderWrite(p *plan, intent string, byID bool) error {
 }
 
 // attempt runs a goal builder on the plan and rolls the plan back if the
-// builder fails, so a failed attempt leaves no stray actions or claims.
+// builder fails or its write misses the wanted evidence, so a failed
+// attempt leaves no stray actions or claims.
 func (p *plan) attempt(build func() error) error {
 	snap, nw, ng, no := len(p.actions), len(p.writes), len(p.goals), len(p.outputs)
 	seen := make(map[string]int, len(p.seen))
@@ -661,6 +710,9 @@ func (p *plan) attempt(build func() error) error {
 	}
 	revised := p.revised
 	err := build()
+	if err == nil && p.want > 0 && len(p.writes) > nw && len(p.writes[len(p.writes)-1]) != p.want {
+		err = fmt.Errorf("write needs %d reads, want %d", len(p.writes[len(p.writes)-1]), p.want)
+	}
 	if err != nil {
 		p.actions, p.writes, p.goals, p.outputs = p.actions[:snap], p.writes[:nw], p.goals[:ng], p.outputs[:no]
 		p.seen, p.used, p.known, p.revised = seen, used, known, revised

@@ -21,13 +21,19 @@ func expandInto(b *strings.Builder, rng *rand.Rand, s string) {
 			continue
 		}
 		end, alts := splitAlts(s, i)
+		if alts == nil {
+			// An unclosed group is taken literally rather than failing a dialogue.
+			b.WriteString(s[i:])
+			return
+		}
 		expandInto(b, rng, alts[rng.IntN(len(alts))])
 		i = end
 	}
 }
 
 // splitAlts finds the group starting at s[start] == '{' and returns the
-// index of its closing brace and its top-level alternatives.
+// index of its closing brace and its top-level alternatives, or nil
+// alternatives when the group is never closed.
 func splitAlts(s string, start int) (int, []string) {
 	depth := 0
 	var alts []string
@@ -48,8 +54,7 @@ func splitAlts(s string, start int) (int, []string) {
 			}
 		}
 	}
-	// An unclosed group is taken literally rather than failing a dialogue.
-	return len(s) - 1, []string{s[start:]}
+	return len(s), nil
 }
 
 func fill(s string, slots map[string]string) string {
@@ -82,7 +87,18 @@ func fill(s string, slots map[string]string) string {
 
 // Render expands a template and fills its slots.
 func Render(rng *rand.Rand, tmpl string, slots map[string]string) string {
-	return tidy(fill(expand(rng, tmpl), slots))
+	return tidy(fill(capitalize(expand(rng, tmpl)), slots))
+}
+
+// capitalize upper-cases the first letter of template text. It runs
+// before slots are filled, so a message that opens with a fact (an email,
+// an id) keeps the fact exactly as it is.
+func capitalize(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if t == "" || t[0] < 'a' || t[0] > 'z' {
+		return s
+	}
+	return strings.ToUpper(t[:1]) + t[1:]
 }
 
 // tidy collapses the double spaces and stray spaces before punctuation
@@ -98,11 +114,7 @@ func tidy(s string) string {
 	for _, p := range []string{",.", ",!", ",?"} {
 		s = strings.ReplaceAll(s, p, p[1:])
 	}
-	s = strings.TrimSpace(s)
-	if s != "" {
-		s = strings.ToUpper(s[:1]) + s[1:]
-	}
-	return s
+	return strings.TrimSpace(s)
 }
 
 // protected words carry a decision (a yes is a yes even from a sloppy
@@ -114,15 +126,18 @@ var protected = map[string]bool{"yes": true, "yep": true, "okay": true, "yeah": 
 // (digits, @, #, capitalised names) are left alone: a typo must not turn
 // into an invented fact.
 func typo(rng *rand.Rand, s string, rate float64) string {
+	if s == "" {
+		return s
+	}
 	words := strings.Split(s, " ")
 	for i, w := range words {
-		if len(w) < 4 || strings.ContainsAny(w, "0123456789@#$_<>") || (w[0] >= 'A' && w[0] <= 'Z' && i > 0) || protected[strings.ToLower(strings.Trim(w, ",.!?"))] {
+		r := []rune(w)
+		if len(r) < 4 || strings.ContainsAny(w, "0123456789@#$_<>") || (r[0] >= 'A' && r[0] <= 'Z' && i > 0) || protected[strings.ToLower(strings.Trim(w, ",.!?"))] {
 			continue
 		}
 		if rng.Float64() >= rate {
 			continue
 		}
-		r := []byte(w)
 		j := 1 + rng.IntN(len(r)-2)
 		switch rng.IntN(3) {
 		case 0: // swap neighbours
@@ -135,7 +150,7 @@ func typo(rng *rand.Rand, s string, rate float64) string {
 		words[i] = string(r)
 	}
 	out := strings.Join(words, " ")
-	if rng.IntN(2) == 0 {
+	if rng.IntN(2) == 0 && out[0] >= 'A' && out[0] <= 'Z' {
 		out = strings.ToLower(out[:1]) + out[1:]
 	}
 	return out

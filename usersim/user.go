@@ -149,7 +149,7 @@ func New(bp *record.Blueprint, rng *rand.Rand) (*User, error) {
 }
 
 func (u *User) say(tmpls []string, slots map[string]string) string {
-	t := expand(u.rng, tmpls[u.rng.IntN(len(tmpls))])
+	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		if u.rng.IntN(2) == 0 {
 			for _, kv := range sortedPairs(nonNative) {
