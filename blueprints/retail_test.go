@@ -723,4 +723,3 @@ func TestRetailGenerateCancelled(t *testing.T) {
 		t.Error("Generate ignored a cancelled context")
 	}
 }
-

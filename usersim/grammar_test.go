@@ -301,4 +301,3 @@ func TestProfiles(t *testing.T) {
 		}
 	}
 }
-

@@ -397,4 +397,3 @@ func TestLanguageDiversity(t *testing.T) {
 	}
 	t.Logf("%d dialogues: %d distinct first messages, %d distinct sequences", len(all), len(firsts), len(seqs))
 }
-
