@@ -28,6 +28,8 @@ test-go:
 test-interop: demo
 	@test -d test/interop/node_modules/@duckdb/node-api || { echo "DuckDB for Node is missing: run npm ci --prefix test/interop"; exit 1; }
 	node test/interop/duckdb_check.mjs $(DEMO)
+	$(BIN) run --domain retail -n 150 --seed 2 --dpo --quiet --out out/demo-dpo
+	node test/interop/duckdb_check.mjs out/demo-dpo
 
 # Benchmarks: throughput, memory and component speed. Figures are medians
 # over -count runs; compare with benchstat.

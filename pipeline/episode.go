@@ -19,6 +19,12 @@ func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 	return tr, err
 }
 
+// SimulateFlawed replays a blueprint with a flawed agent, as the DPO
+// stage did: the same streams, so the same dialogue, word for word.
+func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw agent.Flaw) (*record.Trajectory, bool, error) {
+	return simulate(ctx, d, bp, maxTurns, &flaw)
+}
+
 // simulate plays the dialogue with the oracle, or with a flawed oracle
 // when flaw is set; it reports whether the flaw fired. The user and the
 // agent draw from the same streams either way, so a flawed dialogue is

@@ -138,6 +138,44 @@ async function main() {
   if (tc.missing_names) fail(`${tc.missing_names} tool calls have no function name`);
   if (tc.bad_arguments) fail(`${tc.bad_arguments} tool calls have arguments that are not valid JSON`);
 
+  // The dpo config, when the release has one: its columns, its row count
+  // against the manifest, and the pair invariants DPO trainers rely on.
+  let dpo = null;
+  const dpoDir = join(args.dir, "dpo");
+  if (existsSync(dpoDir)) {
+    const dsrc = `read_parquet(${sqlString(join(dpoDir, "*.parquet"))})`;
+    const ddesc = await query(`DESCRIBE SELECT * FROM ${dsrc}`);
+    const dtypes = Object.fromEntries(ddesc.map((r) => [r.column_name, String(r.column_type).replaceAll('"', "")]));
+    const WANT_DPO = {
+      id: "VARCHAR", blueprint_id: "VARCHAR", domain: "VARCHAR", prompt: `${MESSAGE}[]`, chosen: `${MESSAGE}[]`,
+      rejected: `${MESSAGE}[]`, tools: "VARCHAR", failure: "VARCHAR", divergence_turn: "INTEGER",
+    };
+    for (const [col, want] of Object.entries(WANT_DPO)) {
+      if (dtypes[col] !== want) fail(`dpo column ${col} has type ${dtypes[col]}, want ${want}`);
+    }
+    dpo = await one(`
+      SELECT count(*) AS pairs,
+             count(*) FILTER (WHERE prompt[len(prompt)].role NOT IN ('user', 'tool')) AS bad_prompt_end,
+             count(*) FILTER (WHERE chosen[1].role <> 'assistant' OR rejected[1].role <> 'assistant') AS bad_starts,
+             count(*) FILTER (WHERE chosen = rejected) AS identical,
+             count(DISTINCT failure) AS failure_types
+      FROM ${dsrc}`);
+    const un = await one(`
+      SELECT (SELECT count(*) FROM (SELECT unnest(prompt) FROM ${dsrc})) AS prompt_messages,
+             (SELECT count(*) FROM (SELECT unnest(chosen) FROM ${dsrc})) AS chosen_messages,
+             (SELECT count(*) FROM (SELECT unnest(rejected) FROM ${dsrc})) AS rejected_messages,
+             (SELECT count(*) FROM (SELECT unnest(c.tool_calls) FROM (SELECT unnest(rejected) AS c FROM ${dsrc}))) AS rejected_tool_calls`);
+    Object.assign(dpo, un);
+    if (dpo.bad_prompt_end) fail(`${dpo.bad_prompt_end} DPO prompts do not end with a user or tool message`);
+    if (dpo.bad_starts) fail(`${dpo.bad_starts} DPO pairs do not start chosen and rejected with an assistant message`);
+    if (dpo.identical) fail(`${dpo.identical} DPO pairs have chosen equal to rejected`);
+    const manifest = join(args.dir, "manifest.json");
+    if (existsSync(manifest)) {
+      const want = JSON.parse(readFileSync(manifest, "utf8"))?.counts?.dpo_pairs;
+      if (want !== undefined && want !== dpo.pairs) fail(`dpo has ${dpo.pairs} rows, manifest.json says ${want}`);
+    }
+  }
+
   conn.closeSync();
   instance.closeSync();
 
@@ -151,6 +189,7 @@ async function main() {
     tool_messages: m.tool_messages,
     tool_calls: tc.tool_calls,
   };
+  if (dpo) summary.dpo = dpo;
   if (failures.length > 0) summary.failures = failures;
   console.log(JSON.stringify(summary));
   if (failures.length > 0) {
