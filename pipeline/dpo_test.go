@@ -201,3 +201,26 @@ func TestDPORelease(t *testing.T) {
 		}
 	}
 }
+
+// The numbers: at -n 1000, at least one pair per blueprint on
+// average and every failure type at least 5% of the pairs.
+func TestDPOMix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 1000-blueprint run; skipped with -short")
+	}
+	cfg := smallConfig(t, 1000)
+	cfg.DPO = true
+	res, err := Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Manifest.DPO
+	if float64(d.Pairs)/float64(res.Manifest.Counts.Blueprints) < 1 {
+		t.Errorf("%d pairs for %d blueprints", d.Pairs, res.Manifest.Counts.Blueprints)
+	}
+	for _, f := range agent.Flaws() {
+		if share := float64(d.ByFailure[f]) / float64(d.Pairs); share < 0.05 {
+			t.Errorf("%s: %.1f%% of pairs, want at least 5%%", f, 100*share)
+		}
+	}
+}
