@@ -1,0 +1,2 @@
+// Package audit re-checks finished releases on their own and renders them for people.
+package audit
