@@ -111,7 +111,11 @@ func Card(m *Manifest, files []FileEntry) string {
 		}{{"messages per dialogue", s.Messages}, {"user turns per dialogue", s.UserTurns}, {"tool calls per dialogue", s.ToolCalls}, {"read calls per dialogue", s.ReadCalls}} {
 			fmt.Fprintf(&b, "| %s | %.2f | %d | %d |\n", row.name, row.s.Mean, row.s.Min, row.s.Max)
 		}
-		fmt.Fprintf(&b, "\nDistinct first user messages: %.1f%%; distinct sequences of user messages: %.1f%%.\n\n", 100*s.DistinctFirst, 100*s.DistinctUsers)
+		fmt.Fprintf(&b, "\nDistinct first user messages: %.1f%%; distinct sequences of user messages: %.1f%%. ", 100*s.DistinctFirst, 100*s.DistinctUsers)
+		if u, a := s.DistinctN["user"], s.DistinctN["assistant"]; u != nil && a != nil {
+			fmt.Fprintf(&b, "Distinct-1/-2 of user text: %.4f / %.4f; of assistant text: %.4f / %.4f. ", u["distinct_1"], u["distinct_2"], a["distinct_1"], a["distinct_2"])
+		}
+		fmt.Fprintf(&b, "Tool-sequence entropy: %.2f bits.\n\n", s.ToolSequenceEntropy)
 	}
 
 	if d := m.DPO; d != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -45,6 +46,11 @@ type ChunkSummary struct {
 	Stats       *Stats                 `json:"stats"`
 	FirstSketch *hll                   `json:"first_sketch"`
 	UsersSketch *hll                   `json:"users_sketch"`
+	Sequences   map[string]int         `json:"tool_sequences"`
+	FirstSet    []uint64               `json:"first_set,omitempty"`
+	UsersSet    []uint64               `json:"users_set,omitempty"`
+	Overflow    bool                   `json:"exact_sets_overflowed,omitempty"`
+	Ngrams      map[string]*ngrams     `json:"ngrams"`
 	DPO         *DPOStats              `json:"dpo,omitempty"`
 	Files       []ChunkFile            `json:"files"`
 }
@@ -247,6 +253,9 @@ func (c *chunkWriter) commit() error {
 	c.sum.Files = files
 	c.sum.Stats = c.stats
 	c.sum.FirstSketch, c.sum.UsersSketch = c.stats.FirstSketch, c.stats.UsersSketch
+	c.sum.Sequences, c.sum.Ngrams = c.stats.ToolSequences, c.stats.Ngrams
+	c.sum.FirstSet, c.sum.UsersSet = setList(c.stats.FirstSet), setList(c.stats.UsersSet)
+	c.sum.Overflow = c.stats.FirstSet == nil || c.stats.UsersSet == nil
 	raw, err := json.Marshal(c.sum)
 	if err != nil {
 		c.abort()
@@ -274,6 +283,27 @@ func (c *chunkWriter) abort() {
 		s.abort()
 	}
 	os.RemoveAll(c.tmp)
+}
+
+// setList lists a set's hashes in order, so summaries are deterministic.
+func setList(set map[uint64]bool) []uint64 {
+	out := make([]uint64, 0, len(set))
+	for h := range set {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func setOf(list []uint64, overflow bool) map[uint64]bool {
+	if overflow {
+		return nil
+	}
+	set := make(map[uint64]bool, len(list))
+	for _, h := range list {
+		set[h] = true
+	}
+	return set
 }
 
 func syncDir(dir string) error {

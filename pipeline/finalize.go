@@ -71,6 +71,8 @@ func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest,
 			m.Failures[k] += v
 		}
 		s.Stats.FirstSketch, s.Stats.UsersSketch = s.FirstSketch, s.UsersSketch
+		s.Stats.ToolSequences, s.Stats.Ngrams = s.Sequences, s.Ngrams
+		s.Stats.FirstSet, s.Stats.UsersSet = setOf(s.FirstSet, s.Overflow), setOf(s.UsersSet, s.Overflow)
 		m.Stats.merge(s.Stats)
 		if m.DPO != nil && s.DPO != nil {
 			mergeDPO(m.DPO, s.DPO)

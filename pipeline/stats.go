@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
@@ -25,9 +27,21 @@ type Stats struct {
 	DistinctFirst float64        `json:"distinct_first_user_messages"`
 	DistinctUsers float64        `json:"distinct_user_message_sequences"`
 	Rows          int            `json:"rows"`
-	// Sketches travel in chunk summaries, not in the manifest.
-	FirstSketch *hll `json:"-"`
-	UsersSketch *hll `json:"-"`
+	// DistinctN is distinct-1 and distinct-2 (unique n-grams over all
+	// n-grams) of user and of assistant text.
+	DistinctN map[string]map[string]float64 `json:"distinct_n"`
+	// ToolSequenceEntropy is the Shannon entropy (bits) of the sequences of
+	// tool names the dialogues call.
+	ToolSequenceEntropy float64            `json:"tool_sequence_entropy_bits"`
+	ToolSequences       map[string]int     `json:"-"`
+	Ngrams              map[string]*ngrams `json:"-"`
+	// Sketches travel in chunk summaries, not in the manifest. Exact sets
+	// of hashes are kept too while small, so ordinary runs report exact
+	// shares and only runs past exactLimit fall back to the sketches.
+	FirstSketch *hll            `json:"-"`
+	UsersSketch *hll            `json:"-"`
+	FirstSet    map[uint64]bool `json:"-"`
+	UsersSet    map[uint64]bool `json:"-"`
 	kindOf      func(tool string) string
 }
 
@@ -61,8 +75,98 @@ func (s *Summary) merge(o Summary) {
 
 func newStats(kindOf func(string) string) *Stats {
 	return &Stats{kindOf: kindOf, Behaviors: map[string]int{}, Writes: map[string]int{}, Evidence: map[string]int{},
-		Intents: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL()}
+		Intents: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL(),
+		FirstSet: map[uint64]bool{}, UsersSet: map[uint64]bool{},
+		ToolSequences: map[string]int{}, Ngrams: map[string]*ngrams{"user": newNgrams(), "assistant": newNgrams()}}
 }
+
+// ngrams counts unigrams and bigrams of a role's text, with sketches of
+// the distinct ones.
+type ngrams struct {
+	Uni  *hll `json:"uni"`
+	Bi   *hll `json:"bi"`
+	NUni int  `json:"n_uni"`
+	NBi  int  `json:"n_bi"`
+}
+
+func newNgrams() *ngrams { return &ngrams{Uni: newHLL(), Bi: newHLL()} }
+
+func (g *ngrams) add(text string) {
+	var prev uint64
+	have := false
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		h := fnvString(strings.ToLower(text[start:end]))
+		g.Uni.add(h)
+		g.NUni++
+		if have {
+			g.Bi.add(prev*31 + h)
+			g.NBi++
+		}
+		prev, have, start = h, true, -1
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '#' || r == '$' || r == '.' && start >= 0 {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
+}
+
+func (g *ngrams) merge(o *ngrams) {
+	g.Uni.merge(o.Uni)
+	g.Bi.merge(o.Bi)
+	g.NUni += o.NUni
+	g.NBi += o.NBi
+}
+
+func fnvString(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// exactLimit bounds the exact distinct sets (about 16 MB at the limit).
+const exactLimit = 200000
+
+// addExact adds hashes to an exact set; past the limit the set is dropped
+// (nil) and the sketch answers instead.
+func addExact(set map[uint64]bool, hs ...uint64) map[uint64]bool {
+	if set == nil {
+		return nil
+	}
+	for _, h := range hs {
+		set[h] = true
+	}
+	if len(set) > exactLimit {
+		return nil
+	}
+	return set
+}
+
+func mergeExact(dst, src map[uint64]bool) map[uint64]bool {
+	if dst == nil || src == nil {
+		return nil
+	}
+	for h := range src {
+		dst[h] = true
+	}
+	if len(dst) > exactLimit {
+		return nil
+	}
+	return dst
+}
+
+// maxToolSequences bounds the sequence counts a chunk keeps; past it,
+// sequences count as one "other" bucket, so the entropy is a lower bound.
+const maxToolSequences = 50000
 
 // merge adds another chunk's stats.
 func (s *Stats) merge(o *Stats) {
@@ -78,6 +182,24 @@ func (s *Stats) merge(o *Stats) {
 	s.Rows += o.Rows
 	s.FirstSketch.merge(o.FirstSketch)
 	s.UsersSketch.merge(o.UsersSketch)
+	s.FirstSet = mergeExact(s.FirstSet, o.FirstSet)
+	s.UsersSet = mergeExact(s.UsersSet, o.UsersSet)
+	for k, v := range o.ToolSequences {
+		s.countSequence(k, v)
+	}
+	for role, g := range o.Ngrams {
+		if s.Ngrams[role] == nil {
+			s.Ngrams[role] = newNgrams()
+		}
+		s.Ngrams[role].merge(g)
+	}
+}
+
+func (s *Stats) countSequence(seq string, n int) {
+	if _, ok := s.ToolSequences[seq]; !ok && len(s.ToolSequences) >= maxToolSequences {
+		seq = "(other)"
+	}
+	s.ToolSequences[seq] += n
 }
 
 // distinct computes the distinct shares from the sketches; it is costly
@@ -85,9 +207,32 @@ func (s *Stats) merge(o *Stats) {
 func (s *Stats) distinct() {
 	s.DistinctFirst = ratio(int(math.Round(s.FirstSketch.count())), s.Rows)
 	s.DistinctUsers = ratio(int(math.Round(s.UsersSketch.count())), s.Rows)
+	if s.FirstSet != nil {
+		s.DistinctFirst = ratio(len(s.FirstSet), s.Rows)
+	}
+	if s.UsersSet != nil {
+		s.DistinctUsers = ratio(len(s.UsersSet), s.Rows)
+	}
 	// An estimate may overshoot by a hair; a share of distinct rows cannot.
 	s.DistinctFirst = math.Min(s.DistinctFirst, 1)
 	s.DistinctUsers = math.Min(s.DistinctUsers, 1)
+	s.DistinctN = map[string]map[string]float64{}
+	for role, g := range s.Ngrams {
+		s.DistinctN[role] = map[string]float64{
+			"distinct_1": math.Min(ratio(int(math.Round(g.Uni.count())), g.NUni), 1),
+			"distinct_2": math.Min(ratio(int(math.Round(g.Bi.count())), g.NBi), 1),
+		}
+	}
+	total := 0
+	for _, n := range s.ToolSequences {
+		total += n
+	}
+	h := 0.0
+	for _, n := range s.ToolSequences {
+		p := float64(n) / float64(total)
+		h -= p * math.Log2(p)
+	}
+	s.ToolSequenceEntropy = math.Round(h*1000) / 1000
 }
 
 func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
@@ -105,7 +250,14 @@ func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
 	users, calls, reads := 0, 0, 0
 	seq := fnv.New64a()
 	first := uint64(0)
+	var tools []string
 	for _, m := range tr.Messages {
+		if g := s.Ngrams[m.Role]; g != nil {
+			g.add(m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			tools = append(tools, c.Function.Name)
+		}
 		if m.Role == "user" {
 			h := fnv.New64a()
 			h.Write([]byte(m.Content))
@@ -128,6 +280,9 @@ func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
 	s.ReadCalls.add(reads)
 	s.FirstSketch.add(first)
 	s.UsersSketch.add(seq.Sum64())
+	s.FirstSet = addExact(s.FirstSet, first)
+	s.UsersSet = addExact(s.UsersSet, seq.Sum64())
+	s.countSequence(strings.Join(tools, ">"), 1)
 }
 
 func ratio(a, b int) float64 {

@@ -26,7 +26,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"counts": m.Counts, "checks": m.Checks, "failures": m.Failures, "stats": m.Stats})
+		return enc.Encode(map[string]any{"counts": m.Counts, "checks": m.Checks, "failures": m.Failures, "stats": m.Stats, "dpo": m.DPO})
 	}
 	c := m.Counts
 	fmt.Fprintf(stdout, "release %s  (synth %s, domain %s %s, seed %d)\n\n", dir, m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed)
@@ -54,12 +54,26 @@ func cmdStats(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "distinct first user messages     %.1f%%\n", 100*s.DistinctFirst)
 	fmt.Fprintf(stdout, "distinct user-message sequences  %.1f%%\n", 100*s.DistinctUsers)
+	for _, role := range []string{"user", "assistant"} {
+		if d := s.DistinctN[role]; d != nil {
+			fmt.Fprintf(stdout, "%-9s text distinct-1 %.4f  distinct-2 %.4f\n", role, d["distinct_1"], d["distinct_2"])
+		}
+	}
+	fmt.Fprintf(stdout, "tool-sequence entropy            %.2f bits\n", s.ToolSequenceEntropy)
 	for _, h := range []struct {
 		name string
 		m    map[string]int
-	}{{"writes per task", s.Writes}, {"reads needed per write", s.Evidence}, {"behaviour", s.Behaviors}, {"intent", s.Intents}, {"ending", s.Endings}} {
+	}{{"writes per task", s.Writes}, {"reads needed per write", s.Evidence}, {"behaviour", s.Behaviors}, {"intent", s.Intents}, {"ending", s.Endings}, {"rejected by check", m.Failures}} {
+		if len(h.m) == 0 {
+			continue
+		}
 		fmt.Fprintf(stdout, "\n%s:\n", h.name)
 		printHist(stdout, h.m)
+	}
+	if m.DPO != nil {
+		fmt.Fprintf(stdout, "\nDPO pairs %d from %d flawed attempts (no opportunity %d, verified anyway %d, other failure %d); failure types:\n",
+			m.DPO.Pairs, m.DPO.Attempts, m.DPO.NotFired, m.DPO.NoFailure, m.DPO.OtherReason)
+		printHist(stdout, m.DPO.ByFailure)
 	}
 	return nil
 }

@@ -1,0 +1,399 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/schemas"
+)
+
+// checkFiles compares every listed file with its entry: present, a
+// regular file, of the listed size and sha256.
+func (s *state) checkFiles(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.workers)
+	for _, e := range s.doc.entries {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			sum, n, err := s.hashFile(e.Path)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					s.defects.add(e.Path, NoRow, "", "missing", "listed in the manifest but not in the release")
+				} else {
+					s.defects.add(e.Path, NoRow, "", "read", "%v", err)
+				}
+				return nil
+			}
+			s.mu.Lock()
+			s.sums[e.Path] = sum
+			s.mu.Unlock()
+			if n != e.Bytes {
+				s.defects.add(e.Path, NoRow, "", "bytes", "the file has %d bytes, the manifest says %d", n, e.Bytes)
+			}
+			if sum != e.SHA256 {
+				s.defects.add(e.Path, NoRow, "", "sha256", "the file's sha256 is %s, the manifest says %s", short(sum), short(e.SHA256))
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// hashFile streams a release file through sha256. Symlinks are refused:
+// a release is self-contained, and a link could make validate vouch for
+// a file outside it.
+func (s *state) hashFile(rel string) (string, int64, error) {
+	p := s.path(rel)
+	info, err := os.Lstat(p)
+	if err != nil {
+		return "", 0, err
+	}
+	if !info.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file (%s)", rel, info.Mode().Type())
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", rel, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// checkUnlisted flags every file in the release folders that the
+// manifest does not list, hidden ones included: a loader globbing
+// sft/*.parquet would pick up a stray shard, and a leftover temporary
+// means a run did not finish cleanly.
+func (s *state) checkUnlisted() {
+	listed := map[string]bool{}
+	for _, f := range s.doc.m.Files {
+		listed[f.Path] = true
+	}
+	for _, top := range dataDirs {
+		root := s.path(top)
+		info, err := os.Lstat(root)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			s.defects.add(top+"/", NoRow, "", "read", "%v", err)
+			continue
+		}
+		if !info.IsDir() {
+			s.defects.add(top+"/", NoRow, "", "unlisted", "%s is a %s, not a folder", top, info.Mode().Type())
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				rel, _ := filepath.Rel(s.dir, p)
+				s.defects.add(filepath.ToSlash(rel), NoRow, "", "read", "%v", err)
+				return nil
+			}
+			if p == root {
+				return nil
+			}
+			rel, err := filepath.Rel(s.dir, p)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			hidden := strings.HasPrefix(d.Name(), ".")
+			switch {
+			case d.IsDir() && hidden:
+				s.defects.add(rel+"/", NoRow, "", "hidden", "hidden folder in a release folder (left over from an interrupted run?)")
+				return filepath.SkipDir
+			case d.IsDir():
+				return nil
+			case hidden:
+				s.defects.add(rel, NoRow, "", "hidden", "hidden file in a release folder (left over from an interrupted run?)")
+			case !listed[rel]:
+				s.defects.add(rel, NoRow, "", "unlisted", "not listed in the manifest")
+			}
+			return nil
+		})
+		if err != nil {
+			s.defects.add(top+"/", NoRow, "", "read", "%v", err)
+		}
+	}
+}
+
+// checkDomain checks that the domain pack shipped in domain/ is the one
+// the manifest names and the one this synth builds for the release's
+// seed: the rows are re-verified against the built-in domain, so that
+// is only meaningful if the two agree.
+func (s *state) checkDomain() {
+	m, d := s.doc.m, s.dom
+	if got := d.Base.Hash(); got != m.Domain.StateHash {
+		s.defects.add("manifest.json", NoRow, "", "domain", "the %s database for seed %d hashes to %s, the manifest says %s (built by another synth version?)",
+			d.Name, m.Seed, short(got), short(m.Domain.StateHash))
+	}
+	if d.Version != m.Domain.Version {
+		s.defects.add("manifest.json", NoRow, "", "domain", "release built from %s %s, this synth has %s %s", d.Name, m.Domain.Version, d.Name, d.Version)
+	}
+	// The domain hash covers the domain/ entries: sha256 over sorted
+	// "path\x00sha256\n" lines. The sums are the files' own, so a file
+	// changed with its entry is caught here too.
+	var dom []entry
+	for _, e := range s.doc.entries {
+		if e.kind == kindDomain {
+			dom = append(dom, e)
+		}
+	}
+	sort.Slice(dom, func(i, j int) bool { return dom[i].Path < dom[j].Path })
+	h := sha256.New()
+	for _, e := range dom {
+		sum, ok := s.sums[e.Path]
+		if !ok {
+			sum = e.SHA256
+		}
+		h.Write([]byte(e.Path + "\x00" + sum + "\n"))
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != m.Domain.Hash {
+		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", short(got), short(m.Domain.Hash))
+	}
+
+	want := map[string][]byte{}
+	for name, b := range d.Files {
+		want["domain/"+name] = b
+	}
+	for name, b := range schemas.Files() {
+		want["domain/schemas/"+name] = b
+	}
+	names := make([]string, 0, len(want))
+	for n := range want {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		got, err := s.readListed(name)
+		if err != nil {
+			s.defects.add(name, NoRow, "", "domain", "%v", err)
+			continue
+		}
+		if !bytes.Equal(got, want[name]) {
+			s.defects.add(name, NoRow, "", "domain", "differs from the built-in %s domain's file (%d bytes, built-in %d)", d.Name, len(got), len(want[name]))
+		}
+	}
+	s.checkDomainInfo()
+}
+
+// checkDomainInfo compares domain/domain.json with the manifest.
+func (s *state) checkDomainInfo() {
+	const name = "domain/domain.json"
+	raw, err := s.readListed(name)
+	if err != nil {
+		s.defects.add(name, NoRow, "", "domain", "%v", err)
+		return
+	}
+	var info struct {
+		Name      string `json:"name"`
+		Version   string `json:"version"`
+		Seed      uint64 `json:"seed"`
+		StateHash string `json:"state_hash"`
+	}
+	if err := json.Unmarshal(raw, &info); err != nil {
+		s.defects.add(name, NoRow, "", "domain", "not valid JSON: %v", err)
+		return
+	}
+	m := s.doc.m
+	if info.Name != m.Domain.Name || info.Version != m.Domain.Version || info.Seed != m.Seed || info.StateHash != m.Domain.StateHash {
+		s.defects.add(name, NoRow, "", "domain", "says %s %s seed %d state %s; the manifest says %s %s seed %d state %s",
+			info.Name, info.Version, info.Seed, short(info.StateHash), m.Domain.Name, m.Domain.Version, m.Seed, short(m.Domain.StateHash))
+	}
+}
+
+// readListed reads a small release file that the manifest must list.
+func (s *state) readListed(rel string) ([]byte, error) {
+	listed := false
+	for _, e := range s.doc.entries {
+		listed = listed || e.Path == rel
+	}
+	if !listed {
+		return nil, fmt.Errorf("the manifest does not list %s", rel)
+	}
+	if _, ok := s.sums[rel]; !ok {
+		return nil, fmt.Errorf("%s cannot be read", rel)
+	}
+	return os.ReadFile(s.path(rel))
+}
+
+// bpInfo is a blueprint and where it was read.
+type bpInfo struct {
+	bp    *record.Blueprint
+	file  string
+	line  int
+	split string // from its file's name
+}
+
+// failureRecord is the proof behind a DPO pair: the check its rejected
+// side failed when the run made it.
+type failureRecord struct {
+	PairID      string `json:"pair_id"`
+	BlueprintID string `json:"blueprint_id"`
+	Split       string `json:"split"`
+	Failure     string `json:"failure"`
+	Check       string `json:"check"`
+	Reason      string `json:"reason"`
+	FlawGoal    int    `json:"flaw_goal"`
+	file        string
+	line        int
+	paired      bool // guarded by state.mu
+}
+
+// rejectedRecord is a dialogue that failed verification.
+type rejectedRecord struct {
+	BlueprintID string             `json:"blueprint_id"`
+	Split       string             `json:"split"`
+	Check       string             `json:"check"`
+	Reason      string             `json:"reason"`
+	Trajectory  *record.Trajectory `json:"trajectory"`
+	file        string
+	line        int
+}
+
+// readBlueprints loads every blueprint. A blueprint id in two files is
+// a split leak when the files' splits differ.
+func (s *state) readBlueprints() {
+	for _, e := range s.entries(kindBlueprints) {
+		s.readJSONLEntry(e, func(line int, raw []byte) {
+			var bp record.Blueprint
+			if err := json.Unmarshal(raw, &bp); err != nil {
+				s.defects.add(e.Path, line, "", "blueprint", "not a blueprint: %v", err)
+				return
+			}
+			switch prev, dup := s.bps[bp.ID]; {
+			case bp.ID == "":
+				s.defects.add(e.Path, line, "", "blueprint", "blueprint without an id")
+				return
+			case dup && prev.split != e.split:
+				s.defects.add(e.Path, line, bp.ID, "split", "blueprint is in split %s here and in split %s (%s line %d)", e.split, prev.split, prev.file, prev.line+1)
+				return
+			case dup:
+				s.defects.add(e.Path, line, bp.ID, "duplicate", "blueprint also at %s line %d", prev.file, prev.line+1)
+				return
+			}
+			if bp.Split != e.split {
+				s.defects.add(e.Path, line, bp.ID, "split", "blueprint says split %q but is in the %s file", bp.Split, e.split)
+			}
+			if bp.Domain != s.doc.m.Domain.Name || bp.Seed != s.doc.m.Seed {
+				s.defects.add(e.Path, line, bp.ID, "blueprint", "blueprint of domain %s seed %d in a release of %s seed %d", bp.Domain, bp.Seed, s.doc.m.Domain.Name, s.doc.m.Seed)
+			}
+			s.bps[bp.ID] = &bpInfo{bp: &bp, file: e.Path, line: line, split: e.split}
+		})
+	}
+}
+
+// readFailures loads the proofs of the DPO pairs.
+func (s *state) readFailures() {
+	for _, e := range s.entries(kindDPOFailures) {
+		s.readJSONLEntry(e, func(line int, raw []byte) {
+			var r failureRecord
+			if err := json.Unmarshal(raw, &r); err != nil {
+				s.defects.add(e.Path, line, "", "dpo", "not a failure record: %v", err)
+				return
+			}
+			if prev, dup := s.failures[r.PairID]; dup {
+				s.defects.add(e.Path, line, r.PairID, "duplicate", "failure record also at %s line %d", prev.file, prev.line+1)
+				return
+			}
+			r.file, r.line = e.Path, line
+			s.failures[r.PairID] = &r
+		})
+	}
+}
+
+// readRejected loads the dialogues that failed verification.
+func (s *state) readRejected() {
+	for _, e := range s.entries(kindRejected) {
+		s.readJSONLEntry(e, func(line int, raw []byte) {
+			var r rejectedRecord
+			if err := json.Unmarshal(raw, &r); err != nil {
+				s.defects.add(e.Path, line, "", "rejected", "not a rejected record: %v", err)
+				return
+			}
+			r.file, r.line = e.Path, line
+			s.rejected = append(s.rejected, &r)
+		})
+	}
+}
+
+// readJSONLEntry reads a listed JSON-lines file, recording its line
+// count and any damage as defects.
+func (s *state) readJSONLEntry(e entry, fn func(line int, raw []byte)) {
+	if _, ok := s.sums[e.Path]; !ok {
+		s.unreadable[e.kind] = true // already reported as missing or unreadable
+		return
+	}
+	n, err := readJSONL(s.path(e.Path), fn)
+	if err != nil {
+		s.unreadable[e.kind] = true
+		s.defects.add(e.Path, NoRow, "", "read", "%v", err)
+		return
+	}
+	s.rowsByFile[e.Path] = int64(n)
+	if int64(n) != e.Rows {
+		s.defects.add(e.Path, NoRow, "", "rows", "the file holds %d lines, the manifest says %d", n, e.Rows)
+	}
+}
+
+// readJSONL calls fn with each line of a gzipped JSON-lines file and its
+// 0-based number, and returns the number of lines.
+func readJSONL(path string, fn func(line int, raw []byte)) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return 0, fmt.Errorf("%s is not gzip: %w", filepath.Base(path), err)
+	}
+	br := bufio.NewReaderSize(zr, 1<<16)
+	n := 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if line[len(line)-1] != '\n' {
+				return n, fmt.Errorf("line %d: the file ends without a newline (truncated?)", n+1)
+			}
+			fn(n, line)
+			n++
+		}
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("after line %d: %w", n, err)
+		}
+	}
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
