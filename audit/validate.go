@@ -3,8 +3,8 @@ package audit
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -69,6 +68,9 @@ type Validation struct {
 	Rejected   int           `json:"rejected"`   // rejected dialogues re-verified
 	Elapsed    time.Duration `json:"elapsed_ns"`
 	Defects    []Defect      `json:"defects"`
+	// Warnings are worth a look but do not fail a release: the same
+	// generic opening line in two splits, for instance.
+	Warnings []Defect `json:"warnings,omitempty"`
 }
 
 // OK reports whether the release has no defect.
@@ -95,6 +97,13 @@ func (v *Validation) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "rejected    %d re-verified\n", v.Rejected)
 	}
 	fmt.Fprintf(&b, "time        %s\n\n", v.Elapsed.Round(time.Millisecond))
+	if len(v.Warnings) > 0 {
+		fmt.Fprintf(&b, "%d warnings:\n", len(v.Warnings))
+		for _, d := range v.Warnings {
+			b.WriteString("  " + d.String() + "\n")
+		}
+		b.WriteString("\n")
+	}
 	if v.OK() {
 		b.WriteString("OK: no defects\n")
 	} else {
@@ -144,6 +153,7 @@ func (vr Validator) Validate(ctx context.Context, dir string) (*Validation, erro
 		out.Files = len(s.doc.m.Files)
 	}
 	out.Defects = s.defects.sorted()
+	out.Warnings = s.warnings.sorted()
 	out.Elapsed = time.Since(start)
 	return out, nil
 }
@@ -178,6 +188,7 @@ type state struct {
 	workers  int
 	doc      *manifestDoc
 	maxTurns int
+	seed     maphash.Seed // of the message digests
 	dom      *domains.Domain
 	ver      *verify.Verifier
 	// sums holds the sha256 of every listed file as found on disk.
@@ -188,7 +199,7 @@ type state struct {
 	unreadable map[string]bool // kinds with a file that could not be read whole
 	rowsByFile map[string]int64
 
-	defects defectList
+	defects, warnings defectList
 
 	mu           sync.Mutex
 	sft          map[string]*sftSeen // by blueprint id
@@ -206,7 +217,7 @@ func newState(dir string, workers int) *state {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return &state{
-		dir: dir, workers: workers, maxTurns: defaultMaxTurns,
+		dir: dir, workers: workers, maxTurns: defaultMaxTurns, seed: maphash.MakeSeed(),
 		sums: map[string]string{}, bps: map[string]*bpInfo{}, failures: map[string]*failureRecord{},
 		unreadable: map[string]bool{}, rowsByFile: map[string]int64{},
 		sft: map[string]*sftSeen{}, sftIDs: map[string]bool{}, dpoIDs: map[string]bool{},
@@ -262,6 +273,7 @@ func (s *state) run(ctx context.Context) error {
 	}
 	s.checkCounts()
 	s.checkCoverage()
+	s.checkInstructions()
 	s.checkFirstMessages()
 	return ctx.Err()
 }
@@ -343,9 +355,3 @@ func readCheck(err error) string {
 	}
 	return "read"
 }
-
-// errStop ends a scan early without blaming the file.
-var errStop = errors.New("stop")
-
-// messages is the helper type for a dialogue's messages.
-type messages = []record.Message

@@ -37,7 +37,7 @@ type Generator interface {
 // maxAttempts bounds the search for a task meeting the controls; a
 // feasible control finds one in a few tries, so hitting the bound means
 // the controls ask for what this database cannot give.
-const maxAttempts = 400
+const maxAttempts = 600
 
 // Retail generates retail tasks.
 type Retail struct {
@@ -186,11 +186,11 @@ func (g *Retail) Generate(ctx context.Context, index int) (*record.Blueprint, er
 		// (four writes that each need exactly 4 reads) settles, after a
 		// fair search, for the neighbouring levels of the range.
 		ea, exact := e, true
-		if a >= maxAttempts/2 {
+		if a >= maxAttempts/3 {
 			// Try the nearest levels next, alternating up and down, so
 			// the levels around a hard one share its blueprints evenly;
 			// the last attempts take any level of the range.
-			ea, exact = neighbour(g.spec.Reads, e, (a-maxAttempts/2)/20)
+			ea, exact = neighbour(g.spec.Reads, e, (a-maxAttempts/3)/20)
 		}
 		bp, err := g.try(ctx, rng, w, ea, exact, behavior)
 		if err == nil {
@@ -560,15 +560,21 @@ const (
 // try builds one candidate task with w writes whose evidence aims at e.
 func (g *Retail) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string) (*record.Blueprint, error) {
 	// Which user: property-described targets need the user to have
-	// exactly k orders so that e reads identify them.
-	// By id, a write needs 2 to 4 reads (authentication, the order, then
-	// perhaps the user's payment methods and a product).
+	// exactly k orders so that e reads identify them. By id, a write needs
+	// 2 to 4 reads (authentication, the order, then perhaps the user's
+	// payment methods and a product).
 	byID := e < 3 || e == 3 && rng.IntN(3) > 0 || e == 4 && rng.IntN(3) == 0
+	k := e - 2 - rng.IntN(2)
+	if !exact {
+		// Any level of the range will do: pick a user with enough orders
+		// for w targets, by id or by properties.
+		byID = rng.IntN(2) == 0
+		k = min(w+rng.IntN(4), g.maxK)
+	}
 	var uid string
 	if byID {
 		uid = g.users[rng.IntN(len(g.users))]
 	} else {
-		k := e - 2 - rng.IntN(2)
 		if len(g.byCount[k]) == 0 {
 			k = e - 2
 		}

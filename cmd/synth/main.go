@@ -19,6 +19,8 @@ Usage:
   synth merge    OUT... -o DIR        merge the outputs of synth run --shard I/N
   synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
   synth stats    DIR [--json]
+  synth validate DIR [--workers K] [--json]   re-check a release on its own
+  synth report   DIR [-o FILE]        self-contained HTML report with plots
   synth domain   list | show NAME
   synth version
 
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdInspect(args[1:], stdout)
 	case "stats":
 		err = cmdStats(args[1:], stdout)
+	case "validate", "report":
+		err = cmdAudit(ctx, args[0], args[1:], stdout)
 	case "domain":
 		err = cmdDomain(args[1:], stdout)
 	case "version", "--version":

@@ -1,0 +1,454 @@
+package audit
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/record"
+)
+
+// transferTool ends a dialogue with a hand-over to a human.
+const transferTool = "transfer_to_human_agents"
+
+// sftSeen is what the DPO check needs to know of a blueprint's SFT row,
+// kept small: digests of its messages rather than the messages.
+type sftSeen struct {
+	file    string
+	row     int
+	digests []msgDigest
+}
+
+// firstSeen is where a first user message was found.
+type firstSeen struct {
+	split, file, id, text string
+	row                   int
+}
+
+// checkSFTFiles re-verifies every SFT row on the worker pool.
+func (s *state) checkSFTFiles(ctx context.Context) error {
+	return s.fanOut(ctx, func(ctx context.Context, send func(func()) error) error {
+		for _, e := range s.entries(kindSFT) {
+			if _, ok := s.sums[e.Path]; !ok {
+				s.unreadable[kindSFT] = true
+				continue
+			}
+			row := 0
+			err := export.ScanSFT(s.path(e.Path), func(r export.SFTRow) error {
+				i := row
+				row++
+				return send(func() { s.checkSFT(ctx, e, i, r) })
+			})
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				s.unreadable[kindSFT] = true
+				s.defects.add(e.Path, NoRow, "", readCheck(err), "%v", err)
+				continue
+			}
+			s.fileRows(e, row)
+		}
+		return nil
+	})
+}
+
+// fileRows compares the rows read from a Parquet file with its entry.
+func (s *state) fileRows(e entry, n int) {
+	s.mu.Lock()
+	s.rowsByFile[e.Path] = int64(n)
+	s.mu.Unlock()
+	if int64(n) != e.Rows {
+		s.defects.add(e.Path, NoRow, "", "rows", "the file holds %d rows, the manifest says %d", n, e.Rows)
+	}
+}
+
+// checkSFT checks one SFT row: its columns against its blueprint, its
+// tool results against a replay of its calls, and the dialogue against
+// every check of the verifier.
+func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow) {
+	defer s.guard(e.Path, row, r.ID)
+	bad := func(check, format string, args ...any) { s.defects.add(e.Path, row, r.ID, check, format, args...) }
+
+	s.mu.Lock()
+	s.sftRows++
+	s.sftBySplit[e.split]++
+	dupID := s.sftIDs[r.ID]
+	s.sftIDs[r.ID] = true
+	prev := s.sft[r.BlueprintID]
+	if prev == nil {
+		s.sft[r.BlueprintID] = &sftSeen{file: e.Path, row: row, digests: digestMessages(s.seed, r.Messages)}
+	}
+	if first, ok := firstUser(r.Messages); ok {
+		key := normalize(first)
+		s.firsts[key] = append(s.firsts[key], firstSeen{split: e.split, file: e.Path, id: r.ID, text: first, row: row})
+	}
+	s.mu.Unlock()
+	if dupID {
+		bad("duplicate", "row id %q appears twice in sft/", r.ID)
+	}
+	if prev != nil {
+		bad("duplicate", "blueprint %s already has an SFT row (%s row %d)", r.BlueprintID, prev.file, prev.row)
+	}
+
+	info := s.bps[r.BlueprintID]
+	if info == nil {
+		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)
+	} else {
+		s.checkColumns(bad, e.split, r, info.bp)
+	}
+	if s.dom == nil {
+		return
+	}
+	if r.Tools != s.dom.Tools.OpenAI() {
+		bad("row", "tools differ from the %s domain's tools", s.dom.Name)
+	}
+	if len(r.Messages) == 0 {
+		bad("row", "no messages")
+		return
+	}
+	if r.Messages[0].Role != "system" || r.Messages[0].Content != s.dom.Policy {
+		bad("row", "the first message is not the %s policy", s.dom.Name)
+	}
+	hash, mismatch := s.replay(ctx, r.Messages)
+	if mismatch != "" {
+		bad("tool_result", "%s", mismatch)
+	}
+	if info == nil {
+		return
+	}
+	tr := &record.Trajectory{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Engine: r.Engine, Behavior: r.Behavior,
+		Messages: r.Messages, Ending: ending(r.Messages), StateHash: hash}
+	for _, c := range s.ver.Verify(ctx, info.bp, tr).Checks {
+		if !c.Passed {
+			bad("verify/"+c.Name, "%s", c.Reason)
+		}
+	}
+}
+
+// checkColumns compares a row's columns with its blueprint's.
+func (s *state) checkColumns(bad func(check, format string, args ...any), split string, r export.SFTRow, bp *record.Blueprint) {
+	if split != bp.Split {
+		bad("split", "row is in the %s split, its blueprint in %s", split, bp.Split)
+	}
+	if r.Domain != bp.Domain {
+		bad("row", "domain %q, blueprint %q", r.Domain, bp.Domain)
+	}
+	if int(r.NWrites) != bp.NWrites || int(r.NReads) != bp.NReads {
+		bad("row", "n_writes %d n_reads %d, blueprint %d and %d", r.NWrites, r.NReads, bp.NWrites, bp.NReads)
+	}
+	ev := make([]int32, len(bp.Evidence))
+	for i, v := range bp.Evidence {
+		ev[i] = int32(v)
+	}
+	if !slices.Equal(r.Evidence, ev) {
+		bad("row", "evidence %v, blueprint %v", r.Evidence, bp.Evidence)
+	}
+	if r.Behavior != bp.Behavior {
+		bad("row", "behavior %q, blueprint %q", r.Behavior, bp.Behavior)
+	}
+}
+
+// ending infers how a stored dialogue ended: the rows do not record it,
+// but a dialogue the agent handed over ended with the user's transfer
+// token, and every other kept dialogue with the stop token.
+func ending(msgs []record.Message) string {
+	for _, m := range msgs {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, c := range m.ToolCalls {
+			if c.Function.Name == transferTool {
+				return record.EndTransfer
+			}
+		}
+	}
+	return record.EndStop
+}
+
+// replay re-runs every tool call of a dialogue in order, reads
+// included, on a fresh copy of the database, and compares each recorded
+// result with what the call gives now: the verifier replays only writes,
+// so an edited read result would pass it. It returns the final state
+// hash and the first mismatch.
+func (s *state) replay(ctx context.Context, msgs []record.Message) (string, string) {
+	st := s.dom.Base.NewState()
+	results := map[string]string{}
+	mismatch := ""
+	for i, m := range msgs {
+		switch m.Role {
+		case "assistant":
+			for _, c := range m.ToolCalls {
+				results[c.ID] = s.dom.Tools.Call(ctx, st, c.Function.Name, c.Function.Arguments).Output
+			}
+		case "tool":
+			want, ok := results[m.ToolCallID]
+			if ok && m.Content != want && mismatch == "" {
+				mismatch = fmt.Sprintf("message %d: the %s result differs from re-running its call: recorded %s, re-run gives %s",
+					i, m.Name, clip(m.Content), clip(want))
+			}
+		}
+	}
+	return st.Hash(), mismatch
+}
+
+// checkDPOFiles re-checks every DPO pair and every rejected dialogue on
+// the worker pool. It runs after the SFT rows, whose digests it needs.
+func (s *state) checkDPOFiles(ctx context.Context) error {
+	err := s.fanOut(ctx, func(ctx context.Context, send func(func()) error) error {
+		for _, r := range s.rejected {
+			if err := send(func() { s.checkRejected(ctx, r) }); err != nil {
+				return err
+			}
+		}
+		for _, e := range s.entries(kindDPO) {
+			if _, ok := s.sums[e.Path]; !ok {
+				s.unreadable[kindDPO] = true
+				continue
+			}
+			row := 0
+			err := export.ScanDPO(s.path(e.Path), func(r export.DPORow) error {
+				i := row
+				row++
+				return send(func() { s.checkDPO(ctx, e, i, r) })
+			})
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				s.unreadable[kindDPO] = true
+				s.defects.add(e.Path, NoRow, "", readCheck(err), "%v", err)
+				continue
+			}
+			s.fileRows(e, row)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if s.unreadable[kindDPO] || s.unreadable[kindDPOFailures] {
+		return nil
+	}
+	for _, f := range s.failures {
+		if !f.paired {
+			s.defects.add(f.file, f.line, f.PairID, "dpo", "failure record of a pair that is not in dpo/")
+		}
+	}
+	return nil
+}
+
+// checkDPO checks one pair: the chosen side is the verified SFT
+// dialogue's continuation, and the rejected side is what the recorded
+// flaw produces when re-simulated, and fails the recorded check.
+func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow) {
+	defer s.guard(e.Path, row, r.ID)
+	bad := func(check, format string, args ...any) { s.defects.add(e.Path, row, r.ID, check, format, args...) }
+
+	s.mu.Lock()
+	s.dpoRows++
+	dupID := s.dpoIDs[r.ID]
+	s.dpoIDs[r.ID] = true
+	rec := s.failures[r.ID]
+	if rec != nil {
+		rec.paired = true
+	}
+	s.mu.Unlock()
+	if dupID {
+		bad("duplicate", "pair id %q appears twice in dpo/", r.ID)
+	}
+
+	switch {
+	case len(r.Prompt) == 0 || len(r.Chosen) == 0 || len(r.Rejected) == 0:
+		bad("dpo", "empty prompt, chosen or rejected (%d, %d, %d messages)", len(r.Prompt), len(r.Chosen), len(r.Rejected))
+		return
+	case r.Prompt[len(r.Prompt)-1].Role != "user" && r.Prompt[len(r.Prompt)-1].Role != "tool":
+		bad("dpo", "the prompt ends with a %s message, not a user or tool one", r.Prompt[len(r.Prompt)-1].Role)
+	case r.Chosen[0].Role != "assistant" || r.Rejected[0].Role != "assistant":
+		bad("dpo", "chosen and rejected must start with the agent's message (%s, %s)", r.Chosen[0].Role, r.Rejected[0].Role)
+	}
+	if turns := countRole(r.Prompt, "user"); int(r.DivergenceTurn) != turns {
+		bad("dpo", "divergence_turn %d, but the prompt holds %d user turns", r.DivergenceTurn, turns)
+	}
+	if s.dom != nil && r.Tools != s.dom.Tools.OpenAI() {
+		bad("dpo", "tools differ from the %s domain's tools", s.dom.Name)
+	}
+	info := s.bps[r.BlueprintID]
+	if info == nil {
+		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)
+		return
+	}
+	bp := info.bp
+	if e.split != bp.Split {
+		bad("split", "pair is in the %s split, its blueprint in %s", e.split, bp.Split)
+	}
+	if r.Domain != bp.Domain {
+		bad("dpo", "domain %q, blueprint %q", r.Domain, bp.Domain)
+	}
+
+	// s.sft is complete and no longer written: the SFT pass is over.
+	if good := s.sft[r.BlueprintID]; good == nil {
+		bad("dpo", "blueprint %s has no SFT row, so the chosen side is not a verified dialogue", r.BlueprintID)
+	} else if i, ok := isPrefix(s.seed, good.digests, r.Prompt, r.Chosen); !ok {
+		bad("dpo", "prompt+chosen is not the verified dialogue (%s row %d): they part at message %d", good.file, good.row, i)
+	}
+
+	if rec == nil {
+		bad("dpo", "no failure record for the pair in rejected/dpo_failures-*")
+		return
+	}
+	if rec.BlueprintID != r.BlueprintID || rec.Failure != r.Failure || rec.Split != bp.Split {
+		bad("dpo", "failure record (%s line %d) says blueprint %s, failure %s, split %s", rec.file, rec.line+1, rec.BlueprintID, rec.Failure, rec.Split)
+	}
+	expected := pipeline.Expected(r.Failure)
+	switch {
+	case len(expected) == 0:
+		bad("dpo", "unknown failure type %q", r.Failure)
+		return
+	case !slices.Contains(expected, rec.Check):
+		bad("dpo", "failure %s was recorded failing %s; it must fail one of %s", r.Failure, rec.Check, strings.Join(expected, ", "))
+	case rec.FlawGoal < 0 || rec.FlawGoal >= len(bp.Goals):
+		bad("dpo", "flaw_goal %d, but the blueprint has %d goals", rec.FlawGoal, len(bp.Goals))
+		return
+	}
+	if s.dom == nil {
+		return
+	}
+	flawed, fired, err := pipeline.SimulateFlawed(ctx, s.dom, bp, s.maxTurns, agent.Flaw{Kind: r.Failure, Goal: rec.FlawGoal})
+	switch {
+	case err != nil:
+		bad("dpo", "re-simulating the flawed agent: %v", err)
+		return
+	case !fired:
+		bad("dpo", "the %s flaw never fires when the dialogue is re-simulated", r.Failure)
+		return
+	}
+	if i, ok := isPrefix(s.seed, digestMessages(s.seed, flawed.Messages), r.Prompt, r.Rejected); !ok {
+		bad("dpo", "prompt+rejected is not the re-simulated %s dialogue: they part at message %d", r.Failure, i)
+	}
+	switch f := s.ver.Verify(ctx, bp, flawed).Failed(); {
+	case f == nil:
+		bad("dpo", "the re-simulated %s dialogue passes verification; a rejected side must fail", r.Failure)
+	case f.Name != rec.Check:
+		bad("dpo", "the re-simulated %s dialogue fails %s (%s), the record says %s", r.Failure, f.Name, f.Reason, rec.Check)
+	}
+}
+
+// checkRejected re-verifies a rejected dialogue: it must fail, and for
+// the recorded reason.
+func (s *state) checkRejected(ctx context.Context, r *rejectedRecord) {
+	defer s.guard(r.file, r.line, r.BlueprintID)
+	s.mu.Lock()
+	s.rejectedRows++
+	s.mu.Unlock()
+	bad := func(check, format string, args ...any) { s.defects.add(r.file, r.line, r.BlueprintID, check, format, args...) }
+	info := s.bps[r.BlueprintID]
+	if info == nil {
+		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)
+		return
+	}
+	if r.Split != info.bp.Split {
+		bad("split", "record says split %s, its blueprint %s", r.Split, info.bp.Split)
+	}
+	if r.Trajectory == nil || len(r.Trajectory.Messages) == 0 {
+		bad("rejected", "no dialogue")
+		return
+	}
+	if s.ver == nil {
+		return
+	}
+	switch f := s.ver.Verify(ctx, info.bp, r.Trajectory).Failed(); {
+	case f == nil:
+		bad("rejected", "the dialogue passes verification; it belongs in sft/, not rejected/")
+	case f.Name != r.Check:
+		bad("rejected", "the dialogue fails %s (%s), the record says %s", f.Name, f.Reason, r.Check)
+	}
+}
+
+func countRole(msgs []record.Message, role string) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == role {
+			n++
+		}
+	}
+	return n
+}
+
+func firstUser(msgs []record.Message) (string, bool) {
+	for _, m := range msgs {
+		if m.Role == "user" {
+			return m.Content, true
+		}
+	}
+	return "", false
+}
+
+// msgDigest identifies a message's content within one validation: a
+// seeded 64-bit hash, fast enough to take of every message, keyed so
+// that no input is crafted to collide.
+type msgDigest uint64
+
+// digestMessages hashes each message, every field length-prefixed so
+// that no two different messages hash the same input.
+func digestMessages(seed maphash.Seed, msgs []record.Message) []msgDigest {
+	out := make([]msgDigest, len(msgs))
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for i, m := range msgs {
+		h.Reset()
+		field(&h, m.Role)
+		field(&h, m.Content)
+		field(&h, m.ReasoningContent)
+		field(&h, m.ToolCallID)
+		field(&h, m.Name)
+		for _, c := range m.ToolCalls {
+			field(&h, c.ID)
+			field(&h, c.Type)
+			field(&h, c.Function.Name)
+			field(&h, c.Function.Arguments)
+		}
+		out[i] = msgDigest(h.Sum64())
+	}
+	return out
+}
+
+func field(h *maphash.Hash, s string) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+	h.Write(n[:])
+	h.WriteString(s)
+}
+
+// isPrefix reports whether the concatenated parts are a prefix of the
+// dialogue whose digests are given; if not, it returns the index of the
+// first message that differs.
+func isPrefix(seed maphash.Seed, whole []msgDigest, parts ...[]record.Message) (int, bool) {
+	var msgs []record.Message
+	for _, p := range parts {
+		msgs = append(msgs, p...)
+	}
+	got := digestMessages(seed, msgs)
+	for i, d := range got {
+		if i >= len(whole) || d != whole[i] {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// clip shortens text for a defect line.
+func clip(s string) string {
+	const max = 80
+	r := []rune(s)
+	if len(r) > max {
+		return fmt.Sprintf("%q…", string(r[:max]))
+	}
+	return fmt.Sprintf("%q", s)
+}

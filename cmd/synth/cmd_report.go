@@ -1,0 +1,8 @@
+package main
+
+import (
+	"context"
+	"io"
+)
+
+func cmdReport(ctx context.Context, args []string, stdout io.Writer) error { return nil }

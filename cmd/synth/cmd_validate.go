@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/synth-data/synth/audit"
+)
+
+func cmdValidate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	workers := fs.Int("workers", 0, "rows checked at once (default: CPU count)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	dir, err := parseWithDir(fs, args)
+	if err != nil {
+		return err
+	}
+	v, err := audit.Validator{Workers: *workers}.Validate(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(v)
+	} else {
+		err = v.WriteText(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if !v.OK() {
+		return fmt.Errorf("%s has %d defects (listed above)", dir, len(v.Defects))
+	}
+	return nil
+}
+
+// cmdAudit runs the verbs of package audit; main's switch has one case
+// for both.
+func cmdAudit(ctx context.Context, verb string, args []string, stdout io.Writer) error {
+	if verb == "report" {
+		return cmdReport(ctx, args, stdout)
+	}
+	return cmdValidate(ctx, args, stdout)
+}
