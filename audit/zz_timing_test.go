@@ -8,10 +8,10 @@ import (
 )
 
 func TestZZTiming(t *testing.T) {
-	s := newState("/tmp/rel2k", 0)
+	s := newState("/tmp/rel2k-sft", 0)
 	ctx := context.Background()
 	t0 := time.Now()
-	raw, _ := readFileForTest("/tmp/rel2k/manifest.json")
+	raw, _ := readFileForTest("/tmp/rel2k-sft/manifest.json")
 	s.doc, _ = parseManifest(raw)
 	t.Log("manifest", time.Since(t0)); t0 = time.Now()
 	s.loadDomain()
