@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,9 @@ import (
 // whatever the workers, the interruptions or the machines.
 
 const workDirName = ".synth-work"
+
+// sigFileName holds a chunk's dedup signatures, one per verified row.
+const sigFileName = "dedup.sig"
 
 // ChunkFile is one file a chunk produced.
 type ChunkFile struct {
@@ -119,6 +123,8 @@ type chunkWriter struct {
 	cfg        Config
 	sft, dpo   *export.Writer
 	sinks      map[string]*jsonlSink
+	sigs       *bufio.Writer
+	sigFile    *os.File
 	sum        ChunkSummary
 	stats      *Stats
 }
@@ -136,6 +142,11 @@ func openChunk(work string, idx, first, end int, cfg Config, kindOf func(string)
 		stats: newStats(kindOf),
 		sum: ChunkSummary{Index: idx, First: first, End: end, Fingerprint: cfg.Fingerprint(),
 			Counts: Counts{BySplit: map[string]int{}}, Checks: checkStats(), Failures: map[string]int{}}}
+	if c.sigFile, err = os.Create(filepath.Join(tmp, sigFileName)); err != nil {
+		c.abort()
+		return nil, err
+	}
+	c.sigs = bufio.NewWriter(c.sigFile)
 	// One file per split and kind: the chunk is the file unit.
 	opts := export.Options{RowsPerFile: end - first + 1, MaxFileBytes: 1 << 40}
 	if c.sft, err = export.NewWriter(tmp, "sft", export.SFTSchema(), opts); err != nil {
@@ -198,6 +209,9 @@ func (c *chunkWriter) add(it item) error {
 	if err := c.sft.WriteSFT(it.bp.Split, it.row); err != nil {
 		return err
 	}
+	if err := writeSignature(c.sigs, it.sig); err != nil {
+		return fmt.Errorf("chunk %d: write signatures: %w", c.sum.Index, err)
+	}
 	if c.dpo == nil {
 		return nil
 	}
@@ -249,6 +263,19 @@ func (c *chunkWriter) commit() error {
 		files = append(files, ChunkFile{Kind: s.kind, Split: s.split, Name: name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes})
 	}
 	c.sinks = nil
+	if err := c.sigs.Flush(); err != nil {
+		c.abort()
+		return err
+	}
+	if err := c.sigFile.Sync(); err != nil {
+		c.abort()
+		return err
+	}
+	if err := c.sigFile.Close(); err != nil {
+		c.abort()
+		return err
+	}
+	c.sigFile = nil
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	c.sum.Files = files
 	c.sum.Stats = c.stats
@@ -281,6 +308,9 @@ func (c *chunkWriter) abort() {
 	}
 	for _, s := range c.sinks {
 		s.abort()
+	}
+	if c.sigFile != nil {
+		c.sigFile.Close()
 	}
 	os.RemoveAll(c.tmp)
 }

@@ -47,9 +47,26 @@ func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest,
 	if err != nil {
 		return nil, err
 	}
+	// Duplicates go before anything is placed: chunks that hold some are
+	// rewritten without them into a scratch folder of the release.
+	dups, drop, err := findDuplicates(chunkDirs, sums)
+	if err != nil {
+		return nil, err
+	}
+	scratch := filepath.Join(out, ".synth-dedup")
+	defer os.RemoveAll(scratch)
+	srcs := make([]map[string]string, len(sums))
+	for i := range sums {
+		if len(drop[i]) == 0 {
+			continue
+		}
+		if srcs[i], err = dropRows(chunkDirs[i], filepath.Join(scratch, chunkName(i)), sums[i], drop[i]); err != nil {
+			return nil, err
+		}
+	}
 	m := &Manifest{
 		SynthVersion: Version, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
-		Counts: Counts{BySplit: map[string]int{}}, Checks: checkStats(), Failures: map[string]int{}, Stats: newStats(d.Tools.Kind),
+		Counts: Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: checkStats(), Failures: map[string]int{}, Stats: newStats(d.Tools.Kind),
 	}
 	if cfg.DPO {
 		m.DPO = &DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
@@ -89,11 +106,25 @@ func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest,
 			key := f.Kind + "/" + f.Split
 			name := finalName(f, seen[key], total[key])
 			seen[key]++
-			if err := place(filepath.Join(chunkDirs[i], f.Name), filepath.Join(out, filepath.FromSlash(name)), f.SHA256, move); err != nil {
+			src := filepath.Join(chunkDirs[i], f.Name)
+			if alt, ok := srcs[i][f.Name]; ok {
+				src = alt
+			}
+			if err := place(src, filepath.Join(out, filepath.FromSlash(name)), f.SHA256, move); err != nil {
 				return nil, err
 			}
 			entries = append(entries, FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
+	}
+	for _, dup := range dups {
+		m.Counts.Duplicates[dup.Reason]++
+	}
+	if len(dups) > 0 {
+		e, err := writeDuplicates(out, dups)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
 	}
 	domEntries, domHash, err := writeDomain(out, d, cfg.Seed)
 	if err != nil {
@@ -117,6 +148,26 @@ func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest,
 		return nil, err
 	}
 	return m, nil
+}
+
+// writeDuplicates records each removed dialogue with its kept twin.
+func writeDuplicates(out string, dups []Duplicate) (FileEntry, error) {
+	s, err := newJSONLSink(out, "rejected/duplicates.jsonl.gz")
+	if err != nil {
+		return FileEntry{}, err
+	}
+	for _, d := range dups {
+		raw, err := json.Marshal(d)
+		if err != nil {
+			s.abort()
+			return FileEntry{}, err
+		}
+		if err := s.write(raw); err != nil {
+			s.abort()
+			return FileEntry{}, err
+		}
+	}
+	return s.commit()
 }
 
 func mergeCounts(dst *Counts, src Counts) {

@@ -47,6 +47,8 @@ type Counts struct {
 	SFTRows    int            `json:"sft_rows"`
 	BySplit    map[string]int `json:"sft_rows_by_split"`
 	DPOPairs   int            `json:"dpo_pairs,omitempty"`
+	// Duplicates removed before export, by reason (exact, near).
+	Duplicates map[string]int `json:"duplicates_removed,omitempty"`
 }
 
 // FileEntry is one file of a release.

@@ -52,6 +52,7 @@ type item struct {
 	bpJSON  []byte
 	rejJSON []byte
 	row     export.SFTRow
+	sig     signature
 	dpo     dpoOutcome
 	err     error
 }
@@ -223,6 +224,7 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 		it.row = export.SFTRow{ID: it.tr.ID, BlueprintID: it.bp.ID, Domain: it.bp.Domain, Messages: it.tr.Messages,
 			Tools: toolsJSON, NWrites: int32(it.bp.NWrites), NReads: int32(it.bp.NReads), Evidence: ev,
 			Behavior: it.bp.Behavior, Engine: it.tr.Engine}
+		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
 		if plan != nil {
 			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, toolsJSON)
 		}
