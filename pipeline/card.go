@@ -99,8 +99,9 @@ func Card(m *Manifest, files []FileEntry) string {
 		c := m.Checks[n]
 		fmt.Fprintf(&b, "| %s | %d | %d | %.4f |\n", n, c.Passed, c.Failed, c.Rate)
 	}
-	fmt.Fprintf(&b, "\nBlueprints: %d; simulated: %d; verified: %d; rejected (kept in `rejected/` for audit): %d.\n\n",
-		m.Counts.Blueprints, m.Counts.Simulated, m.Counts.Verified, m.Counts.Rejected)
+	fmt.Fprintf(&b, "\nBlueprints: %d; simulated: %d; verified: %d; rejected (kept in `rejected/` for audit): %d; "+
+		"duplicates removed before export: %d exact, %d near (MinHash over user turns and over tool calls; each with its kept twin in `rejected/duplicates.jsonl.gz`).\n\n",
+		m.Counts.Blueprints, m.Counts.Simulated, m.Counts.Verified, m.Counts.Rejected, m.Counts.Duplicates["exact"], m.Counts.Duplicates["near"])
 
 	if s := m.Stats; s != nil {
 		b.WriteString("## Statistics\n\n")
