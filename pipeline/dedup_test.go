@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 )
@@ -169,4 +171,57 @@ func TestDedupEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(merged, ".synth-dedup")); err == nil {
 		t.Error("the dedup scratch folder was left behind")
 	}
+}
+
+// BenchmarkDedup100k: signing 100,000 dialogues (done by the workers) and
+// checking them in order (done at finalisation), with the tables sized
+// for 100,000 rows. Reports seconds per 100k dialogues.
+func BenchmarkDedup100k(b *testing.B) {
+	d := loadRetail(b)
+	var trs []*record.Trajectory
+	for i := 0; i < 200; i++ {
+		bp, err := d.gen.Generate(context.Background(), i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tr, err := Simulate(context.Background(), d.dom, bp, 60)
+		if err != nil {
+			b.Fatal(err)
+		}
+		trs = append(trs, tr)
+	}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		dd := newDeduper(100000)
+		for i := 0; i < 100000; i++ {
+			tr := trs[i%len(trs)]
+			s := signTrajectory(i, tr.ID, "train", tr)
+			s.Exact ^= uint64(i) // distinct dialogues: only near-matches of the 200 originals
+			dd.check(s)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/100k")
+}
+
+type retailFixture struct {
+	dom *domains.Domain
+	gen blueprints.Generator
+}
+
+func loadRetail(tb testing.TB) retailFixture {
+	tb.Helper()
+	d, err := domains.Load("retail", 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := Defaults()
+	spec, err := cfg.Spec()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g, err := d.Generator(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return retailFixture{dom: d, gen: g}
 }
