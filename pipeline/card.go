@@ -197,7 +197,7 @@ func histogram(title string, m map[string]int) string {
 	return b.String()
 }
 
-const datasetInfo = `dataset_info:
+var datasetInfo = `dataset_info:
 - config_name: sft
   features:
   - name: id
@@ -206,31 +206,7 @@ const datasetInfo = `dataset_info:
     dtype: string
   - name: domain
     dtype: string
-  - name: messages
-    list:
-    - name: role
-      dtype: string
-    - name: content
-      dtype: string
-    - name: reasoning_content
-      dtype: string
-    - name: tool_calls
-      list:
-      - name: id
-        dtype: string
-      - name: type
-        dtype: string
-      - name: function
-        struct:
-        - name: name
-          dtype: string
-        - name: arguments
-          dtype: string
-    - name: tool_call_id
-      dtype: string
-    - name: name
-      dtype: string
-  - name: tools
+` + messageFeature("messages") + `  - name: tools
     dtype: string
   - name: n_writes
     dtype: int32
@@ -252,7 +228,7 @@ var dpoInfo = `- config_name: dpo
     dtype: string
   - name: domain
     dtype: string
-` + dpoMessages("prompt") + dpoMessages("chosen") + dpoMessages("rejected") + `  - name: tools
+` + messageFeature("prompt") + messageFeature("chosen") + messageFeature("rejected") + `  - name: tools
     dtype: string
   - name: failure
     dtype: string
@@ -260,7 +236,8 @@ var dpoInfo = `- config_name: dpo
     dtype: int32
 `
 
-func dpoMessages(name string) string {
+// messageFeature declares a list-of-messages column for the Hub viewer.
+func messageFeature(name string) string {
 	return `  - name: ` + name + `
     list:
     - name: role
