@@ -55,7 +55,9 @@ func loadRetail(seed uint64) (*Domain, error) {
 	owner := func(st *tools.State, args map[string]any) string {
 		if id, _ := args["order_id"].(string); id != "" {
 			if v, ok := st.Get(retail.Orders, id); ok {
-				return v.(*retail.Order).UserID
+				if o, ok := v.(*retail.Order); ok {
+					return o.UserID
+				}
 			}
 		}
 		if id, _ := args["user_id"].(string); id != "" {

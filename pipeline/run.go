@@ -238,7 +238,7 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 	slots := make(chan struct{}, window)
 	g.Go(func() error {
 		defer close(jobs)
-		for k, i := range indices {
+		for k := range indices {
 			select {
 			case slots <- struct{}{}:
 			case <-gctx.Done():
@@ -249,7 +249,6 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 			case <-gctx.Done():
 				return gctx.Err()
 			}
-			_ = i
 		}
 		return nil
 	})
