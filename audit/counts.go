@@ -3,6 +3,7 @@ package audit
 import (
 	"maps"
 	"slices"
+	"strings"
 )
 
 // checkCounts compares the manifest's counts with what the files hold.
@@ -17,8 +18,9 @@ func (s *state) checkCounts() {
 		if c.SFTRows != s.sftRows {
 			bad("counts.sft_rows is %d, the sft files hold %d rows", c.SFTRows, s.sftRows)
 		}
-		if c.Verified != s.sftRows {
-			bad("counts.verified is %d, the sft files hold %d rows", c.Verified, s.sftRows)
+		// Duplicates passed verification too; the run dropped them after.
+		if !s.unreadable[kindDuplicates] && c.Verified != s.sftRows+len(s.dups) {
+			bad("counts.verified is %d, the sft files hold %d rows and rejected/ %d duplicates", c.Verified, s.sftRows, len(s.dups))
 		}
 		splits := map[string]bool{}
 		for k := range c.BySplit {
@@ -47,32 +49,66 @@ func (s *state) checkCounts() {
 	if !s.unreadable[kindRejected] && c.Rejected != len(s.rejected) {
 		bad("counts.rejected is %d, the rejected files hold %d", c.Rejected, len(s.rejected))
 	}
+	if !s.unreadable[kindDuplicates] {
+		byReason := map[string]int{}
+		for _, d := range s.dups {
+			byReason[d.Reason]++
+		}
+		for _, k := range slices.Sorted(maps.Keys(byReason)) {
+			if c.Duplicates[k] != byReason[k] {
+				bad("counts.duplicates_removed.%s is %d, rejected/ records %d", k, c.Duplicates[k], byReason[k])
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.Duplicates)) {
+			if _, ok := byReason[k]; !ok && c.Duplicates[k] != 0 {
+				bad("counts.duplicates_removed.%s is %d, rejected/ records none", k, c.Duplicates[k])
+			}
+		}
+	}
 	if c.Verified+c.Rejected != c.Simulated {
 		bad("counts: %d verified + %d rejected != %d simulated", c.Verified, c.Rejected, c.Simulated)
 	}
 }
 
 // checkCoverage requires every blueprint to end up in exactly one place:
-// an SFT row if its dialogue passed, a rejected record if not. A row
-// dropped from a file, even with the manifest rewritten to match, leaves
-// its blueprint with neither.
+// an SFT row if its dialogue passed, a rejected record if not, a
+// duplicate record if it passed but repeats another. A row dropped from
+// a file, even with the manifest rewritten to match, leaves its
+// blueprint in none.
 func (s *state) checkCoverage() {
-	if s.unreadable[kindSFT] || s.unreadable[kindRejected] || s.unreadable[kindBlueprints] {
+	if s.unreadable[kindSFT] || s.unreadable[kindRejected] || s.unreadable[kindBlueprints] || s.unreadable[kindDuplicates] {
 		return
 	}
-	rejected := map[string]bool{}
-	for _, r := range s.rejected {
-		rejected[r.BlueprintID] = true
+	places := map[string][]string{}
+	for id := range s.sft {
+		places[id] = append(places[id], "an SFT row")
 	}
-	ids := slices.Sorted(maps.Keys(s.bps))
-	for _, id := range ids {
+	for _, r := range s.rejected {
+		places[r.BlueprintID] = append(places[r.BlueprintID], "a rejected record")
+	}
+	byIndex := map[int]string{}
+	for id, info := range s.bps {
+		byIndex[info.bp.Index] = id
+	}
+	for _, d := range s.dups {
+		places[d.ID] = append(places[d.ID], "a duplicate record")
+		info := s.bps[d.ID]
+		switch kept := byIndex[d.KeptIndex]; {
+		case info == nil:
+			s.defects.add(d.file, d.line, d.ID, "duplicates", "blueprint %q is not in blueprints/", d.ID)
+		case d.Split != info.bp.Split:
+			s.defects.add(d.file, d.line, d.ID, "split", "record says split %s, its blueprint %s", d.Split, info.bp.Split)
+		case kept == "" || s.sft[kept] == nil:
+			s.defects.add(d.file, d.line, d.ID, "duplicates", "the kept twin, blueprint %d, has no SFT row", d.KeptIndex)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.bps)) {
 		info := s.bps[id]
-		_, kept := s.sft[id]
-		switch {
-		case kept && rejected[id]:
-			s.defects.add(info.file, info.line, id, "coverage", "blueprint has both an SFT row and a rejected record")
-		case !kept && !rejected[id]:
-			s.defects.add(info.file, info.line, id, "coverage", "blueprint has neither an SFT row nor a rejected record (a row was dropped?)")
+		switch p := places[id]; {
+		case len(p) > 1:
+			s.defects.add(info.file, info.line, id, "coverage", "blueprint has %s", strings.Join(p, " and "))
+		case len(p) == 0:
+			s.defects.add(info.file, info.line, id, "coverage", "blueprint has no SFT row and no rejected or duplicate record (a row was dropped?)")
 		}
 	}
 }

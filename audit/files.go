@@ -274,6 +274,17 @@ type rejectedRecord struct {
 	line        int
 }
 
+// duplicateRecord is a verified dialogue that the run dropped because
+// it repeats another one, kept_blueprint_index's.
+type duplicateRecord struct {
+	ID        string `json:"id"`
+	Split     string `json:"split"`
+	KeptIndex int    `json:"kept_blueprint_index"`
+	Reason    string `json:"reason"`
+	file      string
+	line      int
+}
+
 // readBlueprints loads every blueprint. A blueprint id in two files is
 // a split leak when the files' splits differ.
 func (s *state) readBlueprints() {
@@ -340,6 +351,22 @@ func (s *state) readRejected() {
 	}
 }
 
+// readDuplicates loads the records of the dialogues dropped as
+// duplicates of others.
+func (s *state) readDuplicates() {
+	for _, e := range s.entries(kindDuplicates) {
+		s.readJSONLEntry(e, func(line int, raw []byte) {
+			var r duplicateRecord
+			if err := json.Unmarshal(raw, &r); err != nil {
+				s.defects.add(e.Path, line, "", "duplicates", "not a duplicate record: %v", err)
+				return
+			}
+			r.file, r.line = e.Path, line
+			s.dups = append(s.dups, &r)
+		})
+	}
+}
+
 // readJSONLEntry reads a listed JSON-lines file, recording its line
 // count and any damage as defects.
 func (s *state) readJSONLEntry(e entry, fn func(line int, raw []byte)) {
@@ -353,7 +380,6 @@ func (s *state) readJSONLEntry(e entry, fn func(line int, raw []byte)) {
 		s.defects.add(e.Path, NoRow, "", "read", "%v", err)
 		return
 	}
-	s.rowsByFile[e.Path] = int64(n)
 	if int64(n) != e.Rows {
 		s.defects.add(e.Path, NoRow, "", "rows", "the file holds %d lines, the manifest says %d", n, e.Rows)
 	}

@@ -19,10 +19,9 @@ var dataDirs = []string{"sft", "dpo", "blueprints", "rejected", "domain"}
 // Names of the sharded files a run writes. The index and count are part
 // of the name so that loaders and people can tell a missing shard.
 var (
-	parquetName  = regexp.MustCompile(`^([A-Za-z0-9_]+)-([0-9]{5})-of-([0-9]{5})\.parquet$`)
-	jsonlName    = regexp.MustCompile(`^([A-Za-z0-9_]+)-([0-9]{5})-of-([0-9]{5})\.jsonl\.gz$`)
-	sha256Hex    = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	rejectedKind = map[string]bool{"rejected": true, "dpo_failures": true}
+	parquetName = regexp.MustCompile(`^([A-Za-z0-9_]+)-([0-9]{5})-of-([0-9]{5})\.parquet$`)
+	jsonlName   = regexp.MustCompile(`^([A-Za-z0-9_]+)-([0-9]{5})-of-([0-9]{5})\.jsonl\.gz$`)
+	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
 // Kinds of release file, from where they live.
@@ -32,6 +31,7 @@ const (
 	kindBlueprints  = "blueprints"
 	kindRejected    = "rejected"
 	kindDPOFailures = "dpo_failures"
+	kindDuplicates  = "duplicates"
 	kindDomain      = "domain"
 	kindCard        = "card"
 )
@@ -126,6 +126,11 @@ func classify(f pipeline.FileEntry) (entry, error) {
 	case dir == kindDomain:
 		e.kind = kindDomain
 		return e, nil
+	case f.Path == "rejected/duplicates.jsonl.gz":
+		// Written once per release, after the shards: it has no shard
+		// number.
+		e.kind = kindDuplicates
+		return e, nil
 	}
 	var parts []string
 	switch dir {
@@ -143,8 +148,10 @@ func classify(f pipeline.FileEntry) (entry, error) {
 	e.shard, _ = strconv.Atoi(parts[2])
 	e.of, _ = strconv.Atoi(parts[3])
 	if dir == kindRejected {
-		if !rejectedKind[parts[1]] {
-			return e, fmt.Errorf("%s: rejected/ holds rejected-* and dpo_failures-* files only", f.Path)
+		switch parts[1] {
+		case kindRejected, kindDPOFailures, kindDuplicates:
+		default:
+			return e, fmt.Errorf("%s: rejected/ holds rejected-*, dpo_failures-* and duplicates files only", f.Path)
 		}
 		e.kind, e.split = parts[1], ""
 	}
@@ -195,10 +202,14 @@ func checkShardCounts(doc *manifestDoc, bad func(check, format string, args ...a
 			}
 			have[e.shard] = true
 		}
-		for i := range es[0].of {
-			if !have[i] {
-				bad("manifest", "%s %s: shard %d of %d is not listed", k.kind, k.split, i, es[0].of)
+		if missing := es[0].of - len(have); missing > 0 {
+			var first []int
+			for i := 0; i < es[0].of && len(first) < 3; i++ {
+				if !have[i] {
+					first = append(first, i)
+				}
 			}
+			bad("manifest", "%s %s: %d of %d shards are not listed (first: %v)", k.kind, k.split, missing, es[0].of, first)
 		}
 	}
 }

@@ -50,7 +50,7 @@ func (s *state) checkSFTFiles(ctx context.Context) error {
 			}
 			if err != nil {
 				s.unreadable[kindSFT] = true
-				s.defects.add(e.Path, NoRow, "", readCheck(err), "%v", err)
+				s.defects.add(e.Path, NoRow, "", readCheck(err), "%s", s.relErr(err))
 				continue
 			}
 			s.fileRows(e, row)
@@ -61,9 +61,6 @@ func (s *state) checkSFTFiles(ctx context.Context) error {
 
 // fileRows compares the rows read from a Parquet file with its entry.
 func (s *state) fileRows(e entry, n int) {
-	s.mu.Lock()
-	s.rowsByFile[e.Path] = int64(n)
-	s.mu.Unlock()
 	if int64(n) != e.Rows {
 		s.defects.add(e.Path, NoRow, "", "rows", "the file holds %d rows, the manifest says %d", n, e.Rows)
 	}
@@ -76,6 +73,13 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	defer s.guard(e.Path, row, r.ID)
 	bad := func(check, format string, args ...any) { s.defects.add(e.Path, row, r.ID, check, format, args...) }
 
+	// The hashing is done before taking the lock, which the workers share.
+	seen := &sftSeen{file: e.Path, row: row}
+	if s.digests {
+		seen.digests = digestMessages(s.seed, r.Messages)
+	}
+	first, hasFirst := firstUser(r.Messages)
+	key := normalize(first)
 	s.mu.Lock()
 	s.sftRows++
 	s.sftBySplit[e.split]++
@@ -83,10 +87,9 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	s.sftIDs[r.ID] = true
 	prev := s.sft[r.BlueprintID]
 	if prev == nil {
-		s.sft[r.BlueprintID] = &sftSeen{file: e.Path, row: row, digests: digestMessages(s.seed, r.Messages)}
+		s.sft[r.BlueprintID] = seen
 	}
-	if first, ok := firstUser(r.Messages); ok {
-		key := normalize(first)
+	if hasFirst {
 		s.firsts[key] = append(s.firsts[key], firstSeen{split: e.split, file: e.Path, id: r.ID, text: first, row: row})
 	}
 	s.mu.Unlock()
@@ -223,7 +226,7 @@ func (s *state) checkDPOFiles(ctx context.Context) error {
 			}
 			if err != nil {
 				s.unreadable[kindDPO] = true
-				s.defects.add(e.Path, NoRow, "", readCheck(err), "%v", err)
+				s.defects.add(e.Path, NoRow, "", readCheck(err), "%s", s.relErr(err))
 				continue
 			}
 			s.fileRows(e, row)
@@ -292,11 +295,15 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 		bad("dpo", "domain %q, blueprint %q", r.Domain, bp.Domain)
 	}
 
-	// s.sft is complete and no longer written: the SFT pass is over.
-	if good := s.sft[r.BlueprintID]; good == nil {
+	// s.sft is complete and no longer written: the SFT pass is over. An
+	// unreadable SFT file is reported already; its pairs would only
+	// repeat it.
+	if good := s.sft[r.BlueprintID]; good == nil && !s.sftIncomplete {
 		bad("dpo", "blueprint %s has no SFT row, so the chosen side is not a verified dialogue", r.BlueprintID)
-	} else if i, ok := isPrefix(s.seed, good.digests, r.Prompt, r.Chosen); !ok {
-		bad("dpo", "prompt+chosen is not the verified dialogue (%s row %d): they part at message %d", good.file, good.row, i)
+	} else if good != nil {
+		if i, ok := isPrefix(s.seed, good.digests, r.Prompt, r.Chosen); !ok {
+			bad("dpo", "prompt+chosen is not the verified dialogue (%s row %d): they part at message %d", good.file, good.row, i)
+		}
 	}
 
 	if rec == nil {
@@ -347,7 +354,9 @@ func (s *state) checkRejected(ctx context.Context, r *rejectedRecord) {
 	s.mu.Lock()
 	s.rejectedRows++
 	s.mu.Unlock()
-	bad := func(check, format string, args ...any) { s.defects.add(r.file, r.line, r.BlueprintID, check, format, args...) }
+	bad := func(check, format string, args ...any) {
+		s.defects.add(r.file, r.line, r.BlueprintID, check, format, args...)
+	}
 	info := s.bps[r.BlueprintID]
 	if info == nil {
 		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)

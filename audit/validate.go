@@ -76,12 +76,16 @@ type Validation struct {
 // OK reports whether the release has no defect.
 func (v *Validation) OK() bool { return len(v.Defects) == 0 }
 
-// RowsPerSecond is the validation throughput in SFT rows.
+// Rows is the number of data rows re-checked: SFT rows, DPO pairs and
+// rejected dialogues.
+func (v *Validation) Rows() int { return v.SFTRows + v.DPOPairs + v.Rejected }
+
+// RowsPerSecond is the validation throughput over Rows.
 func (v *Validation) RowsPerSecond() float64 {
 	if v.Elapsed <= 0 {
 		return 0
 	}
-	return float64(v.SFTRows) / v.Elapsed.Seconds()
+	return float64(v.Rows()) / v.Elapsed.Seconds()
 }
 
 // WriteText prints the validation for people: a summary, then every
@@ -91,12 +95,12 @@ func (v *Validation) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "release     %s\n", v.Dir)
 	fmt.Fprintf(&b, "files       %d listed\n", v.Files)
 	fmt.Fprintf(&b, "blueprints  %d\n", v.Blueprints)
-	fmt.Fprintf(&b, "sft rows    %d re-verified (%.0f rows/s)\n", v.SFTRows, v.RowsPerSecond())
-	fmt.Fprintf(&b, "dpo pairs   %d re-simulated\n", v.DPOPairs)
+	fmt.Fprintf(&b, "sft rows    %d re-verified\n", v.SFTRows)
+	fmt.Fprintf(&b, "dpo pairs   %d re-simulated and re-verified\n", v.DPOPairs)
 	if v.Rejected > 0 {
 		fmt.Fprintf(&b, "rejected    %d re-verified\n", v.Rejected)
 	}
-	fmt.Fprintf(&b, "time        %s\n\n", v.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "time        %s (%.0f rows/s)\n\n", v.Elapsed.Round(time.Millisecond), v.RowsPerSecond())
 	if len(v.Warnings) > 0 {
 		fmt.Fprintf(&b, "%d warnings:\n", len(v.Warnings))
 		for _, d := range v.Warnings {
@@ -181,8 +185,10 @@ func (l *defectList) sorted() []Defect {
 	return slices.CompactFunc(out, func(a, b Defect) bool { return a == b })
 }
 
-// state is one validation run. Fields above mu are written before the
-// row workers start and only read by them.
+// state is one validation run. The fields above defects are filled in
+// before the row workers start and only read by them, except unreadable,
+// which only the goroutine feeding the workers writes; those below mu
+// are shared by the workers.
 type state struct {
 	dir      string
 	workers  int
@@ -196,8 +202,14 @@ type state struct {
 	bps        map[string]*bpInfo
 	failures   map[string]*failureRecord
 	rejected   []*rejectedRecord
+	dups       []*duplicateRecord
 	unreadable map[string]bool // kinds with a file that could not be read whole
-	rowsByFile map[string]int64
+	// sftIncomplete is unreadable[kindSFT] once the SFT pass is over,
+	// for the DPO workers: the DPO producer writes unreadable meanwhile.
+	sftIncomplete bool
+	// digests says whether SFT rows need message digests: only DPO
+	// pairs are compared with them.
+	digests bool
 
 	defects, warnings defectList
 
@@ -219,8 +231,8 @@ func newState(dir string, workers int) *state {
 	return &state{
 		dir: dir, workers: workers, maxTurns: defaultMaxTurns, seed: maphash.MakeSeed(),
 		sums: map[string]string{}, bps: map[string]*bpInfo{}, failures: map[string]*failureRecord{},
-		unreadable: map[string]bool{}, rowsByFile: map[string]int64{},
-		sft: map[string]*sftSeen{}, sftIDs: map[string]bool{}, dpoIDs: map[string]bool{},
+		unreadable: map[string]bool{},
+		sft:        map[string]*sftSeen{}, sftIDs: map[string]bool{}, dpoIDs: map[string]bool{},
 		firsts: map[string][]firstSeen{}, sftBySplit: map[string]int{},
 	}
 }
@@ -265,9 +277,12 @@ func (s *state) run(ctx context.Context) error {
 	s.readBlueprints()
 	s.readFailures()
 	s.readRejected()
+	s.readDuplicates()
+	s.digests = len(s.entries(kindDPO)) > 0
 	if err := s.checkSFTFiles(ctx); err != nil {
 		return err
 	}
+	s.sftIncomplete = s.unreadable[kindSFT]
 	if err := s.checkDPOFiles(ctx); err != nil {
 		return err
 	}
@@ -345,6 +360,12 @@ func (s *state) guard(file string, row int, id string) {
 	if p := recover(); p != nil {
 		s.defects.add(file, row, id, "crash", "checking this row panicked: %v", p)
 	}
+}
+
+// relErr renders an error with the release folder cut from its paths:
+// defects already name their file relative to it.
+func (s *state) relErr(err error) string {
+	return strings.ReplaceAll(err.Error(), s.dir+string(filepath.Separator), "")
 }
 
 // readCheck names the check a reader error fails: a file that reads but

@@ -353,6 +353,9 @@ func ending(bp *record.Blueprint, tr *record.Trajectory) record.Check {
 	for _, g := range bp.Goals {
 		transfer = transfer || g.Kind == record.GoalTransfer
 	}
+	if len(tr.Messages) == 0 {
+		return fail(CheckEnding, "the dialogue is empty")
+	}
 	last := tr.Messages[len(tr.Messages)-1]
 	switch {
 	case last.Role != "assistant" || last.Content == "":

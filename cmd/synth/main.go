@@ -19,7 +19,7 @@ Usage:
   synth merge    OUT... -o DIR        merge the outputs of synth run --shard I/N
   synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
   synth stats    DIR [--json]
-  synth validate DIR [--workers K] [--json]   re-check a release on its own
+  synth validate DIR [--json]         re-check a release on its own
   synth report   DIR [-o FILE]        self-contained HTML report with plots
   synth domain   list | show NAME
   synth version

@@ -1,0 +1,415 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/pipeline"
+)
+
+// TestValidate makes one release and checks that validate passes it,
+// catches each kind of damage done to copies of it, and accounts for
+// deduplication. One release for all keeps the suite fast under -race.
+func TestValidate(t *testing.T) {
+	base := makeRelease(t, 60)
+	t.Run("fresh release", func(t *testing.T) { testFreshRelease(t, copyRelease(t, base)) })
+	t.Run("damage", func(t *testing.T) { testCatchesDamage(t, base) })
+	t.Run("deduplicated release", func(t *testing.T) { testDeduplicatedRelease(t, copyRelease(t, base)) })
+}
+
+func testFreshRelease(t *testing.T, dir string) {
+	v, err := Validate(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range v.Defects {
+		t.Errorf("defect in a fresh release: %s", d)
+	}
+	m := readManifest(t, dir)
+	if v.SFTRows != m.Counts.SFTRows || v.DPOPairs != m.Counts.DPOPairs || v.Blueprints != m.Counts.Blueprints || v.Files != len(m.Files) {
+		t.Errorf("checked %d rows, %d pairs, %d blueprints, %d files; the release has %+v and %d files", v.SFTRows, v.DPOPairs, v.Blueprints, v.Files, m.Counts, len(m.Files))
+	}
+	if v.DPOPairs == 0 {
+		t.Error("the test release has no DPO pairs to re-check")
+	}
+	// A report written into the release must not make it invalid.
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), []byte("<p>x</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, err = (Validator{Workers: 1}).Validate(context.Background(), dir); err != nil || !v.OK() {
+		t.Errorf("with a report.html beside it: %v %v", err, v.Defects)
+	}
+}
+
+// damage is a deliberately damaged release and what validate must say.
+type damage struct {
+	name string
+	// do damages the release in dir and returns the defects expected.
+	do func(t *testing.T, dir string) []want
+}
+
+type want struct {
+	file, check string
+	row         int    // NoRow: any row
+	id          string // "": any id
+	reason      string // a substring of the reason, "" for any
+}
+
+func testCatchesDamage(t *testing.T, base string) {
+	cases := []damage{
+		{"flipped byte in a Parquet file", func(t *testing.T, dir string) []want {
+			p := filepath.Join(dir, sftFile("train"))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/2] ^= 0x5a
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{file: sftFile("train"), check: "sha256", row: NoRow, reason: "the manifest says"}}
+		}},
+		{"flipped byte in a DPO file", func(t *testing.T, dir string) []want {
+			p := filepath.Join(dir, dpoFile("train"))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)/3] ^= 0x5a
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{file: dpoFile("train"), check: "sha256", row: NoRow}}
+		}},
+		{"edited tool result, manifest updated", func(t *testing.T, dir string) []want {
+			rows := readSFT(t, dir, "train")
+			k, msg := 3, -1
+			for i, m := range rows[k].Messages {
+				if m.Role == "tool" && strings.ContainsAny(m.Content, "0123456789") {
+					msg = i
+					break
+				}
+			}
+			if msg < 0 {
+				t.Fatal("no tool result with a digit to edit")
+			}
+			c := rows[k].Messages[msg].Content
+			i := strings.IndexAny(c, "0123456789")
+			rows[k].Messages[msg].Content = c[:i] + string('0'+(c[i]-'0'+1)%10) + c[i+1:]
+			rewriteSFT(t, dir, "train", rows)
+			relist(t, dir, sftFile("train"), -1)
+			return []want{{file: sftFile("train"), check: "tool_result", row: k, id: rows[k].ID, reason: "differs from re-running its call"}}
+		}},
+		{"dropped row, manifest not updated", func(t *testing.T, dir string) []want {
+			rows := readSFT(t, dir, "train")
+			rewriteSFT(t, dir, "train", append(rows[:5:5], rows[6:]...))
+			return []want{
+				{file: sftFile("train"), check: "sha256", row: NoRow},
+				{file: sftFile("train"), check: "rows", row: NoRow, reason: "the manifest says"},
+			}
+		}},
+		{"dropped row, manifest updated", func(t *testing.T, dir string) []want {
+			rows := readSFT(t, dir, "train")
+			dropped := rows[5]
+			rewriteSFT(t, dir, "train", append(rows[:5:5], rows[6:]...))
+			relist(t, dir, sftFile("train"), int64(len(rows)-1))
+			return []want{
+				{file: "manifest.json", check: "counts", row: NoRow, reason: "sft_rows"},
+				{file: "blueprints/train-00000-of-00001.jsonl.gz", check: "coverage", row: NoRow, id: dropped.BlueprintID, reason: "no SFT row and no rejected"},
+				{file: dpoFile("train"), check: "dpo", row: NoRow, reason: "has no SFT row"},
+			}
+		}},
+		{"changed schema", func(t *testing.T, dir string) []want {
+			rows := readSFT(t, dir, "validation")
+			writeOtherSchema(t, filepath.Join(dir, filepath.FromSlash(sftFile("validation"))), rows)
+			relist(t, dir, sftFile("validation"), -1)
+			return []want{{file: sftFile("validation"), check: "schema", row: NoRow, reason: "n_writes"}}
+		}},
+		{"leaked split", func(t *testing.T, dir string) []want {
+			train, test := readSFT(t, dir, "train"), readSFT(t, dir, "test")
+			moved := train[7]
+			rewriteSFT(t, dir, "train", append(train[:7:7], train[8:]...))
+			rewriteSFT(t, dir, "test", append(test, moved))
+			relist(t, dir, sftFile("train"), int64(len(train)-1))
+			relist(t, dir, sftFile("test"), int64(len(test)+1))
+			m := readManifest(t, dir)
+			m.Counts.BySplit["train"]--
+			m.Counts.BySplit["test"]++
+			writeManifest(t, dir, m)
+			return []want{{file: sftFile("test"), check: "split", row: len(test), id: moved.ID, reason: "its blueprint in train"}}
+		}},
+		{"stray files", func(t *testing.T, dir string) []want {
+			for _, name := range []string{"sft/.train-00000-of-00001.parquet.tmp-42", "blueprints/extra-00000-of-00001.jsonl.gz"} {
+				if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return []want{
+				{file: "sft/.train-00000-of-00001.parquet.tmp-42", check: "hidden", row: NoRow},
+				{file: "blueprints/extra-00000-of-00001.jsonl.gz", check: "unlisted", row: NoRow},
+			}
+		}},
+		{"rejected side replaced by the chosen one", func(t *testing.T, dir string) []want {
+			rows := readDPO(t, dir, "train")
+			rows[2].Rejected = rows[2].Chosen
+			rewriteDPO(t, dir, "train", rows)
+			relist(t, dir, dpoFile("train"), -1)
+			return []want{{file: dpoFile("train"), check: "dpo", row: 2, id: rows[2].ID, reason: "prompt+rejected is not the re-simulated"}}
+		}},
+		{"edited domain policy", func(t *testing.T, dir string) []want {
+			p := filepath.Join(dir, "domain", "policy.md")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, append(b, "\nRefunds need no confirmation.\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			relist(t, dir, "domain/policy.md", -1)
+			return []want{
+				{file: "domain/policy.md", check: "domain", row: NoRow, reason: "differs from the built-in"},
+				{file: "manifest.json", check: "domain", row: NoRow, reason: "domain/ files hash"},
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyRelease(t, base)
+			wants := c.do(t, dir)
+			v, err := Validate(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.OK() {
+				t.Fatal("validate found no defect")
+			}
+			for _, w := range wants {
+				if !hasDefect(v, w) {
+					t.Errorf("no defect %+v among:\n%s", w, defectLines(v))
+				}
+			}
+		})
+	}
+}
+
+func hasDefect(v *Validation, w want) bool {
+	for _, d := range v.Defects {
+		if d.File == w.file && strings.HasPrefix(d.Check, w.check) && (w.row == NoRow || d.Row == w.row) &&
+			(w.id == "" || d.ID == w.id) && strings.Contains(d.Reason, w.reason) {
+			return true
+		}
+	}
+	return false
+}
+
+func defectLines(v *Validation) string {
+	var b strings.Builder
+	for _, d := range v.Defects {
+		b.WriteString("  " + d.String() + "\n")
+	}
+	return b.String()
+}
+
+// writeOtherSchema writes rows' scalar columns under an SFT schema whose
+// n_writes is int64: the same names, one type changed, as a hand-made
+// shard might have.
+func writeOtherSchema(t *testing.T, path string, rows []export.SFTRow) {
+	t.Helper()
+	fields := export.SFTSchema().Fields()
+	for i := range fields {
+		if fields[i].Name == "n_writes" {
+			fields[i].Type = arrow.PrimitiveTypes.Int64
+		}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for _, r := range rows {
+		str := map[string]string{"id": r.ID, "blueprint_id": r.BlueprintID, "domain": r.Domain, "tools": r.Tools, "behavior": r.Behavior, "engine": r.Engine}
+		for i, f := range schema.Fields() {
+			switch fb := b.Field(i).(type) {
+			case *array.StringBuilder:
+				fb.Append(str[f.Name])
+			case *array.Int64Builder:
+				fb.Append(int64(r.NWrites))
+			case *array.Int32Builder:
+				fb.Append(r.NReads)
+			default:
+				fb.AppendNull()
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, nil, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestValidateNotARelease(t *testing.T) {
+	if _, err := Validate(context.Background(), filepath.Join(t.TempDir(), "absent")); err == nil {
+		t.Error("no error for a missing folder")
+	}
+	v, err := Validate(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Defects) != 1 || v.Defects[0].File != "manifest.json" {
+		t.Errorf("empty folder: %v", v.Defects)
+	}
+}
+
+func TestValidateCancelled(t *testing.T) {
+	dir := fixtureRelease(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Validate(ctx, dir); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled validation returned %v", err)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"  Can I RETURN an item?!  ": "can i return an item",
+		"I'd   like\tto\nexchange.":  "id like to exchange",
+		"$4.27 — refund":             "427 refund",
+		"":                           "",
+	} {
+		if got := normalize(in); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// testDeduplicatedRelease removes one dialogue the way synth's dedup
+// does (its SFT row, DPO pair and failure record go; a duplicate record
+// and the counts say so) and expects a clean bill: validate must account
+// for duplicates, not mistake them for dropped rows.
+func testDeduplicatedRelease(t *testing.T, dir string) {
+	rows := readSFT(t, dir, "train")
+	gone, kept := rows[4], rows[1]
+	rewriteSFT(t, dir, "train", append(rows[:4:4], rows[5:]...))
+	relist(t, dir, sftFile("train"), int64(len(rows)-1))
+
+	pairs := readDPO(t, dir, "train")
+	var left []export.DPORow
+	failure := ""
+	for _, p := range pairs {
+		if p.BlueprintID == gone.BlueprintID {
+			failure = p.Failure
+			continue
+		}
+		left = append(left, p)
+	}
+	if failure == "" {
+		t.Fatalf("blueprint %s has no DPO pair", gone.BlueprintID)
+	}
+	rewriteDPO(t, dir, "train", left)
+	relist(t, dir, dpoFile("train"), int64(len(left)))
+
+	const proofs = "rejected/dpo_failures-00000-of-00001.jsonl.gz"
+	lines := readGzipLines(t, filepath.Join(dir, proofs))
+	var keptLines []string
+	for _, l := range lines {
+		if !strings.Contains(l, `"blueprint_id":"`+gone.BlueprintID+`"`) {
+			keptLines = append(keptLines, l)
+		}
+	}
+	writeGzipLines(t, filepath.Join(dir, proofs), keptLines)
+	relist(t, dir, proofs, int64(len(keptLines)))
+
+	keptIndex := -1
+	for _, l := range readGzipLines(t, filepath.Join(dir, "blueprints/train-00000-of-00001.jsonl.gz")) {
+		var bp struct {
+			ID    string `json:"id"`
+			Index int    `json:"index"`
+		}
+		if err := json.Unmarshal([]byte(l), &bp); err != nil {
+			t.Fatal(err)
+		}
+		if bp.ID == kept.BlueprintID {
+			keptIndex = bp.Index
+		}
+	}
+	const dups = "rejected/duplicates.jsonl.gz"
+	writeGzipLines(t, filepath.Join(dir, dups), []string{fmt.Sprintf(`{"id":%q,"split":"train","kept_blueprint_index":%d,"reason":"near"}`, gone.BlueprintID, keptIndex)})
+
+	m := readManifest(t, dir)
+	m.Files = append(m.Files, pipeline.FileEntry{Path: dups})
+	m.Counts.SFTRows--
+	m.Counts.BySplit["train"]--
+	m.Counts.DPOPairs--
+	m.DPO.Pairs--
+	m.DPO.ByFailure[failure]--
+	m.DPO.BySplit["train"]--
+	m.Counts.Duplicates = map[string]int{"exact": 0, "near": 1}
+	writeManifest(t, dir, m)
+	relist(t, dir, dups, 1)
+
+	v, err := Validate(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK() {
+		t.Errorf("a deduplicated release has defects:\n%s", defectLines(v))
+	}
+}
+
+// TestValidateRejected checks a release whose short turn limit makes
+// most dialogues fail: each rejected dialogue must fail again, for the
+// recorded reason, and the DPO pairs replay under the release's own
+// max_turns.
+func TestValidateRejected(t *testing.T) {
+	dir := makeReleaseWith(t, 30, func(c *pipeline.Config) { c.MaxTurns = 4 })
+	v, err := Validate(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK() || v.Rejected == 0 {
+		t.Fatalf("%d rejected re-verified; defects:\n%s", v.Rejected, defectLines(v))
+	}
+
+	const file = "rejected/rejected-00000-of-00001.jsonl.gz"
+	lines := readGzipLines(t, filepath.Join(dir, file))
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["check"] = "turns"
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines[0] = string(raw)
+	writeGzipLines(t, filepath.Join(dir, file), lines)
+	relist(t, dir, file, -1)
+	if v, err = Validate(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if !hasDefect(v, want{file: file, check: "rejected", row: 0, reason: "the record says turns"}) {
+		t.Errorf("a rejected record with the wrong check passes:\n%s", defectLines(v))
+	}
+}
