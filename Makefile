@@ -16,20 +16,25 @@ demo: build
 	$(BIN) stats $(DEMO)
 
 # Every test: Go tests with the race detector, then the DuckDB interop
-# check on the demo release (needs `npm ci --prefix test/interop` once).
+# check, synth validate and synth report on demo releases. Needs once:
+# npm ci --prefix test/interop; for the browser test of the report also
+# Debian's chromium and npm ci --prefix test/report (else it is skipped).
 test: vet test-go test-interop
 
 vet:
 	$(GO) vet ./...
 
 test-go:
-	SYNTH_REQUIRE_INTEROP=$(SYNTH_REQUIRE_INTEROP) $(GO) test -race -timeout 20m ./...
+	$(GO) test -race -timeout 20m ./...
 
 test-interop: demo
 	@test -d test/interop/node_modules/@duckdb/node-api || { echo "DuckDB for Node is missing: run npm ci --prefix test/interop"; exit 1; }
 	node test/interop/duckdb_check.mjs $(DEMO)
 	$(BIN) run --domain retail -n 150 --seed 2 --dpo --quiet --out out/demo-dpo
 	node test/interop/duckdb_check.mjs out/demo-dpo
+	$(BIN) validate $(DEMO)
+	$(BIN) validate out/demo-dpo
+	$(BIN) report out/demo-dpo -o out/demo-dpo-report.html
 
 # Benchmarks: throughput, memory and component speed. Figures are medians
 # over -count runs; compare with benchstat.
