@@ -240,14 +240,14 @@ type plan struct {
 }
 
 func (p *plan) call(goal int, tool string, args map[string]any, needs []int) int {
-	raw, _ := json.Marshal(args)
 	kind := p.g.dom.Tools.Kind(tool)
-	key := tool + string(raw)
+	key := readKey(tool, args)
 	if kind == record.KindRead {
 		if i, ok := p.seen[key]; ok {
 			return i
 		}
 	}
+	raw, _ := json.Marshal(args)
 	ns := closure(p.actions, needs)
 	p.actions = append(p.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
 	i := len(p.actions) - 1
@@ -258,6 +258,21 @@ func (p *plan) call(goal int, tool string, args map[string]any, needs []int) int
 		p.writes = append(p.writes, ns)
 	}
 	return i
+}
+
+// readKey identifies a read by tool and arguments without marshalling
+// them: reads take a few string arguments.
+func readKey(tool string, args map[string]any) string {
+	keys := sortedKeys(args)
+	var b strings.Builder
+	b.WriteString(tool)
+	for _, k := range keys {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte('=')
+		fmt.Fprint(&b, args[k])
+	}
+	return b.String()
 }
 
 // closure adds the reads that each needed read itself depended on.
@@ -681,6 +696,14 @@ var cancelReasons = []string{"no longer needed", "ordered by mistake"}
 func (g *Retail) orderWriteGoal(p *plan, byID bool) error {
 	intents := []string{IntentCancel, IntentOrderAddress, IntentModifyItems, IntentModifyPayment, IntentReturn, IntentExchange}
 	p.rng.Shuffle(len(intents), func(i, j int) { intents[i], intents[j] = intents[j], intents[i] })
+	if p.want > 0 {
+		// Skip the intents that cannot need exactly the wanted reads, rather
+		// than building them to find out.
+		intents = slices.DeleteFunc(intents, func(in string) bool {
+			lo, hi := g.evidenceSpan(in, byID, len(p.user.Orders))
+			return p.want < lo || p.want > hi
+		})
+	}
 	var last error
 	for _, in := range intents {
 		if err := g.orderWrite(p, in, byID); err != nil {
@@ -690,6 +713,30 @@ func (g *Retail) orderWriteGoal(p *plan, byID bool) error {
 		return nil
 	}
 	return last
+}
+
+// evidenceSpan bounds the reads a write of an intent needs: by id, the
+// authentication and the order, plus the user's payment methods and a
+// product for some; by properties, the user's details and all k orders.
+func (g *Retail) evidenceSpan(intent string, byID bool, k int) (int, int) {
+	product := intent == IntentModifyItems || intent == IntentExchange
+	base := 2
+	if !byID {
+		base = 2 + k
+	}
+	lo, hi := base, base
+	if product {
+		lo, hi = lo+1, hi+2 // two items may be of two products
+	}
+	if byID {
+		switch intent {
+		case IntentModifyPayment:
+			lo, hi = lo+1, hi+1
+		case IntentReturn, IntentExchange, IntentModifyItems:
+			hi++ // paid or refunded with a described method
+		}
+	}
+	return lo, hi
 }
 
 // orderWrite adds one write goal.
