@@ -20,8 +20,9 @@ echo "uninterrupted run: ${ref_secs}s"
 for k in $(seq "$kills"); do
   bin/synth "${args[@]}" --out "$tmp/chaos" >/dev/null 2>&1 &
   pid=$!
-  # A random moment within the run's expected length.
-  sleep "$(awk -v s="$ref_secs" -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.1 + (r / 32767) * s * 0.8 }')"
+  # A random moment within a slice of the run's length, so that every
+  # kill lands before the resumed runs finish the remaining work.
+  sleep "$(awk -v s="$ref_secs" -v k="$kills" -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.1 + (r / 32767) * s * 0.8 / k }')"
   if kill -9 "$pid" 2>/dev/null; then
     echo "kill $k: SIGKILL at a random moment"
   else
