@@ -24,8 +24,10 @@ test: vet test-go test-interop
 vet:
 	$(GO) vet ./...
 
+# The report's browser test keeps its screenshot as a test artifact.
 test-go:
-	$(GO) test -race -timeout 20m ./...
+	mkdir -p out/test-artifacts
+	SYNTH_REPORT_SCREENSHOT=$(CURDIR)/out/test-artifacts/report.png $(GO) test -race -timeout 20m ./...
 
 test-interop: demo
 	@test -d test/interop/node_modules/@duckdb/node-api || { echo "DuckDB for Node is missing: run npm ci --prefix test/interop"; exit 1; }
