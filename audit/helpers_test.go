@@ -177,17 +177,6 @@ func readDPO(t testing.TB, dir, split string) []export.DPORow {
 	return rows
 }
 
-// findDefect returns the first defect of file whose check starts with
-// check, or nil.
-func findDefect(v *Validation, file, check string) *Defect {
-	for i, d := range v.Defects {
-		if d.File == file && strings.HasPrefix(d.Check, check) {
-			return &v.Defects[i]
-		}
-	}
-	return nil
-}
-
 func readGzipLines(t testing.TB, path string) []string {
 	t.Helper()
 	var lines []string
