@@ -29,9 +29,10 @@ func finalName(f ChunkFile, k, n int) string {
 }
 
 // finalize assembles a release in out from the complete, ordered list of
-// chunk folders: their files move (or, for a merge, are copied) to their
-// final names, the statistics merge, and the manifest is written last.
-func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest, error) {
+// chunk folders: their files are linked (or, for a merge from other
+// folders, copied) to their final names, the statistics merge, and the
+// manifest is written last.
+func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest, error) {
 	sums := make([]*ChunkSummary, len(chunkDirs))
 	for i, dir := range chunkDirs {
 		s, err := readSummary(dir)
@@ -110,7 +111,7 @@ func finalize(cfg Config, chunkDirs []string, out string, move bool) (*Manifest,
 			if alt, ok := srcs[i][f.Name]; ok {
 				src = alt
 			}
-			if err := place(src, filepath.Join(out, filepath.FromSlash(name)), f.SHA256, move); err != nil {
+			if err := place(src, filepath.Join(out, filepath.FromSlash(name)), f.SHA256, link); err != nil {
 				return nil, err
 			}
 			entries = append(entries, FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
@@ -199,15 +200,24 @@ func mergeDPO(dst, src *DPOStats) {
 
 // place puts a chunk file at its final path. A file already there with
 // the right content (a finalisation that crashed midway) is kept as is.
-func place(src, dst, sum string, move bool) error {
+// Within one file system the file is hard-linked, not moved, so the chunk
+// stays whole until the work dir is removed and a finalisation that
+// crashed can simply run again.
+func place(src, dst, sum string, link bool) error {
 	if got, err := fileSHA(dst); err == nil && got == sum {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	if move {
-		if err := os.Rename(src, dst); err == nil {
+	if link {
+		tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-link")
+		os.Remove(tmp)
+		if err := os.Link(src, tmp); err == nil {
+			if err := os.Rename(tmp, dst); err != nil {
+				os.Remove(tmp)
+				return fmt.Errorf("publish %s: %w", dst, err)
+			}
 			return nil
 		}
 	}

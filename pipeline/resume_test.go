@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,4 +121,39 @@ func TestParseShard(t *testing.T) {
 			t.Errorf("%q accepted", s)
 		}
 	}
+}
+
+// TestFinalizeInterrupted: a finalisation that fails after placing some
+// files (here: README.md cannot be written) leaves a state that the same
+// command finishes into the same release.
+func TestFinalizeInterrupted(t *testing.T) {
+	ref := smallConfig(t, 120)
+	ref.ChunkSize = 40
+	if _, err := Run(context.Background(), ref, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := treeHashes(t, ref.Out)
+
+	cfg := ref
+	cfg.Out = filepath.Join(t.TempDir(), "again")
+	// A directory where README.md goes makes the card's rename fail.
+	blocker := filepath.Join(cfg.Out, "README.md", "x")
+	if err := os.MkdirAll(blocker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Force = true // the blocker makes the folder non-empty
+	if _, err := Run(context.Background(), cfg, nil); err == nil {
+		t.Fatal("finalisation should have failed on README.md")
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Out, "manifest.json")); err == nil {
+		t.Fatal("a failed finalisation wrote the manifest")
+	}
+	if err := os.RemoveAll(filepath.Join(cfg.Out, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Force = false
+	if _, err := Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	assertSameTree(t, want, treeHashes(t, cfg.Out), "release finished after a failed finalisation")
 }
