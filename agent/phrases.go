@@ -5,12 +5,12 @@ package agent
 
 var greetIdentify = []string{
 	"{Hi|Hello|Hi there|Thanks for reaching out|Happy to help}{!|.|,} {Before I can look into this|To get started|First|Before we continue}, {I need to verify your identity|I'll need to confirm who you are|I have to authenticate you}. {Could you give me|Please share|Can you provide} {your email address|the email on your account}, or {your full name and zip code|your name and zip code}?",
-	"{I can help with that|Sure, I can help|Of course}{!|.} {First|To start}, {please tell me|could you share} {the email address on your account|your email}, or {your first and last name together with your zip code|your name plus zip code}{?|.}",
+	"{I can help with that|Sure, I can help|Of course}{!|.} {First|To start}, {please tell me {the email address on your account|your email}, or {your first and last name together with your zip code|your name plus zip code}.|could you share {the email address on your account|your email}, or {your first and last name together with your zip code|your name plus zip code}?}",
 }
 
 var identifyAgain = []string{
-	"{I couldn't find|I wasn't able to find|There's no} {an account|any account|a matching account} {with those details|for that information}. {Could you double-check|Can you check} {and try again|them for me}{?|.}",
-	"{Hmm, that|That} {didn't match any account|doesn't match our records}. {Would you mind checking|Could you re-check} {the details|what you sent}{?|.}",
+	"{I couldn't find any account|I wasn't able to find an account|There's no matching account} {with those details|for that information}. {Could you double-check|Can you check} {and try again|them for me}?",
+	"{Hmm, that|That} {didn't match any account|doesn't match our records}. {Would you mind checking|Could you re-check} {the details|what you sent}?",
 }
 
 var authed = []string{
@@ -35,11 +35,11 @@ var closings = []string{
 var askPiece = map[string][]string{
 	"target": {
 		"{Which order|What order} {do you mean|are you referring to|is this about}? {You can give me the order id or describe it|An order id or a description works}{.|}",
-		"{Could you tell me|Can you let me know} {which order this is about|which order you mean}{?|.}",
+		"{Could you tell me|Can you let me know} {which order this is about|which order you mean}?",
 	},
 	"items": {
 		"{Which item|Which items} {would you like to|do you want to} <verb>?",
-		"{Could you tell me|Please tell me} {which items|which item} {you'd like to|you want to} <verb>{?|.}",
+		"{Could you tell me {which items|which item} {you'd like to|you want to} <verb>?|Please tell me {which items|which item} {you'd like to|you want to} <verb>.}",
 	},
 	"new": {
 		"{What would you like instead|Which option would you like instead|What should I switch it to}?",
@@ -54,7 +54,7 @@ var askPiece = map[string][]string{
 	},
 	"address": {
 		"{What's the new address|Which address should I use|What address would you like}{?|, including the zip code?}",
-		"{Please give me|Could you share} the {full new address|new address with street, city, state and zip}{.|?}",
+		"{Please give me the {full new address|new address with street, city, state and zip}.|Could you share the {full new address|new address with street, city, state and zip}?}",
 	},
 	"topic": {
 		"{What can I help you with|What would you like to do}?",

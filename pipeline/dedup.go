@@ -26,10 +26,11 @@ import (
 // earlier one with the same key, and a near duplicate of an earlier one it
 // shares at least two locality-sensitive bands with in both signatures (4
 // bands of 4 hashes: likely above Jaccard 0.9, rare below 0.5). The earlier twin
-// is kept. Tables have a fixed size, so memory is bounded whatever -n: past
-// about two million bands a slot may forget an old band, and a far-apart
-// near duplicate can then go unnoticed; exact keys are never forgotten
-// within the same bound.
+// is kept. The tables (open addressing, at most 2^22 slots each, about
+// 120 MB in all) are sized for the run and never grow past that, so memory
+// is bounded whatever -n: beyond about a million dialogues a crowded probe
+// window may forget an old entry, and a far-apart duplicate can then go
+// unnoticed.
 
 const (
 	sigHashes = 16
@@ -178,9 +179,9 @@ type bandTable struct {
 	idx  []int32 // ordinal of the dialogue in the table's run, +1 (0 = empty)
 }
 
-func newBandTable(rows int) *bandTable {
+func newBandTable(entries int) *bandTable {
 	n := 1 << 10
-	for n < 8*rows && n < 1<<21 {
+	for n < 2*entries && n < 1<<22 {
 		n <<= 1
 	}
 	return &bandTable{keys: make([]uint64, n), idx: make([]int32, n)}
@@ -188,20 +189,37 @@ func newBandTable(rows int) *bandTable {
 
 func (t *bandTable) slot(key uint64) int { return int(splitmixHLL(key) & uint64(len(t.keys)-1)) }
 
+// probes bounds linear probing; only a table crowded past it forgets.
+const probes = 16
+
 // lookup returns the ordinal of the dialogue that first had key, or -1.
 func (t *bandTable) lookup(key uint64) int {
 	s := t.slot(key)
-	if t.idx[s] != 0 && t.keys[s] == key {
-		return int(t.idx[s] - 1)
+	for p := 0; p < probes; p++ {
+		i := (s + p) & (len(t.keys) - 1)
+		if t.idx[i] == 0 {
+			return -1
+		}
+		if t.keys[i] == key {
+			return int(t.idx[i] - 1)
+		}
 	}
 	return -1
 }
 
 func (t *bandTable) insert(key uint64, ord int) {
 	s := t.slot(key)
-	if t.idx[s] != 0 && t.keys[s] == key {
-		return // keep the first
+	for p := 0; p < probes; p++ {
+		i := (s + p) & (len(t.keys) - 1)
+		if t.idx[i] == 0 {
+			t.keys[i], t.idx[i] = key, int32(ord+1)
+			return
+		}
+		if t.keys[i] == key {
+			return // keep the first
+		}
 	}
+	// Crowded: the oldest entry of the probe window gives way.
 	t.keys[s], t.idx[s] = key, int32(ord+1)
 }
 
@@ -212,7 +230,7 @@ type deduper struct {
 }
 
 func newDeduper(rows int) *deduper {
-	return &deduper{exact: newBandTable(rows / sigBands), user: newBandTable(rows), tools: newBandTable(rows)}
+	return &deduper{exact: newBandTable(rows), user: newBandTable(sigBands * rows), tools: newBandTable(sigBands * rows)}
 }
 
 // Duplicate is a removed dialogue and the twin that was kept.

@@ -38,20 +38,20 @@ var requests = map[string][]string{
 	},
 	"modify_order_address": {
 		"{I need to|I'd like to|I want to|Can you} change the shipping address {on|for} <target>{.|}",
-		"{Could you|Can you|Please} update where <target> {is being shipped|ships to|will be delivered}{?|.}",
+		"{Could you|Can you} update where <target> {is being shipped|ships to|will be delivered}?", "Please update where <target> {is being shipped|ships to|will be delivered}.",
 		"<target> {is going to|will ship to} the wrong address{,| -} {I need it changed|can we fix that}{.|?}",
 	},
 	"modify_user_address": {
 		"{I've moved|I moved recently|I have a new address} and {need to|want to|would like to} update {the address on my account|my profile address|my default address}{.|}",
-		"{Please|Can you|Could you} {update|change} {my account address|the address on file|my address}{?|.}",
+		"{Can you|Could you} {update|change} {my account address|the address on file|my address}?", "Please {update|change} {my account address|the address on file|my address}.",
 	},
 	"modify_order_payment": {
 		"{I'd like to|I want to} {change|switch} {the payment method|how I pay|the card} {for|on} <target>.", "{Can I|Could you help me} {change|switch} {the payment method|how I pay} {for|on} <target>?",
-		"{I want to pay|I'd rather pay|Can I pay} for <target> {differently|with another method|using something else}{.|?}",
+		"{I want to pay|I'd rather pay} for <target> {differently|with another method|using something else}.", "Can I pay for <target> {differently|with another method|using something else}?",
 	},
 	"modify_order_items": {
 		"{I'd like to|I want to|I need to} {change|swap|modify} {some items in|an item in|what's in} <target>.", "Can I {change|swap} {an item|something} in <target>?",
-		"{I ordered the wrong variant|I picked the wrong option|I made a mistake with an item} in <target>{,| -} {can I change it|can you fix that|I want to switch it}{?|.}",
+		"{I ordered the wrong variant|I picked the wrong option|I made a mistake with an item} in <target>{,| -} {can I change it?|can you fix that?|I want to switch it.}",
 	},
 	"return_items": {
 		"{I'd like to|I want to|I need to} return {something|some items|an item} from <target>.", "Can I return {something|an item} from <target>?",
@@ -59,7 +59,7 @@ var requests = map[string][]string{
 	},
 	"exchange_items": {
 		"{I'd like to|I want to|I need to} exchange {something|an item|some items} from <target>.", "Can I exchange {something|an item} from <target>?",
-		"{Something|An item} in <target> {isn't right|doesn't suit me|is not what I wanted}{,| -} {I'd like to exchange it|can I swap it for another one}{.|?}",
+		"{Something|An item} in <target> {isn't right|doesn't suit me|is not what I wanted}{,| -} {I'd like to exchange it.|can I swap it for another one?}",
 	},
 	"ask_order_total": {
 		"{How much|What} {did I pay|was the total} for <target>{?|}",
