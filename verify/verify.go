@@ -292,14 +292,13 @@ func mentions(text, rawArgs string) bool {
 // copies and compares the canonical hashes (tau2's reward).
 func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Check {
 	st := v.d.Base.NewState()
-	for i, m := range tr.Messages {
+	for _, m := range tr.Messages {
 		for _, c := range m.ToolCalls {
 			if v.d.Tools.Kind(c.Function.Name) != record.KindWrite {
 				continue
 			}
 			// A failed write changes nothing, as it did in the dialogue.
 			v.d.Tools.Call(ctx, st, c.Function.Name, c.Function.Arguments)
-			_ = i
 		}
 	}
 	got := st.Hash()
