@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
@@ -57,13 +60,21 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 	scratch := filepath.Join(out, ".synth-dedup")
 	defer os.RemoveAll(scratch)
 	srcs := make([]map[string]string, len(sums))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range sums {
 		if len(drop[i]) == 0 {
 			continue
 		}
-		if srcs[i], err = dropRows(chunkDirs[i], filepath.Join(scratch, chunkName(i)), sums[i], drop[i]); err != nil {
-			return nil, err
-		}
+		// Chunks are independent: rewrite them side by side.
+		g.Go(func() error {
+			var err error
+			srcs[i], err = dropRows(chunkDirs[i], filepath.Join(scratch, chunkName(i)), sums[i], drop[i])
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	m := &Manifest{
 		SynthVersion: Version, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
