@@ -12,16 +12,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
-	"github.com/synth-data/synth/schemas"
 )
 
 // checkFiles compares every listed file with its entry: present, a
@@ -156,38 +156,23 @@ func (s *state) checkDomain() {
 	// The domain hash covers the domain/ entries: sha256 over sorted
 	// "path\x00sha256\n" lines. The sums are the files' own, so a file
 	// changed with its entry is caught here too.
-	var dom []entry
+	sums := map[string]string{}
 	for _, e := range s.doc.entries {
 		if e.kind == kindDomain {
-			dom = append(dom, e)
+			sums[e.Path] = e.SHA256
+			if sum, ok := s.sums[e.Path]; ok {
+				sums[e.Path] = sum
+			}
 		}
 	}
-	sort.Slice(dom, func(i, j int) bool { return dom[i].Path < dom[j].Path })
-	h := sha256.New()
-	for _, e := range dom {
-		sum, ok := s.sums[e.Path]
-		if !ok {
-			sum = e.SHA256
-		}
-		h.Write([]byte(e.Path + "\x00" + sum + "\n"))
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != m.Domain.Hash {
+	if got := pipeline.DomainHash(sums); got != m.Domain.Hash {
 		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", short(got), short(m.Domain.Hash))
 	}
 
-	want := map[string][]byte{}
-	for name, b := range d.Files {
-		want["domain/"+name] = b
-	}
-	for name, b := range schemas.Files() {
-		want["domain/schemas/"+name] = b
-	}
-	names := make([]string, 0, len(want))
-	for n := range want {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	want := pipeline.DomainFiles(d, m.Seed)
+	// domain.json is compared field by field below, for a clearer message.
+	delete(want, "domain/domain.json")
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		got, err := s.readListed(name)
 		if err != nil {
 			s.defects.add(name, NoRow, "", "domain", "%v", err)

@@ -5,9 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
@@ -79,9 +80,10 @@ func fileEntry(rel string, data []byte) FileEntry {
 	return FileEntry{Path: rel, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
 }
 
-// writeDomain ships the domain's defining files and the record schemas,
-// so the release can be re-checked without synth's config.
-func writeDomain(out string, d *domains.Domain, seed uint64) ([]FileEntry, string, error) {
+// DomainFiles returns what a release ships in domain/: the domain's
+// defining files, its identity, and the record schemas, so the release
+// can be re-checked without synth's config.
+func DomainFiles(d *domains.Domain, seed uint64) map[string][]byte {
 	files := map[string][]byte{}
 	for name, b := range d.Files {
 		files["domain/"+name] = b
@@ -91,14 +93,26 @@ func writeDomain(out string, d *domains.Domain, seed uint64) ([]FileEntry, strin
 	for name, b := range schemas.Files() {
 		files["domain/schemas/"+name] = b
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	return files
+}
+
+// DomainHash is the manifest's domain hash: sha256 over the sorted
+// "path\x00sha256\n" lines of the domain/ files.
+func DomainHash(sums map[string]string) string {
+	paths := slices.Sorted(maps.Keys(sums))
 	h := sha256.New()
+	for _, p := range paths {
+		h.Write([]byte(p + "\x00" + sums[p] + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeDomain writes the domain/ files of a release.
+func writeDomain(out string, d *domains.Domain, seed uint64) ([]FileEntry, string, error) {
+	files := DomainFiles(d, seed)
+	sums := map[string]string{}
 	var entries []FileEntry
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, n)), 0o755); err != nil {
 			return nil, "", err
 		}
@@ -107,7 +121,7 @@ func writeDomain(out string, d *domains.Domain, seed uint64) ([]FileEntry, strin
 		}
 		e := fileEntry(n, files[n])
 		entries = append(entries, e)
-		h.Write([]byte(n + "\x00" + e.SHA256 + "\n"))
+		sums[n] = e.SHA256
 	}
-	return entries, hex.EncodeToString(h.Sum(nil)), nil
+	return entries, DomainHash(sums), nil
 }
