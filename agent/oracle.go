@@ -569,7 +569,6 @@ func num(v any) float64 {
 	return f
 }
 
-func money(x float64) string { return fmt.Sprintf("$%.2f", math.Round(x*100)/100) }
 
 func options(it map[string]any) string {
 	opts, _ := it["options"].(map[string]any)
@@ -589,11 +588,11 @@ func describeOrder(ord map[string]any) string {
 	var parts []string
 	total := 0.0
 	for _, it := range itemList(ord) {
-		parts = append(parts, fmt.Sprintf("%s (%s) at %s", tools.Text(it["name"]), options(it), money(num(it["price"]))))
+		parts = append(parts, fmt.Sprintf("%s (%s) at %s", tools.Text(it["name"]), options(it), blueprints.Money(num(it["price"]))))
 		total += num(it["price"])
 	}
 	return fmt.Sprintf("It was placed on %s, is %s, and contains %s, for a total of %s.",
-		strings.Replace(tools.Text(ord["created_at"]), "T", " at ", 1), tools.Text(ord["status"]), strings.Join(parts, "; "), money(total))
+		strings.Replace(tools.Text(ord["created_at"]), "T", " at ", 1), tools.Text(ord["status"]), strings.Join(parts, "; "), blueprints.Money(total))
 }
 
 func orderTotal(ord map[string]any) float64 {
@@ -610,12 +609,12 @@ func (o *Oracle) answer(g *goal) string {
 	}
 	switch action(g.intent) {
 	case "total":
-		return fmt.Sprintf("The total of order %s is %s.", tools.Text(g.order["order_id"]), money(orderTotal(g.order)))
+		return fmt.Sprintf("The total of order %s is %s.", tools.Text(g.order["order_id"]), blueprints.Money(orderTotal(g.order)))
 	case "status":
 		return fmt.Sprintf("Order %s is currently %s.", tools.Text(g.order["order_id"]), tools.Text(g.order["status"]))
 	default:
 		v := g.newObj[0]
-		return fmt.Sprintf("%s is the %s variant (item %s), priced at %s.", strings.ToUpper(g.target.Label[:1])+yours(g.target.Label[1:]), options(v), tools.Text(v["item_id"]), money(num(v["price"])))
+		return fmt.Sprintf("%s is the %s variant (item %s), priced at %s.", strings.ToUpper(g.target.Label[:1])+yours(g.target.Label[1:]), options(v), tools.Text(v["item_id"]), blueprints.Money(num(v["price"])))
 	}
 }
 
@@ -706,7 +705,7 @@ func paymentHistory(ord map[string]any) []map[string]any {
 func (o *Oracle) itemsText(list []map[string]any) string {
 	var parts []string
 	for _, it := range list {
-		parts = append(parts, fmt.Sprintf("%s (%s, item %s, %s)", tools.Text(it["name"]), options(it), tools.Text(it["item_id"]), money(num(it["price"]))))
+		parts = append(parts, fmt.Sprintf("%s (%s, item %s, %s)", tools.Text(it["name"]), options(it), tools.Text(it["item_id"]), blueprints.Money(num(it["price"]))))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -728,7 +727,7 @@ func (o *Oracle) proposal(g *goal) string {
 	switch action(g.intent) {
 	case "cancel":
 		what = fmt.Sprintf("cancel order %s (%s) with the reason '%s'. The full amount of %s will be refunded to the original payment method.",
-			oid, o.itemsText(itemList(g.order)), g.slots["reason"], money(orderTotal(g.order)))
+			oid, o.itemsText(itemList(g.order)), g.slots["reason"], blueprints.Money(orderTotal(g.order)))
 	case "order_address":
 		what = fmt.Sprintf("change the shipping address of order %s to %s.", oid, addr)
 	case "user_address":
@@ -739,22 +738,22 @@ func (o *Oracle) proposal(g *goal) string {
 		}
 		what = fmt.Sprintf("change the default address on your account from %s to %s.", old, addr)
 	case "payment":
-		what = fmt.Sprintf("switch the payment of order %s (total %s) to %s (%s).", oid, money(orderTotal(g.order)), yours(g.slots["payment"]), g.payID)
+		what = fmt.Sprintf("switch the payment of order %s (total %s) to %s (%s).", oid, blueprints.Money(orderTotal(g.order)), yours(g.slots["payment"]), g.payID)
 	case "return":
 		total := 0.0
 		for _, it := range g.itemObj {
 			total += num(it["price"])
 		}
-		what = fmt.Sprintf("return %s from order %s. You'll be refunded %s to %s (%s).", o.itemsText(g.itemObj), oid, money(total), yours(g.slots["payment"]), g.payID)
+		what = fmt.Sprintf("return %s from order %s. You'll be refunded %s to %s (%s).", o.itemsText(g.itemObj), oid, blueprints.Money(total), yours(g.slots["payment"]), g.payID)
 	case "items", "exchange":
 		verb := "exchange"
 		if action(g.intent) == "items" {
 			verb = "modify order " + oid + ", replacing"
 		}
 		d := o.diff(g)
-		settle := fmt.Sprintf("The price difference of %s will be charged to %s (%s).", money(math.Abs(d)), yours(g.slots["payment"]), g.payID)
+		settle := fmt.Sprintf("The price difference of %s will be charged to %s (%s).", blueprints.Money(math.Abs(d)), yours(g.slots["payment"]), g.payID)
 		if d < 0 {
-			settle = fmt.Sprintf("The price difference of %s will be refunded to %s (%s).", money(-d), yours(g.slots["payment"]), g.payID)
+			settle = fmt.Sprintf("The price difference of %s will be refunded to %s (%s).", blueprints.Money(-d), yours(g.slots["payment"]), g.payID)
 		}
 		if verb == "exchange" {
 			what = fmt.Sprintf("exchange %s from order %s for %s. %s", o.itemsText(g.itemObj), oid, o.itemsText(g.newObj), settle)
@@ -803,7 +802,7 @@ func (o *Oracle) execute(ctx context.Context, g *goal) string {
 	switch action(g.intent) {
 	case "cancel":
 		name, args["order_id"], args["reason"] = "cancel_pending_order", oid, g.slots["reason"]
-		report = fmt.Sprintf("Order %s is cancelled; %s will be refunded to the original payment method.", oid, money(orderTotal(g.order)))
+		report = fmt.Sprintf("Order %s is cancelled; %s will be refunded to the original payment method.", oid, blueprints.Money(orderTotal(g.order)))
 	case "order_address":
 		name, args["order_id"] = "modify_pending_order_address", oid
 		addrArgs()
@@ -821,7 +820,7 @@ func (o *Oracle) execute(ctx context.Context, g *goal) string {
 		for _, it := range g.itemObj {
 			total += num(it["price"])
 		}
-		report = fmt.Sprintf("The return for order %s is requested. You'll receive %s to %s once the items arrive; you'll get an email with the return label.", oid, money(total), yours(g.slots["payment"]))
+		report = fmt.Sprintf("The return for order %s is requested. You'll receive %s to %s once the items arrive; you'll get an email with the return label.", oid, blueprints.Money(total), yours(g.slots["payment"]))
 	case "items", "exchange":
 		name = "modify_pending_order_items"
 		if action(g.intent) == "exchange" {
@@ -837,7 +836,7 @@ func (o *Oracle) execute(ctx context.Context, g *goal) string {
 		if d < 0 {
 			dir = "refunded to"
 		}
-		report = fmt.Sprintf("Order %s %s. The price difference of %s is %s %s.", oid, what, money(math.Abs(d)), dir, yours(g.slots["payment"]))
+		report = fmt.Sprintf("Order %s %s. The price difference of %s is %s %s.", oid, what, blueprints.Money(math.Abs(d)), dir, yours(g.slots["payment"]))
 	}
 	name, args = o.mistake(g, name, args)
 	_, out, ok := o.call(ctx, name, args, reasoning(g, oid))

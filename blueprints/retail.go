@@ -532,16 +532,17 @@ func titleBrand(b string) string {
 	return strings.ToUpper(b[:1]) + b[1:]
 }
 
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
-
-func money(x float64) string { return fmt.Sprintf("$%.2f", round2(x)) }
+// Money formats an amount the way required outputs state it; the agent
+// formats what it tells the user with the same function, so an output
+// check compares like with like.
+func Money(x float64) string { return fmt.Sprintf("$%.2f", retail.RoundCents(x)) }
 
 func total(items []retail.OrderItem) float64 {
 	t := 0.0
 	for _, it := range items {
 		t += it.Price
 	}
-	return round2(t)
+	return retail.RoundCents(t)
 }
 
 func paidWith(o *retail.Order) string {
@@ -794,7 +795,7 @@ func (g *Retail) buildOrderWrite(p *plan, intent string, byID bool) error {
 			p.revised = true
 		}
 		p.call(gi, "cancel_pending_order", map[string]any{"order_id": id, "reason": reason}, needs)
-		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "refund", Value: money(total(p.order(id).Items))})
+		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "refund", Value: Money(total(p.order(id).Items))})
 	case IntentOrderAddress:
 		sel, id, needs, err := p.target([]string{retail.StatusPending}, byID, nil)
 		if err != nil {
@@ -865,7 +866,7 @@ func (g *Retail) buildOrderWrite(p *plan, intent string, byID bool) error {
 		for _, it := range items {
 			ids = append(ids, it.ItemID)
 		}
-		diff = round2(diff)
+		diff = retail.RoundCents(diff)
 		orig := paidWith(o)
 		pm := orig
 		goal.Slots["payment"] = "the original payment method"
@@ -901,17 +902,17 @@ func (g *Retail) buildOrderWrite(p *plan, intent string, byID bool) error {
 		switch intent {
 		case IntentReturn:
 			p.call(gi, "return_delivered_order_items", args, needs)
-			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "refund", Value: money(total(items))})
+			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "refund", Value: Money(total(items))})
 		case IntentExchange:
 			args["new_item_ids"] = newIDs
 			p.call(gi, "exchange_delivered_order_items", args, needs)
-			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "price_difference", Value: money(math.Abs(diff))})
+			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "price_difference", Value: Money(math.Abs(diff))})
 		default:
 			args["new_item_ids"] = newIDs
 			p.call(gi, "modify_pending_order_items", args, needs)
-			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "price_difference", Value: money(math.Abs(diff))})
+			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "price_difference", Value: Money(math.Abs(diff))})
 		}
-		goal.Slots["difference"] = money(diff)
+		goal.Slots["difference"] = Money(diff)
 	default:
 		return fmt.Errorf("unknown intent %q", intent)
 	}
@@ -992,7 +993,7 @@ func (g *Retail) informGoal(p *plan, byID bool) error {
 		lst := p.call(-1, "list_all_product_types", map[string]any{}, nil)
 		p.call(-1, "get_product_details", map[string]any{"product_id": prod.ProductID}, []int{lst})
 		p.addGoal(record.Goal{Intent: IntentCheapest, Kind: record.GoalInform, Target: sel, Slots: map[string]string{"product": prod.Name}})
-		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "price", Value: money(vars[i].Price)})
+		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "price", Value: Money(vars[i].Price)})
 		p.unknown = appendOnce(p.unknown, "product ids")
 		return nil
 	}
@@ -1004,7 +1005,7 @@ func (g *Retail) informGoal(p *plan, byID bool) error {
 	o := p.order(id)
 	if p.rng.IntN(2) == 0 {
 		p.addGoal(record.Goal{Intent: IntentOrderTotal, Kind: record.GoalInform, Target: sel})
-		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "total", Value: money(total(o.Items))})
+		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "total", Value: Money(total(o.Items))})
 	} else {
 		p.addGoal(record.Goal{Intent: IntentOrderStatus, Kind: record.GoalInform, Target: sel})
 		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: "status", Value: o.Status})
