@@ -569,7 +569,6 @@ func num(v any) float64 {
 	return f
 }
 
-
 func options(it map[string]any) string {
 	opts, _ := it["options"].(map[string]any)
 	keys := make([]string, 0, len(opts))

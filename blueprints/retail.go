@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -92,7 +93,7 @@ func NewRetail(dom *retail.Domain, spec Spec) (*Retail, error) {
 	g.variants = map[string][]retail.Variant{}
 	g.varObjs = map[string][]map[string]any{}
 	for pid, prod := range dom.DB.Products {
-		for _, k := range sortedKeys(prod.Variants) {
+		for _, k := range slices.Sorted(maps.Keys(prod.Variants)) {
 			v := prod.Variants[k]
 			obj, err := tools.ToObject(v)
 			if err != nil {
@@ -263,7 +264,7 @@ func (p *plan) call(goal int, tool string, args map[string]any, needs []int) int
 // readKey identifies a read by tool and arguments without marshalling
 // them: reads take a few string arguments.
 func readKey(tool string, args map[string]any) string {
-	keys := sortedKeys(args)
+	keys := slices.Sorted(maps.Keys(args))
 	var b strings.Builder
 	b.WriteString(tool)
 	for _, k := range keys {
@@ -409,7 +410,7 @@ func (p *plan) items(o *retail.Order, n int) ([]record.Selector, []retail.OrderI
 		it := o.Items[i]
 		sel := record.Selector{Collection: "items", Where: map[string]string{"name": it.Name}, Label: "the " + strings.ToLower(it.Name)}
 		if j, err := tools.Resolve(sel, objs); err != nil || j != i {
-			keys := sortedKeys(it.Options)
+			keys := slices.Sorted(maps.Keys(it.Options))
 			found := false
 			for _, k := range keys {
 				sel.Where = map[string]string{"name": it.Name, "options." + k: it.Options[k]}
@@ -443,12 +444,12 @@ func (p *plan) replacement(it retail.OrderItem, exclude map[string]bool) (record
 		var forms []record.Selector
 		full := map[string]string{"available": "true"}
 		var parts []string
-		for _, k := range sortedKeys(v.Options) {
+		for _, k := range slices.Sorted(maps.Keys(v.Options)) {
 			full["options."+k] = v.Options[k]
 			parts = append(parts, v.Options[k])
 		}
 		forms = append(forms, record.Selector{Where: full, Label: "the " + strings.Join(parts, ", ") + " version"})
-		for _, k := range sortedKeys(v.Options) {
+		for _, k := range slices.Sorted(maps.Keys(v.Options)) {
 			if v.Options[k] == it.Options[k] {
 				continue
 			}
@@ -468,20 +469,11 @@ func (p *plan) replacement(it retail.OrderItem, exclude map[string]bool) (record
 	return record.Selector{}, retail.Variant{}, errors.New("no replacement variant")
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // payment describes one of the user's payment methods uniquely, the way
 // the user would name it.
 func (p *plan) payment(pred func(retail.PaymentMethod) bool) (string, string, bool) {
 	var ids []string
-	for _, id := range sortedKeys(p.user.PaymentMethods) {
+	for _, id := range slices.Sorted(maps.Keys(p.user.PaymentMethods)) {
 		if pred(p.user.PaymentMethods[id]) {
 			ids = append(ids, id)
 		}
@@ -976,11 +968,11 @@ func (g *Retail) informGoal(p *plan, byID bool) error {
 	gi := len(p.goals)
 	if p.rng.IntN(3) == 0 {
 		// The cheapest available variant of a product type with one option value.
-		ids := sortedKeys(g.dom.DB.Products)
+		ids := slices.Sorted(maps.Keys(g.dom.DB.Products))
 		prod := g.dom.DB.Products[ids[p.rng.IntN(len(ids))]]
 		vars, objs := g.variants[prod.ProductID], g.varObjs[prod.ProductID]
 		v := vars[p.rng.IntN(len(vars))]
-		keys := sortedKeys(v.Options)
+		keys := slices.Sorted(maps.Keys(v.Options))
 		k := keys[p.rng.IntN(len(keys))]
 		sel := record.Selector{Collection: "variants", Where: map[string]string{"available": "true", "options." + k: v.Options[k]}, Pick: "min:price",
 			Label: "the cheapest available " + v.Options[k] + " " + strings.ToLower(prod.Name)}

@@ -2,8 +2,9 @@ package usersim
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/synth-data/synth/blueprints"
@@ -152,24 +153,15 @@ func (u *User) say(tmpls []string, slots map[string]string) string {
 	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		if u.rng.IntN(2) == 0 {
-			for _, kv := range sortedPairs(nonNative) {
-				if strings.Contains(t, kv[0]) && u.rng.IntN(2) == 0 {
-					t = strings.Replace(t, kv[0], kv[1], 1)
+			for _, from := range slices.Sorted(maps.Keys(nonNative)) {
+				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
+					t = strings.Replace(t, from, nonNative[from], 1)
 				}
 			}
 		}
 		t = typo(u.rng, t, 0.25)
 	}
 	return tidy(fill(t, slots))
-}
-
-func sortedPairs(m map[string]string) [][2]string {
-	out := make([][2]string, 0, len(m))
-	for k, v := range m {
-		out = append(out, [2]string{k, v})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
 }
 
 func (u *User) identity(wrong bool) (map[string]string, map[string]string) {
@@ -373,7 +365,7 @@ func (u *User) Respond(ask Ask) Turn {
 			u.revised[ask.Goal] = true
 			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
 			var val string
-			for _, k := range sortedKeys(g.Revised) {
+			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
 				val = g.Slots[k]
 			}
@@ -454,13 +446,4 @@ func joinSentences(parts []string) string {
 		out = append(out, p)
 	}
 	return strings.Join(out, " ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

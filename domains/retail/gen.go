@@ -121,19 +121,10 @@ func Generate(seed uint64) (*DB, error) {
 	g.orders(users)
 
 	db := g.db
-	db.UserIDs = sortedKeys(db.Users)
-	db.OrderIDs = sortedKeys(db.Orders)
-	db.ProductIDs = sortedKeys(db.Products)
+	db.UserIDs = slices.Sorted(maps.Keys(db.Users))
+	db.OrderIDs = slices.Sorted(maps.Keys(db.Orders))
+	db.ProductIDs = slices.Sorted(maps.Keys(db.Products))
 	return db, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // digits returns a random n-digit decimal string without a leading zero.
