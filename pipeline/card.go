@@ -190,7 +190,7 @@ func histogram(title string, m map[string]int) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:\n\n| value | count | share |\n|---|---|---|\n", title)
-	for _, k := range sortedCounts(m) {
+	for _, k := range SortedCounts(m) {
 		fmt.Fprintf(&b, "| %s | %d | %.1f%% |\n", k, m[k], 100*float64(m[k])/float64(total))
 	}
 	b.WriteString("\n")

@@ -216,11 +216,7 @@ func (c *chunkWriter) add(it item) error {
 		return nil
 	}
 	d := c.sum.DPO
-	d.Attempts += it.dpo.stats.Attempts
-	d.NotFired += it.dpo.stats.NotFired
-	d.NoFailure += it.dpo.stats.NoFailure
-	d.OtherReason += it.dpo.stats.OtherReason
-	d.Unpairable += it.dpo.stats.Unpairable
+	mergeDPO(d, &it.dpo.stats) // the attempt counts; pairs are counted as written
 	for i, row := range it.dpo.rows {
 		// A blueprint's pairs go to the split of its SFT row.
 		if err := c.dpo.WriteDPO(it.bp.Split, row); err != nil {

@@ -323,7 +323,9 @@ func addVerdict(m map[string]*CheckStats, v record.Verdict) {
 	}
 }
 
-func sortedCounts(m map[string]int) []string {
+// SortedCounts orders a histogram's keys: numerically when they are
+// numbers (writes, reads), alphabetically otherwise.
+func SortedCounts(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/pipeline"
@@ -79,21 +78,11 @@ func cmdStats(args []string, stdout io.Writer) error {
 }
 
 func printHist(w io.Writer, m map[string]int) {
-	keys := make([]string, 0, len(m))
 	total := 0
-	for k, v := range m {
-		keys = append(keys, k)
+	for _, v := range m {
 		total += v
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, e1 := strconv.Atoi(keys[i])
-		b, e2 := strconv.Atoi(keys[j])
-		if e1 == nil && e2 == nil {
-			return a < b
-		}
-		return keys[i] < keys[j]
-	})
-	for _, k := range keys {
+	for _, k := range pipeline.SortedCounts(m) {
 		share := float64(m[k]) / float64(total)
 		fmt.Fprintf(w, "  %-22s %6d  %5.1f%%  %s\n", k, m[k], 100*share, strings.Repeat("█", int(share*40+0.5)))
 	}
