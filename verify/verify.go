@@ -56,12 +56,13 @@ var callID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
 
 // Verify runs every check; the verdict passes only if all pass.
 func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Verdict {
+	calls := v.parseCalls(tr)
 	checks := []record.Check{
 		v.recordSchema(bp, tr),
-		v.toolSchema(tr),
+		toolSchema(tr, calls),
 		toolCallIDs(tr),
 		turns(tr),
-		v.auth(tr),
+		v.auth(tr, calls),
 		v.confirmation(tr),
 		v.state(ctx, bp, tr),
 		outputs(bp, tr),
@@ -94,11 +95,30 @@ func (v *Verifier) recordSchema(bp *record.Blueprint, tr *record.Trajectory) rec
 	return pass(CheckRecordSchema)
 }
 
-func (v *Verifier) toolSchema(tr *record.Trajectory) record.Check {
+// parsed is one tool call's arguments, decoded and validated once for
+// every check that needs them.
+type parsed struct {
+	args map[string]any
+	err  error
+}
+
+// parseCalls decodes every tool call, by message and position.
+func (v *Verifier) parseCalls(tr *record.Trajectory) [][]parsed {
+	out := make([][]parsed, len(tr.Messages))
 	for i, m := range tr.Messages {
 		for _, c := range m.ToolCalls {
-			if _, _, err := v.d.Tools.ParseArgs(c.Function.Name, c.Function.Arguments); err != nil {
-				return fail(CheckToolSchema, "message %d: %v", i, err)
+			_, args, err := v.d.Tools.ParseArgs(c.Function.Name, c.Function.Arguments)
+			out[i] = append(out[i], parsed{args, err})
+		}
+	}
+	return out
+}
+
+func toolSchema(tr *record.Trajectory, calls [][]parsed) record.Check {
+	for i := range tr.Messages {
+		for _, p := range calls[i] {
+			if p.err != nil {
+				return fail(CheckToolSchema, "message %d: %v", i, p.err)
 			}
 		}
 	}
@@ -169,12 +189,12 @@ func turns(tr *record.Trajectory) record.Check {
 
 // auth checks that no account data is touched before the user is
 // identified, and that every account touched is that user's.
-func (v *Verifier) auth(tr *record.Trajectory) record.Check {
+func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 	user := ""
 	st := v.d.Base.NewState()
 	results := resultsByID(tr)
 	for i, m := range tr.Messages {
-		for _, c := range m.ToolCalls {
+		for k, c := range m.ToolCalls {
 			name := c.Function.Name
 			if contains(v.d.AuthTools, name) {
 				if out, ok := results[c.ID]; ok && !strings.HasPrefix(out, "Error") {
@@ -188,11 +208,11 @@ func (v *Verifier) auth(tr *record.Trajectory) record.Check {
 			if user == "" {
 				return fail(CheckAuth, "message %d: %s called before the user was authenticated", i, name)
 			}
-			_, args, err := v.d.Tools.ParseArgs(name, c.Function.Arguments)
-			if err != nil || v.d.Owner == nil {
+			p := calls[i][k]
+			if p.err != nil || v.d.Owner == nil {
 				continue
 			}
-			if owner := v.d.Owner(st, args); owner != "" && owner != user {
+			if owner := v.d.Owner(st, p.args); owner != "" && owner != user {
 				return fail(CheckAuth, "message %d: %s acts on %s's data for authenticated user %s", i, name, owner, user)
 			}
 		}
