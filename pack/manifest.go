@@ -1,0 +1,99 @@
+package pack
+
+import (
+	"github.com/synth-data/synth/tools"
+)
+
+// ManifestFile is the name of a pack's manifest.
+const ManifestFile = "domain.yaml"
+
+// Manifest is a pack's domain.yaml. File names are relative to the pack
+// folder.
+type Manifest struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Description string `json:"description,omitempty"`
+	// Policy is the agent's policy document (default policy.md).
+	Policy string `json:"policy,omitempty"`
+	// Tools is the OpenAI tools array (default tools.json); every function
+	// carries "x-kind": read, write or generic.
+	Tools string `json:"tools,omitempty"`
+	// Handlers is the Starlark file with one function per tool
+	// (default handlers.star): def TOOL(db, args): return VALUE.
+	Handlers string `json:"handlers,omitempty"`
+	// Database is the initial database as JSON: {collection: {key: record}}.
+	// Exactly one of Database and Generator is set.
+	Database string `json:"database,omitempty"`
+	// Generator is a Starlark file defining generate(seed) that returns
+	// the database deterministically.
+	Generator string `json:"generator,omitempty"`
+	// Clock is the fixed "now" (RFC 3339) handlers see as the global NOW.
+	Clock string `json:"clock,omitempty"`
+	// Collections describes the database's entity collections by name.
+	Collections map[string]Collection `json:"collections"`
+	// Users says which collection holds the users and how one is identified.
+	Users Users `json:"users"`
+	// Hints improve generated tasks and their language; all optional.
+	Hints Hints `json:"hints,omitempty"`
+}
+
+// Collection is one entity collection of the database.
+type Collection struct {
+	// Key is the field holding a record's key; it equals the record's key
+	// in the database map.
+	Key string `json:"key"`
+	// Owner is the field holding the key of the user the record belongs
+	// to ("" for shared records such as products or flights).
+	Owner string `json:"owner,omitempty"`
+	// Noun is how a customer names one record ("reservation").
+	Noun string `json:"noun,omitempty"`
+	// Get is the read tool that returns one record by its key; inferred
+	// when empty (a read tool whose only required parameter is Key).
+	Get string `json:"get,omitempty"`
+	// List is how the agent finds a user's records; inferred when empty.
+	List *ListRef `json:"list,omitempty"`
+	// Describe are dotted paths of attributes a customer can describe a
+	// record by ("origin", "cabin"); inferred when empty.
+	Describe []string `json:"describe,omitempty"`
+	// Compare are dotted paths of numeric or date attributes a customer
+	// can pick by ("the cheapest", "the most recent").
+	Compare []string `json:"compare,omitempty"`
+}
+
+// ListRef names the read tool that lists a user's records of a collection
+// and where its result holds their keys.
+type ListRef struct {
+	Tool string `json:"tool"`
+	// Field is the dotted path in the tool's result holding the keys (or
+	// the records); "" when the result itself is the list.
+	Field string `json:"field,omitempty"`
+}
+
+// Users says where the customers are and how the agent authenticates one.
+type Users struct {
+	Collection string `json:"collection"`
+	// Name lists dotted paths joined with spaces to make the customer's
+	// name (["name.first_name", "name.last_name"]).
+	Name []string `json:"name,omitempty"`
+	// Identify lists the ways to authenticate; a blueprint draws one.
+	Identify []Identify `json:"identify"`
+}
+
+// Identify is one way to authenticate: a tool whose arguments are fields
+// of the user's record; its result is (or contains) the user's key.
+type Identify struct {
+	Tool string `json:"tool"`
+	// Args maps each tool parameter to a dotted path in the user record.
+	Args map[string]string `json:"args"`
+}
+
+// Pack is a loaded pack, ready to build a domain from.
+type Pack struct {
+	Manifest Manifest
+	Policy   string
+	Tools    *tools.Toolkit
+	Base     *tools.Base
+	// Files are the pack's defining files by name (domain.yaml, tools.json,
+	// handlers.star, ...), shipped in a release so it re-verifies alone.
+	Files map[string][]byte
+}
