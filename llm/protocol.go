@@ -109,3 +109,19 @@ func ParseReview(text string) (Review, error) {
 	}
 	return r, nil
 }
+
+// Kickoff is the agent's greeting the simulated customer answers first.
+// It opens every customer request and is not part of the trajectory.
+//
+// A customer request is [system: UserPrompt, user: Kickoff, then the
+// dialogue so far seen from the customer's side]: the agent's words are
+// "user" messages and the customer's own words "assistant" messages; tool
+// calls and tool results are left out.
+const Kickoff = "Hi! How can I help you today?"
+
+// SessionID names one trial of one blueprint. Both the agent's and the
+// customer's requests of that trial carry it in the request's `user`
+// field (OpenAI's end-user id), so a server can tell sessions apart.
+func SessionID(blueprintID string, trial int) string {
+	return fmt.Sprintf("%s/t%d", blueprintID, trial)
+}
