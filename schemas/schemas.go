@@ -19,6 +19,8 @@ const (
 	Blueprint  = "blueprint"
 	Trajectory = "trajectory"
 	Message    = "message"
+	// Pack is a domain pack's manifest (domain.yaml, as a JSON value).
+	Pack = "pack"
 )
 
 // Set is a compiled set of record schemas. Compile once; a compiled Set
@@ -49,7 +51,7 @@ func Compile() (*Set, error) {
 		}
 	}
 	s := &Set{byName: map[string]*jsonschema.Schema{}}
-	for _, n := range []string{Blueprint, Trajectory, Message} {
+	for _, n := range []string{Blueprint, Trajectory, Message, Pack} {
 		sch, err := c.Compile(base + n + ".schema.json")
 		if err != nil {
 			return nil, fmt.Errorf("schemas/%s.schema.json: %w", n, err)

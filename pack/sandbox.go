@@ -1,0 +1,391 @@
+package pack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	starjson "go.starlark.net/lib/json"
+	starmath "go.starlark.net/lib/math"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/synth-data/synth/tools"
+)
+
+// Limits bound what a pack's Starlark code may do. Starlark has no memory
+// limit, so sizes crossing the sandbox boundary are capped instead.
+type Limits struct {
+	// Steps is the most Starlark execution steps one handler call may take.
+	Steps uint64
+	// GeneratorSteps bounds generate(seed) and each file's top level.
+	GeneratorSteps uint64
+	// ArgBytes caps a call's arguments (approximate JSON size).
+	ArgBytes int
+	// ResultBytes caps a handler's result and each record it writes.
+	ResultBytes int
+	// DatabaseBytes caps db.json, the generator's database and what one
+	// call may read from the database.
+	DatabaseBytes int
+}
+
+// DefaultLimits are the limits Load uses.
+func DefaultLimits() Limits {
+	return Limits{
+		Steps:          1_000_000,
+		GeneratorSteps: 200_000_000,
+		ArgBytes:       64 << 10,
+		ResultBytes:    1 << 20,
+		DatabaseBytes:  256 << 20,
+	}
+}
+
+// fileOptions are the Starlark dialect of packs: while loops and sets are
+// allowed (the step limit bounds loops); recursion is not.
+var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true}
+
+// failError is what fail() raises: a business error whose message the
+// agent sees as it is.
+type failError struct{ msg string }
+
+func (e *failError) Error() string { return e.msg }
+
+func failBuiltin(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	sep := " "
+	if err := starlark.UnpackArgs("fail", nil, kwargs, "sep?", &sep); err != nil {
+		return nil, err
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if s, ok := starlark.AsString(a); ok {
+			parts[i] = s
+		} else {
+			parts[i] = a.String()
+		}
+	}
+	msg := strings.Join(parts, sep)
+	if msg == "" {
+		msg = "failed"
+	}
+	return nil, &failError{msg: msg}
+}
+
+func noStop() bool { return false }
+
+func discardPrint(*starlark.Thread, string) {}
+
+// environment returns the predeclared names of handlers and generators.
+// Nothing in it reaches files, the network or the clock.
+func environment(clock string, generator bool) starlark.StringDict {
+	env := starlark.StringDict{
+		"json": starjson.Module,
+		"math": starmath.Module,
+		"NOW":  starlark.String(clock),
+		"fail": starlark.NewBuiltin("fail", failBuiltin),
+	}
+	if generator {
+		env["random"] = starlark.NewBuiltin("random", randomBuiltin)
+	}
+	return env
+}
+
+// newThread makes the thread of one call: a step limit, no print, no
+// load(), and cancellation when ctx ends. Call the returned stop when done.
+func newThread(ctx context.Context, name string, steps uint64) (*starlark.Thread, func() bool) {
+	th := &starlark.Thread{Name: name, Print: discardPrint}
+	th.SetMaxExecutionSteps(steps)
+	if ctx.Done() == nil {
+		return th, noStop // the context can never end
+	}
+	stop := context.AfterFunc(ctx, func() { th.Cancel(context.Cause(ctx).Error()) })
+	return th, stop
+}
+
+// callError classifies a failed Starlark call into the message the agent
+// (or the pack author) sees.
+func callError(ctx context.Context, th *starlark.Thread, what string, steps uint64, err error) error {
+	var fe *failError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s was cancelled: %w", what, context.Cause(ctx))
+	}
+	if th.ExecutionSteps() >= steps {
+		return fmt.Errorf("%s ran past its step limit of %d steps", what, steps)
+	}
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		if pos, ok := sourcePos(ee.CallStack); ok {
+			return fmt.Errorf("%s failed at %s: %s", what, pos, ee.Msg)
+		}
+		return fmt.Errorf("%s failed: %s", what, ee.Msg)
+	}
+	return fmt.Errorf("%s failed: %w", what, err)
+}
+
+// sourcePos is the innermost position in Starlark source (not a builtin).
+func sourcePos(stack starlark.CallStack) (syntax.Position, bool) {
+	for i := len(stack) - 1; i >= 0; i-- {
+		if p := stack[i].Pos; p.Line > 0 {
+			return p, true
+		}
+	}
+	return syntax.Position{}, false
+}
+
+// sandbox is what every handler of a pack shares: limits, the key field
+// of each declared collection and the db methods.
+type sandbox struct {
+	lim     Limits
+	keys    map[string]string
+	methods map[string]*starlark.Builtin
+}
+
+func newSandbox(lim Limits, keys map[string]string) *sandbox {
+	s := &sandbox{lim: lim, keys: keys, methods: map[string]*starlark.Builtin{}}
+	for name, fn := range map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+		"get": dbGet, "put": dbPut, "delete": dbDelete, "keys": dbKeys, "find": dbFind, "next_id": dbNextID,
+	} {
+		s.methods[name] = starlark.NewBuiltin("db."+name, fn)
+	}
+	return s
+}
+
+// handler wraps a compiled Starlark function as a tools.Handler. Every
+// failure, a Go panic included, comes back as an error.
+func (s *sandbox) handler(name string, fn *starlark.Function) tools.Handler {
+	what := "handler " + name
+	return func(ctx context.Context, st *tools.State, args map[string]any) (res any, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				res, err = nil, fmt.Errorf("%s crashed: %v", what, p)
+			}
+		}()
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s was cancelled: %w", what, context.Cause(ctx))
+		}
+		sargs, err := toStarlark(args, newBudget(s.lim.ArgBytes), 0)
+		if err != nil {
+			if errors.Is(err, errTooBig) {
+				return nil, fmt.Errorf("arguments of %s exceed %d bytes", name, s.lim.ArgBytes)
+			}
+			return nil, fmt.Errorf("arguments of %s: %w", name, err)
+		}
+		th, stop := newThread(ctx, name, s.lim.Steps)
+		defer stop()
+		v, err := starlark.Call(th, fn, starlark.Tuple{&dbValue{st: st, sb: s}, sargs}, nil)
+		if err != nil {
+			return nil, callError(ctx, th, what, s.lim.Steps, err)
+		}
+		out, err := fromStarlark(v, newBudget(s.lim.ResultBytes), 0)
+		if errors.Is(err, errTooBig) {
+			return nil, fmt.Errorf("%s returned more than %d bytes", what, s.lim.ResultBytes)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s returned a non-JSON value: %w", what, err)
+		}
+		return out, nil
+	}
+}
+
+// dbValue is the db object a handler receives: its episode's state.
+type dbValue struct {
+	st *tools.State
+	sb *sandbox
+}
+
+var _ starlark.HasAttrs = (*dbValue)(nil)
+
+func (d *dbValue) String() string        { return "<db>" }
+func (d *dbValue) Type() string          { return "db" }
+func (d *dbValue) Freeze()               {}
+func (d *dbValue) Truth() starlark.Bool  { return starlark.True }
+func (d *dbValue) Hash() (uint32, error) { return 0, errors.New("unhashable type: db") }
+
+func (d *dbValue) Attr(name string) (starlark.Value, error) {
+	if b, ok := d.sb.methods[name]; ok {
+		return b.BindReceiver(d), nil
+	}
+	return nil, nil
+}
+
+func (d *dbValue) AttrNames() []string {
+	return []string{"delete", "find", "get", "keys", "next_id", "put"}
+}
+
+func dbGet(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var coll, key string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &coll, &key); err != nil {
+		return nil, err
+	}
+	v, ok := d.st.Get(coll, key)
+	if !ok {
+		return starlark.None, nil
+	}
+	sv, err := toStarlark(v, newBudget(d.sb.lim.DatabaseBytes), 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
+	}
+	return sv, nil
+}
+
+func dbPut(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var coll, key string
+	var rec starlark.Value
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 3, &coll, &key, &rec); err != nil {
+		return nil, err
+	}
+	v, err := fromStarlark(rec, newBudget(d.sb.lim.ResultBytes), 0)
+	if errors.Is(err, errTooBig) {
+		return nil, fmt.Errorf("%s(%q, %q): the record exceeds %d bytes", b.Name(), coll, key, d.sb.lim.ResultBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s(%q, %q): the record is not JSON: %w", b.Name(), coll, key, err)
+	}
+	if field, ok := d.sb.keys[coll]; ok {
+		if err := checkKey(v, field, key); err != nil {
+			return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
+		}
+	}
+	if err := d.st.Put(coll, key, v); err != nil {
+		return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
+	}
+	return starlark.None, nil
+}
+
+// checkKey says whether a record's key field equals its key in the
+// database, so a collection cannot hold a record under a foreign key.
+func checkKey(rec any, field, key string) error {
+	if _, ok := rec.(map[string]any); !ok {
+		return fmt.Errorf("a record must be an object, not %s", jsonKind(rec))
+	}
+	got, ok := lookup(rec, field)
+	if !ok {
+		return fmt.Errorf("the record has no key field %q", field)
+	}
+	if keyString(got) != key {
+		return fmt.Errorf("the record's key field %q is %s, want %q", field, shortJSON(got), key)
+	}
+	return nil
+}
+
+// keyString is a key field's value as a database key ("" if it cannot
+// be one): strings as they are, integers in decimal.
+func keyString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return "\x00"
+}
+
+func dbDelete(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var coll, key string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &coll, &key); err != nil {
+		return nil, err
+	}
+	if err := d.st.Delete(coll, key); err != nil {
+		return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
+	}
+	return starlark.None, nil
+}
+
+func dbKeys(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var coll string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &coll); err != nil {
+		return nil, err
+	}
+	keys := d.st.Keys(coll)
+	out := make([]starlark.Value, len(keys))
+	for i, k := range keys {
+		out[i] = starlark.String(k)
+	}
+	return starlark.NewList(out), nil
+}
+
+// dbFind filters in Go and converts only the matching records.
+func dbFind(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var coll string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, nil, 1, &coll); err != nil {
+		return nil, err
+	}
+	type cond struct {
+		path string
+		want any
+	}
+	conds := make([]cond, len(kwargs))
+	for i, kv := range kwargs {
+		path := string(kv[0].(starlark.String))
+		want, err := fromStarlark(kv[1], newBudget(d.sb.lim.ArgBytes), 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s(%q, %s=...): the value is not JSON: %w", b.Name(), coll, path, err)
+		}
+		conds[i] = cond{path, want}
+	}
+	bud := newBudget(d.sb.lim.DatabaseBytes)
+	var out []starlark.Value
+	for _, k := range d.st.Keys(coll) {
+		v, _ := d.st.Get(coll, k)
+		if _, generic := v.(map[string]any); !generic && v != nil {
+			g, err := genericJSON(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s(%q): record %q: %w", b.Name(), coll, k, err)
+			}
+			v = g
+		}
+		match := true
+		for _, c := range conds {
+			got, ok := lookup(v, c.path)
+			if !ok || !jsonEqual(got, c.want) {
+				match = false
+				break
+			}
+		}
+		if !match {
+			continue
+		}
+		sv, err := toStarlark(v, bud, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%s(%q): record %q: %w", b.Name(), coll, k, err)
+		}
+		out = append(out, sv)
+	}
+	return starlark.NewList(out), nil
+}
+
+func dbNextID(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var name string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
+		return nil, err
+	}
+	return starlark.MakeInt(d.st.Next(name)), nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case int64, float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}

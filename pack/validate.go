@@ -1,0 +1,1085 @@
+package pack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/schemas"
+)
+
+// Problem is one defect of a pack, located in one of its files.
+type Problem struct {
+	File    string // relative to the pack folder
+	Line    int    // 1-based; 0 when the problem is the file itself
+	Field   string // the offending key or tool, dotted ("collections.orders.key")
+	Message string
+}
+
+// String is "file:line: message" (or "file: message" without a line).
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", p.File, p.Message)
+}
+
+// Problems is every defect Load found, as one error.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return fmt.Sprintf("%d problem(s):\n%s", len(ps), strings.Join(lines, "\n"))
+}
+
+// Default file names of a pack.
+const (
+	DefaultPolicy    = "policy.md"
+	DefaultTools     = "tools.json"
+	DefaultHandlers  = "handlers.star"
+	DefaultDatabase  = "db.json"
+	DefaultGenerator = "generator.star"
+)
+
+const (
+	maxManifestBytes = 1 << 20
+	maxPolicyBytes   = 1 << 20
+	maxToolsBytes    = 8 << 20
+	maxSourceBytes   = 4 << 20
+	// maxPerCollection bounds the problems reported for one collection's
+	// records: the first few show the pattern, a count says the rest.
+	maxPerCollection = 5
+	// validateSeed is the seed Validate runs a generator with.
+	validateSeed = 1
+)
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Validate checks a pack and reports every problem it finds, each with
+// its file and line: syntax of every file, the manifest against
+// schemas/pack.schema.json, the tools, the handlers, the database or
+// generator, and every reference between them. No problems means Load
+// succeeds.
+func Validate(ctx context.Context, fsys fs.FS) []Problem {
+	return check(ctx, fsys, validateSeed, DefaultLimits()).problems
+}
+
+// manifestSchema compiles the embedded schemas once per process; the
+// compiled set is immutable and validates concurrently.
+var manifestSchema = sync.OnceValues(schemas.Compile)
+
+// printer renders schema errors in English.
+var printer = message.NewPrinter(language.English)
+
+type toolDef struct {
+	name     string
+	desc     string
+	kind     string
+	params   map[string]any
+	props    map[string]bool
+	required []string
+	line     int
+	badName  bool // no handler can have this name
+}
+
+// checker gathers problems while reading a pack; Load builds from what
+// it read once it found none.
+type checker struct {
+	ctx      context.Context
+	fsys     fs.FS
+	seed     uint64
+	lim      Limits
+	problems []Problem
+
+	files    map[string][]byte
+	man      Manifest
+	ydoc     *yamlDoc
+	manOK    bool // domain.yaml decoded into an object
+	policy   string
+	tools    []*toolDef
+	byName   map[string]*toolDef
+	toolsOK  bool // tools.json parsed as an array
+	toolsIdx *jsonIndex
+	handlers starlark.StringDict
+	db       map[string]map[string]any
+	dbFile   string
+	dbIdx    *jsonIndex
+	genLine  int
+}
+
+func check(ctx context.Context, fsys fs.FS, seed uint64, lim Limits) (c *checker) {
+	c = &checker{ctx: ctx, fsys: fsys, seed: seed, lim: lim, files: map[string][]byte{}, byName: map[string]*toolDef{}}
+	defer func() {
+		// Last resort: a bug in a parser must not take the caller down.
+		if p := recover(); p != nil {
+			c.add(ManifestFile, 0, "", "internal error while checking the pack (please report it): %v", p)
+		}
+		sort.SliceStable(c.problems, func(i, j int) bool {
+			a, b := c.problems[i], c.problems[j]
+			if a.File != b.File {
+				return a.File < b.File
+			}
+			return a.Line < b.Line
+		})
+	}()
+	c.manifest()
+	c.readPolicy()
+	c.readTools()
+	c.compileHandlers()
+	c.database()
+	if c.manOK {
+		c.references()
+	}
+	return c
+}
+
+func (c *checker) add(file string, line int, field, format string, args ...any) {
+	c.problems = append(c.problems, Problem{File: file, Line: line, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// addY reports a problem of domain.yaml at a location, naming the field.
+func (c *checker) addY(at, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if f := dotted(at); f != "" {
+		msg = f + ": " + msg
+	}
+	c.problems = append(c.problems, Problem{File: ManifestFile, Line: c.ydoc.line(at), Field: dotted(at), Message: msg})
+}
+
+// read reads a pack file named by a manifest field (at) or by default.
+func (c *checker) read(name, at string, max int) ([]byte, bool) {
+	// A problem goes to the manifest line naming the file, or to the
+	// file itself when the name is a default.
+	where := func(format string, args ...any) {
+		if at != "" && c.ydoc != nil {
+			if _, set := c.ydoc.lines[at]; set {
+				c.addY(at, format, args...)
+				return
+			}
+		}
+		msg := strings.TrimPrefix(fmt.Sprintf(format, args...), name+" ")
+		switch {
+		case name == ManifestFile && strings.HasPrefix(msg, "does not exist"):
+			msg = "not found: a pack folder holds domain.yaml (synth domain init DIR makes a pack)"
+		case strings.HasPrefix(msg, "does not exist"):
+			msg = fmt.Sprintf("not found: the pack needs this file (or name another with %s: in %s)", at, ManifestFile)
+		}
+		c.add(name, 0, "", "%s", msg)
+	}
+	if !fs.ValidPath(name) || name == "." {
+		where("%q is not a file name inside the pack folder (no leading /, no ..)", name)
+		return nil, false
+	}
+	info, err := fs.Stat(c.fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		where("%s does not exist in the pack folder", name)
+		return nil, false
+	}
+	if err != nil {
+		where("cannot read %s: %v", name, err)
+		return nil, false
+	}
+	if info.IsDir() {
+		where("%s is a folder, not a file", name)
+		return nil, false
+	}
+	if info.Size() > int64(max) {
+		where("%s is %d bytes, more than the %d allowed", name, info.Size(), max)
+		return nil, false
+	}
+	data, err := fs.ReadFile(c.fsys, name)
+	if err != nil {
+		where("cannot read %s: %v", name, err)
+		return nil, false
+	}
+	if len(data) > max {
+		where("%s is more than the %d bytes allowed", name, max)
+		return nil, false
+	}
+	c.files[name] = data
+	return data, true
+}
+
+func (c *checker) exists(name string) bool {
+	_, err := fs.Stat(c.fsys, name)
+	return err == nil
+}
+
+// manifest parses domain.yaml, checks it against the schema and fills in
+// the default file names.
+func (c *checker) manifest() {
+	defer c.defaults()
+	data, ok := c.read(ManifestFile, "", maxManifestBytes)
+	if !ok {
+		return
+	}
+	doc, probs := parseYAML(ManifestFile, data)
+	c.problems = append(c.problems, probs...)
+	if doc == nil {
+		return
+	}
+	c.ydoc = doc
+	if _, isObj := doc.value.(map[string]any); !isObj {
+		c.add(ManifestFile, doc.lines[""], "", "the manifest must be a mapping of keys (name, version, collections, ...), not %s", jsonKind(doc.value))
+		return
+	}
+	c.schemaCheck(doc.value)
+	raw, err := json.Marshal(doc.value)
+	if err != nil {
+		c.add(ManifestFile, 1, "", "the manifest does not convert to JSON: %v", err)
+		return
+	}
+	// Fields of the wrong type were reported by the schema; Unmarshal
+	// fills every other field, so the remaining checks still run.
+	_ = json.Unmarshal(raw, &c.man)
+	c.manOK = true
+	if c.man.Clock != "" {
+		if _, err := time.Parse(time.RFC3339, c.man.Clock); err != nil {
+			c.addY("clock", "%q is not an RFC 3339 time (2024-05-15T15:00:00-05:00)", c.man.Clock)
+		}
+	}
+}
+
+func (c *checker) defaults() {
+	m := &c.man
+	if m.Policy == "" {
+		m.Policy = DefaultPolicy
+	}
+	if m.Tools == "" {
+		m.Tools = DefaultTools
+	}
+	if m.Handlers == "" {
+		m.Handlers = DefaultHandlers
+	}
+	if m.Database == "" && m.Generator == "" {
+		switch {
+		case c.exists(DefaultDatabase):
+			m.Database = DefaultDatabase
+		case c.exists(DefaultGenerator):
+			m.Generator = DefaultGenerator
+		default:
+			c.add(ManifestFile, 1, "database", "the pack has no database: add %s or %s, or name one with database: or generator:", DefaultDatabase, DefaultGenerator)
+		}
+	}
+	if m.Database != "" && m.Generator != "" {
+		// Reported by the schema; the database wins so checks go on.
+		m.Generator = ""
+	}
+}
+
+func (c *checker) schemaCheck(v any) {
+	set, err := manifestSchema()
+	if err != nil {
+		c.add(ManifestFile, 0, "", "cannot compile schemas/pack.schema.json: %v", err)
+		return
+	}
+	err = set.ValidateValue(schemas.Pack, v)
+	if err == nil {
+		return
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		c.add(ManifestFile, 1, "", "%v", err)
+		return
+	}
+	c.schemaError(ve)
+}
+
+func (c *checker) schemaError(e *jsonschema.ValidationError) {
+	at := loc(e.InstanceLocation...)
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			msg := fmt.Sprintf("unknown key %q", p)
+			if s := suggest(p, knownKeys(e.InstanceLocation)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			c.addY(child(at, p), "%s", msg)
+		}
+		return
+	case *kind.Required:
+		for _, m := range k.Missing {
+			c.addY(at, "missing required key %q", m)
+		}
+		return
+	case *kind.PropertyNames:
+		// jsonschema v6 reports a wrong InstanceLocation for
+		// propertyNames, so find the key in the document instead.
+		c.addY(c.ydoc.find(k.Property), "%q is not a valid name: use letters, digits and _, starting with a letter or _", k.Property)
+		return
+	case *kind.Not:
+		if at == "" {
+			c.addY("generator", "set either database or generator, not both")
+			return
+		}
+	case *kind.Type:
+		msg := fmt.Sprintf("got %s, want %s", k.Got, strings.Join(k.Want, " or "))
+		if len(e.InstanceLocation) == 1 && e.InstanceLocation[0] == "version" && k.Got == "number" {
+			msg += ` (quote it: version: "1.0")`
+		}
+		c.addY(at, "%s", msg)
+		return
+	}
+	if len(e.Causes) == 0 {
+		c.addY(at, "%s", e.ErrorKind.LocalizedString(printer))
+		return
+	}
+	for _, cause := range e.Causes {
+		c.schemaError(cause)
+	}
+}
+
+// knownKeys lists the keys the manifest's Go types accept at a location,
+// to suggest a fix for a misspelt one.
+func knownKeys(tokens []string) []string {
+	t := reflect.TypeFor[Manifest]()
+	for _, tok := range tokens {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Map, reflect.Slice:
+			t = t.Elem()
+		case reflect.Struct:
+			f, ok := fieldByJSON(t, tok)
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		default:
+			return nil
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); name != "" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+func fieldByJSON(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if jsonName(t.Field(i)) == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func jsonName(f reflect.StructField) string {
+	tag := f.Tag.Get("json")
+	if tag == "-" || !f.IsExported() {
+		return ""
+	}
+	if n, _, _ := strings.Cut(tag, ","); n != "" {
+		return n
+	}
+	return f.Name
+}
+
+// suggest returns the known word closest to w, if it is close.
+func suggest(w string, known []string) string {
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(w, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func (c *checker) readPolicy() {
+	data, ok := c.read(c.man.Policy, "policy", maxPolicyBytes)
+	if !ok {
+		return
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		c.add(c.man.Policy, 1, "", "the policy is empty: it is the agent's system prompt")
+	}
+	c.policy = string(data)
+}
+
+var functionKeys = []string{"name", "description", "parameters", "strict", "x-kind"}
+
+func (c *checker) readTools() {
+	file := c.man.Tools
+	data, ok := c.read(file, "tools", maxToolsBytes)
+	if !ok {
+		return
+	}
+	v, err := decodeJSONDoc(data)
+	if err != nil {
+		c.add(file, jsonErrorLine(data, err), "", "JSON syntax: %v", err)
+		return
+	}
+	ix, err := indexJSON(data, 4)
+	if err != nil {
+		c.add(file, jsonErrorLine(data, err), "", "JSON syntax: %v", err)
+		return
+	}
+	c.toolsIdx = ix
+	for _, d := range ix.dups {
+		c.add(file, d.line, dotted(d.loc), "duplicate key %q (first at line %d)", lastToken(d.loc), d.prev)
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		c.add(file, 1, "", "tools.json must be a JSON array of OpenAI tools [{\"type\": \"function\", \"function\": {...}}], not %s", jsonKind(v))
+		return
+	}
+	c.toolsOK = true
+	if len(arr) == 0 {
+		c.add(file, 1, "", "the pack defines no tools")
+	}
+	seen := map[string]int{}
+	for i, el := range arr {
+		c.readTool(file, i, el, seen)
+	}
+}
+
+func lastToken(l string) string {
+	if i := strings.LastIndex(l, sep); i >= 0 {
+		return l[i+len(sep):]
+	}
+	return l
+}
+
+func (c *checker) readTool(file string, i int, el any, seen map[string]int) {
+	il := strconv.Itoa(i)
+	at := func(tokens ...string) int { return c.toolsIdx.line(loc(append([]string{il}, tokens...)...)) }
+	line := at()
+	field := fmt.Sprintf("[%d]", i)
+	obj, ok := el.(map[string]any)
+	if !ok {
+		c.add(file, line, field, "tool %d must be an object {\"type\": \"function\", \"function\": {...}}, not %s", i, jsonKind(el))
+		return
+	}
+	if t, _ := obj["type"].(string); t != "function" {
+		c.add(file, at("type"), field+".type", "tool %d: \"type\" must be \"function\"", i)
+	}
+	fn, ok := obj["function"].(map[string]any)
+	if !ok {
+		c.add(file, at("function"), field+".function", "tool %d has no \"function\" object with name, description, parameters and x-kind", i)
+		return
+	}
+	name, _ := fn["name"].(string)
+	if name == "" {
+		c.add(file, at("function", "name"), field+".function.name", "tool %d has no function.name", i)
+		return
+	}
+	field = name
+	td := &toolDef{name: name, line: line}
+	bad := func(l int, format string, args ...any) {
+		c.add(file, l, field, "tool %s: %s", name, fmt.Sprintf(format, args...))
+	}
+	if !identRE.MatchString(name) || len(name) > 64 {
+		bad(at("function", "name"), "the name must be a Starlark identifier of at most 64 characters (letters, digits, _) so its handler can be named after it")
+		td.badName = true
+	}
+	if prev, dup := seen[name]; dup {
+		c.add(file, at("function", "name"), field, "tool %s is defined twice (first at line %d)", name, prev)
+		return
+	}
+	seen[name] = line
+	c.tools = append(c.tools, td)
+	c.byName[name] = td
+	for _, k := range slices.Sorted(maps.Keys(fn)) {
+		if !slices.Contains(functionKeys, k) {
+			msg := fmt.Sprintf("unknown key %q in function", k)
+			if s := suggest(k, functionKeys); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			bad(at("function", k), "%s", msg)
+		}
+	}
+	if d, has := fn["description"]; has {
+		if s, ok := d.(string); ok {
+			td.desc = s
+		} else {
+			bad(at("function", "description"), "description must be a string")
+		}
+	}
+	switch k, has := fn["x-kind"]; {
+	case !has:
+		bad(at("function", "name"), "function.x-kind is missing: set \"read\", \"write\" (it changes the database) or \"generic\"")
+	case k == record.KindRead || k == record.KindWrite || k == record.KindGeneric:
+		td.kind = k.(string)
+	default:
+		bad(at("function", "x-kind"), "x-kind is %s; want \"read\", \"write\" or \"generic\"", shortJSON(k))
+	}
+	params, has := fn["parameters"]
+	if !has {
+		params = map[string]any{"type": "object", "properties": map[string]any{}}
+	}
+	pm, ok := params.(map[string]any)
+	if !ok {
+		bad(at("function", "parameters"), "parameters must be a JSON Schema object, not %s", jsonKind(params))
+		return
+	}
+	td.params = pm
+	if t, _ := pm["type"].(string); t != "object" {
+		bad(at("function", "parameters"), "parameters must have \"type\": \"object\" (the arguments are an object)")
+	}
+	if err := compileParams(name, pm); err != nil {
+		bad(at("function", "parameters"), "parameters are not a valid JSON Schema (Draft 2020-12): %s", schemaMessage(err))
+	}
+	td.props = map[string]bool{}
+	if props, ok := pm["properties"].(map[string]any); ok {
+		for p := range props {
+			td.props[p] = true
+		}
+	}
+	if req, ok := pm["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok {
+				td.required = append(td.required, s)
+			}
+		}
+	}
+}
+
+// schemaMessage is a one-line account of a schema compile error: the
+// first failing leaf of a metaschema violation, with its location.
+func schemaMessage(err error) string {
+	var se *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &se) || !errors.As(se.Err, &ve) {
+		return strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	for len(ve.Causes) > 0 {
+		// Alternatives (anyOf, oneOf) each fail; the first says enough.
+		ve = ve.Causes[0]
+	}
+	msg := ve.ErrorKind.LocalizedString(printer)
+	if len(ve.InstanceLocation) > 0 {
+		msg = "/" + strings.Join(ve.InstanceLocation, "/") + ": " + msg
+	}
+	return msg
+}
+
+// noLoader refuses every external schema: a pack's parameter schemas
+// must stand alone, and validating one must not read files or the net.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: a tool's parameters may only use local $refs (#/...)", url)
+}
+
+// compileParams compiles a tool's parameter schema as tools.NewToolkit
+// will, so a pack that validates also builds.
+func compileParams(name string, params map[string]any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft2020)
+	comp.UseLoader(noLoader{})
+	url := "tool:///" + name + ".json"
+	if err := comp.AddResource(url, doc); err != nil {
+		return err
+	}
+	_, err = comp.Compile(url)
+	return err
+}
+
+// compileStarlark compiles and runs the top level of a Starlark file,
+// reporting syntax, name-resolution and load() problems. It returns the
+// frozen globals, or nil.
+func (c *checker) compileStarlark(file string, data []byte, env starlark.StringDict) starlark.StringDict {
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, file, data, env.Has)
+	if err != nil {
+		var se syntax.Error
+		var rl resolve.ErrorList
+		switch {
+		case errors.As(err, &se):
+			line, col := int(se.Pos.Line), fmt.Sprintf("column %d", se.Pos.Col)
+			if strings.HasPrefix(se.Msg, "got newline") && se.Pos.Col == 1 && line > 1 {
+				// The scanner is already past the newline: the
+				// statement that lacks something ends on the line before.
+				line, col = line-1, "the end of the line"
+			}
+			c.add(file, line, "", "syntax error at %s: %s", col, se.Msg)
+		case errors.As(err, &rl):
+			for _, e := range rl {
+				c.add(file, int(e.Pos.Line), "", "column %d: %s", e.Pos.Col, e.Msg)
+			}
+		default:
+			c.add(file, 1, "", "%v", err)
+		}
+		return nil
+	}
+	if n := prog.NumLoads(); n > 0 {
+		for i := range n {
+			mod, pos := prog.Load(i)
+			c.add(file, int(pos.Line), "", "load(%q) is not allowed: a pack's Starlark code is one file with no imports", mod)
+		}
+		return nil
+	}
+	th, stop := newThread(c.ctx, file, c.lim.GeneratorSteps)
+	defer stop()
+	globals, err := prog.Init(th, env)
+	if err != nil {
+		c.add(file, errLine(err), "", "%v", callError(c.ctx, th, "the top level of "+file, c.lim.GeneratorSteps, err))
+		return nil
+	}
+	globals.Freeze()
+	return globals
+}
+
+func errLine(err error) int {
+	var ee *starlark.EvalError
+	if errors.As(err, &ee) {
+		if pos, ok := sourcePos(ee.CallStack); ok {
+			return int(pos.Line)
+		}
+	}
+	return 1
+}
+
+func (c *checker) compileHandlers() {
+	file := c.man.Handlers
+	data, ok := c.read(file, "handlers", maxSourceBytes)
+	if !ok {
+		return
+	}
+	c.handlers = c.compileStarlark(file, data, environment(c.man.Clock, false))
+	if c.handlers == nil {
+		return
+	}
+	for _, td := range c.tools {
+		if td.badName {
+			continue
+		}
+		v, has := c.handlers[td.name]
+		if !has {
+			msg := fmt.Sprintf("tool %s has no handler: define def %s(db, args): in %s", td.name, td.name, file)
+			if s := suggest(td.name, c.handlers.Keys()); s != "" {
+				msg += fmt.Sprintf(" (%s defines %s)", file, s)
+			}
+			c.add(c.man.Tools, td.line, td.name, "%s", msg)
+			continue
+		}
+		fn, isFn := v.(*starlark.Function)
+		if !isFn {
+			c.add(file, 1, td.name, "%s is a %s, not a function: the handler of tool %s must be def %s(db, args):", td.name, v.Type(), td.name, td.name)
+			continue
+		}
+		if fn.NumParams() != 2 || fn.HasVarargs() || fn.HasKwargs() {
+			c.add(file, int(fn.Position().Line), td.name, "handler %s takes %d parameter(s); want exactly two: def %s(db, args):", td.name, fn.NumParams(), td.name)
+		}
+	}
+}
+
+func (c *checker) database() {
+	var v any
+	switch {
+	case c.man.Database != "":
+		c.dbFile = c.man.Database
+		data, ok := c.read(c.dbFile, "database", c.lim.DatabaseBytes)
+		if !ok {
+			return
+		}
+		var err error
+		if v, err = decodeJSONDoc(data); err != nil {
+			c.add(c.dbFile, jsonErrorLine(data, err), "", "JSON syntax: %v", err)
+			return
+		}
+		if c.dbIdx, err = indexJSON(data, 2); err != nil {
+			c.add(c.dbFile, jsonErrorLine(data, err), "", "JSON syntax: %v", err)
+			return
+		}
+		for _, d := range c.dbIdx.dups {
+			c.add(c.dbFile, d.line, dotted(d.loc), "duplicate key %q (first at line %d)", lastToken(d.loc), d.prev)
+		}
+	case c.man.Generator != "":
+		c.dbFile = c.man.Generator
+		var ok bool
+		if v, ok = c.generate(); !ok {
+			return
+		}
+	default:
+		return
+	}
+	c.db = c.shapeDB(v)
+}
+
+// generate runs generator.star's generate(seed).
+func (c *checker) generate() (any, bool) {
+	file := c.dbFile
+	data, ok := c.read(file, "generator", maxSourceBytes)
+	if !ok {
+		return nil, false
+	}
+	globals := c.compileStarlark(file, data, environment(c.man.Clock, true))
+	if globals == nil {
+		return nil, false
+	}
+	fn, ok := globals["generate"].(*starlark.Function)
+	if !ok {
+		c.add(file, 1, "generate", "%s must define def generate(seed): returning {collection: {key: record}}", file)
+		return nil, false
+	}
+	c.genLine = int(fn.Position().Line)
+	if fn.NumParams() != 1 || fn.HasVarargs() || fn.HasKwargs() {
+		c.add(file, c.genLine, "generate", "generate takes %d parameter(s); want exactly one: def generate(seed):", fn.NumParams())
+		return nil, false
+	}
+	th, stop := newThread(c.ctx, "generate", c.lim.GeneratorSteps)
+	defer stop()
+	what := fmt.Sprintf("generate(%d)", c.seed)
+	res, err := starlark.Call(th, fn, starlark.Tuple{starlark.MakeUint64(c.seed)}, nil)
+	if err != nil {
+		c.add(file, errLine(err), "generate", "%v", callError(c.ctx, th, what, c.lim.GeneratorSteps, err))
+		return nil, false
+	}
+	v, err := fromStarlark(res, newBudget(c.lim.DatabaseBytes), 0)
+	if errors.Is(err, errTooBig) {
+		c.add(file, c.genLine, "generate", "%s returned more than %d bytes", what, c.lim.DatabaseBytes)
+		return nil, false
+	}
+	if err != nil {
+		c.add(file, c.genLine, "generate", "%s returned a non-JSON value: %v", what, err)
+		return nil, false
+	}
+	return v, true
+}
+
+// dbLine is the line of a collection or record in db.json, or the line
+// of generate() for a generated database.
+func (c *checker) dbLine(tokens ...string) int {
+	if c.dbIdx == nil {
+		if c.genLine > 0 {
+			return c.genLine
+		}
+		return 1
+	}
+	return c.dbIdx.line(loc(tokens...))
+}
+
+// shapeDB checks the database is {collection: {key: record}}, that every
+// collection is declared and every record carries its key.
+func (c *checker) shapeDB(v any) map[string]map[string]any {
+	top, ok := v.(map[string]any)
+	if !ok {
+		c.add(c.dbFile, c.dbLine(), "", "the database must be an object {collection: {key: record}}, not %s", jsonKind(v))
+		return nil
+	}
+	db := make(map[string]map[string]any, len(top))
+	for _, coll := range slices.Sorted(maps.Keys(top)) {
+		recs, ok := top[coll].(map[string]any)
+		if !ok {
+			c.add(c.dbFile, c.dbLine(coll), coll, "collection %s must be an object {key: record}, not %s", coll, jsonKind(top[coll]))
+			continue
+		}
+		db[coll] = recs
+		if !c.manOK {
+			continue
+		}
+		col, declared := c.man.Collections[coll]
+		if !declared {
+			c.add(c.dbFile, c.dbLine(coll), coll, "collection %s is not declared under collections: in %s", coll, ManifestFile)
+			continue
+		}
+		if col.Key == "" {
+			continue
+		}
+		bad := 0
+		for _, key := range slices.Sorted(maps.Keys(recs)) {
+			if err := checkKey(recs[key], col.Key, key); err != nil {
+				if bad < maxPerCollection {
+					c.add(c.dbFile, c.dbLine(coll, key), coll+"."+key, "%s record %q: %v", coll, key, err)
+				}
+				bad++
+			}
+		}
+		if bad > maxPerCollection {
+			c.add(c.dbFile, c.dbLine(coll), coll, "%s: %d more records with a wrong key field", coll, bad-maxPerCollection)
+		}
+	}
+	return db
+}
+
+// references checks that every name the manifest uses exists: tools,
+// their parameters, collections and record fields.
+func (c *checker) references() {
+	m := &c.man
+	users := m.Users.Collection
+	for _, name := range slices.Sorted(maps.Keys(m.Collections)) {
+		col := m.Collections[name]
+		at := loc("collections", name)
+		if col.Owner != "" {
+			if users == "" {
+				c.addY(child(at, "owner"), "records have an owner but the pack has no users: add users: or remove owner")
+			} else {
+				c.checkOwners(name, col.Owner, users)
+			}
+		}
+		if col.Get != "" {
+			c.toolRef(child(at, "get"), col.Get, record.KindRead)
+		}
+		if col.List != nil && col.List.Tool != "" {
+			c.toolRef(loc("collections", name, "list", "tool"), col.List.Tool, record.KindRead)
+		}
+		for i, p := range col.Describe {
+			c.fieldRef(loc("collections", name, "describe", strconv.Itoa(i)), name, p)
+		}
+		for i, p := range col.Compare {
+			c.fieldRef(loc("collections", name, "compare", strconv.Itoa(i)), name, p)
+		}
+	}
+	if users != "" {
+		if _, ok := m.Collections[users]; !ok {
+			c.addY(loc("users", "collection"), "%q is not a collection declared under collections:", users)
+		} else {
+			for i, p := range m.Users.Name {
+				c.fieldRef(loc("users", "name", strconv.Itoa(i)), users, p)
+			}
+		}
+		for i, id := range m.Users.Identify {
+			at := loc("users", "identify", strconv.Itoa(i))
+			if id.Tool == "" {
+				continue
+			}
+			td := c.toolRef(child(at, "tool"), id.Tool, record.KindRead)
+			for _, p := range slices.Sorted(maps.Keys(id.Args)) {
+				if td != nil && td.params != nil && !td.props[p] {
+					c.addY(loc("users", "identify", strconv.Itoa(i), "args", p), "tool %s has no parameter %q", id.Tool, p)
+				}
+				if _, ok := m.Collections[users]; ok {
+					c.fieldRef(loc("users", "identify", strconv.Itoa(i), "args", p), users, id.Args[p])
+				}
+			}
+			if td != nil {
+				for _, r := range td.required {
+					if _, ok := id.Args[r]; !ok && len(id.Args) > 0 {
+						c.addY(child(at, "args"), "tool %s requires parameter %q: map it to a field of the user record", id.Tool, r)
+					}
+				}
+			}
+		}
+	}
+	c.hintRefs()
+}
+
+// toolRef checks a manifest reference to a tool and its kind.
+func (c *checker) toolRef(at, name, wantKind string) *toolDef {
+	if !c.toolsOK {
+		return nil
+	}
+	td, ok := c.byName[name]
+	if !ok {
+		msg := fmt.Sprintf("%q is not a tool of %s", name, c.man.Tools)
+		if s := suggest(name, slices.Collect(maps.Keys(c.byName))); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		c.addY(at, "%s", msg)
+		return nil
+	}
+	if td.kind != "" && wantKind != "" && td.kind != wantKind {
+		c.addY(at, "tool %s is %s; want a %s tool", name, td.kind, wantKind)
+	}
+	return td
+}
+
+// fieldRef checks that some record of a collection has a dotted path.
+// A collection without records (filled at run time) is not checked.
+func (c *checker) fieldRef(at, coll, p string) {
+	recs := c.db[coll]
+	if len(recs) == 0 || p == "" {
+		return
+	}
+	for _, r := range recs {
+		if lookupAny(r, p) {
+			return
+		}
+	}
+	c.addY(at, "no record of %s has the field %q", coll, p)
+}
+
+// lookupAny reports whether a dotted path exists, stepping into lists as
+// a hint's user.PATH does ("payment_methods.id": each method's id).
+func lookupAny(v any, path string) bool {
+	if path == "" {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		seg, rest, _ := strings.Cut(path, ".")
+		next, ok := x[seg]
+		return ok && lookupAny(next, rest)
+	case []any:
+		for _, e := range x {
+			if lookupAny(e, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *checker) checkOwners(coll, field, users string) {
+	recs := c.db[coll]
+	userRecs, haveUsers := c.db[users]
+	if len(recs) == 0 || !haveUsers {
+		return
+	}
+	bad := 0
+	for _, key := range slices.Sorted(maps.Keys(recs)) {
+		v, ok := lookup(recs[key], field)
+		if !ok {
+			continue // shared records have no owner
+		}
+		if _, exists := userRecs[keyString(v)]; !exists {
+			if bad < maxPerCollection {
+				c.add(c.dbFile, c.dbLine(coll, key), coll+"."+key, "%s record %q: owner %s=%s is not a key of %s", coll, key, field, shortJSON(v), users)
+			}
+			bad++
+		}
+	}
+	if bad > maxPerCollection {
+		c.add(c.dbFile, c.dbLine(coll), coll, "%s: %d more records whose owner is not a user", coll, bad-maxPerCollection)
+	}
+}
+
+func (c *checker) hintRefs() {
+	h := &c.man.Hints
+	searches := map[string]bool{}
+	for i, s := range h.Searches {
+		at := loc("hints", "searches", strconv.Itoa(i))
+		if s.Name != "" {
+			if searches[s.Name] {
+				c.addY(child(at, "name"), "search %q is defined twice", s.Name)
+			}
+			if _, clash := c.man.Collections[s.Name]; clash {
+				c.addY(child(at, "name"), "search %q has the name of a collection; a write's target would be ambiguous", s.Name)
+			}
+			searches[s.Name] = true
+		}
+		for j, t := range s.Tools {
+			td := c.toolRef(loc("hints", "searches", strconv.Itoa(i), "tools", strconv.Itoa(j)), t, record.KindRead)
+			if td == nil || td.params == nil {
+				continue
+			}
+			for k, g := range s.Grid {
+				if !td.props[g] {
+					c.addY(loc("hints", "searches", strconv.Itoa(i), "grid", strconv.Itoa(k)), "tool %s has no parameter %q", t, g)
+				}
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(h.Writes)) {
+		w := h.Writes[name]
+		at := loc("hints", "writes", name)
+		td := c.toolRef(at, name, record.KindWrite)
+		if w.Target != "" {
+			if _, isColl := c.man.Collections[w.Target]; !isColl && !searches[w.Target] {
+				c.addY(child(at, "target"), "%q is neither a collection nor a search", w.Target)
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(w.Args)) {
+			pat := loc("hints", "writes", name, "args", p)
+			if td != nil && td.params != nil && !td.props[p] {
+				c.addY(pat, "tool %s has no parameter %q", name, p)
+			}
+			c.checkSource(pat, w.Target, w.Args[p])
+		}
+	}
+}
+
+// checkSource checks a write hint's argument source.
+func (c *checker) checkSource(at, target, src string) {
+	switch {
+	case src == "slot":
+	case strings.HasPrefix(src, "slot:"):
+		for _, alt := range strings.Split(strings.TrimPrefix(src, "slot:"), "|") {
+			if alt == "" {
+				c.addY(at, "%q has an empty choice: write slot:A|B|C", src)
+				return
+			}
+		}
+	case strings.HasPrefix(src, "const:"):
+		if !json.Valid([]byte(strings.TrimPrefix(src, "const:"))) {
+			c.addY(at, "%q: the value after const: must be JSON (const:\"text\", const:3)", src)
+		}
+	case strings.HasPrefix(src, "target."):
+		if target == "" {
+			c.addY(at, "%q needs a target: set target: to a collection or search", src)
+		} else if _, isColl := c.man.Collections[target]; isColl {
+			c.fieldRef(at, target, strings.TrimPrefix(src, "target."))
+		}
+	case strings.HasPrefix(src, "user."):
+		if c.man.Users.Collection == "" {
+			c.addY(at, "%q needs users: the pack has none", src)
+		} else {
+			c.fieldRef(at, c.man.Users.Collection, strings.TrimPrefix(src, "user."))
+		}
+	default:
+		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C or const:JSON", src)
+	}
+}
+
+// packFiles returns the pack's defining files by clean relative name.
+func (c *checker) packFiles() map[string][]byte {
+	out := make(map[string][]byte, len(c.files))
+	for name, data := range c.files {
+		out[path.Clean(name)] = data
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package pack
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestValidateBroken: Validate finds every problem seeded in each broken
+// pack under testdata/broken, at the right file and line, and nothing
+// else.
+func TestValidateBroken(t *testing.T) {
+	cases := []struct {
+		dir  string
+		want []string // file:line of every problem
+		// contains are message fragments some problem must carry.
+		contains []string
+	}{
+		{"valid", nil, nil},
+		{"yaml_syntax", []string{"domain.yaml:10"}, []string{"YAML syntax"}},
+		{"schema", []string{
+			"domain.yaml:1", "domain.yaml:2", "domain.yaml:3", "domain.yaml:4", "domain.yaml:8", "domain.yaml:9",
+			"domain.yaml:12", "domain.yaml:13", "domain.yaml:17", "domain.yaml:19",
+		}, []string{`unknown key "descripton" (did you mean "description"?)`, `missing required key "key"`, "not both", "RFC 3339", `quote it`}},
+		{"tools", []string{
+			"tools.json:6", "tools.json:7", "tools.json:8", "tools.json:9", "tools.json:10",
+			"tools.json:11", "tools.json:12", "tools.json:13", "tools.json:13",
+		}, []string{"defined twice", `x-kind is "mutate"`, "x-kind is missing", "not a valid JSON Schema", "Starlark identifier", `"paramters"`}},
+		{"json_syntax", []string{"db.json:8", "tools.json:6"}, []string{"JSON syntax"}},
+		{"handlers_missing", []string{"handlers.star:20", "tools.json:4"}, []string{"has no handler", "want exactly two"}},
+		{"handlers_syntax", []string{"handlers.star:3"}, []string{"syntax error"}},
+		{"handlers_resolve", []string{"handlers.star:17", "handlers.star:18"}, []string{"undefined: failed", "undefined: ordr"}},
+		{"handlers_toplevel", []string{"handlers.star:1"}, []string{"division by zero"}},
+		{"refs", []string{
+			"domain.yaml:9", "domain.yaml:10", "domain.yaml:11", "domain.yaml:14", "domain.yaml:17", "domain.yaml:17",
+			"domain.yaml:21", "domain.yaml:22", "domain.yaml:22", "domain.yaml:23", "domain.yaml:25", "domain.yaml:27",
+		}, []string{`"get_ordr" is not a tool`, "want a read tool", "want a write tool", `no parameter "mail"`, `"colour"`, "neither a collection nor a search"}},
+		{"db", []string{"db.json:4", "db.json:7", "db.json:8", "db.json:11"}, []string{`key field "user_id" is "u3"`, "is not a key of users", `no key field "order_id"`, "not declared"}},
+		{"generator_error", []string{"gen.star:9"}, []string{`key "u7" not in dict`}},
+		{"generator_nonjson", []string{"generator.star:1"}, []string{"non-JSON value: a value of type set"}},
+		{"missing_files", []string{"domain.yaml:1", "domain.yaml:4", "handlers.star:0"}, []string{"no database", "missing.md does not exist", "not found"}},
+		{"duplicates", []string{"db.json:9", "domain.yaml:15"}, []string{`duplicate key "o1" (first at line 7)`, `duplicate key "key" (first at line 10)`}},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.dir] = true
+		t.Run(c.dir, func(t *testing.T) {
+			dir := filepath.Join("testdata", "broken", c.dir)
+			probs := Validate(context.Background(), os.DirFS(dir))
+			var got, msgs []string
+			for _, p := range probs {
+				got = append(got, p.File+":"+strconv.Itoa(p.Line))
+				msgs = append(msgs, p.String())
+				if p.Message == "" || p.File == "" {
+					t.Errorf("incomplete problem %+v", p)
+				}
+			}
+			want := slices.Clone(c.want)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("problems at %v, want %v:\n%s", got, want, strings.Join(msgs, "\n"))
+			}
+			all := strings.Join(msgs, "\n")
+			for _, frag := range c.contains {
+				if !strings.Contains(all, frag) {
+					t.Errorf("no problem says %q:\n%s", frag, all)
+				}
+			}
+			// Load fails with exactly these problems (or succeeds).
+			_, err := Load(context.Background(), os.DirFS(dir), 1)
+			var ps Problems
+			switch {
+			case len(probs) == 0 && err != nil:
+				t.Errorf("valid pack does not load: %v", err)
+			case len(probs) > 0 && (!errors.As(err, &ps) || len(ps) != len(probs)):
+				t.Errorf("Load error %v, want %d problems", err, len(probs))
+			}
+		})
+	}
+	dirs, _ := os.ReadDir(filepath.Join("testdata", "broken"))
+	for _, d := range dirs {
+		if !seen[d.Name()] {
+			t.Errorf("testdata/broken/%s has no test case", d.Name())
+		}
+	}
+}
+
+func TestValidateMissingManifest(t *testing.T) {
+	probs := Validate(context.Background(), os.DirFS(t.TempDir()))
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.String())
+	}
+	want := []string{
+		"domain.yaml: not found: a pack folder holds domain.yaml (synth domain init DIR makes a pack)",
+		"domain.yaml:1: the pack has no database: add db.json or generator.star, or name one with database: or generator:",
+		"handlers.star: not found: the pack needs this file (or name another with handlers: in domain.yaml)",
+		"policy.md: not found: the pack needs this file (or name another with policy: in domain.yaml)",
+		"tools.json: not found: the pack needs this file (or name another with tools: in domain.yaml)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestValidateMore covers problems that need a pack of their own.
+func TestValidateMore(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(fs map[string]string)
+		want string // a problem's String() contains it
+		// many allows other problems (the unknown keys x0...x8).
+		many bool
+	}{
+		{"path escapes", func(f map[string]string) {
+			f["domain.yaml"] = strings.Replace(f["domain.yaml"], "clock:", "policy: ../etc/passwd\nclock:", 1)
+		}, `domain.yaml:3: policy: "../etc/passwd" is not a file name inside the pack folder (no leading /, no ..)`, false},
+		{"external ref", func(f map[string]string) {
+			f["tools.json"] = strings.Replace(f["tools.json"], `"type": "object"`, `"type": "object", "$ref": "file:///etc/passwd"`, 1)
+		}, "tool f: parameters are not a valid JSON Schema (Draft 2020-12): failing loading \"file:///etc/passwd\"", false},
+		{"alias bomb", func(f map[string]string) {
+			var b strings.Builder
+			b.WriteString(f["domain.yaml"] + "x0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n")
+			for i := 1; i < 9; i++ {
+				b.WriteString("x" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [")
+				for j := range 10 {
+					if j > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString("*a" + strconv.Itoa(i-1))
+				}
+				b.WriteString("]\n")
+			}
+			f["domain.yaml"] = b.String()
+		}, "too large or too deeply nested", true},
+		{"non-mapping manifest", func(f map[string]string) { f["domain.yaml"] = "- a\n- b\n" }, "domain.yaml:1: the manifest must be a mapping", false},
+		{"empty policy", func(f map[string]string) { f["policy.md"] = "  \n" }, "policy.md:1: the policy is empty", false},
+		{"db not an object", func(f map[string]string) { f["db.json"] = "[1, 2]" }, "db.json:1: the database must be an object", false},
+		{"trailing data", func(f map[string]string) { f["db.json"] = miniDB + "\n{}" }, "db.json:6: JSON syntax", false},
+		{"handler not a function", func(f map[string]string) { f["handlers.star"] = "f = 3\n" }, "handlers.star:1: f is a int, not a function", false},
+		{"generate missing", func(f map[string]string) {
+			delete(f, "db.json")
+			f["generator.star"] = "def gen(seed):\n    return {}\n"
+		}, "generator.star:1: generator.star must define def generate(seed)", false},
+		{"generator loops", func(f map[string]string) {
+			delete(f, "db.json")
+			f["generator.star"] = "def generate(seed):\n    while True:\n        pass\n"
+		}, "generate(1) ran past its step limit of 100000 steps", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := map[string]string{}
+			for name, f := range miniFS("def f(db, args):\n    return 1\n") {
+				files[name] = string(f.Data)
+			}
+			c.edit(files)
+			fsys := fsOf(files)
+			lim := DefaultLimits()
+			lim.GeneratorSteps = 100_000
+			probs := check(context.Background(), fsys, 1, lim).problems
+			found := false
+			for _, p := range probs {
+				found = found || strings.Contains(p.String(), c.want)
+			}
+			if !found || (len(probs) != 1 && !c.many) {
+				t.Errorf("problems %v, want one containing %q", probs, c.want)
+			}
+		})
+	}
+}
+
+func TestLookupAny(t *testing.T) {
+	rec := map[string]any{"a": map[string]any{"b": 1}, "items": []any{map[string]any{"price": 3}, map[string]any{"sku": "x"}}}
+	for path, want := range map[string]bool{
+		"a": true, "a.b": true, "a.c": false, "items.price": true, "items.sku": true,
+		"items.colour": false, "a.b.c": false, "": true,
+	} {
+		if got := lookupAny(rec, path); got != want {
+			t.Errorf("lookupAny(%s) = %v", path, got)
+		}
+	}
+}
