@@ -1,0 +1,527 @@
+package openapi
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pb33f/go-yaml"
+)
+
+// Where an argument goes in the request.
+const (
+	inPath  = "path"
+	inQuery = "query"
+	inBody  = "body"      // one property of an object body
+	inWhole = "bodyWhole" // the whole (non-object) body
+)
+
+// arg is one tool argument and where it comes from.
+type arg struct {
+	Name     string // the tool argument (unique, valid)
+	In       string
+	Orig     string // the parameter or body property name in the spec
+	Schema   any
+	Required bool
+}
+
+// op is one operation turned into a tool.
+type op struct {
+	rawOp
+	ID          string // operationId
+	Summary     string
+	Description string
+	Tool        string
+	Kind        string
+	Args        []arg
+	Params      map[string]any // the tool's parameters schema
+	BodyType    string         // content type of the request body, "" when none
+	// Body is the converted request body schema (JSON or form), nil
+	// when there is none or it is not structured.
+	Body any
+	// Broken lists $refs that could not be followed: the tool exists
+	// but its handler is unmapped.
+	Broken   []string
+	Warnings []string
+	Notes    []string
+	Handler  plan
+	// respKnown: a GET has a JSON 2xx response; respList: it is a list
+	// of objects.
+	respKnown, respList bool
+}
+
+func (o *op) label() string { return strings.ToUpper(o.Method) + " " + o.Path }
+
+func (o *op) warn(format string, a ...any) {
+	o.Warnings = append(o.Warnings, fmt.Sprintf("%s (line %d): %s", o.label(), o.Line, fmt.Sprintf(format, a...)))
+}
+
+// arg returns the argument with a given source, or nil.
+func (o *op) argFor(in, orig string) *arg {
+	for i := range o.Args {
+		if o.Args[i].In == in && o.Args[i].Orig == orig {
+			return &o.Args[i]
+		}
+	}
+	return nil
+}
+
+var templateRE = regexp.MustCompile(`\{([^{}/]+)\}`)
+
+// headers the HTTP layer sets; OpenAPI says to ignore them as parameters.
+var ignoredHeaders = []string{"accept", "content-type", "authorization"}
+
+// buildOp converts one operation: its tool name is given later, once all
+// names are known.
+func buildOp(conv *converter, r rawOp) *op {
+	o := &op{rawOp: r}
+	o.ID = str(r.Node, "operationId")
+	o.Summary = strings.TrimSpace(str(r.Node, "summary"))
+	o.Description = strings.TrimSpace(str(r.Node, "description"))
+	o.Kind = "write"
+	if r.Method == "get" || r.Method == "head" {
+		o.Kind = "read"
+	}
+	used := map[string]bool{}
+	claim := func(name, in string) string {
+		n := argName(name)
+		if used[n] {
+			n = argName(name + "_" + in)
+		}
+		for i := 2; used[n]; i++ {
+			n = argName(fmt.Sprintf("%s_%d", name, i))
+		}
+		used[n] = true
+		return n
+	}
+
+	// Parameters: the path item's, overridden by the operation's.
+	type pkey struct{ name, in string }
+	params := map[pkey]*yaml.Node{}
+	var order []pkey
+	for _, owner := range []*yaml.Node{r.PathNode, r.Node} {
+		list := get(owner, "parameters")
+		if list == nil || list.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, pn := range list.Content {
+			p, err := conv.followRef(pn)
+			if err != nil {
+				o.broken(err)
+				continue
+			}
+			if p == nil || p.Kind != yaml.MappingNode {
+				continue
+			}
+			k := pkey{str(p, "name"), str(p, "in")}
+			if k.name == "" {
+				o.warn("a parameter without a name (line %d) is skipped", p.Line)
+				continue
+			}
+			if _, seen := params[k]; !seen {
+				order = append(order, k)
+			}
+			params[k] = p
+		}
+	}
+	template := map[string]bool{}
+	var templOrder []string
+	for _, m := range templateRE.FindAllStringSubmatch(r.Path, -1) {
+		if !template[m[1]] {
+			template[m[1]] = true
+			templOrder = append(templOrder, m[1])
+		}
+	}
+	declared := map[string]bool{}
+	// Path parameters first, in template order, so names of URL ids win
+	// collisions with body fields.
+	slices.SortStableFunc(order, func(a, b pkey) int {
+		return inRank(a.in) - inRank(b.in)
+	})
+	for _, name := range templOrder {
+		if _, ok := params[pkey{name, "path"}]; !ok {
+			o.warn("path parameter {%s} is in the URL template but not declared; added as a required string argument", name)
+			o.Args = append(o.Args, arg{Name: claim(name, inPath), In: inPath, Orig: name, Schema: map[string]any{"type": "string"}, Required: true})
+			declared[name] = true
+		}
+	}
+	for _, k := range order {
+		p := params[k]
+		switch k.in {
+		case "path", "query", "header":
+		case "cookie":
+			o.warn("cookie parameter %q is not part of the tool", k.name)
+			continue
+		default:
+			o.warn("parameter %q has unknown location in: %q; skipped", k.name, k.in)
+			continue
+		}
+		if k.in == "header" && slices.Contains(ignoredHeaders, strings.ToLower(k.name)) {
+			continue
+		}
+		required := str(p, "required") == "true"
+		if k.in == "path" {
+			declared[k.name] = true
+			if !template[k.name] {
+				o.warn("path parameter %q is not in the URL template %s; kept as an optional argument", k.name, r.Path)
+				required = false
+			} else {
+				required = true
+			}
+		}
+		s := o.convert(conv, paramSchema(p))
+		s = annotate(s, str(p, "description"), get(p, "example"))
+		o.Args = append(o.Args, arg{Name: claim(k.name, k.in), In: k.in, Orig: k.name, Schema: s, Required: required})
+	}
+	o.body(conv, claim)
+	o.Params = paramsSchema(o.Args)
+	return o
+}
+
+func inRank(in string) int {
+	switch in {
+	case "path":
+		return 0
+	case "query":
+		return 1
+	case "header":
+		return 2
+	}
+	return 3
+}
+
+func (o *op) broken(err error) {
+	if re, ok := err.(*refError); ok {
+		o.Broken = append(o.Broken, re.Error())
+		o.warn("%v; the operation is imported unmapped", re)
+		return
+	}
+	o.Broken = append(o.Broken, err.Error())
+	o.warn("%v; the operation is imported unmapped", err)
+}
+
+// convert converts a schema node, recording broken refs and notes.
+func (o *op) convert(conv *converter, n *yaml.Node) any {
+	if n == nil {
+		return map[string]any{"type": "string"}
+	}
+	s, w := conv.Schema(n)
+	for _, b := range w.broken {
+		o.broken(b)
+	}
+	for _, note := range w.notes {
+		if !slices.Contains(o.Notes, note) {
+			o.Notes = append(o.Notes, note)
+		}
+	}
+	return s
+}
+
+// paramSchema is a parameter's schema, or the schema of its one content
+// entry.
+func paramSchema(p *yaml.Node) *yaml.Node {
+	if s := get(p, "schema"); s != nil {
+		return s
+	}
+	if c := get(p, "content"); c != nil && c.Kind == yaml.MappingNode && len(c.Content) >= 2 {
+		return get(c.Content[1], "schema")
+	}
+	return nil
+}
+
+// annotate adds a parameter's description and example to its schema.
+func annotate(s any, desc string, example *yaml.Node) any {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return s
+	}
+	desc = trimText(desc, 500)
+	_, hasDesc := m["description"]
+	_, hasEx := m["examples"]
+	if (desc == "" || hasDesc) && (example == nil || hasEx) {
+		return s
+	}
+	m = clone(m)
+	if desc != "" && !hasDesc {
+		m["description"] = desc
+	}
+	if example != nil && !hasEx {
+		if v, ok := value(example, 0); ok {
+			m["examples"] = []any{v}
+		}
+	}
+	return m
+}
+
+// body folds the request body into the arguments.
+func (o *op) body(conv *converter, claim func(name, in string) string) {
+	rb := get(o.Node, "requestBody")
+	if rb == nil {
+		return
+	}
+	rb, err := conv.followRef(rb)
+	if err != nil {
+		o.broken(err)
+		return
+	}
+	required := str(rb, "required") == "true"
+	content := get(rb, "content")
+	if content == nil || content.Kind != yaml.MappingNode || len(content.Content) < 2 {
+		return
+	}
+	ct, media := pickMedia(content)
+	o.BodyType = ct
+	structured := isJSON(ct) || isForm(ct)
+	if !structured {
+		desc := "the request body (" + ct + ")"
+		if d := trimText(str(rb, "description"), 300); d != "" {
+			desc = d + " (" + ct + ")"
+		}
+		o.Args = append(o.Args, arg{Name: claim("body", inWhole), In: inWhole, Orig: "body",
+			Schema: map[string]any{"type": "string", "description": desc}, Required: required})
+		return
+	}
+	s := o.convert(conv, get(media, "schema"))
+	o.Body = s
+	props, req, ok := flattenObject(s, 0)
+	if !ok || len(props) == 0 {
+		if d := trimText(str(rb, "description"), 300); d != "" {
+			s = annotate(s, d, nil)
+		}
+		o.Args = append(o.Args, arg{Name: claim("body", inWhole), In: inWhole, Orig: "body", Schema: s, Required: required})
+		return
+	}
+	names := sortedKeys(props)
+	for _, name := range names {
+		ps := props[name]
+		if m, ok := ps.(map[string]any); ok && m["readOnly"] == true {
+			continue // the server sets it
+		}
+		// A property the body schema requires is required even when the
+		// body itself is optional (Twilio's forms): a call that sends the
+		// body must carry it, and a tool call always sends it.
+		o.Args = append(o.Args, arg{Name: claim(name, "body"), In: inBody, Orig: name, Schema: ps,
+			Required: slices.Contains(req, name)})
+	}
+}
+
+// pickMedia prefers JSON, then forms, then whatever comes first.
+func pickMedia(content *yaml.Node) (string, *yaml.Node) {
+	best, rank := -1, 99
+	for i := 0; i+1 < len(content.Content); i += 2 {
+		ct := strings.ToLower(content.Content[i].Value)
+		r := 3
+		switch {
+		case isJSON(ct):
+			r = 0
+		case strings.HasPrefix(ct, "application/x-www-form-urlencoded"):
+			r = 1
+		case strings.HasPrefix(ct, "multipart/"):
+			r = 2
+		}
+		if r < rank {
+			best, rank = i, r
+		}
+	}
+	return content.Content[best].Value, deref(content.Content[best+1])
+}
+
+func isJSON(ct string) bool {
+	ct = strings.ToLower(ct)
+	return strings.Contains(ct, "json") || ct == "*/*"
+}
+
+func isForm(ct string) bool {
+	ct = strings.ToLower(ct)
+	return strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "multipart/")
+}
+
+// flattenObject merges an object schema's properties through allOf
+// (all required) and anyOf/oneOf (required only where every branch
+// requires). ok is false when the schema is not an object.
+func flattenObject(s any, depth int) (props map[string]any, required []string, ok bool) {
+	m, isMap := s.(map[string]any)
+	if !isMap || depth > 8 {
+		return nil, nil, false
+	}
+	props = map[string]any{}
+	if p, has := m["properties"].(map[string]any); has {
+		for k, v := range p {
+			props[k] = v
+		}
+		ok = true
+	}
+	if hasType(m, "object") {
+		ok = true
+	}
+	for _, r := range asList(m["required"]) {
+		if s, isStr := r.(string); isStr {
+			required = append(required, s)
+		}
+	}
+	if all, has := m["allOf"].([]any); has {
+		for _, b := range all {
+			bp, br, bok := flattenObject(b, depth+1)
+			if !bok {
+				continue
+			}
+			ok = true
+			for k, v := range bp {
+				if _, dup := props[k]; !dup {
+					props[k] = v
+				}
+			}
+			required = append(required, br...)
+		}
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		alts, has := m[key].([]any)
+		if !has {
+			continue
+		}
+		var common []string
+		first := true
+		for _, b := range alts {
+			if bm, isMap := b.(map[string]any); isMap && hasType(bm, "null") && len(bm) == 1 {
+				continue
+			}
+			bp, br, bok := flattenObject(b, depth+1)
+			if !bok {
+				continue
+			}
+			ok = true
+			for k, v := range bp {
+				if _, dup := props[k]; !dup {
+					props[k] = v
+				}
+			}
+			if first {
+				common, first = slices.Clone(br), false
+			} else {
+				common = slices.DeleteFunc(common, func(r string) bool { return !slices.Contains(br, r) })
+			}
+		}
+		required = append(required, common...)
+	}
+	slices.Sort(required)
+	required = slices.Compact(required)
+	required = slices.DeleteFunc(required, func(r string) bool { _, has := props[r]; return !has })
+	return props, required, ok
+}
+
+func hasType(m map[string]any, t string) bool {
+	switch v := m["type"].(type) {
+	case string:
+		return v == t
+	case []any:
+		return slices.Contains(v, any(t))
+	}
+	return false
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// paramsSchema folds the arguments into one object schema.
+func paramsSchema(args []arg) map[string]any {
+	props := map[string]any{}
+	var req []any
+	for _, a := range args {
+		props[a.Name] = a.Schema
+		if a.Required {
+			req = append(req, a.Name)
+		}
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(req) > 0 {
+		out["required"] = req
+	}
+	return out
+}
+
+var argRE = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+// argName makes a property name OpenAI accepts: ^[a-zA-Z0-9_-]{1,64}$.
+func argName(s string) string {
+	s = strings.Trim(argRE.ReplaceAllString(s, "_"), "_")
+	if s == "" {
+		s = "arg"
+	}
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
+
+var (
+	identRE       = regexp.MustCompile(`[^a-zA-Z0-9_]+`)
+	underscoresRE = regexp.MustCompile(`__+`)
+)
+
+// Names a tool cannot take: Starlark keywords and the builtins and
+// globals handlers use, since each tool is a top-level def.
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`and as assert async await break class continue def del elif else except
+		finally for from global if import in is lambda load nonlocal not or pass raise return try while with yield
+		True False None abs any all bool bytes dir enumerate fail float getattr hasattr hash int len list max min
+		print range repr reversed sorted str tuple type zip dict set db args json math NOW random struct`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// toolName makes a tool name that is both an OpenAI function name
+// (^[a-zA-Z0-9_-]{1,64}$) and a Starlark identifier.
+func toolName(o *op) string {
+	base := o.ID
+	if base == "" {
+		base = o.Method + "_" + strings.NewReplacer("{", "", "}", "").Replace(o.Path)
+	}
+	s := strings.Trim(underscoresRE.ReplaceAllString(identRE.ReplaceAllString(base, "_"), "_"), "_")
+	if s == "" {
+		s = o.Method
+	}
+	if s[0] >= '0' && s[0] <= '9' {
+		s = "op_" + s
+	}
+	if reserved[s] {
+		s += "_op"
+	}
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}
+
+// nameTools gives every operation a unique tool name.
+func nameTools(ops []*op) {
+	used := map[string]bool{}
+	for _, o := range ops {
+		n := toolName(o)
+		if used[n] {
+			base := n
+			if len(base) > 60 {
+				base = base[:60]
+			}
+			for i := 2; used[n]; i++ {
+				n = fmt.Sprintf("%s_%d", base, i)
+			}
+			o.warn("tool name %q is taken; named %q", toolName(o), n)
+		}
+		used[n] = true
+		o.Tool = n
+	}
+}

@@ -1,0 +1,299 @@
+package openapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/synth-data/synth/openapi"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/tools"
+)
+
+// specDir finds ../shared/openapi relative to the module root, or skips.
+func specDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the test directory; cannot find ../shared/openapi")
+		}
+		dir = parent
+	}
+	specs := filepath.Join(dir, "..", "shared", "openapi")
+	if _, err := os.Stat(specs); err != nil {
+		t.Skipf("real OpenAPI specs not found at %s (they live outside the repo, in ../shared/openapi): %v", specs, err)
+	}
+	return specs
+}
+
+// crudCase drives one collection of a real spec through its five tools.
+type crudCase struct {
+	file       string
+	operations int
+	coll       string
+	key        string // record key field
+	keyArg     string
+	scope      map[string]string // argument -> record field (parent ids)
+	list, get  string
+	create     string
+	createArgs map[string]any
+	update     string
+	setField   string // the update sets this argument and record field
+	setValue   any
+	del        string
+	noun       string
+}
+
+var realSpecs = []crudCase{
+	{file: "petstore-3.0.yaml", operations: 19, coll: "pet", key: "id", keyArg: "petId",
+		list: "findPetsByStatus", get: "getPetById", create: "addPet",
+		createArgs: map[string]any{"name": "Rex", "photoUrls": []any{"https://example.com/rex.png"}},
+		update:     "updatePetWithForm", setField: "name", setValue: "Rexie", del: "deletePet", noun: "pet"},
+	{file: "museum-3.1.yaml", operations: 8, coll: "special_events", key: "eventId", keyArg: "eventId",
+		list: "listSpecialEvents", get: "getSpecialEvent", create: "createSpecialEvent",
+		createArgs: map[string]any{"name": "Night Tour", "location": "Hall B", "eventDescription": "A tour at night.",
+			"dates": []any{"2025-07-01"}, "price": 25},
+		update: "updateSpecialEvent", setField: "name", setValue: "Late Tour", del: "deleteSpecialEvent", noun: "special event"},
+	{file: "twilio-verify-v2-3.0.json", operations: 57, coll: "services", key: "sid", keyArg: "Sid",
+		list: "ListService", get: "FetchService", create: "CreateService",
+		createArgs: map[string]any{"FriendlyName": "Login codes"},
+		update:     "UpdateService", setField: "FriendlyName", setValue: "Signup codes", del: "DeleteService", noun: "service"},
+	{file: "discord-3.1.json", operations: 242, coll: "guilds_roles", key: "id", keyArg: "role_id",
+		scope: map[string]string{"guild_id": "guild_id"},
+		list:  "list_guild_roles", get: "get_guild_role", create: "create_guild_role",
+		createArgs: map[string]any{"name": "moderators"},
+		update:     "update_guild_role", setField: "name", setValue: "admins", del: "delete_guild_role", noun: "role"},
+}
+
+func importReal(t *testing.T, c crudCase) (*openapi.Result, string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(specDir(t), c.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := openapi.Import(context.Background(), raw, openapi.Options{Source: c.file, Seed: 7})
+	if err != nil {
+		t.Fatalf("import %s: %v", c.file, err)
+	}
+	dir := filepath.Join(t.TempDir(), "pack")
+	if err := openapi.WriteDir(dir, res.Files); err != nil {
+		t.Fatal(err)
+	}
+	return res, dir
+}
+
+// Each real spec imports with one tool per operation, valid parameter
+// schemas, a pack that validates and loads, and working CRUD handlers.
+func TestRealSpecs(t *testing.T) {
+	for _, c := range realSpecs {
+		t.Run(c.file, func(t *testing.T) {
+			res, dir := importReal(t, c)
+			if res.Operations != c.operations {
+				t.Errorf("operations = %d, want %d", res.Operations, c.operations)
+			}
+			var tl []struct {
+				Function struct {
+					Name       string         `json:"name"`
+					Parameters map[string]any `json:"parameters"`
+					Kind       string         `json:"x-kind"`
+				} `json:"function"`
+			}
+			if err := json.Unmarshal(res.Files["tools.json"], &tl); err != nil {
+				t.Fatal(err)
+			}
+			if len(tl) != c.operations+1 { // + the transfer tool
+				t.Errorf("tools.json has %d tools, want %d", len(tl), c.operations+1)
+			}
+			for _, f := range []string{"domain.yaml", "tools.json", "handlers.star", "db.json", "policy.md", "IMPORT.md"} {
+				if len(res.Files[f]) == 0 {
+					t.Errorf("%s is empty", f)
+				}
+			}
+			// Every operation is listed in IMPORT.md with its handler.
+			report := string(res.Files["IMPORT.md"])
+			for _, x := range tl[:len(tl)-1] {
+				if !strings.Contains(report, "`"+x.Function.Name+"`") {
+					t.Errorf("IMPORT.md does not list tool %s", x.Function.Name)
+				}
+			}
+			if probs := pack.Validate(context.Background(), os.DirFS(dir)); len(probs) > 0 {
+				t.Fatalf("pack.Validate: %v", pack.Problems(probs))
+			}
+			p, err := pack.LoadDir(context.Background(), dir, 1)
+			if err != nil {
+				t.Fatalf("pack.LoadDir: %v", err)
+			}
+			if n := len(p.Tools.Tools()); n != c.operations+1 {
+				t.Errorf("loaded %d tools, want %d", n, c.operations+1)
+			}
+			crud(t, c, p)
+		})
+	}
+}
+
+func call(t *testing.T, p *pack.Pack, st *tools.State, name string, args map[string]any) tools.Result {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Tools.Call(context.Background(), st, name, string(raw))
+}
+
+func with(base map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+func crud(t *testing.T, c crudCase, p *pack.Pack) {
+	keys := p.Base.Keys(c.coll)
+	if len(keys) < 20 {
+		t.Fatalf("collection %s has %d records, want at least 20", c.coll, len(keys))
+	}
+	raw, _ := p.Base.Get(c.coll, keys[0])
+	rec, err := tools.ToObject(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := rec[c.key]
+	if tools.Text(key) != keys[0] {
+		t.Fatalf("record %s: key field %s = %v", keys[0], c.key, key)
+	}
+	scope := map[string]any{}
+	for a, f := range c.scope {
+		scope[a] = rec[f]
+	}
+	st := p.Base.NewState()
+
+	r := call(t, p, st, c.list, scope)
+	if r.Err {
+		t.Fatalf("%s: %s", c.list, r.Output)
+	}
+	list, ok := r.Value.([]any)
+	if !ok || len(list) == 0 {
+		t.Fatalf("%s returned %T %.200s, want a non-empty list", c.list, r.Value, r.Output)
+	}
+	found := false
+	for _, x := range list {
+		if m, err := tools.ToObject(x); err == nil && tools.Text(m[c.key]) == keys[0] {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("%s does not list record %s", c.list, keys[0])
+	}
+
+	r = call(t, p, st, c.get, with(scope, c.keyArg, key))
+	if r.Err || !strings.Contains(r.Output, keys[0]) {
+		t.Fatalf("%s(%v): %.300s", c.get, key, r.Output)
+	}
+
+	r = call(t, p, st, c.create, with(with(scope), flatten(c.createArgs)...))
+	if r.Err {
+		t.Fatalf("%s: %s", c.create, r.Output)
+	}
+	created, err := tools.ToObject(r.Value)
+	if err != nil || created[c.key] == nil {
+		t.Fatalf("%s returned %.300s without the key %s", c.create, r.Output, c.key)
+	}
+	if r = call(t, p, st, c.get, with(scope, c.keyArg, created[c.key])); r.Err {
+		t.Errorf("the created record cannot be read: %s", r.Output)
+	}
+	if len(p.Base.Keys(c.coll))+1 != len(st.Keys(c.coll)) {
+		t.Errorf("create: %d records, want %d", len(st.Keys(c.coll)), len(p.Base.Keys(c.coll))+1)
+	}
+
+	if r = call(t, p, st, c.update, with(scope, c.keyArg, key, c.setField, c.setValue)); r.Err {
+		t.Fatalf("%s: %s", c.update, r.Output)
+	}
+	r = call(t, p, st, c.get, with(scope, c.keyArg, key))
+	if !strings.Contains(r.Output, tools.Text(c.setValue)) {
+		t.Errorf("after %s, %s = %.300s, want %s set to %v", c.update, c.get, r.Output, c.setField, c.setValue)
+	}
+
+	if r = call(t, p, st, c.del, with(scope, c.keyArg, key)); r.Err {
+		t.Fatalf("%s: %s", c.del, r.Output)
+	}
+	if r = call(t, p, st, c.get, with(scope, c.keyArg, key)); !r.Err || !strings.Contains(r.Output, "no "+c.noun+" with id") {
+		t.Errorf("%s of deleted record %v: %q, want an error naming the %s", c.get, key, r.Output, c.noun)
+	}
+	if r = call(t, p, st, c.del, with(scope, c.keyArg, key)); !r.Err {
+		t.Errorf("deleting a deleted record succeeded: %s", r.Output)
+	}
+}
+
+func flatten(m map[string]any) []any {
+	var out []any
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k, m[k])
+	}
+	return out
+}
+
+// Every imported real spec runs end to end: synth run on the pack writes
+// a release with verified SFT rows.
+func TestRealSpecsRun(t *testing.T) {
+	for _, c := range realSpecs {
+		t.Run(c.file, func(t *testing.T) {
+			if testing.Short() && c.operations > 100 {
+				t.Skip("the large spec's run is skipped in -short mode")
+			}
+			_, dir := importReal(t, c)
+			cfg := pipeline.Defaults()
+			cfg.Domain = dir
+			cfg.N = 50
+			cfg.Seed = 3
+			cfg.Workers = 2
+			cfg.Out = filepath.Join(t.TempDir(), "release")
+			res, err := pipeline.Run(context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatalf("pipeline.Run on the pack of %s: %v", c.file, err)
+			}
+			m := res.Manifest
+			if m == nil || m.Counts.Verified == 0 || m.Counts.SFTRows == 0 {
+				t.Fatalf("no verified SFT rows: %+v", m)
+			}
+			if m.Counts.Verified < m.Counts.Blueprints*9/10 {
+				t.Errorf("only %d of %d dialogues verified (rejections %v)", m.Counts.Verified, m.Counts.Blueprints, m.Failures)
+			}
+			sft, _ := filepath.Glob(filepath.Join(cfg.Out, "sft", "*.parquet"))
+			if len(sft) == 0 {
+				t.Errorf("no SFT Parquet files in %s", cfg.Out)
+			}
+		})
+	}
+}
+
+// BenchmarkImportDiscord imports the largest real spec (242 operations,
+// 1.2 MB of JSON).
+func BenchmarkImportDiscord(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join(specDir(b), "discord-3.1.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := openapi.Import(context.Background(), raw, openapi.Options{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,706 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/synth-data/synth/pack"
+)
+
+// transferTool hands the customer to a human; the policy tells the
+// agent to use it for what the API cannot do.
+const transferTool = "transfer_to_human_agents"
+
+type toolJSON struct {
+	Type     string       `json:"type"`
+	Function functionJSON `json:"function"`
+}
+
+type functionJSON struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Parameters  map[string]any `json:"parameters"`
+	Kind        string         `json:"x-kind"`
+}
+
+func description(o *op) string {
+	d := o.Summary
+	if o.Description != "" && !strings.HasPrefix(o.Description, o.Summary) {
+		if d != "" && !strings.HasSuffix(d, ".") {
+			d += "."
+		}
+		d = strings.TrimSpace(d + " " + o.Description)
+	} else if o.Description != "" {
+		d = o.Description
+	}
+	d = trimText(d, 1000)
+	if d == "" {
+		d = o.label()
+	}
+	return d
+}
+
+func renderTools(ops []*op) ([]byte, error) {
+	list := make([]toolJSON, 0, len(ops)+1)
+	for _, o := range ops {
+		list = append(list, toolJSON{Type: "function", Function: functionJSON{
+			Name: o.Tool, Description: description(o), Parameters: o.Params, Kind: o.Kind}})
+	}
+	list = append(list, toolJSON{Type: "function", Function: functionJSON{
+		Name:        transferTool,
+		Description: "Transfer the customer to a human agent, with a summary of the issue. Use it only when the request is out of scope of the other tools.",
+		Parameters: map[string]any{"type": "object", "additionalProperties": false, "required": []any{"summary"},
+			"properties": map[string]any{"summary": map[string]any{"type": "string", "description": "A summary of the customer's issue."}}},
+		Kind: "generic"}})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(list); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// q quotes a string as a Starlark literal.
+func q(s string) string { return strconv.Quote(strings.ToValidUTF8(s, "?")) }
+
+func dict(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, q(k)+": "+q(m[k]))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+const helpers = `
+def _key(v):
+    """The database key of an id argument (ints and strings alike)."""
+    if type(v) == "float" and v == int(v):
+        return str(int(v))
+    return str(v)
+
+def _same(want, have):
+    """A filter value matches a field: equal as text, either side a list."""
+    wants = want if type(want) == "list" else [want]
+    haves = have if type(have) == "list" else [have]
+    for w in wants:
+        for h in haves:
+            if w != None and h != None and _key(w).lower() == _key(h).lower():
+                return True
+    return False
+
+def _matches(rec, args, fields):
+    for a, f in fields.items():
+        if a in args and args[a] != None and not _same(args[a], rec.get(f)):
+            return False
+    return True
+
+def _parent(db, args, parent):
+    """Fails when the parent record named by the path does not exist."""
+    if parent and parent[0] in args and db.get(parent[1], _key(args[parent[0]])) == None:
+        fail("no %s with id %s" % (parent[2], _key(args[parent[0]])))
+
+def _get(db, coll, noun, args, key_arg, scope):
+    key = _key(args[key_arg])
+    rec = db.get(coll, key)
+    if rec == None or not _matches(rec, args, scope):
+        fail("no %s with id %s" % (noun, key))
+    return rec
+
+def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base):
+    _parent(db, args, parent)
+    out = []
+    for k in db.keys(coll):
+        rec = db.get(coll, k)
+        if _matches(rec, args, scope) and _matches(rec, args, filters):
+            out.append(rec)
+    start = 0
+    if offset and args.get(offset) != None:
+        start = int(args[offset])
+    elif page and limit and args.get(page) != None and args.get(limit) != None:
+        start = (int(args[page]) - page_base) * int(args[limit])
+    if start < 0:
+        start = 0
+    if limit and args.get(limit) != None:
+        return out[start:start + max(0, int(args[limit]))]
+    return out[start:]
+
+def _new_key(db, coll, int_key, fresh):
+    for _ in range(10000):
+        n = db.next_id(coll)
+        if int_key:
+            k = 1000 + n
+        elif n <= len(fresh):
+            k = fresh[n - 1]
+        else:
+            k = "%s-%d" % (coll, n)
+        if db.get(coll, _key(k)) == None:
+            return k
+    fail("no free id left in %s" % coll)
+
+def _create(db, coll, noun, key_field, int_key, fresh, args, scope, fields, parent):
+    _parent(db, args, parent)
+    rec = {}
+    for a, f in scope.items():
+        if a in args:
+            rec[f] = args[a]
+    for a, f in fields.items():
+        if a in args:
+            rec[f] = args[a]
+    key = rec.get(key_field)
+    if key == None:
+        key = _new_key(db, coll, int_key, fresh)
+        rec[key_field] = key
+    elif db.get(coll, _key(key)) != None:
+        fail("%s %s already exists" % (noun, _key(key)))
+    db.put(coll, _key(key), rec)
+    return rec
+
+def _update(db, coll, noun, key_field, args, key_arg, scope, fields, upsert):
+    key = _key(args[key_arg])
+    rec = db.get(coll, key)
+    if rec == None or not _matches(rec, args, scope):
+        if not upsert:
+            fail("no %s with id %s" % (noun, key))
+        rec = {key_field: args[key_arg]}
+        for a, f in scope.items():
+            if a in args:
+                rec[f] = args[a]
+    for a, f in fields.items():
+        if a in args:
+            rec[f] = args[a]
+    db.put(coll, key, rec)
+    return rec
+
+def _delete(db, coll, noun, key_field, args, key_arg, scope):
+    rec = _get(db, coll, noun, args, key_arg, scope)
+    db.delete(coll, _key(args[key_arg]))
+    return {"deleted": True, key_field: rec.get(key_field)}
+`
+
+func renderHandlers(title, source string, ops []*op) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Handlers for %s, generated by `synth domain import-openapi` from %s.\n", oneLine(title), oneLine(source))
+	b.WriteString("# Resource operations run CRUD over db.json; the others fail until you write them.\n")
+	b.WriteString("# Each tool is one top-level function: def TOOL(db, args): return a JSON value or fail(\"message\").\n")
+	b.WriteString(helpers)
+	for _, o := range ops {
+		p := o.Handler
+		fmt.Fprintf(&b, "\n# %s -> %s\n", oneLine(o.label()), handlerLabel(p))
+		fmt.Fprintf(&b, "def %s(db, args):\n", o.Tool)
+		c := p.Coll
+		parent := "None"
+		if c != nil && c.Parent != nil && len(c.Scope) > 0 {
+			last := c.Scope[len(c.Scope)-1]
+			for a, f := range p.Scope {
+				if f == last.Field {
+					parent = fmt.Sprintf("(%s, %s, %s)", q(a), q(c.Parent.Name), q(c.Parent.Noun))
+				}
+			}
+		}
+		switch p.Kind {
+		case hGet:
+			fmt.Fprintf(&b, "    return _get(db, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(p.KeyArg), dict(p.Scope))
+		case hList:
+			fmt.Fprintf(&b, "    return _list(db, %s, args, %s, %s, %s, %s, %s, %s, %d)\n", q(c.Name), dict(p.Scope), dict(p.Fields),
+				parent, q(p.Limit), q(p.Offset), q(p.Page), p.PageBase)
+		case hCreate:
+			fresh := make([]string, len(c.fresh))
+			for i, k := range c.fresh {
+				fresh[i] = q(k)
+			}
+			fmt.Fprintf(&b, "    return _create(db, %s, %s, %s, %s, [%s], args, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
+				starBool(c.KeyType == "integer"), strings.Join(fresh, ", "), dict(p.Scope), dict(p.Fields), parent)
+		case hUpdate:
+			fmt.Fprintf(&b, "    return _update(db, %s, %s, %s, args, %s, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
+				q(p.KeyArg), dict(p.Scope), dict(p.Fields), starBool(p.Upsert))
+		case hDelete:
+			fmt.Fprintf(&b, "    return _delete(db, %s, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key), q(p.KeyArg), dict(p.Scope))
+		default:
+			msg := fmt.Sprintf("operation %s (%s) is not mapped to data: write its handler in handlers.star — def %s(db, args): …", o.Tool, o.label(), o.Tool)
+			fmt.Fprintf(&b, "    # Not mapped: %s\n", oneLine(p.Reason))
+			fmt.Fprintf(&b, "    fail(%s)\n", q(msg))
+		}
+	}
+	fmt.Fprintf(&b, "\n# Hands the customer to a person.\ndef %s(db, args):\n    return \"Transfer successful\"\n", transferTool)
+	return []byte(b.String())
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func starBool(v bool) string {
+	if v {
+		return "True"
+	}
+	return "False"
+}
+
+func handlerLabel(p plan) string {
+	if p.Kind == hUnmapped {
+		return "unmapped"
+	}
+	return "crud:" + p.Kind + " " + p.Coll.Name
+}
+
+// manifest builds domain.yaml's content.
+func manifest(name, version, desc string, colls []*collection, ops []*op, db map[string]map[string]any, seed uint64) pack.Manifest {
+	m := pack.Manifest{
+		Name: name, Version: version, Description: desc,
+		Policy: "policy.md", Tools: "tools.json", Handlers: "handlers.star", Database: "db.json",
+		Clock:       Clock,
+		Collections: map[string]pack.Collection{},
+		Hints:       pack.Hints{Writes: map[string]pack.WriteHint{}},
+	}
+	byTool := map[string]*op{}
+	for _, o := range ops {
+		byTool[o.Tool] = o
+	}
+	for _, c := range colls {
+		pc := pack.Collection{Key: c.Key, Noun: c.Noun}
+		if o := byTool[c.Tools.Get]; o != nil && len(requiredArgs(o)) == 1 {
+			pc.Get = o.Tool
+		}
+		if o := byTool[c.Tools.List]; o != nil && len(requiredArgs(o)) == 0 {
+			pc.List = &pack.ListRef{Tool: o.Tool}
+		}
+		pc.Describe, pc.Compare = attributes(c, db[c.Name])
+		m.Collections[c.Name] = pc
+	}
+	if u := usersOf(colls, byTool); u != nil {
+		m.Users = *u
+	}
+	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
+	hg.now, _ = time.Parse(time.RFC3339, Clock)
+	for _, o := range ops {
+		if h, ok := writeHint(o, m.Collections, hg); ok {
+			m.Hints.Writes[o.Tool] = h
+		}
+	}
+	return m
+}
+
+// writeHint says where a create, update or delete finds its arguments,
+// only when every required argument gets a source the blueprint
+// generator can use; otherwise it is left to infer them.
+func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.WriteHint, bool) {
+	p := o.Handler
+	c := p.Coll
+	if c == nil || (p.Kind != hCreate && p.Kind != hUpdate && p.Kind != hDelete) {
+		return pack.WriteHint{}, false
+	}
+	readable := func(name string) bool {
+		pc, ok := pcs[name]
+		return ok && (pc.Get != "" || pc.List != nil)
+	}
+	h := pack.WriteHint{Args: map[string]string{}}
+	switch p.Kind {
+	case hCreate:
+		if len(p.Scope) > 0 {
+			if c.Parent == nil || !readable(c.Parent.Name) {
+				return h, false
+			}
+			h.Target = c.Parent.Name
+			for a, f := range p.Scope {
+				for i, sf := range c.Scope {
+					if sf.Field != f {
+						continue
+					}
+					if i == len(c.Scope)-1 {
+						h.Args[a] = "target." + c.Parent.Key
+					} else if pf := parentField(c.Parent, sf.Param); pf != "" {
+						h.Args[a] = "target." + pf
+					}
+				}
+			}
+		}
+	default:
+		if !readable(c.Name) {
+			return h, false
+		}
+		h.Target = c.Name
+		h.Args[p.KeyArg] = "target." + c.Key
+		for a, f := range p.Scope {
+			h.Args[a] = "target." + f
+		}
+	}
+	optional := 0
+	for _, a := range o.Args {
+		if _, set := h.Args[a.Name]; set {
+			continue
+		}
+		field, isField := p.Fields[a.Name]
+		if !a.Required {
+			// An update changes something: offer up to two scalar fields
+			// the customer can set to a value other records have.
+			m, _ := a.Schema.(map[string]any)
+			if p.Kind == hUpdate && isField && field == a.Name && optional < 2 && m != nil && (m["enum"] != nil || scalar(m)) {
+				h.Args[a.Name] = "slot"
+				optional++
+			}
+			continue
+		}
+		src, ok := slotSource(a, g)
+		if !ok {
+			return h, false
+		}
+		h.Args[a.Name] = src
+	}
+	if h.Target == "" && len(h.Args) == 0 {
+		return h, false
+	}
+	if len(h.Args) == 0 {
+		h.Args = nil
+	}
+	return h, true
+}
+
+func scalar(m map[string]any) bool {
+	if _, hasPattern := m["pattern"]; hasPattern {
+		return false
+	}
+	for _, t := range []string{"string", "integer", "number", "boolean"} {
+		if hasType(m, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// slotSource is how the customer supplies a required argument: stated
+// freely ("slot") when its schema is simple, one of a few valid values
+// when a pattern constrains it, or a constant valid value otherwise.
+func slotSource(a arg, g *synthesizer) (string, bool) {
+	m, ok := a.Schema.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
+		return "slot", true
+	}
+	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(m, ex[0]) {
+		return "slot", true
+	}
+	for _, t := range []string{"integer", "number", "boolean"} {
+		if hasType(m, t) && !hasType(m, "string") {
+			return "slot", true
+		}
+	}
+	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array") && !hasType(m, "object") {
+		return "slot", true
+	}
+	if hasType(m, "string") && !hasType(m, "array") && !hasType(m, "object") {
+		var vals []string
+		for i := 0; i < 12 && len(vals) < 3; i++ {
+			v, ok := g.value(m, a.Orig, 1).(string)
+			if ok && v != "" && !strings.Contains(v, "|") && validFor(m, v) && !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) > 0 {
+			return "slot:" + strings.Join(vals, "|"), true
+		}
+		return "", false
+	}
+	for i := 0; i < 5; i++ {
+		v := g.value(m, a.Orig, 1)
+		if validFor(m, v) {
+			raw, err := json.Marshal(v)
+			if err == nil {
+				return "const:" + string(raw), true
+			}
+		}
+	}
+	return "", false
+}
+
+// validFor checks a value against a schema.
+func validFor(schema any, v any) bool {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return false
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return false
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource("mem:///v.json", doc); err != nil {
+		return false
+	}
+	sch, err := c.Compile("mem:///v.json")
+	if err != nil {
+		return false
+	}
+	vraw, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(vraw))
+	if err != nil {
+		return false
+	}
+	return sch.Validate(inst) == nil
+}
+
+func parentField(parent *collection, param string) string {
+	for _, sf := range parent.Scope {
+		if sf.Param == param {
+			return sf.Field
+		}
+	}
+	return ""
+}
+
+func requiredArgs(o *op) []string {
+	var out []string
+	for _, a := range o.Args {
+		if a.Required {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// usersOf declares a users collection only when the API clearly has
+// customer accounts: a top-level customers collection, or users keyed by
+// a login (username, email), read by that key. Users keyed by a bare id
+// (Discord's) are other people the API acts on, not the customer.
+func usersOf(colls []*collection, byTool map[string]*op) *pack.Users {
+	for _, c := range colls {
+		n := norm(c.Name)
+		customers := n == "customer" || n == "customers"
+		login := (n == "user" || n == "users") && has(norm(c.Key), "username", "email", "login", "handle")
+		if len(c.Scope) > 0 || !customers && !login {
+			continue
+		}
+		get := byTool[c.Tools.Get]
+		if get == nil || len(requiredArgs(get)) != 1 {
+			continue
+		}
+		u := &pack.Users{Collection: c.Name, Identify: []pack.Identify{{Tool: get.Tool, Args: map[string]string{get.Handler.KeyArg: c.Key}}}}
+		first, last := "", ""
+		for _, k := range sortedKeys(c.Props) {
+			switch nk := norm(k); {
+			case has(nk, "firstname", "givenname"):
+				first = k
+			case has(nk, "lastname", "surname", "familyname"):
+				last = k
+			}
+		}
+		switch {
+		case first != "" && last != "":
+			u.Name = []string{first, last}
+		case c.Props["name"] != nil:
+			u.Name = []string{"name"}
+		}
+		return u
+	}
+	return nil
+}
+
+// attributes picks the fields a customer describes a record by (enums
+// and short, varied strings) and compares records by (numbers, dates).
+func attributes(c *collection, recs map[string]any) (describe, compare []string) {
+	skip := map[string]bool{c.Key: true}
+	for _, sf := range c.Scope {
+		skip[sf.Field] = true
+	}
+	for _, k := range sortedKeys(c.Props) {
+		if skip[k] || !pathRE.MatchString(k) || len(describe) >= 6 && len(compare) >= 4 {
+			continue
+		}
+		m, _ := c.Props[k].(map[string]any)
+		if m == nil {
+			continue
+		}
+		nk := norm(k)
+		values := map[string]bool{}
+		allShort, allPresent, numeric, dated := true, true, true, true
+		for _, r := range recs {
+			rec, _ := r.(map[string]any)
+			v, ok := rec[k]
+			if !ok || v == nil {
+				allPresent = false
+				continue
+			}
+			switch x := v.(type) {
+			case string:
+				values[x] = true
+				if len(x) > 40 {
+					allShort = false
+				}
+				numeric = false
+				if !looksDate(x) {
+					dated = false
+				}
+			case int64, float64:
+				dated = false
+				values[fmt.Sprint(x)] = true
+			default:
+				allShort, numeric, dated = false, false, false
+			}
+		}
+		if !allPresent || len(values) < 2 {
+			continue
+		}
+		idLike := strings.HasSuffix(nk, "id") || strings.HasSuffix(nk, "sid") || strings.HasSuffix(nk, "uuid") ||
+			has(nk, "url", "uri", "email", "password", "token", "secret", "phone")
+		switch {
+		case idLike:
+		case numeric && len(compare) < 4:
+			compare = append(compare, k)
+		case dated && len(compare) < 4:
+			compare = append(compare, k)
+		case allShort && !numeric && len(describe) < 6 && (m["enum"] != nil || len(values) <= len(recs)):
+			describe = append(describe, k)
+		}
+	}
+	return describe, compare
+}
+
+func looksDate(s string) bool {
+	return len(s) >= 10 && s[4] == '-' && s[7] == '-' && s[0] >= '0' && s[0] <= '9'
+}
+
+// renderManifest writes the manifest as YAML in the struct's field order,
+// without the users section when there are no users.
+func renderManifest(m pack.Manifest) ([]byte, error) {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	top := doc.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k := top.Content[i].Value
+		v := top.Content[i+1]
+		if (k == "users" && m.Users.Collection == "") || (k == "hints" && len(v.Content) == 0) {
+			top.Content = slices.Delete(top.Content, i, i+2)
+			i -= 2
+		}
+	}
+	blockStyle(&doc)
+	var b bytes.Buffer
+	b.WriteString("# Domain pack generated by `synth domain import-openapi`; see IMPORT.md.\n")
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func blockStyle(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		n.Style &^= yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle
+	}
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
+
+func renderPolicy(title, desc string, colls []*collection) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s agent policy\n\n", oneLine(title))
+	fmt.Fprintf(&b, "You are a support agent for %s. You help customers by calling its tools.\n", oneLine(title))
+	if d := trimText(desc, 400); d != "" {
+		fmt.Fprintf(&b, "\nAbout the API: %s\n", d)
+	}
+	if len(colls) > 0 {
+		var names []string
+		for _, c := range colls {
+			names = append(names, c.Noun)
+		}
+		slices.Sort(names)
+		names = slices.Compact(names)
+		fmt.Fprintf(&b, "\nThe records you work with: %s.\n", strings.Join(names, ", "))
+	}
+	b.WriteString(`
+## Rules
+
+- Use only the tools to look up and change data. Never invent ids, values or results; if a tool does not give you something, say you do not have it.
+- Before any action that changes data (create, update, delete or any other write), list the action's details (what it acts on, with its id, and the values it sets) and obtain the customer's explicit confirmation (yes) to proceed.
+- Make one write at a time: call at most one write tool per turn, and report its result before the next one.
+- Read before you write: find the record the customer means and check it is the one they describe.
+- If a tool returns an error, explain it to the customer; do not retry blindly.
+- If the request cannot be handled with the tools, or the customer asks for a person, transfer them to a human agent with ` + "`" + transferTool + "`" + ` and a short summary of the issue.
+- Do not give opinions, advice or information beyond what the tools provide.
+`)
+	return []byte(b.String())
+}
+
+// report is IMPORT.md.
+func renderReport(res *Result, title, version, source string, ops []*op, colls []*collection, db map[string]map[string]any, doc *document) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Import of %s %s\n\n", oneLine(title), oneLine(version))
+	fmt.Fprintf(&b, "Source: `%s` (OpenAPI %s). Generated by `synth domain import-openapi`.\n\n", oneLine(source), doc.version)
+	fmt.Fprintf(&b, "%d operations became %d tools (plus `%s`): %d mapped to data, %d unmapped. %d collections, %d warnings.\n\n",
+		len(ops), len(ops), transferTool, res.Mapped, len(ops)-res.Mapped, len(colls), len(res.Warnings))
+	b.WriteString("Unmapped handlers fail with a message until you write them in handlers.star.\n\n")
+	b.WriteString("## Operations\n\n| operation | operationId | tool | kind | handler |\n|---|---|---|---|---|\n")
+	for _, o := range ops {
+		h := handlerLabel(o.Handler)
+		if o.Handler.Kind == hUnmapped {
+			h += ": " + o.Handler.Reason
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", o.label(), cell(o.ID), o.Tool, o.Kind, cell(h))
+	}
+	b.WriteString("\n## Collections\n\n| collection | key | records | parent | get | list |\n|---|---|---|---|---|---|\n")
+	for _, c := range colls {
+		parent := ""
+		if c.Parent != nil {
+			parent = c.Parent.Name
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", c.Name, c.Key, len(db[c.Name]), parent, c.Tools.Get, c.Tools.List)
+	}
+	b.WriteString("\n## Warnings\n\n")
+	if len(res.Warnings) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "- %s\n", oneLine(w))
+	}
+	if len(doc.indexErr) > 0 {
+		b.WriteString("\n## Spec index messages\n\nWhat libopenapi reported while indexing the spec (unused parts included).\n\n")
+		for _, e := range doc.indexErr {
+			fmt.Fprintf(&b, "- %s\n", oneLine(e))
+		}
+	}
+	var notes []string
+	for _, o := range ops {
+		for _, n := range o.Notes {
+			notes = append(notes, o.Tool+": "+n)
+		}
+	}
+	if len(notes) > 0 || len(doc.circular) > 0 {
+		b.WriteString("\n## Recursive schemas\n\nCut at the cycle (the recursive reference became a plain object) so every tool schema is finite.\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", oneLine(n))
+		}
+		for _, c := range doc.circular {
+			fmt.Fprintf(&b, "- circular reference found by libopenapi: %s\n", oneLine(c))
+		}
+	}
+	return []byte(b.String())
+}
+
+func cell(s string) string {
+	return strings.ReplaceAll(oneLine(s), "|", "\\|")
+}

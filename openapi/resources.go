@@ -1,0 +1,723 @@
+package openapi
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pb33f/go-yaml"
+)
+
+// Handler kinds.
+const (
+	hList     = "list"
+	hGet      = "get"
+	hCreate   = "create"
+	hUpdate   = "update"
+	hDelete   = "delete"
+	hUnmapped = "unmapped"
+)
+
+// plan is how an operation's handler works.
+type plan struct {
+	Kind   string
+	Coll   *collection
+	Reason string // why unmapped
+	KeyArg string // the argument holding the record key
+	// Scope maps path arguments of the collection path to record fields
+	// (the parent ids of a nested resource).
+	Scope map[string]string
+	// Fields maps arguments to the record fields they set (create,
+	// update) or filter on (list).
+	Fields map[string]string
+	// Paging arguments of a list ("" when absent); PageBase is 0 or 1.
+	Limit, Offset, Page string
+	PageBase            int
+	Upsert              bool // PUT on an item creates a missing record
+}
+
+// segment is one piece of a URL template.
+type segment struct {
+	Lit   string
+	Param string
+}
+
+func segments(path string) []segment {
+	var out []segment
+	for _, s := range strings.Split(path, "/") {
+		if s == "" {
+			continue
+		}
+		if len(s) > 2 && s[0] == '{' && s[len(s)-1] == '}' && !strings.ContainsAny(s[1:len(s)-1], "{}") {
+			out = append(out, segment{Param: s[1 : len(s)-1]})
+		} else {
+			out = append(out, segment{Lit: s})
+		}
+	}
+	return out
+}
+
+// shape is a template with parameter names erased: /users/{}/posts.
+func shape(segs []segment) string {
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteByte('/')
+		if s.Param != "" {
+			b.WriteString("{}")
+		} else {
+			b.WriteString(s.Lit)
+		}
+	}
+	return b.String()
+}
+
+func params(segs []segment) []string {
+	var out []string
+	for _, s := range segs {
+		if s.Param != "" {
+			out = append(out, s.Param)
+		}
+	}
+	return out
+}
+
+// collection is a resource found in the paths.
+type collection struct {
+	Name     string
+	Noun     string
+	Shape    string // collection path shape
+	HasItem  bool   // an item path exists
+	KeyParam string // the item path parameter
+	Key      string // the record field holding the key
+	KeyType  string // "integer" or "string"
+	// KeySchema constrains generated keys (the item path parameter's
+	// schema) so they are valid tool arguments.
+	KeySchema any
+	Scope     []scopeField
+	Parent    *collection
+	// Props are the record's properties (flattened item schema plus the
+	// key and scope fields).
+	Props map[string]any
+	Req   []string
+	Tools struct{ Get, List string }
+	// fresh are unused keys handed out by create, so new keys match the
+	// key's pattern.
+	fresh []string
+}
+
+// scopeField is a path parameter of a nested collection's path and the
+// record field it fills.
+type scopeField struct {
+	Param  string
+	Field  string
+	Schema any
+}
+
+// analyse finds the collections and plans every operation's handler.
+func analyse(conv *converter, ops []*op) []*collection {
+	for _, o := range ops {
+		if o.Method == "get" {
+			s, ok := response(conv, o)
+			o.respKnown = ok
+			if ok {
+				_, o.respList = listItemsOf(s)
+			}
+		}
+	}
+	byShape := map[string]*collection{}
+	var colls []*collection
+	add := func(sh string, segs []segment) *collection {
+		if c, ok := byShape[sh]; ok {
+			return c
+		}
+		c := &collection{Shape: sh, Props: map[string]any{}}
+		for _, p := range params(segs) {
+			c.Scope = append(c.Scope, scopeField{Param: p})
+		}
+		byShape[sh] = c
+		colls = append(colls, c)
+		return c
+	}
+	// Item paths make resources: .../things/{id}.
+	for _, o := range ops {
+		segs := segments(o.Path)
+		if n := len(segs); n >= 2 && segs[n-1].Param != "" && segs[n-2].Lit != "" {
+			c := add(shape(segs[:n-1]), segs[:n-1])
+			c.HasItem = true
+			if c.KeyParam == "" {
+				c.KeyParam = segs[n-1].Param
+			}
+		}
+	}
+	// A list-only GET that returns an array of objects makes one too.
+	for _, o := range ops {
+		segs := segments(o.Path)
+		if o.Method != "get" || len(segs) == 0 || segs[len(segs)-1].Lit == "" || len(o.Broken) > 0 {
+			continue
+		}
+		if _, ok := byShape[shape(segs)]; ok {
+			continue
+		}
+		// GET /pets/findByStatus searches pets; it is not a resource.
+		if p := byShape[shape(segs[:len(segs)-1])]; p != nil && p.HasItem {
+			continue
+		}
+		if o.respList {
+			add(shape(segs), segs)
+		}
+	}
+	for _, c := range colls {
+		c.describe(conv, ops)
+	}
+	for _, c := range colls {
+		// The parent is the collection whose item the last scope param names.
+		segs := segments(strings.ReplaceAll(c.Shape, "{}", "{x}"))
+		for i := len(segs) - 1; i >= 1; i-- {
+			if segs[i].Param != "" {
+				c.Parent = byShape[shape(segs[:i])]
+				break
+			}
+		}
+	}
+	nameCollections(colls)
+	for _, c := range colls {
+		c.fields()
+	}
+	for _, o := range ops {
+		o.Handler = planOp(o, byShape)
+		if c := o.Handler.Coll; c != nil {
+			switch o.Handler.Kind {
+			case hGet:
+				if c.Tools.Get == "" {
+					c.Tools.Get = o.Tool
+				}
+			case hList:
+				if c.Tools.List == "" && len(o.Handler.Scope) == 0 {
+					c.Tools.List = o.Tool
+				}
+			}
+		}
+	}
+	// A collection no operation uses is dropped.
+	return slices.DeleteFunc(colls, func(c *collection) bool {
+		for _, o := range ops {
+			if o.Handler.Coll == c {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// describe finds the record schema: the item GET's response, the list's
+// items, then the create or update body.
+func (c *collection) describe(conv *converter, ops []*op) {
+	var cands []any
+	var keyOp *op
+	for pass := 0; pass < 3; pass++ {
+		for _, o := range ops {
+			segs := segments(o.Path)
+			n := len(segs)
+			item := n >= 2 && segs[n-1].Param != "" && shape(segs[:n-1]) == c.Shape
+			coll := shape(segs) == c.Shape
+			switch {
+			case pass == 0 && item && o.Method == "get":
+				if keyOp == nil {
+					keyOp = o
+				}
+				if s, ok := response(conv, o); ok {
+					cands = append(cands, s)
+				}
+			case pass == 1 && coll && o.Method == "get":
+				if s, ok := listItems(conv, o); ok {
+					cands = append(cands, s)
+				}
+			case pass == 2 && (coll && o.Method == "post" || item && (o.Method == "put" || o.Method == "patch")):
+				if o.Body != nil {
+					cands = append(cands, o.Body)
+				}
+			}
+			if item && keyOp == nil {
+				keyOp = o
+			}
+		}
+	}
+	for _, s := range cands {
+		props, req, ok := flattenObject(s, 0)
+		if ok && len(props) > 0 {
+			for k, v := range props {
+				c.Props[k] = v
+			}
+			c.Req = req
+			break
+		}
+	}
+	// The key parameter's schema, and the scope parameters'.
+	if keyOp != nil {
+		if a := keyOp.argFor(inPath, c.KeyParam); a != nil {
+			c.KeySchema = a.Schema
+		}
+		segs := segments(keyOp.Path)
+		ps := params(segs[:len(segs)-1])
+		for i := range c.Scope {
+			if i < len(ps) {
+				if a := keyOp.argFor(inPath, ps[i]); a != nil {
+					c.Scope[i].Schema = a.Schema
+				}
+			}
+		}
+	}
+}
+
+// fields settles the key and scope fields of the records.
+func (c *collection) fields() {
+	if c.KeyParam != "" {
+		c.Key = matchField(c.KeyParam, c.Props, true)
+		if c.Key == "" {
+			c.Key = c.KeyParam
+		}
+	} else {
+		for _, k := range []string{"id", "uuid", "key", "sid", "name", "slug", "code"} {
+			if f := matchField(k, c.Props, false); f != "" {
+				c.Key = f
+				break
+			}
+		}
+		if c.Key == "" {
+			c.Key = "id"
+		}
+	}
+	if c.KeySchema == nil {
+		if s, ok := c.Props[c.Key]; ok {
+			c.KeySchema = s
+		} else {
+			c.KeySchema = map[string]any{"type": "string"}
+		}
+	}
+	if _, ok := c.Props[c.Key]; !ok {
+		c.Props[c.Key] = c.KeySchema
+	}
+	c.KeyType = "string"
+	if m, ok := c.KeySchema.(map[string]any); ok && (hasType(m, "integer") || hasType(m, "number")) && !hasType(m, "string") {
+		c.KeyType = "integer"
+	}
+	for i := range c.Scope {
+		sf := &c.Scope[i]
+		sf.Field = matchField(sf.Param, c.Props, false)
+		if sf.Field == "" {
+			sf.Field = sf.Param
+			if norm(sf.Param) == "id" {
+				parent := "parent"
+				if c.Parent != nil && i == len(c.Scope)-1 {
+					parent = c.Parent.Noun
+				}
+				sf.Field = snake(parent) + "_id"
+			}
+		}
+		if sf.Field == c.Key {
+			sf.Field = "parent_" + sf.Field
+		}
+		if sf.Schema == nil {
+			sf.Schema = map[string]any{"type": "string"}
+		}
+		if _, ok := c.Props[sf.Field]; !ok {
+			c.Props[sf.Field] = sf.Schema
+		}
+	}
+}
+
+// matchField finds the record property a parameter names: the same
+// name up to case and separators, or (for keys) an id-like property
+// the name ends with ("petId" → "id", "ServiceSid" → "sid").
+func matchField(param string, props map[string]any, key bool) string {
+	np := norm(param)
+	for _, k := range sortedKeys(props) {
+		if norm(k) == np {
+			return k
+		}
+	}
+	if !key {
+		return ""
+	}
+	best := ""
+	for _, k := range sortedKeys(props) {
+		nk := norm(k)
+		idLike := strings.HasSuffix(nk, "id") || nk == "key" || nk == "name" || nk == "slug" || nk == "code"
+		if idLike && strings.HasSuffix(np, nk) && len(nk) > len(norm(best)) {
+			best = k
+		}
+	}
+	return best
+}
+
+func norm(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// snake turns a path segment or name into snake_case ASCII.
+func snake(s string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if prevLower {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r + 'a' - 'A')
+			prevLower = false
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			prevLower = true
+		default:
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+			prevLower = false
+		}
+	}
+	out := strings.Trim(b.String(), "_")
+	if out == "" || out[0] >= '0' && out[0] <= '9' {
+		out = "c_" + out
+	}
+	return out
+}
+
+// singular is a naive English singular, good enough for nouns in paths.
+func singular(s string) string {
+	switch {
+	case strings.HasSuffix(s, "ies") && len(s) > 4:
+		return s[:len(s)-3] + "y"
+	case strings.HasSuffix(s, "sses"), strings.HasSuffix(s, "xes"), strings.HasSuffix(s, "ches"), strings.HasSuffix(s, "shes"):
+		return s[:len(s)-2]
+	case strings.HasSuffix(s, "ss"), strings.HasSuffix(s, "us"), strings.HasSuffix(s, "is"):
+		return s
+	case strings.HasSuffix(s, "s") && len(s) > 2:
+		return s[:len(s)-1]
+	}
+	return s
+}
+
+// nameCollections names each collection after its last literal segment,
+// prefixing parents' segments until names are unique.
+func nameCollections(colls []*collection) {
+	lits := func(c *collection) []string {
+		var out []string
+		for _, s := range strings.Split(c.Shape, "/") {
+			if s != "" && s != "{}" {
+				out = append(out, snake(s))
+			}
+		}
+		return out
+	}
+	depth := make([]int, len(colls))
+	for i := range depth {
+		depth[i] = 1
+	}
+	name := func(i int) string {
+		l := lits(colls[i])
+		d := min(depth[i], len(l))
+		return strings.Join(l[len(l)-d:], "_")
+	}
+	for round := 0; round < 8; round++ {
+		seen := map[string][]int{}
+		for i := range colls {
+			seen[name(i)] = append(seen[name(i)], i)
+		}
+		clash := false
+		for _, idx := range seen {
+			if len(idx) > 1 {
+				clash = true
+				for _, i := range idx {
+					depth[i]++
+				}
+			}
+		}
+		if !clash {
+			break
+		}
+	}
+	used := map[string]bool{}
+	for i, c := range colls {
+		n := name(i)
+		if len(n) > 48 {
+			n = n[len(n)-48:]
+			n = strings.TrimLeft(n, "_")
+		}
+		base := n
+		for j := 2; used[n]; j++ {
+			n = fmt.Sprintf("%s_%d", base, j)
+		}
+		used[n] = true
+		c.Name = n
+		l := lits(c)
+		c.Noun = strings.ReplaceAll(singular(l[len(l)-1]), "_", " ")
+	}
+}
+
+// response is the JSON schema of an operation's first 2xx response.
+func response(conv *converter, o *op) (any, bool) {
+	rs := get(o.Node, "responses")
+	if rs == nil || rs.Kind != yaml.MappingNode {
+		return nil, false
+	}
+	var best *yaml.Node
+	bestCode := ""
+	for i := 0; i+1 < len(rs.Content); i += 2 {
+		code := strings.ToUpper(rs.Content[i].Value)
+		if len(code) == 3 && code[0] == '2' && (bestCode == "" || code < bestCode) {
+			best, bestCode = rs.Content[i+1], code
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	r, err := conv.followRef(best)
+	if err != nil || r == nil {
+		return nil, false
+	}
+	content := get(r, "content")
+	if content == nil || content.Kind != yaml.MappingNode || len(content.Content) < 2 {
+		return nil, false
+	}
+	ct, media := pickMedia(content)
+	if !isJSON(ct) {
+		return nil, false
+	}
+	sn := get(media, "schema")
+	if sn == nil {
+		return nil, false
+	}
+	s, w := conv.Schema(sn)
+	if len(w.broken) > 0 {
+		return nil, false
+	}
+	return s, true
+}
+
+// listItems is the item schema of a list response: an array of objects,
+// or an object wrapping exactly one such array ({"data": [...], "meta"}).
+func listItems(conv *converter, o *op) (any, bool) {
+	s, ok := response(conv, o)
+	if !ok {
+		return nil, false
+	}
+	return listItemsOf(s)
+}
+
+func listItemsOf(s any) (any, bool) {
+	if it, ok := arrayOfObjects(s); ok {
+		return it, true
+	}
+	props, _, ok := flattenObject(s, 0)
+	if !ok {
+		return nil, false
+	}
+	var found any
+	n := 0
+	for _, k := range sortedKeys(props) {
+		if it, ok := arrayOfObjects(props[k]); ok {
+			found = it
+			n++
+		}
+	}
+	return found, n == 1
+}
+
+func arrayOfObjects(s any) (any, bool) {
+	m, ok := s.(map[string]any)
+	if !ok || !hasType(m, "array") {
+		return nil, false
+	}
+	props, _, ok := flattenObject(m["items"], 0)
+	return m["items"], ok && len(props) > 0
+}
+
+// planOp decides an operation's handler.
+func planOp(o *op, byShape map[string]*collection) plan {
+	if len(o.Broken) > 0 {
+		return plan{Kind: hUnmapped, Reason: "its schema has unresolved $refs: " + strings.Join(o.Broken, "; ")}
+	}
+	segs := segments(o.Path)
+	n := len(segs)
+	var c *collection
+	item := false
+	switch {
+	case n >= 2 && segs[n-1].Param != "" && segs[n-2].Lit != "" && byShape[shape(segs[:n-1])] != nil:
+		c, item = byShape[shape(segs[:n-1])], true
+	case n >= 1 && byShape[shape(segs)] != nil:
+		c = byShape[shape(segs)]
+	case n >= 2 && segs[n-1].Lit != "" && o.Method == "get" && byShape[shape(segs[:n-1])] != nil && byShape[shape(segs[:n-1])].HasItem:
+		// A search under a collection: GET /pets/findByStatus.
+		p := plan{Kind: hList, Coll: byShape[shape(segs[:n-1])]}
+		if o.respList {
+			p.scope(o, segs[:n-1])
+			p.filters(o)
+			return p
+		}
+		return plan{Kind: hUnmapped, Reason: "GET " + o.Path + " does not return a list of " + p.Coll.Name}
+	}
+	if c == nil {
+		return plan{Kind: hUnmapped, Reason: "the path is not a collection (/things) or item (/things/{id}) of a resource"}
+	}
+	p := plan{Coll: c}
+	if item {
+		p.scope(o, segs[:n-1])
+		if a := o.argFor(inPath, segs[n-1].Param); a != nil {
+			p.KeyArg = a.Name
+		}
+		switch o.Method {
+		case "get":
+			p.Kind = hGet
+		case "delete":
+			p.Kind = hDelete
+		case "put", "patch", "post":
+			p.Kind = hUpdate
+			p.Upsert = o.Method == "put"
+			p.sets(o)
+			p.keepKey()
+		default:
+			return plan{Kind: hUnmapped, Reason: strings.ToUpper(o.Method) + " on an item has no data meaning"}
+		}
+		if p.KeyArg == "" {
+			return plan{Kind: hUnmapped, Reason: "the item's path parameter is not an argument"}
+		}
+		return p
+	}
+	p.scope(o, segs)
+	switch o.Method {
+	case "get":
+		if !o.isList() && c.HasItem {
+			return plan{Kind: hUnmapped, Reason: "GET " + o.Path + " does not return a list of " + c.Name}
+		}
+		p.Kind = hList
+		p.filters(o)
+	case "post":
+		p.Kind = hCreate
+		p.sets(o)
+	case "put", "patch":
+		// PUT /pet with the pet's id in the body updates that pet.
+		p.Kind = hUpdate
+		p.sets(o)
+		for a, f := range p.Fields {
+			if f == c.Key {
+				p.KeyArg = a
+			}
+		}
+		if p.KeyArg == "" {
+			return plan{Kind: hUnmapped, Reason: strings.ToUpper(o.Method) + " on the whole collection " + c.Name + " (no key field in the body)"}
+		}
+		p.keepKey()
+	default:
+		return plan{Kind: hUnmapped, Reason: strings.ToUpper(o.Method) + " on the whole collection " + c.Name + " is a bulk operation"}
+	}
+	return p
+}
+
+// isList reports whether a GET returns a list of records (a GET without
+// a JSON response is taken to be one: it is the best guess).
+func (o *op) isList() bool {
+	return !o.respKnown || o.respList
+}
+
+// scope maps the path arguments of the collection path to scope fields.
+func (p *plan) scope(o *op, collSegs []segment) {
+	ps := params(collSegs)
+	for i, name := range ps {
+		if i >= len(p.Coll.Scope) {
+			break
+		}
+		if a := o.argFor(inPath, name); a != nil {
+			if p.Scope == nil {
+				p.Scope = map[string]string{}
+			}
+			p.Scope[a.Name] = p.Coll.Scope[i].Field
+		}
+	}
+}
+
+// sets maps body (and query) arguments to the record fields they set.
+func (p *plan) sets(o *op) {
+	p.Fields = map[string]string{}
+	for _, a := range o.Args {
+		switch a.In {
+		case inBody:
+			if f := matchField(a.Orig, p.Coll.Props, false); f != "" {
+				p.Fields[a.Name] = f
+			} else {
+				p.Fields[a.Name] = a.Orig
+			}
+		case inQuery:
+			// Old-style updates send fields as query parameters
+			// (POST /pet/{petId}?name=...&status=...).
+			if f := matchField(a.Orig, p.Coll.Props, false); f != "" && f != p.Coll.Key {
+				p.Fields[a.Name] = f
+			}
+		}
+	}
+}
+
+// keepKey stops an update from changing the key or the parent ids: the
+// record's key must stay equal to its database key.
+func (p *plan) keepKey() {
+	fixed := map[string]bool{p.Coll.Key: true}
+	for _, sf := range p.Coll.Scope {
+		fixed[sf.Field] = true
+	}
+	for a, f := range p.Fields {
+		if fixed[f] && a != p.KeyArg {
+			delete(p.Fields, a)
+		}
+	}
+	if f, ok := p.Fields[p.KeyArg]; ok && f == p.Coll.Key {
+		delete(p.Fields, p.KeyArg)
+	}
+}
+
+// filters maps query arguments to the record fields a list filters on,
+// and finds paging arguments.
+func (p *plan) filters(o *op) {
+	p.Fields = map[string]string{}
+	for _, a := range o.Args {
+		if a.In != inQuery {
+			continue
+		}
+		switch norm(a.Orig) {
+		case "limit", "pagesize", "perpage", "maxresults", "top", "size":
+			if isInteger(a.Schema) {
+				p.Limit = a.Name
+				continue
+			}
+		case "offset", "skip", "start":
+			if isInteger(a.Schema) {
+				p.Offset = a.Name
+				continue
+			}
+		case "page", "pagenumber", "pageindex":
+			if isInteger(a.Schema) {
+				p.Page = a.Name
+				p.PageBase = 1
+				if m, ok := a.Schema.(map[string]any); ok {
+					if v, ok := m["minimum"].(float64); ok && v == 0 {
+						p.PageBase = 0
+					}
+				}
+				continue
+			}
+		}
+		if f := matchField(a.Orig, p.Coll.Props, false); f != "" {
+			p.Fields[a.Name] = f
+		}
+	}
+}
+
+func isInteger(s any) bool {
+	m, ok := s.(map[string]any)
+	return ok && (hasType(m, "integer") || hasType(m, "number"))
+}

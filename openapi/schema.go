@@ -1,0 +1,644 @@
+package openapi
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/go-yaml"
+)
+
+// Limits on inlining: $refs are expanded in place so every tool schema is
+// self-contained, and heavily shared schemas (Discord's) would otherwise
+// make one tool's parameters megabytes long.
+const (
+	maxRefDepth    = 4   // nested $ref expansions on one path
+	maxSchemaNodes = 250 // schema objects emitted for one root schema
+)
+
+// refError is a $ref that cannot be followed: dangling, external or
+// malformed. It fails only the operation that uses it.
+type refError struct {
+	Ref    string
+	Line   int
+	Reason string
+}
+
+func (e *refError) Error() string {
+	return fmt.Sprintf("$ref %q (line %d) %s", e.Ref, e.Line, e.Reason)
+}
+
+// converter turns OpenAPI schema nodes into self-contained Draft 2020-12
+// schemas: $refs inlined, cycles cut, 3.0 keywords translated.
+type converter struct {
+	root *yaml.Node // the document's top mapping
+	// memo holds converted $ref targets whose conversion cut nothing, so
+	// the result does not depend on where the ref was met.
+	memo map[string]memoEntry
+}
+
+type memoEntry struct {
+	v     any
+	nodes int
+}
+
+// walk is the state of converting one root schema.
+type walk struct {
+	stack []string // $refs being expanded, outermost first
+	nodes int
+	cut   bool // a cycle or a limit shortened the result
+	// broken collects unresolvable refs: the schema is still produced
+	// (the ref replaced by a permissive schema) but the caller fails the
+	// operation.
+	broken []*refError
+	notes  []string
+}
+
+func newConverter(root *yaml.Node) *converter {
+	return &converter{root: root, memo: map[string]memoEntry{}}
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 64; i++ {
+		n = n.Alias
+	}
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		return deref(n.Content[0])
+	}
+	return n
+}
+
+// get returns the value of key in a mapping node, or nil.
+func get(n *yaml.Node, key string) *yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return deref(n.Content[i+1])
+		}
+	}
+	return nil
+}
+
+// str returns the scalar text of key in a mapping node.
+func str(n *yaml.Node, key string) string {
+	v := get(n, key)
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.Value
+}
+
+// resolve follows a local JSON pointer ("#/components/schemas/Pet").
+func (c *converter) resolve(ref string, line int) (*yaml.Node, error) {
+	if !strings.HasPrefix(ref, "#") {
+		if i := strings.Index(ref, "#"); i != 0 {
+			return nil, &refError{Ref: ref, Line: line, Reason: "points outside the spec (external files and URLs are not read)"}
+		}
+	}
+	frag := ref[1:]
+	if frag == "" {
+		return deref(c.root), nil
+	}
+	if !strings.HasPrefix(frag, "/") {
+		return nil, &refError{Ref: ref, Line: line, Reason: "is not a JSON pointer (anchors are not supported)"}
+	}
+	n := deref(c.root)
+	for _, tok := range strings.Split(frag[1:], "/") {
+		if t, err := url.PathUnescape(tok); err == nil {
+			tok = t
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch {
+		case n == nil:
+		case n.Kind == yaml.MappingNode:
+			n = get(n, tok)
+		case n.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				n = nil
+			} else {
+				n = deref(n.Content[i])
+			}
+		default:
+			n = nil
+		}
+		if n == nil {
+			return nil, &refError{Ref: ref, Line: line, Reason: "does not exist in the spec"}
+		}
+	}
+	return n, nil
+}
+
+// refName is the last token of a ref, for messages ("Pet").
+func refName(ref string) string {
+	if i := strings.LastIndex(ref, "/"); i >= 0 {
+		return ref[i+1:]
+	}
+	return ref
+}
+
+// followRef resolves chains of non-schema $refs (parameters, request
+// bodies, responses, path items) to the object they name.
+func (c *converter) followRef(n *yaml.Node) (*yaml.Node, error) {
+	n = deref(n)
+	for i := 0; n != nil && n.Kind == yaml.MappingNode; i++ {
+		r := get(n, "$ref")
+		if r == nil || r.Kind != yaml.ScalarNode {
+			return n, nil
+		}
+		if i > 32 {
+			return nil, &refError{Ref: r.Value, Line: r.Line, Reason: "is a chain of more than 32 references"}
+		}
+		next, err := c.resolve(r.Value, r.Line)
+		if err != nil {
+			return nil, err
+		}
+		n = next
+	}
+	return n, nil
+}
+
+// Schema converts one root schema node.
+func (c *converter) Schema(n *yaml.Node) (any, *walk) {
+	w := &walk{}
+	return c.schema(n, w), w
+}
+
+func (c *converter) schema(n *yaml.Node, w *walk) any {
+	n = deref(n)
+	if n == nil {
+		return map[string]any{}
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		// 3.1 boolean schemas.
+		if n.Tag == "!!bool" {
+			return n.Value == "true"
+		}
+		return map[string]any{}
+	case yaml.MappingNode:
+	default:
+		return map[string]any{}
+	}
+	w.nodes++
+	if r := get(n, "$ref"); r != nil && r.Kind == yaml.ScalarNode {
+		return c.ref(n, r, w)
+	}
+	return c.object(n, w)
+}
+
+func (c *converter) ref(n, r *yaml.Node, w *walk) any {
+	ref := r.Value
+	target := c.expand(ref, r.Line, w)
+	// Sibling keywords: 3.0 says to ignore them, but descriptions and
+	// nullable next to a $ref are common and harmless to keep.
+	if len(n.Content) <= 2 {
+		return target
+	}
+	sib := &yaml.Node{Kind: yaml.MappingNode}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != "$ref" {
+			sib.Content = append(sib.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	nullable := str(sib, "nullable") == "true"
+	extra, _ := c.object(sib, w).(map[string]any)
+	delete(extra, "nullable")
+	anno := map[string]any{}
+	for _, k := range []string{"description", "title", "default", "examples", "readOnly", "writeOnly", "deprecated"} {
+		if v, ok := extra[k]; ok {
+			anno[k] = v
+			delete(extra, k)
+		}
+	}
+	var out map[string]any
+	tm, isMap := target.(map[string]any)
+	switch {
+	case len(extra) > 0:
+		out = map[string]any{"allOf": []any{target, extra}}
+	case isMap:
+		out = clone(tm)
+	default:
+		out = map[string]any{"allOf": []any{target}}
+	}
+	for k, v := range anno {
+		out[k] = v
+	}
+	if nullable {
+		out = map[string]any{"anyOf": []any{out, map[string]any{"type": "null"}}}
+	}
+	return out
+}
+
+// expand converts the schema a $ref names, cutting cycles and deep or
+// oversized expansions.
+func (c *converter) expand(ref string, line int, w *walk) any {
+	if slices.Contains(w.stack, ref) {
+		w.cut = true
+		w.notes = append(w.notes, fmt.Sprintf("recursive schema %s cut at the cycle", refName(ref)))
+		return c.stub(ref, "recursive: the same structure nests here; cut to keep the schema finite")
+	}
+	if e, ok := c.memo[ref]; ok && w.nodes+e.nodes <= maxSchemaNodes {
+		w.nodes += e.nodes
+		return e.v
+	}
+	if len(w.stack) >= maxRefDepth || w.nodes >= maxSchemaNodes {
+		w.cut = true
+		return c.stub(ref, "nested too deep to expand here")
+	}
+	target, err := c.resolve(ref, line)
+	if err != nil {
+		var re *refError
+		if e, ok := err.(*refError); ok {
+			re = e
+		} else {
+			re = &refError{Ref: ref, Line: line, Reason: err.Error()}
+		}
+		w.broken = append(w.broken, re)
+		w.cut = true
+		return map[string]any{"description": "unresolved $ref " + ref}
+	}
+	outer := w.cut
+	w.cut = false
+	before := w.nodes
+	w.stack = append(w.stack, ref)
+	v := c.schema(target, w)
+	w.stack = w.stack[:len(w.stack)-1]
+	if !w.cut {
+		c.memo[ref] = memoEntry{v: v, nodes: w.nodes - before}
+	}
+	w.cut = w.cut || outer
+	return v
+}
+
+// stub stands in for a schema that is not expanded: it keeps the target's
+// type so the arguments stay checkable.
+func (c *converter) stub(ref, why string) map[string]any {
+	out := map[string]any{"description": refName(ref) + " (" + why + ")"}
+	if t, err := c.resolve(ref, 0); err == nil {
+		switch ty := str(t, "type"); {
+		case ty != "" && validType(ty):
+			out["type"] = ty
+		case get(t, "properties") != nil:
+			out["type"] = "object"
+		}
+	}
+	return out
+}
+
+var jsonTypes = []string{"string", "number", "integer", "boolean", "array", "object", "null"}
+
+func validType(t string) bool { return slices.Contains(jsonTypes, t) }
+
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+2)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// object converts a schema mapping without $ref, keyword by keyword;
+// unknown keywords and vendor extensions are dropped.
+func (c *converter) object(n *yaml.Node, w *walk) any {
+	out := map[string]any{}
+	var nullable bool
+	var exMin, exMax *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		v := deref(n.Content[i+1])
+		if v == nil {
+			continue
+		}
+		switch k {
+		case "type":
+			if ts := types(v); len(ts) == 1 {
+				out["type"] = ts[0]
+			} else if len(ts) > 1 {
+				out["type"] = toAny(ts)
+			}
+		case "properties", "dependentSchemas":
+			if v.Kind != yaml.MappingNode {
+				continue
+			}
+			props := map[string]any{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				props[v.Content[j].Value] = c.schema(v.Content[j+1], w)
+			}
+			out[k] = props
+		case "patternProperties":
+			if v.Kind != yaml.MappingNode {
+				continue
+			}
+			props := map[string]any{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if _, err := regexp.Compile(v.Content[j].Value); err == nil {
+					props[v.Content[j].Value] = c.schema(v.Content[j+1], w)
+				}
+			}
+			out[k] = props
+		case "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
+			"unevaluatedProperties", "unevaluatedItems":
+			out[k] = c.schema(v, w)
+		case "items":
+			if v.Kind == yaml.SequenceNode { // draft-04 tuple form
+				out["prefixItems"] = c.list(v, w)
+			} else {
+				out[k] = c.schema(v, w)
+			}
+		case "prefixItems", "allOf", "anyOf", "oneOf":
+			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+				// oneOf demands exactly one match; API specs rarely make
+				// their branches disjoint, so valid arguments would fail.
+				if k == "oneOf" {
+					k = "anyOf"
+				}
+				out[k] = c.list(v, w)
+			}
+		case "required":
+			var req []any
+			if v.Kind == yaml.SequenceNode {
+				for _, r := range v.Content {
+					if r = deref(r); r.Kind == yaml.ScalarNode && !slices.Contains(req, any(r.Value)) {
+						req = append(req, r.Value)
+					}
+				}
+			}
+			if len(req) > 0 {
+				out[k] = req
+			}
+		case "enum":
+			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+				var vals []any
+				for _, e := range v.Content {
+					if x, ok := value(e, 0); ok {
+						vals = append(vals, x)
+					}
+				}
+				if len(vals) > 0 {
+					out[k] = vals
+				}
+			}
+		case "const", "default":
+			if x, ok := value(v, 0); ok {
+				out[k] = x
+			}
+		case "example":
+			if x, ok := value(v, 0); ok {
+				if _, has := out["examples"]; !has {
+					out["examples"] = []any{x}
+				}
+			}
+		case "examples":
+			// A list in 3.1; OpenAPI's media-type map form is not a schema keyword.
+			if v.Kind == yaml.SequenceNode {
+				if x, ok := value(v, 0); ok {
+					out[k] = x
+				}
+			}
+		case "nullable":
+			nullable = v.Value == "true"
+		case "minimum", "maximum":
+			if f, ok := number(v); ok {
+				out[k] = f
+			}
+		case "multipleOf":
+			if f, ok := number(v); ok && f > 0 {
+				out[k] = f
+			}
+		case "exclusiveMinimum":
+			exMin = v
+		case "exclusiveMaximum":
+			exMax = v
+		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+			"minContains", "maxContains":
+			if f, ok := number(v); ok && f >= 0 && f == math.Trunc(f) && f < 1<<53 {
+				out[k] = int64(f)
+			}
+		case "uniqueItems", "readOnly", "writeOnly", "deprecated":
+			if v.Tag == "!!bool" {
+				out[k] = v.Value == "true"
+			}
+		case "pattern":
+			if _, err := regexp.Compile(v.Value); err == nil && v.Kind == yaml.ScalarNode {
+				out[k] = v.Value
+			}
+		case "format", "title", "contentMediaType", "contentEncoding":
+			if v.Kind == yaml.ScalarNode && v.Value != "" {
+				out[k] = v.Value
+			}
+		case "description":
+			if v.Kind == yaml.ScalarNode {
+				if d := trimText(v.Value, 500); d != "" {
+					out[k] = d
+				}
+			}
+		case "dependentRequired":
+			if x, ok := value(v, 0); ok {
+				if m, ok := x.(map[string]any); ok && stringLists(m) {
+					out[k] = m
+				}
+			}
+		}
+	}
+	exclusive(out, "exclusiveMinimum", "minimum", exMin)
+	exclusive(out, "exclusiveMaximum", "maximum", exMax)
+	if nullable {
+		return makeNullable(out)
+	}
+	return out
+}
+
+// exclusive converts 3.0's boolean exclusiveMinimum/Maximum (a flag on
+// minimum/maximum) to 2020-12's numeric form; 3.1 numbers pass through.
+func exclusive(out map[string]any, key, bound string, v *yaml.Node) {
+	if v == nil {
+		return
+	}
+	if v.Tag == "!!bool" {
+		if b, ok := out[bound]; ok && v.Value == "true" {
+			out[key] = b
+			delete(out, bound)
+		}
+		return
+	}
+	if f, ok := number(v); ok {
+		out[key] = f
+	}
+}
+
+// makeNullable adds null to the accepted values (3.0 nullable: true).
+func makeNullable(out map[string]any) map[string]any {
+	if e, ok := out["enum"].([]any); ok && !slices.Contains(e, nil) {
+		out["enum"] = append(slices.Clip(e), nil)
+	}
+	switch t := out["type"].(type) {
+	case string:
+		if t != "null" {
+			out["type"] = []any{t, "null"}
+		}
+		return out
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			out["type"] = append(slices.Clip(t), "null")
+		}
+		return out
+	}
+	if _, ok := out["enum"]; ok {
+		return out
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "const"} {
+		if _, ok := out[k]; ok {
+			anno := map[string]any{"anyOf": []any{out, map[string]any{"type": "null"}}}
+			if d, ok := out["description"]; ok {
+				anno["description"] = d
+			}
+			return anno
+		}
+	}
+	return out
+}
+
+func (c *converter) list(v *yaml.Node, w *walk) []any {
+	out := make([]any, 0, len(v.Content))
+	for _, e := range v.Content {
+		out = append(out, c.schema(e, w))
+	}
+	return out
+}
+
+// types reads "type" as a string or a 3.1 list, dropping unknown names
+// ("file" from Swagger habits becomes a string).
+func types(v *yaml.Node) []string {
+	var raw []string
+	switch v.Kind {
+	case yaml.ScalarNode:
+		raw = []string{v.Value}
+	case yaml.SequenceNode:
+		for _, e := range v.Content {
+			if e = deref(e); e.Kind == yaml.ScalarNode {
+				raw = append(raw, e.Value)
+			}
+		}
+	}
+	var out []string
+	for _, t := range raw {
+		if t == "file" {
+			t = "string"
+		}
+		if validType(t) && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func stringLists(m map[string]any) bool {
+	for _, v := range m {
+		l, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, s := range l {
+			if _, ok := s.(string); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func number(v *yaml.Node) (float64, bool) {
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(v.Value, "_", ""), 64)
+	if err != nil {
+		if i, err := strconv.ParseInt(v.Value, 0, 64); err == nil {
+			return float64(i), true
+		}
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// value converts a YAML node to a JSON-compatible Go value; false when it
+// has no JSON form (NaN, infinities, cyclic aliases).
+func value(n *yaml.Node, depth int) (any, bool) {
+	n = deref(n)
+	if n == nil || depth > 64 {
+		return nil, false
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return nil, true
+		case "!!bool":
+			return n.Value == "true", true
+		case "!!int":
+			if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+				return i, true
+			}
+			f, ok := number(n)
+			return f, ok
+		case "!!float":
+			f, ok := number(n)
+			return f, ok
+		}
+		return n.Value, true
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			if x, ok := value(e, depth+1); ok {
+				out = append(out, x)
+			}
+		}
+		return out, true
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if x, ok := value(n.Content[i+1], depth+1); ok {
+				out[n.Content[i].Value] = x
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// trimText collapses whitespace and bounds the length of a description.
+func trimText(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		cut := strings.LastIndex(s[:max], " ")
+		if cut < max/2 {
+			cut = max
+		}
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
