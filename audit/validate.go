@@ -293,11 +293,15 @@ func (s *state) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// loadDomain builds the release's domain from synth's built-in packs and
-// the verifier on it.
+// loadDomain builds the release's domain — a built-in by name, else the
+// pack the release ships in domain/ — and the verifier on it.
 func (s *state) loadDomain() error {
 	m := s.doc.m
-	d, err := domains.Load(m.Domain.Name, m.Seed)
+	src := m.Domain.Name
+	if !slices.Contains(domains.Names(), src) && domains.IsPackDir(s.path("domain")) {
+		src = s.path("domain")
+	}
+	d, err := domains.Load(src, m.Seed)
 	if err != nil {
 		return fmt.Errorf("domain %q: %w", m.Domain.Name, err)
 	}

@@ -2,13 +2,22 @@
 package domains
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
+	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
 )
 
@@ -25,22 +34,106 @@ type Domain struct {
 	// Files are the domain's defining files, shipped in a release's
 	// domain/ folder so the release re-verifies on its own.
 	Files map[string][]byte
+	// NewUser creates the embedded engine's simulated customer of a
+	// blueprint; rng is the blueprint's "user" stream.
+	NewUser func(bp *record.Blueprint, rng *rand.Rand) (User, error)
+	// NewAgent creates the embedded engine's agent for one episode on
+	// its own state; a non-nil flaw makes it a flawed agent (DPO).
+	NewAgent func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent
+	// Model is the compiled pack (nil for retail).
+	Model *blueprints.Model
+}
+
+// User is a simulated customer of the embedded engine.
+type User interface {
+	Start() usersim.Turn
+	Respond(ask usersim.Ask) usersim.Turn
+}
+
+// Agent is an agent of the embedded engine; Fired reports whether its
+// flaw (if any) fired.
+type Agent interface {
+	agent.Agent
+	Fired() bool
 }
 
 // Names lists the built-in domains.
 func Names() []string {
-	names := []string{retail.Name}
+	names := []string{retail.Name, airline.Name}
 	sort.Strings(names)
 	return names
 }
 
-// Load builds a built-in domain for a seed.
-func Load(name string, seed uint64) (*Domain, error) {
-	switch name {
+// Load builds a domain for a seed: a built-in by name, or the pack in a
+// directory (one holding domain.yaml).
+func Load(nameOrDir string, seed uint64) (*Domain, error) {
+	switch nameOrDir {
 	case retail.Name:
 		return loadRetail(seed)
+	case airline.Name:
+		p, err := pack.Load(context.Background(), airline.FS(), seed)
+		if err != nil {
+			return nil, fmt.Errorf("built-in domain airline: %w", err)
+		}
+		return FromPack(p)
 	}
-	return nil, fmt.Errorf("unknown domain %q: built-in domains are %s (--domain)", name, strings.Join(Names(), ", "))
+	if IsPackDir(nameOrDir) {
+		p, err := pack.LoadDir(context.Background(), nameOrDir, seed)
+		if err != nil {
+			return nil, fmt.Errorf("--domain %s: %w", nameOrDir, err)
+		}
+		return FromPack(p)
+	}
+	if strings.ContainsAny(nameOrDir, `/\`) || strings.HasPrefix(nameOrDir, ".") {
+		return nil, fmt.Errorf("--domain %s: no %s in that directory; give a pack directory (synth domain init DIR makes one) or a built-in domain (%s)", nameOrDir, pack.ManifestFile, strings.Join(Names(), ", "))
+	}
+	return nil, fmt.Errorf("unknown domain %q: built-in domains are %s, or give a pack directory (--domain)", nameOrDir, strings.Join(Names(), ", "))
+}
+
+// IsPackDir reports whether dir holds a pack manifest.
+func IsPackDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, pack.ManifestFile))
+	return err == nil && !st.IsDir()
+}
+
+// FromPack makes a domain of a loaded pack: the generic generator, user
+// and agent, and verification rules derived from its manifest.
+func FromPack(p *pack.Pack) (*Domain, error) {
+	m, err := blueprints.NewModel(context.Background(), p)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", p.Manifest.Name, err)
+	}
+	d := &Domain{
+		Name:    m.Name,
+		Version: m.Version,
+		Policy:  p.Policy,
+		Tools:   p.Tools,
+		Base:    p.Base,
+		Verify: verify.Domain{
+			Tools:     p.Tools,
+			Base:      p.Base,
+			AuthTools: m.AuthTools(),
+			OpenTools: m.OpenTools(),
+			Owner:     m.Owner,
+			UserOf:    m.UserKeyOf,
+		},
+		Files: p.Files,
+		Model: m,
+	}
+	d.Generator = func(spec blueprints.Spec) (blueprints.Generator, error) {
+		return blueprints.NewGeneric(m, spec)
+	}
+	d.NewUser = func(bp *record.Blueprint, rng *rand.Rand) (User, error) {
+		return usersim.NewGeneric(m, bp, rng)
+	}
+	d.NewAgent = func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent {
+		a := agent.NewGeneric(m, st, rng)
+		if flaw != nil {
+			a.WithFlaw(*flaw)
+		}
+		return a
+	}
+	return d, nil
 }
 
 // retailVersion changes whenever the generated database, tools or policy
@@ -85,6 +178,16 @@ func loadRetail(seed uint64) (*Domain, error) {
 	}
 	d.Generator = func(spec blueprints.Spec) (blueprints.Generator, error) {
 		return blueprints.NewRetail(r, spec)
+	}
+	d.NewUser = func(bp *record.Blueprint, rng *rand.Rand) (User, error) {
+		return usersim.New(bp, rng)
+	}
+	d.NewAgent = func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent {
+		o := agent.NewOracle(r.Tools, st, rng)
+		if flaw != nil {
+			o.WithFlaw(*flaw)
+		}
+		return o
 	}
 	return d, nil
 }

@@ -31,14 +31,11 @@ func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint
 // the oracle's word for word until the flaw fires.
 func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
-	user, err := usersim.New(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
+	user, err := d.NewUser(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {
 		return nil, false, err
 	}
-	ag := agent.NewOracle(d.Tools, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
-	if flaw != nil {
-		ag.WithFlaw(*flaw)
-	}
+	ag := d.NewAgent(st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"), flaw)
 	tr := &record.Trajectory{
 		ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "embedded", Behavior: bp.Behavior,
 		Messages: []record.Message{{Role: "system", Content: d.Policy}},

@@ -55,6 +55,11 @@ type Selector struct {
 	Pick string `json:"pick,omitempty"`
 	// Label is how the user names it ("my most recent pending order").
 	Label string `json:"label"`
+	// Among holds, for an entity found by searching (a flight), the
+	// values the user gives per search parameter: several for a grid
+	// parameter ("SFO or OAK"), one for a fixed one. Every combination
+	// is searched and Where and Pick apply to all the results together.
+	Among map[string][]string `json:"among,omitempty"`
 }
 
 // Goal is one thing the user wants from the conversation.

@@ -152,10 +152,17 @@ func equalAt(v any, want string) bool {
 // when the ordering criterion ties: identifiability is a property the
 // generator proves and the agent relies on.
 func Resolve(sel record.Selector, cands []map[string]any) (int, error) {
+	return ResolveKey(sel, cands, idField(sel.Collection))
+}
+
+// ResolveKey is Resolve for a domain that names its key fields itself
+// (a pack's collections): a selector by ID matches the candidate whose
+// key field holds the ID.
+func ResolveKey(sel record.Selector, cands []map[string]any, key string) (int, error) {
 	var idx []int
 	for i, c := range cands {
 		if sel.ID != "" {
-			if Text(c[idField(sel.Collection)]) == sel.ID {
+			if Text(c[key]) == sel.ID {
 				idx = append(idx, i)
 			}
 			continue
@@ -205,6 +212,8 @@ func Resolve(sel record.Selector, cands []map[string]any) (int, error) {
 	return best, nil
 }
 
+// idField is the key field of the built-in retail collections; packs
+// pass theirs to ResolveKey.
 func idField(coll string) string {
 	switch coll {
 	case "orders":

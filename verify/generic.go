@@ -70,6 +70,13 @@ func selectorValue(s record.Selector) map[string]any {
 	if s.Pick != "" {
 		v["pick"] = s.Pick
 	}
+	if len(s.Among) > 0 {
+		among := make(map[string]any, len(s.Among))
+		for k, vals := range s.Among {
+			among[k] = stringList(vals)
+		}
+		v["among"] = among
+	}
 	return v
 }
 

@@ -41,6 +41,10 @@ type Domain struct {
 	// Owner returns the user id owning an entity named in a call's
 	// arguments ("" when the arguments name no user-owned entity).
 	Owner func(st *tools.State, args map[string]any) string
+	// UserOf extracts the user's key from an AuthTools result; nil means
+	// the result is the key itself (quotes and spaces trimmed). Packs
+	// whose identify tool returns the user's record need it.
+	UserOf func(output string) string
 }
 
 // Verifier checks dialogues of one domain. Safe for concurrent use.
@@ -198,7 +202,11 @@ func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 			name := c.Function.Name
 			if contains(v.d.AuthTools, name) {
 				if out, ok := results[c.ID]; ok && !strings.HasPrefix(out, "Error") {
-					user = strings.Trim(out, "\" ")
+					if v.d.UserOf != nil {
+						user = v.d.UserOf(out)
+					} else {
+						user = strings.Trim(out, "\" ")
+					}
 				}
 				continue
 			}

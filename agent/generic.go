@@ -1,0 +1,761 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+	"github.com/synth-data/synth/usersim"
+)
+
+// Generic is the policy-following oracle for any pack. It knows the
+// domain's shape (the Model: identify tools, collections, writes and
+// where their arguments come from) but resolves every target and value
+// from what the customer said and what its tool calls returned, never
+// from the blueprint: authenticate, read the evidence, propose each
+// write with its identifying arguments, wait for an explicit yes, one
+// write per turn, tell the outcome, ask if anything else, end.
+type Generic struct {
+	m   *blueprints.Model
+	st  *tools.State
+	rng *rand.Rand
+
+	userKey  string
+	first    string
+	identity map[string]string
+	reads    map[string]readOut // results since the last write
+
+	goals    map[int]*ggoal
+	queue    []int
+	cur      *ggoal
+	done     []int
+	userDone bool
+	out      []record.Message
+
+	flaw  *Flaw
+	fired bool
+	hide  bool
+}
+
+type readOut struct {
+	v  any
+	ok bool
+}
+
+// ggoal is what the agent has understood of one request.
+type ggoal struct {
+	idx    int
+	intent string
+	w      *blueprints.WriteModel
+	opts   []string
+	field  string // asked about, for a question
+	target *record.Selector
+	items  map[string]record.Selector
+	slots  map[string]string
+
+	resolved bool
+	key      string
+	obj      map[string]any
+	phrase   string // the verb phrase, rendered once
+	args     map[string]any
+	propose  bool
+	confirm  bool
+}
+
+// NewGeneric creates the agent of one episode.
+func NewGeneric(m *blueprints.Model, st *tools.State, rng *rand.Rand) *Generic {
+	return &Generic{m: m, st: st, rng: rng, goals: map[int]*ggoal{}, reads: map[string]readOut{}}
+}
+
+// WithFlaw turns the agent into a flawed one (DPO).
+func (a *Generic) WithFlaw(f Flaw) *Generic {
+	a.flaw = &f
+	return a
+}
+
+// Fired reports whether the flaw has fired.
+func (a *Generic) Fired() bool { return a.fired }
+
+func (a *Generic) say(tmpls []string, slots map[string]string) string {
+	return usersim.Render(a.rng, tmpls[a.rng.IntN(len(tmpls))], slots)
+}
+
+// call runs a tool and records the call and its observation.
+func (a *Generic) call(ctx context.Context, name string, args map[string]any, reasoning string) (any, string, bool) {
+	raw, _ := json.Marshal(args)
+	id := CallID(a.rng)
+	a.out = append(a.out, record.Message{Role: "assistant", ReasoningContent: reasoning,
+		ToolCalls: []record.ToolCall{{ID: id, Type: "function", Function: record.FunctionCall{Name: name, Arguments: string(raw)}}}})
+	res := a.m.Call(ctx, a.st, name, string(raw))
+	a.out = append(a.out, record.Message{Role: "tool", ToolCallID: id, Name: name, Content: res.Output})
+	if res.Err {
+		return nil, res.Output, false
+	}
+	return blueprints.Decode(res.Output), res.Output, true
+}
+
+// read calls a read tool once per state: what it returned stays valid
+// until the next write.
+func (a *Generic) read(ctx context.Context, name string, args map[string]any) (any, bool) {
+	raw, _ := json.Marshal(args)
+	key := name + "\x00" + string(raw)
+	if r, ok := a.reads[key]; ok {
+		return r.v, r.ok
+	}
+	v, _, ok := a.call(ctx, name, args, "")
+	a.reads[key] = readOut{v, ok}
+	return v, ok
+}
+
+func (a *Generic) reply(text string, ask usersim.Ask) Turn {
+	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
+	ask.Done = slices.Clone(a.done)
+	t := Turn{Messages: a.out, Ask: ask}
+	a.out = nil
+	return t
+}
+
+// Respond reads the customer's acts and works until it has something to say.
+func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
+	for _, act := range in.Acts {
+		a.absorb(act)
+	}
+	var lead []string
+	for steps := 0; steps < 64; steps++ {
+		if err := ctx.Err(); err != nil {
+			return Turn{}, err
+		}
+		if a.m.Users != nil && a.userKey == "" {
+			if a.skipAuth(ctx) {
+				continue
+			}
+			if a.identity == nil {
+				return a.reply(joinText(lead, a.say(genericGreetIdentify, map[string]string{"ids": a.identifyWords()})), usersim.Ask{Kind: "identify"}), nil
+			}
+			if !a.authenticate(ctx) {
+				return a.reply(joinText(lead, a.say(identifyAgain, nil)), usersim.Ask{Kind: "identify_again"}), nil
+			}
+			lead = append(lead, a.say(authed, map[string]string{"first": a.first}))
+			continue
+		}
+		if a.cur == nil {
+			if len(a.queue) == 0 {
+				if a.userDone {
+					return a.reply(joinText(lead, a.say(closings, map[string]string{"first": a.first})), usersim.Ask{Kind: "closing"}), nil
+				}
+				if len(a.goals) == 0 {
+					return a.reply(joinText(lead, a.say(askHelp, nil)), usersim.Ask{Kind: "help"}), nil
+				}
+				return a.reply(joinText(lead, a.say(askAnythingElse, nil)), usersim.Ask{Kind: "anything_else"}), nil
+			}
+			a.cur = a.goals[a.queue[0]]
+			a.queue = a.queue[1:]
+		}
+		t, said, fin := a.work(ctx, a.cur)
+		if said != "" {
+			lead = append(lead, said)
+		}
+		if fin {
+			a.done = append(a.done, a.cur.idx)
+			a.cur = nil
+			continue
+		}
+		if t != nil {
+			last := &t.Messages[len(t.Messages)-1]
+			last.Content = joinText(lead, last.Content)
+			return *t, nil
+		}
+	}
+	return Turn{}, fmt.Errorf("agent made no progress in 64 steps")
+}
+
+func (a *Generic) absorb(act usersim.Act) {
+	switch act.Type {
+	case "identify":
+		a.identity = act.Identity
+	case "request", "provide", "revise":
+		g := a.goals[act.Goal]
+		if g == nil {
+			g = &ggoal{idx: act.Goal, slots: map[string]string{}, items: map[string]record.Selector{}}
+			a.goals[act.Goal] = g
+			a.queue = append(a.queue, act.Goal)
+		}
+		if act.Intent != "" && g.intent != act.Intent {
+			g.intent = act.Intent
+			if f, ok := strings.CutPrefix(act.Intent, blueprints.IntentInformPrefix); ok {
+				g.field = f
+			} else {
+				tool, opts := blueprints.ParseIntent(act.Intent)
+				g.w, g.opts = a.m.Write(tool), opts
+			}
+		}
+		if act.Target != nil {
+			t := *act.Target
+			g.target = &t
+		}
+		for _, it := range act.Items {
+			g.items[it.Collection] = it
+		}
+		for k, v := range act.Slots {
+			g.slots[k] = v
+		}
+		if act.Type == "revise" {
+			g.propose, g.confirm, g.args = false, false, nil
+		}
+		if act.Type == "request" && slices.Contains(a.done, act.Goal) {
+			a.done = slices.DeleteFunc(a.done, func(d int) bool { return d == act.Goal })
+			if !slices.Contains(a.queue, act.Goal) && (a.cur == nil || a.cur.idx != act.Goal) {
+				a.queue = append(a.queue, act.Goal)
+			}
+		}
+	case "confirm":
+		if g := a.goals[act.Goal]; g != nil && g.propose {
+			g.confirm = true
+		}
+	case "done":
+		a.userDone = true
+	}
+}
+
+// identifyWords lists what the customer may identify with: "your user
+// id", "your email or your first name, last name and zip".
+func (a *Generic) identifyWords() string {
+	var ways []string
+	for _, im := range a.m.Users.Identify {
+		var ws []string
+		for _, p := range im.Params {
+			ws = append(ws, blueprints.Words(p))
+		}
+		ways = append(ways, "your "+blueprints.JoinAnd(ws))
+	}
+	return strings.Join(ways, ", or ")
+}
+
+// authenticate calls the identify tool the customer's details fit.
+func (a *Generic) authenticate(ctx context.Context) bool {
+	id := a.identity
+	a.identity = nil
+	for _, im := range a.m.Users.Identify {
+		args := map[string]any{}
+		ok := true
+		for _, p := range im.Params {
+			v, has := id[p]
+			if !has {
+				ok = false
+				break
+			}
+			args[p] = blueprints.Typed(a.m.ParamSchema(im.Tool, p), v)
+		}
+		if !ok {
+			continue
+		}
+		_, out, good := a.call(ctx, im.Tool, args, "")
+		if !good {
+			return false
+		}
+		key := a.m.UserKeyOf(out)
+		if key == "" {
+			return false
+		}
+		a.userKey = key
+		raw, _ := json.Marshal(args)
+		if obj, isObj := blueprints.Decode(out).(map[string]any); isObj {
+			a.reads[im.Tool+"\x00"+string(raw)] = readOut{obj, true}
+			a.first = a.firstName(obj)
+		}
+		return true
+	}
+	return false
+}
+
+func (a *Generic) firstName(user map[string]any) string {
+	if len(a.m.Users.Name) == 0 {
+		return ""
+	}
+	v, _ := blueprints.ValueAt(user, a.m.Users.Name[0])
+	s, _ := v.(string)
+	if len(a.m.Users.Name) == 1 {
+		s, _, _ = strings.Cut(s, " ")
+	}
+	return s
+}
+
+// user reads the customer's record.
+func (a *Generic) user(ctx context.Context) map[string]any {
+	u := a.m.Users
+	if u == nil || u.Details == "" {
+		return nil
+	}
+	v, ok := a.read(ctx, u.Details, map[string]any{u.DetailsParam: blueprints.Typed(a.m.ParamSchema(u.Details, u.DetailsParam), a.userKey)})
+	obj, _ := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if a.first == "" {
+		a.first = a.firstName(obj)
+	}
+	return obj
+}
+
+func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
+	kind, name, _ := strings.Cut(piece, ":")
+	var text string
+	switch kind {
+	case "target":
+		if g.w != nil && g.w.TargetKind == blueprints.TargetSearch {
+			s := g.w.Search
+			var ps, grid []string
+			for _, p := range s.Params {
+				ps = append(ps, blueprints.Words(p))
+			}
+			for _, p := range s.Grid {
+				grid = append(grid, blueprints.Plural(blueprints.Words(p)))
+			}
+			text = a.say(genericAskSearch, map[string]string{"noun": s.Noun, "params": blueprints.JoinAnd(ps), "grid": strings.Join(grid, " or ")})
+		} else {
+			noun, key := "record", "id"
+			if c := a.collOf(g); c != nil {
+				noun, key = c.Noun, blueprints.Words(c.Key)
+			}
+			text = a.say(genericAskTarget, map[string]string{"noun": noun, "key": key})
+		}
+	case "slot":
+		opts := ""
+		if p := g.w.Param(name); p != nil && len(p.Choices) > 0 && len(p.Choices) <= 8 {
+			var cs []string
+			for _, c := range p.Choices {
+				cs = append(cs, blueprints.ValueWords(c))
+			}
+			opts = " " + a.say([]string{"{The options are|You can choose} <opts>."}, map[string]string{"opts": strings.Join(cs, ", ")})
+		}
+		text = a.say(genericAskSlot, map[string]string{"what": blueprints.Words(name)}) + opts
+	case "choice":
+		noun := blueprints.Words(name)
+		if p := g.w.Param(name); p != nil {
+			if prefix, _, ok := strings.Cut(p.Path, "."); ok {
+				noun = blueprints.Singular(blueprints.Words(prefix))
+			}
+		}
+		text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": blueprints.Words(name)})
+	}
+	t := a.reply(text, usersim.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
+	return &t
+}
+
+func (a *Generic) collOf(g *ggoal) *blueprints.CollModel {
+	if g.target != nil {
+		if c := a.m.Colls[g.target.Collection]; c != nil {
+			return c
+		}
+	}
+	if g.w != nil {
+		return g.w.Coll
+	}
+	return nil
+}
+
+// needsTarget reports whether a goal names a record or a search result.
+func (a *Generic) needsTarget(g *ggoal) bool {
+	if g.w == nil {
+		return true // a question is about something
+	}
+	return g.w.TargetKind == blueprints.TargetColl || g.w.TargetKind == blueprints.TargetSearch
+}
+
+// work advances one goal: ask what is missing, read what identifies the
+// target, propose, execute. It returns a turn to send, or text to prepend
+// and whether the goal is finished.
+func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
+	if g.w == nil && g.field == "" {
+		return nil, "I'm sorry, that's not something I can do here.", true
+	}
+	if a.m.Transfer != nil && a.fire(FlawUnnecessaryTransfer, g) {
+		a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: "Customer " + a.userKey + " needs help with a request: " + strings.ReplaceAll(g.intent, "_", " ") + "."}, "")
+		t := a.reply(a.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
+		return &t, "", false
+	}
+	if a.needsTarget(g) {
+		if g.target == nil {
+			return a.askPiece(g, "target"), "", false
+		}
+		if !g.resolved {
+			said, stop := a.resolve(ctx, g)
+			if stop {
+				return nil, said, true
+			}
+			g.resolved = true
+			if said != "" {
+				return nil, said, false
+			}
+		}
+	}
+	if g.field != "" {
+		return nil, a.answer(g), true
+	}
+	if g.args == nil {
+		args, piece, msg := a.build(ctx, g)
+		if piece != "" {
+			return a.askPiece(g, piece), "", false
+		}
+		if msg != "" {
+			return nil, msg, true
+		}
+		g.args = args
+		if a.wants(FlawWrongArgument, g) && a.corrupt(g) {
+			a.fire(FlawWrongArgument, g)
+		}
+	}
+	if !g.confirm && !g.propose {
+		a.hallucinate(g)
+	}
+	if !g.confirm && a.fire(FlawNoConfirmation, g) {
+		return nil, a.execute(ctx, g), true
+	}
+	if !g.confirm {
+		g.propose = true
+		t := a.reply(a.proposal(g), usersim.Ask{Kind: "confirm", Goal: g.idx})
+		return &t, "", false
+	}
+	if a.fire(FlawStopsEarly, g) {
+		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), usersim.Ask{Kind: "closing"})
+		return &t, "", false
+	}
+	return nil, a.execute(ctx, g), true
+}
+
+// resolve finds the target the customer named: by key, among their
+// records by attributes, or by searching every combination they gave.
+func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
+	sel := *g.target
+	if s := a.m.Searches[sel.Collection]; s != nil {
+		return a.resolveSearch(ctx, g, s, sel)
+	}
+	c := a.m.Colls[sel.Collection]
+	if c == nil {
+		return "I'm sorry, I can't look that up.", true
+	}
+	owned := c.Owner != "" && a.m.Users != nil
+	if sel.ID != "" {
+		v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), sel.ID)})
+		obj, _ := v.(map[string]any)
+		if !ok || obj == nil {
+			return fmt.Sprintf("I'm sorry, I couldn't find %s %s.", c.Noun, sel.ID), true
+		}
+		if owner := tools.Text(obj[c.Owner]); owned && owner != "" && owner != a.userKey {
+			return fmt.Sprintf("I'm sorry, %s %s isn't on your account, so I can't act on it.", c.Noun, sel.ID), true
+		}
+		g.key, g.obj = sel.ID, obj
+		return "", false
+	}
+	if c.List == nil {
+		return fmt.Sprintf("I'm sorry, I can only look up a %s by its %s.", c.Noun, blueprints.Words(c.Key)), true
+	}
+	args := map[string]any{}
+	if c.List.Param != "" {
+		args[c.List.Param] = blueprints.Typed(a.m.ParamSchema(c.List.Tool, c.List.Param), a.userKey)
+	}
+	out, ok := a.read(ctx, c.List.Tool, args)
+	if !ok {
+		return "I'm sorry, I couldn't look up your " + blueprints.Plural(c.Noun) + ".", true
+	}
+	keys, recs := a.m.ListedRecords(c, out)
+	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
+		// Guesses the latest one instead of reading them all.
+		k := keys[len(keys)-1]
+		v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), k)})
+		obj, _ := v.(map[string]any)
+		if !ok || obj == nil {
+			return "I'm sorry, I couldn't find that " + c.Noun + ".", true
+		}
+		g.key, g.obj = k, obj
+		return "", false
+	}
+	cands := recs
+	if cands == nil {
+		for _, k := range keys {
+			v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), k)})
+			obj, _ := v.(map[string]any)
+			if ok && obj != nil {
+				cands = append(cands, obj)
+			}
+		}
+	}
+	i, err := tools.ResolveKey(sel, cands, c.Key)
+	if err != nil {
+		return "I'm sorry, I couldn't single out " + yours(sel.Label) + ".", true
+	}
+	if a.wants(FlawWrongTarget, g) {
+		if j := nearMiss(cands, i, sel.Where); j >= 0 {
+			a.fire(FlawWrongTarget, g)
+			i = j
+		}
+	}
+	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
+	return a.say(found, map[string]string{"what": yours(sel.Label) + ", " + c.Noun + " " + g.key, "detail": a.describe(c, cands[i])}), false
+}
+
+func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *blueprints.SearchModel, sel record.Selector) (string, bool) {
+	var cands []map[string]any
+	for _, combo := range s.Combinations(sel.Among) {
+		for _, tool := range s.Tools {
+			out, ok := a.read(ctx, tool, a.m.SearchArgs(tool, combo))
+			if ok {
+				cands = append(cands, s.ItemsOf(out)...)
+			}
+		}
+	}
+	i, err := tools.ResolveKey(sel, cands, "")
+	if err != nil {
+		return "I'm sorry, I couldn't find " + sel.Label + ".", true
+	}
+	if a.wants(FlawWrongTarget, g) {
+		if j := nearMiss(cands, i, sel.Where); j >= 0 {
+			a.fire(FlawWrongTarget, g)
+			i = j
+		}
+	}
+	g.obj = cands[i]
+	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": blueprints.Plural(s.Noun), "summary": a.summary(cands[i], 8)}), false
+}
+
+// describe states a record's attributes.
+func (a *Generic) describe(c *blueprints.CollModel, obj map[string]any) string {
+	var parts []string
+	for _, f := range slices.Concat(c.Describe, c.Compare) {
+		v, ok := blueprints.ValueAt(obj, f)
+		if !ok || v == nil {
+			continue
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			continue
+		}
+		parts = append(parts, blueprints.Words(f)+" "+blueprints.ValueWords(blueprints.SayValue(f, v)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "It has " + blueprints.JoinAnd(parts) + "."
+}
+
+// summary lists the scalar fields of a search result.
+func (a *Generic) summary(obj map[string]any, n int) string {
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		if len(parts) >= n {
+			break
+		}
+		switch v := obj[f].(type) {
+		case map[string]any, nil:
+			continue
+		case []any:
+			parts = append(parts, blueprints.Words(f)+" "+valueText(f, v))
+		default:
+			parts = append(parts, blueprints.Words(f)+" "+blueprints.SayValue(f, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (a *Generic) answer(g *ggoal) string {
+	if a.fire(FlawOmitsOutput, g) {
+		a.hide = true
+	}
+	if a.hide {
+		return "I've pulled that up for you; everything looks in order."
+	}
+	v, ok := blueprints.ValueAt(g.obj, g.field)
+	if !ok {
+		return "I'm sorry, I couldn't find the " + blueprints.Words(g.field) + "."
+	}
+	what := yours(g.target.Label)
+	if g.key != "" {
+		if c := a.m.Colls[g.target.Collection]; c != nil {
+			what = c.Noun + " " + g.key
+		}
+	}
+	return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(lastStep(g.field)), what, blueprints.SayValue(g.field, v))
+}
+
+func lastStep(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// build fills the write's arguments from the target, the customer's
+// record and what the customer said; it names the piece still missing,
+// or a message when the request cannot be carried out.
+func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, string) {
+	args := map[string]any{}
+	for _, p := range g.w.Included(g.opts) {
+		switch p.Source {
+		case blueprints.SrcTargetKey:
+			args[p.Name] = blueprints.Typed(p.Schema, g.key)
+		case blueprints.SrcTarget:
+			v, ok := blueprints.ValueAt(g.obj, p.Path)
+			if !ok {
+				return nil, "", "I'm sorry, I couldn't find the " + blueprints.Words(p.Path) + " I need."
+			}
+			args[p.Name] = v
+		case blueprints.SrcUserKey:
+			args[p.Name] = blueprints.Typed(p.Schema, a.userKey)
+		case blueprints.SrcUser:
+			u := a.user(ctx)
+			if u == nil {
+				return nil, "", "I'm sorry, I couldn't read your account."
+			}
+			if elems, field := a.choices(p, u); elems != nil {
+				sel, ok := g.items[p.Name]
+				if !ok {
+					return nil, "choice:" + p.Name, ""
+				}
+				i, err := tools.ResolveKey(sel, elems, field)
+				if err != nil {
+					return nil, "", "I'm sorry, I couldn't find " + yours(sel.Label) + " on your account."
+				}
+				args[p.Name] = elems[i][field]
+				continue
+			}
+			v, ok := blueprints.ValueAt(u, p.Path)
+			if !ok || v == nil {
+				return nil, "", "I'm sorry, your account has no " + blueprints.Words(p.Path) + "."
+			}
+			if l, isList := v.([]any); isList && blueprints.ParamType(p.Schema) != "array" && len(l) == 1 {
+				v = l[0]
+			}
+			args[p.Name] = v
+		case blueprints.SrcSlot:
+			v, ok := g.slots[p.Name]
+			if !ok {
+				return nil, "slot:" + p.Name, ""
+			}
+			args[p.Name] = blueprints.Typed(p.Schema, v)
+		case blueprints.SrcConst:
+			args[p.Name] = p.Const
+		}
+	}
+	return args, "", ""
+}
+
+func (a *Generic) choices(p *blueprints.ParamModel, u map[string]any) ([]map[string]any, string) {
+	if blueprints.ParamType(p.Schema) == "array" {
+		return nil, ""
+	}
+	return blueprints.UserChoices(u, p.Path)
+}
+
+// targetWords is how the agent names the resolved target.
+func (a *Generic) targetWords(g *ggoal) string {
+	switch g.w.TargetKind {
+	case blueprints.TargetColl:
+		return g.w.Coll.Noun + " " + tools.Text(g.args[a.keyParam(g)])
+	case blueprints.TargetSearch:
+		return "the " + g.w.Search.Noun + " you chose"
+	case blueprints.TargetUser:
+		return "your account"
+	}
+	return ""
+}
+
+func (a *Generic) keyParam(g *ggoal) string {
+	for _, p := range g.w.Params {
+		if p.Source == blueprints.SrcTargetKey {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// details lists every argument, so the proposal names what identifies the
+// write (ids, amounts, dates) before the customer says yes.
+func (a *Generic) details(g *ggoal) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(g.args)) {
+		parts = append(parts, blueprints.Words(name)+": "+valueText(name, g.args[name]))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// valueText renders an argument so that every scalar in it appears
+// verbatim.
+func valueText(name string, v any) string {
+	switch x := v.(type) {
+	case []any:
+		var parts []string
+		for _, e := range x {
+			parts = append(parts, valueText(name, e))
+		}
+		return strings.Join(parts, ", ")
+	case map[string]any:
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, valueText(k, x[k]))
+		}
+		return "(" + strings.Join(parts, " ") + ")"
+	case string:
+		return x
+	}
+	return blueprints.SlotText(v)
+}
+
+func (a *Generic) phraseOf(g *ggoal) string {
+	if g.phrase == "" {
+		g.phrase = usersim.Render(a.rng, g.w.VerbPhrase(), map[string]string{})
+		// Render capitalises a message's first letter; this is mid-sentence.
+		if g.phrase != "" && g.phrase[0] >= 'A' && g.phrase[0] <= 'Z' && (len(g.phrase) < 2 || g.phrase[1] < 'A' || g.phrase[1] > 'Z') {
+			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]
+		}
+	}
+	return blueprints.FillPhrase(g.phrase, a.targetWords(g), g.slots)
+}
+
+func (a *Generic) proposal(g *ggoal) string {
+	what := a.phraseOf(g) + " with these details — " + a.details(g) + "."
+	lead := a.say(proposeLead, nil)
+	if strings.HasSuffix(lead, ":") {
+		what = "I'll " + what
+	}
+	return lead + " " + what + " " + a.say(confirmAsk, nil)
+}
+
+// execute makes the confirmed write and reports its outcome.
+func (a *Generic) execute(ctx context.Context, g *ggoal) string {
+	name, args := a.mistake(g, g.w.Name, g.args)
+	reason := "The customer is authenticated and explicitly confirmed these details; every argument comes from the tool results or from what the customer said."
+	if a.m.Users == nil {
+		reason = "The customer explicitly confirmed these details; every argument comes from the tool results or from what the customer said."
+	}
+	before := g.obj
+	if g.w.TargetKind != blueprints.TargetColl && g.w.TargetKind != blueprints.TargetSearch {
+		before = nil
+	}
+	v, out, ok := a.call(ctx, name, args, reason)
+	a.reads = map[string]readOut{}
+	if !ok {
+		return "I'm sorry, that didn't go through: " + strings.TrimPrefix(out, "Error: ") + "."
+	}
+	outs := a.m.OutputsOf(g.w, before, v)
+	if len(outs) > 0 && a.fire(FlawOmitsOutput, g) {
+		a.hide = true
+	}
+	var report []string
+	if !a.hide {
+		for _, o := range outs {
+			report = append(report, fmt.Sprintf("The %s is %s.", blueprints.Words(o.Name), blueprints.SayValue(o.Name, o.Raw)))
+		}
+	}
+	lead := a.say(doneLead, nil)
+	if len(report) == 0 {
+		return lead
+	}
+	return lead + " " + strings.Join(report, " ")
+}

@@ -1,0 +1,34 @@
+package agent
+
+// Language of the generic agent: the moves of the retail oracle, with
+// the domain's nouns and parameter names as slots.
+
+var genericGreetIdentify = []string{
+	"{Hi|Hello|Hi there|Thanks for reaching out|Happy to help}{!|.|,} {Before I can look into this|To get started|First|Before we continue}, {I need to verify your identity|I'll need to confirm who you are|I have to authenticate you}. {Could you give me|Please share|Can you provide} <ids>?",
+	"{I can help with that|Sure, I can help|Of course}{!|.} {First|To start}, {could you share|can you tell me} <ids>?",
+}
+
+var genericAskTarget = []string{
+	"{Which <noun>|What <noun>} {do you mean|are you referring to|is this about}? {You can give me its <key> or describe it|Its <key> or a description works}{.|}",
+	"{Could you tell me|Can you let me know} which <noun> {this is about|you mean}?",
+}
+
+var genericAskSearch = []string{
+	"{Sure|Happy to help|Of course}{!|.} {What are you looking for|Tell me what you need}: the <params>? {You can give me several <grid>|Several <grid> are fine}, and tell me how I should choose{, for example the cheapest|}.",
+	"{I can search for that|Let me find you a <noun>}. {Please tell me|Could you give me} the <params>{ — several <grid> are fine|}, and what matters most to you{, like price or duration|}?",
+}
+
+var genericAskSlot = []string{
+	"{What should the <what> be|What <what> would you like|Which <what> do you want}?",
+	"{Could you tell me|Please tell me} the <what> {you'd like|you want}{.|?}",
+}
+
+var genericAskChoice = []string{
+	"{Which <noun>|What <noun>} {would you like to use|should I use} for the <what>?",
+	"{Could you tell me|Please tell me} which <noun> to use for the <what>{.|?}",
+}
+
+var genericFoundSearch = []string{
+	"{I searched every combination you gave me|I've checked every combination}{ and found <n> <noun>|}. {The one that fits|The best match|The one you asked for} is: <summary>.",
+	"{I've run the searches|Done searching}{; there are <n> <noun> in all|}. {Your choice would be|The match is}: <summary>.",
+}

@@ -1,0 +1,1579 @@
+package blueprints
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// Generic generates tasks for any pack from its Model: writes on records
+// the customer names by key or by attributes, bookings found by
+// searching, questions answered by a read.
+type Generic struct {
+	m      *Model
+	spec   Spec
+	writes *Allocator
+	reads  *Allocator
+	behav  *Allocator
+	// probeBehavior is a profile that fits any task (changes_mind needs
+	// a write with a slot to revise).
+	probeBehavior string
+	// usable are the writes that succeeded in trials; unusable says why
+	// the others never did (a handler that always fails).
+	usable   []*WriteModel
+	unusable map[string]string
+	capacity map[int]int
+}
+
+// probeWrites tries each write on its own a few times and keeps those
+// that succeed at least once, so tasks are not drawn on a write whose
+// handler always fails.
+func (g *Generic) probeWrites() []*WriteModel {
+	g.unusable = map[string]string{}
+	var out []*WriteModel
+	for _, w := range g.m.Writes {
+		rng := Stream(g.spec.Seed, g.m.Name, -1000, "probe-write/"+w.Name)
+		var last error
+		ok := false
+		for a := 0; a < 24 && !ok; a++ {
+			p := &gplan{g: g, m: g.m, ctx: context.Background(), rng: rng, st: g.m.Base.NewState(), memo: map[string]readResult{},
+				seen: map[string]int{}, used: map[string]bool{}, known: map[string]string{}}
+			mode := modeKey
+			switch {
+			case w.TargetKind == TargetSearch:
+				mode = modeSearch
+			case w.TargetKind != TargetColl:
+				mode = modeFixed
+			case w.Coll.Get == "" || a%2 == 1 && w.Coll.List != nil:
+				mode = modeDescribed
+			}
+			if last = p.chooseUser(w, mode, 0, ""); last != nil {
+				continue
+			}
+			last = p.attempt(func() error { return p.buildWrite(w, mode) })
+			ok = last == nil
+		}
+		if ok {
+			out = append(out, w)
+		} else if last != nil {
+			g.unusable[w.Name] = last.Error()
+		}
+	}
+	return out
+}
+
+// Modes of naming a write's target.
+const (
+	modeKey       = "key"       // the customer gives the record's key
+	modeDescribed = "described" // by attributes among their records
+	modeSearch    = "search"    // found by searching a grid
+	modeFixed     = "fixed"     // the user themself, or nothing to name
+)
+
+// Intents of questions: "inform:FIELD" asks for a field of the target.
+const IntentInformPrefix = "inform:"
+
+// NewGeneric prepares a generator for a pack and checks that the pack
+// can meet the controls.
+func NewGeneric(m *Model, spec Spec) (*Generic, error) {
+	if len(spec.Behaviors) == 0 {
+		return nil, errors.New("no behaviour profiles given")
+	}
+	if err := spec.Writes.Check(); err != nil {
+		return nil, fmt.Errorf("--writes: %w", err)
+	}
+	if err := spec.Reads.Check(); err != nil {
+		return nil, fmt.Errorf("--reads: %w", err)
+	}
+	g := &Generic{m: m, spec: spec}
+	var err error
+	if g.writes, err = NewAllocator(spec.Writes, spec.WriteWeights, spec.Seed, "writes", stepGolden); err != nil {
+		return nil, fmt.Errorf("--writes: %w", err)
+	}
+	if g.reads, err = NewAllocator(spec.Reads, spec.ReadWeights, spec.Seed, "reads", stepSqrt2); err != nil {
+		return nil, fmt.Errorf("--reads: %w", err)
+	}
+	if g.behav, err = NewAllocator(Range{0, len(spec.Behaviors) - 1}, nil, spec.Seed, "behavior", stepSqrt3); err != nil {
+		return nil, err
+	}
+	for _, b := range spec.Behaviors {
+		if b != "changes_mind" {
+			g.probeBehavior = b
+			break
+		}
+	}
+	if g.probeBehavior == "" {
+		if spec.Writes.Min == 0 {
+			return nil, errors.New("behaviors: changes_mind alone needs a write in every task; use --writes 1-... or add another profile")
+		}
+		g.probeBehavior = "changes_mind"
+	}
+	if spec.Writes.Max > 0 && len(m.Writes) == 0 {
+		var why []string
+		for _, n := range slices.Sorted(maps.Keys(m.Skipped)) {
+			why = append(why, n+": "+m.Skipped[n])
+		}
+		return nil, fmt.Errorf("--writes %s: pack %s has no write tool tasks can be built on (%s); add hints.writes to its domain.yaml or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
+	}
+	g.usable = g.probeWrites()
+	g.capacity = g.capacities()
+	if spec.Writes.Max > 0 && len(g.usable) == 0 {
+		var why []string
+		for _, n := range slices.Sorted(maps.Keys(g.unusable)) {
+			why = append(why, n+": "+g.unusable[n])
+		}
+		return nil, fmt.Errorf("--writes %s: no write tool of pack %s succeeded in trials (%s); fix its handlers or hints, or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
+	}
+	// Probe each write count once, so an impossible control fails before
+	// a long run starts rather than at its first blueprint.
+	for w := spec.Writes.Min; w <= spec.Writes.Max; w++ {
+		ok := false
+		var last error
+		rng := Stream(spec.Seed, m.Name, -1-w, "probe")
+		for a := 0; a < 300 && !ok; a++ {
+			e := spec.Reads.Min + a%(spec.Reads.Max-spec.Reads.Min+1)
+			_, last = g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior)
+			ok = last == nil
+		}
+		if !ok {
+			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes (last attempt: %v); lower --writes", spec.Writes, m.Name, w, last)
+		}
+	}
+	return g, nil
+}
+
+// Generate builds blueprint index.
+func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, error) {
+	rng := Stream(g.spec.Seed, g.m.Name, index, "blueprint")
+	w := g.writes.At(index)
+	e := g.reads.At(index)
+	behavior := g.spec.Behaviors[g.behav.At(index)]
+	if behavior == "changes_mind" && w == 0 {
+		behavior = g.probeBehavior
+	}
+	// Every write must need exactly the allocated reads; when the pack
+	// cannot give w writes at that level (or after a fair search) the
+	// neighbouring levels of the range, and at last any level the pack
+	// can give (recorded in the evidence).
+	levels := g.levels(w, e)
+	first := len(levels) > 0 && levels[0] == e
+	rest := levels
+	if first {
+		rest = levels[1:]
+	}
+	var last error
+	for a := 0; a < maxAttempts; a++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ea, exact := e, false
+		switch {
+		case first && a < maxAttempts/3:
+			exact = true
+		case a < 2*maxAttempts/3 && len(rest) > 0:
+			k := a
+			if first {
+				k -= maxAttempts / 3
+			}
+			ea, exact = rest[(k/20)%len(rest)], true
+		case a < 2*maxAttempts/3 && first:
+			exact = true
+		}
+		if a >= maxAttempts/2 && behavior == "changes_mind" {
+			// No write of this task has a slot to revise.
+			behavior = g.probeBehavior
+		}
+		bp, err := g.try(ctx, rng, w, ea, exact, behavior)
+		if err == nil {
+			bp.Index = index
+			bp.ID = fmt.Sprintf("%s-%016x-%07d", g.m.Name, g.spec.Seed, index)
+			bp.Seed = g.spec.Seed
+			bp.Split = g.split(bp)
+			return bp, nil
+		}
+		last = err
+	}
+	return nil, fmt.Errorf("blueprint %d: no %s task with %d writes and %d reads per write after %d attempts (last: %v)", index, g.m.Name, w, e, maxAttempts, last)
+}
+
+// split assigns a task to train, validation or test by hashing what the
+// task is (its instruction) rather than its index: a pack's task space
+// can be small enough for two indices to draw the same task, which must
+// then land in the same split rather than leak from train into test.
+func (g *Generic) split(bp *record.Blueprint) string {
+	u := float64(Mix(g.spec.Seed, g.m.Name, "split", bp.Instruction)>>11) / (1 << 53)
+	switch {
+	case u < g.spec.Test:
+		return "test"
+	case u < g.spec.Test+g.spec.Validation:
+		return "validation"
+	}
+	return "train"
+}
+
+// levels lists the evidence levels to try for a task of w writes
+// allocated level e: e first, then its neighbours in the range nearest
+// first, keeping only levels the pack can give w writes at.
+func (g *Generic) levels(w, e int) []int {
+	if w == 0 {
+		return []int{e}
+	}
+	cand := []int{e}
+	for off := 1; off <= g.spec.Reads.Max-g.spec.Reads.Min; off++ {
+		for _, lvl := range []int{e + off, e - off} {
+			if g.spec.Reads.Contains(lvl) {
+				cand = append(cand, lvl)
+			}
+		}
+	}
+	var out []int
+	for _, lvl := range cand {
+		if g.capacity[lvl] >= w {
+			out = append(out, lvl)
+		}
+	}
+	return out
+}
+
+// capacities bounds, per evidence level of the range, how many writes
+// one task can have that each need exactly that many reads: for the best
+// customer, the records they could name at that level plus unbounded
+// searches and writes on themselves. It overestimates (a record may be
+// counted twice) and only serves to skip levels that cannot work.
+func (g *Generic) capacities() map[int]int {
+	const unbounded = 1 << 20
+	out := map[int]int{}
+	users := g.m.userKeys
+	if g.m.Users == nil {
+		users = []string{""}
+	}
+	for e := g.spec.Reads.Min; e <= g.spec.Reads.Max; e++ {
+		best := 0
+		for _, u := range users {
+			p := &gplan{g: g, m: g.m, ctx: context.Background(), user: u}
+			total := 0
+			counted := map[string]bool{}
+			for _, w := range g.usable {
+				for _, mode := range p.modes(w, e, true) {
+					switch {
+					case mode == modeSearch || mode == modeFixed:
+						total += unbounded
+					case counted[w.Coll.Name]:
+						// Its records are counted once, whatever the write.
+					case w.Coll.Owner != "" && g.m.Users != nil:
+						counted[w.Coll.Name] = true
+						total += len(g.m.ownedKeys(w.Coll, u))
+					default:
+						counted[w.Coll.Name] = true
+						total += len(g.m.Base.Keys(w.Coll.Name))
+					}
+				}
+			}
+			best = max(best, min(total, unbounded))
+		}
+		out[e] = best
+	}
+	return out
+}
+
+// gplan accumulates the ground truth of one task, executing every write
+// as it is added so later goals are built on the state the agent will see.
+type gplan struct {
+	g       *Generic
+	m       *Model
+	ctx     context.Context
+	rng     *rand.Rand
+	st      *tools.State
+	done    []record.Action // the accepted writes, to rebuild st
+	memo    map[string]readResult
+	user    string
+	ident   *IdentifyModel
+	idArgs  map[string]any
+	actions []record.Action
+	seen    map[string]int
+	goals   []record.Goal
+	outputs []record.Output
+	writes  [][]int
+	used    map[string]bool
+	known   map[string]string
+	unknown []string
+	revise  bool
+	revised bool
+	want    int // reads each write must need; 0 accepts any
+	strict  bool
+	// firstDrawn is, per search parameter, the index of the value drawn
+	// first among those the customer gives.
+	firstDrawn map[string]int
+}
+
+type readResult struct {
+	v  any
+	ok bool
+}
+
+// try builds one candidate task with w writes whose evidence aims at e.
+func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string) (*record.Blueprint, error) {
+	m := g.m
+	p := &gplan{g: g, m: m, ctx: ctx, rng: rng, st: m.Base.NewState(), memo: map[string]readResult{}, seen: map[string]int{},
+		used: map[string]bool{}, known: map[string]string{}, revise: behavior == "changes_mind"}
+	if exact {
+		p.want = e
+	}
+	p.strict = exact
+	// Plan the first goal before the user: a target described among the
+	// user's records fixes how many records they must have.
+	var first *WriteModel
+	firstMode := ""
+	if w > 0 {
+		first, firstMode = p.pickWrite(e, exact)
+		if first == nil {
+			return nil, fmt.Errorf("no write can need %d reads", e)
+		}
+	}
+	if err := p.chooseUser(first, firstMode, e, behavior); err != nil {
+		return nil, err
+	}
+	if w == 0 {
+		if err := p.attempt(p.buildInform); err != nil {
+			return nil, err
+		}
+	}
+	for i := 0; i < w; i++ {
+		wm, mode := first, firstMode
+		if i > 0 {
+			wm, mode = p.pickWrite(e, exact)
+			if wm == nil {
+				return nil, fmt.Errorf("no write can need %d reads", e)
+			}
+		}
+		err := p.attempt(func() error { return p.buildWrite(wm, mode) })
+		for k := 0; k < 4 && err != nil; k++ {
+			// Another target, or for later goals another write, may fit
+			// this user (a write the data refuses is drawn again).
+			if i > 0 {
+				if wm, mode = p.pickWrite(e, exact); wm == nil {
+					break
+				}
+			}
+			err = p.attempt(func() error { return p.buildWrite(wm, mode) })
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if p.revise && !p.revised {
+		return nil, errors.New("no slot to revise for changes_mind")
+	}
+	return p.finish(ctx, behavior)
+}
+
+func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint, error) {
+	m := p.m
+	evidence := make([]int, len(p.writes))
+	for i, needs := range p.writes {
+		evidence[i] = len(needs)
+		if p.strict && !p.g.spec.Reads.Contains(evidence[i]) {
+			return nil, fmt.Errorf("write %d needs %d reads, outside %s", i, evidence[i], p.g.spec.Reads)
+		}
+	}
+	if len(p.goals) == 0 {
+		return nil, errors.New("no goal")
+	}
+	bp := &record.Blueprint{
+		Domain:   m.Name,
+		Persona:  record.Persona{Name: p.personaName(), Known: p.known},
+		Unknown:  p.unknown,
+		Behavior: behavior,
+		Goals:    p.goals,
+		Actions:  p.actions,
+		Outputs:  p.outputs,
+		NWrites:  len(p.writes),
+		Evidence: evidence,
+	}
+	if bp.Unknown == nil {
+		bp.Unknown = []string{}
+	}
+	for _, a := range p.actions {
+		if a.Kind == record.KindRead {
+			bp.NReads++
+		}
+	}
+	bp.Reason = m.reasonFor(p.goals[0])
+	bp.Instruction = m.Instruction(bp)
+	// The plan executed every action in order on its own state, and a
+	// failed write's state was rebuilt from the accepted writes, so that
+	// state is the ground truth's replay and the reads are proven.
+	bp.StateHash = p.st.Hash()
+	return bp, nil
+}
+
+// pickWrite draws a write tool and a way of naming its target that can
+// need e reads (any, when not exact).
+func (p *gplan) pickWrite(e int, exact bool) (*WriteModel, string) {
+	ws := p.g.usable
+	order := p.rng.Perm(len(ws))
+	for _, i := range order {
+		w := ws[i]
+		modes := p.modes(w, e, exact)
+		if len(modes) > 0 {
+			return w, modes[p.rng.IntN(len(modes))]
+		}
+	}
+	return nil, ""
+}
+
+// modes lists the ways of naming w's target that can need e reads. The
+// count is an estimate before the user is known; the built write's
+// evidence is measured and checked.
+func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
+	m := p.m
+	base := 0
+	if m.Users != nil {
+		base = 1 // the identify read
+	}
+	userReads := 0
+	for _, pm := range w.Params {
+		if pm.Source == SrcUser && m.Users != nil && !p.detailsIsIdentify() {
+			userReads = 1
+		}
+	}
+	var out []string
+	switch w.TargetKind {
+	case TargetColl:
+		c := w.Coll
+		if c.Get != "" {
+			n := 1 + userReads
+			if c.Owner != "" && m.Users != nil {
+				n += base
+			}
+			if !exact || n == e {
+				out = append(out, modeKey)
+			}
+		}
+		if c.List != nil {
+			if !exact || p.describedFits(c, e-userReads) {
+				out = append(out, modeDescribed)
+			}
+		}
+	case TargetSearch:
+		n := len(w.Search.Tools)
+		extra := 0
+		if w.needsUser() && m.Users != nil {
+			extra = base + userReads
+			if base == 1 && !p.detailsIsIdentify() {
+				extra = 2
+			}
+		}
+		if !exact || (e-extra >= n && (e-extra)%n == 0 && len(gridSizes(w.Search, (e-extra)/n)) > 0) {
+			out = append(out, modeSearch)
+		}
+	default:
+		n := 0
+		if m.Users != nil && (w.TargetKind == TargetUser || w.needsUser()) {
+			n = base + userReads
+		}
+		if !exact || n == e {
+			out = append(out, modeFixed)
+		}
+	}
+	return out
+}
+
+// describedFits reports whether some user (or, without users, the whole
+// collection) has the number of listed records that makes e reads.
+func (p *gplan) describedFits(c *CollModel, e int) bool {
+	k, ok := p.describedK(c, e)
+	if !ok {
+		return false
+	}
+	if c.List.Param == "" {
+		return len(p.m.allKeys[c.Name]) == k || k < 0
+	}
+	if p.user != "" {
+		return k < 0 || len(p.m.owned[c.Name][p.user]) == k
+	}
+	return k < 0 || len(p.m.byCount[c.Name][k]) > 0
+}
+
+// describedK is the number of listed records a described target needs
+// for e reads; -1 when the list returns whole records (no per-record
+// reads, so any number works).
+func (p *gplan) describedK(c *CollModel, e int) (int, bool) {
+	m := p.m
+	fixed := 1 // the list read
+	if c.List.Param != "" && m.Users != nil && !p.listIsIdentify(c) {
+		fixed++ // authentication before the list
+	}
+	if p.listGivesRecords(c) {
+		return -1, e == fixed
+	}
+	k := e - fixed
+	return k, k >= 1
+}
+
+func (p *gplan) listIsIdentify(c *CollModel) bool {
+	m := p.m
+	for _, id := range m.Users.Identify {
+		if id.Tool == c.List.Tool && len(id.Params) == 1 && id.Params[0] == c.List.Param && id.Paths[id.Params[0]] == m.Users.Coll.Key {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *gplan) detailsIsIdentify() bool {
+	m := p.m
+	if m.Users == nil {
+		return false
+	}
+	for _, id := range m.Users.Identify {
+		if id.Tool == m.Users.Details && len(id.Params) == 1 && id.Params[0] == m.Users.DetailsParam && id.Paths[id.Params[0]] == m.Users.Coll.Key {
+			return true
+		}
+	}
+	return false
+}
+
+// listGivesRecords reports whether a collection's list returns whole
+// records (then the agent needs no read per record).
+func (p *gplan) listGivesRecords(c *CollModel) bool { return p.m.listRecs[c.Name] }
+
+func (w *WriteModel) needsUser() bool {
+	for _, pm := range w.Params {
+		if pm.Source == SrcUser || pm.Source == SrcUserKey {
+			return true
+		}
+	}
+	return false
+}
+
+// chooseUser picks the customer: one with the right number of records
+// when the first write's target is described among them.
+func (p *gplan) chooseUser(first *WriteModel, mode string, e int, behavior string) error {
+	m := p.m
+	if m.Users == nil {
+		return nil
+	}
+	var pool []string
+	if first != nil && mode == modeDescribed && first.Coll.List.Param != "" {
+		userReads := 0
+		if first.needsUserDetails() && !p.detailsIsIdentify() {
+			userReads = 1
+		}
+		k, ok := p.describedK(first.Coll, e-userReads)
+		switch {
+		case !p.strict || k < 0:
+			pool = m.ownersWith(first.Coll, 1)
+		case ok:
+			pool = m.byCount[first.Coll.Name][k]
+		}
+	} else if first != nil && first.TargetKind == TargetColl && first.Coll.Owner != "" {
+		pool = m.ownersWith(first.Coll, 1)
+	} else {
+		pool = m.userKeys
+	}
+	if len(pool) == 0 {
+		return errors.New("no user fits the first goal")
+	}
+	u := pool[p.rng.IntN(len(pool))]
+	uv, ok := m.Base.Get(m.Users.Coll.Name, u)
+	if !ok {
+		return fmt.Errorf("user %s is missing", u)
+	}
+	obj, err := tools.ToObject(uv)
+	if err != nil {
+		return err
+	}
+	// An identify method whose fields this user has.
+	order := p.rng.Perm(len(m.Users.Identify))
+	for _, i := range order {
+		im := &m.Users.Identify[i]
+		args := map[string]any{}
+		known := map[string]string{}
+		okAll := true
+		for _, param := range im.Params {
+			v, found := valueAt(obj, im.Paths[param])
+			if !found || v == nil {
+				okAll = false
+				break
+			}
+			if _, isList := v.([]any); isList {
+				okAll = false
+				break
+			}
+			text := SlotText(v)
+			known[param] = text
+			args[param] = Typed(m.ParamSchema(im.Tool, param), text)
+		}
+		if !okAll {
+			continue
+		}
+		out, ok := m.read(p.ctx, nil, im.Tool, args)
+		if !ok || m.userKeyOfValue(out) != u {
+			continue
+		}
+		if behavior == "confused" && !m.misspellFails(p.ctx, im, known) {
+			continue
+		}
+		p.user, p.ident, p.idArgs = u, im, args
+		p.known = known
+		p.known["identify"] = im.Tool
+		if !slices.Contains(im.Params, m.Users.Coll.Key) {
+			p.unknown = append(p.unknown, Words(m.Users.Coll.Key))
+		}
+		return nil
+	}
+	return fmt.Errorf("user %s cannot be identified", u)
+}
+
+func (w *WriteModel) needsUserDetails() bool {
+	for _, pm := range w.Params {
+		if pm.Source == SrcUser {
+			return true
+		}
+	}
+	return false
+}
+
+// ownersWith lists the users whose list shows at least n records.
+func (m *Model) ownersWith(c *CollModel, n int) []string {
+	if c.List == nil || c.List.Param == "" {
+		return m.userKeys
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m.byCount[c.Name])) {
+		if k >= n {
+			out = append(out, m.byCount[c.Name][k]...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (m *Model) userKeyOfValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		return tools.Text(x[m.Users.Coll.Key])
+	}
+	return ""
+}
+
+// Misspell is the slip a confused customer makes in an identifying
+// value: two letters swapped, or a digit changed.
+func Misspell(s string) string {
+	b := []byte(s)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] >= '0' && b[i] <= '9' {
+			b[i] = '0' + (b[i]-'0'+3)%10
+			return string(b)
+		}
+	}
+	if len(b) >= 2 {
+		b[0], b[1] = b[1], b[0]
+		if b[0] == b[1] {
+			b[0] = 'x'
+		}
+		return string(b)
+	}
+	return s + "x"
+}
+
+// misspellFails checks that the confused customer's first attempt
+// (first parameter misspelt) identifies nobody.
+func (m *Model) misspellFails(ctx context.Context, im *IdentifyModel, known map[string]string) bool {
+	args := map[string]any{}
+	for i, param := range im.Params {
+		text := known[param]
+		if i == 0 {
+			text = Misspell(text)
+		}
+		args[param] = Typed(m.ParamSchema(im.Tool, param), text)
+	}
+	out, ok := m.read(ctx, nil, im.Tool, args)
+	return !ok || m.userKeyOfValue(out) == ""
+}
+
+func (p *gplan) personaName() string {
+	m := p.m
+	if m.Users != nil && p.user != "" {
+		uv, _ := m.Base.Get(m.Users.Coll.Name, p.user)
+		obj, _ := tools.ToObject(uv)
+		var parts []string
+		for _, path := range m.Users.Name {
+			if v, ok := valueAt(obj, path); ok {
+				if s := tools.Text(v); s != "" {
+					parts = append(parts, s)
+				}
+			}
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, " ")
+		}
+		return "the customer " + p.user
+	}
+	return firstNames[p.rng.IntN(len(firstNames))] + " " + lastNames[p.rng.IntN(len(lastNames))]
+}
+
+// call records a ground-truth action; reads with the same arguments are
+// recorded once.
+func (p *gplan) call(goal int, tool string, args map[string]any, needs []int) int {
+	kind := p.m.Kit.Kind(tool)
+	key := readKey(tool, args)
+	if kind == record.KindRead {
+		if i, ok := p.seen[key]; ok {
+			return i
+		}
+	}
+	raw, _ := json.Marshal(args)
+	ns := closure(p.actions, needs)
+	p.actions = append(p.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
+	i := len(p.actions) - 1
+	if kind == record.KindRead {
+		p.seen[key] = i
+	}
+	if kind == record.KindWrite {
+		p.writes = append(p.writes, ns)
+	}
+	return i
+}
+
+// read runs a read on the plan's state and records it as an action.
+func (p *gplan) read(tool string, args map[string]any, needs []int) (int, any, bool) {
+	key := readKey(tool, args)
+	r, ok := p.memo[key]
+	if !ok {
+		v, good := p.m.read(p.ctx, p.st, tool, args)
+		r = readResult{v, good}
+		p.memo[key] = r
+	}
+	if !r.ok {
+		return -1, nil, false
+	}
+	return p.call(-1, tool, args, needs), r.v, true
+}
+
+// auth is the identify read (-1 without users).
+func (p *gplan) auth() []int {
+	if p.m.Users == nil || p.ident == nil {
+		return nil
+	}
+	i, _, ok := p.read(p.ident.Tool, p.idArgs, nil)
+	if !ok {
+		return nil
+	}
+	return []int{i}
+}
+
+// userDetails reads the customer's record.
+func (p *gplan) userDetails() (int, map[string]any, error) {
+	m := p.m
+	if m.Users == nil || m.Users.Details == "" {
+		return -1, nil, errors.New("the pack has no tool that reads a user's record")
+	}
+	args := map[string]any{m.Users.DetailsParam: Typed(m.ParamSchema(m.Users.Details, m.Users.DetailsParam), p.user)}
+	i, v, ok := p.read(m.Users.Details, args, p.auth())
+	if !ok {
+		return -1, nil, fmt.Errorf("%s fails for user %s", m.Users.Details, p.user)
+	}
+	obj, _ := v.(map[string]any)
+	if obj == nil {
+		return -1, nil, fmt.Errorf("%s does not return a record", m.Users.Details)
+	}
+	return i, obj, nil
+}
+
+// attempt runs a goal builder and rolls the plan back if it fails or its
+// write misses the wanted evidence.
+func (p *gplan) attempt(build func() error) error {
+	snap, nw, ng, no, nd, nu := len(p.actions), len(p.writes), len(p.goals), len(p.outputs), len(p.done), len(p.unknown)
+	seen := maps.Clone(p.seen)
+	used := maps.Clone(p.used)
+	known := maps.Clone(p.known)
+	revised := p.revised
+	err := build()
+	if err == nil && p.want > 0 && len(p.writes) > nw && len(p.writes[len(p.writes)-1]) != p.want {
+		err = fmt.Errorf("write needs %d reads, want %d", len(p.writes[len(p.writes)-1]), p.want)
+	}
+	if err != nil {
+		p.actions, p.writes, p.goals, p.outputs, p.unknown = p.actions[:snap], p.writes[:nw], p.goals[:ng], p.outputs[:no], p.unknown[:nu]
+		p.seen, p.used, p.known, p.revised = seen, used, known, revised
+		if len(p.done) != nd {
+			p.done = p.done[:nd]
+			p.rebuild()
+		}
+	}
+	return err
+}
+
+// rebuild replays the accepted writes on a fresh state: a failed write
+// may have changed records before it failed.
+func (p *gplan) rebuild() {
+	p.st = p.m.Base.NewState()
+	for _, a := range p.done {
+		p.m.Kit.Call(p.ctx, p.st, a.Tool, string(a.Arguments))
+	}
+	if len(p.done) > 0 {
+		p.memo = map[string]readResult{}
+	}
+}
+
+// target is what a goal acts on, once found.
+type target struct {
+	sel   record.Selector
+	key   string
+	obj   map[string]any
+	needs []int
+}
+
+func (p *gplan) usedKey(coll, key string) string { return coll + "\x00" + key }
+
+// byKey picks an unused record the customer names by its key.
+func (p *gplan) byKey(c *CollModel) (*target, error) {
+	m := p.m
+	var keys []string
+	owned := c.Owner != "" && m.Users != nil
+	if owned {
+		keys = m.ownedKeys(c, p.user)
+	} else {
+		keys = m.Base.Keys(c.Name)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("no %s to act on", c.Noun)
+	}
+	var needs []int
+	if owned {
+		needs = p.auth()
+	}
+	for try := 0; try < 6; try++ {
+		key := keys[p.rng.IntN(len(keys))]
+		if p.used[p.usedKey(c.Name, key)] {
+			continue
+		}
+		args := map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), key)}
+		v, ok := p.peek(c.Get, args)
+		obj, _ := v.(map[string]any)
+		if !ok || obj == nil {
+			continue
+		}
+		if owned && tools.Text(obj[c.Owner]) != "" && tools.Text(obj[c.Owner]) != p.user {
+			continue
+		}
+		i, _, _ := p.read(c.Get, args, needs)
+		p.known[c.Key+":"+key] = key
+		return &target{sel: record.Selector{Collection: c.Name, ID: key, Label: c.Noun + " " + key}, key: key, obj: obj, needs: []int{i}}, nil
+	}
+	return nil, fmt.Errorf("no unused %s found", c.Noun)
+}
+
+// ownedKeys lists a user's records of a collection: what its list
+// shows, else the records whose owner field names the user.
+func (m *Model) ownedKeys(c *CollModel, user string) []string {
+	if c.List != nil && c.List.Param != "" {
+		return m.owned[c.Name][user]
+	}
+	return m.byOwner[c.Name][user]
+}
+
+// candidates reads what the agent reads to find a described record: the
+// list, then each listed record unless the list holds them whole.
+func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, error) {
+	m := p.m
+	args := map[string]any{}
+	var needs []int
+	if c.List.Param != "" {
+		if m.Users == nil {
+			return nil, nil, nil, errors.New("a per-user list without users")
+		}
+		args[c.List.Param] = Typed(m.ParamSchema(c.List.Tool, c.List.Param), p.user)
+		needs = p.auth()
+	}
+	li, out, ok := p.read(c.List.Tool, args, needs)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("%s fails", c.List.Tool)
+	}
+	keys, recs := m.ListedRecords(c, out)
+	if len(keys) == 0 {
+		return nil, nil, nil, fmt.Errorf("no %s listed", c.Noun)
+	}
+	reads := []int{li}
+	if recs != nil {
+		return keys, recs, reads, nil
+	}
+	if c.Get == "" {
+		return nil, nil, nil, fmt.Errorf("%s lists keys but no tool reads a %s", c.List.Tool, c.Noun)
+	}
+	objs := make([]map[string]any, len(keys))
+	for i, k := range keys {
+		gi, v, ok := p.read(c.Get, map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), k)}, []int{li})
+		obj, _ := v.(map[string]any)
+		if !ok || obj == nil {
+			return nil, nil, nil, fmt.Errorf("%s %s cannot be read", c.Noun, k)
+		}
+		objs[i] = obj
+		reads = append(reads, gi)
+	}
+	return keys, objs, reads, nil
+}
+
+// described picks an unused record among the candidates and finds words
+// that single it out: attributes, and an ordering criterion if needed.
+func (p *gplan) described(c *CollModel) (*target, error) {
+	keys, objs, reads, err := p.candidates(c)
+	if err != nil {
+		return nil, err
+	}
+	mine := c.List.Param != ""
+	order := p.rng.Perm(len(keys))
+	for _, t := range order[:min(len(order), 4)] {
+		if p.used[p.usedKey(c.Name, keys[t])] {
+			continue
+		}
+		forms := recordForms(c, objs[t], len(objs))
+		p.rng.Shuffle(len(forms), func(i, j int) { forms[i], forms[j] = forms[j], forms[i] })
+		for _, f := range forms {
+			f.Collection = c.Name
+			if i, err := tools.ResolveKey(f, objs, c.Key); err == nil && i == t {
+				f.Label = RecordLabel(c.Noun, f.Where, f.Pick, mine)
+				p.unknown = appendOnce(p.unknown, Words(c.Key)+"s")
+				return &target{sel: f, key: keys[t], obj: objs[t], needs: reads}, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no %s identifiable by its attributes", c.Noun)
+}
+
+// recordForms are the ways a customer may describe record r.
+func recordForms(c *CollModel, r map[string]any, n int) []record.Selector {
+	var vals []string
+	attr := map[string]string{}
+	for _, d := range c.Describe {
+		v, ok := valueAt(r, d)
+		if !ok || v == nil {
+			continue
+		}
+		if _, isList := v.([]any); isList {
+			continue
+		}
+		if _, isMap := v.(map[string]any); isMap {
+			continue
+		}
+		s := tools.Text(v)
+		if s == "" || len(s) > 40 {
+			continue
+		}
+		attr[d] = s
+		vals = append(vals, d)
+	}
+	var forms []record.Selector
+	if n == 1 {
+		forms = append(forms, record.Selector{})
+	}
+	wheres := []map[string]string{{}}
+	for i, a := range vals {
+		wheres = append(wheres, map[string]string{a: attr[a]})
+		for _, b := range vals[i+1:] {
+			wheres = append(wheres, map[string]string{a: attr[a], b: attr[b]})
+		}
+	}
+	for _, w := range wheres[1:] {
+		forms = append(forms, record.Selector{Where: w})
+	}
+	for _, w := range wheres {
+		if len(w) > 1 {
+			continue
+		}
+		for _, f := range c.Compare {
+			forms = append(forms, record.Selector{Where: w, Pick: "max:" + f}, record.Selector{Where: w, Pick: "min:" + f})
+		}
+	}
+	for i := range forms {
+		if len(forms[i].Where) == 0 {
+			forms[i].Where = nil
+		}
+	}
+	return forms
+}
+
+// chooseOptional picks the optional parameters a write sets: when it
+// would otherwise change nothing the customer states (an update with
+// every field optional), one or two of them.
+func (p *gplan) chooseOptional(w *WriteModel) []string {
+	var opt []string
+	says := false
+	for _, pm := range w.Params {
+		switch {
+		case pm.Optional:
+			opt = append(opt, pm.Name)
+		case pm.Source == SrcSlot || pm.Source == SrcUser:
+			says = true
+		}
+	}
+	if says || len(opt) == 0 {
+		return nil
+	}
+	p.rng.Shuffle(len(opt), func(i, j int) { opt[i], opt[j] = opt[j], opt[i] })
+	n := 1
+	if len(opt) > 1 && p.rng.IntN(3) == 0 {
+		n = 2
+	}
+	out := opt[:n]
+	sort.Strings(out)
+	return out
+}
+
+// IntentOf names a write goal: the tool, and the optional parameters it
+// sets after a "+".
+func IntentOf(w *WriteModel, opts []string) string {
+	if len(opts) == 0 {
+		return w.Name
+	}
+	return w.Name + "+" + strings.Join(opts, ",")
+}
+
+// ParseIntent splits a write intent into the tool and its optional parameters.
+func ParseIntent(intent string) (string, []string) {
+	tool, opts, ok := strings.Cut(intent, "+")
+	if !ok || opts == "" {
+		return tool, nil
+	}
+	return tool, strings.Split(opts, ",")
+}
+
+// Included lists the parameters a goal of this intent sets.
+func (w *WriteModel) Included(opts []string) []*ParamModel {
+	var out []*ParamModel
+	for _, pm := range w.Params {
+		if pm.Optional && !slices.Contains(opts, pm.Name) {
+			continue
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+// buildWrite adds one write goal with its reads and executes it.
+func (p *gplan) buildWrite(w *WriteModel, mode string) error {
+	m := p.m
+	gi := len(p.goals)
+	opts := p.chooseOptional(w)
+	goal := record.Goal{Intent: IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}}
+	params := w.Included(opts)
+	var needs []int
+	var userObj map[string]any
+	for _, pm := range params {
+		switch pm.Source {
+		case SrcUserKey:
+			needs = append(needs, p.auth()...)
+		case SrcUser:
+			if userObj == nil {
+				i, obj, err := p.userDetails()
+				if err != nil {
+					return err
+				}
+				userObj = obj
+				needs = append(needs, i)
+			}
+		}
+	}
+	var t *target
+	var err error
+	switch w.TargetKind {
+	case TargetColl:
+		if mode == modeDescribed {
+			t, err = p.described(w.Coll)
+		} else {
+			t, err = p.byKey(w.Coll)
+		}
+	case TargetSearch:
+		size := 0
+		if p.want > 0 {
+			extra := len(closure(p.actions, needs))
+			n := len(w.Search.Tools)
+			if (p.want-extra) < n || (p.want-extra)%n != 0 {
+				return fmt.Errorf("a search by %s cannot need exactly %d reads", w.Name, p.want)
+			}
+			size = (p.want - extra) / n
+		}
+		t, err = p.search(w.Search, size)
+	case TargetUser:
+		t = &target{sel: record.Selector{Collection: m.Users.Coll.Name, Label: "my account"}, needs: p.auth()}
+	default:
+		t = &target{sel: record.Selector{Collection: w.Name, Label: ""}}
+	}
+	if err != nil {
+		return err
+	}
+	if t.key != "" && p.used[p.usedKey(t.sel.Collection, t.key)] {
+		return errors.New("target already used")
+	}
+	needs = append(needs, t.needs...)
+	goal.Target = t.sel
+	args := map[string]any{}
+	revisable := map[string]string{}
+	for _, pm := range params {
+		switch pm.Source {
+		case SrcTargetKey:
+			args[pm.Name] = Typed(pm.Schema, t.key)
+		case SrcTarget:
+			v, ok := valueAt(t.obj, pm.Path)
+			if !ok {
+				return fmt.Errorf("target has no %s", pm.Path)
+			}
+			args[pm.Name] = v
+		case SrcUserKey:
+			args[pm.Name] = Typed(pm.Schema, p.user)
+		case SrcUser:
+			v, sel, err := p.userValue(pm, userObj)
+			if err != nil {
+				return err
+			}
+			if sel != nil {
+				goal.Items = append(goal.Items, *sel)
+			}
+			args[pm.Name] = v
+		case SrcSlot:
+			text, alt, err := p.drawSlot(w, pm, t.obj)
+			if err != nil {
+				return err
+			}
+			goal.Slots[pm.Name] = text
+			if alt != "" {
+				revisable[pm.Name] = alt
+			}
+			args[pm.Name] = Typed(pm.Schema, text)
+		case SrcConst:
+			args[pm.Name] = pm.Const
+		}
+	}
+	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
+		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
+	}
+	if p.revise && !p.revised && len(revisable) > 0 {
+		keys := slices.Sorted(maps.Keys(revisable))
+		k := keys[p.rng.IntN(len(keys))]
+		goal.Revised = map[string]string{k: revisable[k]}
+		p.revised = true
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	res := m.Kit.Call(p.ctx, p.st, w.Name, string(raw))
+	if res.Err {
+		// The handler may have changed records or advanced a counter
+		// before it failed; replay the accepted writes on a fresh copy
+		// (none, most often: then this is free).
+		p.rebuild()
+		return fmt.Errorf("%s fails: %s", w.Name, res.Output)
+	}
+	p.memo = map[string]readResult{}
+	p.call(gi, w.Name, args, needs)
+	p.done = append(p.done, p.actions[len(p.actions)-1])
+	if t.key != "" {
+		p.used[p.usedKey(t.sel.Collection, t.key)] = true
+	}
+	for _, o := range m.OutputsOf(w, t.obj, Decode(res.Output)) {
+		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: o.Name, Value: o.Value})
+	}
+	if len(goal.Slots) == 0 {
+		goal.Slots = nil
+	}
+	p.goals = append(p.goals, goal)
+	return nil
+}
+
+// userValue takes a write argument from the customer's record; when the
+// path holds several values (payment methods) the customer says which,
+// by a description the agent resolves.
+func (p *gplan) userValue(pm *ParamModel, user map[string]any) (any, *record.Selector, error) {
+	if paramType(pm.Schema) != "array" {
+		if elems, field := UserChoices(user, pm.Path); elems != nil {
+			i := p.rng.IntN(len(elems))
+			sel, err := choiceSelector(pm, elems, i, field)
+			if err != nil {
+				return nil, nil, err
+			}
+			return elems[i][field], sel, nil
+		}
+	}
+	v, ok := valueAt(user, pm.Path)
+	if !ok || v == nil {
+		return nil, nil, fmt.Errorf("the user's record has no %s", pm.Path)
+	}
+	if l, isList := v.([]any); isList && paramType(pm.Schema) != "array" {
+		if len(l) != 1 {
+			return nil, nil, fmt.Errorf("the user's %s holds %d values", pm.Path, len(l))
+		}
+		v = l[0]
+	}
+	return v, nil, nil
+}
+
+// choiceSelector describes element i among the customer's elements by
+// the fewest attributes that single it out (its id as a last resort).
+func choiceSelector(pm *ParamModel, elems []map[string]any, i int, field string) (*record.Selector, error) {
+	prefix, _, _ := cutLast(pm.Path)
+	noun := Singular(Words(lastStep(prefix)))
+	var attrs []string
+	for _, f := range slices.Sorted(maps.Keys(elems[i])) {
+		if f == field {
+			continue
+		}
+		switch elems[i][f].(type) {
+		case string:
+			if s := elems[i][f].(string); s != "" && len(s) <= 30 {
+				attrs = append(attrs, f)
+			}
+		}
+	}
+	try := func(where map[string]string) *record.Selector {
+		sel := record.Selector{Collection: pm.Name, Where: where}
+		if j, err := tools.ResolveKey(sel, elems, field); err == nil && j == i {
+			sel.Label = ChoiceLabel(noun, where)
+			return &sel
+		}
+		return nil
+	}
+	for _, a := range attrs {
+		if s := try(map[string]string{a: tools.Text(elems[i][a])}); s != nil {
+			return s, nil
+		}
+	}
+	for x, a := range attrs {
+		for _, b := range attrs[x+1:] {
+			if s := try(map[string]string{a: tools.Text(elems[i][a]), b: tools.Text(elems[i][b])}); s != nil {
+				return s, nil
+			}
+		}
+	}
+	if s := try(map[string]string{field: tools.Text(elems[i][field])}); s != nil {
+		return s, nil
+	}
+	return nil, fmt.Errorf("the user's %s cannot be told apart", noun)
+}
+
+// drawSlot draws the value a customer states for a parameter and, for a
+// customer who changes their mind, a different first value.
+func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (string, string, error) {
+	var cur string
+	if pm.Path != "" && obj != nil {
+		if v, ok := valueAt(obj, pm.Path); ok {
+			cur = tools.Text(v)
+		}
+	}
+	var pool []string
+	switch {
+	case len(pm.Choices) > 0:
+		pool = pm.Choices
+	case pm.Path != "" && w.TargetKind == TargetColl:
+		for _, v := range p.m.collPools[w.Coll.Name][pm.Path] {
+			pool = append(pool, SlotText(v))
+		}
+	default:
+		pool = p.m.schemaValues(p.rng, pm.Name, pm.Schema)
+	}
+	var opts []string
+	for _, v := range pool {
+		if v != cur || pm.Path == "" {
+			opts = append(opts, v)
+		}
+	}
+	if len(opts) == 0 {
+		return "", "", fmt.Errorf("no value for %s", pm.Name)
+	}
+	i := p.rng.IntN(len(opts))
+	alt := ""
+	if len(opts) > 1 {
+		j := p.rng.IntN(len(opts) - 1)
+		if j >= i {
+			j++
+		}
+		alt = opts[j]
+	}
+	return opts[i], alt, nil
+}
+
+// NamedValue is a required output: a name and the text the agent must say.
+type NamedValue struct {
+	Name  string
+	Value string
+	Raw   any
+}
+
+// OutputsOf lists what the agent must tell after a write: the pack's
+// output paths in the result, else the result's amounts of money that
+// are new or changed against the target as read before the write.
+func (m *Model) OutputsOf(w *WriteModel, before map[string]any, result any) []NamedValue {
+	var out []NamedValue
+	if len(w.Outputs) > 0 {
+		for _, path := range w.Outputs {
+			v, ok := valueAt(result, path)
+			if !ok || v == nil {
+				continue
+			}
+			switch v.(type) {
+			case map[string]any, []any:
+				continue
+			}
+			if s := FormatValue(v); s != "" {
+				out = append(out, NamedValue{Name: strings.ReplaceAll(path, ".", "_"), Value: s, Raw: v})
+			}
+		}
+		return out
+	}
+	obj, ok := result.(map[string]any)
+	if !ok {
+		return nil
+	}
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		switch obj[f].(type) {
+		case float64, int64, int:
+		default:
+			continue
+		}
+		if !IsMoney(f) {
+			continue
+		}
+		if before != nil {
+			if old, had := before[f]; had && tools.Text(old) == tools.Text(obj[f]) {
+				continue
+			}
+		}
+		out = append(out, NamedValue{Name: f, Value: FormatValue(obj[f]), Raw: obj[f]})
+	}
+	return out
+}
+
+// buildInform adds a question answered by a read: a field of a record
+// or of the best search result.
+func (p *gplan) buildInform() error {
+	m := p.m
+	gi := len(p.goals)
+	var opts []func() (*target, string, error)
+	for _, name := range slices.Sorted(maps.Keys(m.Colls)) {
+		c := m.Colls[name]
+		if m.Users != nil && c == m.Users.Coll {
+			continue
+		}
+		if c.Get != "" && (c.Owner == "" || m.Users != nil) {
+			opts = append(opts, func() (*target, string, error) {
+				t, err := p.byKey(c)
+				return t, "", err
+			})
+		}
+		if c.List != nil {
+			opts = append(opts, func() (*target, string, error) {
+				t, err := p.described(c)
+				return t, "", err
+			})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Searches)) {
+		s := m.Searches[name]
+		opts = append(opts, func() (*target, string, error) {
+			t, err := p.search(s, 0)
+			if err != nil {
+				return nil, "", err
+			}
+			_, field, _ := strings.Cut(t.sel.Pick, ":")
+			return t, field, nil
+		}, func() (*target, string, error) {
+			t, err := p.search(s, 0)
+			if err != nil {
+				return nil, "", err
+			}
+			_, field, _ := strings.Cut(t.sel.Pick, ":")
+			return t, field, nil
+		})
+	}
+	if len(opts) == 0 {
+		return errors.New("the pack has no record or search a customer can ask about")
+	}
+	t, field, err := opts[p.rng.IntN(len(opts))]()
+	if err != nil {
+		return err
+	}
+	if field == "" {
+		field = p.informField(t)
+	}
+	if field == "" {
+		return errors.New("nothing to ask about the record")
+	}
+	v, ok := valueAt(t.obj, field)
+	if !ok {
+		return fmt.Errorf("no %s to tell", field)
+	}
+	val := FormatValue(v)
+	if val == "" {
+		return fmt.Errorf("empty %s", field)
+	}
+	if t.key != "" {
+		p.used[p.usedKey(t.sel.Collection, t.key)] = true
+	}
+	p.goals = append(p.goals, record.Goal{Intent: IntentInformPrefix + field, Kind: record.GoalInform, Target: t.sel})
+	p.outputs = append(p.outputs, record.Output{Goal: gi, Name: field, Value: val})
+	return nil
+}
+
+// informField picks a field of the record to ask about: one the customer
+// did not use to describe it.
+func (p *gplan) informField(t *target) string {
+	c := p.m.Colls[t.sel.Collection]
+	if c == nil {
+		return ""
+	}
+	var fields []string
+	for _, f := range slices.Concat(c.Describe, c.Compare) {
+		if _, in := t.sel.Where[f]; in || strings.HasSuffix(t.sel.Pick, ":"+f) || slices.Contains(fields, f) {
+			continue
+		}
+		v, ok := valueAt(t.obj, f)
+		if !ok || v == nil {
+			continue
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			continue
+		}
+		if s := FormatValue(v); s != "" && len(s) <= 40 {
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[p.rng.IntN(len(fields))]
+}
+
+// reasonFor says why the customer calls.
+func (m *Model) reasonFor(g record.Goal) string {
+	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
+		return "need to know the " + Words(lastStep(f)) + " of " + article(nounOf(m, g.Target))
+	}
+	tool, _ := ParseIntent(g.Intent)
+	w := m.Write(tool)
+	if w == nil {
+		return "need help with your account"
+	}
+	t := ""
+	if n := w.TargetNoun(); n != "" {
+		t = article(n)
+		if w.TargetKind == TargetUser {
+			t = "your account"
+		}
+	}
+	return "need to " + Plain(FillPhrase(w.VerbPhrase(), t, nil))
+}
+
+func nounOf(m *Model, sel record.Selector) string {
+	if c := m.Colls[sel.Collection]; c != nil {
+		return c.Noun
+	}
+	if s := m.Searches[sel.Collection]; s != nil {
+		return s.Noun
+	}
+	return "record"
+}
+
+func article(noun string) string {
+	if noun == "" {
+		return ""
+	}
+	if strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
+// Instruction renders a pack task as the user simulator's brief, in the
+// second person as tau2-bench writes them.
+func (m *Model) Instruction(bp *record.Blueprint) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are %s.", bp.Persona.Name)
+	k := bp.Persona.Known
+	if tool := k["identify"]; tool != "" {
+		var ids []string
+		for _, im := range m.Users.Identify {
+			if im.Tool != tool {
+				continue
+			}
+			for _, param := range im.Params {
+				ids = append(ids, "your "+Words(param)+" is "+k[param])
+			}
+			break
+		}
+		if len(ids) > 0 {
+			fmt.Fprintf(&b, " To identify yourself: %s.", joinAnd(ids))
+		}
+	}
+	fmt.Fprintf(&b, " You are contacting customer support because you %s.", strings.TrimSuffix(bp.Reason, "."))
+	for i, g := range bp.Goals {
+		b.WriteString(" ")
+		if i > 0 {
+			b.WriteString("Also, ")
+		}
+		b.WriteString(m.GoalSentence(g))
+	}
+	var outs []string
+	for _, o := range bp.Outputs {
+		if w := Words(o.Name); !slices.Contains(outs, w) {
+			outs = append(outs, w)
+		}
+	}
+	if len(outs) > 0 {
+		fmt.Fprintf(&b, " Make sure you learn the %s.", strings.Join(outs, " and the "))
+	}
+	if len(bp.Unknown) > 0 {
+		fmt.Fprintf(&b, " You do not know your %s.", strings.Join(bp.Unknown, " or "))
+	}
+	return b.String()
+}
+
+// GoalSentence states one goal of a pack task in plain words.
+func (m *Model) GoalSentence(g record.Goal) string {
+	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
+		return fmt.Sprintf("You want to know the %s of %s.", Words(lastStep(f)), secondPerson(g.Target.Label))
+	}
+	tool, _ := ParseIntent(g.Intent)
+	w := m.Write(tool)
+	if w == nil {
+		return "You want help with " + secondPerson(g.Target.Label) + "."
+	}
+	var b strings.Builder
+	b.WriteString("You want to " + Plain(FillPhrase(w.VerbPhrase(), secondPerson(g.Target.Label), g.Slots)) + ".")
+	for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
+		if strings.Contains(w.VerbPhrase(), "<"+k+">") {
+			continue
+		}
+		fmt.Fprintf(&b, " The %s should be %s.", Words(k), g.Slots[k])
+	}
+	for _, it := range g.Items {
+		fmt.Fprintf(&b, " For the %s, use %s.", Words(it.Collection), secondPerson(it.Label))
+	}
+	if len(g.Revised) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
+			fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", g.Revised[k], Words(k))
+		}
+	}
+	return b.String()
+}
+
+// secondPerson turns the customer's words about their things into the
+// brief's ("my reservation" → "your reservation").
+func secondPerson(label string) string {
+	if rest, ok := strings.CutPrefix(label, "my "); ok {
+		return "your " + rest
+	}
+	return label
+}

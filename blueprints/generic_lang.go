@@ -1,0 +1,496 @@
+package blueprints
+
+import (
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/synth-data/synth/tools"
+)
+
+// The language of pack tasks is built from names: collection nouns,
+// field and parameter names (snake_case and camelCase become words),
+// tool descriptions, and the pack's phrase hints when it has them.
+
+// Words turns an identifier into lower-case words: "total_baggages" and
+// "totalBaggages" both become "total baggages".
+func Words(id string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range id {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			b.WriteByte(' ')
+			prevLower = false
+		case unicode.IsUpper(r):
+			if prevLower {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			prevLower = false
+		default:
+			b.WriteRune(r)
+			prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// Singular makes the last word of a phrase singular ("reservations" →
+// "reservation", "categories" → "category").
+func Singular(s string) string {
+	i := strings.LastIndexByte(s, ' ')
+	head, w := s[:i+1], s[i+1:]
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+	case strings.HasSuffix(w, "s") && len(w) > 3:
+		w = w[:len(w)-1]
+	}
+	return head + w
+}
+
+// Plural makes the last word of a phrase plural.
+func Plural(s string) string {
+	switch {
+	case strings.HasSuffix(s, "y") && !strings.HasSuffix(s, "ay") && !strings.HasSuffix(s, "ey") && !strings.HasSuffix(s, "oy"):
+		return s[:len(s)-1] + "ies"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "sh"):
+		return s + "es"
+	}
+	return s + "s"
+}
+
+var snakeValue = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)+$`)
+
+// ValueWords renders a value for prose: snake_case codes become words
+// ("basic_economy" → "basic economy"), anything else stays as it is.
+func ValueWords(v string) string {
+	if snakeValue.MatchString(v) {
+		return strings.ReplaceAll(v, "_", " ")
+	}
+	return v
+}
+
+var moneyWords = map[string]bool{"refund": true, "refunded": true, "total": true, "amount": true, "price": true, "cost": true, "fee": true,
+	"fees": true, "charge": true, "charged": true, "balance": true, "paid": true, "difference": true, "due": true, "fare": true, "credit": true}
+
+// IsMoney reports whether a numeric field holds an amount of money: its
+// last word names one ("baggage_fee", "refund_amount", "total"), unlike
+// "total_baggages".
+func IsMoney(name string) bool {
+	w := strings.Fields(Words(lastStep(name)))
+	return len(w) > 0 && moneyWords[w[len(w)-1]]
+}
+
+// FormatValue is how a required output is written and said: whole
+// numbers without decimals, other numbers with two, text as it is.
+// The generator records outputs with it and the agent speaks with it, so
+// the outputs check compares like with like.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return formatNumber(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	}
+	s := tools.Text(v)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && isNumberText(s) {
+		return formatNumber(f)
+	}
+	return s
+}
+
+func isNumberText(s string) bool {
+	for _, r := range s {
+		if (r < '0' || r > '9') && r != '.' && r != '-' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func formatNumber(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.FormatInt(int64(x), 10)
+	}
+	return strconv.FormatFloat(math.Round(x*100)/100, 'f', 2, 64)
+}
+
+// SayValue is how the agent states a field's value: amounts of money with
+// a dollar sign, codes as words.
+func SayValue(field string, v any) string {
+	s := FormatValue(v)
+	switch v.(type) {
+	case float64, int64, int:
+		if IsMoney(field) {
+			return "$" + s
+		}
+		return s
+	}
+	return s
+}
+
+// SlotText is how a customer states a value: the text the agent turns
+// back into the argument with Typed.
+func SlotText(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return tools.Text(v)
+}
+
+// Prepositions for fields a customer names a thing by.
+func preposition(field string) string {
+	f := field
+	if i := strings.LastIndexByte(f, '.'); i >= 0 {
+		f = f[i+1:]
+	}
+	switch {
+	case f == "origin" || f == "from" || f == "source_airport" || f == "departure_airport" || strings.HasPrefix(f, "origin_"):
+		return "from"
+	case f == "destination" || f == "to" || f == "arrival_airport" || strings.HasPrefix(f, "destination_"):
+		return "to"
+	case f == "date" || strings.HasSuffix(f, "_date") || f == "day":
+		return "on"
+	case f == "cabin" || f == "class" || f == "cabin_class" || f == "tier":
+		return "in"
+	case f == "status" || f == "state":
+		return "adjective"
+	}
+	return ""
+}
+
+// phraseParts renders conditions as words: adjectives ("pending"),
+// prepositional phrases ("from SFO"), and "with" clauses.
+func phraseParts(where map[string][]string) (adj []string, preps []string, with []string) {
+	for _, f := range slices.Sorted(maps.Keys(where)) {
+		vals := make([]string, len(where[f]))
+		for i, v := range where[f] {
+			vals[i] = ValueWords(v)
+		}
+		v := strings.Join(vals, " or ")
+		switch p := preposition(f); p {
+		case "adjective":
+			adj = append(adj, v)
+		case "":
+			with = append(with, Words(lastStep(f))+" "+v)
+		default:
+			preps = append(preps, p+" "+v)
+		}
+	}
+	return adj, preps, with
+}
+
+func lastStep(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// pickWords names an ordering criterion: an adjective ("cheapest") when
+// the field reads as one, else a "with the highest X" clause.
+func pickWords(pick string) (adj, clause string) {
+	dir, field, ok := strings.Cut(pick, ":")
+	if !ok {
+		return "", ""
+	}
+	f := strings.ToLower(lastStep(field))
+	max := dir == "max"
+	switch {
+	case strings.Contains(f, "created") || strings.Contains(f, "date") || strings.HasSuffix(f, "_at") || strings.Contains(f, "time"):
+		if max {
+			return "most recent", ""
+		}
+		return "oldest", ""
+	case strings.Contains(f, "duration") || strings.Contains(f, "minutes") || strings.Contains(f, "length"):
+		if max {
+			return "longest", ""
+		}
+		return "shortest", ""
+	case IsMoney(f):
+		if max {
+			return "most expensive", ""
+		}
+		return "cheapest", ""
+	}
+	if max {
+		return "", "with the highest " + Words(f)
+	}
+	return "", "with the lowest " + Words(f)
+}
+
+func single(where map[string]string) map[string][]string {
+	out := make(map[string][]string, len(where))
+	for k, v := range where {
+		out[k] = []string{v}
+	}
+	return out
+}
+
+// RecordLabel is how a customer names a record by its attributes: "my
+// most recent confirmed reservation from SFO in economy".
+func RecordLabel(noun string, where map[string]string, pick string, mine bool) string {
+	adj, preps, with := phraseParts(single(where))
+	padj, pclause := pickWords(pick)
+	var words []string
+	if mine {
+		words = append(words, "my")
+	} else {
+		words = append(words, "the")
+	}
+	if padj != "" {
+		words = append(words, padj)
+	}
+	words = append(words, adj...)
+	words = append(words, noun)
+	words = append(words, preps...)
+	if len(with) > 0 {
+		words = append(words, "with "+joinAnd(with))
+	}
+	if pclause != "" {
+		if len(with) > 0 {
+			words = append(words, "and")
+		}
+		words = append(words, pclause)
+	}
+	return strings.Join(words, " ")
+}
+
+// SearchLabel names what a customer searches for: "the cheapest
+// itinerary from SFO or OAK to JFK on 2024-05-20 or 2024-05-21 in economy".
+func SearchLabel(noun string, among map[string][]string, where map[string]string, pick string) string {
+	_, preps, with := phraseParts(among)
+	wadj, wpreps, wwith := phraseParts(single(where))
+	padj, pclause := pickWords(pick)
+	words := []string{"the"}
+	if padj != "" {
+		words = append(words, padj)
+	}
+	words = append(words, wadj...)
+	words = append(words, noun)
+	words = append(words, preps...)
+	words = append(words, wpreps...)
+	with = append(with, wwith...)
+	if len(with) > 0 {
+		words = append(words, "with "+joinAnd(with))
+	}
+	if pclause != "" {
+		if len(with) > 0 {
+			words = append(words, "and")
+		}
+		words = append(words, pclause)
+	}
+	return strings.Join(words, " ")
+}
+
+// ChoiceLabel names one of the customer's own things (a payment method)
+// by its attributes: "my gift card payment method".
+func ChoiceLabel(noun string, where map[string]string) string {
+	var lead, with []string
+	for _, f := range slices.Sorted(maps.Keys(where)) {
+		v := ValueWords(where[f])
+		switch strings.ToLower(lastStep(f)) {
+		case "source", "type", "kind", "method", "brand", "category":
+			lead = append(lead, v)
+		default:
+			with = append(with, Words(lastStep(f))+" "+v)
+		}
+	}
+	words := []string{"my"}
+	words = append(words, lead...)
+	words = append(words, noun)
+	if len(with) > 0 {
+		words = append(words, "with "+joinAnd(with))
+	}
+	return strings.Join(words, " ")
+}
+
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// JoinAnd joins phrases as an English list.
+func JoinAnd(parts []string) string { return joinAnd(parts) }
+
+var (
+	byIDSuffix = regexp.MustCompile(`(?i)\s+(by|using|with|via)\s+(its\s+|the\s+|their\s+)?(\w+\s+)?(id|key|identifier)\b.*$`)
+	hintSlot   = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+)
+
+// VerbPhrase is how a customer asks for a write, with a <target>
+// placeholder: the pack's phrase hint when it has one ("{cancel|call off}
+// {target}"), else the first sentence of the tool's description made an
+// imperative ("Cancels a reservation." → "cancel <target>"), else the
+// tool's name in words.
+func (w *WriteModel) VerbPhrase() string {
+	if w.Phrase != "" {
+		return hintSlot.ReplaceAllStringFunc(w.Phrase, func(s string) string {
+			if name := s[1 : len(s)-1]; name == "target" || w.param[name] != nil {
+				return "<" + name + ">"
+			}
+			return s
+		})
+	}
+	noun := w.TargetNoun()
+	if s := imperative(firstSentence(w.Tool.Description)); s != "" {
+		return withTarget(s, noun, w.TargetKind)
+	}
+	return withTarget(Words(w.Name), noun, w.TargetKind)
+}
+
+// TargetNoun is the noun of what a write acts on.
+func (w *WriteModel) TargetNoun() string {
+	switch w.TargetKind {
+	case TargetColl:
+		return w.Coll.Noun
+	case TargetSearch:
+		return w.Search.Noun
+	case TargetUser:
+		return "account"
+	}
+	return ""
+}
+
+func firstSentence(desc string) string {
+	desc = strings.TrimSpace(desc)
+	if i := strings.IndexAny(desc, "\n"); i >= 0 {
+		desc = desc[:i]
+	}
+	for _, sep := range []string{". ", "; ", ": "} {
+		if i := strings.Index(desc, sep); i >= 0 {
+			desc = desc[:i]
+		}
+	}
+	desc = strings.TrimRight(desc, ". ")
+	if len(desc) > 90 || desc == "" {
+		return ""
+	}
+	return desc
+}
+
+// imperative lower-cases a description's verb and undoes a third-person
+// "s" ("Cancels" → "cancel", "Modifies" → "modify").
+func imperative(s string) string {
+	if s == "" {
+		return ""
+	}
+	verb, rest, _ := strings.Cut(s, " ")
+	if verb == "" || !unicode.IsLetter(rune(verb[0])) {
+		return ""
+	}
+	v := strings.ToLower(verb)
+	switch {
+	case strings.HasSuffix(v, "ies") && len(v) > 4:
+		v = v[:len(v)-3] + "y"
+	case strings.HasSuffix(v, "sses"), strings.HasSuffix(v, "shes"), strings.HasSuffix(v, "ches"), strings.HasSuffix(v, "xes"), strings.HasSuffix(v, "zes"):
+		v = v[:len(v)-2]
+	case strings.HasSuffix(v, "ss"), strings.HasSuffix(v, "us"):
+	case strings.HasSuffix(v, "s") && len(v) > 3:
+		v = v[:len(v)-1]
+	}
+	if rest == "" {
+		return v
+	}
+	return v + " " + rest
+}
+
+// withTarget puts the <target> placeholder where the description names
+// the thing acted on ("update the baggage of a reservation" → "update
+// the baggage of <target>"), or appends it.
+func withTarget(s, noun, kind string) string {
+	s = byIDSuffix.ReplaceAllString(s, "")
+	if kind == TargetNone || noun == "" {
+		return s
+	}
+	words := strings.Fields(noun)
+	pattern := `(?i)\b(a|an|the|one|that|this|its|their|your|the user's|a user's|existing|specified|given)\s+((existing|specified|given|single|new)\s+)*`
+	alts := []string{regexp.QuoteMeta(noun)}
+	if kind == TargetUser {
+		alts = append(alts, "user", "customer", "account", "member")
+	}
+	if len(words) > 1 {
+		alts = append(alts, regexp.QuoteMeta(words[len(words)-1]))
+	}
+	re := regexp.MustCompile(pattern + `(` + strings.Join(alts, "|") + `)\b`)
+	if loc := re.FindStringIndex(s); loc != nil {
+		return s[:loc[0]] + "<target>" + s[loc[1]:]
+	}
+	re2 := regexp.MustCompile(`(?i)\b(` + strings.Join(alts, "|") + `)\b`)
+	if loc := re2.FindStringIndex(s); loc != nil && loc[0] > 0 {
+		return s[:loc[0]] + "<target>" + s[loc[1]:]
+	}
+	return s + " for <target>"
+}
+
+// FillPhrase puts a target's words and slot values into a verb phrase;
+// a slot without a value reads as "some" followed by its name.
+func FillPhrase(phrase, target string, slots map[string]string) string {
+	out := strings.ReplaceAll(phrase, "<target>", target)
+	return hintSlotFilled.ReplaceAllStringFunc(out, func(s string) string {
+		name := s[1 : len(s)-1]
+		if v, ok := slots[name]; ok {
+			return v
+		}
+		return "some " + Words(name)
+	})
+}
+
+var hintSlotFilled = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_]*)>`)
+
+// Plain renders a phrase template without randomness: the first
+// alternative of every {a|b} group, for the instruction and the reason.
+func Plain(tmpl string) string {
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] != '{' {
+			b.WriteByte(tmpl[i])
+			continue
+		}
+		depth, j := 0, i
+		alt := -1
+		for ; j < len(tmpl); j++ {
+			switch tmpl[j] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+			case '|':
+				if depth == 1 && alt < 0 {
+					alt = j
+				}
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if j >= len(tmpl) {
+			b.WriteString(tmpl[i:])
+			break
+		}
+		end := j
+		if alt >= 0 {
+			end = alt
+		}
+		b.WriteString(Plain(tmpl[i+1 : end]))
+		i = j
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}

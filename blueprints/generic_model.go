@@ -1,0 +1,1399 @@
+package blueprints
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// Model is what synth knows about a pack's domain, derived once from its
+// manifest, tool schemas and database, hints first. The generic
+// generator, user and agent share it so that a task's pieces mean the
+// same to all three. The agent uses only its schema-level parts
+// (collections, identify, writes, searches); the database indexes are the
+// generator's.
+type Model struct {
+	Name    string
+	Version string
+	Kit     *tools.Toolkit
+	Base    *tools.Base
+	// Clock is the pack's fixed "now" (dates a customer asks for are
+	// drawn after it).
+	Clock time.Time
+	// Users is nil for a pack without customer accounts: no
+	// authentication, every record a candidate.
+	Users    *UserModel
+	Colls    map[string]*CollModel
+	Searches map[string]*SearchModel
+	// Writes are the write tools tasks can be built on, by name order.
+	Writes  []*WriteModel
+	writeBy map[string]*WriteModel
+	// Transfer is the generic tool that hands the customer to a human
+	// (nil when the pack has none) and TransferParam its text parameter.
+	Transfer      *tools.Tool
+	TransferParam string
+	// Skipped explains, per write tool, why no task uses it.
+	Skipped map[string]string
+
+	// Generator-side indexes over the base database.
+	pools     map[string][]any // distinct values per field name, any collection
+	collPools map[string]map[string][]any
+	userKeys  []string
+	owned     map[string]map[string][]string // coll -> user -> candidate keys the list tool shows
+	byCount   map[string]map[int][]string    // coll -> k -> users whose list shows k records
+	allKeys   map[string][]string            // ownerless coll -> keys its list-all tool shows
+	listRecs  map[string]bool                // coll -> its list returns whole records
+	byOwner   map[string]map[string][]string // coll -> user -> keys whose owner field names the user
+	cache     *readCache
+}
+
+// UserModel is how customers are found and authenticated.
+type UserModel struct {
+	Coll     *CollModel
+	Name     []string
+	Identify []IdentifyModel
+	// Details is the read tool returning a user's record by key and
+	// DetailsParam its key parameter ("" when the pack has none).
+	Details      string
+	DetailsParam string
+}
+
+// IdentifyModel is one way to authenticate a customer.
+type IdentifyModel struct {
+	Tool   string
+	Params []string          // sorted
+	Paths  map[string]string // parameter -> path in the user's record
+}
+
+// CollModel is one entity collection.
+type CollModel struct {
+	Name  string
+	Key   string
+	Owner string
+	Noun  string
+	// Get reads one record by key through parameter GetParam.
+	Get      string
+	GetParam string
+	// List is how the agent learns the candidate records: a user's (with
+	// Param the user key parameter) or, for an ownerless collection, all.
+	List     *ListModel
+	Describe []string
+	Compare  []string
+}
+
+// ListModel is a read tool that lists candidate keys or records.
+type ListModel struct {
+	Tool  string
+	Param string // the user-key parameter; "" for a list of every record
+	Field string // dotted path of the list in the result; "" = the result
+}
+
+// SearchModel is a family of read tools a customer's constraints feed.
+type SearchModel struct {
+	Name string
+	Noun string
+	// Tools are called for every combination of the grid's values.
+	Tools []string
+	// Params are the search parameters (sorted); Grid those a customer
+	// may give several values for.
+	Params   []string
+	Grid     []string
+	Items    string
+	Compare  []string
+	Describe []string
+	types    map[string]map[string]any // param -> schema (first tool that has it)
+	pools    map[string][]string
+	// seedColl is a collection whose records hold several of the search
+	// parameters as fields (flights: origin, destination, date): values
+	// drawn together from one record describe something that exists.
+	seedColl   string
+	seedFields []string
+}
+
+// Parameter sources.
+const (
+	SrcTargetKey = "target_key" // the target record's key
+	SrcTarget    = "target"     // a path in the target record or search result
+	SrcUserKey   = "user_key"   // the customer's key
+	SrcUser      = "user"       // a path in the customer's record
+	SrcSlot      = "slot"       // the customer states it
+	SrcConst     = "const"      // a fixed value
+)
+
+// ParamModel says where one argument of a write comes from.
+type ParamModel struct {
+	Name     string
+	Schema   map[string]any
+	Required bool
+	Source   string
+	// Path is the record path of a target or user source, or for a slot
+	// the target field whose value it replaces.
+	Path string
+	// Choices are the values a slot takes ("slot:A|B", or an enum).
+	Choices []string
+	Const   any
+	// Optional marks a parameter a task may include or leave out.
+	Optional bool
+}
+
+// Target kinds of a write.
+const (
+	TargetColl   = "collection"
+	TargetSearch = "search"
+	TargetUser   = "user"
+	TargetNone   = "none"
+)
+
+// WriteModel is one write tool tasks are built on.
+type WriteModel struct {
+	Tool       *tools.Tool
+	Name       string
+	TargetKind string
+	Coll       *CollModel
+	Search     *SearchModel
+	Params     []*ParamModel // by name
+	Phrase     string
+	Outputs    []string
+	param      map[string]*ParamModel
+}
+
+// Param returns the parameter of that name, or nil.
+func (w *WriteModel) Param(name string) *ParamModel { return w.param[name] }
+
+// Write returns the write model of a tool, or nil.
+func (m *Model) Write(name string) *WriteModel { return m.writeBy[name] }
+
+// NewModel compiles a loaded pack. It fails when the manifest names what
+// does not exist; writes it cannot build tasks on are listed in Skipped.
+func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
+	man := p.Manifest
+	m := &Model{
+		Name: man.Name, Version: man.Version, Kit: p.Tools, Base: p.Base,
+		Colls: map[string]*CollModel{}, Searches: map[string]*SearchModel{}, writeBy: map[string]*WriteModel{},
+		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
+		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, allKeys: map[string][]string{},
+		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{},
+	}
+	if m.Name == "" {
+		return nil, errors.New("domain.yaml: name is empty")
+	}
+	m.Clock = time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
+	if man.Clock != "" {
+		t, err := time.Parse(time.RFC3339, man.Clock)
+		if err != nil {
+			return nil, fmt.Errorf("domain.yaml: clock %q is not RFC 3339: %w", man.Clock, err)
+		}
+		m.Clock = t
+	}
+	m.indexPools()
+	for _, name := range slices.Sorted(maps.Keys(man.Collections)) {
+		c, err := m.compileColl(name, man.Collections[name])
+		if err != nil {
+			return nil, err
+		}
+		m.Colls[name] = c
+	}
+	if man.Users.Collection != "" {
+		if err := m.compileUsers(man.Users); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Colls)) {
+		if err := m.compileList(ctx, m.Colls[name], man.Collections[name].List); err != nil {
+			return nil, err
+		}
+		if c := m.Colls[name]; c.Owner != "" {
+			idx := map[string][]string{}
+			for _, k := range m.Base.Keys(name) {
+				v, _ := m.Base.Get(name, k)
+				if obj, err := tools.ToObject(v); err == nil {
+					if u := tools.Text(obj[c.Owner]); u != "" {
+						idx[u] = append(idx[u], k)
+					}
+				}
+			}
+			m.byOwner[name] = idx
+		}
+	}
+	for _, s := range man.Hints.Searches {
+		sm, err := m.compileSearch(s)
+		if err != nil {
+			return nil, err
+		}
+		m.Searches[sm.Name] = sm
+	}
+	for _, t := range m.Kit.Tools() {
+		switch t.Kind {
+		case record.KindWrite:
+			w, err := m.compileWrite(t, man.Hints.Writes[t.Name])
+			if err != nil {
+				// A write tasks cannot use is left out, not fatal: the
+				// rest of the pack still makes tasks.
+				m.Skipped[t.Name] = err.Error()
+				continue
+			}
+			m.Writes = append(m.Writes, w)
+			m.writeBy[w.Name] = w
+		case record.KindGeneric:
+			if m.Transfer == nil && strings.Contains(t.Name, "transfer") {
+				if p := transferParam(t); p != "" {
+					m.Transfer, m.TransferParam = t, p
+				}
+			}
+		}
+	}
+	for name := range man.Hints.Writes {
+		if _, ok := m.Kit.Tool(name); !ok {
+			return nil, fmt.Errorf("domain.yaml: hints.writes.%s: no such tool in tools.json", name)
+		}
+	}
+	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
+	return m, nil
+}
+
+// transferParam is the single required string parameter of a handover
+// tool (its summary).
+func transferParam(t *tools.Tool) string {
+	req := requiredParams(t)
+	if len(req) != 1 {
+		return ""
+	}
+	if paramType(paramSchema(t, req[0])) != "string" {
+		return ""
+	}
+	return req[0]
+}
+
+// indexPools collects the distinct values each field name takes in the
+// database, for slots that draw realistic values ("a new priority").
+func (m *Model) indexPools() {
+	seen := map[string]map[string]bool{}
+	m.pools = map[string][]any{}
+	m.collPools = map[string]map[string][]any{}
+	const maxPool = 400
+	for _, coll := range m.Base.Collections() {
+		cp := map[string][]any{}
+		cseen := map[string]map[string]bool{}
+		for _, k := range m.Base.Keys(coll) {
+			v, _ := m.Base.Get(coll, k)
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				continue
+			}
+			var walk func(prefix string, o map[string]any, depth int)
+			walk = func(prefix string, o map[string]any, depth int) {
+				for f, x := range o {
+					path := f
+					if prefix != "" {
+						path = prefix + "." + f
+					}
+					switch y := x.(type) {
+					case map[string]any:
+						if depth < 2 {
+							walk(path, y, depth+1)
+						}
+						continue
+					case []any:
+						for _, e := range y {
+							if em, ok := e.(map[string]any); ok && depth < 2 {
+								walk(path, em, depth+1)
+							}
+						}
+						continue
+					case nil:
+						continue
+					}
+					t := tools.Text(x)
+					if t == "" || len(t) > 80 {
+						continue
+					}
+					if cseen[path] == nil {
+						cseen[path] = map[string]bool{}
+					}
+					if !cseen[path][t] && len(cp[path]) < maxPool {
+						cseen[path][t] = true
+						cp[path] = append(cp[path], x)
+					}
+					if seen[f] == nil {
+						seen[f] = map[string]bool{}
+					}
+					if !seen[f][t] && len(m.pools[f]) < maxPool {
+						seen[f][t] = true
+						m.pools[f] = append(m.pools[f], x)
+					}
+				}
+			}
+			walk("", obj, 0)
+		}
+		for f := range cp {
+			sortValues(cp[f])
+		}
+		m.collPools[coll] = cp
+	}
+	for f := range m.pools {
+		sortValues(m.pools[f])
+	}
+}
+
+func sortValues(vs []any) {
+	sort.SliceStable(vs, func(i, j int) bool { return tools.Text(vs[i]) < tools.Text(vs[j]) })
+}
+
+func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) {
+	cm := &CollModel{Name: name, Key: c.Key, Owner: c.Owner, Noun: c.Noun, Get: c.Get,
+		Describe: slices.Clone(c.Describe), Compare: slices.Clone(c.Compare)}
+	where := "domain.yaml: collections." + name
+	if cm.Key == "" {
+		return nil, fmt.Errorf("%s: key is empty", where)
+	}
+	if cm.Noun == "" {
+		cm.Noun = Singular(Words(name))
+	}
+	if cm.Get != "" {
+		t, ok := m.Kit.Tool(cm.Get)
+		if !ok {
+			return nil, fmt.Errorf("%s.get: no tool %q in tools.json", where, cm.Get)
+		}
+		req := requiredParams(t)
+		switch {
+		case slices.Contains(req, cm.Key):
+			cm.GetParam = cm.Key
+		case len(req) == 1:
+			cm.GetParam = req[0]
+		default:
+			return nil, fmt.Errorf("%s.get: %s must take the key as its one required parameter (has %v)", where, cm.Get, req)
+		}
+	} else {
+		for _, t := range m.Kit.Tools() {
+			if t.Kind != record.KindRead {
+				continue
+			}
+			if req := requiredParams(t); len(req) == 1 && req[0] == cm.Key {
+				cm.Get, cm.GetParam = t.Name, cm.Key
+				break
+			}
+		}
+	}
+	if len(cm.Describe) == 0 || len(cm.Compare) == 0 {
+		desc, comp := m.inferAttributes(name, cm)
+		if len(cm.Describe) == 0 {
+			cm.Describe = desc
+		}
+		if len(cm.Compare) == 0 {
+			cm.Compare = comp
+		}
+	}
+	return cm, nil
+}
+
+// inferAttributes finds the fields a customer names a record by: string
+// fields with few distinct values and dates (describe), numbers and
+// dates (compare).
+func (m *Model) inferAttributes(name string, c *CollModel) ([]string, []string) {
+	keys := m.Base.Keys(name)
+	n := len(keys)
+	if n == 0 {
+		return nil, nil
+	}
+	distinct := map[string]map[string]bool{}
+	present := map[string]int{}
+	numeric := map[string]bool{}
+	dates := map[string]bool{}
+	sample := keys
+	if len(sample) > 2000 {
+		sample = sample[:2000]
+	}
+	for _, k := range sample {
+		v, _ := m.Base.Get(name, k)
+		obj, err := tools.ToObject(v)
+		if err != nil {
+			continue
+		}
+		for f, x := range obj {
+			if f == c.Key || f == c.Owner {
+				continue
+			}
+			switch y := x.(type) {
+			case string:
+				if distinct[f] == nil {
+					distinct[f] = map[string]bool{}
+				}
+				distinct[f][y] = true
+				present[f]++
+				if isDate(y) {
+					dates[f] = true
+				}
+			case float64, int64, int, json.Number:
+				numeric[f] = true
+				present[f]++
+			}
+		}
+	}
+	var desc, comp []string
+	limit := max(12, len(sample)/20)
+	for f, vals := range distinct {
+		if present[f] < len(sample)*9/10 {
+			continue
+		}
+		if dates[f] {
+			comp = append(comp, f)
+			continue
+		}
+		if len(vals) >= 2 && len(vals) <= limit {
+			desc = append(desc, f)
+		}
+	}
+	for f := range numeric {
+		if present[f] >= len(sample)*9/10 {
+			comp = append(comp, f)
+		}
+	}
+	sort.Strings(desc)
+	sort.Strings(comp)
+	return desc, comp
+}
+
+func isDate(s string) bool {
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	_, err := time.Parse("2006-01-02", s[:10])
+	return err == nil
+}
+
+func (m *Model) compileUsers(u pack.Users) error {
+	c := m.Colls[u.Collection]
+	if c == nil {
+		return fmt.Errorf("domain.yaml: users.collection %q is not a collection", u.Collection)
+	}
+	um := &UserModel{Coll: c, Name: slices.Clone(u.Name), Details: c.Get, DetailsParam: c.GetParam}
+	if len(u.Identify) == 0 {
+		return errors.New("domain.yaml: users.identify is empty: give at least one tool that finds a user")
+	}
+	for i, id := range u.Identify {
+		t, ok := m.Kit.Tool(id.Tool)
+		if !ok {
+			return fmt.Errorf("domain.yaml: users.identify[%d].tool: no tool %q in tools.json", i, id.Tool)
+		}
+		im := IdentifyModel{Tool: id.Tool, Paths: maps.Clone(id.Args)}
+		for _, p := range requiredParams(t) {
+			if _, ok := id.Args[p]; !ok {
+				return fmt.Errorf("domain.yaml: users.identify[%d].args: required parameter %q of %s has no user field", i, p, id.Tool)
+			}
+		}
+		im.Params = slices.Sorted(maps.Keys(id.Args))
+		um.Identify = append(um.Identify, im)
+	}
+	if len(um.Name) == 0 {
+		um.Name = m.inferName(c)
+	}
+	m.Users = um
+	m.userKeys = slices.Clone(m.Base.Keys(c.Name))
+	return nil
+}
+
+// inferName finds the name fields of a user record.
+func (m *Model) inferName(c *CollModel) []string {
+	keys := m.Base.Keys(c.Name)
+	if len(keys) == 0 {
+		return nil
+	}
+	v, _ := m.Base.Get(c.Name, keys[0])
+	obj, err := tools.ToObject(v)
+	if err != nil {
+		return nil
+	}
+	for _, cand := range [][]string{{"name.first_name", "name.last_name"}, {"first_name", "last_name"}, {"name.first", "name.last"},
+		{"full_name"}, {"name"}, {"display_name"}, {"username"}} {
+		ok := true
+		for _, p := range cand {
+			x, found := valueAt(obj, p)
+			if s, isStr := x.(string); !found || !isStr || s == "" {
+				ok = false
+			}
+		}
+		if ok {
+			return cand
+		}
+	}
+	return nil
+}
+
+// compileList resolves (or infers) how the agent learns a collection's
+// candidate records and indexes, per user, what that list shows.
+func (m *Model) compileList(ctx context.Context, c *CollModel, ref *pack.ListRef) error {
+	where := "domain.yaml: collections." + c.Name + ".list"
+	if ref != nil {
+		t, ok := m.Kit.Tool(ref.Tool)
+		if !ok {
+			return fmt.Errorf("%s.tool: no tool %q in tools.json", where, ref.Tool)
+		}
+		lm := &ListModel{Tool: ref.Tool, Field: ref.Field}
+		req := requiredParams(t)
+		if c.Owner != "" && m.Users != nil {
+			switch {
+			case slices.Contains(req, m.Users.Coll.Key):
+				lm.Param = m.Users.Coll.Key
+			case len(req) == 1:
+				lm.Param = req[0]
+			default:
+				return fmt.Errorf("%s.tool: %s must take the user's key as its one required parameter (has %v)", where, ref.Tool, req)
+			}
+		} else if len(req) > 0 {
+			// Without users, a list scoped by a parent record cannot show
+			// a customer's candidates; tasks name these records by key.
+			return nil
+		}
+		c.List = lm
+	} else {
+		c.List = m.inferList(ctx, c)
+	}
+	if c.List == nil {
+		return nil
+	}
+	if c.List.Param == "" {
+		keys, recs, ok := m.listed(ctx, c, "")
+		if ok {
+			m.allKeys[c.Name] = keys
+			m.listRecs[c.Name] = recs != nil
+		}
+		return nil
+	}
+	owned := map[string][]string{}
+	byCount := map[int][]string{}
+	for _, u := range m.userKeys {
+		keys, recs, ok := m.listed(ctx, c, u)
+		if !ok {
+			continue
+		}
+		if len(keys) > 0 {
+			m.listRecs[c.Name] = recs != nil
+		}
+		owned[u] = keys
+		byCount[len(keys)] = append(byCount[len(keys)], u)
+	}
+	m.owned[c.Name], m.byCount[c.Name] = owned, byCount
+	return nil
+}
+
+// inferList looks for a read tool that, given a user's key (owned
+// collections) or nothing (ownerless ones), returns the collection's
+// keys or records.
+func (m *Model) inferList(ctx context.Context, c *CollModel) *ListModel {
+	owned := c.Owner != "" && m.Users != nil
+	var sampleUser string
+	var sampleKey string
+	if owned {
+		for _, k := range m.Base.Keys(c.Name) {
+			v, _ := m.Base.Get(c.Name, k)
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				continue
+			}
+			if u := tools.Text(obj[c.Owner]); u != "" {
+				if _, ok := m.Base.Get(m.Users.Coll.Name, u); ok {
+					sampleUser, sampleKey = u, k
+					break
+				}
+			}
+		}
+		if sampleUser == "" {
+			return nil
+		}
+	} else if keys := m.Base.Keys(c.Name); len(keys) > 0 {
+		sampleKey = keys[0]
+	} else {
+		return nil
+	}
+	for _, t := range m.Kit.Tools() {
+		if t.Kind != record.KindRead || t.Name == c.Get {
+			continue
+		}
+		req := requiredParams(t)
+		args := map[string]any{}
+		lm := &ListModel{Tool: t.Name}
+		if owned {
+			if len(req) != 1 || (req[0] != m.Users.Coll.Key && req[0] != m.Users.DetailsParam) {
+				continue
+			}
+			lm.Param = req[0]
+			args[req[0]] = sampleUser
+		} else if len(req) != 0 {
+			continue
+		}
+		out, ok := m.read(ctx, nil, t.Name, args)
+		if !ok {
+			continue
+		}
+		for _, field := range listFields(out) {
+			lm.Field = field
+			if keys := m.keysIn(c, out, field); slices.Contains(keys, sampleKey) {
+				return lm
+			}
+		}
+	}
+	return nil
+}
+
+// listFields are the candidate paths of a list in a result: the result
+// itself, then its top-level list fields in name order.
+func listFields(out any) []string {
+	fields := []string{""}
+	if obj, ok := out.(map[string]any); ok {
+		for _, f := range slices.Sorted(maps.Keys(obj)) {
+			if _, isList := obj[f].([]any); isList {
+				fields = append(fields, f)
+			}
+		}
+	}
+	return fields
+}
+
+// keysIn reads the keys a list result shows: its elements are keys or
+// records holding the key field.
+func (m *Model) keysIn(c *CollModel, out any, field string) []string {
+	var list any = out
+	if field != "" {
+		list, _ = valueAt(out, field)
+	}
+	l, ok := list.([]any)
+	if !ok {
+		return nil
+	}
+	keys := make([]string, 0, len(l))
+	for _, e := range l {
+		switch x := e.(type) {
+		case map[string]any:
+			if k := tools.Text(x[c.Key]); k != "" {
+				keys = append(keys, k)
+			}
+		case string:
+			keys = append(keys, x)
+		default:
+			keys = append(keys, tools.Text(x))
+		}
+	}
+	return keys
+}
+
+// ListedRecords splits a list result into keys and, when the list holds
+// whole records, the records themselves (then no per-record read is
+// needed). Agents and the generator read lists the same way.
+func (m *Model) ListedRecords(c *CollModel, out any) ([]string, []map[string]any) {
+	var list any = out
+	if c.List.Field != "" {
+		list, _ = valueAt(out, c.List.Field)
+	}
+	l, _ := list.([]any)
+	keys := make([]string, 0, len(l))
+	var recs []map[string]any
+	for _, e := range l {
+		if x, ok := e.(map[string]any); ok {
+			keys = append(keys, tools.Text(x[c.Key]))
+			recs = append(recs, x)
+			continue
+		}
+		keys = append(keys, tools.Text(e))
+	}
+	if len(recs) != len(keys) {
+		recs = nil
+	}
+	return keys, recs
+}
+
+// listed runs a collection's list tool on the base for a user ("" for a
+// list of every record) and returns the keys it shows.
+func (m *Model) listed(ctx context.Context, c *CollModel, user string) ([]string, []map[string]any, bool) {
+	args := map[string]any{}
+	if c.List.Param != "" {
+		args[c.List.Param] = user
+	}
+	out, ok := m.read(ctx, nil, c.List.Tool, args)
+	if !ok {
+		return nil, nil, false
+	}
+	keys, recs := m.ListedRecords(c, out)
+	return keys, recs, true
+}
+
+func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
+	where := "domain.yaml: hints.searches." + s.Name
+	if s.Name == "" {
+		return nil, errors.New("domain.yaml: hints.searches: a search has no name")
+	}
+	if _, dup := m.Colls[s.Name]; dup {
+		return nil, fmt.Errorf("%s: the name is also a collection's", where)
+	}
+	if len(s.Tools) == 0 {
+		return nil, fmt.Errorf("%s.tools: empty", where)
+	}
+	sm := &SearchModel{Name: s.Name, Noun: Singular(Words(s.Name)), Tools: slices.Clone(s.Tools), Grid: slices.Clone(s.Grid),
+		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe),
+		types: map[string]map[string]any{}, pools: map[string][]string{}}
+	params := map[string]bool{}
+	for _, tn := range s.Tools {
+		t, ok := m.Kit.Tool(tn)
+		if !ok {
+			return nil, fmt.Errorf("%s.tools: no tool %q in tools.json", where, tn)
+		}
+		if t.Kind != record.KindRead {
+			return nil, fmt.Errorf("%s.tools: %s is a %s tool; searches are reads", where, tn, t.Kind)
+		}
+		for _, p := range requiredParams(t) {
+			params[p] = true
+			if sm.types[p] == nil {
+				sm.types[p] = paramSchema(t, p)
+			}
+		}
+	}
+	sm.Params = slices.Sorted(maps.Keys(params))
+	for _, g := range sm.Grid {
+		if !params[g] {
+			return nil, fmt.Errorf("%s.grid: %q is not a required parameter of the search tools %v", where, g, s.Tools)
+		}
+	}
+	if len(sm.Compare) == 0 {
+		return nil, fmt.Errorf("%s.compare: give at least one candidate field a customer picks by (price)", where)
+	}
+	best := 0
+	for _, coll := range m.Base.Collections() {
+		keys := m.Base.Keys(coll)
+		if len(keys) == 0 {
+			continue
+		}
+		v, _ := m.Base.Get(coll, keys[0])
+		obj, err := tools.ToObject(v)
+		if err != nil {
+			continue
+		}
+		var fields []string
+		for _, p := range sm.Params {
+			if x, ok := obj[p]; ok && x != nil {
+				fields = append(fields, p)
+			}
+		}
+		if len(fields) > best {
+			best, sm.seedColl, sm.seedFields = len(fields), coll, fields
+		}
+	}
+	for _, p := range sm.Params {
+		sm.pools[p] = m.paramPool(p, sm.types[p])
+		if len(sm.pools[p]) == 0 {
+			return nil, fmt.Errorf("%s: no values known for parameter %q (give it an enum, a date format, or data with a field of that name)", where, p)
+		}
+	}
+	return sm, nil
+}
+
+// paramPool lists values a customer may give for a search parameter:
+// the schema's enum, dates after the clock, or the values fields of that
+// name take in the database.
+func (m *Model) paramPool(name string, schema map[string]any) []string {
+	if enum := enumOf(schema); len(enum) > 0 {
+		return enum
+	}
+	if isDateParam(name, schema) {
+		out := make([]string, 0, 28)
+		for d := 1; d <= 28; d++ {
+			out = append(out, m.Clock.AddDate(0, 0, d).Format("2006-01-02"))
+		}
+		return out
+	}
+	var out []string
+	for _, v := range m.pools[name] {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isDateParam(name string, schema map[string]any) bool {
+	if f, _ := schema["format"].(string); f == "date" {
+		return true
+	}
+	if p, _ := schema["pattern"].(string); strings.Contains(p, `\d{4}-\d{2}-\d{2}`) {
+		return true
+	}
+	return paramType(schema) == "string" && (name == "date" || strings.HasSuffix(name, "_date") || strings.HasPrefix(name, "date_"))
+}
+
+// compileWrite decides a write's target and each parameter's source.
+func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), param: map[string]*ParamModel{}}
+	props := properties(t)
+	req := requiredParams(t)
+	userKey := ""
+	if m.Users != nil {
+		userKey = m.Users.Coll.Key
+	}
+	// The target: a hint, else the first parameter named like a
+	// collection's key (owned collections first), else the user.
+	switch {
+	case hint.Target != "":
+		if c := m.Colls[hint.Target]; c != nil {
+			w.TargetKind, w.Coll = TargetColl, c
+			if m.Users != nil && c == m.Users.Coll {
+				w.TargetKind, w.Coll = TargetUser, nil
+			}
+		} else if s := m.Searches[hint.Target]; s != nil {
+			w.TargetKind, w.Search = TargetSearch, s
+		} else {
+			return nil, fmt.Errorf("target %q is neither a collection nor a search", hint.Target)
+		}
+	default:
+		// A parameter named like a collection's key; a generic key name
+		// ("id") counts only when the tool's name names the collection.
+		var best *CollModel
+		bestScore := 0
+		toolWords := " " + Words(t.Name) + " "
+		for _, name := range slices.Sorted(maps.Keys(m.Colls)) {
+			c := m.Colls[name]
+			if m.Users != nil && c == m.Users.Coll {
+				continue
+			}
+			_, byKey := props[c.Key]
+			_, byGet := props[c.GetParam]
+			if !byKey && !(byGet && c.GetParam != "") {
+				continue
+			}
+			score := 1
+			if strings.Contains(toolWords, " "+c.Noun+" ") || strings.Contains(toolWords, " "+Singular(Words(c.Name))+" ") {
+				score += 2
+			}
+			if c.Owner != "" {
+				score++
+			}
+			if genericKey(c.Key) && (!byGet || genericKey(c.GetParam)) && score < 3 {
+				continue
+			}
+			if score > bestScore {
+				best, bestScore = c, score
+			}
+		}
+		switch {
+		case best != nil:
+			w.TargetKind, w.Coll = TargetColl, best
+		case userKey != "" && props[userKey] != nil:
+			w.TargetKind = TargetUser
+		default:
+			w.TargetKind = TargetNone
+		}
+	}
+	if w.TargetKind == TargetColl && w.Coll.Get == "" && w.Coll.List == nil {
+		return nil, fmt.Errorf("target collection %s has no get tool to read a record by key", w.Coll.Name)
+	}
+	if w.TargetKind == TargetUser && m.Users == nil {
+		return nil, errors.New("targets the user but the pack has no users")
+	}
+	names := slices.Sorted(maps.Keys(props))
+	hinted := len(hint.Args) > 0
+	for _, name := range names {
+		schema, _ := props[name].(map[string]any)
+		p := &ParamModel{Name: name, Schema: schema, Required: slices.Contains(req, name)}
+		src, isHinted := hint.Args[name]
+		switch {
+		case isHinted:
+			if err := m.hintedSource(w, p, src); err != nil {
+				return nil, fmt.Errorf("args.%s: %w", name, err)
+			}
+		case hinted && !p.Required:
+			continue // a hint lists the optional parameters it wants
+		default:
+			if !m.inferSource(w, p, userKey) {
+				if p.Required {
+					return nil, fmt.Errorf("no source for required parameter %q (%s); say where it comes from in hints.writes.%s.args", name, paramType(schema), t.Name)
+				}
+				continue
+			}
+			p.Optional = !p.Required
+		}
+		w.Params = append(w.Params, p)
+		w.param[name] = p
+	}
+	for name := range hint.Args {
+		if _, ok := props[name]; !ok {
+			return nil, fmt.Errorf("args.%s: %s has no such parameter", name, t.Name)
+		}
+	}
+	return w, nil
+}
+
+func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
+	switch {
+	case strings.HasPrefix(src, "target."):
+		if w.TargetKind != TargetColl && w.TargetKind != TargetSearch {
+			if w.TargetKind == TargetUser {
+				p.Source, p.Path = SrcUser, strings.TrimPrefix(src, "target.")
+				return nil
+			}
+			return fmt.Errorf("%q needs a target collection or search", src)
+		}
+		p.Source, p.Path = SrcTarget, strings.TrimPrefix(src, "target.")
+		if w.TargetKind == TargetColl && p.Path == w.Coll.Key {
+			p.Source = SrcTargetKey
+		}
+	case strings.HasPrefix(src, "user."):
+		if m.Users == nil {
+			return fmt.Errorf("%q but the pack has no users", src)
+		}
+		p.Source, p.Path = SrcUser, strings.TrimPrefix(src, "user.")
+		if p.Path == m.Users.Coll.Key {
+			p.Source = SrcUserKey
+		}
+	case src == "slot":
+		p.Source = SrcSlot
+		if enum := enumOf(p.Schema); len(enum) > 0 {
+			p.Choices = enum
+		} else if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil {
+			p.Path = p.Name
+		} else if !m.canDraw(p.Name, p.Schema) {
+			return fmt.Errorf("slot of type %s cannot be drawn from its schema; use slot:A|B or const:JSON", paramType(p.Schema))
+		}
+	case strings.HasPrefix(src, "slot:"):
+		p.Source, p.Choices = SrcSlot, strings.Split(strings.TrimPrefix(src, "slot:"), "|")
+	case strings.HasPrefix(src, "const:"):
+		p.Source = SrcConst
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(src, "const:")), &p.Const); err != nil {
+			return fmt.Errorf("%q is not const:JSON: %w", src, err)
+		}
+	default:
+		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B or const:JSON", src)
+	}
+	return nil
+}
+
+// inferSource fills a parameter's source from its name and schema; it
+// reports false when none fits.
+func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
+	if w.TargetKind == TargetColl && (p.Name == w.Coll.Key || p.Name == w.Coll.GetParam) {
+		p.Source = SrcTargetKey
+		return true
+	}
+	if userKey != "" && p.Name == userKey {
+		p.Source = SrcUserKey
+		return true
+	}
+	if enum := enumOf(p.Schema); len(enum) > 0 {
+		p.Source, p.Choices = SrcSlot, enum
+		if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil {
+			p.Path = p.Name
+		}
+		return true
+	}
+	if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil && scalarType(paramType(p.Schema)) {
+		p.Source, p.Path = SrcSlot, p.Name
+		return true
+	}
+	if m.canDraw(p.Name, p.Schema) {
+		p.Source = SrcSlot
+		return true
+	}
+	return false
+}
+
+// genericKey reports whether a key name says nothing of what it keys.
+func genericKey(name string) bool {
+	switch strings.ToLower(name) {
+	case "id", "key", "uuid", "name", "code", "slug", "sid":
+		return true
+	}
+	return false
+}
+
+func scalarType(t string) bool {
+	switch t {
+	case "string", "integer", "number", "boolean":
+		return true
+	}
+	return false
+}
+
+// canDraw reports whether a value for a parameter can be drawn from its
+// schema, name and the database's values.
+func (m *Model) canDraw(name string, s map[string]any) bool {
+	return len(m.schemaValues(rand.New(rand.NewPCG(1, 2)), name, s)) > 0
+}
+
+// Schema helpers: tool schemas arrive as generic JSON.
+
+func properties(t *tools.Tool) map[string]any {
+	props, _ := t.Parameters["properties"].(map[string]any)
+	if props == nil {
+		return map[string]any{}
+	}
+	return props
+}
+
+func paramSchema(t *tools.Tool, name string) map[string]any {
+	s, _ := properties(t)[name].(map[string]any)
+	return s
+}
+
+func requiredParams(t *tools.Tool) []string {
+	var out []string
+	switch r := t.Parameters["required"].(type) {
+	case []any:
+		for _, x := range r {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case []string:
+		out = append(out, r...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParamType is a schema's main type ("" when untyped).
+func ParamType(s map[string]any) string { return paramType(s) }
+
+// paramType is a schema's main type ("" when untyped); a nullable type
+// list counts as its non-null member.
+func paramType(s map[string]any) string {
+	switch t := s["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, x := range t {
+			if str, ok := x.(string); ok && str != "null" {
+				return str
+			}
+		}
+	case []string:
+		for _, x := range t {
+			if x != "null" {
+				return x
+			}
+		}
+	}
+	if len(enumOf(s)) > 0 {
+		return "string"
+	}
+	return ""
+}
+
+func enumOf(s map[string]any) []string {
+	var out []string
+	switch e := s["enum"].(type) {
+	case []any:
+		for _, x := range e {
+			if x != nil {
+				out = append(out, tools.Text(x))
+			}
+		}
+	case []string:
+		out = append(out, e...)
+	}
+	return out
+}
+
+// ParamSchema returns the schema of a tool's parameter (nil when absent).
+func (m *Model) ParamSchema(tool, param string) map[string]any {
+	t, ok := m.Kit.Tool(tool)
+	if !ok {
+		return nil
+	}
+	return paramSchema(t, param)
+}
+
+// Typed converts what a customer said into the type a parameter's schema
+// wants; text that does not parse stays text, for the schema to reject.
+func Typed(schema map[string]any, text string) any {
+	switch paramType(schema) {
+	case "integer":
+		var n json.Number = json.Number(strings.TrimSpace(text))
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+	case "number":
+		var n json.Number = json.Number(strings.TrimSpace(text))
+		if f, err := n.Float64(); err == nil {
+			return f
+		}
+	case "boolean":
+		switch strings.ToLower(strings.TrimSpace(text)) {
+		case "true", "yes":
+			return true
+		case "false", "no":
+			return false
+		}
+	case "array":
+		items, _ := schema["items"].(map[string]any)
+		return []any{Typed(items, text)}
+	}
+	return text
+}
+
+// valueAt walks a dotted path through objects; a list met on the way
+// fans out, so "payment_methods.id" yields every method's id as a list.
+// It reports whether anything was found.
+func valueAt(obj any, path string) (any, bool) {
+	if path == "" {
+		return obj, obj != nil
+	}
+	step, rest, more := strings.Cut(path, ".")
+	switch x := obj.(type) {
+	case map[string]any:
+		next, ok := x[step]
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			return next, true
+		}
+		return valueAt(next, rest)
+	case []any:
+		var out []any
+		for _, e := range x {
+			if v, ok := valueAt(e, path); ok {
+				if l, isList := v.([]any); isList && more {
+					out = append(out, l...)
+				} else {
+					out = append(out, v)
+				}
+			}
+		}
+		return out, len(out) > 0
+	}
+	return nil, false
+}
+
+// ValueAt is valueAt for callers outside the package (the agent builds
+// arguments from what its reads returned exactly as the generator does).
+func ValueAt(obj any, path string) (any, bool) { return valueAt(obj, path) }
+
+// UserChoices returns the elements a customer chooses among for a
+// user-record path ("payment_methods.id": the payment methods, field
+// "id"), or nil when the path names one value.
+func UserChoices(user map[string]any, path string) ([]map[string]any, string) {
+	prefix, field, ok := cutLast(path)
+	if !ok {
+		return nil, ""
+	}
+	v, found := valueAt(user, prefix)
+	if !found {
+		return nil, ""
+	}
+	l, isList := v.([]any)
+	if !isList {
+		return nil, ""
+	}
+	var elems []map[string]any
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			if _, has := m[field]; has {
+				elems = append(elems, m)
+			}
+		}
+	}
+	if len(elems) < 2 {
+		return nil, ""
+	}
+	return elems, field
+}
+
+func cutLast(path string) (string, string, bool) {
+	i := strings.LastIndexByte(path, '.')
+	if i < 0 {
+		return "", "", false
+	}
+	return path[:i], path[i+1:], true
+}
+
+// UserKeyOf extracts the user's key from an identify tool's result: the
+// result itself when it is a string, else its key field.
+func (m *Model) UserKeyOf(output string) string {
+	out := strings.TrimSpace(output)
+	if strings.HasPrefix(out, "{") && m.Users != nil {
+		var obj map[string]any
+		if json.Unmarshal([]byte(out), &obj) == nil {
+			return tools.Text(obj[m.Users.Coll.Key])
+		}
+		return ""
+	}
+	if strings.HasPrefix(out, `"`) {
+		var s string
+		if json.Unmarshal([]byte(out), &s) == nil {
+			return s
+		}
+	}
+	if out == "null" {
+		return ""
+	}
+	return strings.Trim(out, "\" ")
+}
+
+// Decode turns a tool's observation into the value the agent reasons
+// over: JSON when it parses, else the text.
+func Decode(output string) any {
+	var v any
+	if err := json.Unmarshal([]byte(output), &v); err == nil {
+		return v
+	}
+	return output
+}
+
+// read runs a read tool and decodes its result; ok is false when the
+// tool failed. st nil reads the base.
+func (m *Model) read(ctx context.Context, st *tools.State, tool string, args map[string]any) (any, bool) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, false
+	}
+	if st == nil {
+		st = m.Base.NewState()
+	}
+	res := m.Call(ctx, st, tool, string(raw))
+	if res.Err {
+		return nil, false
+	}
+	return Decode(res.Output), true
+}
+
+// Call runs a tool as Toolkit.Call does, but answers a read on a state
+// no write has touched from a cache of the base's results: handlers are
+// deterministic, so the answer is the one the tool would give, and
+// generator and agents ask the same questions (the same searches) often.
+func (m *Model) Call(ctx context.Context, st *tools.State, name, args string) tools.Result {
+	kind := m.Kit.Kind(name)
+	if kind != record.KindRead || st.Changed() != 0 {
+		return m.Kit.Call(ctx, st, name, args)
+	}
+	key := name + "\x00" + args
+	if out, ok := m.cache.get(key); ok {
+		return tools.Result{Output: out.text, Err: out.err, Kind: kind}
+	}
+	res := m.Kit.Call(ctx, st, name, args)
+	m.cache.put(key, cachedRead{text: res.Output, err: res.Err})
+	return res
+}
+
+// readCache holds base-state read results up to a byte budget; past it
+// new results are not kept.
+type readCache struct {
+	mu    sync.RWMutex
+	m     map[string]cachedRead
+	bytes int
+	max   int
+}
+
+type cachedRead struct {
+	text string
+	err  bool
+}
+
+func newReadCache(maxBytes int) *readCache {
+	return &readCache{m: map[string]cachedRead{}, max: maxBytes}
+}
+
+func (c *readCache) get(k string) (cachedRead, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *readCache) put(k string, v cachedRead) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(k) + len(v.text); c.bytes+n <= c.max {
+		if _, dup := c.m[k]; !dup {
+			c.m[k] = v
+			c.bytes += n
+		}
+	}
+}
+
+// OpenTools are the tools a customer may use before authenticating:
+// generic tools and reads that name no customer or owned record. Without
+// users every tool is open.
+func (m *Model) OpenTools() []string {
+	var out []string
+	for _, t := range m.Kit.Tools() {
+		if m.Users == nil || t.Kind == record.KindGeneric {
+			out = append(out, t.Name)
+			continue
+		}
+		if t.Kind != record.KindRead || slices.Contains(m.AuthTools(), t.Name) {
+			continue
+		}
+		open := true
+		for p := range properties(t) {
+			if p == m.Users.Coll.Key || p == m.Users.DetailsParam {
+				open = false
+			}
+			for _, c := range m.Colls {
+				if c.Owner != "" && (p == c.Key || p == c.GetParam) {
+					open = false
+				}
+			}
+		}
+		if open {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// AuthTools are the identify tools.
+func (m *Model) AuthTools() []string {
+	if m.Users == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range m.Users.Identify {
+		if !slices.Contains(out, id.Tool) {
+			out = append(out, id.Tool)
+		}
+	}
+	return out
+}
+
+// Owner returns the customer a call acts for: the owner of a record any
+// key argument names, else the user-key argument.
+func (m *Model) Owner(st *tools.State, args map[string]any) string {
+	if m.Users == nil {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Colls)) {
+		c := m.Colls[name]
+		if c.Owner == "" {
+			continue
+		}
+		for _, p := range []string{c.Key, c.GetParam} {
+			id, _ := args[p].(string)
+			if id == "" {
+				continue
+			}
+			v, ok := st.Get(c.Name, id)
+			if !ok {
+				continue
+			}
+			if obj, err := tools.ToObject(v); err == nil {
+				if o := tools.Text(obj[c.Owner]); o != "" {
+					return o
+				}
+			}
+		}
+	}
+	for _, p := range []string{m.Users.Coll.Key, m.Users.DetailsParam} {
+		if id, _ := args[p].(string); id != "" {
+			return id
+		}
+	}
+	return ""
+}

@@ -1,0 +1,299 @@
+package blueprints
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// maxGrid is the most values a customer gives for one grid parameter
+// ("any of these four dates").
+const maxGrid = 4
+
+// gridSizes lists the ways to give the grid parameters several values so
+// that their combinations number n.
+func gridSizes(s *SearchModel, n int) [][]int {
+	var out [][]int
+	var rec func(i, rest int, cur []int)
+	rec = func(i, rest int, cur []int) {
+		if i == len(s.Grid) {
+			if rest == 1 {
+				out = append(out, slices.Clone(cur))
+			}
+			return
+		}
+		for k := 1; k <= maxGrid && k <= len(s.pools[s.Grid[i]]); k++ {
+			if rest%k == 0 {
+				rec(i+1, rest/k, append(cur, k))
+			}
+		}
+	}
+	rec(0, n, nil)
+	return out
+}
+
+// Combinations lists every combination of a search's values, in the
+// order of its parameters and of each parameter's values: the order in
+// which the agent searches.
+func (s *SearchModel) Combinations(among map[string][]string) []map[string]string {
+	combos := []map[string]string{{}}
+	for _, param := range s.Params {
+		var next []map[string]string
+		for _, c := range combos {
+			for _, v := range among[param] {
+				n := maps.Clone(c)
+				n[param] = v
+				next = append(next, n)
+			}
+		}
+		combos = next
+	}
+	return combos
+}
+
+// Args are the arguments of one search tool for one combination, typed
+// by the tool's schema; a tool gets only the parameters it takes.
+func (m *Model) SearchArgs(tool string, combo map[string]string) map[string]any {
+	t, ok := m.Kit.Tool(tool)
+	if !ok {
+		return nil
+	}
+	args := map[string]any{}
+	props := properties(t)
+	for param, v := range combo {
+		if s, ok := props[param].(map[string]any); ok {
+			args[param] = Typed(s, v)
+		}
+	}
+	return args
+}
+
+// Items are the candidates in one search result.
+func (s *SearchModel) ItemsOf(out any) []map[string]any {
+	var list any = out
+	if s.Items != "" {
+		list, _ = valueAt(out, s.Items)
+	}
+	l, _ := list.([]any)
+	items := make([]map[string]any, 0, len(l))
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			items = append(items, m)
+		}
+	}
+	return items
+}
+
+// peek runs a read on the plan's state without recording it.
+func (p *gplan) peek(tool string, args map[string]any) (any, bool) {
+	key := readKey(tool, args)
+	r, ok := p.memo[key]
+	if !ok {
+		v, good := p.m.read(p.ctx, p.st, tool, args)
+		r = readResult{v, good}
+		p.memo[key] = r
+	}
+	return r.v, r.ok
+}
+
+// search draws what a customer searches for — values per parameter,
+// several for grid parameters so that the combinations number size (any
+// small number when size is 0) — runs every search and finds a
+// criterion that singles out one result.
+func (p *gplan) search(s *SearchModel, size int) (*target, error) {
+	var sizes []int
+	if size > 0 {
+		all := gridSizes(s, size)
+		if len(all) == 0 {
+			return nil, fmt.Errorf("search %s cannot have %d combinations", s.Name, size)
+		}
+		sizes = all[p.rng.IntN(len(all))]
+	} else {
+		sizes = make([]int, len(s.Grid))
+		for i := range sizes {
+			sizes[i] = 1 + p.rng.IntN(2)
+		}
+	}
+	var last error
+	for try := 0; try < 8; try++ {
+		among, err := p.drawAmong(s, sizes)
+		if err != nil {
+			return nil, err
+		}
+		// The values drawn first must find something on their own, or
+		// the grid around them is not worth searching.
+		base := map[string]string{}
+		for param, vals := range among {
+			base[param] = vals[p.firstDrawn[param]]
+		}
+		found := false
+		for _, tool := range s.Tools {
+			if out, ok := p.peek(tool, p.m.SearchArgs(tool, base)); ok && len(s.ItemsOf(out)) > 0 {
+				found = true
+			}
+		}
+		if !found {
+			last = errors.New("the searches found nothing")
+			continue
+		}
+		combos := s.Combinations(among)
+		var cands []map[string]any
+		ok := true
+		for _, combo := range combos {
+			for _, tool := range s.Tools {
+				out, good := p.peek(tool, p.m.SearchArgs(tool, combo))
+				if !good {
+					ok = false
+					break
+				}
+				cands = append(cands, s.ItemsOf(out)...)
+			}
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			last = errors.New("a search failed")
+			continue
+		}
+		if len(cands) == 0 {
+			last = errors.New("the searches found nothing")
+			continue
+		}
+		sel, i, err := p.searchForm(s, cands)
+		if err != nil {
+			last = err
+			continue
+		}
+		sel.Among = among
+		sel.Label = SearchLabel(s.Noun, among, sel.Where, sel.Pick)
+		var reads []int
+		for _, combo := range combos {
+			for _, tool := range s.Tools {
+				r, _, _ := p.read(tool, p.m.SearchArgs(tool, combo), nil)
+				reads = append(reads, r)
+			}
+		}
+		return &target{sel: sel, obj: cands[i], needs: reads}, nil
+	}
+	return nil, fmt.Errorf("search %s: %w", s.Name, last)
+}
+
+// searchForm finds an ordering criterion, perhaps with a constraint,
+// that singles out one candidate with no tie.
+func (p *gplan) searchForm(s *SearchModel, cands []map[string]any) (record.Selector, int, error) {
+	wheres := []map[string]string{nil}
+	for _, d := range s.Describe {
+		seen := map[string]bool{}
+		for _, c := range cands {
+			v, ok := valueAt(c, d)
+			if !ok {
+				continue
+			}
+			switch v.(type) {
+			case map[string]any, []any, nil:
+				continue
+			}
+			t := tools.Text(v)
+			if !seen[t] && len(seen) < 3 {
+				seen[t] = true
+				wheres = append(wheres, map[string]string{d: t})
+			}
+		}
+	}
+	var forms []record.Selector
+	for _, w := range wheres {
+		for _, f := range s.Compare {
+			forms = append(forms, record.Selector{Where: w, Pick: "min:" + f}, record.Selector{Where: w, Pick: "max:" + f})
+		}
+	}
+	p.rng.Shuffle(len(forms), func(i, j int) { forms[i], forms[j] = forms[j], forms[i] })
+	// Customers mostly want the cheapest or the fastest.
+	slices.SortStableFunc(forms, func(a, b record.Selector) int {
+		return boolRank(a.Pick[:3] != "min") - boolRank(b.Pick[:3] != "min")
+	})
+	for _, f := range forms {
+		f.Collection = s.Name
+		if i, err := tools.ResolveKey(f, cands, ""); err == nil {
+			return f, i, nil
+		}
+	}
+	return record.Selector{}, -1, errors.New("no criterion singles out one result")
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// drawAmong draws the values a customer gives per search parameter;
+// dates of a grid are neighbouring days, other values are all distinct
+// (an origin is never the destination).
+func (p *gplan) drawAmong(s *SearchModel, sizes []int) (map[string][]string, error) {
+	among := map[string][]string{}
+	p.firstDrawn = map[string]int{}
+	taken := map[string]bool{}
+	// First values drawn together from one record, when they are values
+	// the customer may give (a route that exists, on a date it flies).
+	seed := map[string]string{}
+	if s.seedColl != "" {
+		keys := p.m.Base.Keys(s.seedColl)
+		v, _ := p.m.Base.Get(s.seedColl, keys[p.rng.IntN(len(keys))])
+		if obj, err := tools.ToObject(v); err == nil {
+			for _, f := range s.seedFields {
+				if t := tools.Text(obj[f]); slices.Contains(s.pools[f], t) {
+					seed[f] = t
+				}
+			}
+		}
+	}
+	for _, param := range s.Params {
+		pool := s.pools[param]
+		n := 1
+		if gi := slices.Index(s.Grid, param); gi >= 0 {
+			n = sizes[gi]
+		}
+		var free []string
+		for _, v := range pool {
+			if !taken[v] {
+				free = append(free, v)
+			}
+		}
+		if len(free) < n {
+			return nil, fmt.Errorf("too few values for %s", param)
+		}
+		first := free[p.rng.IntN(len(free))]
+		if v, ok := seed[param]; ok && !taken[v] {
+			first = v
+		}
+		vals := []string{first}
+		if day, err := time.Parse("2006-01-02", first); err == nil && n > 1 {
+			for _, off := range []int{1, -1, 2, -2, 3, -3, 4, -4} {
+				d := day.AddDate(0, 0, off).Format("2006-01-02")
+				if len(vals) < n && slices.Contains(free, d) {
+					vals = append(vals, d)
+				}
+			}
+		}
+		for len(vals) < n {
+			v := free[p.rng.IntN(len(free))]
+			if !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		slices.Sort(vals)
+		for _, v := range vals {
+			taken[v] = true
+		}
+		p.firstDrawn[param] = slices.Index(vals, first)
+		among[param] = vals
+	}
+	return among, nil
+}

@@ -1,0 +1,197 @@
+package blueprints
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Words for slots a pack's schema types but its data does not show:
+// customers' names, short notes and reasons.
+
+var firstNames = []string{"Olivia", "Liam", "Emma", "Noah", "Ava", "Mason", "Sophia", "Lucas", "Mia", "Ethan", "Isabella", "Aiden",
+	"Amelia", "James", "Harper", "Omar", "Yuki", "Priya", "Mateo", "Chloe", "Daniel", "Fatima", "Leo", "Sara"}
+
+var lastNames = []string{"Smith", "Garcia", "Kim", "Nguyen", "Patel", "Johnson", "Lopez", "Brown", "Martin", "Rossi", "Silva",
+	"Cohen", "Ito", "Khan", "Muller", "Novak", "Dubois", "Okafor", "Larsen", "Moreau"}
+
+var notes = []string{
+	"the issue started after the last update", "please keep me posted by email", "this is urgent for our team",
+	"I already tried restarting it", "the problem happens every morning", "it worked fine until yesterday",
+	"please call me if anything is unclear", "no rush, whenever you can", "I need this sorted before Friday",
+	"a colleague reported the same thing", "the error message mentions a timeout", "thanks for looking into it",
+}
+
+var nouns = []string{"aurora", "harbor", "maple", "summit", "cobalt", "meadow", "falcon", "juniper", "atlas", "ember", "willow", "orbit"}
+
+// schemaValues lists values a customer may state for a parameter known
+// only by its name and schema: examples, then values by type, format and
+// name.
+func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []string {
+	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
+		var out []string
+		for _, e := range ex {
+			out = append(out, SlotText(e))
+		}
+		return out
+	}
+	if enum := enumOf(s); len(enum) > 0 {
+		return enum
+	}
+	if paramType(s) == "array" {
+		items, _ := s["items"].(map[string]any)
+		if t := paramType(items); t == "" || t == "array" || t == "object" {
+			return nil
+		}
+		var out []string
+		for _, v := range m.schemaValues(rng, Singular(name), items) {
+			// A one-element list, said as its element.
+			if !strings.Contains(v, ", ") {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	lo, hasLo := number(s["minimum"])
+	hi, hasHi := number(s["maximum"])
+	switch paramType(s) {
+	case "boolean":
+		return []string{"true", "false"}
+	case "integer":
+		if !hasLo {
+			lo = 1
+		}
+		if !hasHi {
+			hi = lo + 9
+		}
+		var out []string
+		for i := 0; i < 4; i++ {
+			out = append(out, strconv.FormatInt(int64(lo)+rng.Int64N(int64(hi-lo)+1), 10))
+		}
+		return out
+	case "number":
+		if !hasLo {
+			lo = 1
+			if IsMoney(name) {
+				lo = 10
+			}
+		}
+		if !hasHi {
+			hi = lo + 99
+			if IsMoney(name) {
+				hi = lo + 490
+			}
+		}
+		var out []string
+		for i := 0; i < 4; i++ {
+			x := lo + rng.Float64()*(hi-lo)
+			if IsMoney(name) {
+				x = float64(int(x)) // whole amounts read naturally
+			}
+			out = append(out, strconv.FormatFloat(x, 'f', -1, 64))
+		}
+		return out
+	case "string":
+	default:
+		return nil
+	}
+	if pat, hasPattern := s["pattern"].(string); hasPattern {
+		// Only values the data shows that fit the pattern: a pattern
+		// cannot be sampled in general.
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, v := range m.pools[name] {
+			if str, ok := v.(string); ok && re.MatchString(str) {
+				out = append(out, str)
+			}
+		}
+		return out
+	}
+	format, _ := s["format"].(string)
+	var out []string
+	switch {
+	case format == "date" || isDateParam(name, s):
+		for i := 0; i < 4; i++ {
+			out = append(out, m.Clock.AddDate(0, 0, 1+rng.IntN(30)).Format("2006-01-02"))
+		}
+	case format == "date-time":
+		for i := 0; i < 4; i++ {
+			out = append(out, m.Clock.AddDate(0, 0, 1+rng.IntN(30)).Format("2006-01-02T15:04:05Z07:00"))
+		}
+	case format == "email" || strings.Contains(name, "email"):
+		for i := 0; i < 4; i++ {
+			f, l := firstNames[rng.IntN(len(firstNames))], lastNames[rng.IntN(len(lastNames))]
+			out = append(out, strings.ToLower(f+"."+l)+strconv.Itoa(10+rng.IntN(90))+"@example.com")
+		}
+	case format == "uri" || format == "url" || strings.HasSuffix(name, "url"):
+		for i := 0; i < 4; i++ {
+			out = append(out, "https://example.com/"+nouns[rng.IntN(len(nouns))])
+		}
+	case format == "uuid":
+		for i := 0; i < 4; i++ {
+			out = append(out, fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<12), rng.IntN(1<<12), rng.Int64N(1<<48)))
+		}
+	default:
+		for _, v := range m.pools[name] {
+			if str, ok := v.(string); ok {
+				out = append(out, str)
+			}
+		}
+		if len(out) > 0 {
+			break
+		}
+		lower := strings.ToLower(name)
+		switch {
+		case strings.Contains(lower, "name") || strings.Contains(lower, "title"):
+			for i := 0; i < 4; i++ {
+				w := nouns[rng.IntN(len(nouns))]
+				out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+strings.ToUpper(nouns[rng.IntN(len(nouns))][:1])+nouns[rng.IntN(len(nouns))][1:])
+			}
+		case strings.Contains(lower, "phone"):
+			for i := 0; i < 4; i++ {
+				out = append(out, fmt.Sprintf("+1 555 %03d %04d", rng.IntN(1000), rng.IntN(10000)))
+			}
+		default:
+			for i := 0; i < 4; i++ {
+				out = append(out, notes[rng.IntN(len(notes))])
+			}
+		}
+	}
+	if maxLen, ok := number(s["maxLength"]); ok {
+		for i, v := range out {
+			if len(v) > int(maxLen) {
+				out[i] = v[:int(maxLen)]
+			}
+		}
+	}
+	if minLen, ok := number(s["minLength"]); ok {
+		kept := out[:0]
+		for _, v := range out {
+			if len(v) >= int(minLen) {
+				kept = append(kept, v)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case interface{ Float64() (float64, error) }:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}

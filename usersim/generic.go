@@ -1,0 +1,458 @@
+package usersim
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/record"
+)
+
+// Generic is the simulated customer of a pack's task. It speaks only
+// what the blueprint says it knows, in the phrasing of the pack's tools
+// and hints, with the same behaviour profiles as the retail customer,
+// and it never ends the conversation while a goal it raised is open.
+type Generic struct {
+	m         *blueprints.Model
+	bp        *record.Blueprint
+	rng       *rand.Rand
+	prof      profile
+	wrongSent bool
+	requested []bool
+	revised   []bool
+}
+
+// NewGeneric creates the customer of a pack blueprint.
+func NewGeneric(m *blueprints.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic, error) {
+	p, err := profileOf(bp.Behavior)
+	if err != nil {
+		return nil, err
+	}
+	if len(bp.Goals) == 0 {
+		return nil, fmt.Errorf("blueprint %s has no goals", bp.ID)
+	}
+	return &Generic{m: m, bp: bp, rng: rng, prof: p,
+		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals))}, nil
+}
+
+func (u *Generic) say(tmpls []string, slots map[string]string) string {
+	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
+	if u.prof.typos {
+		if u.rng.IntN(2) == 0 {
+			for _, from := range slices.Sorted(maps.Keys(nonNative)) {
+				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
+					t = strings.Replace(t, from, nonNative[from], 1)
+				}
+			}
+		}
+		t = typo(u.rng, t, 0.25)
+	}
+	return tidy(fill(t, slots))
+}
+
+// Pieces lists what a customer states for a goal beyond the request, in
+// the order an agent asks: the target (a record or a search), then each
+// slot and each choice among the customer's own things, by parameter name.
+func (u *Generic) Pieces(g record.Goal) []string {
+	var ps []string
+	_, isColl := u.m.Colls[g.Target.Collection]
+	_, isSearch := u.m.Searches[g.Target.Collection]
+	if u.m.Users != nil && g.Target.Collection == u.m.Users.Coll.Name {
+		isColl = false
+	}
+	if isColl || isSearch {
+		ps = append(ps, "target")
+	}
+	names := slices.Sorted(maps.Keys(g.Slots))
+	for _, it := range g.Items {
+		names = append(names, it.Collection)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if _, ok := g.Slots[n]; ok {
+			ps = append(ps, "slot:"+n)
+		} else {
+			ps = append(ps, "choice:"+n)
+		}
+	}
+	return ps
+}
+
+// identity returns what the customer says to be identified, misspelt on
+// a confused first attempt.
+func (u *Generic) identity(wrong bool) (map[string]string, []string) {
+	k := u.bp.Persona.Known
+	tool := k["identify"]
+	var params []string
+	if u.m.Users != nil {
+		for _, im := range u.m.Users.Identify {
+			if im.Tool == tool {
+				params = im.Params
+				break
+			}
+		}
+	}
+	id := map[string]string{}
+	for i, p := range params {
+		v := k[p]
+		if wrong && i == 0 {
+			v = blueprints.Misspell(v)
+		}
+		id[p] = v
+	}
+	return id, params
+}
+
+func (u *Generic) identityValues(id map[string]string) string {
+	var vals []string
+	for _, k := range slices.Sorted(maps.Keys(id)) {
+		vals = append(vals, id[k])
+	}
+	return strings.Join(vals, ", ")
+}
+
+var genericIdentify = []string{
+	"{My|The} <pairs>{.|}",
+	"{Sure|Of course|Yes|Okay}{,|!} {my|the} <pairs>{.|}",
+	"<values>",
+	"{I'm|This is} <name>{,|.} {my|the} <pairs>{.|}",
+}
+
+var genericIdentifyRetry = []string{
+	"{Oh, sorry|Oops|My mistake|Sorry about that}{,|!|.} {it should be|I meant|the right one is} <values>{.|}",
+	"{Sorry|Apologies}, {I typed that wrong|I mixed something up}. {It's|Try} <values>{.|}",
+}
+
+func (u *Generic) identifyTurn(wrong bool, tmpls []string) Turn {
+	id, _ := u.identity(wrong)
+	slots := map[string]string{"pairs": isJoin(id), "values": u.identityValues(id), "name": u.bp.Persona.Name}
+	return Turn{Text: u.say(tmpls, slots), Acts: []Act{{Type: "identify", Identity: id}}}
+}
+
+func isJoin(id map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(id)) {
+		parts = append(parts, blueprints.Words(k)+" is "+id[k])
+	}
+	return blueprints.JoinAnd(parts)
+}
+
+// Start is the customer's opening message.
+func (u *Generic) Start() Turn {
+	var parts []string
+	var acts []Act
+	if u.prof.impatient {
+		parts = append(parts, expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
+	} else if !u.prof.terse {
+		parts = append(parts, expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
+	}
+	text, act := u.request(0)
+	parts = append(parts, text)
+	acts = append(acts, act)
+	if u.prof.identityFirst && u.bp.Persona.Known["identify"] != "" {
+		t := u.identifyTurn(false, []string{genericIdentify[0]})
+		parts = append(parts, t.Text)
+		acts = append(acts, t.Acts...)
+	}
+	if u.prof.verbose {
+		parts = append(parts, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
+	}
+	return Turn{Text: joinSentences(parts), Acts: acts}
+}
+
+// slotValue is what the customer says for a slot now: the first value
+// while they are yet to change their mind.
+func (u *Generic) slotValue(i int, name string) string {
+	g := u.bp.Goals[i]
+	if u.prof.changes && !u.revised[i] {
+		if v, ok := g.Revised[name]; ok {
+			return v
+		}
+	}
+	return g.Slots[name]
+}
+
+func (u *Generic) item(i int, name string) *record.Selector {
+	for k := range u.bp.Goals[i].Items {
+		if u.bp.Goals[i].Items[k].Collection == name {
+			return &u.bp.Goals[i].Items[k]
+		}
+	}
+	return nil
+}
+
+// pieceAct adds one piece of goal i to an act.
+func (u *Generic) pieceAct(i int, piece string, act *Act) {
+	g := u.bp.Goals[i]
+	kind, name, _ := strings.Cut(piece, ":")
+	switch kind {
+	case "target":
+		t := g.Target
+		act.Target = &t
+	case "slot":
+		if act.Slots == nil {
+			act.Slots = map[string]string{}
+		}
+		act.Slots[name] = u.slotValue(i, name)
+	case "choice":
+		if it := u.item(i, name); it != nil {
+			act.Items = append(act.Items, *it)
+		}
+	}
+}
+
+var genericRequests = []string{
+	"{I'd like to|I want to|I need to|Please} <phrase>{.|}",
+	"{Could you|Can you} <phrase>{ for me|}?",
+	"{Is it possible to|Can I} <phrase>{?|}",
+	"{Hi again, I|I} {was hoping to|would like to} <phrase>{.|}",
+}
+
+var genericQuestions = []string{
+	"{What's|What is} the <field> of <target>{?|}",
+	"{Can you tell me|Could you check|I'd like to know} the <field> of <target>{?|.}",
+	"{I need|I'm looking for} the <field> of <target>{.|}",
+}
+
+var genericSlotPieces = []string{
+	"{The|For the} <what> {should be|is|will be} <value>{.|}",
+	"<value>{.|}",
+	"{Make it|Let's go with|Please use|Set it to} <value>{.|}",
+}
+
+// Free text (a comment, a resolution) is quoted rather than "used".
+var genericTextPieces = []string{
+	"{For the <what>, please write|The <what> should read|As the <what>, put}: <value>{.|}",
+	"<value>{.|}",
+	"{Please put this as the <what>|Use this <what>}: <value>{.|}",
+}
+
+var genericChoicePieces = []string{
+	"{Use|Please use|Let's go with|Put it on} <label>{.|}",
+	"<label>{.|}",
+	"{I'd like to use|I want to use} <label> {for the <what>|}{.|}",
+}
+
+// phrase renders a write goal's verb phrase with the target's words and
+// the slots the phrase itself names.
+func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *Act) string {
+	tmpl := expand(u.rng, w.VerbPhrase())
+	slots := map[string]string{"target": target}
+	for _, p := range w.Params {
+		if strings.Contains(tmpl, "<"+p.Name+">") {
+			if _, ok := u.bp.Goals[i].Slots[p.Name]; ok {
+				slots[p.Name] = u.slotValue(i, p.Name)
+				u.pieceAct(i, "slot:"+p.Name, act)
+			}
+		}
+	}
+	return blueprints.FillPhrase(tmpl, target, slots)
+}
+
+// request states goal i: whole for revealing profiles and questions,
+// with just the intent otherwise.
+func (u *Generic) request(i int) (string, Act) {
+	u.requested[i] = true
+	g := u.bp.Goals[i]
+	act := Act{Type: "request", Goal: i, Intent: g.Intent}
+	if f, ok := strings.CutPrefix(g.Intent, blueprints.IntentInformPrefix); ok {
+		u.pieceAct(i, "target", &act)
+		return u.say(genericQuestions, map[string]string{"field": blueprints.Words(lastStep(f)), "target": g.Target.Label}), act
+	}
+	tool, _ := blueprints.ParseIntent(g.Intent)
+	w := u.m.Write(tool)
+	if w == nil {
+		return u.say([]string{"I need help with <target>."}, map[string]string{"target": g.Target.Label}), act
+	}
+	reveal := u.prof.revealAll
+	target := g.Target.Label
+	if !reveal {
+		target = u.vague(g, w)
+	}
+	pieces := u.Pieces(g)
+	if reveal {
+		for _, p := range pieces {
+			u.pieceAct(i, p, &act)
+		}
+	}
+	text := u.say(genericRequests, map[string]string{"phrase": u.phrase(i, w, target, &act)})
+	if !reveal {
+		return text, act
+	}
+	parts := []string{text}
+	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
+		parts = append(parts, expand(u.rng, "{Here are the details|The details}{:|.}"))
+	}
+	for _, p := range pieces {
+		if p == "target" {
+			continue
+		}
+		parts = append(parts, u.pieceText(i, p))
+	}
+	return joinSentences(parts), act
+}
+
+// vague names a goal's target without the details.
+func (u *Generic) vague(g record.Goal, w *blueprints.WriteModel) string {
+	noun := w.TargetNoun()
+	switch w.TargetKind {
+	case blueprints.TargetUser:
+		return g.Target.Label
+	case blueprints.TargetNone:
+		return ""
+	case blueprints.TargetSearch:
+		return expand(u.rng, "{a|one}") + " " + noun
+	}
+	if u.m.Users == nil {
+		return expand(u.rng, "{a|one}") + " " + noun
+	}
+	return expand(u.rng, "{one of my "+blueprints.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
+}
+
+func lastStep(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// pieceText says one piece.
+func (u *Generic) pieceText(i int, piece string) string {
+	g := u.bp.Goals[i]
+	kind, name, _ := strings.Cut(piece, ":")
+	switch kind {
+	case "target":
+		tmpls := pieces["target"]
+		if u.prof.terse {
+			tmpls = tmpls[1:2]
+		}
+		return u.say(tmpls, map[string]string{"target": g.Target.Label})
+	case "slot":
+		tmpls := genericSlotPieces
+		if u.freeText(i, name) {
+			tmpls = genericTextPieces
+		}
+		if u.prof.terse {
+			tmpls = tmpls[1:2]
+		}
+		return u.say(tmpls, map[string]string{"what": blueprints.Words(name), "value": u.slotValue(i, name)})
+	case "choice":
+		label := ""
+		if it := u.item(i, name); it != nil {
+			label = it.Label
+		}
+		tmpls := genericChoicePieces
+		if u.prof.terse {
+			tmpls = tmpls[1:2]
+		}
+		return u.say(tmpls, map[string]string{"what": blueprints.Words(name), "label": label})
+	}
+	return u.say([]string{"{I'm not sure|I don't know}{.|, sorry.}"}, nil)
+}
+
+// Respond answers the agent's last turn.
+func (u *Generic) Respond(ask Ask) Turn {
+	var t Turn
+	switch ask.Kind {
+	case "closing":
+		return Turn{Stop: TokenStop}
+	case "transferred":
+		return Turn{Stop: TokenTransfer}
+	case "identify", "identify_again":
+		wrong := u.prof.confused && !u.wrongSent
+		u.wrongSent = u.wrongSent || wrong
+		tmpls := genericIdentify
+		switch {
+		case ask.Kind == "identify_again":
+			tmpls = genericIdentifyRetry
+		case u.prof.terse:
+			tmpls = genericIdentify[2:3]
+		}
+		t = u.identifyTurn(wrong, tmpls)
+	case "piece":
+		act := Act{Type: "provide", Goal: ask.Goal}
+		u.pieceAct(ask.Goal, ask.Piece, &act)
+		t = Turn{Text: u.pieceText(ask.Goal, ask.Piece), Acts: []Act{act}}
+	case "confirm":
+		g := u.bp.Goals[ask.Goal]
+		if u.prof.changes && !u.revised[ask.Goal] && len(g.Revised) > 0 {
+			u.revised[ask.Goal] = true
+			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
+			var val string
+			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
+				act.Slots[k] = g.Slots[k]
+				val = g.Slots[k]
+			}
+			t = Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []Act{act}}
+			break
+		}
+		tmpls := confirms
+		if u.prof.terse {
+			tmpls = confirms[1:2]
+		}
+		t = Turn{Text: u.say(tmpls, nil), Acts: []Act{{Type: "confirm", Goal: ask.Goal}}}
+	default: // help, anything_else
+		t = u.next(ask)
+	}
+	return u.colour(t)
+}
+
+// next moves to the following goal, re-raises an unfinished one, or ends.
+func (u *Generic) next(ask Ask) Turn {
+	done := map[int]bool{}
+	for _, d := range ask.Done {
+		done[d] = true
+	}
+	var prefix string
+	if ask.Refused && !u.prof.terse {
+		prefix = u.say(acks, nil)
+	}
+	for i := range u.bp.Goals {
+		if u.requested[i] && !done[i] {
+			text, act := u.request(i)
+			return Turn{Text: joinSentences([]string{prefix, u.say(reminders, nil), text}), Acts: []Act{act}}
+		}
+	}
+	for i := range u.bp.Goals {
+		if !u.requested[i] {
+			text, act := u.request(i)
+			lead := ""
+			if ask.Kind == "anything_else" {
+				lead = expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
+			}
+			return Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []Act{act}}
+		}
+	}
+	tmpls := dones
+	if u.prof.terse {
+		tmpls = []string{"{That's all|No|Nothing else}{.|}"}
+	}
+	return Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []Act{{Type: "done"}}}
+}
+
+func (u *Generic) colour(t Turn) Turn {
+	if t.Text == "" {
+		return t
+	}
+	if u.prof.verbose && u.rng.IntN(2) == 0 {
+		t.Text = joinSentences([]string{t.Text, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))])})
+	}
+	if u.prof.impatient && u.rng.IntN(2) == 0 {
+		t.Text = joinSentences([]string{t.Text, expand(u.rng, impatientClosers[u.rng.IntN(len(impatientClosers))])})
+	}
+	return t
+}
+
+// freeText reports whether a slot is prose rather than a code or a number.
+func (u *Generic) freeText(i int, name string) bool {
+	tool, _ := blueprints.ParseIntent(u.bp.Goals[i].Intent)
+	w := u.m.Write(tool)
+	if w == nil {
+		return false
+	}
+	p := w.Param(name)
+	return p != nil && len(p.Choices) == 0 && p.Path == "" && blueprints.ParamType(p.Schema) == "string" && strings.Contains(u.bp.Goals[i].Slots[name], " ")
+}
