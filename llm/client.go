@@ -1,0 +1,396 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Client is the Chatter for an OpenAI-compatible endpoint. It is safe for
+// concurrent use. It never prints, logs or marshals the API key.
+type Client struct {
+	cfg     Config
+	timeout time.Duration
+	oa      *openai.Client
+	http    *http.Client
+	roles   map[Role]RoleConfig
+	cache   *diskCache // nil when off
+	limiter *aimd
+	rpm     *bucket // nil when unlimited
+	tpm     *bucket // nil when unlimited
+	acct    *accounts
+	canon   *canonicalizer
+	secrets []string // the key and expanded header values, scrubbed from messages
+	log     *slog.Logger
+	now     func() time.Time
+
+	backoffBase, backoffCap time.Duration
+}
+
+var _ Chatter = (*Client)(nil)
+
+// Option adjusts a Client beyond its Config.
+type Option func(*options)
+
+type options struct {
+	transport               http.RoundTripper
+	lookupEnv               func(string) (string, bool)
+	log                     *slog.Logger
+	backoffBase, backoffCap time.Duration
+	burst                   int
+	burstWindow             time.Duration
+	increaseEvery           int
+	now                     func() time.Time
+}
+
+// WithTransport sends requests through rt instead of a network transport
+// (tests, benchmarks, or a custom proxy set-up).
+func WithTransport(rt http.RoundTripper) Option { return func(o *options) { o.transport = rt } }
+
+// WithLookupEnv reads environment variables through f instead of
+// os.LookupEnv.
+func WithLookupEnv(f func(string) (string, bool)) Option {
+	return func(o *options) { o.lookupEnv = f }
+}
+
+// WithLogger logs limit cuts and cache problems (warn) and each retry
+// (debug) to l (default: nowhere). No record carries a secret.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithBackoff sets the retry backoff: full jitter under base·2ⁿ, capped
+// (default 250ms and 20s).
+func WithBackoff(base, ceiling time.Duration) Option {
+	return func(o *options) { o.backoffBase, o.backoffCap = base, ceiling }
+}
+
+// WithAIMD tunes the adaptive concurrency limit: `burst` 429s within
+// `window`, when they are also a tenth or more of the window's responses,
+// halve it (at most once per window); every `increaseEvery` successes
+// raise it by one (default 3, 1s, 4).
+func WithAIMD(burst int, window time.Duration, increaseEvery int) Option {
+	return func(o *options) { o.burst, o.burstWindow, o.increaseEvery = burst, window, increaseEvery }
+}
+
+// New checks cfg (after WithDefaults), reads the API key from the
+// variable cfg.APIKeyEnv names and prepares the cache directory.
+func New(cfg Config, opts ...Option) (*Client, error) {
+	o := options{
+		lookupEnv:   os.LookupEnv,
+		log:         slog.New(slog.DiscardHandler),
+		backoffBase: 250 * time.Millisecond, backoffCap: 20 * time.Second,
+		burst: 3, burstWindow: time.Second, increaseEvery: 4,
+		now: time.Now,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	var secrets []string
+	key := ""
+	if cfg.APIKeyEnv != NoKey {
+		v, ok := o.lookupEnv(cfg.APIKeyEnv)
+		if !ok || strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("llm.api_key_env: environment variable %s is not set; export the API key in it, name another variable in llm.api_key_env, or set it to %q for a server without keys", cfg.APIKeyEnv, NoKey)
+		}
+		key = strings.TrimSpace(v)
+		secrets = append(secrets, key)
+	}
+	headers := http.Header{}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		raw := cfg.Headers[name]
+		v, err := expandHeader(raw, o.lookupEnv)
+		if err != nil {
+			return nil, fmt.Errorf("llm.headers.%s: %w", name, err)
+		}
+		if v != raw {
+			secrets = append(secrets, v)
+		}
+		headers.Set(name, v)
+	}
+	timeout, _ := time.ParseDuration(cfg.Timeout) // Check parsed it
+	base := o.transport
+	if base == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// Keep a warm connection for every request that may be in flight;
+		// the default of 2 idle connections per host would reconnect
+		// constantly at 64.
+		t.MaxIdleConns = max(t.MaxIdleConns, cfg.MaxConcurrency)
+		t.MaxIdleConnsPerHost = cfg.MaxConcurrency
+		base = t
+	}
+	oc := openai.DefaultConfig(key)
+	oc.BaseURL = cfg.BaseURL
+	// The timeout is a per-attempt context deadline rather than
+	// http.Client.Timeout: a deadline that fires mid-body must be told
+	// apart from a server cutting the body short.
+	hc := &http.Client{Transport: &transport{base: base, headers: headers, now: o.now}}
+	oc.HTTPClient = hc
+	c := &Client{
+		cfg:         cfg,
+		timeout:     timeout,
+		oa:          openai.NewClientWithConfig(oc),
+		http:        hc,
+		roles:       cfg.Roles,
+		limiter:     newAIMD(cfg.MaxConcurrency, o.burst, o.burstWindow, o.increaseEvery, o.now),
+		acct:        newAccounts(cfg.Prices),
+		canon:       newCanonicalizer(),
+		secrets:     secrets,
+		log:         o.log,
+		now:         o.now,
+		backoffBase: o.backoffBase,
+		backoffCap:  o.backoffCap,
+	}
+	if cfg.RPM > 0 {
+		c.rpm = newBucket(cfg.RPM, o.now)
+	}
+	if cfg.TPM > 0 {
+		c.tpm = newBucket(cfg.TPM, o.now)
+	}
+	dir, err := cfg.cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if dir != "" {
+		if c.cache, err = newDiskCache(dir); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Config returns the client's config with defaults filled in (no secret).
+func (c *Client) Config() Config { return c.cfg }
+
+// Chat sends req for role, accounted under stage: it fills in the role's
+// settings, serves it from the cache when it can, else waits for the
+// limits, sends, retries what is worth retrying and caches the response.
+// After the budget is spent it returns an error wrapping ErrBudget for
+// anything the cache cannot answer.
+func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	start := c.now()
+	rc, ok := c.roles[role]
+	if !ok || rc.Model == "" {
+		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): llm.roles.%s.model is not configured", role, stage, role)
+	}
+	if req.Stream {
+		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): streaming requests are not supported", role, stage)
+	}
+	final := finalRequest(rc, req)
+	// go-openai's own checks (reasoning models' parameters), which it
+	// would run on the stub send passes it.
+	if err := openai.NewReasoningValidator().Validate(final); err != nil {
+		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): model %s: %w", role, stage, final.Model, err)
+	}
+	body, err := wireBody(final, rc, c.canon)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): %w", role, stage, err)
+	}
+	k := usageKey{role: role, stage: stage, model: final.Model}
+	var key string
+	if c.cache != nil {
+		key = cacheKey(body)
+		_, resp, found, err := c.cache.get(key)
+		if err == nil && found {
+			c.acct.used(k, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), true, c.now().Sub(start))
+			return resp, nil
+		}
+		if found {
+			c.log.Warn("llm cache: ignoring an unreadable entry; fetching it again", "key", key, "err", err)
+		}
+	}
+	resp, raw, paused, err := c.send(ctx, role, stage, k, final, body)
+	if err != nil {
+		return openai.ChatCompletionResponse{}, err
+	}
+	if c.cache != nil {
+		// The entry in place wins: identical requests racing here, in this
+		// process or another, all return the response that was kept.
+		if _, kept, err := c.cache.put(key, raw); err != nil {
+			c.acct.cacheError()
+			c.log.Warn("llm cache: could not store a response; it is used but will be fetched again next run", "key", key, "err", err)
+		} else {
+			resp = kept
+		}
+	}
+	c.acct.used(k, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), false, c.now().Sub(start)-paused)
+	return resp, nil
+}
+
+// send makes the request, retrying, and returns the decoded response,
+// its raw body and the time spent waiting or on the network.
+func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, final openai.ChatCompletionRequest, body []byte) (resp openai.ChatCompletionResponse, raw []byte, paused time.Duration, err error) {
+	retries := max(0, c.cfg.MaxRetries)
+	var last outcome
+	attempt := 0
+	for ; attempt <= retries; attempt++ {
+		if err := c.checkBudget(); err != nil {
+			return resp, nil, paused, fmt.Errorf("llm %s (%s): %w", role, stage, err)
+		}
+		t0 := c.now()
+		est := estimateTokens(body, final)
+		if err := c.wait(ctx, est); err != nil {
+			return resp, nil, paused, c.ctxErr(role, stage, err)
+		}
+		paused += c.now().Sub(t0)
+		// Again: the budget may have run out while this call queued.
+		if err := c.checkBudget(); err != nil {
+			c.limiter.release()
+			c.refund(est)
+			return resp, nil, paused, fmt.Errorf("llm %s (%s): %w", role, stage, err)
+		}
+		ex := &exchange{body: body}
+		c.acct.sent(k, attempt > 0)
+		actx, cancel := context.WithTimeout(withExchange(ctx, ex), c.timeout)
+		// go-openai builds the HTTP request, sets the key, and decodes the
+		// response and errors; the body it would encode is replaced by the
+		// transport with ours, so it gets only the model, not the whole
+		// request to encode a second time.
+		resp, err = c.oa.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: final.Model})
+		timedOut := actx.Err() != nil
+		cancel()
+		paused += ex.network
+		if ctx.Err() != nil {
+			c.limiter.release()
+			c.refund(est)
+			return resp, nil, paused, c.ctxErr(role, stage, ctx.Err())
+		}
+		switch {
+		case err == nil && len(resp.Choices) == 0:
+			err = errNoChoices
+			last = outcome{fault: FaultEmpty, status: ex.status, message: "the response has no choices"}
+		case err != nil && timedOut:
+			last = outcome{fault: FaultTimeout, status: ex.status, message: fmt.Sprintf("no complete response within %s (llm.timeout)", c.timeout)}
+		case err != nil:
+			last = classify(err, ex)
+		}
+		if err == nil {
+			c.limiter.success()
+			prompt, completion := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
+			if c.tpm != nil {
+				c.tpm.adjust(est - float64(prompt+completion))
+			}
+			c.acct.billed(k, prompt, completion)
+			// Released after billing, so a call that takes the slot sees
+			// this one's cost in the budget.
+			c.limiter.release()
+			return resp, ex.raw, paused, nil
+		}
+		c.limiter.release()
+		c.refund(est)
+		last.message = c.scrub(last.message)
+		c.acct.fault(last.fault)
+		if last.fault == FaultThrottled && c.limiter.throttled() {
+			c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
+		}
+		if !last.retriable() || attempt == retries {
+			break
+		}
+		d := backoff(attempt+1, c.backoffBase, c.backoffCap, last.retryAfter)
+		c.log.Debug("llm: retrying", "role", role, "stage", stage, "fault", last.fault, "status", last.status,
+			"attempt", attempt+1, "wait", d, "message", last.message)
+		t1 := c.now()
+		if err := sleep(ctx, d); err != nil {
+			return resp, nil, paused, c.ctxErr(role, stage, err)
+		}
+		paused += c.now().Sub(t1)
+	}
+	return openai.ChatCompletionResponse{}, nil, paused, &Error{
+		Role: role, Stage: stage, Attempts: attempt + 1,
+		Status: last.status, Fault: last.fault, Message: last.message,
+	}
+}
+
+// wait takes the rate limits' tokens, then a concurrency slot.
+func (c *Client) wait(ctx context.Context, est float64) error {
+	if c.rpm != nil {
+		if err := c.rpm.take(ctx, 1); err != nil {
+			return err
+		}
+	}
+	if c.tpm != nil {
+		if err := c.tpm.take(ctx, est); err != nil {
+			return err
+		}
+	}
+	if err := c.limiter.acquire(ctx); err != nil {
+		c.refund(est)
+		return err
+	}
+	return nil
+}
+
+// refund returns a failed attempt's estimated tokens to the TPM bucket.
+func (c *Client) refund(est float64) {
+	if c.tpm != nil {
+		c.tpm.adjust(est)
+	}
+}
+
+func (c *Client) checkBudget() error {
+	if c.cfg.MaxCost <= 0 && c.cfg.MaxTokens <= 0 {
+		return nil
+	}
+	cost, tokens := c.acct.spent()
+	if c.cfg.MaxCost > 0 && cost >= c.cfg.MaxCost {
+		return fmt.Errorf("%w: $%.6g billed of llm.max_cost $%.6g", ErrBudget, cost, c.cfg.MaxCost)
+	}
+	if c.cfg.MaxTokens > 0 && tokens >= c.cfg.MaxTokens {
+		return fmt.Errorf("%w: %d tokens billed of llm.max_tokens %d", ErrBudget, tokens, c.cfg.MaxTokens)
+	}
+	return nil
+}
+
+func (c *Client) ctxErr(role Role, stage string, err error) error {
+	return fmt.Errorf("llm %s (%s): %w", role, stage, err)
+}
+
+// scrub removes every secret from a server's message: a server may echo
+// the Authorization header back in an error.
+func (c *Client) scrub(s string) string {
+	for _, sec := range c.secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+// Usage returns token accounting so far.
+func (c *Client) Usage() Usage { return c.acct.usage() }
+
+// Stats returns the live figures so far.
+func (c *Client) Stats() Stats {
+	s := c.acct.stats()
+	l := c.limiter.stats()
+	s.InFlight, s.PeakInFlight, s.MeanInFlight, s.Limit, s.Cuts = l.inFlight, l.peak, l.mean, l.limit, l.cuts
+	s.MaxConcurrency = c.cfg.MaxConcurrency
+	return s
+}
+
+// Format prints the client without its key, whatever the verb: fmt would
+// otherwise print unexported fields, the key among them.
+func (c *Client) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "llm.Client{base_url: %s, api_key_env: %s}", c.cfg.BaseURL, c.cfg.APIKeyEnv)
+}
+
+var _ fmt.Formatter = (*Client)(nil)
+
+// Close releases idle connections.
+func (c *Client) Close() error {
+	c.http.CloseIdleConnections()
+	return nil
+}
+
+var _ io.Closer = (*Client)(nil)

@@ -1,0 +1,251 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is the LLM section of a run's config (YAML key "llm"). It holds
+// no secret: the API key is read from the environment variable it names,
+// and header values may name variables too (${NAME}), so the config can be
+// written into a release manifest as it is.
+type Config struct {
+	BaseURL   string            `json:"base_url"`          // e.g. http://127.0.0.1:8089/v1
+	APIKeyEnv string            `json:"api_key_env"`       // variable holding the key; "none" sends no key
+	Headers   map[string]string `json:"headers,omitempty"` // extra request headers; ${NAME} is read from the environment
+	Timeout   string            `json:"timeout"`           // per request (Go duration)
+
+	// Model is the model of every role that does not name its own.
+	Model string              `json:"model,omitempty"`
+	Roles map[Role]RoleConfig `json:"roles"`
+
+	MaxConcurrency int `json:"max_concurrency"` // in-flight cap; the adaptive limit stays below it
+	RPM            int `json:"rpm,omitempty"`   // requests per minute, 0 = unlimited
+	TPM            int `json:"tpm,omitempty"`   // tokens per minute, 0 = unlimited
+	MaxRetries     int `json:"max_retries"`     // retries after the first attempt; -1 = none
+
+	Cache string `json:"cache"` // response cache directory; "" = user cache dir; "off" = none
+
+	Prices    map[string]Price `json:"prices,omitempty"`     // model -> USD per 1M tokens
+	MaxCost   float64          `json:"max_cost,omitempty"`   // USD billed in this run; 0 = no limit
+	MaxTokens int64            `json:"max_tokens,omitempty"` // tokens billed in this run; 0 = no limit
+}
+
+// RoleConfig is one role's model and sampling settings. Nil pointers and
+// zero MaxTokens leave the server's defaults.
+type RoleConfig struct {
+	Model       string   `json:"model,omitempty"`
+	Temperature *float32 `json:"temperature,omitempty"`
+	TopP        *float32 `json:"top_p,omitempty"`
+	Seed        *int     `json:"seed,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+}
+
+// Price is what a model costs, in USD per million tokens.
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// Defaults.
+const (
+	DefaultAPIKeyEnv      = "OPENAI_API_KEY"
+	DefaultTimeout        = "120s"
+	DefaultMaxConcurrency = 64
+	DefaultMaxRetries     = 8
+	// NoKey as api_key_env sends no Authorization header (local servers).
+	NoKey = "none"
+	// CacheOff as cache disables the response cache.
+	CacheOff = "off"
+)
+
+// Roles lists every role, in a fixed order.
+func Roles() []Role { return []Role{Agent, User, Judge, Writer} }
+
+// WithDefaults fills unset fields. It copies the maps it changes, so the
+// receiver's maps are never written.
+func (c Config) WithDefaults() Config {
+	if c.APIKeyEnv == "" {
+		c.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	if c.Timeout == "" {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxConcurrency == 0 {
+		c.MaxConcurrency = DefaultMaxConcurrency
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = DefaultMaxRetries
+	}
+	if c.Model != "" {
+		roles := make(map[Role]RoleConfig, len(Roles()))
+		for k, v := range c.Roles {
+			roles[k] = v
+		}
+		for _, r := range Roles() {
+			rc := roles[r]
+			if rc.Model == "" {
+				rc.Model = c.Model
+			}
+			roles[r] = rc
+		}
+		c.Roles = roles
+	}
+	return c
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Check reports every problem of the config at once, each naming its
+// key. Call it on WithDefaults' result.
+func (c Config) Check() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("llm.%s: "+format, append([]any{key}, args...)...))
+	}
+	if c.BaseURL == "" {
+		bad("base_url", "required (the server's OpenAI-compatible root, e.g. http://127.0.0.1:8089/v1)")
+	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("base_url", "%q is not an http(s) URL (e.g. http://127.0.0.1:8089/v1)", c.BaseURL)
+	} else if u.User != nil {
+		bad("base_url", "must not carry credentials; put the key in the variable named by llm.api_key_env")
+	}
+	if c.APIKeyEnv != NoKey && !envName.MatchString(c.APIKeyEnv) {
+		bad("api_key_env", "%q is not an environment variable name (want e.g. OPENAI_API_KEY, or %q for no key)", c.APIKeyEnv, NoKey)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Headers)) {
+		if !validHeaderName(name) {
+			bad("headers", "%q is not a valid HTTP header name", name)
+		}
+		if _, err := expandHeader(c.Headers[name], func(string) (string, bool) { return "x", true }); err != nil {
+			bad("headers."+name, "%v", err)
+		}
+	}
+	if d, err := time.ParseDuration(c.Timeout); err != nil || d <= 0 {
+		bad("timeout", "%q is not a positive duration (e.g. 120s, 2m)", c.Timeout)
+	}
+	for _, r := range slices.Sorted(maps.Keys(c.Roles)) {
+		if !slices.Contains(Roles(), r) {
+			bad("roles."+string(r), "unknown role (known: agent, user, judge, writer)")
+		}
+	}
+	for _, r := range Roles() {
+		rc, ok := c.Roles[r]
+		key := "roles." + string(r)
+		if !ok || rc.Model == "" {
+			bad(key+".model", "required (set it, or llm.model for every role)")
+		}
+		if t := rc.Temperature; t != nil && (*t < 0 || *t > 2 || isNaN32(*t)) {
+			bad(key+".temperature", "%v is outside 0-2", *t)
+		}
+		if p := rc.TopP; p != nil && (*p < 0 || *p > 1 || isNaN32(*p)) {
+			bad(key+".top_p", "%v is outside 0-1", *p)
+		}
+		if rc.MaxTokens < 0 {
+			bad(key+".max_tokens", "%d is negative (0 leaves the server's default)", rc.MaxTokens)
+		}
+	}
+	if c.MaxConcurrency < 1 {
+		bad("max_concurrency", "%d: need at least 1", c.MaxConcurrency)
+	}
+	if c.RPM < 0 {
+		bad("rpm", "%d is negative (0 = unlimited)", c.RPM)
+	}
+	if c.TPM < 0 {
+		bad("tpm", "%d is negative (0 = unlimited)", c.TPM)
+	}
+	if c.MaxRetries < -1 {
+		bad("max_retries", "%d: want -1 (no retries) or more", c.MaxRetries)
+	}
+	for _, m := range slices.Sorted(maps.Keys(c.Prices)) {
+		p := c.Prices[m]
+		if p.Input < 0 || p.Output < 0 || math.IsNaN(p.Input) || math.IsNaN(p.Output) || math.IsInf(p.Input, 0) || math.IsInf(p.Output, 0) {
+			bad("prices."+m, "input %v, output %v: want USD per million tokens, 0 or more", p.Input, p.Output)
+		}
+	}
+	if c.MaxCost < 0 || math.IsNaN(c.MaxCost) || math.IsInf(c.MaxCost, 0) {
+		bad("max_cost", "%v: want USD, 0 (no limit) or more", c.MaxCost)
+	}
+	if c.MaxCost > 0 {
+		for _, r := range Roles() {
+			if m := c.Roles[r].Model; m != "" {
+				if _, ok := c.Prices[m]; !ok {
+					bad("prices", "no price for model %q (role %s): llm.max_cost needs a price for every model", m, r)
+				}
+			}
+		}
+	}
+	if c.MaxTokens < 0 {
+		bad("max_tokens", "%d: want 0 (no limit) or more", c.MaxTokens)
+	}
+	return errors.Join(errs...)
+}
+
+// cacheDir resolves the cache setting to a directory, "" meaning none.
+func (c Config) cacheDir() (string, error) {
+	switch c.Cache {
+	case CacheOff:
+		return "", nil
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("llm.cache: no user cache directory (%w); set llm.cache to a directory, or %q", err, CacheOff)
+		}
+		return filepath.Join(base, "synth", "llm"), nil
+	default:
+		return c.Cache, nil
+	}
+}
+
+// expandHeader replaces each ${NAME} in v with the variable's value, so
+// that secrets in headers stay out of the config.
+func expandHeader(v string, lookup func(string) (string, bool)) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(v, "${")
+		if i < 0 {
+			b.WriteString(v)
+			return b.String(), nil
+		}
+		j := strings.IndexByte(v[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("unclosed ${ in header value")
+		}
+		name := v[i+2 : i+j]
+		if !envName.MatchString(name) {
+			return "", fmt.Errorf("${%s}: not an environment variable name", name)
+		}
+		val, ok := lookup(name)
+		if !ok || val == "" {
+			return "", fmt.Errorf("environment variable %s is not set; export it", name)
+		}
+		b.WriteString(v[:i])
+		b.WriteString(val)
+		v = v[i+j+1:]
+	}
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		// RFC 9110 token characters.
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return http.CanonicalHeaderKey(s) != ""
+}
+
+func isNaN32(f float32) bool { return f != f }

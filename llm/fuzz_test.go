@@ -1,0 +1,78 @@
+package llm
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Retry-After comes from any server.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"1", "0.25", "-1", "1e9", "NaN", "Inf", "0x10", "Wed, 15 May 2024 15:00:07 GMT", "", "garbage"} {
+		f.Add(s)
+	}
+	now := time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		if d := parseRetryAfter(s, now); d < 0 || d > maxRetryAfter {
+			t.Fatalf("parseRetryAfter(%q) = %v, outside 0-%v", s, d, maxRetryAfter)
+		}
+	})
+}
+
+// Cache entries are files anyone could have damaged.
+func FuzzDecodeEntry(f *testing.F) {
+	f.Add(completion("hi", 1, 2))
+	f.Add([]byte(`{"choices":[]}`))
+	f.Add([]byte(`{"choices":[{"message":{"tool_calls":[{"id":"a","function":{"name":"x","arguments":"{}"}}]}}]}`))
+	f.Add([]byte(`{"choices":[{}]} trailing`))
+	f.Add([]byte(``))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		resp, err := decodeEntry(raw)
+		if err == nil && len(resp.Choices) == 0 {
+			t.Fatal("an entry without choices was accepted")
+		}
+	})
+}
+
+// A request body must be valid JSON whatever the caller put in it.
+func FuzzWireBody(f *testing.F) {
+	f.Add("hello", "get_order", `{"type":"object"}`, float32(0))
+	f.Add("<tag>&\u2028</tag>", "x", `{"b":1,"a":[1.50,2e3]}`, float32(0.7))
+	f.Fuzz(func(t *testing.T, content, tool, params string, temp float32) {
+		if temp != temp || temp < 0 || temp > 2 {
+			return
+		}
+		req := ask(content)
+		req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: tool, Parameters: rawOrString(params)}}}
+		rc := RoleConfig{Model: "m", Temperature: &temp}
+		canon := newCanonicalizer()
+		body, err := wireBody(finalRequest(rc, req), rc, canon)
+		if err != nil {
+			return // parameters that are not JSON cannot be encoded
+		}
+		// Served from the memo, and from a fresh canonicalizer.
+		for _, cz := range []*canonicalizer{canon, newCanonicalizer()} {
+			again, err := wireBody(finalRequest(rc, req), rc, cz)
+			if err != nil || string(again) != string(body) {
+				t.Fatalf("wire body not stable: %v\n%s\n%s", err, body, again)
+			}
+		}
+		m, err := decodeJSONMap(body)
+		if err != nil {
+			t.Fatalf("wire body %q is not JSON: %v", body, err)
+		}
+		if _, ok := m["temperature"]; !ok && temp == 0 {
+			t.Fatalf("temperature 0 missing from %s", body)
+		}
+	})
+}
+
+func rawOrString(s string) json.RawMessage { return json.RawMessage(s) }
+
+func decodeJSONMap(raw []byte) (map[string]any, error) {
+	var m map[string]any
+	err := json.Unmarshal(raw, &m)
+	return m, err
+}

@@ -1,0 +1,197 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// finalRequest fills a role's settings into the caller's request. The
+// role decides model, temperature, top_p and max_tokens; a seed the
+// caller set wins over the role's (a trial may pin its own).
+func finalRequest(rc RoleConfig, req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
+	req.Model = rc.Model
+	if rc.Temperature != nil {
+		req.Temperature = *rc.Temperature
+	}
+	if rc.TopP != nil {
+		req.TopP = *rc.TopP
+	}
+	if req.Seed == nil && rc.Seed != nil {
+		s := *rc.Seed
+		req.Seed = &s
+	}
+	if rc.MaxTokens > 0 {
+		// OpenAI's reasoning models refuse max_tokens; most other servers
+		// (Ollama, older vLLM) know only max_tokens.
+		if reasoningModel(rc.Model) {
+			req.MaxTokens, req.MaxCompletionTokens = 0, rc.MaxTokens
+		} else {
+			req.MaxTokens, req.MaxCompletionTokens = rc.MaxTokens, 0
+		}
+	}
+	return req
+}
+
+func reasoningModel(m string) bool {
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// wireBody is the JSON the server receives and the cache key hashes.
+// encoding/json writes a struct's fields in a fixed order and a map's
+// keys sorted, so the encoding is canonical except for the free-form
+// values a caller may hand over as raw JSON (tool parameters, response
+// schemas, tool choice); those are put in canonical form first (keys
+// sorted, no insignificant space, numbers as written), so that the key
+// does not depend on how the caller spelled them. A temperature or top_p
+// of 0 that the role asked for is put back, since go-openai's omitempty
+// drops it and the server would sample at its default instead.
+func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicalizer) ([]byte, error) {
+	req, err := canon.request(req)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request: %w", err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Prompts are full of <tags>; \u003c escapes would only bloat them.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(req); err != nil {
+		return nil, fmt.Errorf("encoding the request: %w", err)
+	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	var zeros []byte
+	if rc.Temperature != nil && *rc.Temperature == 0 {
+		zeros = append(zeros, `"temperature":0,`...)
+	}
+	if rc.TopP != nil && *rc.TopP == 0 {
+		zeros = append(zeros, `"top_p":0,`...)
+	}
+	if len(zeros) == 0 {
+		return body, nil
+	}
+	// The object is never empty (model is required), so a member
+	// inserted after its brace keeps it valid; omitempty left the key
+	// out, so it is not repeated.
+	out := make([]byte, 0, len(body)+len(zeros))
+	out = append(out, '{')
+	out = append(out, zeros...)
+	return append(out, body[1:]...), nil
+}
+
+// canonicalizer puts free-form JSON values in canonical form. Agent
+// requests carry the same tool schemas call after call, so results are
+// remembered (up to canonMemo distinct values).
+type canonicalizer struct {
+	mu   sync.Mutex
+	memo map[string]json.RawMessage
+}
+
+const canonMemo = 4096
+
+func newCanonicalizer() *canonicalizer {
+	return &canonicalizer{memo: map[string]json.RawMessage{}}
+}
+
+// request returns req with its free-form values canonical. Slices and
+// pointers that change are copied: the caller's request is not touched.
+func (c *canonicalizer) request(req openai.ChatCompletionRequest) (openai.ChatCompletionRequest, error) {
+	var err error
+	if len(req.Tools) > 0 {
+		tools := make([]openai.Tool, len(req.Tools))
+		copy(tools, req.Tools)
+		for i, t := range tools {
+			if t.Function != nil && t.Function.Parameters != nil {
+				fn := *t.Function
+				if fn.Parameters, err = c.value(fn.Parameters); err != nil {
+					return req, fmt.Errorf("tool %s parameters: %w", fn.Name, err)
+				}
+				tools[i].Function = &fn
+			}
+		}
+		req.Tools = tools
+	}
+	if len(req.Functions) > 0 {
+		fns := make([]openai.FunctionDefinition, len(req.Functions))
+		copy(fns, req.Functions)
+		for i := range fns {
+			if fns[i].Parameters != nil {
+				if fns[i].Parameters, err = c.value(fns[i].Parameters); err != nil {
+					return req, fmt.Errorf("function %s parameters: %w", fns[i].Name, err)
+				}
+			}
+		}
+		req.Functions = fns
+	}
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil && rf.JSONSchema.Schema != nil {
+		js := *rf.JSONSchema
+		v, err := c.value(js.Schema)
+		if err != nil {
+			return req, fmt.Errorf("response_format schema: %w", err)
+		}
+		js.Schema = v.(json.RawMessage)
+		f := *rf
+		f.JSONSchema = &js
+		req.ResponseFormat = &f
+	}
+	for _, p := range []*any{&req.ToolChoice, &req.FunctionCall, &req.ParallelToolCalls} {
+		if *p != nil {
+			if *p, err = c.value(*p); err != nil {
+				return req, err
+			}
+		}
+	}
+	return req, nil
+}
+
+// value returns v as canonical raw JSON.
+func (c *canonicalizer) value(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	out, ok := c.memo[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tree); err != nil {
+		return nil, err
+	}
+	out = json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	c.mu.Lock()
+	if len(c.memo) < canonMemo {
+		c.memo[string(raw)] = out
+	}
+	c.mu.Unlock()
+	return out, nil
+}
+
+// estimateTokens guesses a request's token cost before it is sent, for
+// the TPM limit: about four bytes a token for the prompt, plus the
+// completion allowance.
+func estimateTokens(body []byte, req openai.ChatCompletionRequest) float64 {
+	completion := max(req.MaxTokens, req.MaxCompletionTokens)
+	if completion == 0 {
+		completion = 512
+	}
+	return float64(len(body)/4 + completion)
+}

@@ -1,0 +1,169 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Fault classes, the keys of Stats.Faults.
+const (
+	FaultThrottled  = "429"        // too many requests
+	FaultServer     = "5xx"        // server errors (and 408)
+	FaultTimeout    = "timeout"    // no complete response within llm.timeout
+	FaultConnection = "connection" // refused, reset, closed
+	FaultTruncated  = "truncated"  // the body ended early
+	FaultMalformed  = "malformed"  // the body is not a chat completion
+	FaultEmpty      = "empty"      // a completion without choices
+	FaultClient     = "4xx"        // the request was refused; not retried
+)
+
+// Error is a request that failed for good: refused, or still failing
+// after every retry. Its text names the role, the status and the server's
+// last message, never the API key.
+type Error struct {
+	Role     Role
+	Stage    string
+	Attempts int    // requests sent
+	Status   int    // last HTTP status, 0 when none arrived
+	Fault    string // last fault class
+	Message  string // the server's last message, or what went wrong
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "llm %s (%s): ", e.Role, e.Stage)
+	if e.Fault == FaultClient {
+		b.WriteString("request refused")
+	} else {
+		fmt.Fprintf(&b, "gave up after %d attempt(s)", e.Attempts)
+	}
+	if e.Status >= 300 {
+		fmt.Fprintf(&b, ": HTTP %d %s", e.Status, http.StatusText(e.Status))
+	} else {
+		fmt.Fprintf(&b, ": %s", e.Fault)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		b.WriteString(" (check the key in the variable named by llm.api_key_env)")
+	case http.StatusNotFound:
+		b.WriteString(" (check llm.base_url and the role's model)")
+	}
+	return b.String()
+}
+
+// outcome is what one attempt came to.
+type outcome struct {
+	fault      string // "" on success
+	status     int
+	message    string
+	retryAfter time.Duration // from the server, 0 when absent
+}
+
+func (o outcome) retriable() bool { return o.fault != "" && o.fault != FaultClient }
+
+// classify reads an attempt's error. go-openai reports HTTP errors as
+// *APIError, or as *RequestError when the body is not an OpenAI error
+// object; a RequestError may wrap an empty APIError, so it is checked
+// first and its status taken from it.
+// Timeouts are the caller's to detect (the attempt's deadline).
+func classify(err error, ex *exchange) outcome {
+	o := outcome{status: ex.status, retryAfter: ex.retryAfter}
+	var reqErr *openai.RequestError
+	var apiErr *openai.APIError
+	switch {
+	case errors.As(err, &reqErr):
+		o.status = reqErr.HTTPStatusCode
+		o.message = strings.TrimSpace(string(reqErr.Body))
+		if errors.As(reqErr.Err, &apiErr) && apiErr.Message != "" {
+			o.message = apiErr.Message
+		}
+		o.fault = statusFault(o.status)
+	case errors.As(err, &apiErr):
+		o.status = apiErr.HTTPStatusCode
+		o.message = apiErr.Message
+		o.fault = statusFault(o.status)
+	case ex.readErr != nil:
+		o.fault, o.message = FaultTruncated, "response body cut short: "+ex.readErr.Error()
+	case ex.sent && ex.status == 0:
+		// url.Error's text names the method and URL, which hold no secret.
+		o.fault, o.message = FaultConnection, err.Error()
+	case ex.sent:
+		// A 2xx body go-openai could not decode.
+		o.fault, o.message = FaultMalformed, err.Error()
+	default:
+		// Refused before sending (go-openai's request checks).
+		o.fault, o.message = FaultClient, err.Error()
+	}
+	if len(o.message) > 300 {
+		o.message = o.message[:300] + "…"
+	}
+	return o
+}
+
+func statusFault(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return FaultThrottled
+	case status == http.StatusRequestTimeout || status >= 500:
+		return FaultServer
+	default:
+		return FaultClient
+	}
+}
+
+// backoff is the wait before retry number n (1-based): full jitter over an
+// exponential ceiling, or the server's Retry-After plus a little jitter so
+// that throttled clients do not return in step. The jitter draws from its
+// own random source: it changes timing, never output.
+func backoff(n int, base, ceiling, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return retryAfter + time.Duration(rand.Int64N(int64(base)+1))
+	}
+	exp := base
+	for i := 1; i < n && exp < ceiling; i++ {
+		exp *= 2
+	}
+	exp = min(exp, ceiling)
+	return time.Duration(rand.Int64N(int64(exp) + 1))
+}
+
+// maxRetryAfter bounds how long a server may park a request.
+const maxRetryAfter = 5 * time.Minute
+
+// parseRetryAfter reads a Retry-After header: delay-seconds or an
+// HTTP-date (RFC 9110 §10.2.3). Unparsable or past values give 0.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		// Some servers send fractions; RFC 9110 only integers.
+		if secs <= 0 || secs != secs {
+			return 0
+		}
+		if secs >= maxRetryAfter.Seconds() {
+			return maxRetryAfter
+		}
+		return time.Duration(secs * float64(time.Second))
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	d := t.Sub(now)
+	if d <= 0 {
+		return 0
+	}
+	return min(d, maxRetryAfter)
+}
