@@ -83,8 +83,20 @@ func (s *state) checkCoverage() {
 	for id := range s.sft {
 		places[id] = append(places[id], "an SFT row")
 	}
+	trials := map[string]bool{}
 	for _, r := range s.rejected {
+		if r.Trial != nil {
+			// Failed trials of the LLM engine: any number per blueprint,
+			// besides its verified dialogue if one passed.
+			trials[r.BlueprintID] = true
+			continue
+		}
 		places[r.BlueprintID] = append(places[r.BlueprintID], "a rejected record")
+	}
+	for id := range trials {
+		if len(places[id]) == 0 {
+			places[id] = append(places[id], "rejected trials")
+		}
 	}
 	byIndex := map[int]string{}
 	for id, info := range s.bps {

@@ -243,9 +243,12 @@ type failureRecord struct {
 	Check       string `json:"check"`
 	Reason      string `json:"reason"`
 	FlawGoal    int    `json:"flaw_goal"`
-	file        string
-	line        int
-	paired      bool // guarded by state.mu
+	// Trajectory is the failed dialogue itself, for pairs of the LLM
+	// engine, whose failures cannot be re-simulated.
+	Trajectory *record.Trajectory `json:"trajectory,omitempty"`
+	file       string
+	line       int
+	paired     bool // guarded by state.mu
 }
 
 // rejectedRecord is a dialogue that failed verification.
@@ -255,8 +258,11 @@ type rejectedRecord struct {
 	Check       string             `json:"check"`
 	Reason      string             `json:"reason"`
 	Trajectory  *record.Trajectory `json:"trajectory"`
-	file        string
-	line        int
+	// Trial is set on the LLM engine's records: one failed trial of a
+	// blueprint that may have others, and a verified one in sft/.
+	Trial *int `json:"trial,omitempty"`
+	file  string
+	line  int
 }
 
 // duplicateRecord is a verified dialogue that the run dropped because

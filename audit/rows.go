@@ -327,6 +327,21 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if s.dom == nil {
 		return
 	}
+	if rec.Trajectory != nil {
+		// An LLM engine's pair: its rejected side is a recorded dialogue
+		// (a model's, which nothing re-simulates): it must be that
+		// dialogue's continuation and fail the recorded check.
+		if i, ok := isPrefix(s.seed, digestMessages(s.seed, rec.Trajectory.Messages), r.Prompt, r.Rejected); !ok {
+			bad("dpo", "prompt+rejected is not the recorded failed dialogue: they part at message %d", i)
+		}
+		switch f := s.ver.Verify(ctx, bp, rec.Trajectory).Failed(); {
+		case f == nil:
+			bad("dpo", "the recorded failed dialogue passes verification; a rejected side must fail")
+		case f.Name != rec.Check:
+			bad("dpo", "the recorded failed dialogue fails %s (%s), the record says %s", f.Name, f.Reason, rec.Check)
+		}
+		return
+	}
 	flawed, fired, err := pipeline.SimulateFlawed(ctx, s.dom, bp, s.maxTurns, agent.Flaw{Kind: r.Failure, Goal: rec.FlawGoal})
 	switch {
 	case err != nil:

@@ -56,6 +56,7 @@ type ChunkSummary struct {
 	Overflow    bool                   `json:"exact_sets_overflowed,omitempty"`
 	Ngrams      map[string]*ngrams     `json:"ngrams"`
 	DPO         *DPOStats              `json:"dpo,omitempty"`
+	LLM         *LLMStats              `json:"llm,omitempty"`
 	Files       []ChunkFile            `json:"files"`
 }
 
@@ -196,6 +197,22 @@ func (c *chunkWriter) add(it item) error {
 	addVerdict(c.sum.Checks, it.verdict)
 	if err := c.write("blueprints", it.bp.Split, it.bpJSON); err != nil {
 		return err
+	}
+	if it.llm != nil {
+		if c.sum.LLM == nil {
+			c.sum.LLM = &LLMStats{}
+		}
+		c.sum.LLM.merge(it.llm)
+	}
+	// Failed trials before the outcome: each a dialogue simulated and rejected.
+	for _, a := range it.attempts {
+		cn.Simulated++
+		cn.Rejected++
+		addVerdict(c.sum.Checks, a.verdict)
+		c.sum.Failures[a.verdict.Failed().Name]++
+		if err := c.write("rejected", "", a.rejJSON); err != nil {
+			return err
+		}
 	}
 	if !it.verdict.Passed {
 		cn.Rejected++

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/usersim"
 )
 
@@ -43,6 +44,74 @@ type Config struct {
 	DPOPairs     int                `json:"dpo_pairs"`
 	License      string             `json:"license"`
 	Force        bool               `json:"force,omitempty"`
+
+	// The LLM engines (--engine llm or hybrid). Only the name of the
+	// environment variable holding the API key is ever configured; the
+	// key itself never enters a Config.
+	LLM llm.Config `json:"llm"`
+	// User plays the customer in the llm engine: llm or embedded (the
+	// rule-based user answering the LLM agent).
+	User string `json:"user"`
+	// Trials is how many dialogues the llm engine plays per blueprint at
+	// most before giving up (APIGen-MT's rejection sampling).
+	Trials int `json:"trials"`
+	// Judges review each LLM-written instruction (0: no review).
+	Judges int `json:"judges"`
+	// Rewrites is how often a rejected instruction is rewritten with the
+	// judges' feedback before the template instruction is kept.
+	Rewrites int `json:"rewrites"`
+	// Instructions: template (the blueprint's own) or llm (writer role);
+	// "" means llm for the llm engine and template otherwise.
+	Instructions string `json:"instructions"`
+	// MaxToolErrors ends an LLM dialogue after this many failed tool calls.
+	MaxToolErrors int `json:"max_tool_errors"`
+	// Dialogues is how many LLM dialogues run at once; 0 means twice the
+	// client's max_concurrency. Output does not depend on it.
+	Dialogues int `json:"dialogues"`
+}
+
+// Engines.
+const (
+	EngineEmbedded = "embedded"
+	EngineLLM      = "llm"
+	EngineHybrid   = "hybrid"
+)
+
+// llmEngine reports whether the engine talks to a model endpoint.
+func (c Config) llmEngine() bool { return c.Engine == EngineLLM || c.Engine == EngineHybrid }
+
+// llmKeys are the config keys of the LLM engines, left out of an
+// embedded run's recorded config so that its fingerprint does not
+// depend on settings it never reads.
+var llmKeys = []string{"llm", "user", "trials", "judges", "rewrites", "instructions", "max_tool_errors", "dialogues"}
+
+// llmRunKeys are the llm settings that change how a run spends (limits,
+// concurrency, retries, where the cache lives, where the endpoint is)
+// but not what it produces: responses are cached by request content,
+// whatever the URL. They stay out of the fingerprint and the manifest,
+// so a rerun with a larger budget or another cache folder resumes, and
+// headers (which may carry credentials) are never recorded.
+var llmRunKeys = []string{"base_url", "api_key_env", "headers", "timeout", "max_concurrency", "rpm", "tpm", "max_retries", "cache", "max_cost", "max_tokens"}
+
+// resolved fills the defaults that depend on other keys: the LLM
+// client's defaults, the instruction source and the dialogue count.
+// Run works on the resolved config, so the fingerprint and the manifest
+// record the values actually used.
+func (c Config) resolved() Config {
+	if !c.llmEngine() {
+		return c
+	}
+	c.LLM = c.LLM.WithDefaults()
+	if c.Instructions == "" {
+		c.Instructions = "template"
+		if c.Engine == EngineLLM {
+			c.Instructions = "llm"
+		}
+	}
+	if c.Dialogues == 0 {
+		c.Dialogues = 2 * max(c.LLM.MaxConcurrency, 1)
+	}
+	return c
 }
 
 // tau2 retail's writes per task: 0:10, 1:60, 2:23, 3:15, 4:5, 5:1 of 114 tasks.
@@ -66,6 +135,12 @@ func Defaults() Config {
 		License:    "other",
 		DPOMode:    PairSegment,
 		DPOPairs:   1,
+
+		User:          "llm",
+		Trials:        3,
+		Judges:        3,
+		Rewrites:      2,
+		MaxToolErrors: 5,
 	}
 }
 
@@ -107,12 +182,11 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 		errs = append(errs, fmt.Errorf("-n %d: the number of blueprints must be at least 1", c.N))
 	}
 	switch c.Engine {
-	case "embedded":
-	case "llm", "hybrid":
-		errs = append(errs, fmt.Errorf("--engine %s: this build runs the embedded engine only; use --engine embedded", c.Engine))
+	case EngineEmbedded, EngineLLM, EngineHybrid:
 	default:
-		errs = append(errs, fmt.Errorf("--engine %q: want embedded", c.Engine))
+		errs = append(errs, fmt.Errorf("--engine %q: want embedded, llm or hybrid", c.Engine))
 	}
+	errs = append(errs, c.checkLLM()...)
 	if c.Workers < 1 {
 		errs = append(errs, fmt.Errorf("--workers %d: need at least 1", c.Workers))
 	}
@@ -158,6 +232,54 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}, nil
 }
 
+// checkLLM checks the keys of the LLM engines.
+func (c *Config) checkLLM() []error {
+	var errs []error
+	if !c.llmEngine() {
+		if c.Instructions == "llm" {
+			errs = append(errs, fmt.Errorf("--instructions llm needs a model: use --engine llm or hybrid, or --instructions template"))
+		}
+		return errs
+	}
+	switch c.User {
+	case "llm":
+	case "embedded":
+		if c.Engine != EngineLLM {
+			errs = append(errs, fmt.Errorf("--user embedded: only the llm engine has a choice of customer (hybrid refines the embedded user's words)"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--user %q: want llm or embedded", c.User))
+	}
+	switch c.Instructions {
+	case "", "template", "llm":
+	default:
+		errs = append(errs, fmt.Errorf("--instructions %q: want template or llm", c.Instructions))
+	}
+	if c.Trials < 1 {
+		errs = append(errs, fmt.Errorf("--trials %d: need at least 1 dialogue per blueprint", c.Trials))
+	}
+	if c.Judges < 0 {
+		errs = append(errs, fmt.Errorf("--judges %d: need 0 (no review) or more", c.Judges))
+	}
+	if c.Rewrites < 0 {
+		errs = append(errs, fmt.Errorf("--rewrites %d: need 0 or more", c.Rewrites))
+	}
+	if c.MaxToolErrors < 1 {
+		errs = append(errs, fmt.Errorf("max_tool_errors %d: need at least 1", c.MaxToolErrors))
+	}
+	if c.Dialogues < 0 {
+		errs = append(errs, fmt.Errorf("--dialogues %d: need at least 1 (0 means twice --max-concurrency)", c.Dialogues))
+	}
+	if c.DPO && c.Engine == EngineHybrid {
+		errs = append(errs, fmt.Errorf("--dpo with --engine hybrid: a pair's sides must share the verified dialogue's history word for word, "+
+			"and hybrid rewrites it; use --engine embedded or llm for pairs"))
+	}
+	if err := c.LLM.WithDefaults().Check(); err != nil {
+		errs = append(errs, fmt.Errorf("--engine %s: %w", c.Engine, err))
+	}
+	return errs
+}
+
 // outputConfig is the part of the config that determines the output:
 // the fingerprint ignores worker count and paths, so a rerun with more
 // workers or a moved directory is the same release.
@@ -167,6 +289,18 @@ func (c Config) outputConfig() map[string]any {
 	_ = json.Unmarshal(raw, &m)
 	for _, k := range []string{"out", "workers", "force", "shard"} {
 		delete(m, k)
+	}
+	if !c.llmEngine() {
+		for _, k := range llmKeys {
+			delete(m, k)
+		}
+		return m
+	}
+	delete(m, "dialogues")
+	if l, ok := m["llm"].(map[string]any); ok {
+		for _, k := range llmRunKeys {
+			delete(l, k)
+		}
 	}
 	return m
 }

@@ -83,6 +83,12 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 	if cfg.DPO {
 		m.DPO = &DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
 	}
+	if cfg.llmEngine() {
+		m.LLM = &LLMStats{}
+	}
+	if n := len(sums); n > 0 && sums[n-1].End < cfg.N {
+		m.Stopped, m.BlueprintsDone = StoppedBudget, sums[n-1].End
+	}
 	total := map[string]int{}
 	for _, s := range sums {
 		mergeCounts(&m.Counts, s.Counts)
@@ -106,11 +112,17 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 		if m.DPO != nil && s.DPO != nil {
 			mergeDPO(m.DPO, s.DPO)
 		}
+		if m.LLM != nil {
+			m.LLM.merge(s.LLM)
+		}
 		for _, f := range s.Files {
 			total[f.Kind+"/"+f.Split]++
 		}
 	}
 	m.Stats.distinct()
+	if m.LLM != nil {
+		m.LLM.finish(cfg)
+	}
 	seen := map[string]int{}
 	var entries []FileEntry
 	for i, s := range sums {

@@ -28,7 +28,12 @@ type Manifest struct {
 	Failures     map[string]int         `json:"failures"`
 	Stats        *Stats                 `json:"stats"`
 	DPO          *DPOStats              `json:"dpo,omitempty"`
-	Files        []FileEntry            `json:"files"`
+	LLM          *LLMStats              `json:"llm,omitempty"`
+	// Stopped is "budget" when the LLM budget ran out; the release then
+	// holds the first BlueprintsDone blueprints of the n asked for.
+	Stopped        string      `json:"stopped,omitempty"`
+	BlueprintsDone int         `json:"blueprints_done,omitempty"`
+	Files          []FileEntry `json:"files"`
 }
 
 // DomainInfo identifies the domain a release was built from.

@@ -19,6 +19,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -41,7 +42,16 @@ type Result struct {
 	Resumed int
 	// Chunks is the number of chunks this run (or shard) owns.
 	Chunks int
+	// Stopped is "budget" when the LLM budget ran out: the release holds
+	// the first Done blueprints.
+	Stopped string
+	Done    int
+	// LLM is what this process sent and paid for (LLM engines only).
+	LLM *LLMBilling
 }
+
+// StoppedBudget marks a run the LLM budget stopped.
+const StoppedBudget = "budget"
 
 // item is one blueprint's journey through the stages.
 type item struct {
@@ -55,6 +65,17 @@ type item struct {
 	sig     signature
 	dpo     dpoOutcome
 	err     error
+	// attempts are the LLM engine's failed trials before the outcome
+	// above, each a rejected record of its own.
+	attempts []attempt
+	// llm counts what the LLM engines used for this blueprint.
+	llm *LLMStats
+}
+
+// attempt is a failed dialogue of a blueprint that has a later outcome.
+type attempt struct {
+	verdict record.Verdict
+	rejJSON []byte
 }
 
 // Progress receives counts as the run advances; it may be nil.
@@ -72,6 +93,8 @@ type Snapshot struct {
 	Verified  int // dialogues that passed every check
 	Written   int // blueprints whose rows are in a chunk
 	Pairs     int // DPO pairs written
+	// LLM is what the LLM engines billed so far (nil for the embedded engine).
+	LLM *LLMBilling
 }
 
 // runFile records the config of the work in a work dir.
@@ -86,7 +109,24 @@ type runFile struct {
 // I owns, for `synth merge`. Rerunning the same command continues where
 // an interrupted run stopped.
 func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
+	return RunWith(ctx, cfg, prog, RunOptions{})
+}
+
+// RunWith is Run with parts supplied by the caller (the LLM client).
+//
+// When an LLM budget (--max-cost, --max-tokens) runs out, no new
+// blueprint is started. Dialogues already running go on while the client
+// lets their requests out — it refuses every request the cache cannot
+// answer once the budget is spent, so spending overshoots by at most the
+// requests in flight at that moment. The first blueprint (in order) that
+// could not finish ends the completed prefix: the blueprints before it
+// are written, those after it are dropped, and the run finalizes a valid
+// partial release of that prefix (manifest "stopped": "budget",
+// "blueprints_done"). Rerunning with a larger budget replaces it: cached
+// responses make the finished part free.
+func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*Result, error) {
 	start := time.Now()
+	cfg = cfg.resolved()
 	spec, err := cfg.Spec()
 	if err != nil {
 		return nil, err
@@ -110,6 +150,9 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 		return nil, err
 	}
 	nChunks := (cfg.N + cfg.ChunkSize - 1) / cfg.ChunkSize
+	if err := dropPartial(done, cfg); err != nil {
+		return nil, err
+	}
 	lo, hi := shard*nChunks/shards, (shard+1)*nChunks/shards
 	var todo []int
 	resumed := 0
@@ -121,9 +164,28 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 		}
 	}
 	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo}
-	if len(todo) > 0 {
-		if err := produce(ctx, cfg, spec, work, todo, resumed, prog); err != nil {
+	var ch llm.Chatter
+	if cfg.llmEngine() && len(todo) > 0 {
+		var closeChat func() error
+		if ch, closeChat, err = newChatter(cfg, opts); err != nil {
 			return nil, err
+		}
+		defer closeChat()
+	}
+	stopped := -1
+	if len(todo) > 0 {
+		err := produce(ctx, cfg, spec, work, todo, resumed, prog, ch)
+		res.LLM = billingOf(ch)
+		var bs *budgetStop
+		switch {
+		case errors.As(err, &bs) && shards > 1:
+			return res, fmt.Errorf("%w: shard %s stopped; its finished chunks are kept in %s — rerun it with a larger budget to continue", err, cfg.Shard, work)
+		case errors.As(err, &bs) && bs.Done == 0:
+			return res, fmt.Errorf("%w before the first blueprint was done: nothing to release; raise --max-cost / --max-tokens", llm.ErrBudget)
+		case errors.As(err, &bs):
+			stopped = bs.Done
+		case err != nil:
+			return res, err
 		}
 	}
 	if shards > 1 {
@@ -132,6 +194,11 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 	}
 	if done, err = doneChunks(work); err != nil {
 		return nil, err
+	}
+	if stopped >= 0 {
+		// The completed prefix: whole chunks and the partial last one.
+		nChunks = (stopped + cfg.ChunkSize - 1) / cfg.ChunkSize
+		res.Stopped, res.Done = StoppedBudget, stopped
 	}
 	dirs := make([]string, nChunks)
 	for c := range dirs {
@@ -166,7 +233,7 @@ func ParseShard(s string) (int, int, error) {
 // produce runs the stages over the blueprints of the given chunks on a
 // bounded pool and writes each chunk as its last item arrives. Results
 // are re-ordered by index, so files do not depend on scheduling.
-func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string, todo []int, resumed int, prog Progress) error {
+func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
 	d, err := domains.Load(cfg.Domain, cfg.Seed)
 	if err != nil {
 		return err
@@ -196,19 +263,54 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 	if prog != nil {
 		prog.Start(len(indices), min(resumed*cfg.ChunkSize, cfg.N))
 	}
+	var eng *llmEngine
+	pool := cfg.Workers
+	if ch != nil {
+		if eng, err = newLLMEngine(cfg, d, ver, ch); err != nil {
+			return err
+		}
+		pool = cfg.Dialogues
+	}
 	var generated, simulated atomic.Int64
+	// budget is set once the LLM budget is spent: no blueprint starts after.
+	var budget atomic.Bool
 	process := func(ctx context.Context, i int) item {
 		it := item{index: i}
-		if it.bp, it.err = gen.Generate(ctx, i); it.err != nil {
+		if budget.Load() {
+			it.err = errBudgetSkipped
+			return it
+		}
+		generate := func() { it.bp, it.err = gen.Generate(ctx, i) }
+		if eng != nil {
+			if err := eng.onCPU(ctx, generate); err != nil {
+				it.err = err
+				return it
+			}
+		} else {
+			generate()
+		}
+		if it.err != nil {
 			return it
 		}
 		generated.Add(1)
-		if it.tr, it.err = Simulate(ctx, d, it.bp, cfg.MaxTurns); it.err != nil {
-			return it
+		if eng != nil {
+			if it.err = eng.dialogue(ctx, &it, plan, toolsJSON); it.err != nil {
+				if isBudget(it.err) {
+					budget.Store(true)
+				}
+				return it
+			}
+		} else {
+			if it.tr, it.err = Simulate(ctx, d, it.bp, cfg.MaxTurns); it.err != nil {
+				return it
+			}
+			it.verdict = ver.Verify(ctx, it.bp, it.tr)
 		}
 		simulated.Add(1)
-		it.verdict = ver.Verify(ctx, it.bp, it.tr)
 		if it.bpJSON, it.err = json.Marshal(it.bp); it.err != nil {
+			return it
+		}
+		if !it.verdict.Passed && it.rejJSON != nil {
 			return it
 		}
 		if !it.verdict.Passed {
@@ -225,13 +327,19 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 			Tools: toolsJSON, NWrites: int32(it.bp.NWrites), NReads: int32(it.bp.NReads), Evidence: ev,
 			Behavior: it.bp.Behavior, Engine: it.tr.Engine}
 		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
-		if plan != nil {
+		if plan != nil && eng == nil {
 			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, toolsJSON)
 		}
 		return it
 	}
 
-	window := cfg.Workers * 32
+	// The window bounds the results held for in-order writing. LLM
+	// dialogues vary a lot in length: a wide window keeps the pool busy
+	// behind a slow one.
+	window := pool * 32
+	if eng != nil {
+		window = pool * 8
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	jobs := make(chan int)
 	results := make(chan item, window)
@@ -239,6 +347,9 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 	g.Go(func() error {
 		defer close(jobs)
 		for k := range indices {
+			if budget.Load() {
+				return nil
+			}
 			select {
 			case slots <- struct{}{}:
 			case <-gctx.Done():
@@ -252,7 +363,7 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 		}
 		return nil
 	})
-	for w := 0; w < cfg.Workers; w++ {
+	for w := 0; w < pool; w++ {
 		g.Go(func() error {
 			for k := range jobs {
 				it := process(gctx, indices[k])
@@ -289,10 +400,23 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 					break
 				}
 				delete(pending, next)
+				i := indices[next]
+				if isBudget(cur.err) {
+					// The first blueprint the budget left unfinished: the
+					// chunk so far is committed as the release's last.
+					if cw != nil {
+						cw.sum.End = i
+						err := cw.commit()
+						cw = nil
+						if err != nil {
+							return err
+						}
+					}
+					return &budgetStop{Done: i}
+				}
 				if cur.err != nil {
 					return cur.err
 				}
-				i := indices[next]
 				c := i / cfg.ChunkSize
 				if cw == nil {
 					first, end := c*cfg.ChunkSize, min((c+1)*cfg.ChunkSize, cfg.N)
@@ -320,6 +444,7 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 				if prog != nil {
 					snap.Written = next
 					snap.Generated, snap.Simulated = int(generated.Load()), int(simulated.Load())
+					snap.LLM = billingOf(ch)
 					prog.Update(snap)
 				}
 			}
@@ -327,6 +452,10 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 		return nil
 	})
 	if err := g.Wait(); err != nil {
+		var bs *budgetStop
+		if errors.As(err, &bs) && ctx.Err() == nil {
+			return bs
+		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("run interrupted; finished chunks are kept in %s — rerun the same command to continue: %w", work, ctx.Err())
 		}
@@ -342,6 +471,12 @@ func prepareOut(cfg Config) (*Manifest, error) {
 	out := cfg.Out
 	m, err := ReadManifest(out)
 	switch {
+	case err == nil && m.Fingerprint == cfg.Fingerprint() && m.Stopped != "":
+		// A release the budget stopped is redone whole: its blueprints'
+		// responses are cached, so only the rest is paid for.
+		if err := removeRelease(out); err != nil {
+			return nil, err
+		}
 	case err == nil && m.Fingerprint == cfg.Fingerprint():
 		return m, nil
 	case err == nil:
@@ -407,4 +542,22 @@ func fileSHA(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// dropPartial removes chunks that a budget stop committed short of their
+// end (left when finalisation did not complete): they are redone.
+func dropPartial(done map[int]string, cfg Config) error {
+	for c, dir := range done {
+		s, err := readSummary(dir)
+		if err != nil {
+			continue // an unreadable chunk is reported by finalize
+		}
+		if s.End != min((c+1)*cfg.ChunkSize, cfg.N) {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("remove the partial chunk %s: %w", dir, err)
+			}
+			delete(done, c)
+		}
+	}
+	return nil
 }

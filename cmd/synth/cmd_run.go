@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
 )
 
@@ -43,12 +44,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		behaviors     string
 		dpoMix        string
 		writeW, readW floatList
+		lc            llm.Config
+		roleModels    = map[llm.Role]*string{}
 	)
 	fs.StringVar(&cfg.Domain, "domain", d.Domain, "domain name (built in: retail)")
 	fs.IntVar(&cfg.N, "n", d.N, "number of blueprints (tasks); each yields one dialogue")
 	fs.Uint64Var(&cfg.Seed, "seed", d.Seed, "seed: same config and seed give byte-identical output")
 	fs.StringVar(&cfg.Out, "out", d.Out, "output directory for the release")
-	fs.StringVar(&cfg.Engine, "engine", d.Engine, "dialogue engine: embedded")
+	fs.StringVar(&cfg.Engine, "engine", d.Engine, "dialogue engine: embedded (offline), llm (an OpenAI-compatible endpoint plays agent and customer) or hybrid (embedded dialogues, lines rewritten by the LLM)")
+	fs.StringVar(&cfg.User, "user", d.User, "customer of the llm engine: llm, or embedded (the rule-based user)")
+	fs.IntVar(&cfg.Trials, "trials", d.Trials, "llm engine: dialogues per blueprint at most; the first that verifies is kept")
+	fs.IntVar(&cfg.Judges, "judges", d.Judges, "judges reviewing each LLM-written instruction (0: no review)")
+	fs.IntVar(&cfg.Rewrites, "rewrites", d.Rewrites, "rewrites of a rejected instruction before the template one is kept")
+	fs.StringVar(&cfg.Instructions, "instructions", "", "customer instructions: template or llm (default: llm for the llm engine, template otherwise)")
+	fs.IntVar(&cfg.MaxToolErrors, "max-tool-errors", d.MaxToolErrors, "llm engine: failed tool calls that end a dialogue")
+	fs.IntVar(&cfg.Dialogues, "dialogues", 0, "LLM dialogues played at once (default: 2 x --max-concurrency); output does not depend on it")
+	fs.StringVar(&lc.BaseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8089/v1 (synth emulate) or https://api.openai.com/v1")
+	fs.StringVar(&lc.Model, "model", "", "model of every LLM role")
+	for _, r := range llm.Roles() {
+		roleModels[r] = fs.String("model-"+string(r), "", "model of the "+string(r)+" role (overrides --model)")
+	}
+	fs.StringVar(&lc.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY; none: send no key)")
+	fs.StringVar(&lc.Cache, "llm-cache", "", "LLM response cache folder (default: the user cache dir; off: no cache)")
+	fs.IntVar(&lc.MaxConcurrency, "max-concurrency", 0, "most LLM requests in flight (default 64)")
+	fs.Float64Var(&lc.MaxCost, "max-cost", 0, "stop taking new blueprints once this many USD are billed (llm.prices); 0: no limit")
+	fs.Int64Var(&lc.MaxTokens, "max-tokens", 0, "stop taking new blueprints once this many tokens are billed; 0: no limit")
 	fs.StringVar(&cfg.Writes, "writes", d.Writes, "write intensity MIN-MAX: write decisions per task (default weights follow tau2 retail)")
 	fs.Var(&writeW, "write-weights", "comma-separated weights, one per value of --writes (default: even, or tau2's for the default range)")
 	fs.StringVar(&cfg.Reads, "reads", d.Reads, "read intensity MIN-MAX: read calls needed before each write's arguments are identifiable")
@@ -128,6 +148,40 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			final.DPOMode = cfg.DPOMode
 		case "dpo-pairs":
 			final.DPOPairs = cfg.DPOPairs
+		case "user":
+			final.User = cfg.User
+		case "trials":
+			final.Trials = cfg.Trials
+		case "judges":
+			final.Judges = cfg.Judges
+		case "rewrites":
+			final.Rewrites = cfg.Rewrites
+		case "instructions":
+			final.Instructions = cfg.Instructions
+		case "max-tool-errors":
+			final.MaxToolErrors = cfg.MaxToolErrors
+		case "dialogues":
+			final.Dialogues = cfg.Dialogues
+		case "base-url":
+			final.LLM.BaseURL = lc.BaseURL
+		case "model":
+			// Every role: a model named in the file for one role yields too.
+			final.LLM.Model = lc.Model
+			final.LLM.Roles = maps.Clone(final.LLM.Roles)
+			for r, rc := range final.LLM.Roles {
+				rc.Model = lc.Model
+				final.LLM.Roles[r] = rc
+			}
+		case "api-key-env":
+			final.LLM.APIKeyEnv = lc.APIKeyEnv
+		case "llm-cache":
+			final.LLM.Cache = lc.Cache
+		case "max-concurrency":
+			final.LLM.MaxConcurrency = lc.MaxConcurrency
+		case "max-cost":
+			final.LLM.MaxCost = lc.MaxCost
+		case "max-tokens":
+			final.LLM.MaxTokens = lc.MaxTokens
 		case "dpo-mix":
 			final.DPOMix = map[string]float64{}
 			for _, kv := range strings.Split(dpoMix, ",") {
@@ -143,6 +197,20 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if mixErr != nil {
 		return mixErr
 	}
+	// Per-role models after --model, so that they win over it.
+	fs.Visit(func(f *flag.Flag) {
+		for _, r := range llm.Roles() {
+			if f.Name == "model-"+string(r) {
+				final.LLM.Roles = maps.Clone(final.LLM.Roles)
+				if final.LLM.Roles == nil {
+					final.LLM.Roles = map[llm.Role]llm.RoleConfig{}
+				}
+				rc := final.LLM.Roles[r]
+				rc.Model = *roleModels[r]
+				final.LLM.Roles[r] = rc
+			}
+		}
+	})
 	rep, err := newReporter(stderr, *logFormat)
 	if err != nil {
 		return err
@@ -154,6 +222,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	res, err := pipeline.Run(ctx, final, prog)
 	if !*quiet {
 		rep.Finish(res, err)
+	}
+	if res != nil && res.LLM != nil {
+		// Billed figures differ on a cached rerun: they go here, never
+		// into the release.
+		b := res.LLM
+		fmt.Fprintf(stdout, "LLM: %d requests sent (%d retries), %d cache hits, %d tokens billed, $%.4f billed, mean %.1f requests in flight (peak %d)\n",
+			b.Requests, b.Retries, b.CacheHits, b.Tokens, b.CostUSD, b.MeanInFlight, b.PeakInFlight)
 	}
 	if err != nil {
 		return err
@@ -168,6 +243,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "%s already holds this release (%d rows); nothing to do\n", res.Dir, m.Counts.SFTRows)
 		return nil
 	}
+	if res.Stopped == pipeline.StoppedBudget {
+		fmt.Fprintf(stdout, "stopped: the LLM budget (--max-cost / --max-tokens) ran out; the release holds the first %d of %d blueprints. "+
+			"Rerun the same command with a larger budget to complete it (cached responses are not paid again).\n", res.Done, final.N)
+	}
 	rate := float64(m.Counts.Verified) / res.Elapsed.Seconds()
 	fmt.Fprintf(stdout, "wrote %s: %d blueprints, %d verified, %d rejected, %d SFT rows (train %d, validation %d, test %d) in %s (%.0f rows/s)\n",
 		res.Dir, m.Counts.Blueprints, m.Counts.Verified, m.Counts.Rejected, m.Counts.SFTRows,
@@ -180,6 +259,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if m.DPO != nil {
 		fmt.Fprintf(stdout, "  DPO pairs: %d from %d flawed attempts\n", m.DPO.Pairs, m.DPO.Attempts)
+	}
+	if l := m.LLM; l != nil {
+		fmt.Fprintf(stdout, "  LLM (%s): %d responses used, %d prompt + %d completion tokens, estimated $%.4f at llm.prices\n",
+			l.Engine, l.Total.Responses, l.Total.PromptTokens, l.Total.CompletionTokens, l.Total.CostUSD)
 	}
 	return nil
 }

@@ -21,7 +21,8 @@ Usage:
   synth stats    DIR [--json]
   synth validate DIR [--json]         re-check a release on its own
   synth report   DIR [-o FILE]        self-contained HTML report with plots
-  synth domain   list | show NAME
+  synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
+  synth emulate  [--addr HOST:PORT] [flags]   OpenAI-compatible server for tests and dry runs
   synth version
 
 Run 'synth COMMAND -h' for a command's flags.
@@ -64,7 +65,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "validate", "report":
 		err = cmdAudit(ctx, args[0], args[1:], stdout)
 	case "domain":
-		err = cmdDomain(args[1:], stdout)
+		err = cmdDomain(ctx, args[1:], stdout, stderr)
+	case "emulate":
+		err = cmdEmulate(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "synth", version())
 		return 0

@@ -133,7 +133,7 @@ func TestConfigFileAndFlags(t *testing.T) {
 
 func TestDomainCommands(t *testing.T) {
 	code, stdout, _ := synth(t, "domain", "list")
-	if code != 0 || strings.TrimSpace(stdout) != "retail" {
+	if code != 0 || strings.TrimSpace(stdout) != "airline\nretail" {
 		t.Errorf("domain list: %d %q", code, stdout)
 	}
 	code, stdout, _ = synth(t, "domain", "show", "retail")

@@ -133,9 +133,13 @@ func (r *lineReporter) Update(s pipeline.Snapshot) {
 		return
 	}
 	r.last = time.Now()
-	fmt.Fprintf(r.w, "synth: %d/%d written (generated %d, simulated %d, verified %d = %.1f%%), %.0f rows/s, ETA %s\n",
+	llmPart := ""
+	if b := s.LLM; b != nil {
+		llmPart = fmt.Sprintf(", LLM %d requests / %d cache hits / $%.4f billed", b.Requests, b.CacheHits, b.CostUSD)
+	}
+	fmt.Fprintf(r.w, "synth: %d/%d written (generated %d, simulated %d, verified %d = %.1f%%), %.0f rows/s, ETA %s%s\n",
 		s.Written, r.total, s.Generated, s.Simulated, s.Verified, 100*float64(s.Verified)/float64(max(s.Written, 1)),
-		rate(s.Written, r.start), eta(s.Written, r.total, r.start))
+		rate(s.Written, r.start), eta(s.Written, r.total, r.start), llmPart)
 }
 
 func (r *lineReporter) Finish(*pipeline.Result, error) {}
@@ -158,9 +162,13 @@ func (r *jsonReporter) Update(s pipeline.Snapshot) {
 		return
 	}
 	r.last = time.Now()
-	r.enc.Encode(map[string]any{"event": "progress", "total": r.total, "generated": s.Generated, "simulated": s.Simulated,
+	ev := map[string]any{"event": "progress", "total": r.total, "generated": s.Generated, "simulated": s.Simulated,
 		"verified": s.Verified, "written": s.Written, "dpo_pairs": s.Pairs,
-		"rows_per_second": rate(s.Written, r.start), "eta_seconds": eta(s.Written, r.total, r.start).Seconds()})
+		"rows_per_second": rate(s.Written, r.start), "eta_seconds": eta(s.Written, r.total, r.start).Seconds()}
+	if s.LLM != nil {
+		ev["llm"] = s.LLM
+	}
+	r.enc.Encode(ev)
 }
 
 func (r *jsonReporter) Finish(res *pipeline.Result, err error) {
@@ -168,11 +176,20 @@ func (r *jsonReporter) Finish(res *pipeline.Result, err error) {
 	if err != nil {
 		ev["error"] = err.Error()
 	}
+	if res != nil && res.LLM != nil {
+		ev["llm_billed"] = res.LLM
+	}
+	if res != nil && res.Stopped != "" {
+		ev["stopped"], ev["blueprints_done"] = res.Stopped, res.Done
+	}
 	if res != nil && res.Manifest != nil {
 		m := res.Manifest
 		ev["dir"], ev["counts"], ev["failures"], ev["checks"] = res.Dir, m.Counts, m.Failures, m.Checks
 		if m.DPO != nil {
 			ev["dpo"] = m.DPO
+		}
+		if m.LLM != nil {
+			ev["llm"] = m.LLM
 		}
 	}
 	r.enc.Encode(ev)

@@ -1,0 +1,506 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+	"github.com/synth-data/synth/usersim"
+)
+
+// Guard labels of failed LLM dialogues that are the simulator's fault,
+// not the agent's: they are recorded in rejected/ and never paired.
+const (
+	// LabelPrematureStop: the customer sent ###STOP### while a
+	// ground-truth write had not been run and the agent had not closed
+	// the conversation (tau2's known simulator bug).
+	LabelPrematureStop = "premature_stop"
+	// LabelEmptyTurn: the customer, or the agent, said nothing twice.
+	LabelEmptyTurn = "empty_turn"
+)
+
+// behaviorText describes each behaviour profile to an LLM customer.
+var behaviorText = map[string]string{
+	usersim.Upfront:     "upfront: give your identity and every detail of your request in your first message",
+	usersim.Minimal:     "minimal: answer in as few words as possible and volunteer nothing",
+	usersim.Piecemeal:   "piecemeal: state what you want, then give each detail only when the agent asks for it",
+	usersim.Verbose:     "verbose: explain your situation at length, with friendly asides, but keep the facts exact",
+	usersim.Impatient:   "impatient: you are in a hurry and say so; keep pushing the agent to get it done",
+	usersim.Confused:    "confused: you are unsure of the process and may give a wrong detail first, then correct it when told",
+	usersim.ChangesMind: "changes_mind: when the agent proposes the change, change your mind once about one detail, then stick to your instruction",
+	usersim.Typos:       "typos: write quickly, with typos and missing capitals, but never in ids, emails, amounts or addresses",
+}
+
+func behaviorOf(name string) string {
+	if t, ok := behaviorText[name]; ok {
+		return t
+	}
+	return name
+}
+
+// stopToken finds the customer's stop token, tolerating the ways models
+// mangle it (case, spaces, fewer hashes, "OUT OF SCOPE").
+var stopToken = regexp.MustCompile(`(?i)#{2,}\s*(stop|transfer|out[-_ ]?of[-_ ]?scope)\s*#*`)
+
+// parseCustomer splits a customer reply into its text and its stop
+// token. Text before a token is kept (a goodbye said with the token);
+// whatever follows the token is dropped, as the conversation is over.
+func parseCustomer(reply string) (text, stop string) {
+	loc := stopToken.FindStringSubmatchIndex(reply)
+	if loc == nil {
+		return strings.TrimSpace(reply), ""
+	}
+	switch w := strings.ToLower(reply[loc[2]:loc[3]]); {
+	case w == "stop":
+		stop = llm.TokenStop
+	case w == "transfer":
+		stop = llm.TokenTransfer
+	default:
+		stop = llm.TokenOutOfScope
+	}
+	return strings.TrimSpace(reply[:loc[0]]), stop
+}
+
+func endingOf(stop string) string {
+	switch stop {
+	case llm.TokenStop:
+		return record.EndStop
+	case llm.TokenTransfer:
+		return record.EndTransfer
+	case llm.TokenOutOfScope:
+		return record.EndOutScope
+	}
+	return record.EndMaxTurns
+}
+
+// errEmptyTurn ends a dialogue whose customer or agent said nothing twice.
+var errEmptyTurn = errors.New("empty turn")
+
+// episode is one played dialogue and what its guards saw.
+type episode struct {
+	tr         *record.Trajectory
+	trial      int
+	label      string // a guard label, "" when no guard fired
+	detail     string
+	toolErrors int
+	mixed      int
+	fixedIDs   int
+}
+
+// customer speaks for the user of one dialogue.
+type customer interface {
+	// next returns the customer's next message and its stop token, seen
+	// after the dialogue msgs and the tool calls the agent made.
+	next(ctx context.Context, msgs []record.Message, calls []usersim.Executed) (text, stop string, err error)
+}
+
+// llmCustomer is the customer played by the user role.
+type llmCustomer struct {
+	ch      llm.Chatter
+	bp      *record.Blueprint
+	trial   int
+	system  string
+	session string
+}
+
+func (c *llmCustomer) next(ctx context.Context, msgs []record.Message, _ []usersim.Executed) (string, string, error) {
+	hist := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: c.system}, {Role: openai.ChatMessageRoleUser, Content: llm.Kickoff}}
+	for _, m := range msgs[1:] {
+		switch {
+		case m.Role == "user":
+			hist = append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content})
+		case m.Role == "assistant" && m.Content != "" && len(m.ToolCalls) == 0:
+			hist = append(hist, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: m.Content})
+		}
+	}
+	// An empty reply is asked once more with another seed: the same
+	// request would come back from the cache as empty as before.
+	for attempt := range 2 {
+		req := openai.ChatCompletionRequest{Messages: hist, User: c.session, Seed: seed(c.bp, c.trial, llm.User, strconv.Itoa(attempt))}
+		resp, err := c.ch.Chat(ctx, llm.User, llm.StageSimulate, req)
+		if err != nil {
+			return "", "", fmt.Errorf("blueprint %s trial %d, customer: %w", c.bp.ID, c.trial, err)
+		}
+		if text, stop := parseCustomer(resp.Choices[0].Message.Content); text != "" || stop != "" {
+			return text, stop, nil
+		}
+	}
+	return "", "", errEmptyTurn
+}
+
+// embeddedCustomer is the domain's rule-based user answering an LLM
+// agent: it reads the agent's words for what they ask (usersim.Classify).
+type embeddedCustomer struct {
+	u       domains.User
+	l       *usersim.Listener
+	started bool
+}
+
+// piecer is a user that says which pieces a goal needs (the generic
+// pack user); the retail user's are usersim.Pieces.
+type piecer interface {
+	Pieces(record.Goal) []string
+}
+
+func (c *embeddedCustomer) next(_ context.Context, msgs []record.Message, calls []usersim.Executed) (string, string, error) {
+	var t usersim.Turn
+	if !c.started {
+		c.started = true
+		t = c.u.Start()
+	} else {
+		last := ""
+		for i := len(msgs) - 1; i >= 0 && msgs[i].Role != "user"; i-- {
+			if msgs[i].Role == "assistant" && msgs[i].Content != "" {
+				last = msgs[i].Content
+				break
+			}
+		}
+		t = c.u.Respond(c.l.Interpret(last, calls))
+	}
+	if t.Text == "" && t.Stop == "" {
+		return "", "", errEmptyTurn
+	}
+	c.l.Heard(t)
+	return t.Text, t.Stop, nil
+}
+
+var callIDPattern = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
+
+// idFixer keeps a model's tool-call ids when they are 9 alphanumerics
+// and unused, and replaces the others with deterministic ones.
+type idFixer struct {
+	rng  *rand.Rand
+	used map[string]bool
+}
+
+func (f *idFixer) fix(id string) (string, bool) {
+	if callIDPattern.MatchString(id) && !f.used[id] {
+		f.used[id] = true
+		return id, false
+	}
+	for {
+		n := agent.CallID(f.rng)
+		if !f.used[n] {
+			f.used[n] = true
+			return n, true
+		}
+	}
+}
+
+// toOpenAI converts the dialogue to the agent's request messages.
+func toOpenAI(msgs []record.Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		o := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ReasoningContent: m.ReasoningContent, ToolCallID: m.ToolCallID, Name: m.Name}
+		for _, c := range m.ToolCalls {
+			o.ToolCalls = append(o.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}})
+		}
+		out[i] = o
+	}
+	return out
+}
+
+// play runs one trial of a blueprint.
+func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, trial int, system string) (*episode, error) {
+	st := e.d.Base.NewState()
+	ep := &episode{trial: trial, tr: &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: EngineLLM, Behavior: bp.Behavior,
+		Messages: []record.Message{{Role: "system", Content: e.d.Policy}}, Ending: record.EndMaxTurns}}
+	session := llm.SessionID(bp.ID, trial)
+	var cust customer
+	if e.cfg.User == "embedded" {
+		// Trial 0 draws from the embedded engine's user stream; later
+		// trials from their own, so they say things differently.
+		purpose := "user"
+		if trial > 0 {
+			purpose = "user-t" + strconv.Itoa(trial)
+		}
+		u, err := e.d.NewUser(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, purpose))
+		if err != nil {
+			return nil, err
+		}
+		var pieces func(record.Goal) []string
+		if p, ok := u.(piecer); ok {
+			pieces = p.Pieces
+		}
+		cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, pieces)}
+	} else {
+		cust = &llmCustomer{ch: ch, bp: bp, trial: trial, system: system, session: session}
+	}
+	ids := &idFixer{rng: blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "llm-ids-"+strconv.Itoa(trial)), used: map[string]bool{}}
+	var calls []usersim.Executed
+	for turn := 0; turn < e.cfg.MaxTurns; turn++ {
+		text, stop, err := cust.next(ctx, ep.tr.Messages, calls)
+		if errors.Is(err, errEmptyTurn) {
+			ep.label, ep.detail = LabelEmptyTurn, "the customer said nothing, twice"
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if text != "" {
+			ep.tr.Messages = append(ep.tr.Messages, record.Message{Role: "user", Content: text})
+		}
+		if text == "" {
+			ep.tr.Ending = endingOf(stop)
+			break
+		}
+		// Text said with a stop token is a goodbye: the agent answers it,
+		// then the token ends the dialogue.
+		more, err := e.agentTurn(ctx, ch, bp, trial, session, st, ep, ids, &calls)
+		if err != nil {
+			return nil, err
+		}
+		if stop != "" && more {
+			ep.tr.Ending = endingOf(stop)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	ep.tr.StateHash = st.Hash()
+	if ep.label == "" && ep.tr.Ending == record.EndStop && !agentClosed(ep.tr.Messages) {
+		if tool, ok := missedWrite(bp, calls); ok {
+			ep.label = LabelPrematureStop
+			ep.detail = fmt.Sprintf("the customer sent %s before the agent ran %s", llm.TokenStop, tool)
+		}
+	}
+	return ep, nil
+}
+
+// agentTurn lets the agent act until it answers the customer. It
+// reports false when the dialogue must end: too many tool errors, too
+// many steps, or an agent that said nothing twice.
+func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, trial int, session string, st *tools.State,
+	ep *episode, ids *idFixer, calls *[]usersim.Executed) (bool, error) {
+	tr := ep.tr
+	for step := 0; step < agentStepsPerTurn; step++ {
+		var msg openai.ChatCompletionMessage
+		for attempt := range 2 {
+			req := openai.ChatCompletionRequest{Messages: toOpenAI(tr.Messages), Tools: e.tools, User: session,
+				Seed: seed(bp, trial, llm.Agent, strconv.Itoa(attempt))}
+			resp, err := ch.Chat(ctx, llm.Agent, llm.StageSimulate, req)
+			if err != nil {
+				return false, fmt.Errorf("blueprint %s trial %d, agent: %w", bp.ID, trial, err)
+			}
+			if msg = resp.Choices[0].Message; len(msg.ToolCalls) > 0 || strings.TrimSpace(msg.Content) != "" {
+				break
+			}
+		}
+		text := strings.TrimSpace(msg.Content)
+		if len(msg.ToolCalls) == 0 {
+			if text == "" {
+				ep.label, ep.detail = LabelEmptyTurn, "the agent said nothing, twice"
+				return false, nil
+			}
+			tr.Messages = append(tr.Messages, record.Message{Role: "assistant", Content: text, ReasoningContent: msg.ReasoningContent})
+			return true, nil
+		}
+		if text != "" {
+			// Text with tool calls: kept, as its own message before the
+			// calls (chat templates and the verifier want them apart).
+			ep.mixed++
+			tr.Messages = append(tr.Messages, record.Message{Role: "assistant", Content: text})
+		}
+		out := record.Message{Role: "assistant", ReasoningContent: msg.ReasoningContent}
+		for _, c := range msg.ToolCalls {
+			id, fixed := ids.fix(c.ID)
+			if fixed {
+				ep.fixedIDs++
+			}
+			out.ToolCalls = append(out.ToolCalls, record.ToolCall{ID: id, Type: "function",
+				Function: record.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}})
+		}
+		tr.Messages = append(tr.Messages, out)
+		for _, c := range out.ToolCalls {
+			// Unknown tools and malformed arguments come back as "Error: …"
+			// observations, as a real tool server would answer.
+			res := e.d.Tools.Call(ctx, st, c.Function.Name, c.Function.Arguments)
+			if res.Err {
+				ep.toolErrors++
+			}
+			tr.Messages = append(tr.Messages, record.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: res.Output})
+			*calls = append(*calls, usersim.Executed{Tool: c.Function.Name, Arguments: c.Function.Arguments,
+				Write: e.d.Tools.Kind(c.Function.Name) == record.KindWrite, Failed: res.Err})
+		}
+		if ep.toolErrors >= e.cfg.MaxToolErrors {
+			return false, nil
+		}
+	}
+	return false, nil
+}
+
+// agentClosed reports whether the agent's last words closed the
+// conversation: a customer who then stops with a write missing was
+// dismissed by the agent (its failure), not early of its own accord.
+func agentClosed(msgs []record.Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == "assistant" && m.Content != "" {
+			return usersim.Classify(m.Content).Kind == "closing"
+		}
+	}
+	return false
+}
+
+// missedWrite names a ground-truth write tool the agent never ran
+// successfully. Writes are matched by tool, not arguments: a write with
+// wrong arguments is the agent's mistake, not a premature stop.
+func missedWrite(bp *record.Blueprint, calls []usersim.Executed) (string, bool) {
+	done := map[string]int{}
+	for _, c := range calls {
+		if c.Write && !c.Failed {
+			done[c.Tool]++
+		}
+	}
+	for _, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		if done[a.Tool] == 0 {
+			return a.Tool, true
+		}
+		done[a.Tool]--
+	}
+	return "", false
+}
+
+// trials plays up to --trials dialogues of a blueprint and keeps the
+// first that verifies; the failed ones go to rejected/ and, with --dpo,
+// are paired with the verified one.
+func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats, plan *dpoPlan, toolsJSON string) error {
+	bp := it.bp
+	system, err := llm.UserPrompt(bp, behaviorOf(bp.Behavior))
+	if err != nil {
+		return err
+	}
+	var fails []failedTrial
+	var good *record.Trajectory
+	var goodV record.Verdict
+	for t := 0; t < e.cfg.Trials && good == nil; t++ {
+		ep, err := e.play(ctx, m, bp, t, system)
+		if err != nil {
+			return err
+		}
+		v, err := e.verify(ctx, bp, ep.tr)
+		if err != nil {
+			return err
+		}
+		n := strconv.Itoa(t + 1)
+		bump(&st.TrialRuns, n, 1)
+		st.ToolErrors += ep.toolErrors
+		st.MixedText += ep.mixed
+		st.FixedCallIDs += ep.fixedIDs
+		if v.Passed {
+			bump(&st.TrialPasses, n, 1)
+			bump(&st.TrialsToPass, n, 1)
+			good, goodV = ep.tr, v
+			break
+		}
+		fails = append(fails, failedTrial{ep, v})
+	}
+	if good == nil {
+		bump(&st.TrialsToPass, "none", 1)
+	}
+	records := make([][]byte, len(fails))
+	for i, f := range fails {
+		label := f.ep.label
+		if label == "" {
+			label = FailureLabel(bp, f.ep.tr, f.v, e.d.Tools.Kind)
+		}
+		switch label {
+		case LabelPrematureStop:
+			st.PrematureStops++
+		case LabelEmptyTurn:
+			st.EmptyTurns++
+		}
+		if label == "" {
+			label = "unlabelled"
+		}
+		bump(&st.Failures, label, 1)
+		fc := f.v.Failed()
+		rec := map[string]any{"blueprint_id": bp.ID, "split": bp.Split, "check": fc.Name, "reason": fc.Reason, "verdict": f.v,
+			"trajectory": f.ep.tr, "engine": EngineLLM, "trial": f.ep.trial, "label": label}
+		if f.ep.detail != "" {
+			rec["detail"] = f.ep.detail
+		}
+		if records[i], err = json.Marshal(rec); err != nil {
+			return err
+		}
+	}
+	if good != nil {
+		it.tr, it.verdict = good, goodV
+		for i, f := range fails {
+			it.attempts = append(it.attempts, attempt{verdict: f.v, rejJSON: records[i]})
+		}
+		if plan != nil {
+			it.dpo, err = e.pairs(bp, good, fails, plan, toolsJSON)
+		}
+		return err
+	}
+	last := len(fails) - 1
+	for i, f := range fails[:last] {
+		it.attempts = append(it.attempts, attempt{verdict: f.v, rejJSON: records[i]})
+	}
+	it.tr, it.verdict, it.rejJSON = fails[last].ep.tr, fails[last].v, records[last]
+	return nil
+}
+
+// failedTrial is a trial that did not verify.
+type failedTrial struct {
+	ep *episode
+	v  record.Verdict
+}
+
+// pairs turns failed trials into DPO pairs against the verified one, cut
+// by the same MakePair as the embedded engine's. A failure the taxonomy
+// has no label for (a simulator error, an id the engine fixed, a
+// malformed turn) is not paired.
+func (e *llmEngine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, plan *dpoPlan, toolsJSON string) (dpoOutcome, error) {
+	var out dpoOutcome
+	for _, f := range fails {
+		if len(out.rows) >= plan.pairs {
+			break
+		}
+		out.stats.Attempts++
+		label := ""
+		if f.ep.label == "" {
+			label = FailureLabel(bp, f.ep.tr, f.v, e.d.Tools.Kind)
+		}
+		if label == "" {
+			out.stats.OtherReason++
+			continue
+		}
+		pair, err := MakePair(plan.mode, good.Messages, f.ep.tr.Messages)
+		if err != nil {
+			out.stats.Unpairable++
+			continue
+		}
+		fc := f.v.Failed()
+		id := fmt.Sprintf("%s-%s-t%d", bp.ID, label, f.ep.trial)
+		out.rows = append(out.rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
+			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: toolsJSON,
+			Failure: label, DivergenceTurn: int32(pair.DivergenceTurn)})
+		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
+			"failure": label, "check": fc.Name, "reason": fc.Reason, "engine": EngineLLM, "trial": f.ep.trial, "trajectory": f.ep.tr})
+		if err != nil {
+			return out, err
+		}
+		out.proofs = append(out.proofs, proof)
+	}
+	return out, nil
+}

@@ -1,0 +1,251 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
+)
+
+// The hybrid engine, after ToolACE-MT's mask-and-fill: the embedded
+// engine plays a verified skeleton, then the LLM rewrites every user and
+// assistant line in the persona's (or the agent's) voice, in parallel.
+// A rewrite must keep every entity of its line verbatim, hold no stop
+// token, and keep a customer's yes a yes (the confirmation check reads
+// it); otherwise it is asked again with another seed, twice, and then
+// the original line stays. Tool calls and results are never touched. The
+// refined dialogue is verified again; if it fails, the skeleton goes out.
+
+// refineRetries is how often a rejected rewrite is asked again.
+const refineRetries = 2
+
+// refineParallel bounds the rewrites of one dialogue in flight; the
+// client's limiter bounds the run as a whole.
+const refineParallel = 8
+
+const refineInstructions = "Rewrite the line so it sounds natural in the speaker's voice (for the customer: the persona and " +
+	"the behaviour). Keep its meaning and every request, question, answer and promise; add no fact. Every string in " +
+	"<entities> must appear in your line exactly as written. Reply with the rewritten line only."
+
+// entityPattern finds what a line must keep whatever a blueprint says:
+// amounts, emails, dates and times, and tokens with digits (ids, zip
+// codes, item numbers, card endings).
+var entityPattern = regexp.MustCompile(`\$\d[\d,]*(?:\.\d+)?|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|` +
+	`\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?|\d{1,2}:\d{2}(?::\d{2})?|#?[A-Za-z0-9_]*\d[A-Za-z0-9_]*`)
+
+// blueprintValues lists the values of a blueprint a line may carry:
+// the persona's name and known facts, slot values (first and revised),
+// the attributes of every selector, and the required outputs.
+func blueprintValues(bp *record.Blueprint) []string {
+	vals := map[string]bool{bp.Persona.Name: true}
+	for _, p := range strings.Fields(bp.Persona.Name) {
+		vals[p] = true
+	}
+	for _, v := range bp.Persona.Known {
+		vals[v] = true
+	}
+	sel := func(s record.Selector) {
+		vals[s.ID] = true
+		for _, v := range s.Where {
+			vals[v] = true
+		}
+	}
+	for _, g := range bp.Goals {
+		sel(g.Target)
+		for _, s := range g.Items {
+			sel(s)
+		}
+		for _, s := range g.New {
+			sel(s)
+		}
+		for _, v := range g.Slots {
+			vals[v] = true
+		}
+		for _, v := range g.Revised {
+			vals[v] = true
+		}
+	}
+	for _, o := range bp.Outputs {
+		vals[o.Value] = true
+	}
+	return slices.Sorted(maps.Keys(vals))
+}
+
+// Entities lists what a rewrite of line must keep verbatim: the pattern
+// matches and the blueprint values the line holds as whole words, in
+// order of appearance, without those inside a longer one.
+func Entities(line string, values []string) []string {
+	type hit struct {
+		at   int
+		text string
+	}
+	var hits []hit
+	for _, loc := range entityPattern.FindAllStringIndex(line, -1) {
+		hits = append(hits, hit{loc[0], line[loc[0]:loc[1]]})
+	}
+	for _, v := range values {
+		if len(v) < 2 {
+			continue
+		}
+		if at := wordIndex(line, v); at >= 0 {
+			hits = append(hits, hit{at, v})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].at != hits[j].at {
+			return hits[i].at < hits[j].at
+		}
+		return len(hits[i].text) > len(hits[j].text)
+	})
+	var out []string
+	for _, h := range hits {
+		inside := false
+		for _, o := range out {
+			if strings.Contains(o, h.text) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, h.text)
+		}
+	}
+	return out
+}
+
+// wordIndex finds v in s where it is not part of a longer word.
+func wordIndex(s, v string) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], v)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(v)
+		if (i == 0 || !isWordByte(s[i-1]) || !isWordByte(v[0])) && (end == len(s) || !isWordByte(s[end]) || !isWordByte(v[len(v)-1])) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// acceptRewrite checks a rewrite of orig said by speaker.
+func acceptRewrite(speaker, orig, rewrite string, entities []string) bool {
+	if rewrite == "" || strings.Contains(rewrite, "###") {
+		return false
+	}
+	for _, ent := range entities {
+		if !strings.Contains(rewrite, ent) {
+			return false
+		}
+	}
+	return speaker != "user" || verify.Affirmative(rewrite) == verify.Affirmative(orig)
+}
+
+// hybrid plays the skeleton and refines it.
+func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LLMStats) error {
+	bp := it.bp
+	var skel *record.Trajectory
+	var err error
+	if cerr := e.onCPU(ctx, func() { skel, err = Simulate(ctx, e.d, bp, e.cfg.MaxTurns) }); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return err
+	}
+	v, err := e.verify(ctx, bp, skel)
+	if err != nil {
+		return err
+	}
+	if !v.Passed {
+		// Nothing verified to refine: the skeleton goes to rejected/.
+		it.tr, it.verdict = skel, v
+		return nil
+	}
+	rs := st.refine()
+	persona, err := json.Marshal(bp.Persona)
+	if err != nil {
+		return err
+	}
+	values := blueprintValues(bp)
+	refined := slices.Clone(skel.Messages)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(refineParallel)
+	kept := make([]bool, len(refined))
+	retries := make([]int, len(refined))
+	for i, m := range skel.Messages {
+		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" || len(m.ToolCalls) > 0 {
+			continue
+		}
+		rs.Lines++
+		g.Go(func() error {
+			ents := Entities(m.Content, values)
+			entsJSON, err := json.Marshal(ents)
+			if err != nil {
+				return err
+			}
+			user := strings.Join([]string{llm.Tag("speaker", m.Role), llm.Tag("persona", string(persona)), llm.Tag("behavior", behaviorOf(bp.Behavior)),
+				llm.Tag("entities", string(entsJSON)), llm.Tag("line", m.Content)}, "\n\n")
+			for attempt := 0; attempt <= refineRetries; attempt++ {
+				req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Writer, "refine", strconv.Itoa(i), strconv.Itoa(attempt)),
+					Messages: []openai.ChatCompletionMessage{
+						{Role: openai.ChatMessageRoleSystem, Content: llm.RefineHeader + "\n\n" + refineInstructions},
+						{Role: openai.ChatMessageRoleUser, Content: user}}}
+				resp, err := ch.Chat(gctx, llm.Writer, llm.StageRefine, req)
+				if err != nil {
+					return fmt.Errorf("blueprint %s, rewriting message %d: %w", bp.ID, i, err)
+				}
+				if text := strings.TrimSpace(resp.Choices[0].Message.Content); acceptRewrite(m.Role, m.Content, text, ents) {
+					refined[i].Content, kept[i] = text, true
+					return nil
+				}
+				if attempt < refineRetries {
+					retries[i]++
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for i := range kept {
+		rs.Retries += retries[i]
+		if kept[i] {
+			rs.Kept++
+		} else if refined[i].Role == "user" || refined[i].Role == "assistant" {
+			if skel.Messages[i].Content != "" && len(skel.Messages[i].ToolCalls) == 0 {
+				rs.Rejected++
+			}
+		}
+	}
+	tr := *skel
+	tr.Messages, tr.Engine = refined, EngineHybrid
+	v2, err := e.verify(ctx, bp, &tr)
+	if err != nil {
+		return err
+	}
+	if !v2.Passed {
+		rs.Fallbacks++
+		it.tr, it.verdict = skel, v
+		return nil
+	}
+	it.tr, it.verdict = &tr, v2
+	return nil
+}

@@ -1,0 +1,264 @@
+package usersim
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+)
+
+// The rule-based user answers Asks. When it talks to an agent that is
+// not the oracle (an LLM), nothing hands it the Ask: it reads the agent's
+// words instead. Classify maps a message to what it asks of the user
+// with keyword rules over the oracle's phrasing and the generic phrasing
+// of customer-service agents; the rules are tried in order and the first
+// that matches wins, so the specific ones come first.
+
+// rule is one keyword rule: any pattern matching makes the message an
+// Ask of that kind (and piece).
+type rule struct {
+	kind, piece string
+	re          *regexp.Regexp
+}
+
+func anyOf(alts ...string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(` + strings.Join(alts, "|") + `)`)
+}
+
+// farewell marks closing words; a closing never asks a question, which
+// tells "Thanks for reaching out! Could you ...?" from a goodbye.
+var farewell = anyOf(`have a (great|nice|wonderful|good) (day|one|evening)`, `\btake care\b`, `\bgoodbye\b`, `\bbye\b`,
+	`enjoy the rest of your day`, `thanks for contacting us`, `thank you for contacting us`)
+
+// rules, most specific first.
+var rules = []rule{
+	{"transferred", "", anyOf(`transfer(ring)? you to`, `transferred you`, `hand you over`, `connect you (with|to) a human`, `human (agent|colleague|representative)`)},
+	{"identify_again", "", anyOf(`(couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to) (find|locate) (any|an|your|the)? ?account`,
+		`no (matching )?account`, `(didn't|did not|doesn't|does not) match (any|an|our)`, `double-check`, `try again`)},
+	{"confirm", "", anyOf(`shall i (proceed|go ahead)`, `(would|do) you (like|want) me to (proceed|go ahead)`, `(can|could) you confirm`,
+		`please confirm`, `\(yes/no\)`, `reply (with )?yes`, `confirm with yes`, `is that (correct|right)\?`, `should i (proceed|go ahead)`, `ok(ay)? to proceed`)},
+	{"identify", "", anyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
+		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`)},
+	{"piece", "reason", anyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},
+	{"piece", "address", anyOf(`new address`, `which address`, `what address`, `address should i use`, `shipping address would you like`)},
+	{"piece", "payment", anyOf(`payment method`, `receive the refund`, `pay or receive`, `how would you like to pay`, `which card`, `refund (go|be sent) to`)},
+	{"piece", "new", anyOf(`instead\?`, `in its place`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
+	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`)},
+	{"piece", "target", anyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
+	{"piece", "topic", anyOf(`what can i help you with\?`, `what would you like to do\?`)},
+	{"anything_else", "", anyOf(`anything else`, `something else`, `help with anything`, `any other`)},
+	{"help", "", anyOf(`how can i help`, `what can i do for you`, `what would you like help with`, `how may i (help|assist)`)},
+}
+
+// Classify reads an agent's message as an Ask: its Kind, and for a
+// piece the Piece asked for. Goal and Done are left for Interpret, which
+// knows the conversation. A message that asks nothing recognisable is
+// read as "anything_else": the user moves on, re-raises what is
+// unfinished, or says it is done.
+//
+// Agents put what they ask last ("Done! The refund goes to your payment
+// method. Anything else?"), so the rules read the last sentence first,
+// then the last two, and so on: a report before the question does not
+// decide what the question is.
+func Classify(text string) Ask {
+	a, _ := classify(text)
+	return a
+}
+
+// classify is Classify that also reports whether a rule matched.
+func classify(text string) (Ask, bool) {
+	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
+	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
+	if !strings.Contains(text, "?") && farewell.MatchString(tail(min(2, len(sentences)))) {
+		return Ask{Kind: "closing"}, true
+	}
+	for k := 1; k <= len(sentences); k++ {
+		seg := tail(k)
+		for _, r := range rules {
+			if r.re.MatchString(seg) {
+				return Ask{Kind: r.kind, Piece: r.piece}, true
+			}
+		}
+	}
+	return Ask{Kind: "anything_else"}, false
+}
+
+// sentenceEnd splits sentences; a point inside "$12.50" or an id is
+// not followed by a space and does not split.
+var sentenceEnd = regexp.MustCompile(`[.!?]+\s+`)
+
+// Executed is one tool call the agent made, as the user can infer it
+// from the conversation: which tool, with what arguments, and whether
+// it changed something successfully.
+type Executed struct {
+	Tool      string
+	Arguments string
+	Write     bool // the tool is a write
+	Failed    bool // the call returned an error observation
+}
+
+// refusal marks an agent declining a request.
+var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`)
+
+// Listener reads an agent's messages for one user: the Asks of an agent
+// that does not hand them over. It follows the user's own turns (Heard)
+// to know which request is under discussion, so it works with any user
+// that states its acts (the retail user, the generic pack user).
+type Listener struct {
+	bp     *record.Blueprint
+	pieces func(record.Goal) []string
+	// current is the goal the user raised last; requested those raised.
+	current   int
+	requested map[int]bool
+	// answered lists the goals without writes that the agent has
+	// answered or refused: it moved on after they were requested.
+	answered []int
+}
+
+// NewListener creates the listener of a blueprint's user; pieces lists
+// what a goal needs said (Pieces for the retail user; nil means Pieces).
+func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
+	if pieces == nil {
+		pieces = Pieces
+	}
+	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}}
+}
+
+// Heard records a turn of the user's: the requests it makes.
+func (l *Listener) Heard(t Turn) {
+	for _, a := range t.Acts {
+		if a.Type == "request" && a.Goal >= 0 && a.Goal < len(l.bp.Goals) {
+			l.current = a.Goal
+			l.requested[a.Goal] = true
+		}
+	}
+}
+
+// Interpret reads an agent's message in the conversation so far: the
+// Ask of Classify with the goal it concerns (the request the user made
+// last), the goals the agent has finished — inferred from the
+// successful write calls matched against the ground truth, and for
+// goals without writes from the agent moving on after answering — and
+// whether the agent just refused.
+func (l *Listener) Interpret(text string, calls []Executed) Ask {
+	ask, matched := classify(text)
+	ask.Goal = l.current
+	g := l.bp.Goals[l.current]
+	pieces := l.pieces(g)
+	switch {
+	case ask.Kind == "piece" && ask.Piece == "topic" && g.Slots["topic"] == "":
+		// "What would you like to do?" outside a transfer is an open question.
+		ask = Ask{Kind: "help", Goal: l.current}
+	case ask.Kind == "piece" && !slices.Contains(pieces, ask.Piece):
+		// Not a piece of this goal: one the message names, or an open
+		// question, which restates the request with what the user knows.
+		ask = Ask{Kind: "anything_else", Goal: l.current}
+		if p := namedPiece(text, pieces); p != "" {
+			ask = Ask{Kind: "piece", Piece: p, Goal: l.current}
+		}
+	case !matched && strings.Contains(text, "?"):
+		// A question no rule knows: a piece it names (a pack's own slot,
+		// "What priority should the ticket get?").
+		if p := namedPiece(text, pieces); p != "" {
+			ask = Ask{Kind: "piece", Piece: p, Goal: l.current}
+		}
+	}
+	if ask.Kind == "anything_else" || ask.Kind == "help" {
+		// The agent moved on: a request with nothing to write was answered
+		// (or refused).
+		if l.requested[l.current] && writesOf(l.bp, l.current) == 0 {
+			l.answered = appendOnce(l.answered, l.current)
+		}
+		ask.Refused = refusal.MatchString(text)
+	}
+	ask.Done = l.doneGoals(calls)
+	return ask
+}
+
+// namedPiece finds a piece whose name (underscores read as spaces) the
+// last sentence of text mentions.
+func namedPiece(text string, pieces []string) string {
+	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
+	last := strings.ToLower(sentences[len(sentences)-1])
+	for _, p := range pieces {
+		if name := strings.ReplaceAll(strings.ToLower(p), "_", " "); name != "" && strings.Contains(last, name) {
+			return p
+		}
+	}
+	return ""
+}
+
+func appendOnce(list []int, v int) []int {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+func writesOf(bp *record.Blueprint, goal int) int {
+	n := 0
+	for _, a := range bp.Actions {
+		if a.Kind == record.KindWrite && a.Goal == goal {
+			n++
+		}
+	}
+	return n
+}
+
+// doneGoals lists the goals the agent finished: every ground-truth
+// write of the goal matched by a successful write call (same tool,
+// same arguments when one matches exactly, else the same tool: the
+// user believes what the agent did, right or wrong), and the answered
+// goals without writes.
+func (l *Listener) doneGoals(calls []Executed) []int {
+	bp := l.bp
+	used := make([]bool, len(calls))
+	matched := map[int]int{}
+	for _, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		best := -1
+		for i, c := range calls {
+			if used[i] || !c.Write || c.Failed || c.Tool != a.Tool {
+				continue
+			}
+			if sameArgs(c.Arguments, string(a.Arguments)) {
+				best = i
+				break
+			}
+			if best < 0 {
+				best = i
+			}
+		}
+		if best >= 0 {
+			used[best] = true
+			matched[a.Goal]++
+		}
+	}
+	var done []int
+	for i := range bp.Goals {
+		n := writesOf(bp, i)
+		if n > 0 && matched[i] == n {
+			done = append(done, i)
+		}
+	}
+	for _, i := range l.answered {
+		done = appendOnce(done, i)
+	}
+	return done
+}
+
+// sameArgs compares two JSON argument objects by value.
+func sameArgs(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
