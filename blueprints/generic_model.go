@@ -1397,3 +1397,17 @@ func (m *Model) Owner(st *tools.State, args map[string]any) string {
 	}
 	return ""
 }
+
+// Identifying lists the parameters that name a record (every collection's
+// key and get parameter): a write's proposal must say them before the
+// customer's yes counts as consent.
+func (m *Model) Identifying() []string {
+	set := map[string]bool{}
+	for _, c := range m.Colls {
+		set[c.Key] = true
+		if c.GetParam != "" {
+			set[c.GetParam] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}

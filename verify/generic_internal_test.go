@@ -59,3 +59,23 @@ func TestGenericMatchesJSON(t *testing.T) {
 		t.Errorf("trajectory:\n got %#v\nwant %#v", got, want)
 	}
 }
+
+func TestMentionsIdentifying(t *testing.T) {
+	ids := []string{"ticket_id", "customer_id"}
+	for _, c := range []struct {
+		name, text, args string
+		ids              []string
+		want             bool
+	}{
+		{"names the id", "I'll close ticket T-0042 as resolved. Shall I?", `{"ticket_id":"T-0042","resolution":"fixed"}`, ids, true},
+		{"omits the id", "I'll close your ticket as resolved. Shall I?", `{"ticket_id":"T-0042","resolution":"fixed"}`, ids, false},
+		{"names every id of a list", "Return items 1 and 2 of #W1?", `{"order_id":"#W1","item_ids":["1","2"]}`, []string{"order_id", "item_ids"}, true},
+		{"misses one of a list", "Return item 1 of #W1?", `{"order_id":"#W1","item_ids":["1","27"]}`, []string{"order_id", "item_ids"}, false},
+		{"non-identifying args are free", "Shall I add the note?", `{"comment":"call me"}`, ids, true},
+		{"unreadable arguments", "Shall I?", `{`, ids, false},
+	} {
+		if got := mentions(c.text, c.args, c.ids); got != c.want {
+			t.Errorf("%s: mentions = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

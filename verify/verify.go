@@ -45,6 +45,10 @@ type Domain struct {
 	// the result is the key itself (quotes and spaces trimmed). Packs
 	// whose identify tool returns the user's record need it.
 	UserOf func(output string) string
+	// Identifying are the arguments a write's proposal must name before
+	// the user's yes (ids, the first address line): a yes to a proposal
+	// that does not say what will change is no consent.
+	Identifying []string
 }
 
 // Verifier checks dialogues of one domain. Safe for concurrent use.
@@ -276,7 +280,7 @@ func (v *Verifier) confirmation(tr *record.Trajectory) record.Check {
 					return fail(CheckConfirmation, "message %d: one yes used for two writes", i)
 				}
 				consumed[lastUser] = true
-				if lastProposal < 0 || lastProposal > lastUser || !mentions(tr.Messages[lastProposal].Content, c.Function.Arguments) {
+				if lastProposal < 0 || lastProposal > lastUser || !mentions(tr.Messages[lastProposal].Content, c.Function.Arguments, v.d.Identifying) {
 					return fail(CheckConfirmation, "message %d: %s was not proposed with its details before the yes", i, c.Function.Name)
 				}
 			}
@@ -292,13 +296,13 @@ func (v *Verifier) confirmation(tr *record.Trajectory) record.Check {
 }
 
 // mentions reports whether a proposal names the write's identifying
-// arguments: ids and the first address line.
-func mentions(text, rawArgs string) bool {
+// arguments.
+func mentions(text, rawArgs string, identifying []string) bool {
 	var args map[string]any
 	if json.Unmarshal([]byte(rawArgs), &args) != nil {
 		return false
 	}
-	for _, k := range []string{"order_id", "item_ids", "new_item_ids", "payment_method_id", "address1"} {
+	for _, k := range identifying {
 		v, ok := args[k]
 		if !ok {
 			continue

@@ -47,7 +47,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		lc            llm.Config
 		roleModels    = map[llm.Role]*string{}
 	)
-	fs.StringVar(&cfg.Domain, "domain", d.Domain, "domain name (built in: retail)")
+	fs.StringVar(&cfg.Domain, "domain", d.Domain, "built-in domain (retail, airline) or a domain pack folder")
 	fs.IntVar(&cfg.N, "n", d.N, "number of blueprints (tasks); each yields one dialogue")
 	fs.Uint64Var(&cfg.Seed, "seed", d.Seed, "seed: same config and seed give byte-identical output")
 	fs.StringVar(&cfg.Out, "out", d.Out, "output directory for the release")
