@@ -37,6 +37,15 @@ test-interop: demo
 	$(BIN) validate $(DEMO)
 	$(BIN) validate out/demo-dpo
 	$(BIN) report out/demo-dpo -o out/demo-dpo-report.html
+	$(BIN) run --domain airline -n 150 --seed 3 --dpo --quiet --out out/demo-airline
+	node test/interop/duckdb_check.mjs out/demo-airline
+	$(BIN) validate out/demo-airline
+	rm -rf out/demo-pack out/demo-pack-release
+	$(BIN) domain init out/demo-pack
+	$(BIN) domain validate out/demo-pack
+	$(BIN) run --domain out/demo-pack -n 100 --seed 4 --quiet --out out/demo-pack-release
+	node test/interop/duckdb_check.mjs out/demo-pack-release
+	$(BIN) validate out/demo-pack-release
 
 # Benchmarks: throughput, memory and component speed. Figures are medians
 # over -count runs; compare with benchstat.

@@ -76,3 +76,28 @@ func decodeJSONMap(raw []byte) (map[string]any, error) {
 	err := json.Unmarshal(raw, &m)
 	return m, err
 }
+
+// A judge's reply is model output: any text must give a review or an
+// error, never a panic.
+func FuzzParseReview(f *testing.F) {
+	for _, s := range []string{`{"entails":true,"realistic":false,"feedback":"x"}`, "```json\n{\"entails\":1}\n```", "}{", "no"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if r, err := ParseReview(s); err != nil && (r.Entails || r.Realistic || r.Feedback != "") {
+			t.Fatalf("an error came with a review: %+v", r)
+		}
+	})
+}
+
+// A customer prompt comes back from the wire in the emulator: parsing it
+// must fail cleanly on anything.
+func FuzzParseScenario(f *testing.F) {
+	f.Add(UserHeader + "\n" + Tag("scenario", `{"id":"b","goals":[]}`))
+	f.Add(UserHeader + "<scenario>{</scenario>")
+	f.Fuzz(func(t *testing.T, s string) {
+		if bp, err := ParseScenario(s); err == nil && bp == nil {
+			t.Fatal("nil scenario without an error")
+		}
+	})
+}

@@ -18,7 +18,7 @@ import (
 	"github.com/synth-data/synth/tools"
 )
 
-const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR"
+const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR"
 
 func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -100,9 +100,19 @@ func domainInit(args []string, stdout, stderr io.Writer) error {
 	if err := pack.Init(dir, *name); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "created a helpdesk pack in %s\ncheck it:  synth domain validate %s\nrun it:    synth run --domain %s -n 20 --out out/%s\n",
-		dir, dir, dir, filepath.Base(filepath.Clean(dir)))
+	fmt.Fprintf(stdout, "created a helpdesk pack in %s\ncheck it:  synth domain validate %s\nrun it:    synth run --domain %s -n 20 --out %s\n",
+		dir, dir, dir, releaseDir(dir))
 	return nil
+}
+
+// releaseDir suggests where a pack's release goes: out/NAME, unless that
+// is the pack folder itself.
+func releaseDir(pack string) string {
+	out := filepath.Join("out", filepath.Base(filepath.Clean(pack)))
+	if out == filepath.Clean(pack) {
+		out += "-release"
+	}
+	return out
 }
 
 func domainValidate(ctx context.Context, args []string, stdout io.Writer) error {

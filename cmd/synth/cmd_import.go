@@ -71,6 +71,6 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %d collections: %s\n",
 		specs[0], *out, res.Operations, res.Mapped, res.Operations-res.Mapped, len(res.Collections), strings.Join(res.Collections, ", "))
-	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out out/%s\n", *out, res.Name)
+	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", *out, releaseDir(*out))
 	return nil
 }

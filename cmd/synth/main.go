@@ -15,13 +15,14 @@ import (
 const usage = `synth — verified multi-turn training data for tool-using agents
 
 Usage:
-  synth run      [--config FILE] [--domain NAME] [-n N] [--seed S] [--out DIR] [flags]
+  synth run      [--config FILE] [--domain NAME|DIR] [-n N] [--seed S] [--out DIR] [flags]
   synth merge    OUT... -o DIR        merge the outputs of synth run --shard I/N
   synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
   synth stats    DIR [--json]
   synth validate DIR [--json]         re-check a release on its own
   synth report   DIR [-o FILE]        self-contained HTML report with plots
   synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
+  synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
   synth emulate  [--addr HOST:PORT] [flags]   OpenAI-compatible server for tests and dry runs
   synth version
 
