@@ -177,7 +177,7 @@ func (c *Client) Config() Config { return c.cfg }
 // settings, serves it from the cache when it can, else waits for the
 // limits, sends, retries what is worth retrying and caches the response.
 // After the budget is spent it returns an error wrapping ErrBudget for
-// anything the cache cannot answer.
+// anything the cache cannot answer, unless ctx carries Admitted work.
 func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	start := c.now()
 	rc, ok := c.roles[role]
@@ -235,7 +235,7 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 	var last outcome
 	attempt := 0
 	for ; attempt <= retries; attempt++ {
-		if err := c.checkBudget(); err != nil {
+		if err := c.checkBudget(ctx); err != nil {
 			return resp, nil, paused, fmt.Errorf("llm %s (%s): %w", role, stage, err)
 		}
 		t0 := c.now()
@@ -245,7 +245,7 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 		}
 		paused += c.now().Sub(t0)
 		// Again: the budget may have run out while this call queued.
-		if err := c.checkBudget(); err != nil {
+		if err := c.checkBudget(ctx); err != nil {
 			c.limiter.release()
 			c.refund(est)
 			return resp, nil, paused, fmt.Errorf("llm %s (%s): %w", role, stage, err)
@@ -338,7 +338,24 @@ func (c *Client) refund(est float64) {
 	}
 }
 
-func (c *Client) checkBudget() error {
+type admittedKey struct{}
+
+// Admitted marks ctx as work started before the budget ran out: its
+// requests are still sent after that, so a dialogue in flight finishes
+// instead of being cut off halfway. Callers check Spent before admitting
+// new work; the overshoot is bounded by the work admitted at once.
+func Admitted(ctx context.Context) context.Context {
+	return context.WithValue(ctx, admittedKey{}, true)
+}
+
+// Spent returns an error wrapping ErrBudget once the billed cost or
+// tokens reach llm.max_cost or llm.max_tokens.
+func (c *Client) Spent() error { return c.checkBudget(context.Background()) }
+
+func (c *Client) checkBudget(ctx context.Context) error {
+	if admitted, _ := ctx.Value(admittedKey{}).(bool); admitted {
+		return nil
+	}
 	if c.cfg.MaxCost <= 0 && c.cfg.MaxTokens <= 0 {
 		return nil
 	}

@@ -559,6 +559,16 @@ func TestBudget(t *testing.T) {
 			if srv.count() != 1 {
 				t.Fatalf("%d requests, want 1", srv.count())
 			}
+			if c.Spent() == nil {
+				t.Fatal("Spent() = nil after the budget ran out")
+			}
+			// Work admitted before the budget ran out finishes.
+			if _, err := c.Chat(Admitted(ctx), Agent, StageSimulate, ask("third")); err != nil {
+				t.Fatalf("an admitted call after the budget: %v", err)
+			}
+			if srv.count() != 2 {
+				t.Fatalf("%d requests, want 2", srv.count())
+			}
 		})
 	}
 }

@@ -115,15 +115,14 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 // RunWith is Run with parts supplied by the caller (the LLM client).
 //
 // When an LLM budget (--max-cost, --max-tokens) runs out, no new
-// blueprint is started. Dialogues already running go on while the client
-// lets their requests out — it refuses every request the cache cannot
-// answer once the budget is spent, so spending overshoots by at most the
-// requests in flight at that moment. The first blueprint (in order) that
-// could not finish ends the completed prefix: the blueprints before it
-// are written, those after it are dropped, and the run finalizes a valid
-// partial release of that prefix (manifest "stopped": "budget",
-// "blueprints_done"). Rerunning with a larger budget replaces it: cached
-// responses make the finished part free.
+// blueprint is started. Dialogues already running finish: their requests
+// still go out (llm.Admitted), so spending overshoots by at most what the
+// dialogues in flight at that moment (--dialogues) still need. The first
+// blueprint (in order) that was not started ends the completed prefix:
+// the blueprints before it are written, those after it are dropped, and
+// the run finalizes a valid partial release of that prefix (manifest
+// "stopped": "budget", "blueprints_done"). Rerunning with a larger budget
+// replaces it: cached responses make the finished part free.
 func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*Result, error) {
 	start := time.Now()
 	cfg = cfg.resolved()
@@ -279,6 +278,19 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 		if budget.Load() {
 			it.err = errBudgetSkipped
 			return it
+		}
+		if eng != nil {
+			// Admit the blueprint only while the budget lasts; once
+			// admitted, its dialogue finishes even if the budget runs
+			// out meanwhile, so the work in flight is not wasted.
+			if s, ok := ch.(interface{ Spent() error }); ok {
+				if s.Spent() != nil {
+					budget.Store(true)
+					it.err = errBudgetSkipped
+					return it
+				}
+				ctx = llm.Admitted(ctx)
+			}
 		}
 		generate := func() { it.bp, it.err = gen.Generate(ctx, i) }
 		if eng != nil {
