@@ -16,9 +16,17 @@ import (
 	"github.com/synth-data/synth/tools"
 )
 
-// specDir finds ../shared/openapi relative to the module root, or skips.
+// specDir finds the real specs: $SYNTH_OPENAPI_SPECS, else
+// ../shared/openapi relative to the module root; it skips when neither
+// exists.
 func specDir(t testing.TB) string {
 	t.Helper()
+	if env := os.Getenv("SYNTH_OPENAPI_SPECS"); env != "" {
+		if _, err := os.Stat(env); err != nil {
+			t.Fatalf("SYNTH_OPENAPI_SPECS=%s: %v", env, err)
+		}
+		return env
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
