@@ -129,7 +129,7 @@ func (a *Generic) mistake(g *ggoal, name string, args map[string]any) (string, m
 	}
 	if a.wants(FlawSchemaInvalid, g) {
 		t, _ := a.m.Kit.Tool(name)
-		req := requiredOf(t)
+		req := blueprints.RequiredParams(t)
 		if len(req) > 0 {
 			a.fire(FlawSchemaInvalid, g)
 			args = maps.Clone(args)
@@ -159,7 +159,7 @@ func (a *Generic) wrongTool(g *ggoal, args map[string]any) (string, map[string]a
 		}
 		wargs := map[string]any{}
 		ok := true
-		for _, r := range requiredOf(w.Tool) {
+		for _, r := range blueprints.RequiredParams(w.Tool) {
 			if v, has := args[r]; has {
 				wargs[r] = v
 				continue
@@ -210,25 +210,6 @@ func sameType(v any, t string) bool {
 		return t == "number"
 	}
 	return false
-}
-
-func requiredOf(t *tools.Tool) []string {
-	if t == nil {
-		return nil
-	}
-	var out []string
-	switch r := t.Parameters["required"].(type) {
-	case []any:
-		for _, x := range r {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-	case []string:
-		out = append(out, r...)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func mustJSON(v any) string {

@@ -2,6 +2,7 @@ package blueprints
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -151,4 +152,51 @@ func Split(seed uint64, domain string, index int, validation, test float64) stri
 		return "validation"
 	}
 	return "train"
+}
+
+// draws are the allocators a generator draws each task's shape from: its
+// number of writes, of reads, and its behaviour profile.
+type draws struct {
+	writes *Allocator
+	reads  *Allocator
+	behav  *Allocator
+}
+
+// newDraws checks a spec's controls and builds its allocators.
+func newDraws(spec Spec) (draws, error) {
+	var d draws
+	if len(spec.Behaviors) == 0 {
+		return d, errors.New("no behaviour profiles given")
+	}
+	if err := spec.Writes.Check(); err != nil {
+		return d, fmt.Errorf("--writes: %w", err)
+	}
+	if err := spec.Reads.Check(); err != nil {
+		return d, fmt.Errorf("--reads: %w", err)
+	}
+	var err error
+	if d.writes, err = NewAllocator(spec.Writes, spec.WriteWeights, spec.Seed, "writes", stepGolden); err != nil {
+		return d, fmt.Errorf("--writes: %w", err)
+	}
+	if d.reads, err = NewAllocator(spec.Reads, spec.ReadWeights, spec.Seed, "reads", stepSqrt2); err != nil {
+		return d, fmt.Errorf("--reads: %w", err)
+	}
+	if d.behav, err = NewAllocator(Range{0, len(spec.Behaviors) - 1}, nil, spec.Seed, "behavior", stepSqrt3); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// probeBehavior is a profile that fits any trial task: the first one
+// other than changes_mind, which needs a write with a slot to revise.
+func probeBehavior(spec Spec) (string, error) {
+	for _, b := range spec.Behaviors {
+		if b != "changes_mind" {
+			return b, nil
+		}
+	}
+	if spec.Writes.Min == 0 {
+		return "", errors.New("behaviors: changes_mind alone needs a write in every task; use --writes 1-... or add another profile")
+	}
+	return "changes_mind", nil
 }

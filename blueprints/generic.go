@@ -19,11 +19,9 @@ import (
 // the customer names by key or by attributes, bookings found by
 // searching, questions answered by a read.
 type Generic struct {
-	m      *Model
-	spec   Spec
-	writes *Allocator
-	reads  *Allocator
-	behav  *Allocator
+	m    *Model
+	spec Spec
+	draws
 	// probeBehavior is a profile that fits any task (changes_mind needs
 	// a write with a slot to revise).
 	probeBehavior string
@@ -46,7 +44,7 @@ func (g *Generic) probeWrites() []*WriteModel {
 		ok := false
 		for a := 0; a < 24 && !ok; a++ {
 			p := &gplan{g: g, m: g.m, ctx: context.Background(), rng: rng, st: g.m.Base.NewState(), memo: map[string]readResult{},
-				seen: map[string]int{}, used: map[string]bool{}, known: map[string]string{}}
+				ledger: ledger{seen: map[string]int{}}, used: map[string]bool{}, known: map[string]string{}}
 			mode := modeKey
 			switch {
 			case w.TargetKind == TargetSearch:
@@ -85,37 +83,13 @@ const IntentInformPrefix = "inform:"
 // NewGeneric prepares a generator for a pack and checks that the pack
 // can meet the controls.
 func NewGeneric(m *Model, spec Spec) (*Generic, error) {
-	if len(spec.Behaviors) == 0 {
-		return nil, errors.New("no behaviour profiles given")
-	}
-	if err := spec.Writes.Check(); err != nil {
-		return nil, fmt.Errorf("--writes: %w", err)
-	}
-	if err := spec.Reads.Check(); err != nil {
-		return nil, fmt.Errorf("--reads: %w", err)
-	}
-	g := &Generic{m: m, spec: spec}
-	var err error
-	if g.writes, err = NewAllocator(spec.Writes, spec.WriteWeights, spec.Seed, "writes", stepGolden); err != nil {
-		return nil, fmt.Errorf("--writes: %w", err)
-	}
-	if g.reads, err = NewAllocator(spec.Reads, spec.ReadWeights, spec.Seed, "reads", stepSqrt2); err != nil {
-		return nil, fmt.Errorf("--reads: %w", err)
-	}
-	if g.behav, err = NewAllocator(Range{0, len(spec.Behaviors) - 1}, nil, spec.Seed, "behavior", stepSqrt3); err != nil {
+	d, err := newDraws(spec)
+	if err != nil {
 		return nil, err
 	}
-	for _, b := range spec.Behaviors {
-		if b != "changes_mind" {
-			g.probeBehavior = b
-			break
-		}
-	}
-	if g.probeBehavior == "" {
-		if spec.Writes.Min == 0 {
-			return nil, errors.New("behaviors: changes_mind alone needs a write in every task; use --writes 1-... or add another profile")
-		}
-		g.probeBehavior = "changes_mind"
+	g := &Generic{m: m, spec: spec, draws: d}
+	if g.probeBehavior, err = probeBehavior(spec); err != nil {
+		return nil, err
 	}
 	if spec.Writes.Max > 0 && len(m.Writes) == 0 {
 		var why []string
@@ -288,21 +262,19 @@ func (g *Generic) capacities() map[int]int {
 // gplan accumulates the ground truth of one task, executing every write
 // as it is added so later goals are built on the state the agent will see.
 type gplan struct {
-	g       *Generic
-	m       *Model
-	ctx     context.Context
-	rng     *rand.Rand
-	st      *tools.State
-	done    []record.Action // the accepted writes, to rebuild st
-	memo    map[string]readResult
-	user    string
-	ident   *IdentifyModel
-	idArgs  map[string]any
-	actions []record.Action
-	seen    map[string]int
+	g      *Generic
+	m      *Model
+	ctx    context.Context
+	rng    *rand.Rand
+	st     *tools.State
+	done   []record.Action // the accepted writes, to rebuild st
+	memo   map[string]readResult
+	user   string
+	ident  *IdentifyModel
+	idArgs map[string]any
+	ledger
 	goals   []record.Goal
 	outputs []record.Output
-	writes  [][]int
 	used    map[string]bool
 	known   map[string]string
 	unknown []string
@@ -323,7 +295,7 @@ type readResult struct {
 // try builds one candidate task with w writes whose evidence aims at e.
 func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string) (*record.Blueprint, error) {
 	m := g.m
-	p := &gplan{g: g, m: m, ctx: ctx, rng: rng, st: m.Base.NewState(), memo: map[string]readResult{}, seen: map[string]int{},
+	p := &gplan{g: g, m: m, ctx: ctx, rng: rng, st: m.Base.NewState(), memo: map[string]readResult{}, ledger: ledger{seen: map[string]int{}},
 		used: map[string]bool{}, known: map[string]string{}, revise: behavior == "changes_mind"}
 	if exact {
 		p.want = e
@@ -728,24 +700,7 @@ func (p *gplan) personaName() string {
 // call records a ground-truth action; reads with the same arguments are
 // recorded once.
 func (p *gplan) call(goal int, tool string, args map[string]any, needs []int) int {
-	kind := p.m.Kit.Kind(tool)
-	key := readKey(tool, args)
-	if kind == record.KindRead {
-		if i, ok := p.seen[key]; ok {
-			return i
-		}
-	}
-	raw, _ := json.Marshal(args)
-	ns := closure(p.actions, needs)
-	p.actions = append(p.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
-	i := len(p.actions) - 1
-	if kind == record.KindRead {
-		p.seen[key] = i
-	}
-	if kind == record.KindWrite {
-		p.writes = append(p.writes, ns)
-	}
-	return i
+	return p.add(p.m.Kit.Kind(tool), goal, tool, args, needs)
 }
 
 // read runs a read on the plan's state and records it as an action.

@@ -266,7 +266,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 // transferParam is the single required string parameter of a handover
 // tool (its summary).
 func transferParam(t *tools.Tool) string {
-	req := requiredParams(t)
+	req := RequiredParams(t)
 	if len(req) != 1 {
 		return ""
 	}
@@ -366,7 +366,7 @@ func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) 
 		if !ok {
 			return nil, fmt.Errorf("%s.get: no tool %q in tools.json", where, cm.Get)
 		}
-		req := requiredParams(t)
+		req := RequiredParams(t)
 		switch {
 		case slices.Contains(req, cm.Key):
 			cm.GetParam = cm.Key
@@ -380,7 +380,7 @@ func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) 
 			if t.Kind != record.KindRead {
 				continue
 			}
-			if req := requiredParams(t); len(req) == 1 && req[0] == cm.Key {
+			if req := RequiredParams(t); len(req) == 1 && req[0] == cm.Key {
 				cm.Get, cm.GetParam = t.Name, cm.Key
 				break
 			}
@@ -488,7 +488,7 @@ func (m *Model) compileUsers(u pack.Users) error {
 			return fmt.Errorf("domain.yaml: users.identify[%d].tool: no tool %q in tools.json", i, id.Tool)
 		}
 		im := IdentifyModel{Tool: id.Tool, Paths: maps.Clone(id.Args)}
-		for _, p := range requiredParams(t) {
+		for _, p := range RequiredParams(t) {
 			if _, ok := id.Args[p]; !ok {
 				return fmt.Errorf("domain.yaml: users.identify[%d].args: required parameter %q of %s has no user field", i, p, id.Tool)
 			}
@@ -541,7 +541,7 @@ func (m *Model) compileList(ctx context.Context, c *CollModel, ref *pack.ListRef
 			return fmt.Errorf("%s.tool: no tool %q in tools.json", where, ref.Tool)
 		}
 		lm := &ListModel{Tool: ref.Tool, Field: ref.Field}
-		req := requiredParams(t)
+		req := RequiredParams(t)
 		if c.Owner != "" && m.Users != nil {
 			switch {
 			case slices.Contains(req, m.Users.Coll.Key):
@@ -621,7 +621,7 @@ func (m *Model) inferList(ctx context.Context, c *CollModel) *ListModel {
 		if t.Kind != record.KindRead || t.Name == c.Get {
 			continue
 		}
-		req := requiredParams(t)
+		req := RequiredParams(t)
 		args := map[string]any{}
 		lm := &ListModel{Tool: t.Name}
 		if owned {
@@ -751,7 +751,7 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 		if t.Kind != record.KindRead {
 			return nil, fmt.Errorf("%s.tools: %s is a %s tool; searches are reads", where, tn, t.Kind)
 		}
-		for _, p := range requiredParams(t) {
+		for _, p := range RequiredParams(t) {
 			params[p] = true
 			if sm.types[p] == nil {
 				sm.types[p] = paramSchema(t, p)
@@ -834,7 +834,7 @@ func isDateParam(name string, schema map[string]any) bool {
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
 	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), param: map[string]*ParamModel{}}
 	props := properties(t)
-	req := requiredParams(t)
+	req := RequiredParams(t)
 	userKey := ""
 	if m.Users != nil {
 		userKey = m.Users.Coll.Key
@@ -1042,7 +1042,12 @@ func paramSchema(t *tools.Tool, name string) map[string]any {
 	return s
 }
 
-func requiredParams(t *tools.Tool) []string {
+// RequiredParams lists the names a tool's schema marks required, sorted;
+// none for a nil tool.
+func RequiredParams(t *tools.Tool) []string {
+	if t == nil {
+		return nil
+	}
 	var out []string
 	switch r := t.Parameters["required"].(type) {
 	case []any:

@@ -42,11 +42,9 @@ const maxAttempts = 600
 
 // Retail generates retail tasks.
 type Retail struct {
-	dom     *retail.Domain
-	spec    Spec
-	writes  *Allocator
-	reads   *Allocator
-	behav   *Allocator
+	dom  *retail.Domain
+	spec Spec
+	draws
 	users   []string
 	byCount map[int][]string
 	orders  map[string]map[string]any
@@ -61,26 +59,11 @@ type Retail struct {
 
 // NewRetail prepares a generator and checks that the domain can meet the controls.
 func NewRetail(dom *retail.Domain, spec Spec) (*Retail, error) {
-	if len(spec.Behaviors) == 0 {
-		return nil, errors.New("no behaviour profiles given")
-	}
-	if err := spec.Writes.Check(); err != nil {
-		return nil, fmt.Errorf("--writes: %w", err)
-	}
-	if err := spec.Reads.Check(); err != nil {
-		return nil, fmt.Errorf("--reads: %w", err)
-	}
-	g := &Retail{dom: dom, spec: spec, byCount: map[int][]string{}, orders: map[string]map[string]any{}}
-	var err error
-	if g.writes, err = NewAllocator(spec.Writes, spec.WriteWeights, spec.Seed, "writes", stepGolden); err != nil {
-		return nil, fmt.Errorf("--writes: %w", err)
-	}
-	if g.reads, err = NewAllocator(spec.Reads, spec.ReadWeights, spec.Seed, "reads", stepSqrt2); err != nil {
-		return nil, fmt.Errorf("--reads: %w", err)
-	}
-	if g.behav, err = NewAllocator(Range{0, len(spec.Behaviors) - 1}, nil, spec.Seed, "behavior", stepSqrt3); err != nil {
+	d, err := newDraws(spec)
+	if err != nil {
 		return nil, err
 	}
+	g := &Retail{dom: dom, spec: spec, draws: d, byCount: map[int][]string{}, orders: map[string]map[string]any{}}
 	for id, u := range dom.DB.Users {
 		g.users = append(g.users, id)
 		g.byCount[len(u.Orders)] = append(g.byCount[len(u.Orders)], id)
@@ -110,17 +93,8 @@ func NewRetail(dom *retail.Domain, spec Spec) (*Retail, error) {
 		}
 		g.orders[id] = obj
 	}
-	for _, b := range spec.Behaviors {
-		if b != "changes_mind" {
-			g.probeBehavior = b
-			break
-		}
-	}
-	if g.probeBehavior == "" {
-		if spec.Writes.Min == 0 {
-			return nil, fmt.Errorf("behaviors: changes_mind alone needs a write in every task; use --writes 1-... or add another profile")
-		}
-		g.probeBehavior = "changes_mind"
+	if g.probeBehavior, err = probeBehavior(spec); err != nil {
+		return nil, err
 	}
 	if err := g.feasible(); err != nil {
 		return nil, err
@@ -224,14 +198,12 @@ func neighbour(r Range, e, k int) (int, bool) {
 
 // plan accumulates the ground truth of one task.
 type plan struct {
-	g       *Retail
-	rng     *rand.Rand
-	user    *retail.User
-	actions []record.Action
-	seen    map[string]int
+	g    *Retail
+	rng  *rand.Rand
+	user *retail.User
+	ledger
 	goals   []record.Goal
 	outputs []record.Output
-	writes  [][]int // needs of each write
 	used    map[string]bool
 	known   map[string]string
 	unknown []string
@@ -241,22 +213,35 @@ type plan struct {
 }
 
 func (p *plan) call(goal int, tool string, args map[string]any, needs []int) int {
-	kind := p.g.dom.Tools.Kind(tool)
+	return p.add(p.g.dom.Tools.Kind(tool), goal, tool, args, needs)
+}
+
+// ledger is the ground truth a plan accumulates, shared by the retail and
+// the pack generators so both record actions the same way.
+type ledger struct {
+	actions []record.Action
+	seen    map[string]int // index of each read by readKey
+	writes  [][]int        // needs of each write
+}
+
+// add records a ground-truth action of the given kind with the transitive
+// closure of its needs; reads with the same arguments are recorded once.
+func (l *ledger) add(kind string, goal int, tool string, args map[string]any, needs []int) int {
 	key := readKey(tool, args)
 	if kind == record.KindRead {
-		if i, ok := p.seen[key]; ok {
+		if i, ok := l.seen[key]; ok {
 			return i
 		}
 	}
 	raw, _ := json.Marshal(args)
-	ns := closure(p.actions, needs)
-	p.actions = append(p.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
-	i := len(p.actions) - 1
+	ns := closure(l.actions, needs)
+	l.actions = append(l.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
+	i := len(l.actions) - 1
 	if kind == record.KindRead {
-		p.seen[key] = i
+		l.seen[key] = i
 	}
 	if kind == record.KindWrite {
-		p.writes = append(p.writes, ns)
+		l.writes = append(l.writes, ns)
 	}
 	return i
 }
@@ -593,7 +578,7 @@ func (g *Retail) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, 
 		uid = us[rng.IntN(len(us))]
 	}
 	u := g.dom.DB.Users[uid]
-	p := &plan{g: g, rng: rng, user: u, seen: map[string]int{}, used: map[string]bool{},
+	p := &plan{g: g, rng: rng, user: u, ledger: ledger{seen: map[string]int{}}, used: map[string]bool{},
 		known: map[string]string{"name": u.Name.FirstName + " " + u.Name.LastName}, revise: behavior == "changes_mind"}
 	if exact {
 		p.want = e

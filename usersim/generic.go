@@ -1,7 +1,6 @@
 package usersim
 
 import (
-	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -16,41 +15,17 @@ import (
 // and hints, with the same behaviour profiles as the retail customer,
 // and it never ends the conversation while a goal it raised is open.
 type Generic struct {
-	m         *blueprints.Model
-	bp        *record.Blueprint
-	rng       *rand.Rand
-	prof      profile
-	wrongSent bool
-	requested []bool
-	revised   []bool
+	speaker
+	m *blueprints.Model
 }
 
 // NewGeneric creates the customer of a pack blueprint.
 func NewGeneric(m *blueprints.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic, error) {
-	p, err := profileOf(bp.Behavior)
+	s, err := newSpeaker(bp, rng)
 	if err != nil {
 		return nil, err
 	}
-	if len(bp.Goals) == 0 {
-		return nil, fmt.Errorf("blueprint %s has no goals", bp.ID)
-	}
-	return &Generic{m: m, bp: bp, rng: rng, prof: p,
-		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals))}, nil
-}
-
-func (u *Generic) say(tmpls []string, slots map[string]string) string {
-	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
-	if u.prof.typos {
-		if u.rng.IntN(2) == 0 {
-			for _, from := range slices.Sorted(maps.Keys(nonNative)) {
-				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
-					t = strings.Replace(t, from, nonNative[from], 1)
-				}
-			}
-		}
-		t = typo(u.rng, t, 0.25)
-	}
-	return tidy(fill(t, slots))
+	return &Generic{speaker: s, m: m}, nil
 }
 
 // Pieces lists what a customer states for a goal beyond the request, in
@@ -141,26 +116,15 @@ func isJoin(id map[string]string) string {
 }
 
 // Start is the customer's opening message.
-func (u *Generic) Start() Turn {
-	var parts []string
-	var acts []Act
-	if u.prof.impatient {
-		parts = append(parts, expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
-	} else if !u.prof.terse {
-		parts = append(parts, expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
+func (u *Generic) Start() Turn { return u.start(u) }
+
+// openingIdentity volunteers the identity in a statement, when the pack's
+// task has the customer identify at all.
+func (u *Generic) openingIdentity() (Turn, bool) {
+	if u.bp.Persona.Known["identify"] == "" {
+		return Turn{}, false
 	}
-	text, act := u.request(0)
-	parts = append(parts, text)
-	acts = append(acts, act)
-	if u.prof.identityFirst && u.bp.Persona.Known["identify"] != "" {
-		t := u.identifyTurn(false, []string{genericIdentify[0]})
-		parts = append(parts, t.Text)
-		acts = append(acts, t.Acts...)
-	}
-	if u.prof.verbose {
-		parts = append(parts, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
-	}
-	return Turn{Text: joinSentences(parts), Acts: acts}
+	return u.identifyTurn(false, []string{genericIdentify[0]}), true
 }
 
 // slotValue is what the customer says for a slot now: the first value
@@ -354,96 +318,17 @@ func (u *Generic) pieceText(i int, piece string) string {
 }
 
 // Respond answers the agent's last turn.
-func (u *Generic) Respond(ask Ask) Turn {
-	var t Turn
-	switch ask.Kind {
-	case "closing":
-		return Turn{Stop: TokenStop}
-	case "transferred":
-		return Turn{Stop: TokenTransfer}
-	case "identify", "identify_again":
-		wrong := u.prof.confused && !u.wrongSent
-		u.wrongSent = u.wrongSent || wrong
-		tmpls := genericIdentify
-		switch {
-		case ask.Kind == "identify_again":
-			tmpls = genericIdentifyRetry
-		case u.prof.terse:
-			tmpls = genericIdentify[2:3]
-		}
-		t = u.identifyTurn(wrong, tmpls)
-	case "piece":
-		act := Act{Type: "provide", Goal: ask.Goal}
-		u.pieceAct(ask.Goal, ask.Piece, &act)
-		t = Turn{Text: u.pieceText(ask.Goal, ask.Piece), Acts: []Act{act}}
-	case "confirm":
-		g := u.bp.Goals[ask.Goal]
-		if u.prof.changes && !u.revised[ask.Goal] && len(g.Revised) > 0 {
-			u.revised[ask.Goal] = true
-			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
-			var val string
-			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
-				act.Slots[k] = g.Slots[k]
-				val = g.Slots[k]
-			}
-			t = Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []Act{act}}
-			break
-		}
-		tmpls := confirms
-		if u.prof.terse {
-			tmpls = confirms[1:2]
-		}
-		t = Turn{Text: u.say(tmpls, nil), Acts: []Act{{Type: "confirm", Goal: ask.Goal}}}
-	default: // help, anything_else
-		t = u.next(ask)
-	}
-	return u.colour(t)
-}
+func (u *Generic) Respond(ask Ask) Turn { return u.respond(u, ask) }
 
-// next moves to the following goal, re-raises an unfinished one, or ends.
-func (u *Generic) next(ask Ask) Turn {
-	done := map[int]bool{}
-	for _, d := range ask.Done {
-		done[d] = true
+func (u *Generic) answerIdentity(ask Ask, wrong bool) Turn {
+	tmpls := genericIdentify
+	switch {
+	case ask.Kind == "identify_again":
+		tmpls = genericIdentifyRetry
+	case u.prof.terse:
+		tmpls = genericIdentify[2:3]
 	}
-	var prefix string
-	if ask.Refused && !u.prof.terse {
-		prefix = u.say(acks, nil)
-	}
-	for i := range u.bp.Goals {
-		if u.requested[i] && !done[i] {
-			text, act := u.request(i)
-			return Turn{Text: joinSentences([]string{prefix, u.say(reminders, nil), text}), Acts: []Act{act}}
-		}
-	}
-	for i := range u.bp.Goals {
-		if !u.requested[i] {
-			text, act := u.request(i)
-			lead := ""
-			if ask.Kind == "anything_else" {
-				lead = expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
-			}
-			return Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []Act{act}}
-		}
-	}
-	tmpls := dones
-	if u.prof.terse {
-		tmpls = []string{"{That's all|No|Nothing else}{.|}"}
-	}
-	return Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []Act{{Type: "done"}}}
-}
-
-func (u *Generic) colour(t Turn) Turn {
-	if t.Text == "" {
-		return t
-	}
-	if u.prof.verbose && u.rng.IntN(2) == 0 {
-		t.Text = joinSentences([]string{t.Text, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))])})
-	}
-	if u.prof.impatient && u.rng.IntN(2) == 0 {
-		t.Text = joinSentences([]string{t.Text, expand(u.rng, impatientClosers[u.rng.IntN(len(impatientClosers))])})
-	}
-	return t
+	return u.identifyTurn(wrong, tmpls)
 }
 
 // freeText reports whether a slot is prose rather than a code or a number.

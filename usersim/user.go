@@ -2,9 +2,7 @@ package usersim
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/synth-data/synth/blueprints"
@@ -126,42 +124,18 @@ type Turn struct {
 
 // User is one simulated customer.
 type User struct {
-	bp        *record.Blueprint
-	rng       *rand.Rand
-	prof      profile
-	name      string
-	wrongSent bool
-	requested []bool
-	revised   []bool
-	current   int
+	speaker
+	name    string
+	current int
 }
 
 // New creates the user of a blueprint.
 func New(bp *record.Blueprint, rng *rand.Rand) (*User, error) {
-	p, err := profileOf(bp.Behavior)
+	s, err := newSpeaker(bp, rng)
 	if err != nil {
 		return nil, err
 	}
-	if len(bp.Goals) == 0 {
-		return nil, fmt.Errorf("blueprint %s has no goals", bp.ID)
-	}
-	return &User{bp: bp, rng: rng, prof: p, name: bp.Behavior,
-		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals))}, nil
-}
-
-func (u *User) say(tmpls []string, slots map[string]string) string {
-	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
-	if u.prof.typos {
-		if u.rng.IntN(2) == 0 {
-			for _, from := range slices.Sorted(maps.Keys(nonNative)) {
-				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
-					t = strings.Replace(t, from, nonNative[from], 1)
-				}
-			}
-		}
-		t = typo(u.rng, t, 0.25)
-	}
-	return tidy(fill(t, slots))
+	return &User{speaker: s, name: bp.Behavior}, nil
 }
 
 func (u *User) identity(wrong bool) (map[string]string, map[string]string) {
@@ -254,31 +228,17 @@ func (u *User) pieceAct(i int, piece string, act *Act) {
 }
 
 // Start is the user's opening message.
-func (u *User) Start() Turn {
-	var parts []string
-	var acts []Act
-	if u.prof.impatient {
-		parts = append(parts, expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
-	} else if !u.prof.terse {
-		parts = append(parts, expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
+func (u *User) Start() Turn { return u.start(u) }
+
+// openingIdentity volunteers the customer's identity in a statement: the
+// answer-style forms ("Sure, it's ...") need a question.
+func (u *User) openingIdentity() (Turn, bool) {
+	id, slots := u.identity(false)
+	tmpls := identifyEmail
+	if id["email"] == "" {
+		tmpls = identifyNameZip
 	}
-	text, act := u.request(0)
-	parts = append(parts, text)
-	acts = append(acts, act)
-	if u.prof.identityFirst {
-		id, slots := u.identity(false)
-		tmpls := identifyEmail
-		if id["email"] == "" {
-			tmpls = identifyNameZip
-		}
-		// Statements only: the answer-style forms ("Sure, it's ...") need a question.
-		parts = append(parts, u.say([]string{tmpls[0], tmpls[3]}, slots))
-		acts = append(acts, Act{Type: "identify", Identity: id})
-	}
-	if u.prof.verbose {
-		parts = append(parts, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
-	}
-	return Turn{Text: joinSentences(parts), Acts: acts}
+	return Turn{Text: u.say([]string{tmpls[0], tmpls[3]}, slots), Acts: []Act{{Type: "identify", Identity: id}}}, true
 }
 
 // request states goal i: with every piece for revealing profiles, with
@@ -328,122 +288,27 @@ func (u *User) vagueTarget(g record.Goal) string {
 }
 
 // Respond answers the agent's last turn.
-func (u *User) Respond(ask Ask) Turn {
-	var t Turn
-	switch ask.Kind {
-	case "closing":
-		return Turn{Stop: TokenStop}
-	case "transferred":
-		return Turn{Stop: TokenTransfer}
-	case "identify", "identify_again":
-		wrong := u.prof.confused && !u.wrongSent
-		u.wrongSent = u.wrongSent || wrong
-		id, slots := u.identity(wrong)
-		tmpls := identifyEmail
-		if id["email"] == "" {
-			tmpls = identifyNameZip
-		}
-		switch {
-		case ask.Kind == "identify_again":
-			tmpls = identifyRetry
-		case u.prof.terse:
-			tmpls = tmpls[2:3]
-		}
-		t = Turn{Text: u.say(tmpls, slots), Acts: []Act{{Type: "identify", Identity: id}}}
-	case "piece":
-		act := Act{Type: "provide", Goal: ask.Goal}
-		u.pieceAct(ask.Goal, ask.Piece, &act)
-		slots := u.goalSlots(ask.Goal)
-		tmpls := pieces[ask.Piece]
-		if u.prof.terse {
-			tmpls = tmpls[1:2]
-		}
-		t = Turn{Text: u.say(tmpls, slots), Acts: []Act{act}}
-	case "confirm":
-		g := u.bp.Goals[ask.Goal]
-		if u.prof.changes && !u.revised[ask.Goal] && len(g.Revised) > 0 {
-			u.revised[ask.Goal] = true
-			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
-			var val string
-			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
-				act.Slots[k] = g.Slots[k]
-				val = g.Slots[k]
-			}
-			t = Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []Act{act}}
-			break
-		}
-		tmpls := confirms
-		if u.prof.terse {
-			tmpls = confirms[1:2]
-		}
-		t = Turn{Text: u.say(tmpls, nil), Acts: []Act{{Type: "confirm", Goal: ask.Goal}}}
-	default: // help, anything_else
-		t = u.next(ask)
+func (u *User) Respond(ask Ask) Turn { return u.respond(u, ask) }
+
+func (u *User) answerIdentity(ask Ask, wrong bool) Turn {
+	id, slots := u.identity(wrong)
+	tmpls := identifyEmail
+	if id["email"] == "" {
+		tmpls = identifyNameZip
 	}
-	return u.colour(t)
+	switch {
+	case ask.Kind == "identify_again":
+		tmpls = identifyRetry
+	case u.prof.terse:
+		tmpls = tmpls[2:3]
+	}
+	return Turn{Text: u.say(tmpls, slots), Acts: []Act{{Type: "identify", Identity: id}}}
 }
 
-// next moves to the following goal, re-raises an unfinished one, or ends.
-func (u *User) next(ask Ask) Turn {
-	done := map[int]bool{}
-	for _, d := range ask.Done {
-		done[d] = true
-	}
-	var prefix string
-	if ask.Refused && !u.prof.terse {
-		prefix = u.say(acks, nil)
-	}
-	// Guard against tau2's premature-stop bug: never end while a requested
-	// goal is unfinished.
-	for i := range u.bp.Goals {
-		if u.requested[i] && !done[i] {
-			text, act := u.request(i)
-			return Turn{Text: joinSentences([]string{prefix, u.say(reminders, nil), text}), Acts: []Act{act}}
-		}
-	}
-	for i := range u.bp.Goals {
-		if !u.requested[i] {
-			text, act := u.request(i)
-			lead := ""
-			if ask.Kind == "anything_else" {
-				lead = expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
-			}
-			return Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []Act{act}}
-		}
-	}
-	tmpls := dones
+func (u *User) pieceText(i int, piece string) string {
+	tmpls := pieces[piece]
 	if u.prof.terse {
-		tmpls = []string{"{That's all|No|Nothing else}{.|}"}
+		tmpls = tmpls[1:2]
 	}
-	return Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []Act{{Type: "done"}}}
-}
-
-// colour adds the profile's manner to a turn without changing its meaning.
-func (u *User) colour(t Turn) Turn {
-	if t.Text == "" {
-		return t
-	}
-	if u.prof.verbose && u.rng.IntN(2) == 0 {
-		t.Text = joinSentences([]string{t.Text, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))])})
-	}
-	if u.prof.impatient && u.rng.IntN(2) == 0 {
-		t.Text = joinSentences([]string{t.Text, expand(u.rng, impatientClosers[u.rng.IntN(len(impatientClosers))])})
-	}
-	return t
-}
-
-// joinSentences joins parts into one message, closing each part that
-// lacks final punctuation so sentences do not run together.
-func joinSentences(parts []string) string {
-	var out []string
-	for _, p := range parts {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		if !strings.ContainsAny(p[len(p)-1:], ".?!:") {
-			p += "."
-		}
-		out = append(out, p)
-	}
-	return strings.Join(out, " ")
+	return u.say(tmpls, u.goalSlots(i))
 }

@@ -1,0 +1,197 @@
+package usersim
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+)
+
+// speaker is the part of a simulated customer that does not depend on
+// the domain: the profile's manner, the conversation state, and the
+// order in which goals are raised, confirmed, revised and closed. The
+// retail User and the pack Generic embed it so both customers behave
+// alike and draw from the random stream in the same order.
+type speaker struct {
+	bp        *record.Blueprint
+	rng       *rand.Rand
+	prof      profile
+	wrongSent bool
+	requested []bool
+	revised   []bool
+}
+
+// customer is what a domain's simulated customer says in its own words.
+type customer interface {
+	// request states goal i and marks it requested.
+	request(i int) (string, Act)
+	// answerIdentity answers an identify or identify_again ask; wrong asks
+	// for the confused profile's mistaken identity.
+	answerIdentity(ask Ask, wrong bool) Turn
+	// openingIdentity is the identity an identity-first customer volunteers
+	// in the opening message, if it has one to give.
+	openingIdentity() (Turn, bool)
+	// pieceAct fills act with the stated piece of goal i.
+	pieceAct(i int, piece string, act *Act)
+	// pieceText is the message stating that piece.
+	pieceText(i int, piece string) string
+}
+
+func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
+	p, err := profileOf(bp.Behavior)
+	if err != nil {
+		return speaker{}, err
+	}
+	if len(bp.Goals) == 0 {
+		return speaker{}, fmt.Errorf("blueprint %s has no goals", bp.ID)
+	}
+	return speaker{bp: bp, rng: rng, prof: p,
+		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals))}, nil
+}
+
+func (u *speaker) say(tmpls []string, slots map[string]string) string {
+	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
+	if u.prof.typos {
+		if u.rng.IntN(2) == 0 {
+			for _, from := range slices.Sorted(maps.Keys(nonNative)) {
+				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
+					t = strings.Replace(t, from, nonNative[from], 1)
+				}
+			}
+		}
+		t = typo(u.rng, t, 0.25)
+	}
+	return tidy(fill(t, slots))
+}
+
+// start is the customer's opening message.
+func (u *speaker) start(c customer) Turn {
+	var parts []string
+	var acts []Act
+	if u.prof.impatient {
+		parts = append(parts, expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
+	} else if !u.prof.terse {
+		parts = append(parts, expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
+	}
+	text, act := c.request(0)
+	parts = append(parts, text)
+	acts = append(acts, act)
+	if u.prof.identityFirst {
+		if t, ok := c.openingIdentity(); ok {
+			parts = append(parts, t.Text)
+			acts = append(acts, t.Acts...)
+		}
+	}
+	if u.prof.verbose {
+		parts = append(parts, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
+	}
+	return Turn{Text: joinSentences(parts), Acts: acts}
+}
+
+// respond answers the agent's last turn.
+func (u *speaker) respond(c customer, ask Ask) Turn {
+	var t Turn
+	switch ask.Kind {
+	case "closing":
+		return Turn{Stop: TokenStop}
+	case "transferred":
+		return Turn{Stop: TokenTransfer}
+	case "identify", "identify_again":
+		wrong := u.prof.confused && !u.wrongSent
+		u.wrongSent = u.wrongSent || wrong
+		t = c.answerIdentity(ask, wrong)
+	case "piece":
+		act := Act{Type: "provide", Goal: ask.Goal}
+		c.pieceAct(ask.Goal, ask.Piece, &act)
+		t = Turn{Text: c.pieceText(ask.Goal, ask.Piece), Acts: []Act{act}}
+	case "confirm":
+		g := u.bp.Goals[ask.Goal]
+		if u.prof.changes && !u.revised[ask.Goal] && len(g.Revised) > 0 {
+			u.revised[ask.Goal] = true
+			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
+			var val string
+			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
+				act.Slots[k] = g.Slots[k]
+				val = g.Slots[k]
+			}
+			t = Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []Act{act}}
+			break
+		}
+		tmpls := confirms
+		if u.prof.terse {
+			tmpls = confirms[1:2]
+		}
+		t = Turn{Text: u.say(tmpls, nil), Acts: []Act{{Type: "confirm", Goal: ask.Goal}}}
+	default: // help, anything_else
+		t = u.next(c, ask)
+	}
+	return u.colour(t)
+}
+
+// next moves to the following goal, re-raises an unfinished one, or ends.
+func (u *speaker) next(c customer, ask Ask) Turn {
+	done := map[int]bool{}
+	for _, d := range ask.Done {
+		done[d] = true
+	}
+	var prefix string
+	if ask.Refused && !u.prof.terse {
+		prefix = u.say(acks, nil)
+	}
+	// Guard against tau2's premature-stop bug: never end while a requested
+	// goal is unfinished.
+	for i := range u.bp.Goals {
+		if u.requested[i] && !done[i] {
+			text, act := c.request(i)
+			return Turn{Text: joinSentences([]string{prefix, u.say(reminders, nil), text}), Acts: []Act{act}}
+		}
+	}
+	for i := range u.bp.Goals {
+		if !u.requested[i] {
+			text, act := c.request(i)
+			lead := ""
+			if ask.Kind == "anything_else" {
+				lead = expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
+			}
+			return Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []Act{act}}
+		}
+	}
+	tmpls := dones
+	if u.prof.terse {
+		tmpls = []string{"{That's all|No|Nothing else}{.|}"}
+	}
+	return Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []Act{{Type: "done"}}}
+}
+
+// colour adds the profile's manner to a turn without changing its meaning.
+func (u *speaker) colour(t Turn) Turn {
+	if t.Text == "" {
+		return t
+	}
+	if u.prof.verbose && u.rng.IntN(2) == 0 {
+		t.Text = joinSentences([]string{t.Text, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))])})
+	}
+	if u.prof.impatient && u.rng.IntN(2) == 0 {
+		t.Text = joinSentences([]string{t.Text, expand(u.rng, impatientClosers[u.rng.IntN(len(impatientClosers))])})
+	}
+	return t
+}
+
+// joinSentences joins parts into one message, closing each part that
+// lacks final punctuation so sentences do not run together.
+func joinSentences(parts []string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if !strings.ContainsAny(p[len(p)-1:], ".?!:") {
+			p += "."
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, " ")
+}
