@@ -248,7 +248,7 @@ func (u *Generic) request(i int) (string, Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, expand(u.rng, "{Here are the details|The details}{:|.}"))
+		parts = append(parts, expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
 	}
 	for _, p := range pieces {
 		if p == "target" {
@@ -312,9 +312,21 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": blueprints.Words(name), "label": label})
+		return u.say(tmpls, map[string]string{"what": choiceWords(name), "label": label})
 	}
 	return u.say([]string{"{I'm not sure|I don't know}{.|, sorry.}"}, nil)
+}
+
+// choiceWords names what a choice is for in a customer's words: "payment"
+// for payment_id; customers name the thing, not its identifier.
+func choiceWords(param string) string {
+	w := blueprints.Words(param)
+	for _, suffix := range []string{" ids", " id", " key"} {
+		if t, ok := strings.CutSuffix(w, suffix); ok && t != "" {
+			return t
+		}
+	}
+	return w
 }
 
 // Respond answers the agent's last turn.
