@@ -139,6 +139,20 @@ func (u *Generic) slotValue(i int, name string) string {
 	return g.Slots[name]
 }
 
+// sayValue is a slot's value in the customer's words: one of a fixed set
+// of choices is said as words ("basic economy" for basic_economy); codes
+// and free text stay exactly as they are.
+func (u *Generic) sayValue(i int, name string) string {
+	v := u.slotValue(i, name)
+	tool, _ := blueprints.ParseIntent(u.bp.Goals[i].Intent)
+	if w := u.m.Write(tool); w != nil {
+		if p := w.Param(name); p != nil && len(p.Choices) > 0 {
+			return blueprints.ValueWords(v)
+		}
+	}
+	return v
+}
+
 func (u *Generic) item(i int, name string) *record.Selector {
 	for k := range u.bp.Goals[i].Items {
 		if u.bp.Goals[i].Items[k].Collection == name {
@@ -302,7 +316,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": blueprints.Words(name), "value": u.slotValue(i, name)})
+		return u.say(tmpls, map[string]string{"what": blueprints.Words(name), "value": u.sayValue(i, name)})
 	case "choice":
 		label := ""
 		if it := u.item(i, name); it != nil {
