@@ -251,7 +251,9 @@ func (s *Server) agentTurn(ctx context.Context, req *chatRequest) (reply, error)
 		ss, ok = s.sessions.byLines(lines)
 	}
 	if !ok {
-		return weakAgent(req), nil
+		if ss, ok = s.rebuild(ctx, req.User); !ok {
+			return weakAgent(req), nil
+		}
 	}
 	rp, err := s.replayOf(ctx, ss)
 	if err != nil {
@@ -285,6 +287,21 @@ func (s *Server) agentTurn(ctx context.Context, req *chatRequest) (reply, error)
 			Function: openai.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}})
 	}
 	return out, nil
+}
+
+// rebuild registers the session named by an agent request's `user`
+// field ("BLUEPRINT/tN", llm.SessionID) from Options.Tasks.
+func (s *Server) rebuild(ctx context.Context, user string) (*session, bool) {
+	id, trial, ok := strings.Cut(user, "/t")
+	if s.opts.Tasks == nil || !ok || id == "" || strings.Trim(trial, "0123456789") != "" {
+		return nil, false
+	}
+	bp, err := s.opts.Tasks(ctx, id)
+	if err != nil {
+		s.log.Warn("cannot rebuild the blueprint of an agent request; answering as a weak agent", "user", user, "err", err)
+		return nil, false
+	}
+	return s.sessions.register(user, "rebuilt:"+id, bp), true
 }
 
 // transferTool is the handover tool of synth's domains.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/record"
 )
 
 // Options configure a Server. The zero value is a perfect, instant
@@ -38,6 +39,12 @@ type Options struct {
 	// Domain is a pack directory; blueprints of the pack's domain are
 	// played with it instead of a built-in domain.
 	Domain string
+	// Tasks, when set, rebuilds a blueprint from its id. Agent requests
+	// name their session (blueprint id and trial) in the `user` field; a
+	// session no customer request introduced — the run's customer is the
+	// embedded one (--user embedded) or the emulator restarted — is then
+	// played from the rebuilt blueprint instead of by a weak agent.
+	Tasks func(ctx context.Context, blueprintID string) (*record.Blueprint, error)
 	// Logger receives one debug line per request and warnings; nil
 	// discards them.
 	Logger *slog.Logger

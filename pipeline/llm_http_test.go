@@ -304,3 +304,61 @@ func TestHTTPDeterministicAcrossDialogues(t *testing.T) {
 		t.Error("releases differ between --dialogues 1 and 16")
 	}
 }
+
+// With --user embedded no customer request tells the emulator the task;
+// given the run's config it rebuilds each blueprint from the session in
+// the agent's requests and plays a competent agent, so the rule-based
+// customer and the emulated agent complete the dialogues. Without the
+// config it can only answer as a weak agent, and nothing verifies.
+func TestHTTPEmbeddedUser(t *testing.T) {
+	for _, withTasks := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tasks=%v", withTasks), func(t *testing.T) {
+			srv := httptest.NewServer(http.NotFoundHandler())
+			t.Cleanup(srv.Close)
+			cfg := httpConfig(t, srv, pipeline.EngineLLM, 20)
+			cfg.User, cfg.Instructions, cfg.Trials = "embedded", "template", 1
+			opts := emulate.DefaultOptions()
+			opts.MistakeRate = 0
+			if withTasks {
+				opts.Tasks = pipeline.Tasks(cfg)
+			}
+			s, err := emulate.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.Config.Handler = s.Handler()
+			res, err := pipeline.Run(context.Background(), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verified := res.Manifest.Counts.Verified
+			if withTasks {
+				if verified != 20 {
+					t.Fatalf("%d of 20 dialogues verified with the config", verified)
+				}
+				validate(t, cfg.Out)
+			} else if verified != 0 {
+				t.Fatalf("%d dialogues verified against a weak agent", verified)
+			}
+		})
+	}
+}
+
+func TestTasksRebuildsBlueprints(t *testing.T) {
+	cfg := pipeline.Defaults()
+	cfg.N = 10
+	tasks := pipeline.Tasks(cfg)
+	ctx := context.Background()
+	bp, err := tasks(ctx, "retail-0000000000000001-0000007")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bp.Index != 7 || bp.ID != "retail-0000000000000001-0000007" {
+		t.Fatalf("rebuilt %s (index %d)", bp.ID, bp.Index)
+	}
+	for _, id := range []string{"retail-0000000000000002-0000007", "retail-0000000000000001-0000010", "nonsense", "retail-0000000000000001-x"} {
+		if _, err := tasks(ctx, id); err == nil {
+			t.Errorf("%s: rebuilt a blueprint that is not this run's", id)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 
 	"github.com/synth-data/synth/emulate"
+	"github.com/synth-data/synth/pipeline"
 )
 
 // cmdEmulate serves the OpenAI-compatible emulator until ctx ends
@@ -26,6 +27,7 @@ func cmdEmulate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&opts.MistakeRate, "mistake-rate", d.MistakeRate, "how often a role is played badly (flawed agent trials, instructions missing an entity, ...)")
 	fs.Uint64Var(&opts.Seed, "seed", d.Seed, "seed of the fault draws")
 	fs.StringVar(&opts.Domain, "domain", "", "domain pack directory, for blueprints of a domain that is not built in")
+	config := fs.String("config", "", "the run's config (synth run --config): agent requests of tasks no customer request introduced (--user embedded) are played from it")
 	verbose := fs.Bool("v", false, "log every request")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -40,6 +42,13 @@ func cmdEmulate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
+	}
+	if *config != "" {
+		cfg := pipeline.Defaults()
+		if err := pipeline.LoadFile(*config, &cfg); err != nil {
+			return fmt.Errorf("--config: %w", err)
+		}
+		opts.Tasks = pipeline.Tasks(cfg)
 	}
 	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := emulate.New(opts)

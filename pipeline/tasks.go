@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/record"
+)
+
+// Tasks returns a function that rebuilds any blueprint of a run from its
+// id: blueprints depend only on the config and their index, so a server
+// that knows the config knows every task (synth emulate --config). The
+// domain loads on first use.
+func Tasks(cfg Config) func(ctx context.Context, id string) (*record.Blueprint, error) {
+	var (
+		once sync.Once
+		gen  blueprints.Generator
+		err  error
+	)
+	return func(ctx context.Context, id string) (*record.Blueprint, error) {
+		once.Do(func() {
+			var spec blueprints.Spec
+			if spec, err = cfg.Spec(); err != nil {
+				return
+			}
+			var d *domains.Domain
+			if d, err = domains.Load(cfg.Domain, cfg.Seed); err != nil {
+				return
+			}
+			gen, err = d.Generator(spec)
+		})
+		if err != nil {
+			return nil, err
+		}
+		i := strings.LastIndexByte(id, '-')
+		index, perr := strconv.Atoi(id[i+1:])
+		if i < 0 || perr != nil || index < 0 || index >= cfg.N {
+			return nil, fmt.Errorf("blueprint id %q: no index of this run (n %d) at its end", id, cfg.N)
+		}
+		bp, gerr := gen.Generate(ctx, index)
+		if gerr != nil {
+			return nil, gerr
+		}
+		if bp.ID != id {
+			return nil, fmt.Errorf("blueprint id %q is not from this config (its blueprint %d is %s)", id, index, bp.ID)
+		}
+		return bp, nil
+	}
+}
