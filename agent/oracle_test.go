@@ -9,6 +9,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -26,29 +27,13 @@ type episode struct {
 // on each, with two workers.
 func simulateAll(t *testing.T, d *domains.Domain, g blueprints.Generator, n int) []episode {
 	t.Helper()
-	out := make([]episode, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += 2 {
-				bp, err := g.Generate(context.Background(), i)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				tr, err := pipeline.Simulate(context.Background(), d, bp, 60)
-				out[i], errs[i] = episode{bp, tr}, err
-			}
-		}()
+	played, err := testplay.Play(d, g, n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("blueprint %d: %v", i, err)
-		}
+	out := make([]episode, n)
+	for i, p := range played {
+		out[i] = episode{p.BP, p.TR}
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -118,7 +119,7 @@ func TestDPORelease(t *testing.T) {
 		if _, err := Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
-		trees = append(trees, treeHashes(t, cfg.Out))
+		trees = append(trees, testtree.Hashes(t, cfg.Out))
 		dir = cfg.Out
 	}
 	for name, h := range trees[0] {

@@ -3,11 +3,8 @@ package pipeline_test
 import (
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +17,7 @@ import (
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/emulate"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
 )
@@ -158,28 +156,6 @@ func jsonLines(t *testing.T, path string) [][]byte {
 	return out
 }
 
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // An llm run with mistakes and DPO, and a hybrid run, make releases that
 // synth validate accepts; a cached rerun sends nothing and is identical.
 func TestHTTPReleases(t *testing.T) {
@@ -206,7 +182,7 @@ func TestHTTPReleases(t *testing.T) {
 				t.Errorf("refine %+v", m.LLM.Refine)
 			}
 			validate(t, cfg.Out)
-			first := tree(t, cfg.Out)
+			first := testtree.Hashes(t, cfg.Out)
 			before := metrics(t, srv).Requests
 
 			// The same command after moving the release away: all from the cache.
@@ -220,7 +196,7 @@ func TestHTTPReleases(t *testing.T) {
 			if sent := metrics(t, srv).Requests - before; sent != 0 || res2.LLM == nil || res2.LLM.Requests != 0 || res2.LLM.CacheHits == 0 {
 				t.Errorf("cached rerun sent %d requests (client: %+v)", sent, res2.LLM)
 			}
-			if second := tree(t, cfg.Out); !reflect.DeepEqual(first, second) {
+			if second := testtree.Hashes(t, cfg.Out); !reflect.DeepEqual(first, second) {
 				for k, v := range first {
 					if second[k] != v {
 						t.Errorf("%s differs on the cached rerun", k)
@@ -298,7 +274,7 @@ func TestHTTPDeterministicAcrossDialogues(t *testing.T) {
 		if _, err := pipeline.Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
-		trees = append(trees, tree(t, cfg.Out))
+		trees = append(trees, testtree.Hashes(t, cfg.Out))
 	}
 	if !reflect.DeepEqual(trees[0], trees[1]) {
 		t.Error("releases differ between --dialogues 1 and 16")

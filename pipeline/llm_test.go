@@ -18,6 +18,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -645,7 +646,7 @@ func TestLLMDeterministicAcrossDialogues(t *testing.T) {
 		if _, err := RunWith(context.Background(), cfg, nil, RunOptions{Chatter: fake}); err != nil {
 			t.Fatal(err)
 		}
-		trees = append(trees, treeHashes(t, cfg.Out))
+		trees = append(trees, testtree.Hashes(t, cfg.Out))
 	}
 	if !reflect.DeepEqual(trees[0], trees[1]) {
 		t.Error("releases differ between --dialogues 1 and 16")

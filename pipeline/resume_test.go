@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/internal/testtree"
 )
 
 func assertSameTree(t *testing.T, want, got map[string]string, what string) {
@@ -31,7 +33,7 @@ func TestResumeIsIdentical(t *testing.T) {
 	if _, err := Run(context.Background(), ref, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := treeHashes(t, ref.Out)
+	want := testtree.Hashes(t, ref.Out)
 
 	cfg := ref
 	cfg.Out = filepath.Join(t.TempDir(), "resumed")
@@ -56,7 +58,7 @@ func TestResumeIsIdentical(t *testing.T) {
 	if res.Resumed == 0 {
 		t.Error("the final run should have found finished chunks")
 	}
-	assertSameTree(t, want, treeHashes(t, cfg.Out), "resumed release")
+	assertSameTree(t, want, testtree.Hashes(t, cfg.Out), "resumed release")
 }
 
 // doneBefore counts blueprints in chunks already finished in cfg.Out.
@@ -74,7 +76,7 @@ func TestShardsMergeIdentical(t *testing.T) {
 	if _, err := Run(context.Background(), ref, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := treeHashes(t, ref.Out)
+	want := testtree.Hashes(t, ref.Out)
 	root := t.TempDir()
 	var outs []string
 	for i := 0; i < 4; i++ {
@@ -98,7 +100,7 @@ func TestShardsMergeIdentical(t *testing.T) {
 	if _, err := Merge(outs, merged, false); err != nil {
 		t.Fatal(err)
 	}
-	assertSameTree(t, want, treeHashes(t, merged), "merged release")
+	assertSameTree(t, want, testtree.Hashes(t, merged), "merged release")
 
 	other := ref
 	other.Out, other.Seed, other.Shard = filepath.Join(root, "other"), 9, "0/4"
@@ -132,7 +134,7 @@ func TestFinalizeInterrupted(t *testing.T) {
 	if _, err := Run(context.Background(), ref, nil); err != nil {
 		t.Fatal(err)
 	}
-	want := treeHashes(t, ref.Out)
+	want := testtree.Hashes(t, ref.Out)
 
 	cfg := ref
 	cfg.Out = filepath.Join(t.TempDir(), "again")
@@ -155,5 +157,5 @@ func TestFinalizeInterrupted(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, nil); err != nil {
 		t.Fatal(err)
 	}
-	assertSameTree(t, want, treeHashes(t, cfg.Out), "release finished after a failed finalisation")
+	assertSameTree(t, want, testtree.Hashes(t, cfg.Out), "release finished after a failed finalisation")
 }

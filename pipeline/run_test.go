@@ -3,9 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/testtree"
 )
 
 func smallConfig(t *testing.T, n int) Config {
@@ -23,29 +21,6 @@ func smallConfig(t *testing.T, n int) Config {
 	return cfg
 }
 
-// treeHashes maps every file of a release to its sha256.
-func treeHashes(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = hex.EncodeToString(sum[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	var trees []map[string]string
 	for _, workers := range []int{1, 8} {
@@ -54,7 +29,7 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 		if _, err := Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
-		trees = append(trees, treeHashes(t, cfg.Out))
+		trees = append(trees, testtree.Hashes(t, cfg.Out))
 	}
 	if len(trees[0]) == 0 {
 		t.Fatal("empty release")
@@ -85,7 +60,7 @@ func TestRunRelease(t *testing.T) {
 		}
 	}
 	// Every file listed with its real hash; nothing else in the release.
-	onDisk := treeHashes(t, cfg.Out)
+	onDisk := testtree.Hashes(t, cfg.Out)
 	delete(onDisk, "manifest.json")
 	listed := map[string]string{}
 	var rows int64
@@ -130,12 +105,12 @@ func TestRunRelease(t *testing.T) {
 		}
 	}
 	// A rerun of the same config finds the release and changes nothing.
-	before := treeHashes(t, cfg.Out)
+	before := testtree.Hashes(t, cfg.Out)
 	res, err = Run(context.Background(), cfg, nil)
 	if err != nil || !res.Existing {
 		t.Fatalf("rerun: existing=%v err=%v", res != nil && res.Existing, err)
 	}
-	after := treeHashes(t, cfg.Out)
+	after := testtree.Hashes(t, cfg.Out)
 	for k, v := range before {
 		if after[k] != v {
 			t.Errorf("rerun changed %s", k)
@@ -201,7 +176,7 @@ func TestRunRefusesOtherConfig(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, nil); err != nil {
 		t.Fatal(err)
 	}
-	before := treeHashes(t, cfg.Out)
+	before := testtree.Hashes(t, cfg.Out)
 	other := cfg
 	other.Seed = 2
 	other.Reads = "3-5"
@@ -209,7 +184,7 @@ func TestRunRefusesOtherConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "seed: 1 in the release, 2 now") || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("error %v should show the differing keys and the fix", err)
 	}
-	after := treeHashes(t, cfg.Out)
+	after := testtree.Hashes(t, cfg.Out)
 	if len(before) != len(after) {
 		t.Fatal("refused run changed the release")
 	}

@@ -1,7 +1,6 @@
 package usersim_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
@@ -54,31 +53,14 @@ func simulated(t *testing.T) []dialogue {
 			simErr = err
 			return
 		}
-		n := nDialogues()
-		out := make([]dialogue, n)
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for w := range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < n; i += 2 {
-					bp, err := g.Generate(context.Background(), i)
-					if err != nil {
-						errs[i] = err
-						continue
-					}
-					tr, err := pipeline.Simulate(context.Background(), d, bp, 60)
-					out[i], errs[i] = dialogue{bp, tr}, err
-				}
-			}()
+		played, err := testplay.Play(d, g, nDialogues())
+		if err != nil {
+			simErr = err
+			return
 		}
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				simErr = fmt.Errorf("blueprint %d: %w", i, err)
-				return
-			}
+		out := make([]dialogue, len(played))
+		for i, p := range played {
+			out[i] = dialogue{p.BP, p.TR}
 		}
 		simAll = out
 	})

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -12,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/synth-data/synth/internal/testtree"
 )
 
 // buildSynth compiles the command once per test binary run.
@@ -26,28 +26,6 @@ func buildSynth(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func hashTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	sums := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		h := sha256.Sum256(b)
-		rel, _ := filepath.Rel(dir, p)
-		sums[rel] = hex.EncodeToString(h[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sums
 }
 
 // TestChaos is the short version of scripts/chaos.sh: SIGKILL the real
@@ -85,7 +63,7 @@ func TestChaos(t *testing.T) {
 	if out, err := exec.Command(bin, append(args, "--out", chaos)...).CombinedOutput(); err != nil {
 		t.Fatalf("final resume: %v\n%s", err, out)
 	}
-	want, got := hashTree(t, filepath.Join(dir, "ref")), hashTree(t, chaos)
+	want, got := testtree.Hashes(t, filepath.Join(dir, "ref")), testtree.Hashes(t, chaos)
 	for name, h := range want {
 		if got[name] != h {
 			t.Errorf("%s differs after kills and resumes", name)
@@ -124,7 +102,7 @@ func TestShardProcesses(t *testing.T) {
 	if out, err := exec.Command(bin, append(append([]string{"merge"}, outs...), "-o", merged)...).CombinedOutput(); err != nil {
 		t.Fatalf("merge: %v\n%s", err, out)
 	}
-	want, got := hashTree(t, filepath.Join(dir, "single")), hashTree(t, merged)
+	want, got := testtree.Hashes(t, filepath.Join(dir, "single")), testtree.Hashes(t, merged)
 	for name, h := range want {
 		if got[name] != h {
 			t.Errorf("%s differs between the merged shards and the single run", name)
@@ -174,7 +152,7 @@ func TestSIGTERM(t *testing.T) {
 	if res, err := exec.Command(bin, append(args, "--out", out)...).CombinedOutput(); err != nil || !strings.Contains(string(res), "resumed") {
 		t.Fatalf("resume: %v\n%s", err, res)
 	}
-	want, got := hashTree(t, filepath.Join(dir, "ref")), hashTree(t, out)
+	want, got := testtree.Hashes(t, filepath.Join(dir, "ref")), testtree.Hashes(t, out)
 	for name, h := range want {
 		if got[name] != h {
 			t.Errorf("%s differs after SIGTERM and resume", name)
