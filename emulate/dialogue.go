@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -32,6 +33,9 @@ type session struct {
 	once sync.Once
 	rp   *replay
 	err  error
+	// played publishes rp once it is set, for readers that find the
+	// session through the cache rather than through once.
+	played atomic.Pointer[replay]
 }
 
 // replay is the dialogue both sides of a session read their lines from.
@@ -97,7 +101,7 @@ func (c *sessionCache) byLines(lines []string) (*session, bool) {
 			continue
 		}
 		ss := s.Value.(*lruItem[*session]).val
-		if ss.rp != nil && len(lines) <= len(ss.rp.users) && slices.Equal(lines, ss.rp.users[:len(lines)]) {
+		if rp := ss.played.Load(); rp != nil && len(lines) <= len(rp.users) && slices.Equal(lines, rp.users[:len(lines)]) {
 			c.lru.get(keys[i])
 			return ss, true
 		}
@@ -127,6 +131,9 @@ func unit(labels ...string) float64 {
 func (s *Server) replayOf(ctx context.Context, ss *session) (*replay, error) {
 	ss.once.Do(func() {
 		ss.rp, ss.err = s.play(context.WithoutCancel(ctx), ss)
+		if ss.rp != nil {
+			ss.played.Store(ss.rp)
+		}
 		s.sessions.indexFirst(ss)
 	})
 	return ss.rp, ss.err

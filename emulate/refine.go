@@ -54,18 +54,19 @@ var (
 // in the speaker's voice that keeps every entity verbatim, except that
 // now and then it drops one (the engine must catch that and retry).
 func (s *Server) refine(req *chatRequest) (reply, error) {
-	line, err := tagged(req, roleRefiner, "line")
+	user := req.userText()
+	line, err := tagged(user, roleRefiner, "line")
 	if err != nil {
 		return reply{}, err
 	}
 	var entities []string
-	if raw, ok := llm.Between(req.userText(), "entities"); ok && raw != "" {
+	if raw, ok := llm.Between(user, "entities"); ok && raw != "" {
 		if err := json.Unmarshal([]byte(raw), &entities); err != nil {
 			return reply{}, badf("refine request: <entities> must be a JSON array of strings: %v", err)
 		}
 	}
-	speaker, _ := llm.Between(req.userText(), "speaker")
-	behavior, _ := llm.Between(req.userText(), "behavior")
+	speaker, _ := llm.Between(user, "speaker")
+	behavior, _ := llm.Between(user, "behavior")
 	seed := ""
 	if req.Seed != nil {
 		seed = strconv.FormatInt(*req.Seed, 10)

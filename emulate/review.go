@@ -62,16 +62,18 @@ func statedEntities(bp *record.Blueprint, candidate string) []string {
 	return present(reference(bp, candidate), goalEntities(bp))
 }
 
-func tagged(req *chatRequest, role, tag string) (string, error) {
-	v, ok := llm.Between(req.userText(), tag)
+// tagged returns the <tag> block of text, a request's userText: callers
+// join the user messages once and read every block from the result.
+func tagged(text, role, tag string) (string, error) {
+	v, ok := llm.Between(text, tag)
 	if !ok {
 		return "", badf("%s request: the user message has no <%s> block", role, tag)
 	}
 	return v, nil
 }
 
-func blueprintOf(req *chatRequest, role string) (*record.Blueprint, error) {
-	raw, err := tagged(req, role, "blueprint")
+func blueprintOf(text, role string) (*record.Blueprint, error) {
+	raw, err := tagged(text, role, "blueprint")
 	if err != nil {
 		return nil, err
 	}
@@ -100,11 +102,12 @@ var writerPhrases = []phraseGroup{
 // feedback it sometimes leaves an entity out, so the judges have
 // something to reject.
 func (s *Server) write(req *chatRequest) (reply, error) {
-	bp, err := blueprintOf(req, roleWriter)
+	user := req.userText()
+	bp, err := blueprintOf(user, roleWriter)
 	if err != nil {
 		return reply{}, err
 	}
-	feedback, hasFeedback := llm.Between(req.userText(), "feedback")
+	feedback, hasFeedback := llm.Between(user, "feedback")
 	base := bp.Instruction
 	if base == "" {
 		base = blueprints.Instruction(bp)
@@ -129,11 +132,12 @@ func (s *Server) write(req *chatRequest) (reply, error) {
 // ground truth when it names every entity the customer must state; it is
 // realistic unless this judge (seeded by the request) thinks otherwise.
 func (s *Server) judge(req *chatRequest) (reply, error) {
-	bp, err := blueprintOf(req, roleJudge)
+	user := req.userText()
+	bp, err := blueprintOf(user, roleJudge)
 	if err != nil {
 		return reply{}, err
 	}
-	instruction, err := tagged(req, roleJudge, "instruction")
+	instruction, err := tagged(user, roleJudge, "instruction")
 	if err != nil {
 		return reply{}, err
 	}

@@ -152,16 +152,6 @@ func New(opts Options) (*Server, error) {
 // Handler serves the OpenAI-compatible routes and /metrics.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// ListenAndServe listens on addr and serves until ctx ends, then shuts
-// down gracefully.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (choose another --addr)", addr, err)
-	}
-	return s.Serve(ctx, ln)
-}
-
 // Serve serves on ln until ctx ends; requests in flight get a grace
 // period to finish. It closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {

@@ -50,33 +50,30 @@ func (c *diskCache) path(key string) string {
 
 // get returns a valid entry. found reports that a file exists, valid or
 // not; a corrupt one is left for put to replace.
-func (c *diskCache) get(key string) (raw []byte, resp openai.ChatCompletionResponse, found bool, err error) {
-	raw, err = os.ReadFile(c.path(key))
+func (c *diskCache) get(key string) (resp openai.ChatCompletionResponse, found bool, err error) {
+	raw, err := os.ReadFile(c.path(key))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, resp, false, nil
+		return resp, false, nil
 	}
 	if err != nil {
-		return nil, resp, true, err
+		return resp, true, err
 	}
 	resp, err = decodeEntry(raw)
-	if err != nil {
-		return nil, resp, true, err
-	}
-	return raw, resp, true, nil
+	return resp, true, err
 }
 
 // put publishes raw under key unless a valid entry is already there, and
-// returns the entry that is now in place: raw itself, or the earlier
+// returns the response of the entry now in place: raw's, or the earlier
 // writer's. A corrupt entry is replaced.
-func (c *diskCache) put(key string, raw []byte) (winner []byte, resp openai.ChatCompletionResponse, err error) {
+func (c *diskCache) put(key string, raw []byte) (resp openai.ChatCompletionResponse, err error) {
 	final := c.path(key)
 	sub := filepath.Dir(final)
 	if err := os.MkdirAll(sub, 0o755); err != nil {
-		return nil, resp, err
+		return resp, err
 	}
 	tmp, err := os.CreateTemp(sub, ".tmp-*")
 	if err != nil {
-		return nil, resp, err
+		return resp, err
 	}
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName)
@@ -85,27 +82,25 @@ func (c *diskCache) put(key string, raw []byte) (winner []byte, resp openai.Chat
 	// would cost milliseconds on every call.
 	if _, err := tmp.Write(raw); err != nil {
 		tmp.Close()
-		return nil, resp, err
+		return resp, err
 	}
 	if err := tmp.Close(); err != nil {
-		return nil, resp, err
+		return resp, err
 	}
 	linkErr := os.Link(tmpName, final)
 	if linkErr == nil {
-		resp, err = decodeEntry(raw)
-		return raw, resp, err
+		return decodeEntry(raw)
 	}
 	if errors.Is(linkErr, fs.ErrExist) {
-		if prev, prevResp, found, err := c.get(key); found && err == nil {
-			return prev, prevResp, nil
+		if prev, found, err := c.get(key); found && err == nil {
+			return prev, nil
 		}
 	}
 	// The entry is corrupt, or the file system has no hard links: replace.
 	if err := os.Rename(tmpName, final); err != nil {
-		return nil, resp, err
+		return resp, err
 	}
-	resp, err = decodeEntry(raw)
-	return raw, resp, err
+	return decodeEntry(raw)
 }
 
 // decodeEntry decodes a response the way go-openai decodes a live one

@@ -22,7 +22,6 @@ type Client struct {
 	timeout time.Duration
 	oa      *openai.Client
 	http    *http.Client
-	roles   map[Role]RoleConfig
 	cache   *diskCache // nil when off
 	limiter *aimd
 	rpm     *bucket // nil when unlimited
@@ -142,7 +141,6 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		timeout:     timeout,
 		oa:          openai.NewClientWithConfig(oc),
 		http:        hc,
-		roles:       cfg.Roles,
 		limiter:     newAIMD(cfg.MaxConcurrency, o.burst, o.burstWindow, o.increaseEvery, o.now),
 		acct:        newAccounts(cfg.Prices),
 		canon:       newCanonicalizer(),
@@ -180,7 +178,7 @@ func (c *Client) Config() Config { return c.cfg }
 // anything the cache cannot answer, unless ctx carries Admitted work.
 func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	start := c.now()
-	rc, ok := c.roles[role]
+	rc, ok := c.cfg.Roles[role]
 	if !ok || rc.Model == "" {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): llm.roles.%s.model is not configured", role, stage, role)
 	}
@@ -201,7 +199,7 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 	var key string
 	if c.cache != nil {
 		key = cacheKey(body)
-		_, resp, found, err := c.cache.get(key)
+		resp, found, err := c.cache.get(key)
 		if err == nil && found {
 			c.acct.used(k, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), true, c.now().Sub(start))
 			return resp, nil
@@ -217,7 +215,7 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 	if c.cache != nil {
 		// The entry in place wins: identical requests racing here, in this
 		// process or another, all return the response that was kept.
-		if _, kept, err := c.cache.put(key, raw); err != nil {
+		if kept, err := c.cache.put(key, raw); err != nil {
 			c.acct.cacheError()
 			c.log.Warn("llm cache: could not store a response; it is used but will be fetched again next run", "key", key, "err", err)
 		} else {
@@ -233,13 +231,14 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, final openai.ChatCompletionRequest, body []byte) (resp openai.ChatCompletionResponse, raw []byte, paused time.Duration, err error) {
 	retries := max(0, c.cfg.MaxRetries)
 	var last outcome
+	// The body is the same on every attempt, and so is its estimate.
+	est := estimateTokens(body, final)
 	attempt := 0
 	for ; attempt <= retries; attempt++ {
 		if err := c.checkBudget(ctx); err != nil {
 			return resp, nil, paused, fmt.Errorf("llm %s (%s): %w", role, stage, err)
 		}
 		t0 := c.now()
-		est := estimateTokens(body, final)
 		if err := c.wait(ctx, est); err != nil {
 			return resp, nil, paused, c.ctxErr(role, stage, err)
 		}

@@ -503,8 +503,8 @@ func TestCacheCorruptEntryRecovered(t *testing.T) {
 	if _, err := c.Chat(ctx, Agent, StageSimulate, ask("x")); err != nil {
 		t.Fatal(err)
 	}
-	final := finalRequest(c.roles[Agent], ask("x"))
-	body, err := wireBody(final, c.roles[Agent], c.canon)
+	final := finalRequest(c.cfg.Roles[Agent], ask("x"))
+	body, err := wireBody(final, c.cfg.Roles[Agent], c.canon)
 	if err != nil {
 		t.Fatal(err)
 	}
