@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -240,19 +239,7 @@ func genericJSON(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeJSON(raw)
-}
-
-// decodeJSON decodes JSON text into generic values with numbers as int64
-// (integer literals that fit) or float64, the types a Base holds.
-func decodeJSON(raw []byte) (any, error) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return normalizeNumbers(v)
+	return decodeJSONDoc(raw)
 }
 
 // normalizeNumbers replaces json.Number in place by int64 or float64.
@@ -299,17 +286,14 @@ func numberToGo(n json.Number) (any, error) {
 func jsonEqual(a, b any) bool {
 	switch x := a.(type) {
 	case int64, float64, int, json.Number:
+		if ia, ok := b2i(a); ok {
+			if ib, ok := b2i(b); ok {
+				return ia == ib
+			}
+		}
 		fa, ok1 := asFloat(x)
 		fb, ok2 := asFloat(b)
-		if !ok1 || !ok2 {
-			return false
-		}
-		ia, iok1 := b2i(a)
-		ib, iok2 := b2i(b)
-		if iok1 && iok2 {
-			return ia == ib
-		}
-		return fa == fb
+		return ok1 && ok2 && fa == fb
 	case string:
 		y, ok := b.(string)
 		return ok && x == y

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -148,13 +149,19 @@ func (ix *jsonIndex) line(l string) int {
 	if ix == nil {
 		return 1
 	}
+	return nearestLine(ix.lines, l)
+}
+
+// nearestLine is the line of a location or of its nearest ancestor in
+// lines, which always holds the document's root "".
+func nearestLine(lines map[string]int, l string) int {
 	for {
-		if n, ok := ix.lines[l]; ok {
+		if n, ok := lines[l]; ok {
 			return n
 		}
 		i := strings.LastIndex(l, sep)
 		if i < 0 {
-			return ix.lines[""]
+			return lines[""]
 		}
 		l = l[:i]
 	}
@@ -185,7 +192,7 @@ func decodeJSONDoc(data []byte) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		if err.Error() == "unexpected EOF" || err.Error() == "EOF" {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%w: the document ends early", errUnexpectedEOF)
 		}
 		return nil, err
@@ -343,19 +350,7 @@ func (d *yamlDoc) line(l string) int {
 	if d == nil {
 		return 1
 	}
-	for {
-		if n, ok := d.lines[l]; ok {
-			return n
-		}
-		i := strings.LastIndex(l, sep)
-		if i < 0 {
-			if n, ok := d.lines[l]; ok {
-				return n
-			}
-			return d.lines[""]
-		}
-		l = l[:i]
-	}
+	return nearestLine(d.lines, l)
 }
 
 // find returns the first location (in document order) of a key.

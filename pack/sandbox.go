@@ -274,8 +274,9 @@ func checkKey(rec any, field, key string) error {
 	return nil
 }
 
-// keyString is a key field's value as a database key ("" if it cannot
-// be one): strings as they are, integers in decimal.
+// keyString is a key field's value as a database key: strings as they
+// are, integers in decimal, and "\x00" (never a key, not even "") for any
+// other value.
 func keyString(v any) string {
 	switch x := v.(type) {
 	case string:

@@ -885,7 +885,8 @@ func (c *checker) references() {
 		}
 	}
 	if users != "" {
-		if _, ok := m.Collections[users]; !ok {
+		_, usersDeclared := m.Collections[users]
+		if !usersDeclared {
 			c.addY(loc("users", "collection"), "%q is not a collection declared under collections:", users)
 		} else {
 			for i, p := range m.Users.Name {
@@ -902,7 +903,7 @@ func (c *checker) references() {
 				if td != nil && td.params != nil && !td.props[p] {
 					c.addY(loc("users", "identify", strconv.Itoa(i), "args", p), "tool %s has no parameter %q", id.Tool, p)
 				}
-				if _, ok := m.Collections[users]; ok {
+				if usersDeclared {
 					c.fieldRef(loc("users", "identify", strconv.Itoa(i), "args", p), users, id.Args[p])
 				}
 			}
