@@ -125,14 +125,16 @@ func domainValidate(ctx context.Context, args []string, stdout io.Writer) error 
 	if !isDir(dir) {
 		return fmt.Errorf("%s is not a folder: give a pack folder (synth domain init DIR makes one)", dir)
 	}
-	if problems := pack.Validate(ctx, os.DirFS(dir)); len(problems) > 0 {
+	// Loading runs every check of pack.Validate and fails with all the
+	// problems, so one pass both checks the pack and counts what it holds.
+	p, err := pack.LoadDir(ctx, dir, pipeline.Defaults().Seed)
+	if problems, ok := errors.AsType[pack.Problems](err); ok {
 		for _, p := range problems {
 			p.File = filepath.Join(dir, p.File)
 			fmt.Fprintln(stdout, p)
 		}
 		return fmt.Errorf("%s: %d problem(s)", dir, len(problems))
 	}
-	p, err := pack.LoadDir(ctx, dir, pipeline.Defaults().Seed)
 	if err != nil {
 		return err
 	}
