@@ -90,10 +90,15 @@ func (a *Generic) say(tmpls []string, slots map[string]string) string {
 // call runs a tool and records the call and its observation.
 func (a *Generic) call(ctx context.Context, name string, args map[string]any, reasoning string) (any, string, bool) {
 	raw, _ := json.Marshal(args)
+	return a.callRaw(ctx, name, string(raw), reasoning)
+}
+
+// callRaw is call for arguments already encoded.
+func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any, string, bool) {
 	id := CallID(a.rng)
 	a.out = append(a.out, record.Message{Role: "assistant", ReasoningContent: reasoning,
-		ToolCalls: []record.ToolCall{{ID: id, Type: "function", Function: record.FunctionCall{Name: name, Arguments: string(raw)}}}})
-	res := a.m.Call(ctx, a.st, name, string(raw))
+		ToolCalls: []record.ToolCall{{ID: id, Type: "function", Function: record.FunctionCall{Name: name, Arguments: raw}}}})
+	res := a.m.Call(ctx, a.st, name, raw)
 	a.out = append(a.out, record.Message{Role: "tool", ToolCallID: id, Name: name, Content: res.Output})
 	if res.Err {
 		return nil, res.Output, false
@@ -105,14 +110,17 @@ func (a *Generic) call(ctx context.Context, name string, args map[string]any, re
 // until the next write.
 func (a *Generic) read(ctx context.Context, name string, args map[string]any) (any, bool) {
 	raw, _ := json.Marshal(args)
-	key := name + "\x00" + string(raw)
+	key := readKey(name, string(raw))
 	if r, ok := a.reads[key]; ok {
 		return r.v, r.ok
 	}
-	v, _, ok := a.call(ctx, name, args, "")
+	v, _, ok := a.callRaw(ctx, name, string(raw), "")
 	a.reads[key] = readOut{v, ok}
 	return v, ok
 }
+
+// readKey identifies a read among the results since the last write.
+func readKey(name, raw string) string { return name + "\x00" + raw }
 
 func (a *Generic) reply(text string, ask usersim.Ask) Turn {
 	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
@@ -256,7 +264,8 @@ func (a *Generic) authenticate(ctx context.Context) bool {
 		if !ok {
 			continue
 		}
-		_, out, good := a.call(ctx, im.Tool, args, "")
+		raw, _ := json.Marshal(args)
+		v, out, good := a.callRaw(ctx, im.Tool, string(raw), "")
 		if !good {
 			return false
 		}
@@ -265,9 +274,8 @@ func (a *Generic) authenticate(ctx context.Context) bool {
 			return false
 		}
 		a.userKey = key
-		raw, _ := json.Marshal(args)
-		if obj, isObj := blueprints.Decode(out).(map[string]any); isObj {
-			a.reads[im.Tool+"\x00"+string(raw)] = readOut{obj, true}
+		if obj, isObj := v.(map[string]any); isObj {
+			a.reads[readKey(im.Tool, string(raw))] = readOut{obj, true}
 			a.first = a.firstName(obj)
 		}
 		return true
@@ -293,7 +301,7 @@ func (a *Generic) user(ctx context.Context) map[string]any {
 	if u == nil || u.Details == "" {
 		return nil
 	}
-	v, ok := a.read(ctx, u.Details, map[string]any{u.DetailsParam: blueprints.Typed(a.m.ParamSchema(u.Details, u.DetailsParam), a.userKey)})
+	v, ok := a.read(ctx, u.Details, a.m.DetailsArgs(a.userKey))
 	obj, _ := v.(map[string]any)
 	if !ok {
 		return nil
@@ -443,7 +451,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	}
 	owned := c.Owner != "" && a.m.Users != nil
 	if sel.ID != "" {
-		v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), sel.ID)})
+		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, sel.ID))
 		obj, _ := v.(map[string]any)
 		if !ok || obj == nil {
 			return fmt.Sprintf("I'm sorry, I couldn't find %s %s.", c.Noun, sel.ID), true
@@ -457,11 +465,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if c.List == nil {
 		return fmt.Sprintf("I'm sorry, I can only look up a %s by its %s.", c.Noun, blueprints.Words(c.Key)), true
 	}
-	args := map[string]any{}
-	if c.List.Param != "" {
-		args[c.List.Param] = blueprints.Typed(a.m.ParamSchema(c.List.Tool, c.List.Param), a.userKey)
-	}
-	out, ok := a.read(ctx, c.List.Tool, args)
+	out, ok := a.read(ctx, c.List.Tool, a.m.ListArgs(c, a.userKey))
 	if !ok {
 		return "I'm sorry, I couldn't look up your " + blueprints.Plural(c.Noun) + ".", true
 	}
@@ -469,7 +473,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
 		// Guesses the latest one instead of reading them all.
 		k := keys[len(keys)-1]
-		v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), k)})
+		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))
 		obj, _ := v.(map[string]any)
 		if !ok || obj == nil {
 			return "I'm sorry, I couldn't find that " + c.Noun + ".", true
@@ -480,7 +484,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	cands := recs
 	if cands == nil {
 		for _, k := range keys {
-			v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), k)})
+			v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))
 			obj, _ := v.(map[string]any)
 			if ok && obj != nil {
 				cands = append(cands, obj)
@@ -581,14 +585,7 @@ func (a *Generic) answer(g *ggoal) string {
 			what = c.Noun + " " + g.key
 		}
 	}
-	return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(lastStep(g.field)), what, blueprints.SayValue(g.field, v))
-}
-
-func lastStep(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[i+1:]
-	}
-	return path
+	return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(blueprints.LastStep(g.field)), what, blueprints.SayValue(g.field, v))
 }
 
 // build fills the write's arguments from the target, the customer's

@@ -52,7 +52,7 @@ func (a *Generic) skipAuth(ctx context.Context) bool {
 		if c == nil || c.Owner == "" || c.Get == "" {
 			continue
 		}
-		v, ok := a.read(ctx, c.Get, map[string]any{c.GetParam: blueprints.Typed(a.m.ParamSchema(c.Get, c.GetParam), g.target.ID)})
+		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, g.target.ID))
 		obj, _ := v.(map[string]any)
 		if ok && obj != nil && tools.Text(obj[c.Owner]) != "" {
 			a.fire(FlawUnauthenticated, nil)

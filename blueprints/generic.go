@@ -43,8 +43,7 @@ func (g *Generic) probeWrites() []*WriteModel {
 		var last error
 		ok := false
 		for a := 0; a < 24 && !ok; a++ {
-			p := &gplan{g: g, m: g.m, ctx: context.Background(), rng: rng, st: g.m.Base.NewState(), memo: map[string]readResult{},
-				ledger: ledger{seen: map[string]int{}}, used: map[string]bool{}, known: map[string]string{}}
+			p := g.newPlan(context.Background(), rng)
 			mode := modeKey
 			switch {
 			case w.TargetKind == TargetSearch:
@@ -287,6 +286,12 @@ type gplan struct {
 	firstDrawn map[string]int
 }
 
+// newPlan starts an empty plan on a fresh state of the base.
+func (g *Generic) newPlan(ctx context.Context, rng *rand.Rand) *gplan {
+	return &gplan{g: g, m: g.m, ctx: ctx, rng: rng, st: g.m.Base.NewState(), memo: map[string]readResult{},
+		ledger: ledger{seen: map[string]int{}}, used: map[string]bool{}, known: map[string]string{}}
+}
+
 type readResult struct {
 	v  any
 	ok bool
@@ -294,9 +299,8 @@ type readResult struct {
 
 // try builds one candidate task with w writes whose evidence aims at e.
 func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string) (*record.Blueprint, error) {
-	m := g.m
-	p := &gplan{g: g, m: m, ctx: ctx, rng: rng, st: m.Base.NewState(), memo: map[string]readResult{}, ledger: ledger{seen: map[string]int{}},
-		used: map[string]bool{}, known: map[string]string{}, revise: behavior == "changes_mind"}
+	p := g.newPlan(ctx, rng)
+	p.revise = behavior == "changes_mind"
 	if exact {
 		p.want = e
 	}
@@ -705,17 +709,11 @@ func (p *gplan) call(goal int, tool string, args map[string]any, needs []int) in
 
 // read runs a read on the plan's state and records it as an action.
 func (p *gplan) read(tool string, args map[string]any, needs []int) (int, any, bool) {
-	key := readKey(tool, args)
-	r, ok := p.memo[key]
+	v, ok := p.peek(tool, args)
 	if !ok {
-		v, good := p.m.read(p.ctx, p.st, tool, args)
-		r = readResult{v, good}
-		p.memo[key] = r
-	}
-	if !r.ok {
 		return -1, nil, false
 	}
-	return p.call(-1, tool, args, needs), r.v, true
+	return p.call(-1, tool, args, needs), v, true
 }
 
 // auth is the identify read (-1 without users).
@@ -736,8 +734,7 @@ func (p *gplan) userDetails() (int, map[string]any, error) {
 	if m.Users == nil || m.Users.Details == "" {
 		return -1, nil, errors.New("the pack has no tool that reads a user's record")
 	}
-	args := map[string]any{m.Users.DetailsParam: Typed(m.ParamSchema(m.Users.Details, m.Users.DetailsParam), p.user)}
-	i, v, ok := p.read(m.Users.Details, args, p.auth())
+	i, v, ok := p.read(m.Users.Details, m.DetailsArgs(p.user), p.auth())
 	if !ok {
 		return -1, nil, fmt.Errorf("%s fails for user %s", m.Users.Details, p.user)
 	}
@@ -815,7 +812,7 @@ func (p *gplan) byKey(c *CollModel) (*target, error) {
 		if p.used[p.usedKey(c.Name, key)] {
 			continue
 		}
-		args := map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), key)}
+		args := m.GetArgs(c, key)
 		v, ok := p.peek(c.Get, args)
 		obj, _ := v.(map[string]any)
 		if !ok || obj == nil {
@@ -844,16 +841,14 @@ func (m *Model) ownedKeys(c *CollModel, user string) []string {
 // list, then each listed record unless the list holds them whole.
 func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, error) {
 	m := p.m
-	args := map[string]any{}
 	var needs []int
 	if c.List.Param != "" {
 		if m.Users == nil {
 			return nil, nil, nil, errors.New("a per-user list without users")
 		}
-		args[c.List.Param] = Typed(m.ParamSchema(c.List.Tool, c.List.Param), p.user)
 		needs = p.auth()
 	}
-	li, out, ok := p.read(c.List.Tool, args, needs)
+	li, out, ok := p.read(c.List.Tool, m.ListArgs(c, p.user), needs)
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("%s fails", c.List.Tool)
 	}
@@ -870,7 +865,7 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 	}
 	objs := make([]map[string]any, len(keys))
 	for i, k := range keys {
-		gi, v, ok := p.read(c.Get, map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), k)}, []int{li})
+		gi, v, ok := p.read(c.Get, m.GetArgs(c, k), []int{li})
 		obj, _ := v.(map[string]any)
 		if !ok || obj == nil {
 			return nil, nil, nil, fmt.Errorf("%s %s cannot be read", c.Noun, k)
@@ -1179,7 +1174,7 @@ func (p *gplan) userValue(pm *ParamModel, user map[string]any) (any, *record.Sel
 // the fewest attributes that single it out (its id as a last resort).
 func choiceSelector(pm *ParamModel, elems []map[string]any, i int, field string) (*record.Selector, error) {
 	prefix, _, _ := cutLast(pm.Path)
-	noun := Singular(Words(lastStep(prefix)))
+	noun := Singular(Words(LastStep(prefix)))
 	var attrs []string
 	for _, f := range slices.Sorted(maps.Keys(elems[i])) {
 		if f == field {
@@ -1414,7 +1409,7 @@ func (p *gplan) informField(t *target) string {
 // reasonFor says why the customer calls.
 func (m *Model) reasonFor(g record.Goal) string {
 	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
-		return "need to know the " + Words(lastStep(f)) + " of " + article(nounOf(m, g.Target))
+		return "need to know the " + Words(LastStep(f)) + " of " + article(nounOf(m, g.Target))
 	}
 	tool, _ := ParseIntent(g.Intent)
 	w := m.Write(tool)
@@ -1498,7 +1493,7 @@ func (m *Model) Instruction(bp *record.Blueprint) string {
 // GoalSentence states one goal of a pack task in plain words.
 func (m *Model) GoalSentence(g record.Goal) string {
 	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
-		return fmt.Sprintf("You want to know the %s of %s.", Words(lastStep(f)), secondPerson(g.Target.Label))
+		return fmt.Sprintf("You want to know the %s of %s.", Words(LastStep(f)), secondPerson(g.Target.Label))
 	}
 	tool, _ := ParseIntent(g.Intent)
 	w := m.Write(tool)

@@ -86,7 +86,7 @@ var moneyWords = map[string]bool{"refund": true, "refunded": true, "total": true
 // last word names one ("baggage_fee", "refund_amount", "total"), unlike
 // "total_baggages".
 func IsMoney(name string) bool {
-	w := strings.Fields(Words(lastStep(name)))
+	w := strings.Fields(Words(LastStep(name)))
 	return len(w) > 0 && moneyWords[w[len(w)-1]]
 }
 
@@ -184,7 +184,7 @@ func phraseParts(where map[string][]string) (adj []string, preps []string, with 
 		case "adjective":
 			adj = append(adj, v)
 		case "":
-			with = append(with, Words(lastStep(f))+" "+v)
+			with = append(with, Words(LastStep(f))+" "+v)
 		default:
 			preps = append(preps, p+" "+v)
 		}
@@ -192,7 +192,9 @@ func phraseParts(where map[string][]string) (adj []string, preps []string, with 
 	return adj, preps, with
 }
 
-func lastStep(path string) string {
+// LastStep is the last field of a dotted path ("price" of
+// "flights.price").
+func LastStep(path string) string {
 	if i := strings.LastIndexByte(path, '.'); i >= 0 {
 		return path[i+1:]
 	}
@@ -206,7 +208,7 @@ func pickWords(pick string) (adj, clause string) {
 	if !ok {
 		return "", ""
 	}
-	f := strings.ToLower(lastStep(field))
+	f := strings.ToLower(LastStep(field))
 	max := dir == "max"
 	switch {
 	case strings.Contains(f, "created") || strings.Contains(f, "date") || strings.HasSuffix(f, "_at") || strings.Contains(f, "time"):
@@ -301,11 +303,11 @@ func ChoiceLabel(noun string, where map[string]string) string {
 	var lead, with []string
 	for _, f := range slices.Sorted(maps.Keys(where)) {
 		v := ValueWords(where[f])
-		switch strings.ToLower(lastStep(f)) {
+		switch strings.ToLower(LastStep(f)) {
 		case "source", "type", "kind", "method", "brand", "category":
 			lead = append(lead, v)
 		default:
-			with = append(with, Words(lastStep(f))+" "+v)
+			with = append(with, Words(LastStep(f))+" "+v)
 		}
 	}
 	words := []string{"my"}

@@ -1115,6 +1115,27 @@ func (m *Model) ParamSchema(tool, param string) map[string]any {
 	return paramSchema(t, param)
 }
 
+// GetArgs are the arguments of a collection's get tool for one key.
+func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
+	return map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), key)}
+}
+
+// ListArgs are the arguments of a collection's list tool for a user:
+// none when the list is not per user.
+func (m *Model) ListArgs(c *CollModel, user string) map[string]any {
+	args := map[string]any{}
+	if c.List.Param != "" {
+		args[c.List.Param] = Typed(m.ParamSchema(c.List.Tool, c.List.Param), user)
+	}
+	return args
+}
+
+// DetailsArgs are the arguments of the tool that reads a user's record.
+func (m *Model) DetailsArgs(user string) map[string]any {
+	u := m.Users
+	return map[string]any{u.DetailsParam: Typed(m.ParamSchema(u.Details, u.DetailsParam), user)}
+}
+
 // Typed converts what a customer said into the type a parameter's schema
 // wants; text that does not parse stays text, for the schema to reject.
 func Typed(schema map[string]any, text string) any {

@@ -58,7 +58,7 @@ func (u *Generic) Pieces(g record.Goal) []string {
 
 // identity returns what the customer says to be identified, misspelt on
 // a confused first attempt.
-func (u *Generic) identity(wrong bool) (map[string]string, []string) {
+func (u *Generic) identity(wrong bool) map[string]string {
 	k := u.bp.Persona.Known
 	tool := k["identify"]
 	var params []string
@@ -78,7 +78,7 @@ func (u *Generic) identity(wrong bool) (map[string]string, []string) {
 		}
 		id[p] = v
 	}
-	return id, params
+	return id
 }
 
 func (u *Generic) identityValues(id map[string]string) string {
@@ -102,7 +102,7 @@ var genericIdentifyRetry = []string{
 }
 
 func (u *Generic) identifyTurn(wrong bool, tmpls []string) Turn {
-	id, _ := u.identity(wrong)
+	id := u.identity(wrong)
 	slots := map[string]string{"pairs": isJoin(id), "values": u.identityValues(id), "name": u.bp.Persona.Name}
 	return Turn{Text: u.say(tmpls, slots), Acts: []Act{{Type: "identify", Identity: id}}}
 }
@@ -144,13 +144,19 @@ func (u *Generic) slotValue(i int, name string) string {
 // and free text stay exactly as they are.
 func (u *Generic) sayValue(i int, name string) string {
 	v := u.slotValue(i, name)
-	tool, _ := blueprints.ParseIntent(u.bp.Goals[i].Intent)
-	if w := u.m.Write(tool); w != nil {
-		if p := w.Param(name); p != nil && len(p.Choices) > 0 {
-			return blueprints.ValueWords(v)
-		}
+	if p := u.param(i, name); p != nil && len(p.Choices) > 0 {
+		return blueprints.ValueWords(v)
 	}
 	return v
+}
+
+// param is the write parameter a slot of goal i fills (nil for none).
+func (u *Generic) param(i int, name string) *blueprints.ParamModel {
+	tool, _ := blueprints.ParseIntent(u.bp.Goals[i].Intent)
+	if w := u.m.Write(tool); w != nil {
+		return w.Param(name)
+	}
+	return nil
 }
 
 func (u *Generic) item(i int, name string) *record.Selector {
@@ -238,7 +244,7 @@ func (u *Generic) request(i int) (string, Act) {
 	act := Act{Type: "request", Goal: i, Intent: g.Intent}
 	if f, ok := strings.CutPrefix(g.Intent, blueprints.IntentInformPrefix); ok {
 		u.pieceAct(i, "target", &act)
-		return u.say(genericQuestions, map[string]string{"field": blueprints.Words(lastStep(f)), "target": g.Target.Label}), act
+		return u.say(genericQuestions, map[string]string{"field": blueprints.Words(blueprints.LastStep(f)), "target": g.Target.Label}), act
 	}
 	tool, _ := blueprints.ParseIntent(g.Intent)
 	w := u.m.Write(tool)
@@ -288,13 +294,6 @@ func (u *Generic) vague(g record.Goal, w *blueprints.WriteModel) string {
 		return expand(u.rng, "{a|one}") + " " + noun
 	}
 	return expand(u.rng, "{one of my "+blueprints.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
-}
-
-func lastStep(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[i+1:]
-	}
-	return path
 }
 
 // pieceText says one piece.
@@ -359,11 +358,6 @@ func (u *Generic) answerIdentity(ask Ask, wrong bool) Turn {
 
 // freeText reports whether a slot is prose rather than a code or a number.
 func (u *Generic) freeText(i int, name string) bool {
-	tool, _ := blueprints.ParseIntent(u.bp.Goals[i].Intent)
-	w := u.m.Write(tool)
-	if w == nil {
-		return false
-	}
-	p := w.Param(name)
+	p := u.param(i, name)
 	return p != nil && len(p.Choices) == 0 && p.Path == "" && blueprints.ParamType(p.Schema) == "string" && strings.Contains(u.bp.Goals[i].Slots[name], " ")
 }

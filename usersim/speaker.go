@@ -24,6 +24,10 @@ type speaker struct {
 	revised   []bool
 }
 
+// nonNativeOrder is nonNative's keys in the order a typo-prone customer
+// tries them, sorted once rather than on every message.
+var nonNativeOrder = slices.Sorted(maps.Keys(nonNative))
+
 // customer is what a domain's simulated customer says in its own words.
 type customer interface {
 	// request states goal i and marks it requested.
@@ -56,7 +60,7 @@ func (u *speaker) say(tmpls []string, slots map[string]string) string {
 	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		if u.rng.IntN(2) == 0 {
-			for _, from := range slices.Sorted(maps.Keys(nonNative)) {
+			for _, from := range nonNativeOrder {
 				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
 					t = strings.Replace(t, from, nonNative[from], 1)
 				}
