@@ -178,21 +178,26 @@ func firstLine(s string) string {
 }
 
 func compileSchema(s any) error {
+	_, err := schemaOf(s)
+	return err
+}
+
+// schemaOf compiles s as a Draft 2020-12 schema.
+func schemaOf(s any) (*jsonschema.Schema, error) {
 	raw, err := json.Marshal(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	if err := c.AddResource("mem:///params.json", doc); err != nil {
-		return err
+		return nil, err
 	}
-	_, err = c.Compile("mem:///params.json")
-	return err
+	return c.Compile("mem:///params.json")
 }
 
 // packName makes a pack name from a title: "Swagger Petstore - OpenAPI

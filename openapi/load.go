@@ -23,7 +23,6 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 
 // document is a parsed, version-checked spec.
 type document struct {
-	source   string
 	version  string
 	root     *yaml.Node // top mapping
 	model    *v3.Document
@@ -84,7 +83,7 @@ func parse(raw []byte, source string, inc *includer, max int) (doc *document, er
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 	}
-	doc = &document{source: source, version: info.Version, root: root}
+	doc = &document{version: info.Version, root: root}
 	// Count before building the model: building is the expensive part.
 	if err := countCheck(root, max, inc); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)

@@ -36,7 +36,6 @@ type op struct {
 	Kind        string
 	Args        []arg
 	Params      map[string]any // the tool's parameters schema
-	BodyType    string         // content type of the request body, "" when none
 	// Body is the converted request body schema (JSON or form), nil
 	// when there is none or it is not structured.
 	Body any
@@ -271,7 +270,6 @@ func (o *op) body(conv *converter, claim func(name, in string) string) {
 		return
 	}
 	ct, media := pickMedia(content)
-	o.BodyType = ct
 	structured := isJSON(ct) || isForm(ct)
 	if !structured {
 		desc := "the request body (" + ct + ")"

@@ -389,7 +389,8 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
 		return "slot", true
 	}
-	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(m, ex[0]) {
+	validFor := validator(m)
+	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(ex[0]) {
 		return "slot", true
 	}
 	for _, t := range []string{"integer", "number", "boolean"} {
@@ -404,7 +405,7 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		var vals []string
 		for i := 0; i < 12 && len(vals) < 3; i++ {
 			v, ok := g.value(m, a.Orig, 1).(string)
-			if ok && v != "" && !strings.Contains(v, "|") && validFor(m, v) && !slices.Contains(vals, v) {
+			if ok && v != "" && !strings.Contains(v, "|") && validFor(v) && !slices.Contains(vals, v) {
 				vals = append(vals, v)
 			}
 		}
@@ -415,7 +416,7 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 	}
 	for i := 0; i < 5; i++ {
 		v := g.value(m, a.Orig, 1)
-		if validFor(m, v) {
+		if validFor(v) {
 			raw, err := json.Marshal(v)
 			if err == nil {
 				return "const:" + string(raw), true
@@ -425,34 +426,30 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 	return "", false
 }
 
-// validFor checks a value against a schema.
-func validFor(schema any, v any) bool {
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		return false
+// validator checks values against schema, compiled on first use and
+// then once only: slotSource tries up to a dozen values per argument.
+// A schema that does not compile accepts nothing.
+func validator(schema any) func(v any) bool {
+	var sch *jsonschema.Schema
+	compiled := false
+	return func(v any) bool {
+		if !compiled {
+			sch, _ = schemaOf(schema)
+			compiled = true
+		}
+		if sch == nil {
+			return false
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return false
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return false
+		}
+		return sch.Validate(inst) == nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return false
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource("mem:///v.json", doc); err != nil {
-		return false
-	}
-	sch, err := c.Compile("mem:///v.json")
-	if err != nil {
-		return false
-	}
-	vraw, err := json.Marshal(v)
-	if err != nil {
-		return false
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(vraw))
-	if err != nil {
-		return false
-	}
-	return sch.Validate(inst) == nil
 }
 
 func parentField(parent *collection, param string) string {

@@ -98,7 +98,6 @@ type collection struct {
 	// Props are the record's properties (flattened item schema plus the
 	// key and scope fields).
 	Props map[string]any
-	Req   []string
 	Tools struct{ Get, List string }
 	// fresh are unused keys handed out by create, so new keys match the
 	// key's pattern.
@@ -243,12 +242,11 @@ func (c *collection) describe(conv *converter, ops []*op) {
 		}
 	}
 	for _, s := range cands {
-		props, req, ok := flattenObject(s, 0)
+		props, _, ok := flattenObject(s, 0)
 		if ok && len(props) > 0 {
 			for k, v := range props {
 				c.Props[k] = v
 			}
-			c.Req = req
 			break
 		}
 	}

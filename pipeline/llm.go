@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -79,13 +80,11 @@ const agentStepsPerTurn = 64
 
 // llmEngine holds what every LLM dialogue of a run shares.
 type llmEngine struct {
-	cfg    Config
-	d      *domains.Domain
-	ver    *verify.Verifier
-	chat   llm.Chatter
-	tools  []openai.Tool
-	models map[llm.Role]string
-	prices map[string]llm.Price
+	cfg   Config
+	d     *domains.Domain
+	ver   *verify.Verifier
+	chat  llm.Chatter
+	tools []openai.Tool
 	// cpu bounds the CPU-heavy stages (generation, verification) to
 	// --workers while --dialogues dialogues wait on the network.
 	cpu chan struct{}
@@ -96,12 +95,7 @@ func newLLMEngine(cfg Config, d *domains.Domain, ver *verify.Verifier, ch llm.Ch
 	if err := json.Unmarshal([]byte(d.Tools.OpenAI()), &tools); err != nil {
 		return nil, fmt.Errorf("domain %s: its tools are not an OpenAI tools array: %w", d.Name, err)
 	}
-	e := &llmEngine{cfg: cfg, d: d, ver: ver, chat: ch, tools: tools, models: map[llm.Role]string{},
-		prices: cfg.LLM.Prices, cpu: make(chan struct{}, max(cfg.Workers, 1))}
-	for _, r := range llm.Roles() {
-		e.models[r] = cfg.LLM.Roles[r].Model
-	}
-	return e, nil
+	return &llmEngine{cfg: cfg, d: d, ver: ver, chat: ch, tools: tools, cpu: make(chan struct{}, max(cfg.Workers, 1))}, nil
 }
 
 // newChatter builds the run's client unless the caller supplied one.
@@ -256,6 +250,11 @@ type LLMStats struct {
 }
 
 func (s *LLMStats) addUsage(key string, u openai.Usage) {
+	s.usage(key).add(TokenUsage{Responses: 1, PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
+}
+
+// usage is the entry of key, created on first use.
+func (s *LLMStats) usage(key string) *TokenUsage {
 	if s.Usage == nil {
 		s.Usage = map[string]*TokenUsage{}
 	}
@@ -264,9 +263,14 @@ func (s *LLMStats) addUsage(key string, u openai.Usage) {
 		t = &TokenUsage{}
 		s.Usage[key] = t
 	}
-	t.Responses++
-	t.PromptTokens += int64(u.PromptTokens)
-	t.CompletionTokens += int64(u.CompletionTokens)
+	return t
+}
+
+// add sums the token counts of o (not the cost, which finish derives).
+func (t *TokenUsage) add(o TokenUsage) {
+	t.Responses += o.Responses
+	t.PromptTokens += o.PromptTokens
+	t.CompletionTokens += o.CompletionTokens
 }
 
 func bump(m *map[string]int, k string, n int) {
@@ -296,17 +300,7 @@ func (s *LLMStats) merge(o *LLMStats) {
 		return
 	}
 	for k, u := range o.Usage {
-		if s.Usage == nil {
-			s.Usage = map[string]*TokenUsage{}
-		}
-		t := s.Usage[k]
-		if t == nil {
-			t = &TokenUsage{}
-			s.Usage[k] = t
-		}
-		t.Responses += u.Responses
-		t.PromptTokens += u.PromptTokens
-		t.CompletionTokens += u.CompletionTokens
+		s.usage(k).add(*u)
 	}
 	for _, p := range []struct{ dst, src *map[string]int }{
 		{&s.TrialsToPass, &o.TrialsToPass}, {&s.TrialRuns, &o.TrialRuns}, {&s.TrialPasses, &o.TrialPasses}, {&s.Failures, &o.Failures},
@@ -361,12 +355,10 @@ func (s *LLMStats) finish(cfg Config) {
 	s.Total = TokenUsage{}
 	for _, k := range slices.Sorted(maps.Keys(s.Usage)) {
 		u := s.Usage[k]
-		role, _, _ := cutRole(k)
+		role, _, _ := strings.Cut(k, "/")
 		p := cfg.LLM.Prices[cfg.LLM.Roles[llm.Role(role)].Model]
 		u.CostUSD = (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
-		s.Total.Responses += u.Responses
-		s.Total.PromptTokens += u.PromptTokens
-		s.Total.CompletionTokens += u.CompletionTokens
+		s.Total.add(*u)
 		s.Total.CostUSD += u.CostUSD
 	}
 	s.PassRate = nil
@@ -376,15 +368,6 @@ func (s *LLMStats) finish(cfg Config) {
 		}
 		s.PassRate[k] = ratio(s.TrialPasses[k], runs)
 	}
-}
-
-func cutRole(key string) (string, string, bool) {
-	for i := range key {
-		if key[i] == '/' {
-			return key[:i], key[i+1:], true
-		}
-	}
-	return key, "", false
 }
 
 // errBudgetSkipped marks a blueprint not started because the budget ran out.

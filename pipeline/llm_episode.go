@@ -99,6 +99,9 @@ type episode struct {
 	toolErrors int
 	mixed      int
 	fixedIDs   int
+	// oai mirrors tr.Messages as the agent's request messages: messages
+	// are only appended, so each is converted once, not once per step.
+	oai []openai.ChatCompletionMessage
 }
 
 // customer speaks for the user of one dialogue.
@@ -290,9 +293,10 @@ func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Bl
 	ep *episode, ids *idFixer, calls *[]usersim.Executed) (bool, error) {
 	tr := ep.tr
 	for step := 0; step < agentStepsPerTurn; step++ {
+		ep.oai = append(ep.oai, toOpenAI(tr.Messages[len(ep.oai):])...)
 		var msg openai.ChatCompletionMessage
 		for attempt := range 2 {
-			req := openai.ChatCompletionRequest{Messages: toOpenAI(tr.Messages), Tools: e.tools, User: session,
+			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: e.tools, User: session,
 				Seed: seed(bp, trial, llm.Agent, strconv.Itoa(attempt))}
 			resp, err := ch.Chat(ctx, llm.Agent, llm.StageSimulate, req)
 			if err != nil {
@@ -411,7 +415,11 @@ func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats
 			good, goodV = ep.tr, v
 			break
 		}
-		fails = append(fails, failedTrial{ep, v})
+		f := failedTrial{ep: ep, v: v}
+		if ep.label == "" {
+			f.flaw = FailureLabel(bp, ep.tr, v, e.d.Tools.Kind)
+		}
+		fails = append(fails, f)
 	}
 	if good == nil {
 		bump(&st.TrialsToPass, "none", 1)
@@ -420,7 +428,7 @@ func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats
 	for i, f := range fails {
 		label := f.ep.label
 		if label == "" {
-			label = FailureLabel(bp, f.ep.tr, f.v, e.d.Tools.Kind)
+			label = f.flaw
 		}
 		switch label {
 		case LabelPrematureStop:
@@ -464,6 +472,9 @@ func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats
 type failedTrial struct {
 	ep *episode
 	v  record.Verdict
+	// flaw is its taxonomy label (FailureLabel); "" when a guard fired
+	// or the taxonomy has none.
+	flaw string
 }
 
 // pairs turns failed trials into DPO pairs against the verified one, cut
@@ -477,10 +488,7 @@ func (e *llmEngine) pairs(bp *record.Blueprint, good *record.Trajectory, fails [
 			break
 		}
 		out.stats.Attempts++
-		label := ""
-		if f.ep.label == "" {
-			label = FailureLabel(bp, f.ep.tr, f.v, e.d.Tools.Kind)
-		}
+		label := f.flaw
 		if label == "" {
 			out.stats.OtherReason++
 			continue

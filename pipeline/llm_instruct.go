@@ -31,6 +31,12 @@ const judgeInstructions = "Decide two things about the instruction. entails: a c
 	"realistic: it reads like a real customer's situation. Reply with a JSON object " +
 	`{"entails": true|false, "realistic": true|false, "feedback": "what to fix"} and nothing else.`
 
+// The system messages of the writer's and the judges' requests.
+const (
+	writerSystem = llm.WriterHeader + "\n\n" + writerInstructions
+	judgeSystem  = llm.JudgeHeader + "\n\n" + judgeInstructions
+)
+
 // instruct replaces bp.Instruction with an accepted LLM instruction, or
 // keeps the template one.
 func (e *llmEngine) instruct(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, st *LLMStats) error {
@@ -49,7 +55,7 @@ func (e *llmEngine) instruct(ctx context.Context, ch llm.Chatter, bp *record.Blu
 			user += "\n\n" + llm.Tag("feedback", strings.Join(feedback, "\n"))
 		}
 		req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Writer, "instruct", strconv.Itoa(round)), Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: llm.WriterHeader + "\n\n" + writerInstructions},
+			{Role: openai.ChatMessageRoleSystem, Content: writerSystem},
 			{Role: openai.ChatMessageRoleUser, Content: user}}}
 		resp, err := ch.Chat(ctx, llm.Writer, llm.StageInstruct, req)
 		if err != nil {
@@ -88,12 +94,13 @@ func (e *llmEngine) review(ctx context.Context, ch llm.Chatter, bp *record.Bluep
 	}
 	votes := make([]llm.Review, n)
 	readable := make([]bool, n)
+	user := blueprint + "\n\n" + llm.Tag("instruction", text)
 	g, gctx := errgroup.WithContext(ctx)
 	for j := range n {
 		g.Go(func() error {
 			req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Judge, "review", strconv.Itoa(round), strconv.Itoa(j)), Messages: []openai.ChatCompletionMessage{
-				{Role: openai.ChatMessageRoleSystem, Content: llm.JudgeHeader + "\n\n" + judgeInstructions},
-				{Role: openai.ChatMessageRoleUser, Content: blueprint + "\n\n" + llm.Tag("instruction", text)}}}
+				{Role: openai.ChatMessageRoleSystem, Content: judgeSystem},
+				{Role: openai.ChatMessageRoleUser, Content: user}}}
 			resp, err := ch.Chat(gctx, llm.Judge, llm.StageReview, req)
 			if err != nil {
 				return fmt.Errorf("blueprint %s, judge %d: %w", bp.ID, j+1, err)

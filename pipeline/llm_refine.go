@@ -35,6 +35,9 @@ const refineRetries = 2
 // client's limiter bounds the run as a whole.
 const refineParallel = 8
 
+// refineSystem is the system message of every rewrite request.
+const refineSystem = llm.RefineHeader + "\n\n" + refineInstructions
+
 const refineInstructions = "Rewrite the line so it sounds natural in the speaker's voice (for the customer: the persona and " +
 	"the behaviour). Keep its meaning and every request, question, answer and promise; add no fact. Every string in " +
 	"<entities> must appear in your line exactly as written. Reply with the rewritten line only."
@@ -189,10 +192,12 @@ func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LL
 	g.SetLimit(refineParallel)
 	kept := make([]bool, len(refined))
 	retries := make([]int, len(refined))
+	offered := 0
 	for i, m := range skel.Messages {
 		if (m.Role != "user" && m.Role != "assistant") || m.Content == "" || len(m.ToolCalls) > 0 {
 			continue
 		}
+		offered++
 		rs.Lines++
 		g.Go(func() error {
 			ents := Entities(m.Content, values)
@@ -205,7 +210,7 @@ func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LL
 			for attempt := 0; attempt <= refineRetries; attempt++ {
 				req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Writer, "refine", strconv.Itoa(i), strconv.Itoa(attempt)),
 					Messages: []openai.ChatCompletionMessage{
-						{Role: openai.ChatMessageRoleSystem, Content: llm.RefineHeader + "\n\n" + refineInstructions},
+						{Role: openai.ChatMessageRoleSystem, Content: refineSystem},
 						{Role: openai.ChatMessageRoleUser, Content: user}}}
 				resp, err := ch.Chat(gctx, llm.Writer, llm.StageRefine, req)
 				if err != nil {
@@ -225,16 +230,17 @@ func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LL
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	// Every line offered is kept or rejected; only offered lines have
+	// retries or a kept rewrite.
+	nkept := 0
 	for i := range kept {
 		rs.Retries += retries[i]
 		if kept[i] {
-			rs.Kept++
-		} else if refined[i].Role == "user" || refined[i].Role == "assistant" {
-			if skel.Messages[i].Content != "" && len(skel.Messages[i].ToolCalls) == 0 {
-				rs.Rejected++
-			}
+			nkept++
 		}
 	}
+	rs.Kept += nkept
+	rs.Rejected += offered - nkept
 	tr := *skel
 	tr.Messages, tr.Engine = refined, EngineHybrid
 	v2, err := e.verify(ctx, bp, &tr)

@@ -169,8 +169,8 @@ func (l *Listener) Interpret(text string, calls []Executed) Ask {
 	if ask.Kind == "anything_else" || ask.Kind == "help" {
 		// The agent moved on: a request with nothing to write was answered
 		// (or refused).
-		if l.requested[l.current] && writesOf(l.bp, l.current) == 0 {
-			l.answered = appendOnce(l.answered, l.current)
+		if l.requested[l.current] && writesOf(l.bp, l.current) == 0 && !slices.Contains(l.answered, l.current) {
+			l.answered = append(l.answered, l.current)
 		}
 		ask.Refused = refusal.MatchString(text)
 	}
@@ -189,15 +189,6 @@ func namedPiece(text string, pieces []string) string {
 		}
 	}
 	return ""
-}
-
-func appendOnce(list []int, v int) []int {
-	for _, x := range list {
-		if x == v {
-			return list
-		}
-	}
-	return append(list, v)
 }
 
 func writesOf(bp *record.Blueprint, goal int) int {
@@ -249,7 +240,9 @@ func (l *Listener) doneGoals(calls []Executed) []int {
 		}
 	}
 	for _, i := range l.answered {
-		done = appendOnce(done, i)
+		if !slices.Contains(done, i) {
+			done = append(done, i)
+		}
 	}
 	return done
 }
