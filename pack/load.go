@@ -18,7 +18,10 @@ func Load(ctx context.Context, fsys fs.FS, seed uint64) (*Pack, error) {
 	return LoadLimits(ctx, fsys, seed, DefaultLimits())
 }
 
-// LoadDir loads the pack in a folder.
+// LoadDir loads the pack in a folder. Its files are read through an
+// os.Root, so a symbolic link leading outside the folder (to
+// /proc/self/environ, to /) is refused: a pack's files end up in every
+// training row's system message and in the release.
 func LoadDir(ctx context.Context, dir string, seed uint64) (*Pack, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -27,7 +30,12 @@ func LoadDir(ctx context.Context, dir string, seed uint64) (*Pack, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("domain pack %s: not a folder (a pack is a folder holding %s)", dir, ManifestFile)
 	}
-	p, err := Load(ctx, os.DirFS(dir), seed)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("domain pack %s: %w", dir, err)
+	}
+	defer root.Close()
+	p, err := Load(ctx, root.FS(), seed)
 	if err != nil {
 		return nil, fmt.Errorf("domain pack %s: %w", dir, err)
 	}

@@ -195,6 +195,10 @@ func (c *checker) read(name, at string, max int) ([]byte, bool) {
 		where("%q is not a file name inside the pack folder (no leading /, no ..)", name)
 		return nil, false
 	}
+	if link := linkOutside(c.fsys, name); link != "" {
+		where("%s is a symbolic link that leads outside the pack folder; synth reads only files inside the pack: copy the file in instead", link)
+		return nil, false
+	}
 	info, err := fs.Stat(c.fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		where("%s does not exist in the pack folder", name)
@@ -206,6 +210,10 @@ func (c *checker) read(name, at string, max int) ([]byte, bool) {
 	}
 	if info.IsDir() {
 		where("%s is a folder, not a file", name)
+		return nil, false
+	}
+	if !info.Mode().IsRegular() {
+		where("%s is not a regular file (%s); a pack holds plain files", name, info.Mode().Type())
 		return nil, false
 	}
 	if info.Size() > int64(max) {
@@ -223,6 +231,31 @@ func (c *checker) read(name, at string, max int) ([]byte, bool) {
 	}
 	c.files[name] = data
 	return data, true
+}
+
+// linkOutside returns the first part of name (itself or a folder on its
+// way) that is a symbolic link the pack's file system refuses to follow
+// because it leads outside the pack, or "".
+func linkOutside(fsys fs.FS, name string) string {
+	lfs, ok := fsys.(fs.ReadLinkFS)
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		info, err := lfs.Lstat(p)
+		if err != nil {
+			return ""
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if _, err := fs.Stat(fsys, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+	return ""
 }
 
 func (c *checker) exists(name string) bool {

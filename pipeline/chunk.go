@@ -2,9 +2,13 @@ package pipeline
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,24 +44,26 @@ type ChunkFile struct {
 // ChunkSummary is written last into a chunk folder: counts, statistics
 // and files, everything the final manifest needs without re-reading rows.
 type ChunkSummary struct {
-	Index       int                    `json:"index"`
-	First       int                    `json:"first"`
-	End         int                    `json:"end"`
-	Fingerprint string                 `json:"fingerprint"`
-	Counts      Counts                 `json:"counts"`
-	Checks      map[string]*CheckStats `json:"checks"`
-	Failures    map[string]int         `json:"failures"`
-	Stats       *Stats                 `json:"stats"`
-	FirstSketch *hll                   `json:"first_sketch"`
-	UsersSketch *hll                   `json:"users_sketch"`
-	Sequences   map[string]int         `json:"tool_sequences"`
-	FirstSet    []uint64               `json:"first_set,omitempty"`
-	UsersSet    []uint64               `json:"users_set,omitempty"`
-	Overflow    bool                   `json:"exact_sets_overflowed,omitempty"`
-	Ngrams      map[string]*ngrams     `json:"ngrams"`
-	DPO         *DPOStats              `json:"dpo,omitempty"`
-	LLM         *LLMStats              `json:"llm,omitempty"`
-	Files       []ChunkFile            `json:"files"`
+	Index       int    `json:"index"`
+	First       int    `json:"first"`
+	End         int    `json:"end"`
+	Fingerprint string `json:"fingerprint"`
+	// SignaturesSHA256 is the hash of the chunk's dedup signatures.
+	SignaturesSHA256 string                 `json:"signatures_sha256"`
+	Counts           Counts                 `json:"counts"`
+	Checks           map[string]*CheckStats `json:"checks"`
+	Failures         map[string]int         `json:"failures"`
+	Stats            *Stats                 `json:"stats"`
+	FirstSketch      *hll                   `json:"first_sketch"`
+	UsersSketch      *hll                   `json:"users_sketch"`
+	Sequences        map[string]int         `json:"tool_sequences"`
+	FirstSet         []uint64               `json:"first_set,omitempty"`
+	UsersSet         []uint64               `json:"users_set,omitempty"`
+	Overflow         bool                   `json:"exact_sets_overflowed,omitempty"`
+	Ngrams           map[string]*ngrams     `json:"ngrams"`
+	DPO              *DPOStats              `json:"dpo,omitempty"`
+	LLM              *LLMStats              `json:"llm,omitempty"`
+	Files            []ChunkFile            `json:"files"`
 }
 
 func chunkName(i int) string { return fmt.Sprintf("c-%06d", i) }
@@ -126,6 +132,7 @@ type chunkWriter struct {
 	sinks      map[string]*jsonlSink
 	sigs       *bufio.Writer
 	sigFile    *os.File
+	sigHash    hash.Hash
 	sum        ChunkSummary
 	stats      *Stats
 }
@@ -147,7 +154,8 @@ func openChunk(work string, idx, first, end int, cfg Config, kindOf func(string)
 		c.abort()
 		return nil, err
 	}
-	c.sigs = bufio.NewWriter(c.sigFile)
+	c.sigHash = sha256.New()
+	c.sigs = bufio.NewWriter(io.MultiWriter(c.sigFile, c.sigHash))
 	// One file per split and kind: the chunk is the file unit.
 	opts := export.Options{RowsPerFile: end - first + 1, MaxFileBytes: 1 << 40}
 	if c.sft, err = export.NewWriter(tmp, "sft", export.SFTSchema(), opts); err != nil {
@@ -289,6 +297,7 @@ func (c *chunkWriter) commit() error {
 		return err
 	}
 	c.sigFile = nil
+	c.sum.SignaturesSHA256 = hex.EncodeToString(c.sigHash.Sum(nil))
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	c.sum.Files = files
 	c.sum.Stats = c.stats

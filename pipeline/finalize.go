@@ -1,15 +1,18 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -33,9 +36,11 @@ func finalName(f ChunkFile, k, n int) string {
 
 // finalize assembles a release in out from the complete, ordered list of
 // chunk folders: their files are linked (or, for a merge from other
-// folders, copied) to their final names, the statistics merge, and the
-// manifest is written last.
-func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest, error) {
+// folders, copied) to their final names, each hashed as it is placed, the
+// statistics merge, and the manifest is written last. Every file is
+// recorded in the work dir's publish log before it is placed, so what a
+// killed finalisation left is known to be synth's.
+func finalize(cfg Config, d *domains.Domain, chunkDirs []string, out, work string, link bool) (*Manifest, error) {
 	sums := make([]*ChunkSummary, len(chunkDirs))
 	for i, dir := range chunkDirs {
 		s, err := readSummary(dir)
@@ -47,17 +52,13 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 		}
 		sums[i] = s
 	}
-	d, err := domains.Load(cfg.Domain, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
 	// Duplicates go before anything is placed: chunks that hold some are
 	// rewritten without them into a scratch folder of the release.
 	dups, drop, err := findDuplicates(chunkDirs, sums)
 	if err != nil {
 		return nil, err
 	}
-	scratch := filepath.Join(out, ".synth-dedup")
+	scratch := filepath.Join(work, "dedup")
 	defer os.RemoveAll(scratch)
 	srcs := make([]map[string]string, len(sums))
 	var g errgroup.Group
@@ -125,6 +126,7 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 	}
 	seen := map[string]int{}
 	var entries []FileEntry
+	var plan []placement
 	for i, s := range sums {
 		for _, f := range s.Files {
 			key := f.Kind + "/" + f.Split
@@ -134,9 +136,7 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 			if alt, ok := srcs[i][f.Name]; ok {
 				src = alt
 			}
-			if err := place(src, filepath.Join(out, filepath.FromSlash(name)), f.SHA256, link); err != nil {
-				return nil, err
-			}
+			plan = append(plan, placement{path: name, src: src, sha: f.SHA256})
 			entries = append(entries, FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
 	}
@@ -144,23 +144,34 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 		m.Counts.Duplicates[dup.Reason]++
 	}
 	if len(dups) > 0 {
-		e, err := writeDuplicates(out, dups)
+		e, err := writeDuplicates(scratch, dups)
 		if err != nil {
 			return nil, err
 		}
+		plan = append(plan, placement{path: e.Path, src: filepath.Join(scratch, filepath.FromSlash(e.Path)), sha: e.SHA256})
 		entries = append(entries, e)
 	}
-	domEntries, domHash, err := writeDomain(out, d, cfg.Seed)
-	if err != nil {
+	domFiles := DomainFiles(d, cfg.Seed)
+	domSums := map[string]string{}
+	for _, n := range slices.Sorted(maps.Keys(domFiles)) {
+		e := fileEntry(n, domFiles[n])
+		domSums[n] = e.SHA256
+		plan = append(plan, placement{path: n, data: domFiles[n], sha: e.SHA256})
+		entries = append(entries, e)
+	}
+	m.Domain = DomainInfo{Name: d.Name, Version: d.Version, Hash: DomainHash(domSums), StateHash: d.Base.Hash()}
+	card := []byte(Card(m, entries))
+	ce := fileEntry("README.md", card)
+	plan = append(plan, placement{path: ce.Path, data: card, sha: ce.SHA256})
+	entries = append(entries, ce)
+	if err := logPublish(work, plan); err != nil {
 		return nil, err
 	}
-	entries = append(entries, domEntries...)
-	m.Domain = DomainInfo{Name: d.Name, Version: d.Version, Hash: domHash, StateHash: d.Base.Hash()}
-	card := Card(m, entries)
-	if err := export.WriteFileAtomic(filepath.Join(out, "README.md"), []byte(card)); err != nil {
-		return nil, err
+	for _, p := range plan {
+		if err := p.place(out, link); err != nil {
+			return nil, err
+		}
 	}
-	entries = append(entries, fileEntry("README.md", []byte(card)))
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
 	m.Files = entries
 	raw, err := json.MarshalIndent(m, "", "  ")
@@ -175,8 +186,11 @@ func finalize(cfg Config, chunkDirs []string, out string, link bool) (*Manifest,
 }
 
 // writeDuplicates records each removed dialogue with its kept twin.
-func writeDuplicates(out string, dups []Duplicate) (FileEntry, error) {
-	s, err := newJSONLSink(out, "rejected/duplicates.jsonl.gz")
+func writeDuplicates(dir string, dups []Duplicate) (FileEntry, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "rejected"), 0o755); err != nil {
+		return FileEntry{}, err
+	}
+	s, err := newJSONLSink(dir, "rejected/duplicates.jsonl.gz")
 	if err != nil {
 		return FileEntry{}, err
 	}
@@ -221,22 +235,45 @@ func mergeDPO(dst, src *DPOStats) {
 	}
 }
 
-// place puts a chunk file at its final path. A file already there with
-// the right content (a finalisation that crashed midway) is kept as is.
-// Within one file system the file is hard-linked, not moved, so the chunk
-// stays whole until the work dir is removed and a finalisation that
-// crashed can simply run again.
-func place(src, dst, sum string, link bool) error {
-	if got, err := fileSHA(dst); err == nil && got == sum {
+// placement is one file of the release: a chunk file to link or copy
+// (src) or bytes to write (data), with the sha256 it must have.
+type placement struct {
+	path, src, sha string
+	data           []byte
+}
+
+// ErrDamaged marks a finished file whose bytes no longer match the sha256
+// recorded when it was written.
+var ErrDamaged = errors.New("damaged")
+
+// place puts a file at its final path, hashing what it places: a chunk
+// file whose bytes differ from its summary's sha256 is refused, never
+// published. A file already there with the right content (a finalisation
+// that crashed midway) is kept as is. Within one file system the file is
+// hard-linked, not moved, so the chunk stays whole until the work dir is
+// removed and a finalisation that crashed can simply run again.
+func (p placement) place(out string, link bool) error {
+	dst := filepath.Join(out, filepath.FromSlash(p.path))
+	if got, err := fileSHA(dst); err == nil && got == p.sha {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
+	if p.src == "" {
+		return export.WriteFileAtomic(dst, p.data)
+	}
 	if link {
+		got, err := fileSHA(p.src)
+		if err != nil {
+			return fmt.Errorf("assemble %s: %w", dst, err)
+		}
+		if got != p.sha {
+			return damaged(p.src, got, p.sha)
+		}
 		tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-link")
 		os.Remove(tmp)
-		if err := os.Link(src, tmp); err == nil {
+		if err := os.Link(p.src, tmp); err == nil {
 			if err := os.Rename(tmp, dst); err != nil {
 				os.Remove(tmp)
 				return fmt.Errorf("publish %s: %w", dst, err)
@@ -244,7 +281,7 @@ func place(src, dst, sum string, link bool) error {
 			return nil
 		}
 	}
-	in, err := os.Open(src)
+	in, err := os.Open(p.src)
 	if err != nil {
 		return fmt.Errorf("assemble %s: %w", dst, err)
 	}
@@ -253,63 +290,41 @@ func place(src, dst, sum string, link bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(af, in); err != nil {
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(af, h), in); err != nil {
 		af.Abort()
-		return fmt.Errorf("copy %s to %s: %w", src, dst, err)
+		return fmt.Errorf("copy %s to %s: %w", p.src, dst, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != p.sha {
+		af.Abort()
+		return damaged(p.src, got, p.sha)
 	}
 	return af.Commit()
 }
 
-// removeRelease deletes what a release owns in out (for --force), never
-// anything else.
-func removeRelease(out string) error {
-	for _, e := range []string{"README.md", "manifest.json", "sft", "dpo", "blueprints", "rejected", "domain", workDirName} {
-		if err := os.RemoveAll(filepath.Join(out, e)); err != nil {
-			return fmt.Errorf("--force: remove %s: %w", filepath.Join(out, e), err)
-		}
-	}
-	return nil
+func damaged(path, got, want string) error {
+	return fmt.Errorf("%s is %w: its sha256 is %s, but %s was recorded when it was written", path, ErrDamaged, short(got), short(want))
 }
 
-// removeStale deletes release files that the new manifest does not list,
-// left by an interrupted earlier attempt, and temporaries of a
-// finalisation that was killed midway.
-func removeStale(out string, m *Manifest) error {
-	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == workDirName {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp") {
-			return os.Remove(p)
-		}
-		return nil
-	})
+// logPublish appends the files finalisation will place to the work dir's
+// publish log, durably, before any of them is placed.
+func logPublish(work string, plan []placement) error {
+	var buf []byte
+	for _, p := range plan {
+		line, _ := json.Marshal(published{Path: p.path, SHA256: p.sha})
+		buf = append(append(buf, line...), '\n')
+	}
+	f, err := os.OpenFile(filepath.Join(work, publishLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	keep := map[string]bool{}
-	for _, f := range m.Files {
-		keep[filepath.FromSlash(f.Path)] = true
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		return err
 	}
-	for _, dir := range []string{"sft", "dpo", "blueprints", "rejected"} {
-		entries, err := os.ReadDir(filepath.Join(out, dir))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
-			rel := filepath.Join(dir, e.Name())
-			if !keep[rel] && !strings.HasPrefix(e.Name(), ".") {
-				if err := os.Remove(filepath.Join(out, rel)); err != nil {
-					return err
-				}
-			}
-		}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
 	}
-	return nil
+	return f.Close()
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/schemas"
 )
 
@@ -110,23 +109,4 @@ func DomainHash(sums map[string]string) string {
 		h.Write([]byte(p + "\x00" + sums[p] + "\n"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// writeDomain writes the domain/ files of a release.
-func writeDomain(out string, d *domains.Domain, seed uint64) ([]FileEntry, string, error) {
-	files := DomainFiles(d, seed)
-	sums := map[string]string{}
-	var entries []FileEntry
-	for _, n := range slices.Sorted(maps.Keys(files)) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(out, n)), 0o755); err != nil {
-			return nil, "", err
-		}
-		if err := export.WriteFileAtomic(filepath.Join(out, n), files[n]); err != nil {
-			return nil, "", err
-		}
-		e := fileEntry(n, files[n])
-		entries = append(entries, e)
-		sums[n] = e.SHA256
-	}
-	return entries, DomainHash(sums), nil
 }

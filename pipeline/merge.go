@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/export"
 )
 
 // Merge combines the work of shard runs (synth run --shard I/N into
@@ -66,6 +69,24 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 		return nil, fmt.Errorf("chunks %s of %d are missing: a shard has not finished (rerun its synth run --shard command), or not every shard output was given", strings.Join(missing, ", "), n)
 	}
 	cfg.Out, cfg.Shard, cfg.Force = dir, "", force
+	for i, d := range dirs {
+		if _, err := checkChunk(d, i, fp); err != nil {
+			return nil, fmt.Errorf("chunk %d in %s cannot be merged: %w; rerun the shard that made it", i, d, err)
+		}
+	}
+	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	release, err := claimOut("-o", dir, force)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	o, err := readOwned(dir)
+	if err != nil {
+		return nil, err
+	}
 	if m, err := ReadManifest(dir); err == nil {
 		if m.Fingerprint == fp {
 			return m, nil
@@ -73,23 +94,41 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 		if !force {
 			return nil, differs("a release", dir, m.Config, m.SynthVersion, cfg)
 		}
-		if err := removeRelease(dir); err != nil {
-			return nil, err
-		}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("-o %s: %w", dir, err)
 	}
-	if len(entries) > 0 && !force {
-		return nil, fmt.Errorf("-o %s is not empty; choose a new or empty directory", dir)
+	for _, e := range entries {
+		if e.Name() == workDirName {
+			continue
+		}
+		if o.work && o.workFP == fp && !o.manifest && o.foreign("-o") == nil {
+			break // an earlier merge of the same shards that did not finish: redone over
+		}
+		if !force {
+			return nil, fmt.Errorf("-o %s is not empty; choose a new or empty directory", dir)
+		}
+		if err := o.clear("-o"); err != nil {
+			return nil, err
+		}
+		break
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("-o %s: %w", dir, err)
+	// The merge's own work dir marks what it places as synth's.
+	work := filepath.Join(dir, workDirName)
+	raw, _ := json.MarshalIndent(runFile{Fingerprint: fp, Version: Version, Config: cfg.outputConfig(), Full: cfg}, "", "  ")
+	if err := export.WriteFileAtomic(filepath.Join(work, "run.json"), raw); err != nil {
+		return nil, fmt.Errorf("-o %s is not writable: %w", dir, err)
 	}
-	m, err := finalize(cfg, dirs, dir, false)
+	m, err := finalize(cfg, d, dirs, dir, work, false)
 	if err != nil {
 		return nil, err
 	}
-	return m, removeStale(dir, m)
+	if err := removeStale(dir, m); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(work); err != nil {
+		return nil, fmt.Errorf("remove %s: %w", work, err)
+	}
+	return m, nil
 }

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -42,6 +44,9 @@ type Result struct {
 	Resumed int
 	// Chunks is the number of chunks this run (or shard) owns.
 	Chunks int
+	// Redone says which finished chunks of an earlier attempt were found
+	// incomplete or damaged and were produced again, and why.
+	Redone []string
 	// Stopped is "budget" when the LLM budget ran out: the release holds
 	// the first Done blueprints.
 	Stopped string
@@ -134,6 +139,17 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	// The domain is loaded before anything is written: a broken pack
+	// leaves no out dir behind.
+	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	release, err := claimOut("--out", cfg.Out, cfg.Force)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if m, err := prepareOut(cfg); err != nil || m != nil {
 		if m != nil {
 			return &Result{Dir: cfg.Out, Manifest: m, Existing: true}, nil
@@ -149,7 +165,8 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 		return nil, err
 	}
 	nChunks := (cfg.N + cfg.ChunkSize - 1) / cfg.ChunkSize
-	if err := dropPartial(done, cfg); err != nil {
+	redone, err := dropBroken(done, cfg)
+	if err != nil {
 		return nil, err
 	}
 	lo, hi := shard*nChunks/shards, (shard+1)*nChunks/shards
@@ -162,7 +179,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 			todo = append(todo, c)
 		}
 	}
-	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo}
+	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo, Redone: redone}
 	var ch llm.Chatter
 	if cfg.llmEngine() && len(todo) > 0 {
 		var closeChat func() error
@@ -173,7 +190,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	}
 	stopped := -1
 	if len(todo) > 0 {
-		err := produce(ctx, cfg, spec, work, todo, resumed, prog, ch)
+		err := produce(ctx, cfg, d, spec, work, todo, resumed, prog, ch)
 		res.LLM = billingOf(ch)
 		var bs *budgetStop
 		switch {
@@ -203,7 +220,17 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	for c := range dirs {
 		dirs[c] = done[c]
 	}
-	m, err := finalize(cfg, dirs, cfg.Out, true)
+	m, err := finalize(cfg, d, dirs, cfg.Out, work, true)
+	if errors.Is(err, ErrDamaged) {
+		// A chunk that went bad after it was checked: drop it so that
+		// the rerun redoes it.
+		for _, d := range dirs {
+			if strings.HasPrefix(err.Error(), d+string(filepath.Separator)) {
+				os.RemoveAll(d)
+			}
+		}
+		return nil, fmt.Errorf("%w; that chunk was removed: rerun the same command to redo it", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -232,11 +259,7 @@ func ParseShard(s string) (int, int, error) {
 // produce runs the stages over the blueprints of the given chunks on a
 // bounded pool and writes each chunk as its last item arrives. Results
 // are re-ordered by index, so files do not depend on scheduling.
-func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
-	d, err := domains.Load(cfg.Domain, cfg.Seed)
-	if err != nil {
-		return err
-	}
+func produce(ctx context.Context, cfg Config, d *domains.Domain, spec blueprints.Spec, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
 	gen, err := d.Generator(spec)
 	if err != nil {
 		return err
@@ -476,33 +499,81 @@ func produce(ctx context.Context, cfg Config, spec blueprints.Spec, work string,
 	return nil
 }
 
-// prepareOut checks the out dir: an existing release of the same config
-// is returned as done; another config is refused unless forced; a folder
-// that is not ours is never touched. It records the config in the work dir.
+// claimOut makes sure out can be written and takes its lock: the target
+// is not an obviously wrong folder (/, $HOME), and a folder holding
+// something synth did not write is refused before anything is created
+// in it. The caller holds the lock until it is done.
+func claimOut(flag, out string, force bool) (release func(), err error) {
+	if err := checkTarget(flag, out); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s %s: %w", flag, out, err)
+	}
+	if len(entries) == 1 && entries[0].Name() == workDirName && onlyLock(filepath.Join(out, workDirName)) {
+		entries = nil // another process holds or just dropped the lock: lockOut says which
+	}
+	if len(entries) > 0 {
+		o, err := readOwned(out)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case force:
+			if err := o.foreign(flag); err != nil {
+				return nil, err
+			}
+		case !o.manifest && !o.work:
+			return nil, fmt.Errorf("%s %s is not empty and holds no synth release; choose a new or empty directory", flag, out)
+		}
+	}
+	return lockOut(flag, out)
+}
+
+// prepareOut checks the out dir, under its lock: an existing release of
+// the same config is returned as done; another config is refused unless
+// forced; with --force only what synth provably wrote is deleted, and a
+// folder holding anything else is refused. It records the config in the
+// work dir.
 func prepareOut(cfg Config) (*Manifest, error) {
 	out := cfg.Out
+	o, err := readOwned(out)
+	if err != nil {
+		return nil, err
+	}
+	work := filepath.Join(out, workDirName)
+	runPath := filepath.Join(work, "run.json")
 	m, err := ReadManifest(out)
 	switch {
 	case err == nil && m.Fingerprint == cfg.Fingerprint() && m.Stopped != "":
 		// A release the budget stopped is redone whole: its blueprints'
 		// responses are cached, so only the rest is paid for.
-		if err := removeRelease(out); err != nil {
+		if err := o.clear("--out"); err != nil {
 			return nil, err
 		}
 	case err == nil && m.Fingerprint == cfg.Fingerprint():
+		// Done; a finalisation killed after the manifest left its work
+		// dir, which is cleaned up now.
+		if o.work {
+			if err := removeStale(out, m); err != nil {
+				return nil, err
+			}
+			if err := os.RemoveAll(work); err != nil {
+				return nil, err
+			}
+		}
 		return m, nil
 	case err == nil:
 		if !cfg.Force {
 			return nil, differs("a release", out, m.Config, m.SynthVersion, cfg)
 		}
-		if err := removeRelease(out); err != nil {
+		if err := o.clear("--out"); err != nil {
 			return nil, err
 		}
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
-	work := filepath.Join(out, workDirName)
-	runPath := filepath.Join(work, "run.json")
 	if raw, err := os.ReadFile(runPath); err == nil {
 		var rf runFile
 		if err := json.Unmarshal(raw, &rf); err != nil {
@@ -514,7 +585,7 @@ func prepareOut(cfg Config) (*Manifest, error) {
 		if !cfg.Force {
 			return nil, differs("an unfinished run", out, rf.Config, rf.Version, cfg)
 		}
-		if err := os.RemoveAll(work); err != nil {
+		if err := o.clear("--out"); err != nil {
 			return nil, err
 		}
 	}
@@ -522,8 +593,17 @@ func prepareOut(cfg Config) (*Manifest, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
-	if len(entries) > 0 && !cfg.Force {
-		return nil, fmt.Errorf("--out %s is not empty and holds no synth release; choose a new or empty directory", out)
+	for _, e := range entries {
+		if e.Name() == workDirName {
+			continue
+		}
+		if !cfg.Force {
+			return nil, fmt.Errorf("--out %s is not empty and holds no synth release; choose a new or empty directory", out)
+		}
+		if err := o.clear("--out"); err != nil {
+			return nil, err
+		}
+		break
 	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s cannot be created: %w", out, err)
@@ -556,20 +636,60 @@ func fileSHA(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// dropPartial removes chunks that a budget stop committed short of their
-// end (left when finalisation did not complete): they are redone.
-func dropPartial(done map[int]string, cfg Config) error {
-	for c, dir := range done {
-		s, err := readSummary(dir)
-		if err != nil {
-			continue // an unreadable chunk is reported by finalize
+// dropBroken removes the chunks a rerun must redo: those a budget stop
+// committed short of their end (left when finalisation did not complete),
+// and those that are incomplete or damaged — no summary, a summary of
+// another run, or a file whose size or sha256 differs from its summary.
+// It returns why each was dropped.
+func dropBroken(done map[int]string, cfg Config) ([]string, error) {
+	var redone []string
+	for _, c := range slices.Sorted(maps.Keys(done)) {
+		dir := done[c]
+		s, err := checkChunk(dir, c, cfg.Fingerprint())
+		why := ""
+		switch {
+		case err != nil:
+			why = err.Error()
+		case s.End != min((c+1)*cfg.ChunkSize, cfg.N):
+			why = "" // a budget stop's partial chunk: redone silently
+		default:
+			continue
 		}
-		if s.End != min((c+1)*cfg.ChunkSize, cfg.N) {
-			if err := os.RemoveAll(dir); err != nil {
-				return fmt.Errorf("remove the partial chunk %s: %w", dir, err)
-			}
-			delete(done, c)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("remove the chunk %s to redo it: %w", dir, err)
+		}
+		delete(done, c)
+		if why != "" {
+			redone = append(redone, fmt.Sprintf("chunk %d is redone: %s", c, why))
 		}
 	}
-	return nil
+	return redone, nil
+}
+
+// checkChunk reads a finished chunk's summary and checks every file it
+// lists against its size and sha256.
+func checkChunk(dir string, idx int, fingerprint string) (*ChunkSummary, error) {
+	s, err := readSummary(dir)
+	if err != nil {
+		return nil, fmt.Errorf("its summary cannot be read (%v)", err)
+	}
+	if s.Index != idx || s.Fingerprint != fingerprint {
+		return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, short(s.Fingerprint))
+	}
+	names := []string{sigFileName}
+	sums := []string{s.SignaturesSHA256}
+	for _, f := range s.Files {
+		names, sums = append(names, f.Name), append(sums, f.SHA256)
+	}
+	for i, name := range names {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		got, err := fileSHA(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s cannot be read (%v)", path, err)
+		}
+		if got != sums[i] {
+			return nil, damaged(path, got, sums[i])
+		}
+	}
+	return s, nil
 }

@@ -230,6 +230,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "LLM: %d requests sent (%d retries), %d cache hits, %d tokens billed, $%.4f billed, mean %.1f requests in flight (peak %d)\n",
 			b.Requests, b.Retries, b.CacheHits, b.Tokens, b.CostUSD, b.MeanInFlight, b.PeakInFlight)
 	}
+	if res != nil {
+		for _, r := range res.Redone {
+			fmt.Fprintf(stderr, "synth: %s\n", r)
+		}
+	}
 	if err != nil {
 		return err
 	}
