@@ -37,7 +37,7 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 		return nil
 	}
 	for _, name := range []string{"library", "catalog"} {
-		p, err := pack.LoadDir(ctx, filepath.Join("testdata", name), 1)
+		p, err := pack.LoadDir(ctx, filepath.Join("testdata", name), 1, pack.Options{})
 		if err := load(name, p, err); err != nil {
 			return nil, err
 		}
@@ -46,11 +46,11 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := pack.LoadDir(ctx, dir, 1)
+	p, err := pack.LoadDir(ctx, dir, 1, pack.Options{})
 	if err := load("scaffold", p, err); err != nil {
 		return nil, err
 	}
-	p, err = pack.Load(ctx, airline.FS(), 1)
+	p, err = pack.Load(ctx, airline.FS(), 1, pack.Options{})
 	if err := load("airline", p, err); err != nil {
 		return nil, err
 	}

@@ -71,14 +71,14 @@ func Load(nameOrDir string, seed uint64) (*Domain, error) {
 	case retail.Name:
 		return loadRetail(seed)
 	case airline.Name:
-		p, err := pack.Load(context.Background(), airline.FS(), seed)
+		p, err := pack.Load(context.Background(), airline.FS(), seed, PackOptions())
 		if err != nil {
 			return nil, fmt.Errorf("built-in domain airline: %w", err)
 		}
 		return FromPack(p)
 	}
 	if IsPackDir(nameOrDir) {
-		p, err := pack.LoadDir(context.Background(), nameOrDir, seed)
+		p, err := pack.LoadDir(context.Background(), nameOrDir, seed, PackOptions())
 		if err != nil {
 			return nil, fmt.Errorf("--domain %s: %w", nameOrDir, err)
 		}
@@ -88,6 +88,12 @@ func Load(nameOrDir string, seed uint64) (*Domain, error) {
 		return nil, fmt.Errorf("--domain %s: no %s in that directory; give a pack directory (synth domain init DIR makes one) or a built-in domain (%s)", nameOrDir, pack.ManifestFile, strings.Join(Names(), ", "))
 	}
 	return nil, fmt.Errorf("unknown domain %q: built-in domains are %s, or give a pack directory (--domain)", nameOrDir, strings.Join(Names(), ", "))
+}
+
+// PackOptions are the options every pack is loaded with: the Go handler
+// sets built into synth, which packs name as handlers: builtin:NAME.
+func PackOptions() pack.Options {
+	return pack.Options{Builtins: map[string]pack.HandlerSet{}}
 }
 
 // IsPackDir reports whether dir holds a pack manifest.

@@ -138,10 +138,10 @@ func TestRealSpecs(t *testing.T) {
 					t.Errorf("IMPORT.md does not list tool %s", x.Function.Name)
 				}
 			}
-			if probs := pack.Validate(context.Background(), os.DirFS(dir)); len(probs) > 0 {
+			if probs := pack.Validate(context.Background(), os.DirFS(dir), pack.Options{}); len(probs) > 0 {
 				t.Fatalf("pack.Validate: %v", pack.Problems(probs))
 			}
-			p, err := pack.LoadDir(context.Background(), dir, 1)
+			p, err := pack.LoadDir(context.Background(), dir, 1, pack.Options{})
 			if err != nil {
 				t.Fatalf("pack.LoadDir: %v", err)
 			}

@@ -11,7 +11,7 @@ import (
 // changing the record, db.put into the episode's overlay and rendering
 // the result. Target: 20,000 calls/s per core (go test -bench HandlerCall -cpu 1).
 func BenchmarkHandlerCall(b *testing.B) {
-	p, err := LoadDir(context.Background(), initPack(b), 1)
+	p, err := LoadDir(context.Background(), initPack(b), 1, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func reportRates(b *testing.B, cpu0 time.Duration) {
 
 // BenchmarkReadCall measures a read that scans a collection with db.find.
 func BenchmarkReadCall(b *testing.B) {
-	p, err := LoadDir(context.Background(), initPack(b), 1)
+	p, err := LoadDir(context.Background(), initPack(b), 1, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

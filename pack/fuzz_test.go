@@ -34,7 +34,7 @@ func FuzzLoad(f *testing.F) {
 			"db.json":       {Data: []byte(db)},
 		}
 		ctx := context.Background()
-		c := check(ctx, fsys, 1, lim)
+		c := check(ctx, fsys, 1, Options{Limits: lim})
 		for _, p := range c.problems {
 			if p.File == "" || p.Message == "" || p.Line < 0 {
 				t.Fatalf("unlocated problem %+v", p)
@@ -43,7 +43,7 @@ func FuzzLoad(f *testing.F) {
 				t.Fatalf("recovered panic: %s", p)
 			}
 		}
-		p, err := LoadLimits(ctx, fsys, 1, lim)
+		p, err := Load(ctx, fsys, 1, Options{Limits: lim})
 		if err != nil {
 			if len(c.problems) == 0 {
 				t.Fatalf("no problems but Load failed: %v", err)

@@ -62,7 +62,7 @@ func miniFS(handlers string) fstest.MapFS {
 
 func mustLoad(t testing.TB, fsys fstest.MapFS, lim Limits) *Pack {
 	t.Helper()
-	p, err := LoadLimits(context.Background(), fsys, 1, lim)
+	p, err := Load(context.Background(), fsys, 1, Options{Limits: lim})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}

@@ -23,10 +23,10 @@ func initPack(t testing.TB) string {
 // TestInit: the scaffold validates, loads and its tools work end to end.
 func TestInit(t *testing.T) {
 	dir := initPack(t)
-	if probs := Validate(context.Background(), os.DirFS(dir)); len(probs) > 0 {
+	if probs := Validate(context.Background(), os.DirFS(dir), Options{}); len(probs) > 0 {
 		t.Fatalf("scaffold has problems: %v", probs)
 	}
-	p, err := LoadDir(context.Background(), dir, 1)
+	p, err := LoadDir(context.Background(), dir, 1, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestInit(t *testing.T) {
 func TestGeneratorDeterministic(t *testing.T) {
 	dir := initPack(t)
 	hash := func(seed uint64) string {
-		p, err := LoadDir(context.Background(), dir, seed)
+		p, err := LoadDir(context.Background(), dir, seed, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestInitRefuses(t *testing.T) {
 	if err := Init(empty, "named"); err != nil {
 		t.Fatalf("empty folder: %v", err)
 	}
-	p, err := LoadDir(context.Background(), empty, 1)
+	p, err := LoadDir(context.Background(), empty, 1, Options{})
 	if err != nil || p.Manifest.Name != "named" {
 		t.Errorf("named pack: %v", err)
 	}
@@ -147,7 +147,7 @@ def generate(seed):
 		"generator.star": {Data: []byte(gen)},
 	}
 	rec := func(seed uint64) map[string]any {
-		p, err := Load(context.Background(), fsys, seed)
+		p, err := Load(context.Background(), fsys, seed, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ def generate(seed):
 
 	frozen := "R = random(1)\n\ndef generate(seed):\n    return {\"items\": {\"a\": {\"id\": \"a\", \"n\": R.randint(1, 2)}}}\n"
 	fsys["generator.star"] = &fstest.MapFile{Data: []byte(frozen)}
-	probs := Validate(context.Background(), fsys)
+	probs := Validate(context.Background(), fsys, Options{})
 	if len(probs) != 1 || !strings.Contains(probs[0].String(), "generator.star:4: generate(1) failed at generator.star:4:") || !strings.Contains(probs[0].Message, "frozen") {
 		t.Errorf("frozen random: %v", probs)
 	}

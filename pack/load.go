@@ -11,18 +11,53 @@ import (
 	"github.com/synth-data/synth/tools"
 )
 
-// Load reads, validates and compiles a pack with DefaultLimits. The seed
-// feeds a generator; a db.json pack ignores it. Any problem fails the
-// load with a Problems error listing all of them.
-func Load(ctx context.Context, fsys fs.FS, seed uint64) (*Pack, error) {
-	return LoadLimits(ctx, fsys, seed, DefaultLimits())
+// Options are what loading a pack needs besides its files.
+type Options struct {
+	// Limits bound the sandbox; the zero value means DefaultLimits.
+	Limits Limits
+	// Builtins are the Go handler sets a pack may name instead of a
+	// Starlark file ("handlers: builtin:retail"), by name.
+	Builtins map[string]HandlerSet
+}
+
+// HandlerSet is a built-in set of Go handlers, one per tool name: for
+// domains whose tools must be fast or must match another implementation
+// exactly. The pack still declares the tools in tools.json.
+type HandlerSet map[string]tools.Handler
+
+// BuiltinPrefix marks a handlers entry that names a built-in set.
+const BuiltinPrefix = "builtin:"
+
+func (o Options) limits() Limits {
+	if o.Limits == (Limits{}) {
+		return DefaultLimits()
+	}
+	return o.Limits
+}
+
+// Load reads, validates and compiles a pack. The seed feeds a generator;
+// a db.json pack ignores it. Any problem fails the load with a Problems
+// error listing all of them.
+func Load(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (*Pack, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := check(ctx, fsys, seed, opts)
+	if err := ctx.Err(); err != nil {
+		// A cancelled generator shows up as a problem; say why instead.
+		return nil, err
+	}
+	if len(c.problems) > 0 {
+		return nil, Problems(c.problems)
+	}
+	return c.build()
 }
 
 // LoadDir loads the pack in a folder. Its files are read through an
 // os.Root, so a symbolic link leading outside the folder (to
 // /proc/self/environ, to /) is refused: a pack's files end up in every
 // training row's system message and in the release.
-func LoadDir(ctx context.Context, dir string, seed uint64) (*Pack, error) {
+func LoadDir(ctx context.Context, dir string, seed uint64, opts Options) (*Pack, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("domain pack %s: %w", dir, err)
@@ -35,27 +70,11 @@ func LoadDir(ctx context.Context, dir string, seed uint64) (*Pack, error) {
 		return nil, fmt.Errorf("domain pack %s: %w", dir, err)
 	}
 	defer root.Close()
-	p, err := Load(ctx, root.FS(), seed)
+	p, err := Load(ctx, root.FS(), seed, opts)
 	if err != nil {
 		return nil, fmt.Errorf("domain pack %s: %w", dir, err)
 	}
 	return p, nil
-}
-
-// LoadLimits is Load with explicit sandbox limits.
-func LoadLimits(ctx context.Context, fsys fs.FS, seed uint64, lim Limits) (*Pack, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	c := check(ctx, fsys, seed, lim)
-	if err := ctx.Err(); err != nil {
-		// A cancelled generator shows up as a problem; say why instead.
-		return nil, err
-	}
-	if len(c.problems) > 0 {
-		return nil, Problems(c.problems)
-	}
-	return c.build()
 }
 
 // build turns a checked pack into a toolkit and a base.
@@ -67,16 +86,20 @@ func (c *checker) build() (*Pack, error) {
 	sb := newSandbox(c.lim, keys)
 	list := make([]*tools.Tool, 0, len(c.tools))
 	for _, td := range c.tools {
-		fn, ok := c.handlers[td.name].(*starlark.Function)
-		if !ok {
-			return nil, fmt.Errorf("tool %s: no handler function (validation should have caught this)", td.name)
+		h := c.builtin[td.name]
+		if h == nil {
+			fn, ok := c.handlers[td.name].(*starlark.Function)
+			if !ok {
+				return nil, fmt.Errorf("tool %s: no handler function (validation should have caught this)", td.name)
+			}
+			h = sb.handler(td.name, fn)
 		}
 		list = append(list, &tools.Tool{
 			Name:        td.name,
 			Description: td.desc,
 			Kind:        td.kind,
 			Parameters:  td.params,
-			Handler:     sb.handler(td.name, fn),
+			Handler:     h,
 		})
 	}
 	kit, err := tools.NewToolkit(list)

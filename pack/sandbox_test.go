@@ -273,13 +273,13 @@ func TestNoOutsideAccess(t *testing.T) {
 				t.Fatalf("%s is in the Starlark universe", name)
 			}
 			fsys := miniFS(fmt.Sprintf("def f(db, args):\n    return %s\n", name))
-			probs := Validate(context.Background(), fsys)
+			probs := Validate(context.Background(), fsys, Options{})
 			if len(probs) != 1 || probs[0].String() != fmt.Sprintf("handlers.star:2: column 12: undefined: %s", name) {
 				t.Errorf("problems %v", probs)
 			}
 		})
 	}
-	probs := Validate(context.Background(), miniFS("load(\"other.star\", \"x\")\n\ndef f(db, args):\n    return 1\n"))
+	probs := Validate(context.Background(), miniFS("load(\"other.star\", \"x\")\n\ndef f(db, args):\n    return 1\n"), Options{})
 	if len(probs) != 1 || !strings.HasPrefix(probs[0].String(), `handlers.star:1: load("other.star") is not allowed`) {
 		t.Errorf("load problems %v", probs)
 	}

@@ -85,8 +85,8 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // schemas/pack.schema.json, the tools, the handlers, the database or
 // generator, and every reference between them. No problems means Load
 // succeeds.
-func Validate(ctx context.Context, fsys fs.FS) []Problem {
-	return check(ctx, fsys, validateSeed, DefaultLimits()).problems
+func Validate(ctx context.Context, fsys fs.FS, opts Options) []Problem {
+	return check(ctx, fsys, validateSeed, opts).problems
 }
 
 // manifestSchema compiles the embedded schemas once per process; the
@@ -126,14 +126,16 @@ type checker struct {
 	toolsOK  bool // tools.json parsed as an array
 	toolsIdx *jsonIndex
 	handlers starlark.StringDict
+	builtins map[string]HandlerSet
+	builtin  HandlerSet // the built-in handlers the pack names, if any
 	db       map[string]map[string]any
 	dbFile   string
 	dbIdx    *jsonIndex
 	genLine  int
 }
 
-func check(ctx context.Context, fsys fs.FS, seed uint64, lim Limits) (c *checker) {
-	c = &checker{ctx: ctx, fsys: fsys, seed: seed, lim: lim, files: map[string][]byte{}, byName: map[string]*toolDef{}}
+func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *checker) {
+	c = &checker{ctx: ctx, fsys: fsys, seed: seed, lim: opts.limits(), builtins: opts.Builtins, files: map[string][]byte{}, byName: map[string]*toolDef{}}
 	defer func() {
 		// Last resort: a bug in a parser must not take the caller down.
 		if p := recover(); p != nil {
@@ -728,6 +730,10 @@ func errLine(err error) int {
 
 func (c *checker) compileHandlers() {
 	file := c.man.Handlers
+	if name, ok := strings.CutPrefix(file, BuiltinPrefix); ok {
+		c.builtinHandlers(name)
+		return
+	}
 	data, ok := c.read(file, "handlers", maxSourceBytes)
 	if !ok {
 		return
@@ -756,6 +762,27 @@ func (c *checker) compileHandlers() {
 		}
 		if fn.NumParams() != 2 || fn.HasVarargs() || fn.HasKwargs() {
 			c.add(file, int(fn.Position().Line), td.name, "handler %s takes %d parameter(s); want exactly two: def %s(db, args):", td.name, fn.NumParams(), td.name)
+		}
+	}
+}
+
+// builtinHandlers takes a pack's handlers from a Go handler set: every
+// tool of tools.json must have one, and the set must know no other tool
+// (a tool it handles that the pack leaves out is a sign of a mix-up).
+func (c *checker) builtinHandlers(name string) {
+	set, ok := c.builtins[name]
+	if !ok {
+		known := slices.Sorted(maps.Keys(c.builtins))
+		c.addY("handlers", "%q names no built-in handler set (known: %s); write handlers.star, or name one of those", BuiltinPrefix+name, strings.Join(known, ", "))
+		return
+	}
+	c.builtin = set
+	for _, td := range c.tools {
+		if td.badName {
+			continue
+		}
+		if set[td.name] == nil {
+			c.add(c.man.Tools, td.line, td.name, "tool %s has no handler in the built-in set %s (it handles %s)", td.name, name, strings.Join(slices.Sorted(maps.Keys(set)), ", "))
 		}
 	}
 }

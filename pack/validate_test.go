@@ -51,7 +51,7 @@ func TestValidateBroken(t *testing.T) {
 		seen[c.dir] = true
 		t.Run(c.dir, func(t *testing.T) {
 			dir := filepath.Join("testdata", "broken", c.dir)
-			probs := Validate(context.Background(), os.DirFS(dir))
+			probs := Validate(context.Background(), os.DirFS(dir), Options{})
 			var got, msgs []string
 			for _, p := range probs {
 				got = append(got, p.File+":"+strconv.Itoa(p.Line))
@@ -73,7 +73,7 @@ func TestValidateBroken(t *testing.T) {
 				}
 			}
 			// Load fails with exactly these problems (or succeeds).
-			_, err := Load(context.Background(), os.DirFS(dir), 1)
+			_, err := Load(context.Background(), os.DirFS(dir), 1, Options{})
 			var ps Problems
 			switch {
 			case len(probs) == 0 && err != nil:
@@ -92,7 +92,7 @@ func TestValidateBroken(t *testing.T) {
 }
 
 func TestValidateMissingManifest(t *testing.T) {
-	probs := Validate(context.Background(), os.DirFS(t.TempDir()))
+	probs := Validate(context.Background(), os.DirFS(t.TempDir()), Options{})
 	var got []string
 	for _, p := range probs {
 		got = append(got, p.String())
@@ -163,7 +163,7 @@ func TestValidateMore(t *testing.T) {
 			fsys := fsOf(files)
 			lim := DefaultLimits()
 			lim.GeneratorSteps = 100_000
-			probs := check(context.Background(), fsys, 1, lim).problems
+			probs := check(context.Background(), fsys, 1, Options{Limits: lim}).problems
 			found := false
 			for _, p := range probs {
 				found = found || strings.Contains(p.String(), c.want)

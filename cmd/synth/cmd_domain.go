@@ -66,7 +66,7 @@ func domainShow(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	seed := pipeline.Defaults().Seed
 	if isPack(args[0]) {
-		p, err := pack.LoadDir(ctx, args[0], seed)
+		p, err := pack.LoadDir(ctx, args[0], seed, domains.PackOptions())
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func domainValidate(ctx context.Context, args []string, stdout io.Writer) error 
 	}
 	// Loading runs every check of pack.Validate and fails with all the
 	// problems, so one pass both checks the pack and counts what it holds.
-	p, err := pack.LoadDir(ctx, dir, pipeline.Defaults().Seed)
+	p, err := pack.LoadDir(ctx, dir, pipeline.Defaults().Seed, domains.PackOptions())
 	if problems, ok := errors.AsType[pack.Problems](err); ok {
 		for _, p := range problems {
 			p.File = filepath.Join(dir, p.File)

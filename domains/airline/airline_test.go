@@ -18,7 +18,7 @@ import (
 // loadSeed1 loads the pack once for the whole package: generating the
 // database takes a noticeable fraction of a second, more under -race.
 var loadSeed1 = sync.OnceValues(func() (*pack.Pack, error) {
-	return pack.Load(context.Background(), FS(), 1)
+	return pack.Load(context.Background(), FS(), 1, pack.Options{})
 })
 
 func load(tb testing.TB) *pack.Pack {
@@ -168,7 +168,7 @@ func call(tb testing.TB, p *pack.Pack, st *tools.State, tool string, args any) t
 }
 
 func TestPackValidates(t *testing.T) {
-	for _, pr := range pack.Validate(context.Background(), FS()) {
+	for _, pr := range pack.Validate(context.Background(), FS(), pack.Options{}) {
 		t.Errorf("%s", pr)
 	}
 }
@@ -197,14 +197,14 @@ func TestToolKinds(t *testing.T) {
 func TestGeneratorDeterministic(t *testing.T) {
 	ctx := context.Background()
 	a := load(t)
-	b, err := pack.Load(ctx, FS(), 1)
+	b, err := pack.Load(ctx, FS(), 1, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Base.Hash() != b.Base.Hash() {
 		t.Errorf("seed 1 gave two databases: %s and %s", a.Base.Hash(), b.Base.Hash())
 	}
-	c, err := pack.Load(ctx, FS(), 2)
+	c, err := pack.Load(ctx, FS(), 2, pack.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
