@@ -42,6 +42,8 @@ type Generic struct {
 	flaw  *Flaw
 	fired bool
 	hide  bool
+	// refused is set when the agent refused a request since its last reply.
+	refused bool
 }
 
 type readOut struct {
@@ -57,8 +59,13 @@ type ggoal struct {
 	opts   []string
 	field  string // asked about, for a question
 	target *record.Selector
-	items  map[string]record.Selector
+	items  map[string][]record.Selector
+	news   map[string][]record.Selector
 	slots  map[string]string
+	// elems are the records the choice arguments name, for the outputs
+	// computed from them; user is the customer's record when read.
+	elems map[string][]any
+	user  map[string]any
 
 	resolved bool
 	key      string
@@ -125,6 +132,7 @@ func readKey(name, raw string) string { return name + "\x00" + raw }
 func (a *Generic) reply(text string, ask usersim.Ask) Turn {
 	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
 	ask.Done = slices.Clone(a.done)
+	ask.Refused, a.refused = a.refused, false
 	t := Turn{Messages: a.out, Ask: ask}
 	a.out = nil
 	return t
@@ -191,7 +199,7 @@ func (a *Generic) absorb(act usersim.Act) {
 	case "request", "provide", "revise":
 		g := a.goals[act.Goal]
 		if g == nil {
-			g = &ggoal{idx: act.Goal, slots: map[string]string{}, items: map[string]record.Selector{}}
+			g = &ggoal{idx: act.Goal, slots: map[string]string{}, items: map[string][]record.Selector{}, news: map[string][]record.Selector{}}
 			a.goals[act.Goal] = g
 			a.queue = append(a.queue, act.Goal)
 		}
@@ -208,11 +216,29 @@ func (a *Generic) absorb(act usersim.Act) {
 			t := *act.Target
 			g.target = &t
 		}
+		// What the customer names for an argument replaces what they
+		// named before (a revision, or a repeated request).
+		named := map[string]bool{}
 		for _, it := range act.Items {
-			g.items[it.Collection] = it
+			if !named[it.Collection] {
+				named[it.Collection] = true
+				g.items[it.Collection] = nil
+				delete(g.slots, it.Collection)
+			}
+			g.items[it.Collection] = append(g.items[it.Collection], it)
+		}
+		for _, it := range act.New {
+			if !named[it.Collection] {
+				named[it.Collection] = true
+				g.news[it.Collection] = nil
+			}
+			g.news[it.Collection] = append(g.news[it.Collection], it)
 		}
 		for k, v := range act.Slots {
 			g.slots[k] = v
+			if !named[k] {
+				delete(g.items, k)
+			}
 		}
 		if act.Type == "revise" {
 			g.propose, g.confirm, g.args = false, false, nil
@@ -343,15 +369,35 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			}
 			opts = " " + a.say([]string{"{The options are|You can choose} <opts>."}, map[string]string{"opts": strings.Join(cs, ", ")})
 		}
-		text = a.say(genericAskSlot, map[string]string{"what": blueprints.Words(name)}) + opts
+		text = a.say(genericAskSlot, map[string]string{"what": blueprints.ArgWords(name)}) + opts
+	case "like":
+		text = a.say(genericAskGroup, map[string]string{"what": blueprints.Words(blueprints.LastStep(name))})
 	case "choice":
-		noun := blueprints.Words(name)
-		if p := g.w.Param(name); p != nil {
-			if prefix, _, ok := strings.Cut(p.Path, "."); ok {
-				noun = blueprints.Singular(blueprints.Words(prefix))
+		p := g.w.Param(name)
+		switch {
+		case p != nil && p.Source == blueprints.SrcPick:
+			text = a.say(genericAskPick, map[string]string{"what": blueprints.ArgWords(name)})
+		case p != nil && p.Source == blueprints.SrcChoose:
+			noun := blueprints.Singular(blueprints.Words(blueprints.LastStep(p.Choose.From)))
+			tmpls := genericAskChoice
+			if noun == blueprints.ArgWords(name) {
+				tmpls = genericAskChoiceSame
 			}
+			text = a.say(tmpls, map[string]string{"noun": noun, "what": blueprints.ArgWords(name)})
+			if p.Choose.Default != "" && !p.Choose.Other {
+				text += " " + a.say([]string{"{It can also be|Or I can use} <default>."}, map[string]string{"default": p.Choose.DefaultSay})
+			}
+		default:
+			noun := blueprints.ArgWords(name)
+			if p != nil {
+				if prefix, _, ok := strings.Cut(p.Path, "."); ok {
+					noun = blueprints.Singular(blueprints.Words(prefix))
+				}
+			}
+			text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": blueprints.ArgWords(name)})
 		}
-		text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": blueprints.Words(name)})
+	case "new":
+		text = a.say(genericAskNew, map[string]string{"what": blueprints.ArgWords(g.w.Param(name).Replace.Of)})
 	}
 	t := a.reply(text, usersim.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
 	return &t
@@ -382,12 +428,14 @@ func (a *Generic) needsTarget(g *ggoal) bool {
 // and whether the goal is finished.
 func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	if g.w == nil && g.field == "" {
+		if a.m.Transfer != nil {
+			// Out of scope: a human takes over.
+			return a.transfer(ctx, g), "", false
+		}
 		return nil, "I'm sorry, that's not something I can do here.", true
 	}
 	if a.m.Transfer != nil && a.fire(FlawUnnecessaryTransfer, g) {
-		a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: "Customer " + a.userKey + " needs help with a request: " + strings.ReplaceAll(g.intent, "_", " ") + "."}, "")
-		t := a.reply(a.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
-		return &t, "", false
+		return a.transfer(ctx, g), "", false
 	}
 	if a.needsTarget(g) {
 		if g.target == nil {
@@ -399,13 +447,16 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 				return nil, said, true
 			}
 			g.resolved = true
+			if g.w != nil && !g.w.Allowed(g.obj) {
+				return nil, joinText([]string{said}, a.refusal(g)), true
+			}
 			if said != "" {
 				return nil, said, false
 			}
 		}
 	}
 	if g.field != "" {
-		return nil, a.answer(g), true
+		return nil, a.answer(ctx, g), true
 	}
 	if g.args == nil {
 		args, piece, msg := a.build(ctx, g)
@@ -436,6 +487,42 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		return &t, "", false
 	}
 	return nil, a.execute(ctx, g), true
+}
+
+// transfer hands the customer to a human with a summary of the request.
+func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
+	what := strings.ReplaceAll(g.intent, "_", " ")
+	if topic := g.slots["topic"]; topic != "" {
+		what = topic
+	}
+	who := "The customer"
+	if a.userKey != "" {
+		who = "Customer " + a.userKey
+	}
+	a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: who + " wants to " + what + "; this is outside what I can handle."}, "")
+	t := a.reply(a.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
+	return &t
+}
+
+// refusal explains why the policy forbids a write on this target.
+func (a *Generic) refusal(g *ggoal) string {
+	a.refused = true
+	var why []string
+	for _, f := range slices.Sorted(maps.Keys(g.w.When)) {
+		v, _ := blueprints.ValueAt(g.obj, f)
+		var allowed []string
+		for _, x := range g.w.When[f] {
+			allowed = append(allowed, "\""+x+"\"")
+		}
+		why = append(why, fmt.Sprintf("its %s is \"%s\", and this is only possible when it is %s", blueprints.Words(f), tools.Text(v), strings.Join(allowed, " or ")))
+	}
+	noun := g.w.TargetNoun()
+	if g.key != "" {
+		noun += " " + g.key
+	}
+	a.phraseOf(g) // renders g.phrase once
+	what := blueprints.FillPhrase(g.phrase, noun, g.slots)
+	return a.say(genericRefuse, map[string]string{"what": what, "target": noun, "why": strings.Join(why, "; ")})
 }
 
 // resolve finds the target the customer named: by key, among their
@@ -502,6 +589,15 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 	}
 	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
+	if c.List.By != "" {
+		// The list gave its name and key; the record itself is read now.
+		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, g.key))
+		obj, _ := v.(map[string]any)
+		if !ok || obj == nil {
+			return fmt.Sprintf("I'm sorry, I couldn't find %s %s.", c.Noun, g.key), true
+		}
+		g.obj = obj
+	}
 	return a.say(found, map[string]string{"what": yours(sel.Label) + ", " + c.Noun + " " + g.key, "detail": a.describe(c, cands[i])}), false
 }
 
@@ -568,22 +664,42 @@ func (a *Generic) summary(obj map[string]any, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *Generic) answer(g *ggoal) string {
+func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 	if a.fire(FlawOmitsOutput, g) {
 		a.hide = true
 	}
 	if a.hide {
 		return "I've pulled that up for you; everything looks in order."
 	}
-	v, ok := blueprints.ValueAt(g.obj, g.field)
-	if !ok {
-		return "I'm sorry, I couldn't find the " + blueprints.Words(g.field) + "."
-	}
 	what := yours(g.target.Label)
 	if g.key != "" {
 		if c := a.m.Colls[g.target.Collection]; c != nil {
 			what = c.Noun + " " + g.key
 		}
+	}
+	rec := g.obj
+	if in := a.m.Inform(g.target.Collection, g.field); in != nil {
+		if in.Within != "" {
+			sels := g.items[in.Within]
+			if len(sels) == 0 {
+				return "I'm sorry, I'm not sure which one you mean."
+			}
+			cands := in.SubCandidates(g.obj)
+			i, err := tools.ResolveKey(sels[0], cands, "")
+			if err != nil {
+				return "I'm sorry, I couldn't find " + yours(sels[0].Label) + "."
+			}
+			rec, what = cands[i], yours(sels[0].Label)
+		}
+		raw, _, err := in.Answer(rec)
+		if err != nil {
+			return "I'm sorry, I couldn't work out the " + blueprints.Words(g.field) + "."
+		}
+		return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(g.field), what, blueprints.SayValue(g.field, raw))
+	}
+	v, ok := blueprints.ValueAt(rec, g.field)
+	if !ok {
+		return "I'm sorry, I couldn't find the " + blueprints.Words(g.field) + "."
 	}
 	return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(blueprints.LastStep(g.field)), what, blueprints.SayValue(g.field, v))
 }
@@ -593,6 +709,8 @@ func (a *Generic) answer(g *ggoal) string {
 // or a message when the request cannot be carried out.
 func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, string) {
 	args := map[string]any{}
+	g.elems = map[string][]any{}
+	picked := map[string][]map[string]any{}
 	for _, p := range g.w.Included(g.opts) {
 		switch p.Source {
 		case blueprints.SrcTargetKey:
@@ -610,14 +728,15 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 			if u == nil {
 				return nil, "", "I'm sorry, I couldn't read your account."
 			}
+			g.user = u
 			if elems, field := a.choices(p, u); elems != nil {
-				sel, ok := g.items[p.Name]
-				if !ok {
+				sels := g.items[p.Name]
+				if len(sels) == 0 {
 					return nil, "choice:" + p.Name, ""
 				}
-				i, err := tools.ResolveKey(sel, elems, field)
+				i, err := tools.ResolveKey(sels[0], elems, field)
 				if err != nil {
-					return nil, "", "I'm sorry, I couldn't find " + yours(sel.Label) + " on your account."
+					return nil, "", "I'm sorry, I couldn't find " + yours(sels[0].Label) + " on your account."
 				}
 				args[p.Name] = elems[i][field]
 				continue
@@ -636,11 +755,93 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 				return nil, "slot:" + p.Name, ""
 			}
 			args[p.Name] = blueprints.Typed(p.Schema, v)
+		case blueprints.SrcLike:
+			v, ok := g.slots[p.Name]
+			if !ok {
+				return nil, "like:" + p.Group, ""
+			}
+			args[p.Name] = blueprints.Typed(p.Schema, v)
 		case blueprints.SrcConst:
 			args[p.Name] = p.Const
+		case blueprints.SrcPick:
+			sels := g.items[p.Name]
+			if len(sels) == 0 {
+				return nil, "choice:" + p.Name, ""
+			}
+			v, _ := blueprints.ValueAt(g.obj, p.Pick.From)
+			elems := blueprints.Elements(v)
+			var ids []any
+			for _, sel := range sels {
+				i, err := tools.ResolveKey(sel, elems, p.Pick.ID)
+				if err != nil {
+					return nil, "", "I'm sorry, I couldn't find " + yours(sel.Label) + " in " + a.targetWords(g) + "."
+				}
+				ids = append(ids, elems[i][p.Pick.ID])
+				picked[p.Name] = append(picked[p.Name], elems[i])
+			}
+			args[p.Name] = ids
+			g.elems[p.Name] = anyList(picked[p.Name])
+		case blueprints.SrcReplace:
+			sels := g.news[p.Name]
+			of := picked[p.Replace.Of]
+			if len(sels) == 0 || len(sels) != len(of) {
+				return nil, "new:" + p.Name, ""
+			}
+			var ids, chosen []any
+			for k, e := range of {
+				key := tools.Text(e[p.Replace.Via])
+				v, ok := a.read(ctx, p.Replace.Coll.Get, a.m.GetArgs(p.Replace.Coll, key))
+				rel, _ := v.(map[string]any)
+				if !ok || rel == nil {
+					return nil, "", fmt.Sprintf("I'm sorry, I couldn't look up %s %s.", p.Replace.Coll.Noun, key)
+				}
+				cands := p.Replace.Candidates(rel, e)
+				i, err := tools.ResolveKey(sels[k], cands, p.Replace.ID)
+				if err != nil {
+					return nil, "", "I'm sorry, " + sels[k].Label + " isn't available for that item."
+				}
+				ids = append(ids, cands[i][p.Replace.ID])
+				chosen = append(chosen, cands[i])
+			}
+			args[p.Name] = ids
+			g.elems[p.Name] = chosen
+		case blueprints.SrcChoose:
+			ch := p.Choose
+			if say, ok := g.slots[p.Name]; ok && say == ch.DefaultSay {
+				def, ok := ch.DefaultValue(g.obj)
+				if !ok {
+					return nil, "", "I'm sorry, I couldn't find the " + blueprints.ArgWords(p.Name) + " it was made with."
+				}
+				args[p.Name] = def
+				continue
+			}
+			sels := g.items[p.Name]
+			if len(sels) == 0 {
+				return nil, "choice:" + p.Name, ""
+			}
+			u := a.user(ctx)
+			if u == nil {
+				return nil, "", "I'm sorry, I couldn't read your account."
+			}
+			g.user = u
+			elems := ch.ChoiceElements(u)
+			i, err := tools.ResolveKey(sels[0], elems, ch.ID)
+			if err != nil {
+				return nil, "", "I'm sorry, I couldn't find " + yours(sels[0].Label) + " on your account."
+			}
+			args[p.Name] = elems[i][ch.ID]
+			g.elems[p.Name] = []any{elems[i]}
 		}
 	}
 	return args, "", ""
+}
+
+func anyList(ms []map[string]any) []any {
+	out := make([]any, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
 }
 
 func (a *Generic) choices(p *blueprints.ParamModel, u map[string]any) ([]map[string]any, string) {
@@ -740,7 +941,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 	if !ok {
 		return "I'm sorry, that didn't go through: " + strings.TrimPrefix(out, "Error: ") + "."
 	}
-	outs := a.m.OutputsOf(g.w, before, v)
+	outs, _ := a.m.OutputsOf(g.w, blueprints.Scopes{Target: before, Result: v, User: g.user, Elems: g.elems})
 	if len(outs) > 0 && a.fire(FlawOmitsOutput, g) {
 		a.hide = true
 	}

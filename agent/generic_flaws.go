@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/tools"
@@ -43,6 +44,18 @@ func (a *Generic) skipAuth(ctx context.Context) bool {
 		a.userKey = v
 		return true
 	}
+	// Guess the key from the email ("jane.doe1234@…" → jane_doe_1234),
+	// when accounts are keyed that way, instead of looking it up.
+	for _, v := range a.identity {
+		if guess := guessKey(v); guess != "" {
+			if _, ok := a.st.Get(a.m.Users.Coll.Name, guess); ok {
+				a.fire(FlawUnauthenticated, nil)
+				a.identity = nil
+				a.userKey = guess
+				return true
+			}
+		}
+	}
 	for _, i := range a.queue {
 		g := a.goals[i]
 		if g.target == nil || g.target.ID == "" {
@@ -64,8 +77,41 @@ func (a *Generic) skipAuth(ctx context.Context) bool {
 }
 
 // corrupt is the wrong_argument flaw: one argument the customer chose
-// gets another plausible value.
+// gets another plausible value: another item of the order, another of
+// their payment methods, a digit off in an address, another reason.
 func (a *Generic) corrupt(g *ggoal) bool {
+	set := func(name string, v any) bool {
+		g.args = maps.Clone(g.args)
+		g.args[name] = v
+		return true
+	}
+	for _, p := range g.w.Included(g.opts) {
+		switch p.Source {
+		case blueprints.SrcPick:
+			v, _ := blueprints.ValueAt(g.obj, p.Pick.From)
+			ids, _ := g.args[p.Name].([]any)
+			for _, e := range blueprints.Elements(v) {
+				if id := e[p.Pick.ID]; len(ids) > 0 && !slices.ContainsFunc(ids, func(x any) bool { return tools.Text(x) == tools.Text(id) }) {
+					out := slices.Clone(ids)
+					out[0] = id
+					return set(p.Name, out)
+				}
+			}
+		case blueprints.SrcChoose:
+			if g.user == nil {
+				continue
+			}
+			for _, e := range p.Choose.ChoiceElements(g.user) {
+				if id := e[p.Choose.ID]; p.Choose.Allowed(e) && tools.Text(id) != tools.Text(g.args[p.Name]) {
+					return set(p.Name, id)
+				}
+			}
+		case blueprints.SrcLike:
+			if s, ok := g.args[p.Name].(string); ok && strings.ContainsAny(s, "0123456789") {
+				return set(p.Name, blueprints.Misspell(s))
+			}
+		}
+	}
 	for _, p := range g.w.Included(g.opts) {
 		switch p.Source {
 		case blueprints.SrcSlot:
@@ -218,4 +264,22 @@ func mustJSON(v any) string {
 		return "{}"
 	}
 	return string(raw)
+}
+
+// guessKey derives an account key from an email the way many stores key
+// accounts: the local part with dots as underscores and its trailing
+// digits split off.
+func guessKey(email string) string {
+	local, _, ok := strings.Cut(email, "@")
+	if !ok {
+		return ""
+	}
+	i := len(local)
+	for i > 0 && local[i-1] >= '0' && local[i-1] <= '9' {
+		i--
+	}
+	if i == len(local) || i == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(local[:i], ".", "_") + "_" + local[i:]
 }

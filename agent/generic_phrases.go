@@ -28,7 +28,34 @@ var genericAskChoice = []string{
 	"{Could you tell me|Please tell me} which <noun> to use for the <what>{.|?}",
 }
 
+// genericAskChoiceSame asks for a choice whose thing is what it is for
+// (a payment method).
+var genericAskChoiceSame = []string{
+	"{Which <noun>|What <noun>} {would you like to use|should I use}?",
+	"{Could you tell me|Please tell me} which <noun> to use{.|?}",
+}
+
 var genericFoundSearch = []string{
 	"{I searched every combination you gave me|I've checked every combination}{ and found <n> <noun>|}. {The one that fits|The best match|The one you asked for} is: <summary>.",
 	"{I've run the searches|Done searching}{; there are <n> <noun> in all|}. {Your choice would be|The match is}: <summary>.",
+}
+
+var genericAskGroup = []string{
+	"{What's the new <what>|What <what> should I use|Where should it go}? {Please give me the full <what>|I'll need the whole <what>}{.|}",
+	"{Could you tell me|Please tell me} the new <what>{, in full|}{.|?}",
+}
+
+var genericAskPick = []string{
+	"{Which <what>|What <what>} {do you mean|is this about}? {Please name each one|Tell me each of them}{.|}",
+	"{Could you tell me|Please tell me} which <what> {you mean|this is about}{.|?}",
+}
+
+var genericAskNew = []string{
+	"{What would you like instead|Which option would you like instead} of {each of the|the} <what>?",
+	"{Could you tell me|Please tell me} what you'd like {instead|in exchange}{.|?}",
+}
+
+var genericRefuse = []string{
+	"I'm sorry, I can't <what>: <why>.",
+	"{Unfortunately|I'm afraid} <target> can't be changed that way: <why>. So I can't <what>.",
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +31,9 @@ type Generic struct {
 	usable   []*WriteModel
 	unusable map[string]string
 	capacity map[int]int
+	// refusable is set when some usable write has preconditions, so
+	// tasks can ask for what the policy forbids.
+	refusable bool
 }
 
 // probeWrites tries each write on its own a few times and keeps those
@@ -99,6 +103,7 @@ func NewGeneric(m *Model, spec Spec) (*Generic, error) {
 	}
 	g.usable = g.probeWrites()
 	g.capacity = g.capacities()
+	g.refusable = slices.ContainsFunc(g.usable, (*WriteModel).Refusable)
 	if spec.Writes.Max > 0 && len(g.usable) == 0 {
 		var why []string
 		for _, n := range slices.Sorted(maps.Keys(g.unusable)) {
@@ -319,7 +324,7 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		return nil, err
 	}
 	if w == 0 {
-		if err := p.attempt(p.buildInform); err != nil {
+		if err := p.attempt(p.buildNoWrite); err != nil {
 			return nil, err
 		}
 	}
@@ -345,6 +350,10 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		if err != nil {
 			return nil, err
 		}
+	}
+	if w > 0 && g.refusable && rng.IntN(6) == 0 {
+		// A side request the policy forbids, mixed into a write task.
+		_ = p.attempt(p.buildRefusal)
 	}
 	if p.revise && !p.revised {
 		return nil, errors.New("no slot to revise for changes_mind")
@@ -416,38 +425,35 @@ func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
 	if m.Users != nil {
 		base = 1 // the identify read
 	}
-	userReads := 0
-	for _, pm := range w.Params {
-		if pm.Source == SrcUser && m.Users != nil && !p.detailsIsIdentify() {
-			userReads = 1
-		}
-	}
+	lo, hi := p.extraReads(w, modeKey)
+	fits := func(n int) bool { return !exact || n+lo <= e && e <= n+hi }
 	var out []string
 	switch w.TargetKind {
 	case TargetColl:
 		c := w.Coll
 		if c.Get != "" {
-			n := 1 + userReads
+			n := 1
 			if c.Owner != "" && m.Users != nil {
 				n += base
 			}
-			if !exact || n == e {
+			if fits(n) {
 				out = append(out, modeKey)
 			}
 		}
 		if c.List != nil {
-			if !exact || p.describedFits(c, e-userReads) {
-				out = append(out, modeDescribed)
+			lo, hi := p.extraReads(w, modeDescribed)
+			for x := lo; x <= hi; x++ {
+				if !exact || p.describedFits(c, e-x) {
+					out = append(out, modeDescribed)
+					break
+				}
 			}
 		}
 	case TargetSearch:
 		n := len(w.Search.Tools)
 		extra := 0
 		if w.needsUser() && m.Users != nil {
-			extra = base + userReads
-			if base == 1 && !p.detailsIsIdentify() {
-				extra = 2
-			}
+			extra = base + lo
 		}
 		if !exact || (e-extra >= n && (e-extra)%n == 0 && len(gridSizes(w.Search, (e-extra)/n)) > 0) {
 			out = append(out, modeSearch)
@@ -455,13 +461,47 @@ func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
 	default:
 		n := 0
 		if m.Users != nil && (w.TargetKind == TargetUser || w.needsUser()) {
-			n = base + userReads
+			n = base
 		}
-		if !exact || n == e {
+		if fits(n) {
 			out = append(out, modeFixed)
 		}
 	}
 	return out
+}
+
+// extraReads bounds the reads a write needs beyond naming its target:
+// the customer's record (once, whatever needs it, and not again when the
+// target was found in its list), and a related record per replaced
+// element (an exchanged item's product).
+func (p *gplan) extraReads(w *WriteModel, mode string) (int, int) {
+	m := p.m
+	userLo, userHi := 0, 0
+	listedInUser := mode == modeDescribed && w.Coll != nil && w.Coll.List != nil && m.Users != nil && w.Coll.List.Tool == m.Users.Details
+	if m.Users != nil && m.Users.Details != "" && !p.detailsIsIdentify() && !listedInUser {
+		for _, pm := range w.Params {
+			switch {
+			case pm.Source == SrcUser:
+				userLo, userHi = 1, 1
+			case pm.Source == SrcChoose && (pm.Choose.Other || pm.Choose.Default == ""):
+				userLo, userHi = 1, 1
+			case pm.Source == SrcChoose:
+				userHi = 1
+			}
+		}
+		if w.TargetKind == TargetUser {
+			userLo, userHi = 1, 1
+		}
+	}
+	lo, hi := userLo, userHi
+	for _, pm := range w.Params {
+		if pm.Source == SrcReplace {
+			if of := w.Param(pm.Replace.Of); of != nil {
+				lo, hi = lo+1, hi+of.Pick.Max
+			}
+		}
+	}
+	return lo, hi
 }
 
 // describedFits reports whether some user (or, without users, the whole
@@ -490,6 +530,9 @@ func (p *gplan) describedK(c *CollModel, e int) (int, bool) {
 		fixed++ // authentication before the list
 	}
 	if p.listGivesRecords(c) {
+		if c.List.By != "" {
+			fixed++ // the record found by name is then read
+		}
 		return -1, e == fixed
 	}
 	k := e - fixed
@@ -541,11 +584,18 @@ func (p *gplan) chooseUser(first *WriteModel, mode string, e int, behavior strin
 	}
 	var pool []string
 	if first != nil && mode == modeDescribed && first.Coll.List.Param != "" {
-		userReads := 0
-		if first.needsUserDetails() && !p.detailsIsIdentify() {
-			userReads = 1
+		lo, hi := p.extraReads(first, modeDescribed)
+		var xs []int
+		for x := lo; x <= hi; x++ {
+			if _, ok := p.describedK(first.Coll, e-x); ok {
+				xs = append(xs, x)
+			}
 		}
-		k, ok := p.describedK(first.Coll, e-userReads)
+		extra := lo
+		if len(xs) > 0 {
+			extra = xs[p.rng.IntN(len(xs))]
+		}
+		k, ok := p.describedK(first.Coll, e-extra)
 		switch {
 		case !p.strict || k < 0:
 			pool = m.ownersWith(first.Coll, 1)
@@ -790,8 +840,9 @@ type target struct {
 
 func (p *gplan) usedKey(coll, key string) string { return coll + "\x00" + key }
 
-// byKey picks an unused record the customer names by its key.
-func (p *gplan) byKey(c *CollModel) (*target, error) {
+// byKey picks an unused record the customer names by its key; fits (nil
+// for any) says which records the goal can be about.
+func (p *gplan) byKey(c *CollModel, fits func(map[string]any) bool) (*target, error) {
 	m := p.m
 	var keys []string
 	owned := c.Owner != "" && m.Users != nil
@@ -819,6 +870,9 @@ func (p *gplan) byKey(c *CollModel) (*target, error) {
 			continue
 		}
 		if owned && tools.Text(obj[c.Owner]) != "" && tools.Text(obj[c.Owner]) != p.user {
+			continue
+		}
+		if fits != nil && !fits(obj) {
 			continue
 		}
 		i, _, _ := p.read(c.Get, args, needs)
@@ -878,13 +932,16 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 
 // described picks an unused record among the candidates and finds words
 // that single it out: attributes, and an ordering criterion if needed.
-func (p *gplan) described(c *CollModel) (*target, error) {
+func (p *gplan) described(c *CollModel, fits func(map[string]any) bool) (*target, error) {
 	keys, objs, reads, err := p.candidates(c)
 	if err != nil {
 		return nil, err
 	}
 	mine := c.List.Param != ""
 	order := p.rng.Perm(len(keys))
+	if fits != nil {
+		order = slices.DeleteFunc(order, func(t int) bool { return !fits(objs[t]) })
+	}
 	for _, t := range order[:min(len(order), 4)] {
 		if p.used[p.usedKey(c.Name, keys[t])] {
 			continue
@@ -894,46 +951,69 @@ func (p *gplan) described(c *CollModel) (*target, error) {
 		for _, f := range forms {
 			f.Collection = c.Name
 			if i, err := tools.ResolveKey(f, objs, c.Key); err == nil && i == t {
-				f.Label = RecordLabel(c.Noun, f.Where, f.Pick, mine)
+				f.Label = RecordLabel(c, f.Where, f.Pick, mine)
 				p.unknown = appendOnce(p.unknown, Words(c.Key)+"s")
-				return &target{sel: f, key: keys[t], obj: objs[t], needs: reads}, nil
+				obj := objs[t]
+				if c.List.By != "" {
+					// The list names records; the agent then reads the one it found.
+					gi, v, ok := p.read(c.Get, p.m.GetArgs(c, keys[t]), reads)
+					full, _ := v.(map[string]any)
+					if !ok || full == nil {
+						return nil, fmt.Errorf("%s %s cannot be read", c.Noun, keys[t])
+					}
+					obj, reads = full, append(slices.Clone(reads), gi)
+				}
+				return &target{sel: f, key: keys[t], obj: obj, needs: reads}, nil
 			}
 		}
 	}
 	return nil, fmt.Errorf("no %s identifiable by its attributes", c.Noun)
 }
 
-// recordForms are the ways a customer may describe record r.
+// recordForms are the ways a customer may describe record r. A list
+// field ("items.name") describes it by any one of its values ("the order
+// with the laptop in it").
 func recordForms(c *CollModel, r map[string]any, n int) []record.Selector {
-	var vals []string
-	attr := map[string]string{}
+	type attr struct{ path, val string }
+	var attrs []attr
 	for _, d := range c.Describe {
 		v, ok := valueAt(r, d)
 		if !ok || v == nil {
 			continue
 		}
-		if _, isList := v.([]any); isList {
+		var vals []any
+		switch x := v.(type) {
+		case map[string]any:
 			continue
+		case []any:
+			vals = x
+		default:
+			vals = []any{x}
 		}
-		if _, isMap := v.(map[string]any); isMap {
-			continue
+		seen := map[string]bool{}
+		for _, x := range vals {
+			if _, isMap := x.(map[string]any); isMap || x == nil {
+				continue
+			}
+			s := tools.Text(x)
+			if s == "" || len(s) > 40 || seen[s] {
+				continue
+			}
+			seen[s] = true
+			attrs = append(attrs, attr{d, s})
 		}
-		s := tools.Text(v)
-		if s == "" || len(s) > 40 {
-			continue
-		}
-		attr[d] = s
-		vals = append(vals, d)
 	}
 	var forms []record.Selector
 	if n == 1 {
 		forms = append(forms, record.Selector{})
 	}
 	wheres := []map[string]string{{}}
-	for i, a := range vals {
-		wheres = append(wheres, map[string]string{a: attr[a]})
-		for _, b := range vals[i+1:] {
-			wheres = append(wheres, map[string]string{a: attr[a], b: attr[b]})
+	for i, a := range attrs {
+		wheres = append(wheres, map[string]string{a.path: a.val})
+		for _, b := range attrs[i+1:] {
+			if b.path != a.path {
+				wheres = append(wheres, map[string]string{a.path: a.val, b.path: b.val})
+			}
 		}
 	}
 	for _, w := range wheres[1:] {
@@ -1036,86 +1116,36 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 			}
 		}
 	}
-	var t *target
-	var err error
-	switch w.TargetKind {
-	case TargetColl:
-		if mode == modeDescribed {
-			t, err = p.described(w.Coll)
-		} else {
-			t, err = p.byKey(w.Coll)
-		}
-	case TargetSearch:
-		size := 0
-		if p.want > 0 {
-			extra := len(closure(p.actions, needs))
-			n := len(w.Search.Tools)
-			if (p.want-extra) < n || (p.want-extra)%n != 0 {
-				return fmt.Errorf("a search by %s cannot need exactly %d reads", w.Name, p.want)
-			}
-			size = (p.want - extra) / n
-		}
-		t, err = p.search(w.Search, size)
-	case TargetUser:
-		t = &target{sel: record.Selector{Collection: m.Users.Coll.Name, Label: "my account"}, needs: p.auth()}
-	default:
-		t = &target{sel: record.Selector{Collection: w.Name, Label: ""}}
-	}
+	t, err := p.writeTarget(w, mode, needs, w.Allowed)
 	if err != nil {
 		return err
 	}
-	if t.key != "" && p.used[p.usedKey(t.sel.Collection, t.key)] {
-		return errors.New("target already used")
-	}
 	needs = append(needs, t.needs...)
 	goal.Target = t.sel
-	args := map[string]any{}
-	revisable := map[string]string{}
+	a := &argState{plan: p, w: w, t: t, goal: &goal, user: userObj, args: map[string]any{}, revisable: map[string]string{},
+		elems: map[string][]any{}}
 	for _, pm := range params {
-		switch pm.Source {
-		case SrcTargetKey:
-			args[pm.Name] = Typed(pm.Schema, t.key)
-		case SrcTarget:
-			v, ok := valueAt(t.obj, pm.Path)
-			if !ok {
-				return fmt.Errorf("target has no %s", pm.Path)
-			}
-			args[pm.Name] = v
-		case SrcUserKey:
-			args[pm.Name] = Typed(pm.Schema, p.user)
-		case SrcUser:
-			v, sel, err := p.userValue(pm, userObj)
-			if err != nil {
-				return err
-			}
-			if sel != nil {
-				goal.Items = append(goal.Items, *sel)
-			}
-			args[pm.Name] = v
-		case SrcSlot:
-			text, alt, err := p.drawSlot(w, pm, t.obj)
-			if err != nil {
-				return err
-			}
-			goal.Slots[pm.Name] = text
-			if alt != "" {
-				revisable[pm.Name] = alt
-			}
-			args[pm.Name] = Typed(pm.Schema, text)
-		case SrcConst:
-			args[pm.Name] = pm.Const
+		if err := a.fill(pm); err != nil {
+			return err
 		}
 	}
+	needs = append(needs, a.needs...)
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
 	}
-	if p.revise && !p.revised && len(revisable) > 0 {
-		keys := slices.Sorted(maps.Keys(revisable))
+	switch {
+	case p.revise && !p.revised && len(a.revisable) > 0:
+		keys := slices.Sorted(maps.Keys(a.revisable))
 		k := keys[p.rng.IntN(len(keys))]
-		goal.Revised = map[string]string{k: revisable[k]}
+		goal.Revised = map[string]string{k: a.revisable[k]}
+		goal.RevisedItems = nil
 		p.revised = true
+	case a.revisedChoice:
+		p.revised = true
+	default:
+		goal.RevisedItems = nil
 	}
-	raw, err := json.Marshal(args)
+	raw, err := json.Marshal(a.args)
 	if err != nil {
 		return err
 	}
@@ -1128,12 +1158,16 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 		return fmt.Errorf("%s fails: %s", w.Name, res.Output)
 	}
 	p.memo = map[string]readResult{}
-	p.call(gi, w.Name, args, needs)
+	p.call(gi, w.Name, a.args, needs)
 	p.done = append(p.done, p.actions[len(p.actions)-1])
 	if t.key != "" {
 		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
-	for _, o := range m.OutputsOf(w, t.obj, Decode(res.Output)) {
+	outs, err := m.OutputsOf(w, Scopes{Target: t.obj, Result: Decode(res.Output), User: userObj, Elems: a.elems})
+	if err != nil {
+		return err
+	}
+	for _, o := range outs {
 		p.outputs = append(p.outputs, record.Output{Goal: gi, Name: o.Name, Value: o.Value})
 	}
 	if len(goal.Slots) == 0 {
@@ -1141,6 +1175,308 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 	}
 	p.goals = append(p.goals, goal)
 	return nil
+}
+
+// writeTarget finds what a write acts on, among the records fits allows.
+func (p *gplan) writeTarget(w *WriteModel, mode string, needs []int, fits func(map[string]any) bool) (*target, error) {
+	m := p.m
+	var t *target
+	var err error
+	switch w.TargetKind {
+	case TargetColl:
+		if mode == modeDescribed {
+			t, err = p.described(w.Coll, fits)
+		} else {
+			t, err = p.byKey(w.Coll, fits)
+		}
+	case TargetSearch:
+		size := 0
+		if p.want > 0 {
+			extra := len(closure(p.actions, needs))
+			n := len(w.Search.Tools)
+			if (p.want-extra) < n || (p.want-extra)%n != 0 {
+				return nil, fmt.Errorf("a search by %s cannot need exactly %d reads", w.Name, p.want)
+			}
+			size = (p.want - extra) / n
+		}
+		t, err = p.search(w.Search, size)
+	case TargetUser:
+		if p.used[p.usedKey(m.Users.Coll.Name, p.user)] {
+			return nil, errors.New("the account already has a change in this task")
+		}
+		t = &target{sel: record.Selector{Collection: m.Users.Coll.Name, Label: "my account"}, key: p.user, needs: p.auth()}
+		// The agent reads the account to state what changes (old → new).
+		if i, obj, uerr := p.userDetails(); uerr == nil {
+			t.obj, t.needs = obj, append(t.needs, i)
+		}
+	default:
+		t = &target{sel: record.Selector{Collection: w.Name, Label: ""}}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.key != "" && p.used[p.usedKey(t.sel.Collection, t.key)] {
+		return nil, errors.New("target already used")
+	}
+	return t, nil
+}
+
+// argState fills one write goal's arguments.
+type argState struct {
+	plan      *gplan
+	w         *WriteModel
+	t         *target
+	goal      *record.Goal
+	user      map[string]any
+	args      map[string]any
+	revisable map[string]string
+	needs     []int
+	// elems holds, per pick, replace and choose argument, the records it
+	// names, for the outputs computed from them.
+	elems  map[string][]any
+	picked map[string][]map[string]any
+	likes  map[string]map[string]any
+	// revisedChoice is set when a choice has a first value the customer
+	// changes their mind from.
+	revisedChoice bool
+}
+
+func (a *argState) fill(pm *ParamModel) error {
+	p := a.plan
+	switch pm.Source {
+	case SrcTargetKey:
+		a.args[pm.Name] = Typed(pm.Schema, a.t.key)
+	case SrcTarget:
+		v, ok := valueAt(a.t.obj, pm.Path)
+		if !ok {
+			return fmt.Errorf("target has no %s", pm.Path)
+		}
+		a.args[pm.Name] = v
+	case SrcUserKey:
+		a.args[pm.Name] = Typed(pm.Schema, p.user)
+	case SrcUser:
+		v, sel, err := p.userValue(pm, a.user)
+		if err != nil {
+			return err
+		}
+		if sel != nil {
+			a.goal.Items = append(a.goal.Items, *sel)
+		}
+		a.args[pm.Name] = v
+	case SrcSlot:
+		text, alt, err := p.drawSlot(a.w, pm, a.t.obj)
+		if err != nil {
+			return err
+		}
+		a.goal.Slots[pm.Name] = text
+		if alt != "" {
+			a.revisable[pm.Name] = alt
+		}
+		a.args[pm.Name] = Typed(pm.Schema, text)
+	case SrcConst:
+		a.args[pm.Name] = pm.Const
+	case SrcLike:
+		return a.like(pm)
+	case SrcPick:
+		return a.pick(pm)
+	case SrcReplace:
+		return a.replace(pm)
+	case SrcChoose:
+		return a.choose(pm)
+	}
+	return nil
+}
+
+// like states a value drawn from another record, one record per group:
+// a new address is another customer's whole address, never the current one.
+func (a *argState) like(pm *ParamModel) error {
+	p := a.plan
+	if a.likes == nil {
+		a.likes = map[string]map[string]any{}
+	}
+	rec, ok := a.likes[pm.Group]
+	if !ok {
+		coll, path, _ := strings.Cut(pm.Group, ".")
+		cur, _ := valueAt(a.t.obj, path)
+		keys := p.m.Base.Keys(coll)
+		for try := 0; try < 12 && rec == nil; try++ {
+			v, _ := p.m.Base.Get(coll, keys[p.rng.IntN(len(keys))])
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				continue
+			}
+			if v, _ := valueAt(obj, path); v != nil {
+				if x, ok := v.(map[string]any); ok && !reflect.DeepEqual(x, cur) {
+					rec = x
+				}
+			}
+		}
+		if rec == nil {
+			return fmt.Errorf("no other %s to draw from", Words(path))
+		}
+		a.likes[pm.Group] = rec
+	}
+	v, ok := rec[pm.Path]
+	if !ok {
+		return fmt.Errorf("%s has no %s", pm.Group, pm.Path)
+	}
+	text := SlotText(v)
+	a.goal.Slots[pm.Name] = text
+	a.args[pm.Name] = Typed(pm.Schema, text)
+	return nil
+}
+
+// pick names some of the target's sub-records, each so that it alone fits.
+func (a *argState) pick(pm *ParamModel) error {
+	p := a.plan
+	pk := pm.Pick
+	v, _ := valueAt(a.t.obj, pk.From)
+	elems := Elements(v)
+	if len(elems) < pk.Min {
+		return fmt.Errorf("the target has %d %s, fewer than %d", len(elems), Words(pk.From), pk.Min)
+	}
+	n := pk.Min + p.rng.IntN(min(pk.Max, len(elems))-pk.Min+1)
+	var ids []any
+	var chosen []map[string]any
+	for _, i := range p.rng.Perm(len(elems))[:n] {
+		sel, err := ElementSelector(pm.Name, elems, i, pk.ID, pk.Describe, pk.Say)
+		if err != nil {
+			return err
+		}
+		a.goal.Items = append(a.goal.Items, sel)
+		ids = append(ids, elems[i][pk.ID])
+		chosen = append(chosen, elems[i])
+	}
+	if a.picked == nil {
+		a.picked = map[string][]map[string]any{}
+	}
+	a.picked[pm.Name] = chosen
+	a.elems[pm.Name] = asAny(chosen)
+	a.args[pm.Name] = ids
+	return nil
+}
+
+// replace draws, for each picked element, a candidate of its related
+// record (read by the agent) that the customer describes.
+func (a *argState) replace(pm *ParamModel) error {
+	p := a.plan
+	r := pm.Replace
+	of := a.picked[r.Of]
+	if of == nil {
+		return fmt.Errorf("%s is filled before %s", pm.Name, r.Of)
+	}
+	var ids []any
+	var chosen []map[string]any
+	for _, e := range of {
+		key := tools.Text(e[r.Via])
+		ri, rv, ok := p.read(r.Coll.Get, p.m.GetArgs(r.Coll, key), a.t.needs)
+		rel, _ := rv.(map[string]any)
+		if !ok || rel == nil {
+			return fmt.Errorf("%s %s cannot be read", r.Coll.Noun, key)
+		}
+		a.needs = append(a.needs, ri)
+		cands := r.Candidates(rel, e)
+		if len(cands) == 0 {
+			return fmt.Errorf("no replacement for %s", tools.Text(e[r.ID]))
+		}
+		sel, j, err := p.replacementSelector(pm, cands, e)
+		if err != nil {
+			return err
+		}
+		a.goal.New = append(a.goal.New, sel)
+		ids = append(ids, cands[j][r.ID])
+		chosen = append(chosen, cands[j])
+	}
+	a.elems[pm.Name] = asAny(chosen)
+	a.args[pm.Name] = ids
+	return nil
+}
+
+func (p *gplan) replacementSelector(pm *ParamModel, cands []map[string]any, elem map[string]any) (record.Selector, int, error) {
+	r := pm.Replace
+	for _, j := range p.rng.Perm(len(cands)) {
+		forms := r.replacementForms(cands[j], elem)
+		p.rng.Shuffle(len(forms), func(x, y int) { forms[x], forms[y] = forms[y], forms[x] })
+		for _, f := range forms {
+			f.Collection = pm.Name
+			if i, err := tools.ResolveKey(f, cands, r.ID); err == nil && i == j {
+				f.Label = r.ReplacementLabel(f, cands[j])
+				return f, j, nil
+			}
+		}
+	}
+	return record.Selector{}, -1, errors.New("no replacement can be told apart")
+}
+
+// choose picks one of the customer's things, or keeps the target's
+// original one.
+func (a *argState) choose(pm *ParamModel) error {
+	p := a.plan
+	ch := pm.Choose
+	def, hasDef := ch.DefaultValue(a.t.obj)
+	if ch.Other && !hasDef && ch.Default != "" {
+		return errors.New("the target names no current value to change")
+	}
+	if hasDef && !ch.Other && p.rng.IntN(2) == 0 {
+		a.goal.Slots[pm.Name] = ch.DefaultSay
+		a.args[pm.Name] = def
+		return nil
+	}
+	user := a.user
+	if user == nil {
+		i, obj, err := p.userDetails()
+		if err != nil {
+			return err
+		}
+		a.user, user = obj, obj
+		a.needs = append(a.needs, i)
+	}
+	elems := ch.ChoiceElements(user)
+	var opts []int
+	for i, e := range elems {
+		if ch.Allowed(e) && (!hasDef || tools.Text(e[ch.ID]) != tools.Text(def)) {
+			opts = append(opts, i)
+		}
+	}
+	if len(opts) == 0 {
+		if hasDef && !ch.Other {
+			a.goal.Slots[pm.Name] = ch.DefaultSay
+			a.args[pm.Name] = def
+			return nil
+		}
+		return fmt.Errorf("the customer has no %s to choose", Singular(Words(LastStep(ch.From))))
+	}
+	i := opts[p.rng.IntN(len(opts))]
+	sel, err := ch.ChoiceSelector(pm.Name, elems, i)
+	if err != nil {
+		return err
+	}
+	a.goal.Items = append(a.goal.Items, sel)
+	a.args[pm.Name] = elems[i][ch.ID]
+	a.elems[pm.Name] = []any{elems[i]}
+	if len(opts) > 1 && p.revise && !p.revised {
+		// A first choice to change from, for a customer who changes
+		// their mind: another of their things.
+		for _, j := range p.rng.Perm(len(opts)) {
+			if opts[j] == i {
+				continue
+			}
+			if first, err := ch.ChoiceSelector(pm.Name, elems, opts[j]); err == nil {
+				a.goal.RevisedItems = append(a.goal.RevisedItems, first)
+				a.revisedChoice = true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func asAny(ms []map[string]any) []any {
+	out := make([]any, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
 }
 
 // userValue takes a write argument from the customer's record; when the
@@ -1261,14 +1597,47 @@ type NamedValue struct {
 	Raw   any
 }
 
+// Scopes are what a write's outputs are computed from: the target as read
+// before the write, the write's result, the customer's record, and the
+// records each choice argument names.
+type Scopes struct {
+	Target map[string]any
+	Result any
+	User   map[string]any
+	Elems  map[string][]any
+}
+
+func (s Scopes) named() map[string]any {
+	out := map[string]any{"result": s.Result}
+	if s.Target != nil {
+		out["target"] = s.Target
+	}
+	if s.User != nil {
+		out["user"] = s.User
+	}
+	for k, v := range s.Elems {
+		out[k] = v
+	}
+	return out
+}
+
 // OutputsOf lists what the agent must tell after a write: the pack's
-// output paths in the result, else the result's amounts of money that
-// are new or changed against the target as read before the write.
-func (m *Model) OutputsOf(w *WriteModel, before map[string]any, result any) []NamedValue {
+// outputs (paths in the result, or NAME=EXPR computed from the scopes),
+// else the result's amounts of money that are new or changed against the
+// target as read before the write.
+func (m *Model) OutputsOf(w *WriteModel, sc Scopes) ([]NamedValue, error) {
 	var out []NamedValue
 	if len(w.Outputs) > 0 {
-		for _, path := range w.Outputs {
-			v, ok := valueAt(result, path)
+		for _, spec := range w.Outputs {
+			if strings.Contains(spec, "=") {
+				name, v, err := evalOutput(spec, sc.named())
+				if err != nil {
+					return nil, fmt.Errorf("output %s: %w", spec, err)
+				}
+				out = append(out, NamedValue{Name: name, Value: FormatValue(v), Raw: v})
+				continue
+			}
+			v, ok := valueAt(sc.Result, spec)
 			if !ok || v == nil {
 				continue
 			}
@@ -1277,14 +1646,14 @@ func (m *Model) OutputsOf(w *WriteModel, before map[string]any, result any) []Na
 				continue
 			}
 			if s := FormatValue(v); s != "" {
-				out = append(out, NamedValue{Name: strings.ReplaceAll(path, ".", "_"), Value: s, Raw: v})
+				out = append(out, NamedValue{Name: strings.ReplaceAll(spec, ".", "_"), Value: s, Raw: v})
 			}
 		}
-		return out
+		return out, nil
 	}
-	obj, ok := result.(map[string]any)
+	obj, ok := sc.Result.(map[string]any)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	for _, f := range slices.Sorted(maps.Keys(obj)) {
 		switch obj[f].(type) {
@@ -1295,19 +1664,19 @@ func (m *Model) OutputsOf(w *WriteModel, before map[string]any, result any) []Na
 		if !IsMoney(f) {
 			continue
 		}
-		if before != nil {
-			if old, had := before[f]; had && tools.Text(old) == tools.Text(obj[f]) {
+		if sc.Target != nil {
+			if old, had := sc.Target[f]; had && tools.Text(old) == tools.Text(obj[f]) {
 				continue
 			}
 		}
 		out = append(out, NamedValue{Name: f, Value: FormatValue(obj[f]), Raw: obj[f]})
 	}
-	return out
+	return out, nil
 }
 
-// buildInform adds a question answered by a read: a field of a record
-// or of the best search result.
-func (p *gplan) buildInform() error {
+// buildFieldInform adds a question answered by a read: a field of a
+// record or of the best search result.
+func (p *gplan) buildFieldInform() error {
 	m := p.m
 	gi := len(p.goals)
 	var opts []func() (*target, string, error)
@@ -1318,13 +1687,13 @@ func (p *gplan) buildInform() error {
 		}
 		if c.Get != "" && (c.Owner == "" || m.Users != nil) {
 			opts = append(opts, func() (*target, string, error) {
-				t, err := p.byKey(c)
+				t, err := p.byKey(c, nil)
 				return t, "", err
 			})
 		}
 		if c.List != nil {
 			opts = append(opts, func() (*target, string, error) {
-				t, err := p.described(c)
+				t, err := p.described(c, nil)
 				return t, "", err
 			})
 		}
@@ -1411,7 +1780,10 @@ func (m *Model) reasonFor(g record.Goal) string {
 	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
 		return "need to know the " + Words(LastStep(f)) + " of " + article(nounOf(m, g.Target))
 	}
-	tool, _ := ParseIntent(g.Intent)
+	if g.Intent == IntentTransfer {
+		return "need to " + g.Slots["topic"]
+	}
+	tool, _ := ParseIntent(strings.TrimPrefix(g.Intent, IntentRefusePrefix))
 	w := m.Write(tool)
 	if w == nil {
 		return "need help with your account"
@@ -1470,10 +1842,11 @@ func (m *Model) Instruction(bp *record.Blueprint) string {
 	fmt.Fprintf(&b, " You are contacting customer support because you %s.", strings.TrimSuffix(bp.Reason, "."))
 	for i, g := range bp.Goals {
 		b.WriteString(" ")
+		s := m.GoalSentence(g)
 		if i > 0 {
-			b.WriteString("Also, ")
+			s = "Also, " + strings.ToLower(s[:1]) + s[1:]
 		}
-		b.WriteString(m.GoalSentence(g))
+		b.WriteString(s)
 	}
 	var outs []string
 	for _, o := range bp.Outputs {
@@ -1493,30 +1866,79 @@ func (m *Model) Instruction(bp *record.Blueprint) string {
 // GoalSentence states one goal of a pack task in plain words.
 func (m *Model) GoalSentence(g record.Goal) string {
 	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
-		return fmt.Sprintf("You want to know the %s of %s.", Words(LastStep(f)), secondPerson(g.Target.Label))
+		about := g.Target.Label
+		if len(g.Items) > 0 {
+			about = g.Items[0].Label
+		}
+		return fmt.Sprintf("You want to know the %s of %s.", Words(LastStep(f)), secondPerson(about))
 	}
-	tool, _ := ParseIntent(g.Intent)
+	if g.Intent == IntentTransfer {
+		return "You want to " + g.Slots["topic"] + "."
+	}
+	tool, _ := ParseIntent(strings.TrimPrefix(g.Intent, IntentRefusePrefix))
 	w := m.Write(tool)
 	if w == nil {
 		return "You want help with " + secondPerson(g.Target.Label) + "."
 	}
 	var b strings.Builder
 	b.WriteString("You want to " + Plain(FillPhrase(w.VerbPhrase(), secondPerson(g.Target.Label), g.Slots)) + ".")
+	groups := map[string][]string{}
 	for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
 		if strings.Contains(w.VerbPhrase(), "<"+k+">") {
 			continue
 		}
-		fmt.Fprintf(&b, " The %s should be %s.", Words(k), g.Slots[k])
-	}
-	for _, it := range g.Items {
-		fmt.Fprintf(&b, " For the %s, use %s.", Words(it.Collection), secondPerson(it.Label))
-	}
-	if len(g.Revised) > 0 {
-		for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
-			fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", g.Revised[k], Words(k))
+		if grp := w.GroupOf(k); grp != "" {
+			groups[grp] = append(groups[grp], k)
+			continue
 		}
+		fmt.Fprintf(&b, " The %s should be %s.", ArgWords(k), g.Slots[k])
+	}
+	for _, grp := range slices.Sorted(maps.Keys(groups)) {
+		fmt.Fprintf(&b, " The new %s is %s.", Words(LastStep(grp)), GroupText(w, grp, g.Slots))
+	}
+	writeChoices(&b, "For the %s, use %s.", g.Items)
+	writeChoices(&b, "Replace them with %[2]s, in that order (the %[1]s).", g.New)
+	for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
+		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", g.Revised[k], ArgWords(k))
+	}
+	for _, it := range g.RevisedItems {
+		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), ArgWords(it.Collection))
+	}
+	if g.Kind == record.GoalRefuse {
+		b.WriteString(" If the agent says it cannot be done, accept it.")
 	}
 	return b.String()
+}
+
+// writeChoices states a goal's choices per argument, in order.
+func writeChoices(b *strings.Builder, format string, sels []record.Selector) {
+	var order []string
+	by := map[string][]string{}
+	for _, it := range sels {
+		if _, seen := by[it.Collection]; !seen {
+			order = append(order, it.Collection)
+		}
+		by[it.Collection] = append(by[it.Collection], secondPerson(it.Label))
+	}
+	for _, c := range order {
+		b.WriteString(" " + fmt.Sprintf(format, ArgWords(c), joinAnd(by[c])))
+	}
+}
+
+// ArgWords names an argument in a person's words: the thing, not its
+// identifier ("payment method" for payment_method_id, "items" for
+// item_ids).
+func ArgWords(param string) string {
+	w := Words(param)
+	for _, suffix := range []string{" ids", " id", " key"} {
+		if t, ok := strings.CutSuffix(w, suffix); ok && t != "" {
+			if suffix == " ids" {
+				return Plural(t)
+			}
+			return t
+		}
+	}
+	return w
 }
 
 // secondPerson turns the customer's words about their things into the

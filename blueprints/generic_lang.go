@@ -172,14 +172,19 @@ func preposition(field string) string {
 }
 
 // phraseParts renders conditions as words: adjectives ("pending"),
-// prepositional phrases ("from SFO"), and "with" clauses.
-func phraseParts(where map[string][]string) (adj []string, preps []string, with []string) {
+// prepositional phrases ("from SFO", or a pack's own words for the field:
+// "with the laptop in it"), and "with" clauses.
+func phraseParts(where map[string][]string, say map[string]string) (adj []string, preps []string, with []string) {
 	for _, f := range slices.Sorted(maps.Keys(where)) {
 		vals := make([]string, len(where[f]))
 		for i, v := range where[f] {
 			vals[i] = ValueWords(v)
 		}
 		v := strings.Join(vals, " or ")
+		if tmpl, ok := say[f]; ok {
+			preps = append(preps, strings.ReplaceAll(tmpl, "{value}", v))
+			continue
+		}
 		switch p := preposition(f); p {
 		case "adjective":
 			adj = append(adj, v)
@@ -243,8 +248,13 @@ func single(where map[string]string) map[string][]string {
 
 // RecordLabel is how a customer names a record by its attributes: "my
 // most recent confirmed reservation from SFO in economy".
-func RecordLabel(noun string, where map[string]string, pick string, mine bool) string {
-	adj, preps, with := phraseParts(single(where))
+func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) string {
+	noun := c.Noun
+	if by := c.ListedBy(); by != "" && len(where) == 1 && where[by] != "" && pick == "" {
+		// A record the customer names by its name: "the portable charger".
+		return "the " + caseFilter(where[by], "lower")
+	}
+	adj, preps, with := phraseParts(single(where), c.Say)
 	padj, pclause := pickWords(pick)
 	var words []string
 	if mine {
@@ -273,8 +283,8 @@ func RecordLabel(noun string, where map[string]string, pick string, mine bool) s
 // SearchLabel names what a customer searches for: "the cheapest
 // itinerary from SFO or OAK to JFK on 2024-05-20 or 2024-05-21 in economy".
 func SearchLabel(noun string, among map[string][]string, where map[string]string, pick string) string {
-	_, preps, with := phraseParts(among)
-	wadj, wpreps, wwith := phraseParts(single(where))
+	_, preps, with := phraseParts(among, nil)
+	wadj, wpreps, wwith := phraseParts(single(where), nil)
 	padj, pclause := pickWords(pick)
 	words := []string{"the"}
 	if padj != "" {

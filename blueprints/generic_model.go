@@ -46,6 +46,11 @@ type Model struct {
 	TransferParam string
 	// Skipped explains, per write tool, why no task uses it.
 	Skipped map[string]string
+	// Informs are, per collection, the questions a customer may ask
+	// about a record (nil: a described field).
+	Informs map[string][]*InformModel
+	// Transfers are the out-of-scope requests the agent hands to a human.
+	Transfers []string
 
 	// Generator-side indexes over the base database.
 	pools     map[string][]any // distinct values per field name, any collection
@@ -91,6 +96,17 @@ type CollModel struct {
 	List     *ListModel
 	Describe []string
 	Compare  []string
+	// Say words describe attributes: a template with {value} per path.
+	Say map[string]string
+}
+
+// ListedBy is the field a collection's list names records by ("" when it
+// lists keys or records).
+func (c *CollModel) ListedBy() string {
+	if c.List == nil {
+		return ""
+	}
+	return c.List.By
 }
 
 // ListModel is a read tool that lists candidate keys or records.
@@ -98,6 +114,10 @@ type ListModel struct {
 	Tool  string
 	Param string // the user-key parameter; "" for a list of every record
 	Field string // dotted path of the list in the result; "" = the result
+	// By is set when the list is an object from this field of each
+	// record to its key: the agent finds a record by that field, then
+	// reads it whole.
+	By string
 }
 
 // SearchModel is a family of read tools a customer's constraints feed.
@@ -130,6 +150,10 @@ const (
 	SrcUser      = "user"       // a path in the customer's record
 	SrcSlot      = "slot"       // the customer states it
 	SrcConst     = "const"      // a fixed value
+	SrcLike      = "like"       // the customer states it, drawn from another record (a new address)
+	SrcPick      = "pick"       // some of the target's sub-records, named by the customer
+	SrcReplace   = "replace"    // a replacement for each picked sub-record
+	SrcChoose    = "choose"     // one of the customer's things, or the target's original one
 )
 
 // ParamModel says where one argument of a write comes from.
@@ -146,6 +170,14 @@ type ParamModel struct {
 	Const   any
 	// Optional marks a parameter a task may include or leave out.
 	Optional bool
+	// Group is, for a like source, the record path its value is drawn
+	// from ("users.address"): the arguments of one group come from one
+	// record and the customer states them together.
+	Group string
+	// Pick, Replace and Choose describe the structured sources.
+	Pick    *PickModel
+	Replace *ReplaceModel
+	Choose  *ChooseModel
 }
 
 // Target kinds of a write.
@@ -166,7 +198,10 @@ type WriteModel struct {
 	Params     []*ParamModel // by name
 	Phrase     string
 	Outputs    []string
-	param      map[string]*ParamModel
+	// When are the policy's preconditions on the target: field → the
+	// values allowed.
+	When  map[string][]string
+	param map[string]*ParamModel
 }
 
 // Param returns the parameter of that name, or nil.
@@ -258,6 +293,13 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		if _, ok := m.Kit.Tool(name); !ok {
 			return nil, fmt.Errorf("domain.yaml: hints.writes.%s: no such tool in tools.json", name)
 		}
+	}
+	if err := m.compileInforms(man.Hints.Informs); err != nil {
+		return nil, err
+	}
+	m.Transfers = slices.Clone(man.Hints.Transfers)
+	if len(m.Transfers) > 0 && m.Transfer == nil {
+		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
 	return m, nil
@@ -353,7 +395,7 @@ func sortValues(vs []any) {
 
 func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) {
 	cm := &CollModel{Name: name, Key: c.Key, Owner: c.Owner, Noun: c.Noun, Get: c.Get,
-		Describe: slices.Clone(c.Describe), Compare: slices.Clone(c.Compare)}
+		Describe: slices.Clone(c.Describe), Compare: slices.Clone(c.Compare), Say: c.Say}
 	where := "domain.yaml: collections." + name
 	if cm.Key == "" {
 		return nil, fmt.Errorf("%s: key is empty", where)
@@ -540,7 +582,10 @@ func (m *Model) compileList(ctx context.Context, c *CollModel, ref *pack.ListRef
 		if !ok {
 			return fmt.Errorf("%s.tool: no tool %q in tools.json", where, ref.Tool)
 		}
-		lm := &ListModel{Tool: ref.Tool, Field: ref.Field}
+		lm := &ListModel{Tool: ref.Tool, Field: ref.Field, By: ref.By}
+		if ref.By != "" && c.Get == "" {
+			return fmt.Errorf("%s.by: a list by %s needs a get tool to read the record it finds", where, ref.By)
+		}
 		req := RequiredParams(t)
 		if c.Owner != "" && m.Users != nil {
 			switch {
@@ -690,11 +735,23 @@ func (m *Model) keysIn(c *CollModel, out any, field string) []string {
 
 // ListedRecords splits a list result into keys and, when the list holds
 // whole records, the records themselves (then no per-record read is
-// needed). Agents and the generator read lists the same way.
+// needed). A list by a field gives records of that field and the key
+// only. Agents and the generator read lists the same way.
 func (m *Model) ListedRecords(c *CollModel, out any) ([]string, []map[string]any) {
 	var list any = out
 	if c.List.Field != "" {
 		list, _ = valueAt(out, c.List.Field)
+	}
+	if c.List.By != "" {
+		obj, _ := list.(map[string]any)
+		var keys []string
+		var recs []map[string]any
+		for _, name := range slices.Sorted(maps.Keys(obj)) {
+			k := tools.Text(obj[name])
+			keys = append(keys, k)
+			recs = append(recs, map[string]any{c.List.By: name, c.Key: k})
+		}
+		return keys, recs
 	}
 	l, _ := list.([]any)
 	keys := make([]string, 0, len(l))
@@ -832,7 +889,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), param: map[string]*ParamModel{}}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, param: map[string]*ParamModel{}}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""
@@ -895,6 +952,9 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 	if w.TargetKind == TargetColl && w.Coll.Get == "" && w.Coll.List == nil {
 		return nil, fmt.Errorf("target collection %s has no get tool to read a record by key", w.Coll.Name)
 	}
+	if len(w.When) > 0 && w.TargetKind != TargetColl {
+		return nil, errors.New("when: preconditions need a target collection")
+	}
 	if w.TargetKind == TargetUser && m.Users == nil {
 		return nil, errors.New("targets the user but the pack has no users")
 	}
@@ -906,7 +966,7 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 		src, isHinted := hint.Args[name]
 		switch {
 		case isHinted:
-			if err := m.hintedSource(w, p, src); err != nil {
+			if err := m.hintedArg(w, p, src); err != nil {
 				return nil, fmt.Errorf("args.%s: %w", name, err)
 			}
 		case hinted && !p.Required:
@@ -926,6 +986,18 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 	for name := range hint.Args {
 		if _, ok := props[name]; !ok {
 			return nil, fmt.Errorf("args.%s: %s has no such parameter", name, t.Name)
+		}
+	}
+	for _, p := range w.Params {
+		if p.Source == SrcReplace && (w.param[p.Replace.Of] == nil || w.param[p.Replace.Of].Source != SrcPick) {
+			return nil, fmt.Errorf("args.%s: replace.of %q is not a pick argument", p.Name, p.Replace.Of)
+		}
+	}
+	for _, o := range w.Outputs {
+		if _, expr, ok := strings.Cut(o, "="); ok {
+			if _, err := parseExpr(expr); err != nil {
+				return nil, fmt.Errorf("outputs: %q: %w", o, err)
+			}
 		}
 	}
 	return w, nil
@@ -964,6 +1036,13 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 		}
 	case strings.HasPrefix(src, "slot:"):
 		p.Source, p.Choices = SrcSlot, strings.Split(strings.TrimPrefix(src, "slot:"), "|")
+	case strings.HasPrefix(src, "like:"):
+		group, field, ok := cutLast(strings.TrimPrefix(src, "like:"))
+		coll, _, _ := strings.Cut(group, ".")
+		if !ok || m.Colls[coll] == nil {
+			return fmt.Errorf("%q: want like:COLLECTION.PATH.FIELD", src)
+		}
+		p.Source, p.Group, p.Path = SrcLike, group, field
 	case strings.HasPrefix(src, "const:"):
 		p.Source = SrcConst
 		if err := json.Unmarshal([]byte(strings.TrimPrefix(src, "const:")), &p.Const); err != nil {

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/synth-data/synth/domains/airline"
+	"github.com/synth-data/synth/domains/retail"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -52,6 +54,10 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 	}
 	p, err = pack.Load(ctx, airline.FS(), 1, pack.Options{})
 	if err := load("airline", p, err); err != nil {
+		return nil, err
+	}
+	p, err = pack.Load(ctx, retail.FS(), 1, pack.Options{})
+	if err := load("retail", p, err); err != nil {
 		return nil, err
 	}
 	p, err = goPack()
@@ -226,6 +232,8 @@ func TestGenericControls(t *testing.T) {
 		{"library", Spec{Writes: Range{1, 3}, Reads: Range{2, 5}}, false},
 		{"catalog", Spec{Writes: Range{0, 3}, Reads: Range{1, 1}}, false},
 		{"gopack", Spec{Writes: Range{1, 2}, Reads: Range{2, 5}}, false},
+		{"retail", Spec{Writes: Range{0, 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1}, Reads: Range{2, 7}}, false},
+		{"retail", Spec{Writes: Range{1, 1}, Reads: Range{2, 7}}, true},
 	}
 	for _, tc := range cases {
 		for _, seed := range []uint64{1, 2, 3} {
@@ -281,9 +289,12 @@ func TestGenericControls(t *testing.T) {
 }
 
 // checkBlueprint replays a blueprint: its ground truth executes to its
-// state hash, each write needs its recorded evidence, and every selector
-// re-resolved on the state the agent sees names exactly the record the
-// write acts on.
+// state hash, each write needs its recorded evidence and meets its
+// preconditions, every selector re-resolved on the state the agent sees
+// names exactly what the write's arguments name (the record, the items
+// picked from it, their replacements, the customer's choice), the
+// outputs recompute from those records, a forbidden request's target
+// fails the preconditions, and a transfer calls the transfer tool.
 func checkBlueprint(m *Model, bp *record.Blueprint) error {
 	ctx := context.Background()
 	hash, err := Execute(ctx, m.Kit, m.Base.NewState(), bp.Actions)
@@ -303,47 +314,228 @@ func checkBlueprint(m *Model, bp *record.Blueprint) error {
 				break
 			}
 		}
+		if g.Kind == record.GoalTransfer {
+			found := false
+			for _, a := range bp.Actions {
+				found = found || a.Goal == gi && m.Transfer != nil && a.Tool == m.Transfer.Name
+			}
+			if !found || write != nil {
+				return fmt.Errorf("goal %d: a transfer without the transfer call, or with a write", gi)
+			}
+			continue
+		}
 		obj, key, err := reResolve(m, st, g.Target, bp.Persona.Known)
 		if err != nil {
 			return fmt.Errorf("goal %d: %w", gi, err)
 		}
 		if g.Kind == record.GoalInform {
-			field := g.Intent[len(IntentInformPrefix):]
-			v, _ := valueAt(obj, field)
-			if FormatValue(v) != bp.Outputs[0].Value {
-				return fmt.Errorf("goal %d: %s is %v, output says %s", gi, field, v, bp.Outputs[0].Value)
+			if err := checkInform(m, bp, gi, g, obj); err != nil {
+				return fmt.Errorf("goal %d: %w", gi, err)
+			}
+			continue
+		}
+		tool, _ := ParseIntent(strings.TrimPrefix(g.Intent, IntentRefusePrefix))
+		w := m.Write(tool)
+		if g.Kind == record.GoalRefuse {
+			if write != nil || w == nil || w.Allowed(obj) {
+				return fmt.Errorf("goal %d: a forbidden request on a target the policy allows, or with a write", gi)
 			}
 			continue
 		}
 		if write == nil {
 			return fmt.Errorf("goal %d has no write", gi)
 		}
+		if obj != nil && !w.Allowed(obj) {
+			return fmt.Errorf("goal %d: %s on a target its preconditions forbid", gi, w.Name)
+		}
 		var args map[string]any
 		if err := json.Unmarshal(write.Arguments, &args); err != nil {
 			return err
 		}
-		tool, _ := ParseIntent(g.Intent)
-		w := m.Write(tool)
-		for _, p := range w.Params {
-			switch {
-			case p.Source == SrcTargetKey && key != "" && tools.Text(args[p.Name]) != key:
-				return fmt.Errorf("goal %d: %s=%v, the selector names %s", gi, p.Name, args[p.Name], key)
-			case p.Source == SrcTarget && obj != nil:
-				v, _ := valueAt(obj, p.Path)
-				a, _ := json.Marshal(args[p.Name])
-				b, _ := json.Marshal(v)
-				if string(a) != string(b) {
-					return fmt.Errorf("goal %d: %s=%s, the selected result has %s", gi, p.Name, a, b)
-				}
-			}
+		elems, err := checkArgs(m, st, bp, g, w, obj, key, args)
+		if err != nil {
+			return fmt.Errorf("goal %d: %w", gi, err)
 		}
-		if res := m.Kit.Call(ctx, st, write.Tool, string(write.Arguments)); res.Err {
+		res := m.Kit.Call(ctx, st, write.Tool, string(write.Arguments))
+		if res.Err {
 			return fmt.Errorf("goal %d: %s", gi, res.Output)
 		}
 		if got := len(write.Needs); got != bp.Evidence[countWrites(bp, k)] {
 			return fmt.Errorf("goal %d: needs %d reads, evidence says %d", gi, got, bp.Evidence[countWrites(bp, k)])
 		}
+		if len(w.Outputs) > 0 {
+			outs, err := m.OutputsOf(w, Scopes{Target: obj, Result: Decode(res.Output), Elems: elems})
+			if err != nil {
+				return fmt.Errorf("goal %d: %w", gi, err)
+			}
+			for _, o := range outs {
+				if !slices.Contains(bp.Outputs, record.Output{Goal: gi, Name: o.Name, Value: o.Value}) {
+					return fmt.Errorf("goal %d: output %s recomputes to %s, not in %v", gi, o.Name, o.Value, bp.Outputs)
+				}
+			}
+		}
 		k++
+	}
+	return nil
+}
+
+// checkArgs re-resolves each argument from the goal's words; it returns
+// the records the choice arguments name.
+func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w *WriteModel, obj map[string]any, key string, args map[string]any) (map[string][]any, error) {
+	ctx := context.Background()
+	elems := map[string][]any{}
+	picked := map[string][]map[string]any{}
+	same := func(name string, v any) error {
+		a, _ := json.Marshal(args[name])
+		b, _ := json.Marshal(v)
+		if string(a) != string(b) {
+			return fmt.Errorf("%s=%s, the customer's words name %s", name, a, b)
+		}
+		return nil
+	}
+	sels := func(list []record.Selector, param string) []record.Selector {
+		var out []record.Selector
+		for _, s := range list {
+			if s.Collection == param {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	for _, p := range w.Included(nil) {
+		if _, set := args[p.Name]; !set {
+			continue
+		}
+		switch p.Source {
+		case SrcTargetKey:
+			if key != "" && tools.Text(args[p.Name]) != key {
+				return nil, fmt.Errorf("%s=%v, the selector names %s", p.Name, args[p.Name], key)
+			}
+		case SrcTarget:
+			if obj != nil {
+				v, _ := valueAt(obj, p.Path)
+				if err := same(p.Name, v); err != nil {
+					return nil, err
+				}
+			}
+		case SrcLike:
+			if g.Slots[p.Name] != SlotText(args[p.Name]) {
+				return nil, fmt.Errorf("%s=%v, the customer says %q", p.Name, args[p.Name], g.Slots[p.Name])
+			}
+		case SrcPick:
+			v, _ := valueAt(obj, p.Pick.From)
+			list := Elements(v)
+			var ids []any
+			for _, sel := range sels(g.Items, p.Name) {
+				i, err := tools.ResolveKey(sel, list, p.Pick.ID)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", p.Name, err)
+				}
+				ids = append(ids, list[i][p.Pick.ID])
+				picked[p.Name] = append(picked[p.Name], list[i])
+				elems[p.Name] = append(elems[p.Name], list[i])
+			}
+			if err := same(p.Name, ids); err != nil {
+				return nil, err
+			}
+		case SrcReplace:
+			var ids []any
+			news := sels(g.New, p.Name)
+			for j, e := range picked[p.Replace.Of] {
+				rel, _, err := reResolve(m, st, record.Selector{Collection: p.Replace.Coll.Name, ID: tools.Text(e[p.Replace.Via])}, bp.Persona.Known)
+				if err != nil || j >= len(news) {
+					return nil, fmt.Errorf("%s: %v", p.Name, err)
+				}
+				cands := p.Replace.Candidates(rel, e)
+				i, err := tools.ResolveKey(news[j], cands, p.Replace.ID)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", p.Name, err)
+				}
+				ids = append(ids, cands[i][p.Replace.ID])
+				elems[p.Name] = append(elems[p.Name], cands[i])
+			}
+			if err := same(p.Name, ids); err != nil {
+				return nil, err
+			}
+		case SrcChoose:
+			if g.Slots[p.Name] == p.Choose.DefaultSay {
+				def, _ := p.Choose.DefaultValue(obj)
+				if err := same(p.Name, def); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			user, _ := m.read(ctx, st, m.Users.Details, m.DetailsArgs(userOf(m, m.Base.NewState(), bp.Persona.Known)))
+			uobj, _ := user.(map[string]any)
+			list := p.Choose.ChoiceElements(uobj)
+			choice := sels(g.Items, p.Name)
+			if len(choice) != 1 {
+				return nil, fmt.Errorf("%s: %d choices", p.Name, len(choice))
+			}
+			i, err := tools.ResolveKey(choice[0], list, p.Choose.ID)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Name, err)
+			}
+			if !p.Choose.Allowed(list[i]) {
+				return nil, fmt.Errorf("%s: the customer chose what the hint does not allow", p.Name)
+			}
+			if err := same(p.Name, list[i][p.Choose.ID]); err != nil {
+				return nil, err
+			}
+			elems[p.Name] = []any{list[i]}
+		}
+	}
+	return elems, nil
+}
+
+// userOf authenticates the customer of a blueprint as the agent does.
+func userOf(m *Model, st *tools.State, known map[string]string) string {
+	for _, id := range m.Users.Identify {
+		if id.Tool == known["identify"] {
+			a := map[string]any{}
+			for _, p := range id.Params {
+				a[p] = Typed(m.ParamSchema(id.Tool, p), known[p])
+			}
+			out, _ := m.read(context.Background(), st, id.Tool, a)
+			return m.userKeyOfValue(out)
+		}
+	}
+	return ""
+}
+
+// checkInform recomputes a question's answer from the records its words
+// name.
+func checkInform(m *Model, bp *record.Blueprint, gi int, g record.Goal, obj map[string]any) error {
+	field := strings.TrimPrefix(g.Intent, IntentInformPrefix)
+	want := ""
+	for _, o := range bp.Outputs {
+		if o.Goal == gi {
+			want = o.Value
+		}
+	}
+	in := m.Inform(g.Target.Collection, field)
+	if in == nil {
+		v, _ := valueAt(obj, field)
+		if FormatValue(v) != want {
+			return fmt.Errorf("%s is %v, output says %s", field, v, want)
+		}
+		return nil
+	}
+	rec := obj
+	if in.Within != "" {
+		if len(g.Items) != 1 {
+			return fmt.Errorf("a question about a %s names %d of them", Singular(Words(in.Within)), len(g.Items))
+		}
+		cands := in.SubCandidates(obj)
+		i, err := tools.ResolveKey(g.Items[0], cands, "")
+		if err != nil {
+			return err
+		}
+		rec = cands[i]
+	}
+	_, got, err := in.Answer(rec)
+	if err != nil || got != want {
+		return fmt.Errorf("%s recomputes to %s (%v), output says %s", field, got, err, want)
 	}
 	return nil
 }
@@ -394,18 +586,9 @@ func reResolve(m *Model, st *tools.State, sel record.Selector, known map[string]
 	}
 	args := map[string]any{}
 	if c.List.Param != "" {
-		user := ""
-		for _, id := range m.Users.Identify {
-			if id.Tool == known["identify"] {
-				a := map[string]any{}
-				for _, p := range id.Params {
-					a[p] = Typed(m.ParamSchema(id.Tool, p), known[p])
-				}
-				out, _ := m.read(ctx, st, id.Tool, a)
-				user = m.userKeyOfValue(out)
-			}
-		}
-		args[c.List.Param] = user
+		// The agent authenticates at the start, before any write (a new
+		// address would change the zip it identifies by).
+		args[c.List.Param] = userOf(m, m.Base.NewState(), known)
 	}
 	out, ok := m.read(ctx, st, c.List.Tool, args)
 	if !ok {
@@ -422,6 +605,12 @@ func reResolve(m *Model, st *tools.State, sel record.Selector, known map[string]
 	i, err := tools.ResolveKey(sel, cands, c.Key)
 	if err != nil {
 		return nil, "", err
+	}
+	if c.List.By != "" {
+		// The list names records by a field; the one found is read whole.
+		v, _ := m.read(ctx, st, c.Get, m.GetArgs(c, keys[i]))
+		obj, _ := v.(map[string]any)
+		return obj, keys[i], nil
 	}
 	return cands[i], keys[i], nil
 }
@@ -560,7 +749,7 @@ func TestLanguage(t *testing.T) {
 		{map[string]string{"priority": "high"}, "min:total_baggages", "my reservation with priority high and with the lowest total baggages"},
 	}
 	for _, tc := range labels {
-		if got := RecordLabel("reservation", tc.where, tc.pick, true); got != tc.want {
+		if got := RecordLabel(&CollModel{Noun: "reservation"}, tc.where, tc.pick, true); got != tc.want {
 			t.Errorf("RecordLabel(%v, %s) = %q, want %q", tc.where, tc.pick, got, tc.want)
 		}
 	}
@@ -587,7 +776,7 @@ func FuzzPlain(f *testing.F) {
 
 func BenchmarkGenerate(b *testing.B) {
 	ms := models(b)
-	for _, name := range []string{"scaffold", "airline", "library"} {
+	for _, name := range []string{"scaffold", "airline", "library", "retail"} {
 		b.Run(name, func(b *testing.B) {
 			g, err := NewGeneric(ms[name], Spec{Seed: 1, Writes: Range{0, 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1}, Reads: Range{2, 7}, Behaviors: allProfiles})
 			if err != nil {

@@ -4,10 +4,12 @@ package domains
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/synth-data/synth/agent"
@@ -57,23 +59,24 @@ type Agent interface {
 	Fired() bool
 }
 
+// builtins are the built-in domains: packs in the format users write,
+// embedded in the binary.
+func builtins() map[string]fs.FS {
+	return map[string]fs.FS{retail.Name: retail.FS(), airline.Name: airline.FS()}
+}
+
 // Names lists the built-in domains.
 func Names() []string {
-	names := []string{retail.Name, airline.Name}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(builtins()))
 }
 
 // Load builds a domain for a seed: a built-in by name, or the pack in a
 // directory (one holding domain.yaml).
 func Load(nameOrDir string, seed uint64) (*Domain, error) {
-	switch nameOrDir {
-	case retail.Name:
-		return loadRetail(seed)
-	case airline.Name:
-		p, err := pack.Load(context.Background(), airline.FS(), seed, PackOptions())
+	if fsys, ok := builtins()[nameOrDir]; ok {
+		p, err := pack.Load(context.Background(), fsys, seed, PackOptions())
 		if err != nil {
-			return nil, fmt.Errorf("built-in domain airline: %w", err)
+			return nil, fmt.Errorf("built-in domain %s: %w", nameOrDir, err)
 		}
 		return FromPack(p)
 	}
@@ -139,63 +142,6 @@ func FromPack(p *pack.Pack) (*Domain, error) {
 			a.WithFlaw(*flaw)
 		}
 		return a
-	}
-	return d, nil
-}
-
-// retailVersion changes whenever the generated database, tools or policy
-// change, so releases record which retail they were built from.
-const retailVersion = "1.0.0"
-
-func loadRetail(seed uint64) (*Domain, error) {
-	r, err := retail.New(seed)
-	if err != nil {
-		return nil, err
-	}
-	owner := func(st *tools.State, args map[string]any) string {
-		if id, _ := args["order_id"].(string); id != "" {
-			if v, ok := st.Get(retail.Orders, id); ok {
-				if o, ok := v.(*retail.Order); ok {
-					return o.UserID
-				}
-			}
-		}
-		if id, _ := args["user_id"].(string); id != "" {
-			return id
-		}
-		return ""
-	}
-	d := &Domain{
-		Name:    retail.Name,
-		Version: retailVersion,
-		Policy:  r.Policy,
-		Tools:   r.Tools,
-		Base:    r.Base,
-		Verify: verify.Domain{
-			Tools:       r.Tools,
-			Base:        r.Base,
-			AuthTools:   []string{"find_user_id_by_email", "find_user_id_by_name_zip"},
-			OpenTools:   []string{"list_all_product_types", "get_product_details", "get_item_details", "calculate", "transfer_to_human_agents"},
-			Owner:       owner,
-			Identifying: []string{"order_id", "item_ids", "new_item_ids", "payment_method_id", "address1"},
-		},
-		Files: map[string][]byte{
-			"policy.md":  []byte(r.Policy),
-			"tools.json": []byte(r.Tools.OpenAI()),
-		},
-	}
-	d.Generator = func(spec blueprints.Spec) (blueprints.Generator, error) {
-		return blueprints.NewRetail(r, spec)
-	}
-	d.NewUser = func(bp *record.Blueprint, rng *rand.Rand) (User, error) {
-		return usersim.New(bp, rng)
-	}
-	d.NewAgent = func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent {
-		o := agent.NewOracle(r.Tools, st, rng)
-		if flaw != nil {
-			o.WithFlaw(*flaw)
-		}
-		return o
 	}
 	return d, nil
 }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 )
@@ -47,13 +46,10 @@ func goalEntities(bp *record.Blueprint) []string {
 
 // reference is the faithful rendering of a blueprint that tells which
 // goal entities a customer states (a price difference is learnt, not
-// stated): the blueprint's own instruction, or the template rendering
-// when the instruction is missing or is the text under review.
+// stated): the blueprint's own template instruction. (Under review it is
+// the text itself, which then states what it states.)
 func reference(bp *record.Blueprint, candidate string) string {
-	if bp.Instruction != "" && bp.Instruction != candidate {
-		return bp.Instruction
-	}
-	return blueprints.Instruction(bp)
+	return bp.Instruction
 }
 
 // statedEntities are the goal entities the reference states: what every
@@ -110,7 +106,7 @@ func (s *Server) write(req *chatRequest) (reply, error) {
 	feedback, hasFeedback := llm.Between(user, "feedback")
 	base := bp.Instruction
 	if base == "" {
-		base = blueprints.Instruction(bp)
+		return reply{}, badf("%s request: the blueprint has no instruction to reword", roleWriter)
 	}
 	keep := append(goalEntities(bp), bp.Persona.Name)
 	for _, k := range slices.Sorted(maps.Keys(bp.Persona.Known)) {

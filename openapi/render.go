@@ -304,7 +304,7 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		pc, ok := pcs[name]
 		return ok && (pc.Get != "" || pc.List != nil)
 	}
-	h := pack.WriteHint{Args: map[string]string{}}
+	h := pack.WriteHint{Args: map[string]pack.Arg{}}
 	switch p.Kind {
 	case hCreate:
 		if len(p.Scope) > 0 {
@@ -318,9 +318,9 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 						continue
 					}
 					if i == len(c.Scope)-1 {
-						h.Args[a] = "target." + c.Parent.Key
+						h.Args[a] = pack.Arg{Source: "target." + c.Parent.Key}
 					} else if pf := parentField(c.Parent, sf.Param); pf != "" {
-						h.Args[a] = "target." + pf
+						h.Args[a] = pack.Arg{Source: "target." + pf}
 					}
 				}
 			}
@@ -330,9 +330,9 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			return h, false
 		}
 		h.Target = c.Name
-		h.Args[p.KeyArg] = "target." + c.Key
+		h.Args[p.KeyArg] = pack.Arg{Source: "target." + c.Key}
 		for a, f := range p.Scope {
-			h.Args[a] = "target." + f
+			h.Args[a] = pack.Arg{Source: "target." + f}
 		}
 	}
 	optional := 0
@@ -346,7 +346,7 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			// the customer can set to a value other records have.
 			m, _ := a.Schema.(map[string]any)
 			if p.Kind == hUpdate && isField && field == a.Name && optional < 2 && m != nil && (m["enum"] != nil || scalar(m)) {
-				h.Args[a.Name] = "slot"
+				h.Args[a.Name] = pack.Arg{Source: "slot"}
 				optional++
 			}
 			continue
@@ -355,7 +355,7 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		if !ok {
 			return h, false
 		}
-		h.Args[a.Name] = src
+		h.Args[a.Name] = pack.Arg{Source: src}
 	}
 	if h.Target == "" && len(h.Args) == 0 {
 		return h, false

@@ -1,5 +1,11 @@
 package pack
 
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
 // Hints are optional: without them synth infers tasks from tool
 // parameters, result fields and the collections; with them a pack author
 // steers which tasks exist and how customers phrase them.
@@ -9,6 +15,12 @@ type Hints struct {
 	// Searches are read tools a customer's constraints are searched with
 	// (flights by origin, destination and date).
 	Searches []Search `json:"searches,omitempty"`
+	// Informs lists, per collection, what a customer may ask about one of
+	// its records; without it a question asks for a described field.
+	Informs map[string][]Inform `json:"informs,omitempty"`
+	// Transfers are requests outside what the tools can do ("file a
+	// complaint about a courier"): the agent hands them to a human.
+	Transfers []string `json:"transfers,omitempty"`
 }
 
 // WriteHint says where each argument of a write tool comes from.
@@ -16,17 +28,154 @@ type WriteHint struct {
 	// Target is the collection or search (by name) whose record the write
 	// acts on.
 	Target string `json:"target,omitempty"`
-	// Args maps a parameter to its source: "target.PATH" (the chosen
-	// record), "user.PATH" (the customer's record; several values at the
-	// path mean the customer says which), "slot" (the customer states it;
-	// drawn from the schema), "slot:A|B|C" (one of these), "const:JSON".
-	Args map[string]string `json:"args,omitempty"`
+	// When holds the policy's preconditions on the target: a field and
+	// the values it must have ({status: [pending]}). The agent refuses the
+	// write on a target that fails them, and tasks where the customer asks
+	// for it anyway test that refusal.
+	When map[string][]string `json:"when,omitempty"`
+	// Args maps a parameter to its source.
+	Args map[string]Arg `json:"args,omitempty"`
 	// Phrase is how a customer asks for it, in the usersim grammar
 	// ("{cancel|call off} {target}").
 	Phrase string `json:"phrase,omitempty"`
-	// Outputs are dotted paths in the tool's result the agent must tell
-	// the customer (a refund amount).
+	// Outputs are what the agent must tell the customer: dotted paths in
+	// the tool's result, or NAME=EXPR computed from the target, the result
+	// and the elements an argument names ("refund=sum(item_ids.price)").
 	Outputs []string `json:"outputs,omitempty"`
+}
+
+// Arg is where one argument comes from: a source string, or one of the
+// structured sources for arguments a customer chooses among things.
+type Arg struct {
+	// Source is "target.PATH" (the chosen record), "user.PATH" (the
+	// customer's record; several values at the path mean the customer
+	// says which), "slot" (the customer states it; drawn from the schema),
+	// "slot:A|B|C" (one of these), "like:COLL.PATH.FIELD" (a value the
+	// customer states, drawn from another record of COLL; arguments with
+	// the same COLL.PATH are drawn from one record, like an address) or
+	// "const:JSON".
+	Source  string   `json:"-"`
+	Pick    *Pick    `json:"pick,omitempty"`
+	Replace *Replace `json:"replace,omitempty"`
+	Choose  *Choose  `json:"choose,omitempty"`
+}
+
+// UnmarshalJSON reads a source string or a structured source.
+func (a *Arg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &a.Source)
+	}
+	type plain Arg
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	n := 0
+	for _, set := range []bool{p.Pick != nil, p.Replace != nil, p.Choose != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("an argument source object has exactly one of pick, replace or choose")
+	}
+	*a = Arg(p)
+	return nil
+}
+
+// MarshalJSON writes the form it was read from.
+func (a Arg) MarshalJSON() ([]byte, error) {
+	if a.Source != "" {
+		return json.Marshal(a.Source)
+	}
+	type plain Arg
+	return json.Marshal(plain(a))
+}
+
+// Pick is a list argument drawn from the target's sub-records: the
+// customer names some of them (the items of an order to return).
+type Pick struct {
+	// From is the path in the target of its sub-records (a list, or an
+	// object of records by key).
+	From string `json:"from"`
+	// ID is the field of a sub-record that goes into the argument.
+	ID string `json:"id"`
+	// Count is how many a customer names, "MIN-MAX" (default 1-2).
+	Count string `json:"count,omitempty"`
+	// Describe are the fields a customer singles one out by, first
+	// alone, then together (an object field contributes its values).
+	Describe []string `json:"describe,omitempty"`
+	// Say is how a customer names one: "{options} {name}".
+	Say string `json:"say,omitempty"`
+}
+
+// Replace is a list argument parallel to a Pick: for each element picked,
+// another sub-record of a related record (a variant of the same product,
+// for an exchange).
+type Replace struct {
+	// Of is the Pick argument whose elements are replaced.
+	Of string `json:"of"`
+	// From is the collection of the related record and Via the picked
+	// element's field holding its key (products, product_id).
+	From string `json:"from"`
+	Via  string `json:"via"`
+	// Among is the path in the related record of the candidates, ID the
+	// candidate field that goes into the argument.
+	Among string `json:"among"`
+	ID    string `json:"id"`
+	// Where restricts the candidates ({available: "true"}); the element
+	// itself is never a candidate.
+	Where map[string]string `json:"where,omitempty"`
+	// Describe are fields a customer describes a candidate by, Compare
+	// those they pick by ("the cheapest available blue one").
+	Describe []string `json:"describe,omitempty"`
+	Compare  []string `json:"compare,omitempty"`
+	// Say is how a customer names one: "the {options} one".
+	Say string `json:"say,omitempty"`
+}
+
+// Choose is an argument the customer picks among their own things (a
+// payment method), or "the original" one the target already names.
+type Choose struct {
+	// From is the path in the user's record of the elements (a list, or
+	// an object of records by key); ID the element field that goes into
+	// the argument.
+	From string `json:"from"`
+	ID   string `json:"id"`
+	// Where restricts the elements a customer may choose ({source:
+	// [gift_card]}); Default stays allowed.
+	Where map[string][]string `json:"where,omitempty"`
+	// Default is the path in the target of the value "the original" one
+	// means (target.payment_history.payment_method_id: the first), and
+	// DefaultSay how a customer says it.
+	Default    string `json:"default,omitempty"`
+	DefaultSay string `json:"default_say,omitempty"`
+	// Other means the choice must differ from Default (a new payment
+	// method for an order).
+	Other bool `json:"other,omitempty"`
+	// Say names an element: a template by the value of the field By
+	// ({credit_card: "my {brand} card ending in {last_four}"}); "*" is the
+	// template for any other value.
+	By  string            `json:"by,omitempty"`
+	Say map[string]string `json:"say,omitempty"`
+}
+
+// Inform is something a customer may ask about a record.
+type Inform struct {
+	// Ask is what the customer asks for ("total", "status").
+	Ask string `json:"ask"`
+	// Value is the dotted path of the answer, or sum(PATH); default Ask.
+	Value string `json:"value,omitempty"`
+	// Within makes it a question about one sub-record: the candidates at
+	// this path of the record (a product's variants), restricted by Where,
+	// described by Describe and picked by Pick ("min:price").
+	Within   string            `json:"within,omitempty"`
+	Where    map[string]string `json:"where,omitempty"`
+	Describe []string          `json:"describe,omitempty"`
+	Pick     string            `json:"pick,omitempty"`
 }
 
 // Search is a family of read tools a customer's constraints feed: every

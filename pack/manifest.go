@@ -56,8 +56,13 @@ type Collection struct {
 	// record by ("origin", "cabin"); inferred when empty.
 	Describe []string `json:"describe,omitempty"`
 	// Compare are dotted paths of numeric or date attributes a customer
-	// can pick by ("the cheapest", "the most recent").
+	// can pick by ("the cheapest", "the most recent"); sum:PATH totals
+	// the values at a path (an order's items.price).
 	Compare []string `json:"compare,omitempty"`
+	// Say words a Describe attribute in a customer's description: a
+	// template with {value} per path ("items.name": "with the {value} in
+	// it"); without one the attribute is said by its name.
+	Say map[string]string `json:"say,omitempty"`
 }
 
 // ListRef names the read tool that lists a user's records of a collection
@@ -67,6 +72,9 @@ type ListRef struct {
 	// Field is the dotted path in the tool's result holding the keys (or
 	// the records); "" when the result itself is the list.
 	Field string `json:"field,omitempty"`
+	// By says the list is an object from one field of each record (its
+	// name) to its key, as a catalogue of product names and ids is.
+	By string `json:"by,omitempty"`
 }
 
 // Users says where the customers are and how the agent authenticates one.

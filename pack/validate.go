@@ -941,7 +941,7 @@ func (c *checker) references() {
 			c.fieldRef(loc("collections", name, "describe", strconv.Itoa(i)), name, p)
 		}
 		for i, p := range col.Compare {
-			c.fieldRef(loc("collections", name, "compare", strconv.Itoa(i)), name, p)
+			c.fieldRef(loc("collections", name, "compare", strconv.Itoa(i)), name, strings.TrimPrefix(p, "sum:"))
 		}
 	}
 	if users != "" {
@@ -1023,8 +1023,20 @@ func lookupAny(v any, path string) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		seg, rest, _ := strings.Cut(path, ".")
-		next, ok := x[seg]
-		return ok && lookupAny(next, rest)
+		if next, ok := x[seg]; ok {
+			return lookupAny(next, rest)
+		}
+		// Records by key ({"credit_card_1": {...}}): the path goes on in
+		// each record.
+		for _, e := range x {
+			if _, isObj := e.(map[string]any); !isObj {
+				return false
+			}
+			if lookupAny(e, path) {
+				return true
+			}
+		}
+		return false
 	case []any:
 		for _, e := range x {
 			if lookupAny(e, path) {
@@ -1094,17 +1106,97 @@ func (c *checker) hintRefs() {
 				c.addY(child(at, "target"), "%q is neither a collection nor a search", w.Target)
 			}
 		}
+		for f := range w.When {
+			if _, isColl := c.man.Collections[w.Target]; isColl {
+				c.fieldRef(loc("hints", "writes", name, "when", f), w.Target, f)
+			} else {
+				c.addY(loc("hints", "writes", name, "when"), "preconditions need a target collection: set target: to one")
+			}
+		}
 		for _, p := range slices.Sorted(maps.Keys(w.Args)) {
 			pat := loc("hints", "writes", name, "args", p)
 			if td != nil && td.params != nil && !td.props[p] {
 				c.addY(pat, "tool %s has no parameter %q", name, p)
 			}
-			c.checkSource(pat, w.Target, w.Args[p])
+			c.checkArg(pat, w, w.Args[p])
+		}
+	}
+	for _, coll := range slices.Sorted(maps.Keys(h.Informs)) {
+		if _, ok := c.man.Collections[coll]; !ok {
+			c.addY(loc("hints", "informs", coll), "%q is not a collection declared under collections:", coll)
+			continue
+		}
+		for i, in := range h.Informs[coll] {
+			at := loc("hints", "informs", coll, strconv.Itoa(i))
+			base := in.Within
+			if base != "" {
+				c.fieldRef(child(at, "within"), coll, base)
+				base += "."
+			}
+			v := strings.TrimSuffix(strings.TrimPrefix(in.Value, "sum("), ")")
+			if v == "" {
+				v = in.Ask
+			}
+			c.fieldRef(child(at, "value"), coll, base+v)
 		}
 	}
 }
 
-// checkSource checks a write hint's argument source.
+// checkArg checks a write hint's argument source.
+func (c *checker) checkArg(at string, w WriteHint, a Arg) {
+	target := w.Target
+	_, isColl := c.man.Collections[target]
+	switch {
+	case a.Pick != nil:
+		if !isColl {
+			c.addY(at, "pick needs a target collection: set target: to one")
+			return
+		}
+		c.fieldRef(child(at, "pick"), target, a.Pick.From+"."+a.Pick.ID)
+		if a.Pick.Count != "" {
+			if _, _, err := ParseCount(a.Pick.Count); err != nil {
+				c.addY(child(at, "pick"), "count %q: %v", a.Pick.Count, err)
+			}
+		}
+	case a.Replace != nil:
+		r := a.Replace
+		if of, ok := w.Args[r.Of]; !ok || of.Pick == nil {
+			c.addY(child(at, "replace"), "of: %q is not a pick argument of this write", r.Of)
+		}
+		if _, ok := c.man.Collections[r.From]; !ok {
+			c.addY(child(at, "replace"), "from: %q is not a collection declared under collections:", r.From)
+			return
+		}
+		c.fieldRef(child(at, "replace"), r.From, r.Among+"."+r.ID)
+	case a.Choose != nil:
+		if c.man.Users.Collection == "" {
+			c.addY(at, "choose needs users: the pack has none")
+			return
+		}
+		c.fieldRef(child(at, "choose"), c.man.Users.Collection, a.Choose.From+"."+a.Choose.ID)
+		if a.Choose.Default != "" && isColl {
+			c.fieldRef(child(at, "choose"), target, a.Choose.Default)
+		}
+	default:
+		c.checkSource(at, target, a.Source)
+	}
+}
+
+// ParseCount reads "N" or "MIN-MAX" (1 <= MIN <= MAX).
+func ParseCount(s string) (int, int, error) {
+	lo, hi, found := strings.Cut(s, "-")
+	if !found {
+		hi = lo
+	}
+	a, err1 := strconv.Atoi(lo)
+	b, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || a < 1 || b < a {
+		return 0, 0, errors.New("want N or MIN-MAX with 1 <= MIN <= MAX")
+	}
+	return a, b, nil
+}
+
+// checkSource checks a write hint's argument source string.
 func (c *checker) checkSource(at, target, src string) {
 	switch {
 	case src == "slot":
@@ -1119,6 +1211,13 @@ func (c *checker) checkSource(at, target, src string) {
 		if !json.Valid([]byte(strings.TrimPrefix(src, "const:"))) {
 			c.addY(at, "%q: the value after const: must be JSON (const:\"text\", const:3)", src)
 		}
+	case strings.HasPrefix(src, "like:"):
+		coll, p, ok := strings.Cut(strings.TrimPrefix(src, "like:"), ".")
+		if _, isColl := c.man.Collections[coll]; !ok || !isColl {
+			c.addY(at, "%q: write like:COLLECTION.PATH with a collection declared under collections:", src)
+			return
+		}
+		c.fieldRef(at, coll, p)
 	case strings.HasPrefix(src, "target."):
 		if target == "" {
 			c.addY(at, "%q needs a target: set target: to a collection or search", src)
@@ -1132,7 +1231,7 @@ func (c *checker) checkSource(at, target, src string) {
 			c.fieldRef(at, c.man.Users.Collection, strings.TrimPrefix(src, "user."))
 		}
 	default:
-		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C or const:JSON", src)
+		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C, like:COLL.PATH or const:JSON, or a pick, replace or choose object", src)
 	}
 }
 

@@ -77,6 +77,9 @@ type Goal struct {
 	// Revised holds the first value of a slot the user changes their mind
 	// about; Slots holds the final value the ground truth uses.
 	Revised map[string]string `json:"revised,omitempty"`
+	// RevisedItems are, likewise, the first choices (by Collection, the
+	// argument) the user changes their mind about; Items holds the final.
+	RevisedItems []Selector `json:"revised_items,omitempty"`
 }
 
 // Action is one ground-truth tool call.

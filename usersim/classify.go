@@ -43,10 +43,11 @@ var rules = []rule{
 	{"identify", "", anyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
 		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`)},
 	{"piece", "reason", anyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},
-	{"piece", "address", anyOf(`new address`, `which address`, `what address`, `address should i use`, `shipping address would you like`)},
+	{"piece", "address", anyOf(`new address`, `which address`, `what address`, `address should i use`, `shipping address would you like`,
+		`(whole|full) address`, `where should it go`)},
 	{"piece", "payment", anyOf(`payment method`, `receive the refund`, `pay or receive`, `how would you like to pay`, `which card`, `refund (go|be sent) to`)},
-	{"piece", "new", anyOf(`instead\?`, `in its place`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
-	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`)},
+	{"piece", "new", anyOf(`instead\?`, `instead of`, `in exchange`, `you'?d like instead`, `in its place`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
+	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`)},
 	{"piece", "target", anyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
 	{"piece", "topic", anyOf(`what can i help you with\?`, `what would you like to do\?`)},
 	{"anything_else", "", anyOf(`anything else`, `something else`, `help with anything`, `any other`)},
@@ -119,11 +120,8 @@ type Listener struct {
 }
 
 // NewListener creates the listener of a blueprint's user; pieces lists
-// what a goal needs said (Pieces for the retail user; nil means Pieces).
+// what a goal needs said (the customer's Pieces).
 func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
-	if pieces == nil {
-		pieces = Pieces
-	}
 	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}}
 }
 
@@ -153,8 +151,13 @@ func (l *Listener) Interpret(text string, calls []Executed) Ask {
 		// "What would you like to do?" outside a transfer is an open question.
 		ask = Ask{Kind: "help", Goal: l.current}
 	case ask.Kind == "piece" && !slices.Contains(pieces, ask.Piece):
-		// Not a piece of this goal: one the message names, or an open
+		// The goal's own piece of that kind (the payment method is its
+		// choice:payment_method_id), one the message names, or an open
 		// question, which restates the request with what the user knows.
+		if p := pieceOfKind(ask.Piece, pieces); p != "" {
+			ask.Piece = p
+			break
+		}
 		ask = Ask{Kind: "anything_else", Goal: l.current}
 		if p := namedPiece(text, pieces); p != "" {
 			ask = Ask{Kind: "piece", Piece: p, Goal: l.current}
@@ -176,6 +179,30 @@ func (l *Listener) Interpret(text string, calls []Executed) Ask {
 	}
 	ask.Done = l.doneGoals(calls)
 	return ask
+}
+
+// pieceOfKind maps what a rule recognised (an address, a payment method,
+// items, their replacements, a reason) to the goal's piece of that kind.
+func pieceOfKind(kind string, pieces []string) string {
+	prefix, word := "", kind
+	switch kind {
+	case "address":
+		prefix, word = "like:", ""
+	case "items":
+		prefix, word = "choice:", "item"
+	case "new":
+		prefix, word = "new:", ""
+	case "payment":
+		word = "payment"
+	case "reason":
+		prefix = "slot:"
+	}
+	for _, p := range pieces {
+		if strings.HasPrefix(p, prefix) && strings.Contains(p, word) && p != "target" {
+			return p
+		}
+	}
+	return ""
 }
 
 // namedPiece finds a piece whose name (underscores read as spaces) the

@@ -68,12 +68,12 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 			t.Fatal(err)
 		}
 		st := d.Base.NewState()
-		u, err := usersim.New(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
+		u, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := usersim.NewListener(bp, nil)
-		ag := agent.NewOracle(d.Tools, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
+		l := usersim.NewListener(bp, u.Pieces)
+		ag := agent.NewGeneric(d.Model, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
 		tr := &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "embedded", Behavior: bp.Behavior,
 			Messages: []record.Message{{Role: "system", Content: d.Policy}}, Ending: record.EndMaxTurns}
 		var calls []usersim.Executed
@@ -129,7 +129,7 @@ func TestClassifyOracle(t *testing.T) {
 			t.Errorf("blueprint %s: %q concerns goal %d, the oracle meant %d", bp.ID, text, read.Goal, truth.Goal)
 		}
 	})
-	for _, k := range []string{"identify/", "identify_again/", "confirm/", "anything_else/", "closing/", "transferred/", "piece/target", "piece/reason", "piece/payment", "piece/items"} {
+	for _, k := range []string{"identify/", "identify_again/", "confirm/", "anything_else/", "closing/", "transferred/", "piece/target", "piece/slot:reason", "piece/choice:payment_method_id", "piece/choice:item_ids", "piece/new:new_item_ids", "piece/like:users.address"} {
 		if seen[k] == 0 {
 			t.Errorf("no oracle message asked %s: the table does not cover it (seen %v)", k, seen)
 		}

@@ -29,8 +29,10 @@ func NewGeneric(m *blueprints.Model, bp *record.Blueprint, rng *rand.Rand) (*Gen
 }
 
 // Pieces lists what a customer states for a goal beyond the request, in
-// the order an agent asks: the target (a record or a search), then each
-// slot and each choice among the customer's own things, by parameter name.
+// the order an agent asks: the target (a record or a search), then per
+// argument in name order a slot, a group of values stated together (an
+// address), a choice (one of their things, or items of the target) or
+// the replacements for chosen items.
 func (u *Generic) Pieces(g record.Goal) []string {
 	var ps []string
 	_, isColl := u.m.Colls[g.Target.Collection]
@@ -41,19 +43,53 @@ func (u *Generic) Pieces(g record.Goal) []string {
 	if isColl || isSearch {
 		ps = append(ps, "target")
 	}
-	names := slices.Sorted(maps.Keys(g.Slots))
-	for _, it := range g.Items {
-		names = append(names, it.Collection)
+	if g.Kind == record.GoalInform || g.Kind == record.GoalTransfer {
+		return ps
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		if _, ok := g.Slots[n]; ok {
-			ps = append(ps, "slot:"+n)
-		} else {
-			ps = append(ps, "choice:"+n)
+	w := u.write(g)
+	named := map[string]string{}
+	for n := range g.Slots {
+		switch grp := groupOf(w, n); {
+		case grp != "":
+			named[n] = "like:" + grp
+		case w != nil && w.Param(n) != nil && w.Param(n).Source == blueprints.SrcChoose:
+			// "The original payment method" answers the same question
+			// as naming one of their payment methods.
+			named[n] = "choice:" + n
+		default:
+			named[n] = "slot:" + n
+		}
+	}
+	for _, it := range g.Items {
+		if _, slot := g.Slots[it.Collection]; !slot {
+			named[it.Collection] = "choice:" + it.Collection
+		}
+	}
+	for _, it := range g.New {
+		named[it.Collection] = "new:" + it.Collection
+	}
+	seen := map[string]bool{}
+	for _, n := range slices.Sorted(maps.Keys(named)) {
+		if !seen[named[n]] {
+			seen[named[n]] = true
+			ps = append(ps, named[n])
 		}
 	}
 	return ps
+}
+
+// write is the write a goal asks for (a forbidden request asks for one
+// too), or nil.
+func (u *Generic) write(g record.Goal) *blueprints.WriteModel {
+	tool, _ := blueprints.ParseIntent(strings.TrimPrefix(g.Intent, blueprints.IntentRefusePrefix))
+	return u.m.Write(tool)
+}
+
+func groupOf(w *blueprints.WriteModel, param string) string {
+	if w == nil {
+		return ""
+	}
+	return w.GroupOf(param)
 }
 
 // identity returns what the customer says to be identified, misspelt on
@@ -152,20 +188,43 @@ func (u *Generic) sayValue(i int, name string) string {
 
 // param is the write parameter a slot of goal i fills (nil for none).
 func (u *Generic) param(i int, name string) *blueprints.ParamModel {
-	tool, _ := blueprints.ParseIntent(u.bp.Goals[i].Intent)
-	if w := u.m.Write(tool); w != nil {
+	if w := u.write(u.bp.Goals[i]); w != nil {
 		return w.Param(name)
 	}
 	return nil
 }
 
-func (u *Generic) item(i int, name string) *record.Selector {
-	for k := range u.bp.Goals[i].Items {
-		if u.bp.Goals[i].Items[k].Collection == name {
-			return &u.bp.Goals[i].Items[k]
+// items are the selectors goal i states for an argument: the first
+// choice while a customer who changes their mind has not yet.
+func (u *Generic) items(i int, name string) []record.Selector {
+	g := u.bp.Goals[i]
+	var out []record.Selector
+	if u.prof.changes && !u.revised[i] {
+		for _, it := range g.RevisedItems {
+			if it.Collection == name {
+				out = append(out, it)
+			}
+		}
+		if len(out) > 0 {
+			return out
 		}
 	}
-	return nil
+	for _, it := range g.Items {
+		if it.Collection == name {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (u *Generic) replacements(i int, name string) []record.Selector {
+	var out []record.Selector
+	for _, it := range u.bp.Goals[i].New {
+		if it.Collection == name {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // pieceAct adds one piece of goal i to an act.
@@ -176,15 +235,34 @@ func (u *Generic) pieceAct(i int, piece string, act *Act) {
 	case "target":
 		t := g.Target
 		act.Target = &t
+		if g.Kind == record.GoalInform && len(g.Items) > 0 {
+			// A question about one of the record's sub-records names it.
+			act.Items = append(act.Items, g.Items...)
+		}
 	case "slot":
 		if act.Slots == nil {
 			act.Slots = map[string]string{}
 		}
 		act.Slots[name] = u.slotValue(i, name)
-	case "choice":
-		if it := u.item(i, name); it != nil {
-			act.Items = append(act.Items, *it)
+	case "like":
+		if act.Slots == nil {
+			act.Slots = map[string]string{}
 		}
+		for n := range g.Slots {
+			if groupOf(u.write(g), n) == name {
+				act.Slots[n] = u.slotValue(i, n)
+			}
+		}
+	case "choice":
+		act.Items = append(act.Items, u.items(i, name)...)
+		if v, ok := g.Slots[name]; ok {
+			if act.Slots == nil {
+				act.Slots = map[string]string{}
+			}
+			act.Slots[name] = v
+		}
+	case "new":
+		act.New = append(act.New, u.replacements(i, name)...)
 	}
 }
 
@@ -237,16 +315,26 @@ func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *Ac
 }
 
 // request states goal i: whole for revealing profiles and questions,
-// with just the intent otherwise.
+// with just the intent otherwise. A forbidden request is asked like any
+// other write: finding out that it is forbidden is the agent's job.
 func (u *Generic) request(i int) (string, Act) {
 	u.requested[i] = true
 	g := u.bp.Goals[i]
-	act := Act{Type: "request", Goal: i, Intent: g.Intent}
+	intent := strings.TrimPrefix(g.Intent, blueprints.IntentRefusePrefix)
+	act := Act{Type: "request", Goal: i, Intent: intent}
 	if f, ok := strings.CutPrefix(g.Intent, blueprints.IntentInformPrefix); ok {
 		u.pieceAct(i, "target", &act)
-		return u.say(genericQuestions, map[string]string{"field": blueprints.Words(blueprints.LastStep(f)), "target": g.Target.Label}), act
+		about := g.Target.Label
+		if len(g.Items) > 0 {
+			about = g.Items[0].Label
+		}
+		return u.say(genericQuestions, map[string]string{"field": blueprints.Words(blueprints.LastStep(f)), "target": about}), act
 	}
-	tool, _ := blueprints.ParseIntent(g.Intent)
+	if g.Intent == blueprints.IntentTransfer {
+		act.Slots = map[string]string{"topic": g.Slots["topic"]}
+		return u.say(genericRequests, map[string]string{"phrase": g.Slots["topic"]}), act
+	}
+	tool, _ := blueprints.ParseIntent(intent)
 	w := u.m.Write(tool)
 	if w == nil {
 		return u.say([]string{"I need help with <target>."}, map[string]string{"target": g.Target.Label}), act
@@ -296,8 +384,12 @@ func (u *Generic) vague(g record.Goal, w *blueprints.WriteModel) string {
 	return expand(u.rng, "{one of my "+blueprints.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
 }
 
-// pieceText says one piece.
+// pieceText says one piece; asked for one its goal does not have (a
+// flawed agent acting on the wrong request), the customer says so.
 func (u *Generic) pieceText(i int, piece string) string {
+	if !u.has(i, piece) {
+		return u.say(notSure, nil)
+	}
 	g := u.bp.Goals[i]
 	kind, name, _ := strings.Cut(piece, ":")
 	switch kind {
@@ -315,19 +407,108 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": blueprints.Words(name), "value": u.sayValue(i, name)})
-	case "choice":
-		label := ""
-		if it := u.item(i, name); it != nil {
-			label = it.Label
+		return u.say(tmpls, map[string]string{"what": blueprints.ArgWords(name), "value": u.sayValue(i, name)})
+	case "like":
+		w := u.write(g)
+		slots := map[string]string{}
+		for n := range g.Slots {
+			slots[n] = u.slotValue(i, n)
 		}
-		tmpls := genericChoicePieces
+		tmpls := genericGroupPieces
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": choiceWords(name), "label": label})
+		return u.say(tmpls, map[string]string{"what": blueprints.Words(blueprints.LastStep(name)), "value": blueprints.GroupText(w, name, slots)})
+	case "choice":
+		if v, ok := g.Slots[name]; ok {
+			// The target's original one ("the original payment method").
+			tmpls := genericChoicePieces
+			if u.prof.terse {
+				tmpls = tmpls[1:2]
+			}
+			return u.say(tmpls, map[string]string{"what": blueprints.ArgWords(name), "label": v})
+		}
+		sels := u.items(i, name)
+		tmpls := genericChoicePieces
+		if len(sels) > 1 || u.param(i, name) != nil && u.param(i, name).Source == blueprints.SrcPick {
+			tmpls = genericPickPieces
+		}
+		if u.prof.terse {
+			tmpls = tmpls[1:2]
+		}
+		return u.say(tmpls, map[string]string{"what": blueprints.ArgWords(name), "label": labels(sels)})
+	case "new":
+		sels := u.replacements(i, name)
+		tmpls := genericNewPieces
+		if len(sels) > 1 {
+			tmpls = genericNewPiecesMany
+		}
+		if u.prof.terse {
+			tmpls = tmpls[1:2]
+		}
+		return u.say(tmpls, map[string]string{"label": labels(sels)})
 	}
-	return u.say([]string{"{I'm not sure|I don't know}{.|, sorry.}"}, nil)
+	return u.say(notSure, nil)
+}
+
+var notSure = []string{"{I'm not sure|I don't know}{.|, sorry.}", "{Hmm, I'm not sure what you mean|I don't have that}{.|, sorry.}"}
+
+// has reports whether goal i has a piece to state.
+func (u *Generic) has(i int, piece string) bool {
+	g := u.bp.Goals[i]
+	kind, name, _ := strings.Cut(piece, ":")
+	switch kind {
+	case "target":
+		return g.Target.Label != ""
+	case "slot":
+		_, ok := g.Slots[name]
+		return ok
+	case "like":
+		for n := range g.Slots {
+			if groupOf(u.write(g), n) == name {
+				return true
+			}
+		}
+	case "choice":
+		_, ok := g.Slots[name]
+		return ok || len(u.items(i, name)) > 0
+	case "new":
+		return len(u.replacements(i, name)) > 0
+	}
+	return false
+}
+
+// labels joins selectors' labels as a list.
+func labels(sels []record.Selector) string {
+	var out []string
+	for _, s := range sels {
+		out = append(out, s.Label)
+	}
+	return blueprints.JoinAnd(out)
+}
+
+var genericGroupPieces = []string{
+	"{The new <what> is|It's|Please use|Send it to} <value>{.|}",
+	"<value>{.|}",
+	"{My new <what> is|The <what> should be} <value>{.|}",
+}
+
+var genericPickPieces = []string{
+	"{It's|That's|I mean} <label>{.|}",
+	"<label>{.|}",
+	"{Just|Only} <label>{.|}",
+}
+
+var genericNewPieces = []string{
+	"{I'd like|I want|I'd prefer} <label> instead{.|}",
+	"<label>{.|}",
+	"{Please swap it for|Replace it with} <label>{.|}",
+}
+
+var genericNewPiecesMany = []string{
+	"{I'd like|I want} <label> instead, in that order{.|}",
+	"<label>{.|}",
+	"{Please swap them for|Replace them with} <label>, {respectively|in that order}{.|}",
 }
 
 // choiceWords names what a choice is for in a customer's words: "payment"

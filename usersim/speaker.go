@@ -113,13 +113,25 @@ func (u *speaker) respond(c customer, ask Ask) Turn {
 		t = Turn{Text: c.pieceText(ask.Goal, ask.Piece), Acts: []Act{act}}
 	case "confirm":
 		g := u.bp.Goals[ask.Goal]
-		if u.prof.changes && !u.revised[ask.Goal] && len(g.Revised) > 0 {
+		if u.prof.changes && !u.revised[ask.Goal] && (len(g.Revised) > 0 || len(g.RevisedItems) > 0) {
 			u.revised[ask.Goal] = true
 			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
 			var val string
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
 				val = g.Slots[k]
+			}
+			for _, first := range g.RevisedItems {
+				// The final choice: one of their things, or the original.
+				if v, ok := g.Slots[first.Collection]; ok {
+					act.Slots[first.Collection], val = v, v
+					continue
+				}
+				for _, it := range g.Items {
+					if it.Collection == first.Collection {
+						act.Items, val = append(act.Items, it), it.Label
+					}
+				}
 			}
 			t = Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []Act{act}}
 			break

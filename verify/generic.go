@@ -128,6 +128,9 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 		if len(g.Revised) > 0 {
 			v["revised"] = stringMap(g.Revised)
 		}
+		if len(g.RevisedItems) > 0 {
+			v["revised_items"] = selectors(g.RevisedItems)
+		}
 		goals[i] = v
 	}
 	actions := make([]any, len(bp.Actions))

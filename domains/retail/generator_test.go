@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -173,10 +172,7 @@ func shares(w ...int) []float64 {
 // leaves out.
 func checkStarStats(t *testing.T, db *DB) {
 	t.Helper()
-	words, err := loadWords()
-	if err != nil {
-		t.Fatal(err)
-	}
+	words := starWords(t)
 
 	// Payment methods: 1-3 by 45:35:20; credit card 50, gift card 30 and
 	// PayPal 20 with a second PayPal turned into a card, so PayPal's share
@@ -289,14 +285,14 @@ func checkStarStats(t *testing.T, db *DB) {
 	// Products: the word list's, each variant a combination of its
 	// options priced within the range gen.go's price model allows.
 	specs := map[string]productSpec{}
-	for _, s := range words.products {
+	for _, s := range words.Products {
 		specs[s.Name] = s
 	}
 	for _, pid := range db.ProductIDs {
 		p := db.Products[pid]
 		spec, ok := specs[p.Name]
 		if !ok {
-			t.Errorf("product %s: %q is not in words/products.jsonl", pid, p.Name)
+			t.Errorf("product %s: %q is not one of generator.star's PRODUCTS", pid, p.Name)
 			continue
 		}
 		delete(specs, p.Name)
@@ -476,9 +472,17 @@ collections:
     key: id
 `
 
-// TestStarGeneratorShapes checks the field order of the generated records
-// against tau2's db.json and the word lists against words/.
-func TestStarGeneratorShapes(t *testing.T) {
+// starWordList is what generator.star draws from.
+type starWordList struct {
+	First, Last, Streets []string
+	Cities               [][3]string
+	Products             []productSpec
+}
+
+// shapesPack runs generator.star under shapesWrapper: the field order of
+// every kind of record it makes, and its word lists.
+func shapesPack(t *testing.T) *pack.Pack {
+	t.Helper()
 	src := string(starSource(t))
 	const def = "\ndef generate(seed):\n"
 	if strings.Count(src, def) != 1 {
@@ -489,6 +493,26 @@ func TestStarGeneratorShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// starWords reads generator.star's word lists.
+func starWords(t *testing.T) starWordList {
+	t.Helper()
+	v, _ := shapesPack(t).Base.Get("words", "words")
+	raw, _ := json.Marshal(v)
+	var got starWordList
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestStarGeneratorShapes checks the field order of the generated records
+// against tau2's db.json, and that the word lists make enough distinct
+// people, places and products.
+func TestStarGeneratorShapes(t *testing.T) {
+	p := shapesPack(t)
 	want := []string{
 		"address: address1, address2, city, country, state, zip",
 		"credit_card: source, id, brand, last_four",
@@ -508,37 +532,31 @@ func TestStarGeneratorShapes(t *testing.T) {
 	if got := p.Base.Keys("shapes"); !slices.Equal(got, want) {
 		t.Errorf("record fields:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-
-	v, _ := p.Base.Get("words", "words")
-	raw, _ := json.Marshal(v)
-	var got struct {
-		First, Last, Streets []string
-		Cities               [][3]string
-		Products             []productSpec
-	}
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
-	w, err := loadWords()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cities [][3]string
-	for _, c := range w.cities {
-		cities = append(cities, [3]string{c.Name, c.State, c.ZipPrefix})
-	}
-	for _, c := range []struct {
-		name      string
-		got, want any
-	}{
-		{"FIRST_NAMES", got.First, w.first},
-		{"LAST_NAMES", got.Last, w.last},
-		{"STREETS", got.Streets, w.streets},
-		{"CITIES", got.Cities, cities},
-		{"PRODUCTS", got.Products, w.products},
-	} {
-		if !reflect.DeepEqual(c.got, c.want) {
-			t.Errorf("generator.star's %s differ from words/", c.name)
+	w := starWords(t)
+	distinct := func(name string, xs []string, atLeast int) {
+		seen := map[string]bool{}
+		for _, x := range xs {
+			if seen[x] {
+				t.Errorf("%s lists %q twice", name, x)
+			}
+			seen[x] = true
 		}
+		if len(xs) < atLeast {
+			t.Errorf("%s has %d entries, want at least %d", name, len(xs), atLeast)
+		}
+	}
+	distinct("FIRST_NAMES", w.First, 200)
+	distinct("LAST_NAMES", w.Last, 200)
+	distinct("STREETS", w.Streets, 50)
+	var names []string
+	for _, p := range w.Products {
+		names = append(names, p.Name)
+		if p.combinations() < minVariants {
+			t.Errorf("product %s has only %d option combinations, need %d", p.Name, p.combinations(), minVariants)
+		}
+	}
+	distinct("PRODUCTS", names, 50)
+	if len(w.Cities) < 50 {
+		t.Errorf("CITIES has %d entries", len(w.Cities))
 	}
 }

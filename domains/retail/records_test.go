@@ -1,8 +1,11 @@
 package retail
 
+// Test support: the record types of the retail database and the
+// invariants every generated database must hold, decoded from what
+// generator.star builds (the pack itself handles records as JSON).
+
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"math"
 	"regexp"
@@ -12,49 +15,210 @@ import (
 	"time"
 )
 
-func TestWordLists(t *testing.T) {
-	w, err := loadWords()
-	if err != nil {
-		t.Fatal(err)
+// Collections of the retail database.
+const (
+	Users    = "users"
+	Orders   = "orders"
+	Products = "products"
+)
+
+// Order statuses.
+const (
+	StatusPending           = "pending"
+	StatusProcessed         = "processed"
+	StatusDelivered         = "delivered"
+	StatusCancelled         = "cancelled"
+	StatusPendingModified   = "pending (item modified)"
+	StatusReturnRequested   = "return requested"
+	StatusExchangeRequested = "exchange requested"
+)
+
+// PersonName is a person's name. (The type is not called Name because
+// that identifier is the domain's name constant.)
+type PersonName struct {
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+}
+
+// Address is a postal address.
+type Address struct {
+	Address1 string `json:"address1"`
+	Address2 string `json:"address2"`
+	City     string `json:"city"`
+	Country  string `json:"country"`
+	State    string `json:"state"`
+	Zip      string `json:"zip"`
+}
+
+// PaymentMethod is a card, a gift card (with a balance) or a PayPal account.
+type PaymentMethod struct {
+	Source   string   `json:"source"` // credit_card | gift_card | paypal
+	ID       string   `json:"id"`
+	Brand    string   `json:"brand,omitempty"`
+	LastFour string   `json:"last_four,omitempty"`
+	Balance  *float64 `json:"balance,omitempty"`
+}
+
+// User is a customer account.
+type User struct {
+	UserID         string                   `json:"user_id"`
+	Name           PersonName               `json:"name"`
+	Address        Address                  `json:"address"`
+	Email          string                   `json:"email"`
+	PaymentMethods map[string]PaymentMethod `json:"payment_methods"`
+	Orders         []string                 `json:"orders"`
+}
+
+// Variant is one purchasable item of a product.
+type Variant struct {
+	ItemID    string            `json:"item_id"`
+	Options   map[string]string `json:"options"`
+	Available bool              `json:"available"`
+	Price     float64           `json:"price"`
+}
+
+// Product is a product type with its variants.
+type Product struct {
+	Name      string             `json:"name"`
+	ProductID string             `json:"product_id"`
+	Variants  map[string]Variant `json:"variants"`
+}
+
+// OrderItem is one line of an order.
+type OrderItem struct {
+	Name      string            `json:"name"`
+	ProductID string            `json:"product_id"`
+	ItemID    string            `json:"item_id"`
+	Price     float64           `json:"price"`
+	Options   map[string]string `json:"options"`
+}
+
+// Fulfillment is a shipment.
+type Fulfillment struct {
+	TrackingID []string `json:"tracking_id"`
+	ItemIDs    []string `json:"item_ids"`
+}
+
+// Payment is a payment or refund transaction.
+type Payment struct {
+	TransactionType string  `json:"transaction_type"` // payment | refund
+	Amount          float64 `json:"amount"`
+	PaymentMethodID string  `json:"payment_method_id"`
+}
+
+// Order is a customer order.
+type Order struct {
+	OrderID        string        `json:"order_id"`
+	UserID         string        `json:"user_id"`
+	CreatedAt      string        `json:"created_at"` // "2024-05-01T10:23:00", before the fixed clock
+	Address        Address       `json:"address"`
+	Items          []OrderItem   `json:"items"`
+	Fulfillments   []Fulfillment `json:"fulfillments"`
+	Status         string        `json:"status"`
+	PaymentHistory []Payment     `json:"payment_history"`
+	CancelReason   string        `json:"cancel_reason,omitempty"`
+	// Set by return and exchange requests.
+	ReturnItems       []string `json:"return_items,omitempty"`
+	ExchangeItems     []string `json:"exchange_items,omitempty"`
+	ExchangeNewItems  []string `json:"exchange_new_items,omitempty"`
+	ExchangePriceDiff *float64 `json:"exchange_price_difference,omitempty"`
+	// ExchangePaymentMethodID pays or receives the exchange's price
+	// difference; without it, exchanges that differ only in the payment
+	// method chosen would leave equal states.
+	ExchangePaymentMethodID string `json:"exchange_payment_method_id,omitempty"`
+	RefundMethodID          string `json:"return_payment_method_id,omitempty"`
+}
+
+// Clock is the domain's fixed "now" (US Eastern time). Every order was
+// created before it, and the policy tells the agent to assume it.
+const Clock = "2024-05-15T15:00:00"
+
+// TimeLayout is the layout of Order.CreatedAt.
+const TimeLayout = "2006-01-02T15:04:05"
+
+// Payment sources.
+const (
+	SourceCreditCard = "credit_card"
+	SourceGiftCard   = "gift_card"
+	SourcePayPal     = "paypal"
+)
+
+// Cancellation reasons the policy and the cancel tool accept.
+const (
+	ReasonNoLongerNeeded = "no longer needed"
+	ReasonMistake        = "ordered by mistake"
+)
+
+// Database shape.
+const (
+	numUsers       = 600
+	minVariants    = 10
+	maxVariants    = 14
+	heavyUserShare = 0.10 // share of users with 8–14 orders
+	availableShare = 0.75
+	minAvailable   = 2 // so every product has something to exchange for
+)
+
+// DB is a generated retail database plus lookup indexes. It is built once
+// and then only read: tools see it through a tools.Base.
+type DB struct {
+	Users    map[string]*User
+	Orders   map[string]*Order
+	Products map[string]*Product
+
+	// Sorted ids, for deterministic iteration.
+	UserIDs    []string
+	OrderIDs   []string
+	ProductIDs []string
+
+	// ByEmail maps a lowercased email to its user id.
+	ByEmail map[string]string
+	// ByNameZip maps NameZipKey(first, last, zip) to its user id; the
+	// generator keeps name+zip unique so the name+zip lookup is unambiguous.
+	ByNameZip map[string]string
+	// ItemProduct maps every item (variant) id to its product id.
+	ItemProduct map[string]string
+}
+
+// NameZipKey is the ByNameZip key of a name and zip code.
+func NameZipKey(first, last, zip string) string {
+	return strings.ToLower(strings.TrimSpace(first) + "|" + strings.TrimSpace(last) + "|" + strings.TrimSpace(zip))
+}
+
+// RoundCents rounds an amount of money to cents. Every amount the domain
+// stores goes through it so that equal states hash equally.
+func RoundCents(x float64) float64 {
+	if math.Abs(x) >= 1e15 || math.IsNaN(x) {
+		return x // no cents at this magnitude, and x*100 could overflow
 	}
-	for _, c := range []struct {
-		name string
-		got  int
-		min  int
-	}{
-		{"first names", len(w.first), 200},
-		{"last names", len(w.last), 200},
-		{"streets", len(w.streets), 80},
-		{"cities", len(w.cities), 60},
-	} {
-		if c.got < c.min {
-			t.Errorf("%s: %d entries, want at least %d", c.name, c.got, c.min)
-		}
+	r := math.Round(x*100) / 100
+	if r == 0 {
+		return 0 // no negative zero in JSON
 	}
-	want := []string{"Action Camera", "Air Purifier", "Backpack", "Bicycle", "Bluetooth Speaker", "Bookshelf",
-		"Coffee Maker", "Cycling Helmet", "Desk Lamp", "Digital Camera", "Dumbbell Set", "E-Reader", "Electric Kettle",
-		"Electric Toothbrush", "Espresso Machine", "Fleece Jacket", "Gaming Mouse", "Garden Hose", "Grill", "Headphones",
-		"Hiking Boots", "Indoor Security Camera", "Jigsaw Puzzle", "LED Light Bulb", "Laptop", "Luggage Set", "Makeup Kit",
-		"Mechanical Keyboard", "Notebook", "Office Chair", "Patio Umbrella", "Perfume", "Pet Bed", "Portable Charger",
-		"Running Shoes", "Skateboard", "Smart Thermostat", "Smart Watch", "Smartphone", "Sneakers", "Sunglasses", "T-Shirt",
-		"Tablet", "Tea Kettle", "Vacuum Cleaner", "Wall Clock", "Water Bottle", "Wireless Earbuds", "Wristwatch", "Yoga Mat"}
-	var got []string
-	for _, p := range w.products {
-		got = append(got, p.Name)
-		if n := p.combinations(); n < maxVariants {
-			t.Errorf("%s: %d option combinations, want at least %d", p.Name, n, maxVariants)
-		}
+	return r
+}
+
+// optionSpec is one option dimension of a product, e.g. size: S, M, L.
+type optionSpec struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+// productSpec is one product type: its name, the range its base price is
+// drawn from, and its option dimensions in display order.
+type productSpec struct {
+	Name    string       `json:"name"`
+	Price   [2]float64   `json:"price"`
+	Options []optionSpec `json:"options"`
+}
+
+// combinations is the number of distinct option combinations.
+func (p productSpec) combinations() int {
+	n := 1
+	for _, o := range p.Options {
+		n *= len(o.Values)
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("products = %v\nwant %v", got, want)
-	}
-	// Names feed user ids and emails, which must stay plain ASCII.
-	name := regexp.MustCompile(`^[A-Z][a-z]+$`)
-	for _, n := range slices.Concat(w.first, w.last) {
-		if !name.MatchString(n) {
-			t.Errorf("name %q is not a capitalised ASCII word", n)
-		}
-	}
+	return n
 }
 
 var (
@@ -319,74 +483,6 @@ func checkDB(t *testing.T, db *DB) {
 		share := float64(n) / float64(len(db.Orders))
 		if n < 150 || math.Abs(share-c.share) > 0.04 {
 			errorf("%d %s orders (%.2f), want at least 150 and about %.2f", n, c.status, share, c.share)
-		}
-	}
-}
-
-func TestGenerate(t *testing.T) {
-	for _, seed := range []uint64{1, 7, 42} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			db, err := Generate(seed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkDB(t, db)
-		})
-	}
-}
-
-func TestDeterminism(t *testing.T) {
-	a, err := New(7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := New(7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := New(8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Base.Hash() != b.Base.Hash() {
-		t.Error("New(7) twice gave different hashes")
-	}
-	if !slices.Equal(a.DB.OrderIDs, b.DB.OrderIDs) || !maps.Equal(a.DB.ByNameZip, b.DB.ByNameZip) {
-		t.Error("New(7) twice gave different ids or indexes")
-	}
-	if a.Base.Hash() == c.Base.Hash() {
-		t.Error("New(7) and New(8) gave the same hash")
-	}
-}
-
-func TestNew(t *testing.T) {
-	d, err := New(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Policy != Policy() || !strings.Contains(d.Policy, "2024-05-15 15:00:00 EST") {
-		t.Error("policy missing or without the fixed clock")
-	}
-	for _, c := range []struct {
-		coll string
-		ids  []string
-	}{{Users, d.DB.UserIDs}, {Orders, d.DB.OrderIDs}, {Products, d.DB.ProductIDs}} {
-		if !slices.Equal(d.Base.Keys(c.coll), c.ids) {
-			t.Errorf("base collection %s does not hold the DB's records", c.coll)
-		}
-	}
-	if v, _ := d.Base.Get(Users, d.DB.UserIDs[0]); v != d.DB.Users[d.DB.UserIDs[0]] {
-		t.Error("base records are not the DB's pointers")
-	}
-	if Name != "retail" {
-		t.Errorf("Name = %q", Name)
-	}
-}
-
-func BenchmarkNew(b *testing.B) {
-	for i := range b.N {
-		if _, err := New(uint64(i)); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

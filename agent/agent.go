@@ -1,0 +1,45 @@
+package agent
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
+)
+
+// Turn is what the agent produced in reply to one user message: its tool
+// calls with their results, then a message to the user.
+type Turn struct {
+	Messages []record.Message
+	Ask      usersim.Ask
+}
+
+// Agent answers user turns.
+type Agent interface {
+	Respond(ctx context.Context, in usersim.Turn) (Turn, error)
+}
+
+const idChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// CallID makes a 9-alphanumeric tool-call id, the form Mistral templates require.
+func CallID(rng *rand.Rand) string {
+	b := make([]byte, 9)
+	for i := range b {
+		b[i] = idChars[rng.IntN(len(idChars))]
+	}
+	return string(b)
+}
+
+// joinText puts the sentences said before a message in front of it.
+func joinText(lead []string, last string) string {
+	return strings.TrimSpace(strings.Join(append(slices.Clone(lead), last), " "))
+}
+
+// yours turns the customer's words about their things into the agent's.
+func yours(label string) string {
+	r := strings.NewReplacer("my ", "your ", "I have", "you have", "I placed", "you placed")
+	return r.Replace(label)
+}

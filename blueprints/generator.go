@@ -1,0 +1,125 @@
+package blueprints
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// Spec holds the controls of a blueprint run.
+type Spec struct {
+	Seed         uint64
+	Writes       Range
+	WriteWeights []float64
+	Reads        Range
+	ReadWeights  []float64
+	Behaviors    []string
+	// Shares of blueprints in the validation and test splits.
+	Validation, Test float64
+}
+
+// Generator makes the blueprint at an index. Implementations are safe for
+// concurrent use and deterministic per (spec, index).
+type Generator interface {
+	Generate(ctx context.Context, index int) (*record.Blueprint, error)
+}
+
+// maxAttempts bounds the search for a task meeting the controls; a
+// feasible control finds one in a few tries, so hitting the bound means
+// the controls ask for what this database cannot give.
+const maxAttempts = 600
+
+// ledger is the ground truth a plan accumulates.
+type ledger struct {
+	actions []record.Action
+	seen    map[string]int // index of each read by readKey
+	writes  [][]int        // needs of each write
+}
+
+// add records a ground-truth action of the given kind with the transitive
+// closure of its needs; reads with the same arguments are recorded once.
+func (l *ledger) add(kind string, goal int, tool string, args map[string]any, needs []int) int {
+	key := readKey(tool, args)
+	if kind == record.KindRead {
+		if i, ok := l.seen[key]; ok {
+			return i
+		}
+	}
+	raw, _ := json.Marshal(args)
+	ns := closure(l.actions, needs)
+	l.actions = append(l.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
+	i := len(l.actions) - 1
+	if kind == record.KindRead {
+		l.seen[key] = i
+	}
+	if kind == record.KindWrite {
+		l.writes = append(l.writes, ns)
+	}
+	return i
+}
+
+// readKey identifies a read by tool and arguments without marshalling
+// them: reads take a few string arguments.
+func readKey(tool string, args map[string]any) string {
+	keys := slices.Sorted(maps.Keys(args))
+	var b strings.Builder
+	b.WriteString(tool)
+	for _, k := range keys {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte('=')
+		fmt.Fprint(&b, args[k])
+	}
+	return b.String()
+}
+
+// closure adds the reads that each needed read itself depended on.
+func closure(actions []record.Action, needs []int) []int {
+	set := map[int]bool{}
+	var walk func(i int)
+	walk = func(i int) {
+		if set[i] {
+			return
+		}
+		set[i] = true
+		for _, j := range actions[i].Needs {
+			walk(j)
+		}
+	}
+	for _, i := range needs {
+		walk(i)
+	}
+	out := make([]int, 0, len(set))
+	for i := range set {
+		out = append(out, i)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// Execute runs ground-truth actions on a state and returns its final hash.
+// Every action must succeed: a blueprint is solvable by construction.
+func Execute(ctx context.Context, kit *tools.Toolkit, st *tools.State, actions []record.Action) (string, error) {
+	for i, a := range actions {
+		res := kit.Call(ctx, st, a.Tool, string(a.Arguments))
+		if res.Err {
+			return "", fmt.Errorf("action %d %s: %s", i, a.Tool, res.Output)
+		}
+	}
+	return st.Hash(), nil
+}
+

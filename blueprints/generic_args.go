@@ -1,0 +1,599 @@
+package blueprints
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// Arguments a customer chooses among things: some of the target's
+// sub-records (the items to return), a replacement for each (another
+// variant of the same product), one of their own things (a payment
+// method) or the target's original one, and values drawn together from
+// another record (an address). The generator, the customer and the agent
+// share these models, so a choice means the same to all three.
+
+// PickModel is a list argument of some of the target's sub-records.
+type PickModel struct {
+	From     string
+	ID       string
+	Min, Max int
+	Describe []string
+	Say      string
+}
+
+// ReplaceModel is a list argument parallel to a pick: for each picked
+// element, a candidate among the sub-records of a related record.
+type ReplaceModel struct {
+	Of       string
+	Coll     *CollModel
+	Via      string
+	Among    string
+	ID       string
+	Where    map[string]string
+	Describe []string
+	Compare  []string
+	Say      string
+}
+
+// ChooseModel is an argument the customer picks among their own things,
+// or the original one the target names.
+type ChooseModel struct {
+	From       string
+	ID         string
+	Where      map[string][]string
+	Default    string
+	DefaultSay string
+	Other      bool
+	By         string
+	Say        map[string]string
+}
+
+// hintedArg compiles a hinted argument source.
+func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
+	switch {
+	case a.Pick != nil:
+		if w.TargetKind != TargetColl {
+			return errors.New("pick needs a target collection")
+		}
+		lo, hi := 1, 2
+		if a.Pick.Count != "" {
+			var err error
+			if lo, hi, err = pack.ParseCount(a.Pick.Count); err != nil {
+				return fmt.Errorf("pick.count %q: %w", a.Pick.Count, err)
+			}
+		}
+		p.Source = SrcPick
+		p.Pick = &PickModel{From: a.Pick.From, ID: a.Pick.ID, Min: lo, Max: hi, Describe: a.Pick.Describe, Say: a.Pick.Say}
+	case a.Replace != nil:
+		r := a.Replace
+		c := m.Colls[r.From]
+		if c == nil || c.Get == "" {
+			return fmt.Errorf("replace.from %q is not a collection with a get tool", r.From)
+		}
+		p.Source = SrcReplace
+		p.Replace = &ReplaceModel{Of: r.Of, Coll: c, Via: r.Via, Among: r.Among, ID: r.ID, Where: r.Where,
+			Describe: r.Describe, Compare: r.Compare, Say: r.Say}
+	case a.Choose != nil:
+		if m.Users == nil {
+			return errors.New("choose needs users")
+		}
+		ch := a.Choose
+		if ch.Default != "" && w.TargetKind != TargetColl {
+			return errors.New("choose.default needs a target collection")
+		}
+		p.Source = SrcChoose
+		p.Choose = &ChooseModel{From: ch.From, ID: ch.ID, Where: ch.Where, Default: strings.TrimPrefix(ch.Default, "target."),
+			DefaultSay: ch.DefaultSay, Other: ch.Other, By: ch.By, Say: ch.Say}
+		if p.Choose.DefaultSay == "" {
+			p.Choose.DefaultSay = "the original " + Singular(Words(LastStep(ch.From)))
+		}
+	default:
+		return m.hintedSource(w, p, a.Source)
+	}
+	return nil
+}
+
+// Elements returns the sub-records at a value: a list's objects, or an
+// object's values when every value is an object (records by key), in key
+// order.
+func Elements(v any) []map[string]any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	case map[string]any:
+		out := make([]map[string]any, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			m, ok := x[k].(map[string]any)
+			if !ok {
+				return nil
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	return nil
+}
+
+// Allowed reports whether a target meets a write's preconditions.
+func (w *WriteModel) Allowed(obj map[string]any) bool {
+	for f, vals := range w.When {
+		v, _ := valueAt(obj, f)
+		if !slices.ContainsFunc(vals, func(s string) bool { return strings.EqualFold(s, tools.Text(v)) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// Refusable reports whether a write has preconditions a customer's
+// request can fail.
+func (w *WriteModel) Refusable() bool { return len(w.When) > 0 }
+
+// expandFields turns describe paths into the scalar paths of one element:
+// an object field contributes one path per key ("options" → options.color).
+func expandFields(elem map[string]any, fields []string) []string {
+	var out []string
+	for _, f := range fields {
+		v, ok := valueAt(elem, f)
+		if !ok {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if _, nested := x[k].(map[string]any); !nested {
+					out = append(out, f+"."+k)
+				}
+			}
+		case []any, nil:
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// wheres lists the conditions that may single out element i, fewest
+// fields first: each field alone, then pairs, then all of them.
+func wheres(elem map[string]any, fields []string) []map[string]string {
+	paths := expandFields(elem, fields)
+	val := func(p string) string { v, _ := valueAt(elem, p); return tools.Text(v) }
+	var out []map[string]string
+	for _, a := range paths {
+		out = append(out, map[string]string{a: val(a)})
+	}
+	for i, a := range paths {
+		for _, b := range paths[i+1:] {
+			out = append(out, map[string]string{a: val(a), b: val(b)})
+		}
+	}
+	if len(paths) > 2 {
+		all := map[string]string{}
+		for _, a := range paths {
+			all[a] = val(a)
+		}
+		out = append(out, all)
+	}
+	return out
+}
+
+// ElementSelector describes element i of elems so that it alone fits:
+// the fewest describe fields that single it out, else its id.
+func ElementSelector(coll string, elems []map[string]any, i int, id string, describe []string, say string) (record.Selector, error) {
+	forms := wheres(elems[i], describe)
+	forms = append(forms, map[string]string{id: tools.Text(elems[i][id])})
+	for _, where := range forms {
+		sel := record.Selector{Collection: coll, Where: where}
+		if j, err := tools.ResolveKey(sel, elems, id); err == nil && j == i {
+			sel.Label = "the " + elementWords(say, where, elems[i])
+			return sel, nil
+		}
+	}
+	return record.Selector{}, fmt.Errorf("%s: element %d cannot be told apart", coll, i)
+}
+
+// elementWords renders an element's description from a template: an
+// object field ({options}) says the values of its keys the description
+// uses, a scalar field ({name}) the element's value; {field|lower} and
+// {field|title} change the case. Without a template the values the
+// description uses are listed.
+func elementWords(say string, where map[string]string, elem map[string]any) string {
+	if say == "" {
+		var vals []string
+		for _, k := range slices.Sorted(maps.Keys(where)) {
+			vals = append(vals, ValueWords(where[k]))
+		}
+		return strings.Join(vals, " ")
+	}
+	out := sayField.ReplaceAllStringFunc(say, func(s string) string {
+		name, filter, _ := strings.Cut(s[1:len(s)-1], "|")
+		var vals []string
+		if v, ok := valueAt(elem, name); ok {
+			if _, isObj := v.(map[string]any); !isObj && v != nil {
+				vals = append(vals, ValueWords(tools.Text(v)))
+			}
+		}
+		if len(vals) == 0 {
+			for _, k := range slices.Sorted(maps.Keys(where)) {
+				if k == name || strings.HasPrefix(k, name+".") {
+					vals = append(vals, ValueWords(where[k]))
+				}
+			}
+		}
+		return caseFilter(strings.Join(vals, " "), filter)
+	})
+	return strings.Join(strings.Fields(out), " ")
+}
+
+// caseFilter applies a template filter: lower makes a name lower case as
+// a person writes it mid-sentence (capitalised words only, so "LED" and
+// "iPhone" stay), title capitalises each word ("amex" → "Amex").
+func caseFilter(s, filter string) string {
+	switch filter {
+	case "lower":
+		words := strings.Fields(s)
+		for i, w := range words {
+			r := []rune(w)
+			if len(r) > 1 && unicode.IsUpper(r[0]) && strings.ToLower(string(r[1:])) == string(r[1:]) {
+				words[i] = strings.ToLower(w)
+			} else if len(r) == 1 {
+				words[i] = strings.ToLower(w)
+			}
+		}
+		return strings.Join(words, " ")
+	case "title":
+		words := strings.Fields(s)
+		for i, w := range words {
+			r := []rune(w)
+			r[0] = unicode.ToUpper(r[0])
+			words[i] = string(r)
+		}
+		return strings.Join(words, " ")
+	}
+	return s
+}
+
+// fillSay renders a template with an element's own values (every field
+// it names), for names that do not depend on a description.
+func fillSay(say string, elem map[string]any) string {
+	out := sayField.ReplaceAllStringFunc(say, func(s string) string {
+		name, filter, _ := strings.Cut(s[1:len(s)-1], "|")
+		v, ok := valueAt(elem, name)
+		if !ok {
+			return ""
+		}
+		return caseFilter(ValueWords(tools.Text(v)), filter)
+	})
+	return strings.Join(strings.Fields(out), " ")
+}
+
+// Candidates lists the replacements a related record offers for an
+// element: its sub-records that meet the conditions, other than the
+// element itself.
+func (r *ReplaceModel) Candidates(related map[string]any, elem map[string]any) []map[string]any {
+	var out []map[string]any
+	v, _ := valueAt(related, r.Among)
+	for _, c := range Elements(v) {
+		if tools.Matches(c, r.Where) && tools.Text(c[r.ID]) != tools.Text(elem[r.ID]) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// replacementForms are the ways a customer describes candidate c to
+// replace elem: by all its attributes ("the navy, large one"), or by one
+// attribute it has that elem lacks and a criterion ("the cheapest
+// available navy one").
+func (r *ReplaceModel) replacementForms(c, elem map[string]any) []record.Selector {
+	var forms []record.Selector
+	paths := expandFields(c, r.Describe)
+	full := map[string]string{}
+	for _, p := range paths {
+		v, _ := valueAt(c, p)
+		full[p] = tools.Text(v)
+	}
+	if len(full) > 0 {
+		forms = append(forms, record.Selector{Where: full})
+	}
+	for _, p := range paths {
+		v, _ := valueAt(c, p)
+		own, _ := valueAt(elem, p)
+		if tools.Text(v) == tools.Text(own) {
+			continue
+		}
+		for _, f := range r.Compare {
+			w := map[string]string{p: tools.Text(v)}
+			forms = append(forms, record.Selector{Where: w, Pick: "min:" + f}, record.Selector{Where: w, Pick: "max:" + f})
+		}
+	}
+	return forms
+}
+
+// ReplacementLabel names a replacement the way a customer would.
+func (r *ReplaceModel) ReplacementLabel(sel record.Selector, c map[string]any) string {
+	padj, _ := pickWords(sel.Pick)
+	words := []string{"the"}
+	if padj != "" {
+		words = append(words, padj)
+	}
+	if sel.Pick != "" {
+		// "the cheapest available blue one": the condition matters when
+		// the customer picks among the candidates.
+		for _, k := range slices.Sorted(maps.Keys(r.Where)) {
+			if strings.EqualFold(r.Where[k], "true") {
+				words = append(words, Words(LastStep(k)))
+			}
+		}
+	}
+	if sel.Pick == "" {
+		if r.Say != "" {
+			return strings.Join(append(words, elementWords(r.Say, sel.Where, c)), " ")
+		}
+		return strings.Join(append(words, elementWords("", sel.Where, c), "one"), " ")
+	}
+	return strings.Join(append(words, elementWords("", sel.Where, c), "one"), " ")
+}
+
+// ChoiceElements are the customer's things a choose argument picks among.
+func (ch *ChooseModel) ChoiceElements(user map[string]any) []map[string]any {
+	v, _ := valueAt(user, ch.From)
+	return Elements(v)
+}
+
+// DefaultValue is the value "the original one" means on a target.
+func (ch *ChooseModel) DefaultValue(target map[string]any) (any, bool) {
+	if ch.Default == "" {
+		return nil, false
+	}
+	v, ok := valueAt(target, ch.Default)
+	if l, isList := v.([]any); isList {
+		if len(l) == 0 {
+			return nil, false
+		}
+		v = l[0]
+	}
+	return v, ok && v != nil
+}
+
+// Allowed reports whether the customer may choose an element.
+func (ch *ChooseModel) Allowed(e map[string]any) bool {
+	for f, vals := range ch.Where {
+		v, _ := valueAt(e, f)
+		if !slices.ContainsFunc(vals, func(s string) bool { return strings.EqualFold(s, tools.Text(v)) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// ChoiceSelector names element i among the customer's things: the say
+// template of its kind when that singles it out, else the fewest
+// attributes that do.
+func (ch *ChooseModel) ChoiceSelector(param string, elems []map[string]any, i int) (record.Selector, error) {
+	e := elems[i]
+	if ch.By != "" {
+		tmpl, ok := ch.Say[tools.Text(e[ch.By])]
+		if !ok {
+			tmpl = ch.Say["*"]
+		}
+		if tmpl != "" {
+			where := map[string]string{ch.By: tools.Text(e[ch.By])}
+			for _, f := range sayField.FindAllString(tmpl, -1) {
+				name, _, _ := strings.Cut(f[1:len(f)-1], "|")
+				if v, ok := valueAt(e, name); ok {
+					where[name] = tools.Text(v)
+				}
+			}
+			sel := record.Selector{Collection: param, Where: where}
+			if j, err := tools.ResolveKey(sel, elems, ch.ID); err == nil && j == i {
+				sel.Label = fillSay(tmpl, e)
+				return sel, nil
+			}
+			// Two of a kind (two gift cards): its id tells them apart.
+			sel.Where = map[string]string{ch.ID: tools.Text(e[ch.ID])}
+			sel.Label = strings.TrimPrefix(fillSay(tmpl, e), "my ") + " " + tools.Text(e[ch.ID])
+			if !strings.HasPrefix(sel.Label, "the ") {
+				sel.Label = "the " + sel.Label
+			}
+			return sel, nil
+		}
+	}
+	noun := Singular(Words(LastStep(ch.From)))
+	var attrs []string
+	for _, f := range slices.Sorted(maps.Keys(e)) {
+		if s, ok := e[f].(string); ok && f != ch.ID && s != "" && len(s) <= 30 {
+			attrs = append(attrs, f)
+		}
+	}
+	try := func(where map[string]string) (record.Selector, bool) {
+		sel := record.Selector{Collection: param, Where: where}
+		if j, err := tools.ResolveKey(sel, elems, ch.ID); err == nil && j == i {
+			sel.Label = ChoiceLabel(noun, where)
+			return sel, true
+		}
+		return sel, false
+	}
+	for _, a := range attrs {
+		if s, ok := try(map[string]string{a: tools.Text(e[a])}); ok {
+			return s, nil
+		}
+	}
+	for x, a := range attrs {
+		for _, b := range attrs[x+1:] {
+			if s, ok := try(map[string]string{a: tools.Text(e[a]), b: tools.Text(e[b])}); ok {
+				return s, nil
+			}
+		}
+	}
+	if s, ok := try(map[string]string{ch.ID: tools.Text(e[ch.ID])}); ok {
+		return s, nil
+	}
+	return record.Selector{}, fmt.Errorf("the customer's %s cannot be told apart", noun)
+}
+
+// LikeGroups lists a write's like-sourced parameters by group, groups in
+// name order.
+func (w *WriteModel) LikeGroups() map[string][]*ParamModel {
+	out := map[string][]*ParamModel{}
+	for _, p := range w.Params {
+		if p.Source == SrcLike {
+			out[p.Group] = append(out[p.Group], p)
+		}
+	}
+	return out
+}
+
+// GroupOf returns the like group a goal slot belongs to ("" for none).
+func (w *WriteModel) GroupOf(param string) string {
+	if p := w.param[param]; p != nil && p.Source == SrcLike {
+		return p.Group
+	}
+	return ""
+}
+
+// InformModel is a question a customer may ask about a record: a value of
+// the record (a path, or a sum), or of one of its sub-records that the
+// customer describes ("the price of the cheapest available blue one").
+type InformModel struct {
+	Coll     *CollModel
+	Ask      string
+	Value    *expr
+	Within   string
+	Where    map[string]string
+	Describe []string
+	Pick     string
+}
+
+func (m *Model) compileInforms(h map[string][]pack.Inform) error {
+	m.Informs = map[string][]*InformModel{}
+	for _, coll := range slices.Sorted(maps.Keys(h)) {
+		c := m.Colls[coll]
+		if c == nil {
+			return fmt.Errorf("domain.yaml: hints.informs.%s: not a collection", coll)
+		}
+		for i, in := range h[coll] {
+			src := in.Value
+			if src == "" {
+				src = in.Ask
+			}
+			// A value is an expression over the record (or sub-record).
+			text := "record." + src
+			if rest, ok := strings.CutPrefix(src, "sum("); ok {
+				text = "sum(record." + rest
+			}
+			e, err := parseExpr(text)
+			if err != nil {
+				return fmt.Errorf("domain.yaml: hints.informs.%s[%d].value %q: %w", coll, i, src, err)
+			}
+			m.Informs[coll] = append(m.Informs[coll], &InformModel{Coll: c, Ask: in.Ask, Value: e, Within: in.Within,
+				Where: in.Where, Describe: in.Describe, Pick: in.Pick})
+		}
+	}
+	return nil
+}
+
+// Inform returns the question of a collection by what it asks, or nil.
+func (m *Model) Inform(coll, ask string) *InformModel {
+	for _, in := range m.Informs[coll] {
+		if in.Ask == ask {
+			return in
+		}
+	}
+	return nil
+}
+
+// Answer computes a question's answer on a record (or sub-record): the
+// value (a field's, or the computed number) and its text.
+func (in *InformModel) Answer(rec map[string]any) (any, string, error) {
+	if len(in.Value.terms) == 1 && !in.Value.terms[0].sum && in.Value.terms[0].ref != "" {
+		// A plain field: its value as it is.
+		v, ok := valueAt(rec, strings.TrimPrefix(in.Value.terms[0].ref, "record."))
+		if !ok || v == nil {
+			return nil, "", fmt.Errorf("no %s", in.Ask)
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			return nil, "", fmt.Errorf("%s is not a single value", in.Ask)
+		}
+		return v, FormatValue(v), nil
+	}
+	v, err := in.Value.eval(map[string]any{"record": rec})
+	if err != nil {
+		return nil, "", err
+	}
+	return v, FormatValue(v), nil
+}
+
+// SubCandidates are the sub-records a within-question picks among.
+func (in *InformModel) SubCandidates(rec map[string]any) []map[string]any {
+	v, _ := valueAt(rec, in.Within)
+	var out []map[string]any
+	for _, e := range Elements(v) {
+		if tools.Matches(e, in.Where) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// addressOrder ranks the fields of an address as a person writes them.
+var addressOrder = []string{"address1", "address2", "line1", "line2", "street", "street2", "city", "state", "province", "region", "zip", "zipcode", "postal_code", "postcode", "country"}
+
+// GroupText states a like group's values the way a person writes them:
+// an address as "12 Main St, Apt 4, Austin, TX 78701, USA".
+func GroupText(w *WriteModel, group string, slots map[string]string) string {
+	var names []string
+	for _, p := range w.Params {
+		if p.Group == group {
+			names = append(names, p.Name)
+		}
+	}
+	return SayGroup(names, slots)
+}
+
+// SayGroup states the values of the named slots as one phrase, address
+// fields in the order a person writes them.
+func SayGroup(names []string, slots map[string]string) string {
+	names = slices.Clone(names)
+	rank := func(n string) int {
+		if i := slices.Index(addressOrder, strings.ToLower(n)); i >= 0 {
+			return i
+		}
+		return len(addressOrder)
+	}
+	slices.SortStableFunc(names, func(a, b string) int {
+		if r := rank(a) - rank(b); r != 0 {
+			return r
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for i := 0; i < len(names); i++ {
+		v := slots[names[i]]
+		if v == "" {
+			continue
+		}
+		// "TX 78701": a state and the zip that follows it share a part.
+		if i+1 < len(names) && strings.EqualFold(names[i], "state") && rank(names[i+1]) >= 10 && rank(names[i+1]) <= 13 && slots[names[i+1]] != "" {
+			v += " " + slots[names[i+1]]
+			i++
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, ", ")
+}

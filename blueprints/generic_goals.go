@@ -1,0 +1,199 @@
+package blueprints
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// Goals without a write: a question, a request the policy forbids, and a
+// request outside the tools that ends in a transfer.
+
+// Intents of goals without a write.
+const (
+	// IntentRefusePrefix starts the intent of a forbidden request: the
+	// write the customer asks for.
+	IntentRefusePrefix = "refuse:"
+	// IntentTransfer is a request outside what the tools can do.
+	IntentTransfer = "transfer"
+)
+
+// buildNoWrite adds the goal of a task without writes: a question most
+// often, a forbidden request as often when the pack's policy has
+// preconditions, and now and then an out-of-scope request.
+func (p *gplan) buildNoWrite() error {
+	kinds := []func() error{p.buildInform, p.buildInform}
+	if p.g.refusable {
+		kinds = append(kinds, p.buildRefusal, p.buildRefusal)
+	}
+	if len(p.m.Transfers) > 0 {
+		kinds = append(kinds, p.buildTransfer)
+	}
+	return kinds[p.rng.IntN(len(kinds))]()
+}
+
+// buildInform adds a question: one the pack's informs declare, else a
+// described field of a record.
+func (p *gplan) buildInform() error {
+	if len(p.m.Informs) == 0 {
+		return p.buildFieldInform()
+	}
+	m := p.m
+	var ins []*InformModel
+	for _, c := range slices.Sorted(maps.Keys(m.Informs)) {
+		ins = append(ins, m.Informs[c]...)
+	}
+	in := ins[p.rng.IntN(len(ins))]
+	c := in.Coll
+	var modes []string
+	if c.Get != "" && (c.Owner == "" || m.Users != nil) {
+		modes = append(modes, modeKey)
+	}
+	if c.List != nil {
+		modes = append(modes, modeDescribed)
+	}
+	if len(modes) == 0 {
+		return fmt.Errorf("no way to name a %s", c.Noun)
+	}
+	var t *target
+	var err error
+	if modes[p.rng.IntN(len(modes))] == modeDescribed {
+		t, err = p.described(c, nil)
+	} else {
+		t, err = p.byKey(c, nil)
+	}
+	if err != nil {
+		return err
+	}
+	// The policy has the agent authenticate first whatever the question.
+	p.auth()
+	gi := len(p.goals)
+	goal := record.Goal{Intent: IntentInformPrefix + in.Ask, Kind: record.GoalInform, Target: t.sel}
+	rec := t.obj
+	if in.Within != "" {
+		sub, sel, err := p.subRecord(in, t)
+		if err != nil {
+			return err
+		}
+		goal.Items = []record.Selector{sel}
+		rec = sub
+	}
+	_, val, err := in.Answer(rec)
+	if err != nil {
+		return err
+	}
+	if t.key != "" {
+		p.used[p.usedKey(t.sel.Collection, t.key)] = true
+	}
+	p.goals = append(p.goals, goal)
+	p.outputs = append(p.outputs, record.Output{Goal: gi, Name: in.Ask, Value: val})
+	return nil
+}
+
+// subRecord picks the sub-record a question is about and the words that
+// single it out among the candidates: one attribute and the criterion
+// ("the cheapest available blue one").
+func (p *gplan) subRecord(in *InformModel, t *target) (map[string]any, record.Selector, error) {
+	cands := in.SubCandidates(t.obj)
+	if len(cands) == 0 {
+		return nil, record.Selector{}, fmt.Errorf("no %s to ask about", Words(in.Within))
+	}
+	for _, j := range p.rng.Perm(len(cands)) {
+		for _, where := range wheres(cands[j], in.Describe) {
+			if len(where) > 1 {
+				continue
+			}
+			sel := record.Selector{Collection: in.Within, Where: where, Pick: in.Pick}
+			if i, err := tools.ResolveKey(sel, cands, ""); err == nil && i == j {
+				sel.Label = subLabel(in, sel, t)
+				return cands[j], sel, nil
+			}
+		}
+	}
+	return nil, record.Selector{}, fmt.Errorf("no %s can be singled out", Singular(Words(in.Within)))
+}
+
+// subLabel names a sub-record by the criterion, the conditions all
+// candidates meet, its attribute and the record's name: "the cheapest
+// available blue t-shirt".
+func subLabel(in *InformModel, sel record.Selector, t *target) string {
+	words := []string{"the"}
+	if adj, _ := pickWords(sel.Pick); adj != "" {
+		words = append(words, adj)
+	}
+	for _, k := range slices.Sorted(maps.Keys(in.Where)) {
+		if strings.EqualFold(in.Where[k], "true") {
+			words = append(words, Words(LastStep(k)))
+		}
+	}
+	words = append(words, elementWords("", sel.Where, nil))
+	words = append(words, strings.TrimPrefix(strings.TrimPrefix(t.sel.Label, "the "), "my "))
+	return strings.Join(words, " ")
+}
+
+// buildRefusal adds a request the policy forbids: a write with
+// preconditions on a target that fails them. The agent must find out and
+// refuse; nothing changes.
+func (p *gplan) buildRefusal() error {
+	var ws []*WriteModel
+	for _, w := range p.g.usable {
+		if w.Refusable() {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 {
+		return errors.New("no write has preconditions")
+	}
+	w := ws[p.rng.IntN(len(ws))]
+	mode := modeKey
+	if w.Coll.List != nil && (w.Coll.Get == "" || p.rng.IntN(2) == 0) {
+		mode = modeDescribed
+	}
+	forbidden := func(obj map[string]any) bool { return !w.Allowed(obj) }
+	t, err := p.writeTarget(w, mode, nil, forbidden)
+	if err != nil {
+		return err
+	}
+	goal := record.Goal{Intent: IntentRefusePrefix + w.Name, Kind: record.GoalRefuse, Target: t.sel}
+	for _, pm := range w.Params {
+		if pm.Source == SrcSlot && len(pm.Choices) > 0 && pm.Required {
+			if goal.Slots == nil {
+				goal.Slots = map[string]string{}
+			}
+			goal.Slots[pm.Name] = pm.Choices[p.rng.IntN(len(pm.Choices))]
+		}
+	}
+	if t.key != "" {
+		p.used[p.usedKey(t.sel.Collection, t.key)] = true
+	}
+	p.goals = append(p.goals, goal)
+	return nil
+}
+
+// buildTransfer adds a request outside what the tools can do: the agent
+// hands the customer to a human with a summary.
+func (p *gplan) buildTransfer() error {
+	m := p.m
+	if len(m.Transfers) == 0 || m.Transfer == nil {
+		return errors.New("the pack has no transfers")
+	}
+	topic := m.Transfers[p.rng.IntN(len(m.Transfers))]
+	gi := len(p.goals)
+	who := "The customer"
+	if p.user != "" {
+		who = "Customer " + p.user
+	}
+	summary := who + " wants to " + topic + "; this is outside what I can handle."
+	p.call(gi, m.Transfer.Name, map[string]any{m.TransferParam: summary}, p.auth())
+	goal := record.Goal{Intent: IntentTransfer, Kind: record.GoalTransfer, Slots: map[string]string{"topic": topic}}
+	if m.Users != nil {
+		goal.Target = record.Selector{Collection: m.Users.Coll.Name, Label: "my account"}
+	}
+	p.goals = append(p.goals, goal)
+	return nil
+}
