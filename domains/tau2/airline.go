@@ -188,9 +188,11 @@ func (a *airline) bookReservation(c *call) (any, error) {
 	if resID == "" {
 		return nil, plainError("Too many reservations")
 	}
-	// The Reservation model checks its fields here; the JSON Schema has
-	// already held the literals to their values.
-	if err := checkReservationFields(flightType, cabin, insurance, totalBags, nonfreeBags); err != nil {
+	// The Reservation model checks its fields here (the JSON Schema has
+	// already held the literals to their values) and keeps the bag counts
+	// as ints, while the price below uses the argument as given.
+	storedTotal, storedNonfree, err := checkReservationFields(flightType, cabin, insurance, totalBags, nonfreeBags)
+	if err != nil {
 		return nil, err
 	}
 	n := int64(len(passengers))
@@ -315,7 +317,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 		"reservation_id": resID, "user_id": userID, "origin": origin, "destination": destination,
 		"flight_type": flightType, "cabin": cabin, "flights": resFlights, "passengers": pax,
 		"payment_history": history, "created_at": airlineNow,
-		"total_baggages": totalBags.jsonValue(), "nonfree_baggages": nonfreeBags.jsonValue(),
+		"total_baggages": storedTotal.jsonValue(), "nonfree_baggages": storedNonfree.jsonValue(),
 		"insurance": insurance, "status": nil,
 	}
 	if err := c.put("reservations", resID, res); err != nil {
@@ -334,7 +336,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 // checkReservationFields is the validation Reservation(...) does on the
 // arguments it is built from: literals, and integers for the bag counts
 // (pydantic takes 2.0 for 2).
-func checkReservationFields(flightType, cabin, insurance string, total, nonfree pyNumber) error {
+func checkReservationFields(flightType, cabin, insurance string, total, nonfree pyNumber) (pyNumber, pyNumber, error) {
 	var errs []pydErr
 	if !slices.Contains([]string{"round_trip", "one_way"}, flightType) {
 		errs = append(errs, litErr("flight_type", flightType, "'round_trip' or 'one_way'"))
@@ -342,22 +344,23 @@ func checkReservationFields(flightType, cabin, insurance string, total, nonfree 
 	if !slices.Contains(cabins, cabin) {
 		errs = append(errs, litErr("cabin", cabin, "'business', 'economy' or 'basic_economy'"))
 	}
-	for _, b := range []struct {
-		name string
-		n    pyNumber
-	}{{"total_baggages", total}, {"nonfree_baggages", nonfree}} {
-		if _, e := pydIntNum(b.n, b.n.jsonValue()); e != nil {
-			e.loc = b.name
-			errs = append(errs, *e)
-		}
+	t, e := pydIntNum(total, total.jsonValue())
+	if e != nil {
+		e.loc = "total_baggages"
+		errs = append(errs, *e)
+	}
+	n, e := pydIntNum(nonfree, nonfree.jsonValue())
+	if e != nil {
+		e.loc = "nonfree_baggages"
+		errs = append(errs, *e)
 	}
 	if insurance != "yes" && insurance != "no" {
 		errs = append(errs, litErr("insurance", insurance, "'yes' or 'no'"))
 	}
 	if len(errs) > 0 {
-		return pydError("Reservation", errs)
+		return pyNumber{}, pyNumber{}, pydError("Reservation", errs)
 	}
-	return nil
+	return t, n, nil
 }
 
 // takeSeats is τ²'s available_seats[cabin] -= len(passengers), once per

@@ -2,8 +2,11 @@ package tau2
 
 import (
 	"encoding/json"
+	"fmt"
+	"github.com/synth-data/synth/tools"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,7 +61,7 @@ func TestFidelityTasks(t *testing.T) {
 			pyd := needPython(t)
 			e := loadEnv(t, domain)
 			tasks := loadTasks(t, domain)
-			lines := runOracleTasks(t, domain)
+			lines := runOracleTasks(t, domain, filepath.Join(tau2Dir(t), domain, "tasks.json"))
 			if len(lines) != len(tasks) {
 				t.Fatalf("oracle answered %d tasks of %d", len(lines), len(tasks))
 			}
@@ -98,4 +101,224 @@ func mustJSON(t testing.TB, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// streamCalls is how many random calls each domain's stream makes.
+const streamCalls = 2500
+
+// TestFidelityRandom runs a seeded stream of random calls, valid and
+// invalid arguments mixed, on one state: every result must equal the
+// oracle's, and so must the final database (as JSON values and, stricter,
+// in Python's canonical text, where an int for a float shows).
+func TestFidelityRandom(t *testing.T) {
+	for _, domain := range []string{"retail", "airline"} {
+		t.Run(domain, func(t *testing.T) {
+			pyd := needPython(t)
+			e := loadEnv(t, domain)
+			var next func() oracleCall
+			var g *gen
+			switch domain {
+			case "retail":
+				rg := newRetailGen(e, 20240515)
+				next, g = rg.next, &rg.gen
+			case "airline":
+				ag := newAirlineGen(e, 20240515)
+				next, g = ag.next, &ag.gen
+			}
+			calls := make([]oracleCall, streamCalls)
+			for i := range calls {
+				calls[i] = next()
+			}
+			if g.err != nil {
+				t.Fatal(g.err)
+			}
+			want := runOracle(t, domain, calls)
+			got, st := e.replay(t, calls)
+			agree, errs := 0, 0
+			perTool := map[string][2]int{} // agreeing, errors among them
+			for i, r := range got {
+				if strings.Contains(r.Output, "do not match its schema") {
+					t.Errorf("call %d %s%s: the generator made arguments the schema refuses: %s", i, calls[i].Name, calls[i].Args, r.Output)
+					continue
+				}
+				if d := resultDiff(r.Output, want.Results[i], pyd); d != "" {
+					t.Errorf("call %d %s%s: %s", i, calls[i].Name, calls[i].Args, d)
+					continue
+				}
+				agree++
+				c := perTool[calls[i].Name]
+				c[0]++
+				if r.Err {
+					errs++
+					c[1]++
+				}
+				perTool[calls[i].Name] = c
+			}
+			mine := decodeJSON(mustJSON(t, e.dumpState(st)))
+			theirs := decodeJSON(want.DB)
+			if d := jsonDiff(mine, theirs, "db"); d != "" {
+				t.Errorf("final database differs from the oracle's at %s", d)
+			} else {
+				var a, b strings.Builder
+				pyCanonical(&a, e.dumpState(st))
+				pyCanonical(&b, theirs)
+				if a.String() != b.String() {
+					t.Errorf("final database equal as JSON values but not in Python's number kinds (int vs float): %s", kindDiff(e.dumpState(st), theirs, "db"))
+				}
+			}
+			for _, name := range sortedKeys(perTool) {
+				c := perTool[name]
+				t.Logf("  %-32s %4d agree (%d of them errors)", name, c[0], c[1])
+			}
+			t.Logf("%s random stream: %d/%d calls agree with τ²'s oracle (%d errors, %d results), final database equal", domain, agree, len(calls), errs, agree-errs)
+			if errs*10 > agree*8 || errs*10 < agree {
+				t.Errorf("the stream is %d errors of %d calls: want a mix of valid and invalid calls", errs, agree)
+			}
+		})
+	}
+}
+
+// kindDiff is the first place where two databases, equal as values,
+// differ in Python's text (an int where the other has a float).
+func kindDiff(mine, theirs any, path string) string {
+	var a, b strings.Builder
+	pyCanonical(&a, mine)
+	pyCanonical(&b, theirs)
+	if a.String() == b.String() {
+		return ""
+	}
+	m1, ok1 := mine.(map[string]any)
+	m2, ok2 := theirs.(map[string]any)
+	if ok1 && ok2 {
+		for _, k := range sortedKeys(m1) {
+			if d := kindDiff(m1[k], m2[k], path+"."+k); d != "" {
+				return d
+			}
+		}
+	}
+	l1, ok1 := mine.([]any)
+	l2, ok2 := theirs.([]any)
+	if ok1 && ok2 && len(l1) == len(l2) {
+		for i := range l1 {
+			if d := kindDiff(l1[i], l2[i], fmt.Sprintf("%s[%d]", path, i)); d != "" {
+				return d
+			}
+		}
+	}
+	return fmt.Sprintf("%s: %s vs %s", path, clip(a.String()), clip(b.String()))
+}
+
+// episodes × episodeCalls random calls, each episode on a fresh database:
+// unlike the long stream, every episode may book its three reservations
+// and issue its three certificates.
+const (
+	episodes     = 80
+	episodeCalls = 25
+)
+
+// TestFidelityEpisodes runs random episodes through oracle.py's task mode
+// (a fresh database per episode, in one oracle run): each result equal,
+// each final database hashing to the oracle's.
+func TestFidelityEpisodes(t *testing.T) {
+	for _, domain := range []string{"retail", "airline"} {
+		t.Run(domain, func(t *testing.T) {
+			pyd := needPython(t)
+			e := loadEnv(t, domain)
+			var next func() oracleCall
+			var g *gen
+			switch domain {
+			case "retail":
+				rg := newRetailGen(e, 515)
+				next, g = rg.next, &rg.gen
+			case "airline":
+				ag := newAirlineGen(e, 515)
+				next, g = ag.next, &ag.gen
+			}
+			type action struct {
+				Name string          `json:"name"`
+				Args json.RawMessage `json:"arguments"`
+			}
+			type synthTask struct {
+				ID       string `json:"id"`
+				Criteria struct {
+					Actions []action `json:"actions"`
+				} `json:"evaluation_criteria"`
+			}
+			eps := make([][]oracleCall, episodes)
+			tasks := make([]synthTask, episodes)
+			for i := range eps {
+				tasks[i].ID = fmt.Sprintf("episode-%d", i)
+				for range episodeCalls {
+					c := next()
+					eps[i] = append(eps[i], c)
+					tasks[i].Criteria.Actions = append(tasks[i].Criteria.Actions, action(c))
+				}
+			}
+			if g.err != nil {
+				t.Fatal(g.err)
+			}
+			f := filepath.Join(t.TempDir(), "episodes.json")
+			if err := os.WriteFile(f, mustJSON(t, tasks), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lines := runOracleTasks(t, domain, f)
+			if len(lines) != episodes {
+				t.Fatalf("oracle answered %d episodes of %d", len(lines), episodes)
+			}
+			calls, agree, writes, dbOK := 0, 0, 0, 0
+			outcomes := map[string]int{}
+			for i, cs := range eps {
+				got, st := e.replay(t, cs)
+				for j, r := range got {
+					outcomes[outcome(cs[j].Name, r)]++
+					calls++
+					if d := resultDiff(r.Output, lines[i].Results[j], pyd); d != "" {
+						t.Errorf("episode %d call %d %s%s: %s", i, j, cs[j].Name, cs[j].Args, d)
+						continue
+					}
+					agree++
+					if !r.Err && r.Kind == "write" {
+						writes++
+					}
+				}
+				if sha := canonicalSHA(e.dumpState(st)); sha != lines[i].SHA {
+					out := runOracle(t, domain, cs)
+					mine := e.dumpState(st)
+					d := jsonDiff(decodeJSON(mustJSON(t, mine)), decodeJSON(out.DB), "db")
+					if d == "" {
+						d = "equal as values; " + kindDiff(mine, decodeJSON(out.DB), "db")
+					}
+					t.Errorf("episode %d: final database differs from the oracle's: %s", i, d)
+					continue
+				}
+				dbOK++
+			}
+			if testing.Verbose() {
+				for _, k := range sortedKeys(outcomes) {
+					t.Logf("  %5d  %s", outcomes[k], k)
+				}
+			}
+			t.Logf("%s random episodes: %d/%d calls agree with τ²'s oracle (%d successful writes), %d/%d final databases equal", domain, agree, calls, writes, dbOK, episodes)
+		})
+	}
+}
+
+// outcome names what a call came to, for the coverage summary: the tool
+// and "ok" or its error with the ids taken out.
+func outcome(name string, r tools.Result) string {
+	if !r.Err {
+		return name + ": ok"
+	}
+	msg := strings.TrimPrefix(r.Output, "Error: ")
+	if i := strings.IndexByte(msg, '\n'); i > 0 {
+		msg = msg[:i]
+	}
+	var b strings.Builder
+	for _, w := range strings.Fields(msg) {
+		if strings.ContainsAny(w, "0123456789_#'") {
+			w = "…"
+		}
+		b.WriteString(w + " ")
+	}
+	return name + ": " + strings.TrimSpace(b.String())
 }

@@ -132,12 +132,13 @@ type taskLine struct {
 	SHA     string   `json:"db_sha256"`
 }
 
-// runOracleTasks replays every task's gold actions in oracle.py.
-func runOracleTasks(t testing.TB, domain string) []taskLine {
+// runOracleTasks replays every task's actions in oracle.py, each on a
+// fresh copy of the database.
+func runOracleTasks(t testing.TB, domain, tasksFile string) []taskLine {
 	t.Helper()
 	dir := tau2Dir(t)
 	needPython(t)
-	cmd := exec.Command("python3", filepath.Join(dir, "oracle.py"), domain, filepath.Join(dir, domain, "db.json"), "--tasks", filepath.Join(dir, domain, "tasks.json"))
+	cmd := exec.Command("python3", filepath.Join(dir, "oracle.py"), domain, filepath.Join(dir, domain, "db.json"), "--tasks", tasksFile)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -739,14 +739,10 @@ func (r *retail) modifyPendingOrderItems(c *call) (any, error) {
 	if diff.f > 0 {
 		kind = "payment"
 	}
-	// The amount is abs(diff_price), unrounded; the int 0 when no item
-	// changes.
-	var amount any = int64(0)
-	if diff.isFloat {
-		amount = math.Abs(diff.f)
-	}
+	// The amount is abs(diff_price), unrounded (OrderPayment makes a
+	// float of the int 0 it is when no item changes).
 	out := clone(o.m)
-	out["payment_history"] = append(slices.Clip(history), orderPayment(kind, amount, pmID))
+	out["payment_history"] = append(slices.Clip(history), orderPayment(kind, math.Abs(diff.f), pmID))
 	if isGiftCard(pm) {
 		if err := r.updateBalance(c, userID, pmID, func(b float64) float64 { return pyRound2(b - diff.f) }); err != nil {
 			return nil, err
