@@ -234,65 +234,16 @@ func TestFidelityEpisodes(t *testing.T) {
 				ag := newAirlineGen(e, 515)
 				next, g = ag.next, &ag.gen
 			}
-			type action struct {
-				Name string          `json:"name"`
-				Args json.RawMessage `json:"arguments"`
-			}
-			type synthTask struct {
-				ID       string `json:"id"`
-				Criteria struct {
-					Actions []action `json:"actions"`
-				} `json:"evaluation_criteria"`
-			}
 			eps := make([][]oracleCall, episodes)
-			tasks := make([]synthTask, episodes)
 			for i := range eps {
-				tasks[i].ID = fmt.Sprintf("episode-%d", i)
 				for range episodeCalls {
-					c := next()
-					eps[i] = append(eps[i], c)
-					tasks[i].Criteria.Actions = append(tasks[i].Criteria.Actions, action(c))
+					eps[i] = append(eps[i], next())
 				}
 			}
 			if g.err != nil {
 				t.Fatal(g.err)
 			}
-			f := filepath.Join(t.TempDir(), "episodes.json")
-			if err := os.WriteFile(f, mustJSON(t, tasks), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			lines := runOracleTasks(t, domain, f)
-			if len(lines) != episodes {
-				t.Fatalf("oracle answered %d episodes of %d", len(lines), episodes)
-			}
-			calls, agree, writes, dbOK := 0, 0, 0, 0
-			outcomes := map[string]int{}
-			for i, cs := range eps {
-				got, st := e.replay(t, cs)
-				for j, r := range got {
-					outcomes[outcome(cs[j].Name, r)]++
-					calls++
-					if d := resultDiff(r.Output, lines[i].Results[j], pyd); d != "" {
-						t.Errorf("episode %d call %d %s%s: %s", i, j, cs[j].Name, cs[j].Args, d)
-						continue
-					}
-					agree++
-					if !r.Err && r.Kind == "write" {
-						writes++
-					}
-				}
-				if sha := canonicalSHA(e.dumpState(st)); sha != lines[i].SHA {
-					out := runOracle(t, domain, cs)
-					mine := e.dumpState(st)
-					d := jsonDiff(decodeJSON(mustJSON(t, mine)), decodeJSON(out.DB), "db")
-					if d == "" {
-						d = "equal as values; " + kindDiff(mine, decodeJSON(out.DB), "db")
-					}
-					t.Errorf("episode %d: final database differs from the oracle's: %s", i, d)
-					continue
-				}
-				dbOK++
-			}
+			calls, agree, writes, dbOK, outcomes := compareEpisodes(t, e, pyd, eps)
 			if testing.Verbose() {
 				for _, k := range sortedKeys(outcomes) {
 					t.Logf("  %5d  %s", outcomes[k], k)
@@ -321,4 +272,64 @@ func outcome(name string, r tools.Result) string {
 		b.WriteString(w + " ")
 	}
 	return name + ": " + strings.TrimSpace(b.String())
+}
+
+// compareEpisodes runs each episode on a fresh database here and in one
+// run of oracle.py's task mode, and reports every difference.
+func compareEpisodes(t *testing.T, e *env, pyd string, eps [][]oracleCall) (calls, agree, writes, dbOK int, outcomes map[string]int) {
+	t.Helper()
+	type action struct {
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"arguments"`
+	}
+	type synthTask struct {
+		ID       string `json:"id"`
+		Criteria struct {
+			Actions []action `json:"actions"`
+		} `json:"evaluation_criteria"`
+	}
+	tasks := make([]synthTask, len(eps))
+	for i, cs := range eps {
+		tasks[i].ID = fmt.Sprintf("episode-%d", i)
+		tasks[i].Criteria.Actions = []action{}
+		for _, c := range cs {
+			tasks[i].Criteria.Actions = append(tasks[i].Criteria.Actions, action(c))
+		}
+	}
+	f := filepath.Join(t.TempDir(), "episodes.json")
+	if err := os.WriteFile(f, mustJSON(t, tasks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := runOracleTasks(t, e.domain, f)
+	if len(lines) != len(eps) {
+		t.Fatalf("oracle answered %d episodes of %d", len(lines), len(eps))
+	}
+	outcomes = map[string]int{}
+	for i, cs := range eps {
+		got, st := e.replay(t, cs)
+		for j, r := range got {
+			calls++
+			outcomes[outcome(cs[j].Name, r)]++
+			if d := resultDiff(r.Output, lines[i].Results[j], pyd); d != "" {
+				t.Errorf("episode %d call %d %s%s: %s", i, j, cs[j].Name, cs[j].Args, d)
+				continue
+			}
+			agree++
+			if !r.Err && r.Kind == "write" {
+				writes++
+			}
+		}
+		if sha := canonicalSHA(e.dumpState(st)); sha != lines[i].SHA {
+			out := runOracle(t, e.domain, cs)
+			mine := e.dumpState(st)
+			d := jsonDiff(decodeJSON(mustJSON(t, mine)), decodeJSON(out.DB), "db")
+			if d == "" {
+				d = "equal as values; " + kindDiff(mine, decodeJSON(out.DB), "db")
+			}
+			t.Errorf("episode %d: final database differs from the oracle's: %s", i, d)
+			continue
+		}
+		dbOK++
+	}
+	return calls, agree, writes, dbOK, outcomes
 }
