@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"math/cmplx"
 	"strconv"
 	"strings"
 )
@@ -1123,33 +1122,94 @@ func complexOp(op string, l, r pyVal) (pyVal, error) {
 	case "-":
 		return c(a - b)
 	case "*":
-		return c(a * b)
+		return c(cProd(a, b))
 	case "/":
-		if b == 0 {
+		q, zero := cQuot(a, b)
+		if zero {
 			return pyVal{}, errors.New("complex division by zero")
 		}
-		return c(a / b)
+		return c(q)
 	case "**":
 		return complexPow(a, b)
 	}
 	return pyVal{}, unsupported(op, l, r)
 }
 
-// complexPow is CPython's complex power, as far as its errors go: 0 to a
-// negative or complex power, and overflow.
+// complexPow is CPython's complex power (complex_pow): repeated
+// multiplication for an integral exponent up to 100, else its polar
+// formula; 0 to a negative or complex power and overflow are errors.
 func complexPow(a, b complex128) (pyVal, error) {
-	if b == 0 {
-		return pyVal{k: vComplex, c: 1}, nil
-	}
-	if a == 0 {
-		if imag(b) != 0 || real(b) < 0 {
-			return pyVal{}, errors.New("0.0 to a negative or complex power")
+	var r complex128
+	edom := false
+	if imag(b) == 0 && real(b) == math.Floor(real(b)) && math.Abs(real(b)) <= 100 {
+		n := int64(real(b))
+		if n >= 0 {
+			r = cPowU(a, n)
+		} else {
+			r, edom = cQuot(1, cPowU(a, -n))
 		}
-		return pyVal{k: vComplex, c: 0}, nil
+	} else {
+		switch {
+		case b == 0:
+			r = 1
+		case a == 0:
+			edom = imag(b) != 0 || real(b) < 0
+		default:
+			vabs := math.Hypot(real(a), imag(a))
+			length := math.Pow(vabs, real(b))
+			at := math.Atan2(imag(a), real(a))
+			phase := at * real(b)
+			if imag(b) != 0 {
+				length /= math.Exp(at * imag(b))
+				phase += imag(b) * math.Log(vabs)
+			}
+			r = complex(length*math.Cos(phase), length*math.Sin(phase))
+		}
 	}
-	r := cmplx.Pow(a, b)
+	if edom {
+		return pyVal{}, errors.New("0.0 to a negative or complex power")
+	}
 	if math.IsInf(real(r), 0) || math.IsInf(imag(r), 0) {
 		return pyVal{}, errors.New("complex exponentiation")
 	}
 	return pyVal{k: vComplex, c: r}, nil
+}
+
+// cProd is CPython's complex product, written out so no fused
+// multiply-add changes its rounding.
+func cProd(a, b complex128) complex128 {
+	re := float64(real(a)*real(b)) - float64(imag(a)*imag(b))
+	im := float64(real(a)*imag(b)) + float64(imag(a)*real(b))
+	return complex(re, im)
+}
+
+func cPowU(x complex128, n int64) complex128 {
+	r, p := complex128(1), x
+	for mask := int64(1); mask > 0 && n >= mask; mask <<= 1 {
+		if n&mask != 0 {
+			r = cProd(r, p)
+		}
+		p = cProd(p, p)
+	}
+	return r
+}
+
+// cQuot is CPython's complex division; the bool is a zero divisor.
+func cQuot(a, b complex128) (complex128, bool) {
+	ar, ai, br, bi := real(a), imag(a), real(b), imag(b)
+	absR, absI := math.Abs(br), math.Abs(bi)
+	switch {
+	case absR >= absI:
+		if absR == 0 {
+			return 0, true
+		}
+		ratio := bi / br
+		denom := br + float64(bi*ratio)
+		return complex((ar+float64(ai*ratio))/denom, (ai-float64(ar*ratio))/denom), false
+	case absI >= absR:
+		ratio := br / bi
+		denom := float64(br*ratio) + bi
+		return complex((float64(ar*ratio)+ai)/denom, (float64(ai*ratio)-ar)/denom), false
+	}
+	return complex(math.NaN(), math.NaN()), false
 }
