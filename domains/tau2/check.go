@@ -64,7 +64,7 @@ func KeyOrder(data []byte) (map[string]any, error) {
 // DBError is a database that does not match τ²'s model.
 type DBError struct {
 	Domain   string
-	Problems []string // "path: what is wrong (line N)"
+	Problems []string // "path: what is wrong (record at line N)"
 	More     int      // problems past the first maxProblems
 }
 
@@ -170,7 +170,7 @@ func (c *checker) problem(path, what string, line int) {
 		c.more++
 		return
 	}
-	c.problems = append(c.problems, problem{line: line, text: fmt.Sprintf("%s: %s (line %d)", path, what, line)})
+	c.problems = append(c.problems, problem{line: line, text: fmt.Sprintf("%s: %s (record at line %d)", path, what, line)})
 }
 
 // sort puts problems in file order (records are visited in map order).
