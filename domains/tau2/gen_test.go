@@ -66,7 +66,7 @@ func (g *gen) rec(coll, key string) map[string]any {
 func (g *gen) keys(coll string) []string {
 	v, _ := g.e.base.Get(OrderCollection, coll)
 	var out []string
-	for _, k := range v.([]any) {
+	for _, k := range v.(map[string]any)["keys"].([]any) {
 		out = append(out, k.(string))
 	}
 	return out
