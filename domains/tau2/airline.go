@@ -14,10 +14,11 @@ import (
 
 // τ²'s fixed clock and ids: the airline tools create at most three
 // reservations and three certificates per task, with these ids.
-var (
-	newReservationIDs = [...]string{"HATHAT", "HATHAU", "HATHAV"}
-	newCertificateIDs = [...]string{"certificate_3221322", "certificate_3221323", "certificate_3221324"}
-)
+func newReservationIDs() [3]string { return [3]string{"HATHAT", "HATHAU", "HATHAV"} }
+
+func newCertificateIDs() [3]string {
+	return [3]string{"certificate_3221322", "certificate_3221323", "certificate_3221324"}
+}
 
 const airlineNow = "2024-05-15T15:00:00"
 
@@ -201,7 +202,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 		return nil, err
 	}
 	resID := ""
-	for _, id := range newReservationIDs {
+	for _, id := range newReservationIDs() {
 		if _, taken := c.st.Get("reservations", id); !taken {
 			resID = id
 			break
@@ -363,7 +364,7 @@ func checkReservationFields(flightType, cabin, insurance string, total, nonfree 
 	if !slices.Contains([]string{"round_trip", "one_way"}, flightType) {
 		errs = append(errs, litErr("flight_type", flightType, "'round_trip' or 'one_way'"))
 	}
-	if !slices.Contains(cabins, cabin) {
+	if !slices.Contains(cabins(), cabin) {
 		errs = append(errs, litErr("cabin", cabin, "'business', 'economy' or 'basic_economy'"))
 	}
 	t, e := pydIntNum(total, total.jsonValue())
@@ -650,7 +651,7 @@ func (a *airline) sendCertificate(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range newCertificateIDs {
+	for _, id := range newCertificateIDs() {
 		if _, taken := pms.m[id]; taken {
 			continue
 		}
