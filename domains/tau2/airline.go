@@ -14,36 +14,59 @@ import (
 
 // τ²'s fixed clock and ids: the airline tools create at most three
 // reservations and three certificates per task, with these ids.
-var (
-	newReservationIDs = [...]string{"HATHAT", "HATHAU", "HATHAV"}
-	newCertificateIDs = [...]string{"certificate_3221322", "certificate_3221323", "certificate_3221324"}
-)
+func newReservationIDs() [3]string { return [3]string{"HATHAT", "HATHAU", "HATHAV"} }
+
+func newCertificateIDs() [3]string {
+	return [3]string{"certificate_3221322", "certificate_3221323", "certificate_3221324"}
+}
 
 const airlineNow = "2024-05-15T15:00:00"
 
 // airlineIndex answers τ²'s flight searches; see index.go.
 type airlineIndex struct {
-	byOrigin map[string][]string // origin → flight keys, in db order
-	byRoute  map[string][]string // origin \x00 destination → flight keys, in db order
+	byOrigin map[string][]*flightInfo // by origin, in db order
+	byRoute  map[string][]*flightInfo // by origin \x00 destination, in db order
+}
+
+// flightInfo is what no tool changes about a flight: the search reads
+// the rest (its dates) from the episode's state.
+type flightInfo struct {
+	key                                      string
+	number, origin, destination, dep, arrive string
 }
 
 func buildAirlineIndex(st *tools.State) *airlineIndex {
-	ix := &airlineIndex{byOrigin: map[string][]string{}, byRoute: map[string][]string{}}
+	ix := &airlineIndex{byOrigin: map[string][]*flightInfo{}, byRoute: map[string][]*flightInfo{}}
 	for _, k := range keyOrder(st, "flights") {
 		v, ok := st.Get("flights", k)
 		if !ok {
 			continue
 		}
-		f, _ := v.(map[string]any)
-		o, ok1 := f["origin"].(string)
-		d, ok2 := f["destination"].(string)
-		if !ok1 || !ok2 {
-			continue
+		fi, err := readFlightInfo(recView("flights", k, asObject(v)))
+		if err != nil {
+			// Left to the search, which reports the record.
+			fi = &flightInfo{key: k}
 		}
-		ix.byOrigin[o] = append(ix.byOrigin[o], k)
-		ix.byRoute[o+"\x00"+d] = append(ix.byRoute[o+"\x00"+d], k)
+		ix.byOrigin[fi.origin] = append(ix.byOrigin[fi.origin], fi)
+		ix.byRoute[fi.origin+"\x00"+fi.destination] = append(ix.byRoute[fi.origin+"\x00"+fi.destination], fi)
 	}
 	return ix
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func readFlightInfo(f view) (*flightInfo, error) {
+	var s [5]string
+	for i, name := range [...]string{"flight_number", "origin", "destination", "scheduled_departure_time_est", "scheduled_arrival_time_est"} {
+		var err error
+		if s[i], err = f.str(name); err != nil {
+			return nil, err
+		}
+	}
+	return &flightInfo{key: f.key, number: s[0], origin: s[1], destination: s[2], dep: s[3], arrive: s[4]}, nil
 }
 
 // AirlineHandlers returns Go handlers for τ²'s 14 airline tools, whose
@@ -111,7 +134,7 @@ func (a *airline) instance(c *call, number, date string) (view, view, error) {
 	if !ok {
 		return view{}, view{}, fmt.Errorf("Flight %s not found on date %s", number, date)
 	}
-	inst, err := dates.at(quoteKey(date), e)
+	inst, err := dates.atKey(date, e)
 	return f, inst, err
 }
 
@@ -179,7 +202,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 		return nil, err
 	}
 	resID := ""
-	for _, id := range newReservationIDs {
+	for _, id := range newReservationIDs() {
 		if _, taken := c.st.Get("reservations", id); !taken {
 			resID = id
 			break
@@ -253,7 +276,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("Payment method %s not found", id)
 		}
-		pm, err := pms.at(quoteKey(id), e)
+		pm, err := pms.atKey(id, e)
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +364,7 @@ func checkReservationFields(flightType, cabin, insurance string, total, nonfree 
 	if !slices.Contains([]string{"round_trip", "one_way"}, flightType) {
 		errs = append(errs, litErr("flight_type", flightType, "'round_trip' or 'one_way'"))
 	}
-	if !slices.Contains(cabins, cabin) {
+	if !slices.Contains(cabins(), cabin) {
 		errs = append(errs, litErr("cabin", cabin, "'business', 'economy' or 'basic_economy'"))
 	}
 	t, e := pydIntNum(total, total.jsonValue())
@@ -411,7 +434,7 @@ func (a *airline) cancelReservation(c *call) (any, error) {
 	out := clone(r.m)
 	newHistory := slices.Grow(slices.Clip(history), len(history))
 	for i, e := range history {
-		p, err := r.at(fmt.Sprintf("payment_history[%d]", i), e)
+		p, err := r.atIndex("payment_history", i, e)
 		if err != nil {
 			return nil, err
 		}
@@ -477,32 +500,47 @@ type directFlight struct {
 // the origin (and destination, when given), available on the date,
 // leaving at or after leaveAfter (a string comparison, as τ²'s).
 func (a *airline) searchDirect(c *call, date, origin string, destination *string, leaveAfter *string) ([]*directFlight, error) {
-	var keys []string
+	var cands []*flightInfo
 	if ix := a.cache.get(c.st); ix != nil {
 		if destination != nil {
-			keys = ix.byRoute[origin+"\x00"+*destination]
+			cands = ix.byRoute[origin+"\x00"+*destination]
 		} else {
-			keys = ix.byOrigin[origin]
+			cands = ix.byOrigin[origin]
 		}
 	} else {
-		keys = keyOrder(c.st, "flights")
+		for _, k := range keyOrder(c.st, "flights") {
+			f, ok, err := c.get("flights", k)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			fi, err := readFlightInfo(f)
+			if err != nil {
+				return nil, err
+			}
+			cands = append(cands, fi)
+		}
 	}
 	var out []*directFlight
-	for _, k := range keys {
-		f, ok, err := c.get("flights", k)
+	for _, fi := range cands {
+		if fi.number == "" && fi.origin == "" {
+			// A record the index could not read: report it.
+			f, _, err := c.get("flights", fi.key)
+			if err == nil {
+				_, err = readFlightInfo(f)
+			}
+			return nil, err
+		}
+		if fi.origin != origin || destination != nil && fi.destination != *destination {
+			continue
+		}
+		f, ok, err := c.get("flights", fi.key)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			continue
-		}
-		var s [5]string
-		for i, name := range []string{"flight_number", "origin", "destination", "scheduled_departure_time_est", "scheduled_arrival_time_est"} {
-			if s[i], err = f.str(name); err != nil {
-				return nil, err
-			}
-		}
-		if s[1] != origin || destination != nil && s[2] != *destination {
 			continue
 		}
 		dates, err := f.obj("dates")
@@ -513,16 +551,16 @@ func (a *airline) searchDirect(c *call, date, origin string, destination *string
 		if !ok {
 			continue
 		}
-		inst, err := dates.at(quoteKey(date), e)
+		inst, err := dates.atKey(date, e)
 		if err != nil {
 			return nil, err
 		}
-		if inst.m["status"] != "available" || leaveAfter != nil && s[3] < *leaveAfter {
+		if inst.m["status"] != "available" || leaveAfter != nil && fi.dep < *leaveAfter {
 			continue
 		}
 		out = append(out, &directFlight{
-			FlightNumber: s[0], Origin: s[1], Destination: s[2], Status: "available",
-			Departure: s[3], Arrival: s[4], Seats: inst.m["available_seats"], Prices: inst.m["prices"],
+			FlightNumber: fi.number, Origin: fi.origin, Destination: fi.destination, Status: "available",
+			Departure: fi.dep, Arrival: fi.arrive, Seats: inst.m["available_seats"], Prices: inst.m["prices"],
 		})
 	}
 	return out, nil
@@ -613,7 +651,7 @@ func (a *airline) sendCertificate(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range newCertificateIDs {
+	for _, id := range newCertificateIDs() {
 		if _, taken := pms.m[id]; taken {
 			continue
 		}
@@ -648,7 +686,7 @@ func (a *airline) paymentForUpdate(c *call, userID string, u view, pmID string, 
 	if !ok {
 		return nil, plainError("Payment method not found")
 	}
-	pm, err := pms.at(quoteKey(pmID), e)
+	pm, err := pms.atKey(pmID, e)
 	if err != nil {
 		return nil, err
 	}
@@ -840,7 +878,7 @@ func (a *airline) updateReservationFlights(c *call) (any, error) {
 	}
 	paidBefore := int64(0)
 	for i, e := range oldFlights {
-		of, err := r.at(fmt.Sprintf("flights[%d]", i), e)
+		of, err := r.atIndex("flights", i, e)
 		if err != nil {
 			return nil, err
 		}

@@ -228,8 +228,6 @@ func parseExpr(s string) (*node, error) {
 	return nil, syntaxErr("invalid syntax")
 }
 
-var fail = result{}
-
 // at returns the token at i; asking for the end of the input inside
 // parentheses is CPython's "was never closed".
 func (p *parser) at(i int) token {
@@ -251,7 +249,7 @@ func (p *parser) raise(msg string) result {
 	if p.err == nil {
 		p.err = syntaxErr(msg)
 	}
-	return fail
+	return result{}
 }
 
 func (p *parser) memoized(rule uint8, pos int, f func() result) result {
@@ -261,7 +259,7 @@ func (p *parser) memoized(rule uint8, pos int, f func() result) result {
 	}
 	r := f()
 	if p.err != nil {
-		return fail
+		return result{}
 	}
 	p.memo[k] = r
 	return r
@@ -282,15 +280,15 @@ func mk(op string, l, r *node) *node {
 func (p *parser) eval() result {
 	r := p.expression(0)
 	if !r.ok || p.err != nil {
-		return fail
+		return result{}
 	}
 	p.isOp(r.end, ",")
 	if p.at(r.end).kind != tEnd || p.err != nil {
-		return fail
+		return result{}
 	}
 	if r.n.depth > maxNesting {
 		p.err = errors.New("maximum recursion depth exceeded during compilation")
-		return fail
+		return result{}
 	}
 	return r
 }
@@ -301,7 +299,7 @@ func (p *parser) expression(pos int) result {
 		if p.invalid {
 			p.invalidExpression(pos)
 			if p.err != nil {
-				return fail
+				return result{}
 			}
 		}
 		return p.disjunction(pos)
@@ -345,7 +343,7 @@ func (p *parser) disjunction(pos int) result {
 			r = result{mk(t.text, r.n, next.n), next.end, true}
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 		return r
 	})
@@ -366,7 +364,7 @@ func (p *parser) term(pos int) result {
 			r = result{mk(t.text, r.n, next.n), next.end, true}
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 		return r
 	})
@@ -378,7 +376,7 @@ func (p *parser) factor(pos int) result {
 	defer func() { p.depth-- }()
 	if p.depth > maxNesting {
 		p.err = errors.New("maximum recursion depth exceeded during compilation")
-		return fail
+		return result{}
 	}
 	return p.memoized(rFactor, pos, func() result {
 		t := p.at(pos)
@@ -387,7 +385,7 @@ func (p *parser) factor(pos int) result {
 				return result{mk("u"+t.text, f.n, nil), f.end, true}
 			}
 			if p.err != nil {
-				return fail
+				return result{}
 			}
 		}
 		return p.power(pos)
@@ -398,7 +396,7 @@ func (p *parser) factor(pos int) result {
 func (p *parser) power(pos int) result {
 	a := p.primary(pos)
 	if !a.ok || p.err != nil {
-		return fail
+		return result{}
 	}
 	if p.isOp(a.end, "**") {
 		if f := p.factor(a.end + 1); f.ok {
@@ -406,7 +404,7 @@ func (p *parser) power(pos int) result {
 		}
 	}
 	if p.err != nil {
-		return fail
+		return result{}
 	}
 	return a
 }
@@ -420,7 +418,7 @@ func (p *parser) primary(pos int) result {
 			if p.isOp(r.end, ".") {
 				p.at(r.end + 1)
 				if p.err != nil {
-					return fail
+					return result{}
 				}
 			}
 			if !p.isOp(r.end, "(") {
@@ -428,7 +426,7 @@ func (p *parser) primary(pos int) result {
 			}
 			p.genexp(r.end)
 			if p.err != nil {
-				return fail
+				return result{}
 			}
 			call, ok := p.call(r.n, r.end)
 			if !ok {
@@ -437,7 +435,7 @@ func (p *parser) primary(pos int) result {
 			r = call
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 		return r
 	})
@@ -448,7 +446,7 @@ func (p *parser) primary(pos int) result {
 func (p *parser) call(fn *node, pos int) (result, bool) {
 	args := p.arguments(pos + 1)
 	if p.err != nil {
-		return fail, false
+		return result{}, false
 	}
 	end := pos + 1
 	n := &node{op: "call", l: fn}
@@ -457,7 +455,7 @@ func (p *parser) call(fn *node, pos int) (result, bool) {
 		n.r, n.arg = args.n.r, args.n.arg
 	}
 	if !p.isOp(end, ")") {
-		return fail, false
+		return result{}, false
 	}
 	d := fn.depth
 	if n.r != nil && n.r.depth > d {
@@ -473,14 +471,14 @@ func (p *parser) arguments(pos int) result {
 	return p.memoized(rArguments, pos, func() result {
 		if r := p.args(pos); r.ok || p.err != nil {
 			if p.err != nil {
-				return fail
+				return result{}
 			}
 			p.isOp(r.end, ",")
 			if p.isOp(r.end, ")") {
 				return r
 			}
 			if p.err != nil {
-				return fail
+				return result{}
 			}
 		}
 		if p.invalid {
@@ -491,7 +489,7 @@ func (p *parser) arguments(pos int) result {
 				p.expression(pos)
 			}
 		}
-		return fail
+		return result{}
 	})
 }
 
@@ -502,21 +500,21 @@ func (p *parser) args(pos int) result {
 			return result{&node{r: e.n, arg: "*"}, e.end, true}
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 	}
 	if e := p.expression(pos); e.ok {
 		return result{&node{r: e.n, arg: "pos"}, e.end, true}
 	}
 	if p.err != nil {
-		return fail
+		return result{}
 	}
 	// kwargs: kwarg_or_starred (invalid_kwarg | starred_expression) or
 	// kwarg_or_double_starred (invalid_kwarg | '**' expression).
 	if p.invalid {
 		p.expression(pos)
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 	}
 	if p.isOp(pos, "*") {
@@ -529,7 +527,7 @@ func (p *parser) args(pos int) result {
 			return result{&node{r: e.n, arg: "**"}, e.end, true}
 		}
 	}
-	return fail
+	return result{}
 }
 
 // genexp is tried before the call: '(' expression for_if_clauses ')'. No
@@ -564,7 +562,7 @@ func (p *parser) atom(pos int) result {
 		}
 		p.genexp(pos)
 	}
-	return fail
+	return result{}
 }
 
 // tuple: '(' [star_named_expression ',' ...] ')' — only "()" without commas.
@@ -573,12 +571,12 @@ func (p *parser) tuple(pos int) result {
 	// parses one (and looks at the token after it) all the same.
 	p.starNamedExpression(pos + 1)
 	if p.err != nil {
-		return fail
+		return result{}
 	}
 	if p.isOp(pos+1, ")") {
 		return result{&node{op: "()", depth: 1}, pos + 2, true}
 	}
-	return fail
+	return result{}
 }
 
 func (p *parser) starNamedExpression(pos int) result {
@@ -588,7 +586,7 @@ func (p *parser) starNamedExpression(pos int) result {
 			p.at(r.end)
 			return r
 		}
-		return fail
+		return result{}
 	}
 	return p.namedExpression(pos)
 }
@@ -601,7 +599,7 @@ func (p *parser) namedExpression(pos int) result {
 			p.at(e.end)
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 		// !(list|tuple|genexp|...) a=bitwise_or '=' ...: the lookahead
 		// tries a tuple and a genexp where a '(' starts.
@@ -618,7 +616,7 @@ func (p *parser) namedExpression(pos int) result {
 			}
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 	}
 	e := p.expression(pos)
@@ -626,7 +624,7 @@ func (p *parser) namedExpression(pos int) result {
 		p.at(e.end)
 	}
 	if p.err != nil {
-		return fail
+		return result{}
 	}
 	return e
 }
@@ -639,7 +637,7 @@ func (p *parser) group(pos int) result {
 		}
 	}
 	if p.err != nil || !p.invalid {
-		return fail
+		return result{}
 	}
 	for _, star := range []string{"*", "**"} {
 		if !p.isOp(pos+1, star) {
@@ -652,10 +650,10 @@ func (p *parser) group(pos int) result {
 			return p.raise("cannot use double starred expression here")
 		}
 		if p.err != nil {
-			return fail
+			return result{}
 		}
 	}
-	return fail
+	return result{}
 }
 
 // Values: Python's int (exact), float, complex, the empty tuple and

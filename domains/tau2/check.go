@@ -13,8 +13,9 @@ import (
 )
 
 // OrderCollection is the collection that carries, for each collection of
-// a τ² database, its keys in db.json order (record "users" holds the user
-// ids as db.json lists them, and so on). τ²'s tools scan Python dicts in
+// a τ² database, its keys in db.json order: record "users" is
+// {"collection": "users", "keys": [the user ids as db.json lists them]},
+// and so on (a pack declares it with key: collection). τ²'s tools scan Python dicts in
 // that order: which user a name and zip find first, the order of flight
 // search results. tools.State sorts keys, so a pack keeps the order here
 // (KeyOrder builds it); without it the handlers fall back to sorted keys,
@@ -44,7 +45,7 @@ func CheckAirlineDB(data []byte) (map[string]map[string]any, error) {
 }
 
 // KeyOrder reads the key order of every collection of a db.json: the
-// records of OrderCollection, collection name to the list of its keys.
+// records of OrderCollection, by collection name.
 func KeyOrder(data []byte) (map[string]any, error) {
 	doc, err := parseDoc(data)
 	if err != nil {
@@ -56,7 +57,7 @@ func KeyOrder(data []byte) (map[string]any, error) {
 		for i, k := range keys {
 			l[i] = k
 		}
-		out[coll] = l
+		out[coll] = map[string]any{"collection": coll, "keys": l}
 	}
 	return out, nil
 }
@@ -64,7 +65,7 @@ func KeyOrder(data []byte) (map[string]any, error) {
 // DBError is a database that does not match τ²'s model.
 type DBError struct {
 	Domain   string
-	Problems []string // "path: what is wrong (line N)"
+	Problems []string // "path: what is wrong (record at line N)"
 	More     int      // problems past the first maxProblems
 }
 
@@ -85,6 +86,10 @@ type doc struct {
 	order map[string][]string
 	lines map[string]int // collection + "\x00" + key
 	data  []byte
+	// lastOff and lastLine let lineAt count on from the previous offset:
+	// the decoder only moves forward.
+	lastOff  int64
+	lastLine int
 }
 
 func checkDB(data []byte, s *schema) (map[string]map[string]any, error) {
@@ -170,7 +175,7 @@ func (c *checker) problem(path, what string, line int) {
 		c.more++
 		return
 	}
-	c.problems = append(c.problems, problem{line: line, text: fmt.Sprintf("%s: %s (line %d)", path, what, line)})
+	c.problems = append(c.problems, problem{line: line, text: fmt.Sprintf("%s: %s (record at line %d)", path, what, line)})
 }
 
 // sort puts problems in file order (records are visited in map order).
@@ -576,7 +581,12 @@ func (d *doc) lineAt(off int64) int {
 	if off > int64(len(d.data)) {
 		off = int64(len(d.data))
 	}
-	return bytes.Count(d.data[:off], []byte{'\n'}) + 1
+	if off < d.lastOff || d.lastLine == 0 {
+		d.lastOff, d.lastLine = 0, 1
+	}
+	d.lastLine += bytes.Count(d.data[d.lastOff:off], []byte{'\n'})
+	d.lastOff = off
+	return d.lastLine
 }
 
 type docParser struct {
@@ -617,16 +627,15 @@ func (p *docParser) value(depth int, path []string) (any, error) {
 					return nil, p.syntax(err)
 				}
 				k, _ := kt.(string)
-				line := p.doc.lineAt(p.dec.InputOffset())
 				if _, dup := m[k]; dup {
-					return nil, fmt.Errorf("db.json line %d: duplicate key %q%s: keep one", line, k, where(path))
+					return nil, fmt.Errorf("db.json line %d: duplicate key %q%s: keep one", p.doc.lineAt(p.dec.InputOffset()), k, where(path))
 				}
 				switch len(path) {
 				case 0:
-					p.doc.lines[k+"\x00"] = line
+					p.doc.lines[k+"\x00"] = p.doc.lineAt(p.dec.InputOffset())
 				case 1:
 					p.doc.order[path[0]] = append(p.doc.order[path[0]], k)
-					p.doc.lines[path[0]+"\x00"+k] = line
+					p.doc.lines[path[0]+"\x00"+k] = p.doc.lineAt(p.dec.InputOffset())
 				}
 				v, err := p.value(depth+1, append(path[:len(path):len(path)], k))
 				if err != nil {

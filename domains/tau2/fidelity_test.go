@@ -212,7 +212,7 @@ func kindDiff(mine, theirs any, path string) string {
 // unlike the long stream, every episode may book its three reservations
 // and issue its three certificates.
 const (
-	episodes     = 80
+	episodes     = 48
 	episodeCalls = 25
 )
 

@@ -66,7 +66,7 @@ func (g *gen) rec(coll, key string) map[string]any {
 func (g *gen) keys(coll string) []string {
 	v, _ := g.e.base.Get(OrderCollection, coll)
 	var out []string
-	for _, k := range v.([]any) {
+	for _, k := range v.(map[string]any)["keys"].([]any) {
 		out = append(out, k.(string))
 	}
 	return out
@@ -485,7 +485,7 @@ func (g *airlineGen) book() oracleCall {
 	if u == nil {
 		u = g.rec("users", pick(gg, g.users))
 	}
-	cabin := pick(gg, cabins)
+	cabin := pick(gg, cabins())
 	k1, d1, f1 := g.leg("")
 	legs := [][2]string{{k1, d1}}
 	dest := f1["destination"].(string)
@@ -601,7 +601,7 @@ func (g *airlineGen) next() oracleCall {
 	case 12:
 		id := g.resID()
 		r := g.rec("reservations", id)
-		cabin := pick(gg, cabins)
+		cabin := pick(gg, cabins())
 		var flights []any
 		if r != nil {
 			if g.chance(0.6) {

@@ -148,16 +148,14 @@ func (c *call) put(coll, key string, rec map[string]any) error {
 // keyOrder is the keys of a collection in db.json order (the records of
 // OrderCollection), or sorted when the pack does not carry the order.
 func keyOrder(st *tools.State, coll string) []string {
-	if v, ok := st.Get(OrderCollection, coll); ok {
-		if l, ok := v.([]any); ok {
-			out := make([]string, 0, len(l))
-			for _, e := range l {
-				if s, ok := e.(string); ok {
-					out = append(out, s)
-				}
+	if l, ok := orderKeys(st, coll); ok {
+		out := make([]string, 0, len(l))
+		for _, e := range l {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
 			}
-			return out
 		}
+		return out
 	}
 	return st.Keys(coll)
 }
@@ -167,3 +165,14 @@ func plainError(msg string) error { return errors.New(msg) }
 
 // keyErr is Python's KeyError text for a missing dict key: the key's repr.
 func keyErr(key string) error { return errors.New(pyStr(key)) }
+
+// orderKeys is the "keys" list of a collection's OrderCollection record.
+func orderKeys(st *tools.State, coll string) ([]any, bool) {
+	v, ok := st.Get(OrderCollection, coll)
+	if !ok {
+		return nil, false
+	}
+	m, _ := v.(map[string]any)
+	l, ok := m["keys"].([]any)
+	return l, ok
+}

@@ -15,7 +15,7 @@ import (
 //
 // A handler has only the episode's State, which does not say which Base
 // it came from; the index is keyed by the identity of the base's
-// OrderCollection record (the list of keys, never written), which is
+// OrderCollection record's list of keys (never written), which is
 // unique to that base. Entries keep their record alive, so the address
 // cannot be reused while the entry exists.
 
@@ -40,11 +40,7 @@ type indexCache[T any] struct {
 // get returns the index of st's base, or nil when the pack has no key
 // order (the handlers then scan, in sorted key order).
 func (c *indexCache[T]) get(st *tools.State) *T {
-	v, ok := st.Get(OrderCollection, c.anchor)
-	if !ok {
-		return nil
-	}
-	ref, ok := v.([]any)
+	ref, ok := orderKeys(st, c.anchor)
 	if !ok || len(ref) == 0 {
 		return nil
 	}

@@ -41,12 +41,12 @@ type model struct {
 	fields []field
 }
 
-var (
-	tStr   = &typ{k: kStr}
-	tInt   = &typ{k: kInt}
-	tFloat = &typ{k: kFloat}
-	tBool  = &typ{k: kBool}
-)
+// Scalar types are made fresh each time (shared package-level values
+// would be mutable globals).
+func tStr() *typ   { return &typ{k: kStr} }
+func tInt() *typ   { return &typ{k: kInt} }
+func tFloat() *typ { return &typ{k: kFloat} }
+func tBool() *typ  { return &typ{k: kBool} }
 
 func lit(vals ...string) *typ             { return &typ{k: kLit, lits: vals} }
 func opt(t *typ) *typ                     { return &typ{k: kOpt, elem: t} }
@@ -78,108 +78,109 @@ type schema struct {
 // package-level values would be mutable globals.
 func retailSchema() *schema {
 	address := mdl("UserAddress",
-		req("address1", tStr), req("address2", tStr), req("city", tStr),
-		req("country", tStr), req("state", tStr), req("zip", tStr))
+		req("address1", tStr()), req("address2", tStr()), req("city", tStr()),
+		req("country", tStr()), req("state", tStr()), req("zip", tStr()))
 	variant := mdl("Variant",
-		req("item_id", tStr), req("options", dict(tStr, tStr)),
-		req("available", tBool), req("price", tFloat))
+		req("item_id", tStr()), req("options", dict(tStr(), tStr())),
+		req("available", tBool()), req("price", tFloat()))
 	product := mdl("Product",
-		req("name", tStr), req("product_id", tStr), req("variants", dict(tStr, ref(variant))))
+		req("name", tStr()), req("product_id", tStr()), req("variants", dict(tStr(), ref(variant))))
 	creditCard := mdl("CreditCard",
-		req("source", lit("credit_card")), req("id", tStr), req("brand", tStr), req("last_four", tStr))
-	paypal := mdl("Paypal", req("source", lit("paypal")), req("id", tStr))
-	giftCard := mdl("GiftCard", req("source", lit("gift_card")), req("id", tStr), req("balance", tFloat))
+		req("source", lit("credit_card")), req("id", tStr()), req("brand", tStr()), req("last_four", tStr()))
+	paypal := mdl("Paypal", req("source", lit("paypal")), req("id", tStr()))
+	giftCard := mdl("GiftCard", req("source", lit("gift_card")), req("id", tStr()), req("balance", tFloat()))
 	user := mdl("User",
-		req("user_id", tStr),
-		req("name", ref(mdl("UserName", req("first_name", tStr), req("last_name", tStr)))),
-		req("address", ref(address)), req("email", tStr),
-		req("payment_methods", dict(tStr, union("source", creditCard, giftCard, paypal))),
-		req("orders", list(tStr)))
+		req("user_id", tStr()),
+		req("name", ref(mdl("UserName", req("first_name", tStr()), req("last_name", tStr())))),
+		req("address", ref(address)), req("email", tStr()),
+		req("payment_methods", dict(tStr(), union("source", creditCard, giftCard, paypal))),
+		req("orders", list(tStr())))
 	item := mdl("OrderItem",
-		req("name", tStr), req("product_id", tStr), req("item_id", tStr),
-		req("price", tFloat), req("options", dict(tStr, tStr)))
-	fulfil := mdl("OrderFullfilment", req("tracking_id", list(tStr)), req("item_ids", list(tStr)))
+		req("name", tStr()), req("product_id", tStr()), req("item_id", tStr()),
+		req("price", tFloat()), req("options", dict(tStr(), tStr())))
+	fulfil := mdl("OrderFullfilment", req("tracking_id", list(tStr())), req("item_ids", list(tStr())))
 	payment := mdl("OrderPayment",
-		req("transaction_type", lit("payment", "refund")), req("amount", tFloat), req("payment_method_id", tStr))
+		req("transaction_type", lit("payment", "refund")), req("amount", tFloat()), req("payment_method_id", tStr()))
 	order := mdl("Order",
-		req("order_id", tStr), req("user_id", tStr), req("address", ref(address)),
+		req("order_id", tStr()), req("user_id", tStr()), req("address", ref(address)),
 		req("items", list(ref(item))),
 		req("status", lit("processed", "pending", "pending (item modified)", "delivered", "cancelled", "exchange requested", "return requested")),
 		req("fulfillments", list(ref(fulfil))),
 		req("payment_history", list(ref(payment))),
 		dflt("cancel_reason", lit("no longer needed", "ordered by mistake")),
-		dflt("exchange_items", list(tStr)), dflt("exchange_new_items", list(tStr)),
-		dflt("exchange_payment_method_id", tStr), dflt("exchange_price_difference", tFloat),
-		dflt("return_items", list(tStr)), dflt("return_payment_method_id", tStr))
+		dflt("exchange_items", list(tStr())), dflt("exchange_new_items", list(tStr())),
+		dflt("exchange_payment_method_id", tStr()), dflt("exchange_price_difference", tFloat()),
+		dflt("return_items", list(tStr())), dflt("return_payment_method_id", tStr()))
 	return &schema{domain: "retail", colls: []field{
-		req("products", dict(tStr, ref(product))),
-		req("users", dict(tStr, ref(user))),
-		req("orders", dict(tStr, ref(order))),
+		req("products", dict(tStr(), ref(product))),
+		req("users", dict(tStr(), ref(user))),
+		req("orders", dict(tStr(), ref(order))),
 	}}
 }
 
-var cabins = []string{"business", "economy", "basic_economy"}
+// cabins are τ²'s CabinClass literals.
+func cabins() []string { return []string{"business", "economy", "basic_economy"} }
 
 // Airline argument models, shared by the schema and the handlers'
 // validation of book_reservation's and the update tools' list items.
 func flightInfoModel() *model {
-	return mdl("FlightInfo", req("flight_number", tStr), req("date", tStr))
+	return mdl("FlightInfo", req("flight_number", tStr()), req("date", tStr()))
 }
 
 func passengerModel() *model {
-	return mdl("Passenger", req("first_name", tStr), req("last_name", tStr), req("dob", tStr))
+	return mdl("Passenger", req("first_name", tStr()), req("last_name", tStr()), req("dob", tStr()))
 }
 
 func paymentModel() *model {
-	return mdl("Payment", req("payment_id", tStr), req("amount", tInt))
+	return mdl("Payment", req("payment_id", tStr()), req("amount", tInt()))
 }
 
 // airlineSchema mirrors FlightDB.
 func airlineSchema() *schema {
-	seats := dict(lit(cabins...), tInt)
+	seats := dict(lit(cabins()...), tInt())
 	available := mdl("FlightDateStatusAvailable",
 		req("status", lit("available")), req("available_seats", seats), req("prices", seats))
 	landed := mdl("FlightDateStatusLanded",
-		req("status", lit("landed")), req("actual_departure_time_est", tStr), req("actual_arrival_time_est", tStr))
+		req("status", lit("landed")), req("actual_departure_time_est", tStr()), req("actual_arrival_time_est", tStr()))
 	cancelled := mdl("FlightDateStatusCancelled", req("status", lit("cancelled")))
 	delayed := mdl("FlightDateStatusDelayed",
-		req("status", lit("delayed")), req("estimated_departure_time_est", tStr), req("estimated_arrival_time_est", tStr))
+		req("status", lit("delayed")), req("estimated_departure_time_est", tStr()), req("estimated_arrival_time_est", tStr()))
 	flying := mdl("FlightDataStatusFlying",
-		req("status", lit("flying")), req("actual_departure_time_est", tStr), req("estimated_arrival_time_est", tStr))
+		req("status", lit("flying")), req("actual_departure_time_est", tStr()), req("estimated_arrival_time_est", tStr()))
 	onTime := mdl("FlightDataStatusOnTime",
-		req("status", lit("on time")), req("estimated_departure_time_est", tStr), req("estimated_arrival_time_est", tStr))
+		req("status", lit("on time")), req("estimated_departure_time_est", tStr()), req("estimated_arrival_time_est", tStr()))
 	flight := mdl("Flight",
-		req("flight_number", tStr), req("origin", tStr), req("destination", tStr),
-		req("scheduled_departure_time_est", tStr), req("scheduled_arrival_time_est", tStr),
-		req("dates", dict(tStr, union("status", available, landed, cancelled, delayed, flying, onTime))))
+		req("flight_number", tStr()), req("origin", tStr()), req("destination", tStr()),
+		req("scheduled_departure_time_est", tStr()), req("scheduled_arrival_time_est", tStr()),
+		req("dates", dict(tStr(), union("status", available, landed, cancelled, delayed, flying, onTime))))
 	creditCard := mdl("CreditCard",
-		req("source", lit("credit_card")), req("id", tStr), req("brand", tStr), req("last_four", tStr))
-	giftCard := mdl("GiftCard", req("source", lit("gift_card")), req("id", tStr), req("amount", tFloat))
-	certificate := mdl("Certificate", req("source", lit("certificate")), req("id", tStr), req("amount", tFloat))
+		req("source", lit("credit_card")), req("id", tStr()), req("brand", tStr()), req("last_four", tStr()))
+	giftCard := mdl("GiftCard", req("source", lit("gift_card")), req("id", tStr()), req("amount", tFloat()))
+	certificate := mdl("Certificate", req("source", lit("certificate")), req("id", tStr()), req("amount", tFloat()))
 	address := mdl("Address",
-		req("address1", tStr), dflt("address2", tStr), req("city", tStr),
-		req("country", tStr), req("state", tStr), req("zip", tStr))
+		req("address1", tStr()), dflt("address2", tStr()), req("city", tStr()),
+		req("country", tStr()), req("state", tStr()), req("zip", tStr()))
 	user := mdl("User",
-		req("user_id", tStr),
-		req("name", ref(mdl("Name", req("first_name", tStr), req("last_name", tStr)))),
-		req("address", ref(address)), req("email", tStr), req("dob", tStr),
-		req("payment_methods", dict(tStr, union("source", creditCard, giftCard, certificate))),
+		req("user_id", tStr()),
+		req("name", ref(mdl("Name", req("first_name", tStr()), req("last_name", tStr())))),
+		req("address", ref(address)), req("email", tStr()), req("dob", tStr()),
+		req("payment_methods", dict(tStr(), union("source", creditCard, giftCard, certificate))),
 		req("saved_passengers", list(ref(passengerModel()))),
 		req("membership", lit("gold", "silver", "regular")),
-		req("reservations", list(tStr)))
+		req("reservations", list(tStr())))
 	resFlight := mdl("ReservationFlight",
-		req("flight_number", tStr), req("origin", tStr), req("destination", tStr),
-		req("date", tStr), req("price", tInt))
+		req("flight_number", tStr()), req("origin", tStr()), req("destination", tStr()),
+		req("date", tStr()), req("price", tInt()))
 	reservation := mdl("Reservation",
-		req("reservation_id", tStr), req("user_id", tStr), req("origin", tStr), req("destination", tStr),
-		req("flight_type", lit("round_trip", "one_way")), req("cabin", lit(cabins...)),
+		req("reservation_id", tStr()), req("user_id", tStr()), req("origin", tStr()), req("destination", tStr()),
+		req("flight_type", lit("round_trip", "one_way")), req("cabin", lit(cabins()...)),
 		req("flights", list(ref(resFlight))), req("passengers", list(ref(passengerModel()))),
-		req("payment_history", list(ref(paymentModel()))), req("created_at", tStr),
-		req("total_baggages", tInt), req("nonfree_baggages", tInt),
+		req("payment_history", list(ref(paymentModel()))), req("created_at", tStr()),
+		req("total_baggages", tInt()), req("nonfree_baggages", tInt()),
 		req("insurance", lit("yes", "no")), dflt("status", lit("cancelled")))
 	return &schema{domain: "airline", colls: []field{
-		req("flights", dict(tStr, ref(flight))),
-		req("users", dict(tStr, ref(user))),
-		req("reservations", dict(tStr, ref(reservation))),
+		req("flights", dict(tStr(), ref(flight))),
+		req("users", dict(tStr(), ref(user))),
+		req("reservations", dict(tStr(), ref(reservation))),
 	}}
 }

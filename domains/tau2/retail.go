@@ -137,7 +137,7 @@ func (r *retail) variant(c *call, productID, variantID string) (view, error) {
 	if !ok {
 		return view{}, plainError("Variant not found")
 	}
-	return vars.at(quoteKey(variantID), e)
+	return vars.atKey(variantID, e)
 }
 
 // paymentMethod is τ²'s _get_payment_method: the user by key, then the
@@ -155,10 +155,8 @@ func (r *retail) paymentMethod(c *call, userID, pmID string) (view, error) {
 	if !ok {
 		return view{}, plainError("Payment method not found")
 	}
-	return pms.at(quoteKey(pmID), e)
+	return pms.atKey(pmID, e)
 }
-
-func quoteKey(k string) string { return fmt.Sprintf("[%q]", k) }
 
 func isGiftCard(pm view) bool { return pm.m["source"] == "gift_card" }
 
@@ -174,7 +172,7 @@ func (r *retail) updateBalance(c *call, userID, pmID string, f func(float64) flo
 	if err != nil {
 		return err
 	}
-	card, err := pms.at(quoteKey(pmID), pms.m[pmID])
+	card, err := pms.atKey(pmID, pms.m[pmID])
 	if err != nil {
 		return err
 	}
@@ -200,7 +198,7 @@ func itemIDs(o view) ([]string, []view, error) {
 	ids := make([]string, len(items))
 	views := make([]view, len(items))
 	for i, e := range items {
-		it, err := o.at(fmt.Sprintf("items[%d]", i), e)
+		it, err := o.atIndex("items", i, e)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -272,7 +270,7 @@ func (r *retail) cancelPendingOrder(c *call) (any, error) {
 	// τ² refunds every entry of the history, refunds included, and a
 	// failed lookup half way leaves the gift cards already credited.
 	for i, e := range history {
-		p, err := o.at(fmt.Sprintf("payment_history[%d]", i), e)
+		p, err := o.atIndex("payment_history", i, e)
 		if err != nil {
 			return nil, err
 		}
@@ -570,7 +568,7 @@ func (r *retail) getItemDetails(c *call) (any, error) {
 			return nil, err
 		}
 		if e, ok := vars.m[id]; ok {
-			v, err := vars.at(quoteKey(id), e)
+			v, err := vars.atKey(id, e)
 			return v.m, err
 		}
 	}
@@ -812,7 +810,7 @@ func (r *retail) modifyPendingOrderPayment(c *call) (any, error) {
 	}
 	var first view
 	if len(history) == 1 {
-		if first, err = o.at("payment_history[0]", history[0]); err != nil {
+		if first, err = o.atIndex("payment_history", 0, history[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -928,7 +926,7 @@ func (r *retail) returnDeliveredOrderItems(c *call) (any, error) {
 		if len(history) == 0 {
 			return nil, plainError("list index out of range")
 		}
-		first, err := o.at("payment_history[0]", history[0])
+		first, err := o.atIndex("payment_history", 0, history[0])
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Records are generic JSON (map[string]any, []any, string, bool, nil and
@@ -20,16 +21,73 @@ func errShape(coll, key, path, want string) error {
 }
 
 // view reads fields of one record (or of an object nested in it) and
-// remembers where it is, so that a bad field names its place.
+// remembers where it is, so that a bad field names its place. The path
+// is kept as segments and only written out for an error: lookups on the
+// happy path allocate nothing.
 type view struct {
 	coll, key string
-	prefix    string // path of m inside the record, ending in "." when not empty
+	path      [maxPath]seg
+	n         int
 	m         map[string]any
 }
 
+// maxPath bounds the nesting a view names (τ²'s models nest four deep).
+const maxPath = 6
+
+// seg is one step of a path: a field, a dict key, or a list index.
+type seg struct {
+	name string // the field, or the dict key
+	idx  int    // the index, for a list element (name is the list field)
+	kind uint8  // segField, segKey, segIndex
+}
+
+const (
+	segField uint8 = iota
+	segKey
+	segIndex
+)
+
 func recView(coll, key string, m map[string]any) view { return view{coll: coll, key: key, m: m} }
 
-func (v view) bad(field, want string) error { return errShape(v.coll, v.key, v.prefix+field, want) }
+func (v view) child(s seg, m map[string]any) view {
+	c := v
+	if c.n < maxPath {
+		c.path[c.n] = s
+		c.n++
+	}
+	c.m = m
+	return c
+}
+
+// pathTo writes the path of field inside v.
+func (v view) pathTo(field string) string {
+	var b strings.Builder
+	for _, s := range v.path[:v.n] {
+		switch s.kind {
+		case segField:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.name)
+		case segKey:
+			b.WriteString("[" + strconv.Quote(s.name) + "]")
+		case segIndex:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			fmt.Fprintf(&b, "%s[%d]", s.name, s.idx)
+		}
+	}
+	if field != "" {
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(field)
+	}
+	return b.String()
+}
+
+func (v view) bad(field, want string) error { return errShape(v.coll, v.key, v.pathTo(field), want) }
 
 func (v view) str(field string) (string, error) {
 	s, ok := v.m[field].(string)
@@ -68,17 +126,25 @@ func (v view) obj(field string) (view, error) {
 	if !ok {
 		return view{}, v.bad(field, "an object")
 	}
-	return view{coll: v.coll, key: v.key, prefix: v.prefix + field + ".", m: m}, nil
+	return v.child(seg{name: field}, m), nil
 }
 
-// at is the view of the object e found under name (a list index such as
-// "items[2]", or a dict entry such as `payment_methods["gift_card_1"]`).
-func (v view) at(name string, e any) (view, error) {
+// atKey is the view of the object e found under key in the dict v is.
+func (v view) atKey(key string, e any) (view, error) {
 	m, ok := e.(map[string]any)
 	if !ok {
-		return view{}, v.bad(name, "an object")
+		return view{}, errShape(v.coll, v.key, v.child(seg{name: key, kind: segKey}, nil).pathTo(""), "an object")
 	}
-	return view{coll: v.coll, key: v.key, prefix: v.prefix + name + ".", m: m}, nil
+	return v.child(seg{name: key, kind: segKey}, m), nil
+}
+
+// atIndex is the view of the object e, element i of v's list field.
+func (v view) atIndex(field string, i int, e any) (view, error) {
+	m, ok := e.(map[string]any)
+	if !ok {
+		return view{}, errShape(v.coll, v.key, v.child(seg{name: field, idx: i, kind: segIndex}, nil).pathTo(""), "an object")
+	}
+	return v.child(seg{name: field, idx: i, kind: segIndex}, m), nil
 }
 
 // toFloat reads any of the number representations records use.

@@ -5,9 +5,10 @@ from the method's signature, parameter descriptions from its Google-style
 docstring, the description being the short description, a blank line and
 the long one), plus "x-kind" from the @is_tool type.
 
-  tau2_tools.py ORACLE_PY DOMAIN
+  tau2_tools.py ORACLE_PY DOMAIN [--no-docs]
 
-Needs pydantic 2 and docstring_parser (the package tau2 itself uses).
+Needs pydantic 2 and docstring_parser (the package tau2 itself uses);
+with --no-docs, only pydantic: descriptions are left out.
 """
 import importlib.util
 import inspect
@@ -15,11 +16,20 @@ import json
 import sys
 from typing import Any
 
-from docstring_parser import parse
 from pydantic import Field, create_model
 
 
-def main(oracle_path, domain):
+class _NoDocs:
+    short_description = long_description = None
+    params = []
+
+
+def main(oracle_path, domain, docs=True):
+    if docs:
+        from docstring_parser import parse
+    else:
+        def parse(_):
+            return _NoDocs()
     spec = importlib.util.spec_from_file_location("tau2_oracle", oracle_path)
     oracle = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(oracle)
@@ -43,6 +53,8 @@ def main(oracle_path, domain):
         params = create_model("parameters", **fields)
         short, long = doc.short_description or "", doc.long_description or ""
         desc = short + "\n\n" + long if long else (short or name)
+        if not docs:
+            desc = ""
         out.append({
             "type": "function",
             "function": {
@@ -57,4 +69,4 @@ def main(oracle_path, domain):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], "--no-docs" not in sys.argv[3:])
