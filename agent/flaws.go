@@ -35,13 +35,25 @@ type Flaw struct {
 	Goal int
 }
 
-// nearMiss picks another candidate of the same kind as the resolved one
-// (another pending order when the user meant the most recent one).
+// nearMiss picks another candidate of the same kind as the resolved one:
+// one that also fits the customer's conditions (what a pick then tells
+// apart), else the one that shares the most of them (another order of
+// theirs, with the same status), or -1 when there is no other.
 func nearMiss(cands []map[string]any, chosen int, where map[string]string) int {
+	best, bestN := -1, -1
 	for j, c := range cands {
-		if j != chosen && tools.Matches(c, where) {
-			return j
+		if j == chosen {
+			continue
+		}
+		n := 0
+		for k, v := range where {
+			if tools.Matches(c, map[string]string{k: v}) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = j, n
 		}
 	}
-	return -1
+	return best
 }

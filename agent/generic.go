@@ -110,7 +110,7 @@ func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any
 	if res.Err {
 		return nil, res.Output, false
 	}
-	return blueprints.Decode(res.Output), res.Output, true
+	return blueprints.ResultValue(res), res.Output, true
 }
 
 // read calls a read tool once per state: what it returned stays valid
@@ -429,6 +429,11 @@ func (a *Generic) needsTarget(g *ggoal) bool {
 func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	if g.w == nil && g.field == "" {
 		if a.m.Transfer != nil {
+			if a.fire(FlawStopsEarly, g) {
+				// Ends the conversation instead of handing it over.
+				t := a.reply(a.say(closings, map[string]string{"first": a.first}), usersim.Ask{Kind: "closing"})
+				return &t, "", false
+			}
 			// Out of scope: a human takes over.
 			return a.transfer(ctx, g), "", false
 		}

@@ -320,7 +320,7 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 			return nil, fmt.Errorf("no write can need %d reads", e)
 		}
 	}
-	if err := p.chooseUser(first, firstMode, e, behavior); err != nil {
+	if err := p.chooseUserFor(first, firstMode, e, behavior, w); err != nil {
 		return nil, err
 	}
 	if w == 0 {
@@ -408,12 +408,74 @@ func (p *gplan) pickWrite(e int, exact bool) (*WriteModel, string) {
 	order := p.rng.Perm(len(ws))
 	for _, i := range order {
 		w := ws[i]
+		if p.user != "" && w.Refusable() && !p.hasFitting(w, true) {
+			continue // nothing of this customer's the policy lets it act on
+		}
+		if p.revise && !p.revised && len(p.writes) == 0 && !w.Revisable() {
+			continue // a customer who changes their mind needs a choice to change
+		}
+		if p.user != "" && !p.canChoose(w) {
+			continue // a new payment method for a customer who has only one
+		}
 		modes := p.modes(w, e, exact)
 		if len(modes) > 0 {
 			return w, modes[p.rng.IntN(len(modes))]
 		}
 	}
 	return nil, ""
+}
+
+// canChoose reports whether the customer has something to choose for
+// every choice of a write that must differ from the target's original.
+func (p *gplan) canChoose(w *WriteModel) bool {
+	var user map[string]any
+	for _, pm := range w.Params {
+		if pm.Source != SrcChoose || !pm.Choose.Other {
+			continue
+		}
+		if user == nil {
+			v, _ := p.m.Base.Get(p.m.Users.Coll.Name, p.user)
+			user, _ = v.(map[string]any)
+		}
+		n := 0
+		for _, e := range pm.Choose.ChoiceElements(user) {
+			if pm.Choose.Allowed(e) {
+				n++
+			}
+		}
+		if n < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// anyWrite reports whether some write can need e reads for this customer.
+func (p *gplan) anyWrite(e int, exact bool) bool {
+	for _, w := range p.g.usable {
+		if p.user != "" && (w.Refusable() && !p.hasFitting(w, true) || !p.canChoose(w)) {
+			continue
+		}
+		if len(p.modes(w, e, exact)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFitting reports whether the customer has an unused record that meets
+// (allowed) or fails a write's preconditions.
+func (p *gplan) hasFitting(w *WriteModel, allowed bool) bool {
+	owner := ""
+	if w.Coll.Owner != "" && p.m.Users != nil {
+		owner = p.user
+	}
+	for _, k := range p.m.Fitting(w, allowed, owner) {
+		if !p.used[p.usedKey(w.Coll.Name, k)] {
+			return true
+		}
+	}
+	return false
 }
 
 // modes lists the ways of naming w's target that can need e reads. The
@@ -578,6 +640,13 @@ func (w *WriteModel) needsUser() bool {
 // chooseUser picks the customer: one with the right number of records
 // when the first write's target is described among them.
 func (p *gplan) chooseUser(first *WriteModel, mode string, e int, behavior string) error {
+	return p.chooseUserFor(first, mode, e, behavior, 0)
+}
+
+// chooseUserFor is chooseUser for a task of w writes: a customer who
+// cannot have a second write at this level is passed over before any
+// read is made for them.
+func (p *gplan) chooseUserFor(first *WriteModel, mode string, e int, behavior string, w int) error {
 	m := p.m
 	if m.Users == nil {
 		return nil
@@ -611,6 +680,31 @@ func (p *gplan) chooseUser(first *WriteModel, mode string, e int, behavior strin
 		return errors.New("no user fits the first goal")
 	}
 	u := pool[p.rng.IntN(len(pool))]
+	if first != nil && first.Refusable() && first.Coll.Owner != "" {
+		// A customer with a record the policy lets the write act on: a
+		// few draws find one, and only then is the pool narrowed.
+		for try := 0; len(m.Fitting(first, true, u)) == 0; try++ {
+			if try == 8 {
+				pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(first, true, u)) == 0 })
+				if len(pool) == 0 {
+					return errors.New("no user has a record the first goal may act on")
+				}
+				u = pool[p.rng.IntN(len(pool))]
+				break
+			}
+			u = pool[p.rng.IntN(len(pool))]
+		}
+	}
+	p.user = u
+	canFirst := first == nil || p.canChoose(first)
+	canMore := w <= 1 || p.anyWrite(e, p.strict)
+	p.user = ""
+	switch {
+	case !canFirst:
+		return fmt.Errorf("user %s has nothing to choose for %s", u, first.Name)
+	case !canMore:
+		return fmt.Errorf("no write can need %d reads", e)
+	}
 	uv, ok := m.Base.Get(m.Users.Coll.Name, u)
 	if !ok {
 		return fmt.Errorf("user %s is missing", u)
@@ -675,10 +769,17 @@ func (m *Model) ownersWith(c *CollModel, n int) []string {
 	if c.List == nil || c.List.Param == "" {
 		return m.userKeys
 	}
+	if n == 1 {
+		return m.owners[c.Name] // computed once: every task asks for it
+	}
+	return ownersFrom(m.byCount[c.Name], n)
+}
+
+func ownersFrom(byCount map[int][]string, n int) []string {
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m.byCount[c.Name])) {
+	for _, k := range slices.Sorted(maps.Keys(byCount)) {
 		if k >= n {
-			out = append(out, m.byCount[c.Name][k]...)
+			out = append(out, byCount[k]...)
 		}
 	}
 	sort.Strings(out)
@@ -766,10 +867,15 @@ func (p *gplan) read(tool string, args map[string]any, needs []int) (int, any, b
 	return p.call(-1, tool, args, needs), v, true
 }
 
-// auth is the identify read (-1 without users).
+// auth is the identify read (-1 without users). The agent identifies the
+// customer once, at the start: later writes (a new address) do not make
+// it look them up again.
 func (p *gplan) auth() []int {
 	if p.m.Users == nil || p.ident == nil {
 		return nil
+	}
+	if i, ok := p.seen[readKey(p.ident.Tool, p.idArgs)]; ok {
+		return []int{i}
 	}
 	i, _, ok := p.read(p.ident.Tool, p.idArgs, nil)
 	if !ok {
@@ -823,7 +929,7 @@ func (p *gplan) attempt(build func() error) error {
 func (p *gplan) rebuild() {
 	p.st = p.m.Base.NewState()
 	for _, a := range p.done {
-		p.m.Kit.Call(p.ctx, p.st, a.Tool, string(a.Arguments))
+		p.m.Kit.Exec(p.ctx, p.st, a.Tool, string(a.Arguments))
 	}
 	if len(p.done) > 0 {
 		p.memo = map[string]readResult{}
@@ -1123,7 +1229,7 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 	needs = append(needs, t.needs...)
 	goal.Target = t.sel
 	a := &argState{plan: p, w: w, t: t, goal: &goal, user: userObj, args: map[string]any{}, revisable: map[string]string{},
-		elems: map[string][]any{}}
+		elems: map[string][]any{}, base: needs}
 	for _, pm := range params {
 		if err := a.fill(pm); err != nil {
 			return err
@@ -1149,7 +1255,7 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 	if err != nil {
 		return err
 	}
-	res := m.Kit.Call(p.ctx, p.st, w.Name, string(raw))
+	res := m.Kit.Exec(p.ctx, p.st, w.Name, string(raw))
 	if res.Err {
 		// The handler may have changed records or advanced a counter
 		// before it failed; replay the accepted writes on a fresh copy
@@ -1163,7 +1269,7 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 	if t.key != "" {
 		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
-	outs, err := m.OutputsOf(w, Scopes{Target: t.obj, Result: Decode(res.Output), User: userObj, Elems: a.elems})
+	outs, err := m.OutputsOf(w, Scopes{Target: t.obj, Result: ResultValue(res), User: userObj, Elems: a.elems})
 	if err != nil {
 		return err
 	}
@@ -1239,6 +1345,14 @@ type argState struct {
 	// revisedChoice is set when a choice has a first value the customer
 	// changes their mind from.
 	revisedChoice bool
+	// base are the reads the write needs before its arguments (the
+	// target's and the customer's).
+	base []int
+}
+
+// reads counts the reads the write needs so far.
+func (a *argState) reads() int {
+	return len(closure(a.plan.actions, slices.Concat(a.base, a.needs)))
 }
 
 func (a *argState) fill(pm *ParamModel) error {
@@ -1417,7 +1531,22 @@ func (a *argState) choose(pm *ParamModel) error {
 	if ch.Other && !hasDef && ch.Default != "" {
 		return errors.New("the target names no current value to change")
 	}
-	if hasDef && !ch.Other && p.rng.IntN(2) == 0 {
+	keep := p.rng.IntN(2) == 0
+	if p.revise && !p.revised && len(a.revisable) == 0 {
+		keep = false // a customer who changes their mind chooses, then again
+	}
+	if p.want > 0 && a.user == nil {
+		// Choosing one of the customer's things costs the read of their
+		// record: keep the original when the write has its reads already,
+		// choose when it lacks exactly that one.
+		switch a.reads() {
+		case p.want:
+			keep = true
+		case p.want - 1:
+			keep = false
+		}
+	}
+	if hasDef && !ch.Other && keep {
 		a.goal.Slots[pm.Name] = ch.DefaultSay
 		a.args[pm.Name] = def
 		return nil

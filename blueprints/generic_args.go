@@ -139,6 +139,18 @@ func (w *WriteModel) Allowed(obj map[string]any) bool {
 	return true
 }
 
+// Revisable reports whether a write has an argument a customer can change
+// their mind about: a slot with alternatives, or a choice among their
+// things.
+func (w *WriteModel) Revisable() bool {
+	for _, p := range w.Params {
+		if p.Source == SrcChoose || p.Source == SrcSlot && (len(p.Choices) > 1 || p.Path != "" || len(p.Choices) == 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // Refusable reports whether a write has preconditions a customer's
 // request can fail.
 func (w *WriteModel) Refusable() bool { return len(w.When) > 0 }

@@ -58,10 +58,14 @@ type Model struct {
 	userKeys  []string
 	owned     map[string]map[string][]string // coll -> user -> candidate keys the list tool shows
 	byCount   map[string]map[int][]string    // coll -> k -> users whose list shows k records
-	allKeys   map[string][]string            // ownerless coll -> keys its list-all tool shows
-	listRecs  map[string]bool                // coll -> its list returns whole records
-	byOwner   map[string]map[string][]string // coll -> user -> keys whose owner field names the user
-	cache     *readCache
+	owners    map[string][]string            // coll -> users whose list shows a record, sorted
+	// fitting is, per write with preconditions, whether a record meets
+	// them, then per owner ("" for shared records) its keys in base order.
+	fitting  map[string]map[bool]map[string][]string
+	allKeys  map[string][]string            // ownerless coll -> keys its list-all tool shows
+	listRecs map[string]bool                // coll -> its list returns whole records
+	byOwner  map[string]map[string][]string // coll -> user -> keys whose owner field names the user
+	cache    *readCache
 }
 
 // UserModel is how customers are found and authenticated.
@@ -218,7 +222,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		Name: man.Name, Version: man.Version, Kit: p.Tools, Base: p.Base,
 		Colls: map[string]*CollModel{}, Searches: map[string]*SearchModel{}, writeBy: map[string]*WriteModel{},
 		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
-		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, allKeys: map[string][]string{},
+		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, owners: map[string][]string{}, allKeys: map[string][]string{},
 		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{},
 	}
 	if m.Name == "" {
@@ -302,7 +306,47 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
+	m.indexFitting()
 	return m, nil
+}
+
+// indexFitting records, per write with preconditions, which records of
+// the base meet them and which do not, by owner: the generator draws
+// targets (and forbidden requests) from these instead of trying records
+// that cannot serve.
+func (m *Model) indexFitting() {
+	m.fitting = map[string]map[bool]map[string][]string{}
+	for _, w := range m.Writes {
+		if !w.Refusable() {
+			continue
+		}
+		idx := map[bool]map[string][]string{true: {}, false: {}}
+		for _, k := range m.Base.Keys(w.Coll.Name) {
+			v, _ := m.Base.Get(w.Coll.Name, k)
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				continue
+			}
+			owner := ""
+			if w.Coll.Owner != "" && m.Users != nil {
+				owner = tools.Text(obj[w.Coll.Owner])
+			}
+			ok := w.Allowed(obj)
+			idx[ok][owner] = append(idx[ok][owner], k)
+		}
+		m.fitting[w.Name] = idx
+	}
+}
+
+// Fitting lists the base records of a user ("" for shared ones) that
+// meet a write's preconditions (allowed) or fail them; nil without
+// preconditions.
+func (m *Model) Fitting(w *WriteModel, allowed bool, user string) []string {
+	idx, ok := m.fitting[w.Name]
+	if !ok {
+		return nil
+	}
+	return idx[allowed][user]
 }
 
 // transferParam is the single required string parameter of a handover
@@ -630,6 +674,7 @@ func (m *Model) compileList(ctx context.Context, c *CollModel, ref *pack.ListRef
 		byCount[len(keys)] = append(byCount[len(keys)], u)
 	}
 	m.owned[c.Name], m.byCount[c.Name] = owned, byCount
+	m.owners[c.Name] = ownersFrom(byCount, 1)
 	return nil
 }
 
@@ -1342,6 +1387,33 @@ func (m *Model) UserKeyOf(output string) string {
 	return strings.Trim(out, "\" ")
 }
 
+// ResultValue is the value a tool call's observation holds: the
+// handler's own record or list when it returned one (the observation is
+// its JSON, so decoding it again would only cost time), else the
+// observation decoded. Callers must not change it: it may be a record
+// of the state.
+func ResultValue(res tools.Result) any {
+	if res.Err {
+		return Decode(res.Output)
+	}
+	switch v := res.Value.(type) {
+	case map[string]any, []any:
+		return v
+	case string:
+		// Text as the agent reads it: a tool may answer with JSON text
+		// (a catalogue), or with a plain word (an id).
+		return Decode(v)
+	}
+	if res.Output != "" {
+		return Decode(res.Output)
+	}
+	out, err := tools.Render(res.Value)
+	if err != nil {
+		return nil
+	}
+	return Decode(out)
+}
+
 // Decode turns a tool's observation into the value the agent reasons
 // over: JSON when it parses, else the text.
 func Decode(output string) any {
@@ -1352,8 +1424,9 @@ func Decode(output string) any {
 	return output
 }
 
-// read runs a read tool and decodes its result; ok is false when the
-// tool failed. st nil reads the base.
+// read runs a read tool and returns its value; ok is false when the
+// tool failed. st nil reads the base. The generator reads values only:
+// nothing renders an observation it does not show anyone.
 func (m *Model) read(ctx context.Context, st *tools.State, tool string, args map[string]any) (any, bool) {
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -1362,11 +1435,23 @@ func (m *Model) read(ctx context.Context, st *tools.State, tool string, args map
 	if st == nil {
 		st = m.Base.NewState()
 	}
-	res := m.Call(ctx, st, tool, string(raw))
-	if res.Err {
-		return nil, false
+	if !m.cacheable(st, tool) {
+		res := m.Kit.Exec(ctx, st, tool, string(raw))
+		return ResultValue(res), !res.Err
 	}
-	return Decode(res.Output), true
+	key := tool + "\x00" + string(raw)
+	if out, ok := m.cache.get(key); ok {
+		return out.value, !out.err
+	}
+	res := m.Kit.Exec(ctx, st, tool, string(raw))
+	m.cache.put(key, cachedRead{text: res.Output, rendered: res.Err, err: res.Err, value: ResultValue(res)})
+	return ResultValue(res), !res.Err
+}
+
+// cacheable reports whether a call's answer depends only on the base:
+// a read on a state no write has touched.
+func (m *Model) cacheable(st *tools.State, name string) bool {
+	return m.Kit.Kind(name) == record.KindRead && st.Changed() == 0
 }
 
 // Call runs a tool as Toolkit.Call does, but answers a read on a state
@@ -1374,16 +1459,24 @@ func (m *Model) read(ctx context.Context, st *tools.State, tool string, args map
 // deterministic, so the answer is the one the tool would give, and
 // generator and agents ask the same questions (the same searches) often.
 func (m *Model) Call(ctx context.Context, st *tools.State, name, args string) tools.Result {
-	kind := m.Kit.Kind(name)
-	if kind != record.KindRead || st.Changed() != 0 {
+	if !m.cacheable(st, name) {
 		return m.Kit.Call(ctx, st, name, args)
 	}
+	kind := m.Kit.Kind(name)
 	key := name + "\x00" + args
 	if out, ok := m.cache.get(key); ok {
-		return tools.Result{Output: out.text, Err: out.err, Kind: kind}
+		if !out.rendered {
+			// The generator asked first and kept only the value.
+			text := m.Kit.Observe(st, tools.Result{Kind: kind, Value: out.value}).Output
+			out.text, out.rendered = text, true
+			m.cache.set(key, out)
+		}
+		return tools.Result{Output: out.text, Err: out.err, Kind: kind, Value: out.value}
 	}
 	res := m.Kit.Call(ctx, st, name, args)
-	m.cache.put(key, cachedRead{text: res.Output, err: res.Err})
+	// The value is kept with the text: every later reader shares it, so
+	// no one may change it (they only read it).
+	m.cache.put(key, cachedRead{text: res.Output, rendered: true, err: res.Err, value: ResultValue(res)})
 	return res
 }
 
@@ -1397,8 +1490,10 @@ type readCache struct {
 }
 
 type cachedRead struct {
-	text string
-	err  bool
+	text     string
+	rendered bool // text holds the observation (else only value is known)
+	err      bool
+	value    any
 }
 
 func newReadCache(maxBytes int) *readCache {
@@ -1410,6 +1505,16 @@ func (c *readCache) get(k string) (cachedRead, bool) {
 	defer c.mu.RUnlock()
 	v, ok := c.m[k]
 	return v, ok
+}
+
+// set replaces an entry (its observation, once rendered).
+func (c *readCache) set(k string, v cachedRead) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[k]; ok {
+		c.bytes += len(v.text) - len(old.text)
+		c.m[k] = v
+	}
 }
 
 func (c *readCache) put(k string, v cachedRead) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
+	"github.com/synth-data/synth/domains/tau2"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -56,7 +57,7 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 	if err := load("airline", p, err); err != nil {
 		return nil, err
 	}
-	p, err = pack.Load(ctx, retail.FS(), 1, pack.Options{})
+	p, err = pack.Load(ctx, retail.FS(), 1, pack.Options{Builtins: map[string]pack.HandlerSet{"tau2-retail": tau2.RetailHandlers()}})
 	if err := load("retail", p, err); err != nil {
 		return nil, err
 	}

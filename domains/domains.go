@@ -16,6 +16,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
+	"github.com/synth-data/synth/domains/tau2"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -96,7 +97,10 @@ func Load(nameOrDir string, seed uint64) (*Domain, error) {
 // PackOptions are the options every pack is loaded with: the Go handler
 // sets built into synth, which packs name as handlers: builtin:NAME.
 func PackOptions() pack.Options {
-	return pack.Options{Builtins: map[string]pack.HandlerSet{}}
+	return pack.Options{Builtins: map[string]pack.HandlerSet{
+		"tau2-retail":  tau2.RetailHandlers(),
+		"tau2-airline": tau2.AirlineHandlers(),
+	}}
 }
 
 // IsPackDir reports whether dir holds a pack manifest.

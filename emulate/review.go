@@ -110,7 +110,9 @@ func (s *Server) write(req *chatRequest) (reply, error) {
 	}
 	keep := append(goalEntities(bp), bp.Persona.Name)
 	for _, k := range slices.Sorted(maps.Keys(bp.Persona.Known)) {
-		keep = append(keep, bp.Persona.Known[k])
+		if k != "identify" { // the tool that identifies them: not said
+			keep = append(keep, bp.Persona.Known[k])
+		}
 	}
 	segs := protect(base, keep)
 	swap(segs, writerPhrases, rngFor("writer", bp.ID, feedback))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 )
@@ -60,10 +61,23 @@ type Base struct {
 	keys    map[string][]string
 	digests map[string]map[string]digest
 	sum     digest
-	// rendered holds the JSON of records stored as pointers, keyed by the
-	// pointer: tool results that return a base record unchanged (most
-	// reads) reuse it instead of marshalling the record again.
-	rendered map[any][]byte
+	// rendered holds the JSON of records stored as pointers or maps, keyed
+	// by their address: tool results that return a base record unchanged
+	// (most reads) reuse it instead of marshalling the record again.
+	rendered map[uintptr][]byte
+}
+
+// addressOf is the identity of a record held by reference (a pointer or
+// a map), or 0 for a value.
+func addressOf(v any) uintptr {
+	if v == nil {
+		return 0
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map:
+		return rv.Pointer()
+	}
+	return 0
 }
 
 // NewBase indexes and hashes a database. It takes ownership of colls.
@@ -72,7 +86,7 @@ func NewBase(colls map[string]map[string]any) (*Base, error) {
 		colls:    colls,
 		keys:     make(map[string][]string, len(colls)),
 		digests:  make(map[string]map[string]digest, len(colls)),
-		rendered: map[any][]byte{},
+		rendered: map[uintptr][]byte{},
 	}
 	for coll, recs := range colls {
 		ks := make([]string, 0, len(recs))
@@ -86,8 +100,8 @@ func NewBase(colls map[string]map[string]any) (*Base, error) {
 			d := digestOf(coll, k, raw)
 			ds[k] = d
 			b.sum.add(d)
-			if v != nil && reflect.TypeOf(v).Kind() == reflect.Pointer {
-				b.rendered[v] = raw
+			if a := addressOf(v); a != 0 {
+				b.rendered[a] = raw
 			}
 		}
 		sort.Strings(ks)
@@ -99,10 +113,11 @@ func NewBase(colls map[string]map[string]any) (*Base, error) {
 
 // Rendered returns the JSON of v if v is a record of the base.
 func (b *Base) Rendered(v any) ([]byte, bool) {
-	if v == nil || reflect.TypeOf(v).Kind() != reflect.Pointer {
+	a := addressOf(v)
+	if a == 0 {
 		return nil, false
 	}
-	raw, ok := b.rendered[v]
+	raw, ok := b.rendered[a]
 	return raw, ok
 }
 
@@ -129,7 +144,7 @@ func (b *Base) Collections() []string {
 func (b *Base) Hash() string { return formatDigest(b.sum) }
 
 // NewState starts an episode over the base.
-func (b *Base) NewState() *State { return &State{base: b, sum: b.sum} }
+func (b *Base) NewState() *State { return &State{base: b} }
 
 type entry struct {
 	v       any
@@ -137,13 +152,18 @@ type entry struct {
 }
 
 // State is one episode's view of the database: reads fall through to the
-// immutable base, writes land in a small overlay.
+// immutable base, writes land in a small overlay. The state's hash is
+// computed when asked for, from the records the overlay holds last: a
+// record written twice, or a state thrown away, costs no hashing.
 type State struct {
 	base *Base
 	over map[string]map[string]entry
 	seq  map[string]int
-	sum  digest
 }
+
+// Base returns the database the state started from: handlers that index
+// the base (by fields no write changes) key their index on it.
+func (s *State) Base() *Base { return s.base }
 
 // Get returns the current record, or false when absent or deleted.
 func (s *State) Get(coll, key string) (any, bool) {
@@ -153,44 +173,56 @@ func (s *State) Get(coll, key string) (any, bool) {
 	return s.base.Get(coll, key)
 }
 
-func (s *State) currentDigest(coll, key string) (digest, bool, error) {
-	if e, ok := s.over[coll][key]; ok {
-		if e.deleted {
-			return digest{}, false, nil
-		}
-		d, err := recordDigest(coll, key, e.v)
-		return d, true, err
-	}
-	d, ok := s.base.digests[coll][key]
-	return d, ok, nil
-}
-
 // Put stores a record. The value must not be modified afterwards: copy a
-// record before changing it.
+// record before changing it. It must be JSON-marshalable: the state's
+// hash is over its JSON.
 func (s *State) Put(coll, key string, v any) error {
-	old, had, err := s.currentDigest(coll, key)
-	if err != nil {
-		return err
+	if !plainJSON(v, 0) {
+		// Not the generic JSON a handler builds: make sure it marshals,
+		// or the state could not be hashed.
+		if _, err := json.Marshal(v); err != nil {
+			return fmt.Errorf("put %s/%s: %w", coll, key, err)
+		}
 	}
-	d, err := recordDigest(coll, key, v)
-	if err != nil {
-		return err
-	}
-	if had {
-		s.sum.sub(old)
-	}
-	s.sum.add(d)
 	s.set(coll, key, entry{v: v})
 	return nil
 }
 
+// plainJSON reports, without marshalling, whether v is made of the
+// generic JSON values (objects, lists, strings, numbers, booleans, null)
+// that always marshal.
+func plainJSON(v any, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int, int64, json.Number:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case map[string]any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // Delete removes a record; deleting an absent record is a no-op.
 func (s *State) Delete(coll, key string) error {
-	old, had, err := s.currentDigest(coll, key)
-	if err != nil || !had {
-		return err
+	if _, ok := s.Get(coll, key); !ok {
+		return nil
 	}
-	s.sum.sub(old)
 	s.set(coll, key, entry{deleted: true})
 	return nil
 }
@@ -240,8 +272,28 @@ func (s *State) Next(name string) int {
 }
 
 // Hash is the canonical hash of the episode's state: equal for equal
-// contents, whatever the order of the writes that produced them.
-func (s *State) Hash() string { return formatDigest(s.sum) }
+// contents, whatever the order of the writes that produced them. A
+// record that cannot be marshalled (a handler bug) hashes by its Go
+// rendering, so the state still compares unequal to any other.
+func (s *State) Hash() string {
+	sum := s.base.sum
+	for coll, m := range s.over {
+		for key, e := range m {
+			if d, ok := s.base.digests[coll][key]; ok {
+				sum.sub(d)
+			}
+			if e.deleted {
+				continue
+			}
+			d, err := recordDigest(coll, key, e.v)
+			if err != nil {
+				d = digestOf(coll, key, []byte(fmt.Sprintf("%#v", e.v)))
+			}
+			sum.add(d)
+		}
+	}
+	return formatDigest(sum)
+}
 
 // Changed reports the number of records the overlay holds.
 func (s *State) Changed() int {

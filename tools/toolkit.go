@@ -169,6 +169,18 @@ type Result struct {
 // Call validates the arguments and runs the tool. Every failure becomes an
 // observation starting with "Error: ", as a real tool server would answer.
 func (k *Toolkit) Call(ctx context.Context, st *State, name, args string) Result {
+	res := k.Exec(ctx, st, name, args)
+	if res.Err {
+		return res
+	}
+	return k.render(st, res)
+}
+
+// Exec is Call without rendering the observation of a success: for
+// callers that want only the handler's value (the generator building a
+// task, a replay comparing states), Output is empty unless the call
+// failed. Render gives the text Call would.
+func (k *Toolkit) Exec(ctx context.Context, st *State, name, args string) Result {
 	t, m, err := k.ParseArgs(name, args)
 	if err != nil {
 		kind := ""
@@ -181,13 +193,29 @@ func (k *Toolkit) Call(ctx context.Context, st *State, name, args string) Result
 	if err != nil {
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
 	}
+	return Result{Kind: t.Kind, Value: v}
+}
+
+// render fills in the observation of a successful Exec.
+func (k *Toolkit) render(st *State, res Result) Result {
+	v := res.Value
 	var out string
+	var err error
 	if raw, ok := st.base.Rendered(v); ok {
 		out = string(raw)
 	} else if out, err = Render(v); err != nil {
-		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
+		return Result{Output: "Error: " + err.Error(), Err: true, Kind: res.Kind}
 	}
-	return Result{Output: out, Kind: t.Kind, Value: v}
+	res.Output = out
+	return res
+}
+
+// Observe renders an Exec result's observation as Call would.
+func (k *Toolkit) Observe(st *State, res Result) Result {
+	if res.Err || res.Output != "" {
+		return res
+	}
+	return k.render(st, res)
 }
 
 // Render turns a handler result into observation text: strings as they

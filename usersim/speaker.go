@@ -59,11 +59,9 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 func (u *speaker) say(tmpls []string, slots map[string]string) string {
 	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
-		if u.rng.IntN(2) == 0 {
-			for _, from := range nonNativeOrder {
-				if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
-					t = strings.Replace(t, from, nonNative[from], 1)
-				}
+		for _, from := range nonNativeOrder {
+			if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
+				t = strings.Replace(t, from, nonNative[from], 1)
 			}
 		}
 		t = typo(u.rng, t, 0.25)

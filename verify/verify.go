@@ -330,7 +330,7 @@ func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.T
 				continue
 			}
 			// A failed write changes nothing, as it did in the dialogue.
-			v.d.Tools.Call(ctx, st, c.Function.Name, c.Function.Arguments)
+			v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 		}
 	}
 	got := st.Hash()
@@ -339,7 +339,7 @@ func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.T
 		if a.Kind != record.KindWrite {
 			continue
 		}
-		if res := v.d.Tools.Call(ctx, gold, a.Tool, string(a.Arguments)); res.Err {
+		if res := v.d.Tools.Exec(ctx, gold, a.Tool, string(a.Arguments)); res.Err {
 			return fail(CheckState, "ground-truth action %d (%s) fails on replay: %s", i, a.Tool, res.Output)
 		}
 	}

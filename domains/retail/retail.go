@@ -8,7 +8,7 @@ import (
 // Name is the domain's name, as used by --domain.
 const Name = "retail"
 
-//go:embed domain.yaml tools.json handlers.star generator.star policy.md
+//go:embed domain.yaml tools.json generator.star policy.md
 var files embed.FS
 
 // FS returns the pack's files.

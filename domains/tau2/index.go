@@ -13,19 +13,19 @@ import (
 // names, products, flight routes); each candidate is still read from the
 // episode's state, so what the episode changed (a zip, seats) is seen.
 //
-// A handler has only the episode's State, which does not say which Base
-// it came from; the index is keyed by the identity of the base's
-// OrderCollection record's list of keys (never written), which is
-// unique to that base. Entries keep their record alive, so the address
-// cannot be reused while the entry exists.
+// The index is keyed by the identity of the base's OrderCollection
+// record's list of keys (never written), which is unique to that base, or
+// by the base itself when it has none. Entries keep their record (or
+// base) alive, so the address cannot be reused while the entry exists.
 
 // maxIndexes bounds how many bases one handler set keeps indexes for; a
 // program has one base per pack, tests a few.
 const maxIndexes = 8
 
 type indexEntry[T any] struct {
-	ref []any
-	idx *T
+	ref  []any
+	base *tools.Base
+	idx  *T
 }
 
 // indexCache holds the indexes of one handler set. Lookups are lock-free
@@ -37,16 +37,22 @@ type indexCache[T any] struct {
 	entries atomic.Pointer[[]indexEntry[T]]
 }
 
-// get returns the index of st's base, or nil when the pack has no key
-// order (the handlers then scan, in sorted key order).
+// get returns the index of st's base. A base without OrderCollection (a
+// database synth generated, not τ²'s, whose scans then go in sorted key
+// order) is keyed by the base itself and indexed from it, not from the
+// episode's changes.
 func (c *indexCache[T]) get(st *tools.State) *T {
-	ref, ok := orderKeys(st, c.anchor)
-	if !ok || len(ref) == 0 {
-		return nil
+	ref, _ := orderKeys(st, c.anchor)
+	base := st.Base()
+	same := func(e indexEntry[T]) bool {
+		if len(ref) > 0 {
+			return len(e.ref) == len(ref) && &e.ref[0] == &ref[0]
+		}
+		return e.ref == nil && e.base == base
 	}
 	if p := c.entries.Load(); p != nil {
 		for _, e := range *p {
-			if len(e.ref) == len(ref) && &e.ref[0] == &ref[0] {
+			if same(e) {
 				return e.idx
 			}
 		}
@@ -57,17 +63,22 @@ func (c *indexCache[T]) get(st *tools.State) *T {
 	if p := c.entries.Load(); p != nil {
 		old = *p
 		for _, e := range old {
-			if len(e.ref) == len(ref) && &e.ref[0] == &ref[0] {
+			if same(e) {
 				return e.idx
 			}
 		}
 	}
-	idx := c.build(st)
+	entry := indexEntry[T]{}
+	if len(ref) > 0 {
+		entry.ref, entry.idx = ref, c.build(st)
+	} else {
+		entry.base, entry.idx = base, c.build(base.NewState())
+	}
 	next := make([]indexEntry[T], 0, maxIndexes)
 	if len(old) >= maxIndexes {
 		old = old[1:]
 	}
-	next = append(append(next, old...), indexEntry[T]{ref: ref, idx: idx})
+	next = append(append(next, old...), entry)
 	c.entries.Store(&next)
-	return idx
+	return entry.idx
 }
