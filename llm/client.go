@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -28,8 +30,11 @@ type Client struct {
 	tpm     *bucket // nil when unlimited
 	acct    *accounts
 	canon   *canonicalizer
-	secrets []string // the key and expanded header values, scrubbed from messages
+	red     *redactor // the key and expanded header values, and their encodings
 	log     *slog.Logger
+	// noResponseFormat is set once a server refused the judge's
+	// response_format: later requests go without it.
+	noResponseFormat atomic.Bool
 	now     func() time.Time
 
 	backoffBase, backoffCap time.Duration
@@ -134,7 +139,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// The timeout is a per-attempt context deadline rather than
 	// http.Client.Timeout: a deadline that fires mid-body must be told
 	// apart from a server cutting the body short.
-	hc := &http.Client{Transport: &transport{base: base, headers: headers, now: o.now}}
+	red := newRedactor(secrets)
+	hc := &http.Client{Transport: &transport{base: base, headers: headers, now: o.now, limit: cfg.MaxResponseBytes, red: red}}
 	oc.HTTPClient = hc
 	c := &Client{
 		cfg:         cfg,
@@ -144,7 +150,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		limiter:     newAIMD(cfg.MaxConcurrency, o.burst, o.burstWindow, o.increaseEvery, o.now),
 		acct:        newAccounts(cfg.Prices),
 		canon:       newCanonicalizer(),
-		secrets:     secrets,
+		red:         red,
 		log:         o.log,
 		now:         o.now,
 		backoffBase: o.backoffBase,
@@ -186,11 +192,33 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): streaming requests are not supported", role, stage)
 	}
 	final := finalRequest(rc, req)
-	// go-openai's own checks (reasoning models' parameters), which it
-	// would run on the stub send passes it.
-	if err := openai.NewReasoningValidator().Validate(final); err != nil {
-		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): model %s: %w", role, stage, final.Model, err)
+	if role == Judge && rc.ResponseFormat != "" && final.ResponseFormat == nil && !c.noResponseFormat.Load() {
+		resp, err := c.chat(ctx, role, stage, rc, withResponseFormat(final, rc.ResponseFormat), start)
+		if !refusedResponseFormat(err) {
+			return resp, err
+		}
+		// Structured output is not supported everywhere (older vLLM
+		// without guided decoding, Ollama before 0.5, some proxies): the
+		// prompt already asks for the JSON object, so ask again without.
+		c.noResponseFormat.Store(true)
+		c.log.Warn("llm: the server refused response_format; asking the judge without it from now on", "err", err)
 	}
+	return c.chat(ctx, role, stage, rc, final, start)
+}
+
+// refusedResponseFormat reports whether err is a server's refusal of the
+// request's response_format.
+func refusedResponseFormat(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Fault != FaultClient || (e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity) {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	return strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema") || strings.Contains(msg, "structured") || strings.Contains(msg, "guided")
+}
+
+// chat sends final, the request with the role's settings filled in.
+func (c *Client) chat(ctx context.Context, role Role, stage string, rc RoleConfig, final openai.ChatCompletionRequest, start time.Time) (openai.ChatCompletionResponse, error) {
 	body, err := wireBody(final, rc, c.canon)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): %w", role, stage, err)
@@ -198,7 +226,7 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 	k := usageKey{role: role, stage: stage, model: final.Model}
 	var key string
 	if c.cache != nil {
-		key = cacheKey(body)
+		key = cacheKey(c.cfg.BaseURL, body)
 		resp, found, err := c.cache.get(key)
 		if err == nil && found {
 			c.acct.used(k, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), true, c.now().Sub(start))
@@ -275,6 +303,7 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 			last = classify(err, ex)
 		}
 		if err == nil {
+			normalizeReasoning(&resp, ex.raw)
 			c.limiter.success()
 			prompt, completion := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
 			if c.tpm != nil {
@@ -374,14 +403,7 @@ func (c *Client) ctxErr(role Role, stage string, err error) error {
 
 // scrub removes every secret from a server's message: a server may echo
 // the Authorization header back in an error.
-func (c *Client) scrub(s string) string {
-	for _, sec := range c.secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
-}
+func (c *Client) scrub(s string) string { return c.red.String(s) }
 
 // Usage returns token accounting so far.
 func (c *Client) Usage() Usage { return c.acct.usage() }

@@ -22,6 +22,8 @@ const (
 	FaultMalformed  = "malformed"  // the body is not a chat completion
 	FaultEmpty      = "empty"      // a completion without choices
 	FaultClient     = "4xx"        // the request was refused; not retried
+	FaultTooLarge   = "too_large"  // the body passed llm.max_response_bytes; not retried
+	FaultStream     = "stream"     // an event stream instead of one JSON body; not retried
 )
 
 // Error is a request that failed for good: refused, or still failing
@@ -69,7 +71,9 @@ type outcome struct {
 	retryAfter time.Duration // from the server, 0 when absent
 }
 
-func (o outcome) retriable() bool { return o.fault != "" && o.fault != FaultClient }
+func (o outcome) retriable() bool {
+	return o.fault != "" && o.fault != FaultClient && o.fault != FaultTooLarge && o.fault != FaultStream
+}
 
 // classify reads an attempt's error. go-openai reports HTTP errors as
 // *APIError, or as *RequestError when the body is not an OpenAI error
@@ -92,6 +96,12 @@ func classify(err error, ex *exchange) outcome {
 		o.status = apiErr.HTTPStatusCode
 		o.message = apiErr.Message
 		o.fault = statusFault(o.status)
+	case ex.tooLarge:
+		// The same request would get the same runaway reply: fail now.
+		o.fault, o.message = FaultTooLarge, ex.readErr.Error()+"; raise llm.max_response_bytes in the config if replies this long are expected, or lower the role's max_tokens"
+	case ex.stream && ex.status < 300:
+		o.fault, o.message = FaultStream, "the server answered with an event stream (text/event-stream) to a request with \"stream\" unset; "+
+			"synth reads one JSON chat completion per request: check that the server or a proxy in front of it does not force streaming"
 	case ex.readErr != nil:
 		o.fault, o.message = FaultTruncated, "response body cut short: "+ex.readErr.Error()
 	case ex.sent && ex.status == 0:
