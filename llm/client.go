@@ -35,7 +35,7 @@ type Client struct {
 	// noResponseFormat is set once a server refused the judge's
 	// response_format: later requests go without it.
 	noResponseFormat atomic.Bool
-	now     func() time.Time
+	now              func() time.Time
 
 	backoffBase, backoffCap time.Duration
 }
