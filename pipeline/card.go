@@ -222,6 +222,8 @@ func cardFrontMatter(m *Manifest, files []FileEntry) string {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
+	// "- item" at its key's indentation, as the Hub's own cards write it.
+	enc.CompactSeqIndent()
 	if err := enc.Encode(meta); err != nil {
 		// Encoding plain strings, bools and slices cannot fail.
 		return "---\n---\n\n"
