@@ -24,7 +24,7 @@ Usage:
   synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
   synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
   synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
-  synth emulate  [--addr HOST:PORT] [flags]   OpenAI-compatible server for tests and dry runs
+  synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
   synth version
 
 Run 'synth COMMAND -h' for a command's flags.
