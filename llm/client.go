@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +36,13 @@ type Client struct {
 	// noResponseFormat is set once a server refused the judge's
 	// response_format: later requests go without it.
 	noResponseFormat atomic.Bool
-	now              func() time.Time
+	// completionTokens holds, per role, whether the server refused
+	// max_tokens and asked for max_completion_tokens (OpenAI's reasoning
+	// models): later requests of the role send that instead.
+	completionTokens map[Role]*atomic.Bool
+	// warned holds the server problems already logged, one line each.
+	warned sync.Map
+	now    func() time.Time
 
 	backoffBase, backoffCap time.Duration
 }
@@ -155,6 +162,11 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		now:         o.now,
 		backoffBase: o.backoffBase,
 		backoffCap:  o.backoffCap,
+
+		completionTokens: map[Role]*atomic.Bool{},
+	}
+	for _, r := range Roles() {
+		c.completionTokens[r] = &atomic.Bool{}
 	}
 	if cfg.RPM > 0 {
 		c.rpm = newBucket(cfg.RPM, o.now)
@@ -191,6 +203,33 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 	if req.Stream {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): streaming requests are not supported", role, stage)
 	}
+	if rc.MaxTokens > 0 && c.completionTokens[role].Load() {
+		rc.MaxTokensField = FieldMaxCompletionTokens
+	}
+	resp, err := c.chatFormatted(ctx, role, stage, rc, req, start)
+	if rc.MaxTokens > 0 && rc.MaxTokensField != FieldMaxCompletionTokens && refusedMaxTokens(err) {
+		// OpenAI's reasoning models refuse max_tokens by name and ask for
+		// max_completion_tokens: the server said which field it reads, so
+		// send that, now and for the rest of the run.
+		c.completionTokens[role].Store(true)
+		c.log.Warn("llm: the server refused max_tokens; sending max_completion_tokens from now on (set llm.roles."+string(role)+".max_tokens_field: max_completion_tokens)", "role", role)
+		rc.MaxTokensField = FieldMaxCompletionTokens
+		return c.chatFormatted(ctx, role, stage, rc, req, start)
+	}
+	return resp, err
+}
+
+// refusedMaxTokens reports whether err is a server's refusal of
+// max_tokens that names max_completion_tokens instead.
+func refusedMaxTokens(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Fault == FaultClient && e.Status == http.StatusBadRequest &&
+		(e.Param == "max_tokens" || strings.Contains(e.Message, "max_completion_tokens"))
+}
+
+// chatFormatted sends the role's request, asking the judge's server for
+// structured output while it takes it.
+func (c *Client) chatFormatted(ctx context.Context, role Role, stage string, rc RoleConfig, req openai.ChatCompletionRequest, start time.Time) (openai.ChatCompletionResponse, error) {
 	final := finalRequest(rc, req)
 	if role == Judge && rc.ResponseFormat != "" && final.ResponseFormat == nil && !c.noResponseFormat.Load() {
 		resp, err := c.chat(ctx, role, stage, rc, withResponseFormat(final, rc.ResponseFormat), start)
@@ -236,7 +275,7 @@ func (c *Client) chat(ctx context.Context, role Role, stage string, rc RoleConfi
 			c.log.Warn("llm cache: ignoring an unreadable entry; fetching it again", "key", key, "err", err)
 		}
 	}
-	resp, raw, paused, err := c.send(ctx, role, stage, k, final, body)
+	resp, raw, paused, err := c.send(ctx, role, stage, rc, k, final, body)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
@@ -256,7 +295,7 @@ func (c *Client) chat(ctx context.Context, role Role, stage string, rc RoleConfi
 
 // send makes the request, retrying, and returns the decoded response,
 // its raw body and the time spent waiting or on the network.
-func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, final openai.ChatCompletionRequest, body []byte) (resp openai.ChatCompletionResponse, raw []byte, paused time.Duration, err error) {
+func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfig, k usageKey, final openai.ChatCompletionRequest, body []byte) (resp openai.ChatCompletionResponse, raw []byte, paused time.Duration, err error) {
 	retries := max(0, c.cfg.MaxRetries)
 	var last outcome
 	// The body is the same on every attempt, and so is its estimate.
@@ -302,8 +341,19 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 		case err != nil:
 			last = classify(err, ex)
 		}
+		if err != nil && !timedOut {
+			if r, raw, ok := unparsedReply(ex.status, ex.raw, final.Model); ok {
+				// llama.cpp's tool-call parser failed on the model's
+				// output: read it as vLLM and SGLang return one, the text
+				// as content. The same request would fail the same way,
+				// so it is not retried, and it is cached like a reply.
+				c.acct.fault(FaultToolParse)
+				resp, ex.raw, err = r, raw, nil
+			}
+		}
 		if err == nil {
 			normalizeReasoning(&resp, ex.raw)
+			c.noteReply(role, final, resp)
 			c.limiter.success()
 			prompt, completion := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
 			if c.tpm != nil {
@@ -318,6 +368,16 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 		c.limiter.release()
 		c.refund(est)
 		last.message = c.scrub(last.message)
+		if last.fault == FaultClient || last.fault == FaultServer {
+			if hint, permanent := diagnose(last, role, rc); hint != "" {
+				last.hint = hint
+				if permanent {
+					// A set-up the server refuses, whatever its status
+					// says: asking again changes nothing.
+					last.fault = FaultClient
+				}
+			}
+		}
 		c.acct.fault(last.fault)
 		if last.fault == FaultThrottled && c.limiter.throttled() {
 			c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
@@ -337,6 +397,33 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 	return openai.ChatCompletionResponse{}, nil, paused, &Error{
 		Role: role, Stage: stage, Attempts: attempt + 1,
 		Status: last.status, Fault: last.fault, Message: last.message,
+		Param: last.param, Hint: last.hint,
+	}
+}
+
+// noteReply counts and logs, once each, what a live reply says about
+// the server: a tool call left as text, a reply cut at max_tokens.
+func (c *Client) noteReply(role Role, final openai.ChatCompletionRequest, resp openai.ChatCompletionResponse) {
+	if len(resp.Choices) == 0 {
+		return
+	}
+	ch := resp.Choices[0]
+	unparsed := len(final.Tools) > 0 && hasUnparsedCall(ch.Message)
+	cut := ch.FinishReason == openai.FinishReasonLength
+	c.acct.reply(unparsed, cut)
+	if unparsed {
+		c.warnOnce("unparsed", "llm: a reply holds a tool call as text, unparsed: the server's tool-call parser is off or failed on it "+
+			"(vLLM --enable-auto-tool-choice --tool-call-parser NAME, SGLang --tool-call-parser NAME; see the README's server flags); "+
+			"such turns fail verification", "role", role)
+	}
+	if cut {
+		c.warnOnce("length:"+string(role), "llm: the server cut a reply at max_tokens (finish_reason length); raise llm.roles."+string(role)+".max_tokens if that is not meant", "role", role)
+	}
+}
+
+func (c *Client) warnOnce(key, msg string, args ...any) {
+	if _, seen := c.warned.LoadOrStore(key, true); !seen {
+		c.log.Warn(msg, args...)
 	}
 }
 

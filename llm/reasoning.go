@@ -8,11 +8,13 @@ import (
 )
 
 // normalizeReasoning puts each choice's reasoning in ReasoningContent,
-// wherever the server returned it: vLLM's "reasoning" field (which
-// replaced "reasoning_content" in January 2026), "reasoning_content"
-// (SGLang, DeepSeek, older vLLM, llama.cpp with --reasoning-format
-// deepseek), or <think>…</think> left in the content by a server running
-// without a reasoning parser (then also stripped from the content). raw is
+// wherever the server returned it: "reasoning" (vLLM, which dropped
+// "reasoning_content" in January 2026, and Ollama's OpenAI layer,
+// openai/openai.go Message.Reasoning), "reasoning_content" (SGLang,
+// DeepSeek, older vLLM, llama.cpp, whose --reasoning-format defaults to
+// auto), or <think>…</think> left in the content by a server running
+// without a reasoning parser (then also stripped from the content).
+// OpenAI's reasoning models return none, only its token count. raw is
 // the response body go-openai decoded resp from; its struct has no
 // "reasoning" field.
 func normalizeReasoning(resp *openai.ChatCompletionResponse, raw []byte) {

@@ -116,6 +116,11 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicali
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if needsContent(req.Messages) {
+		if body, err = withContent(body); err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
+		}
+	}
 	var zeros []byte
 	if rc.Temperature != nil && *rc.Temperature == 0 {
 		zeros = append(zeros, `"temperature":0,`...)
@@ -133,6 +138,55 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicali
 	out = append(out, '{')
 	out = append(out, zeros...)
 	return mergeExtraBody(append(out, body[1:]...), rc.ExtraBody, canon)
+}
+
+// needsContent reports whether a message would go out with no content:
+// go-openai's omitempty drops an empty one, and a message with neither
+// content nor tool calls is refused by every server (llama.cpp "All
+// non-assistant messages must contain 'content'", Ollama "invalid message
+// content type: <nil>", OpenAI "Missing required parameter"). A tool
+// that returns nothing makes one.
+func needsContent(msgs []openai.ChatCompletionMessage) bool {
+	for _, m := range msgs {
+		if m.Content == "" && len(m.MultiContent) == 0 && len(m.ToolCalls) == 0 && m.FunctionCall == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// withContent gives each message of an encoded request that has no
+// content, tool calls or function call an empty content.
+func withContent(body []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		_, content := m["content"]
+		_, calls := m["tool_calls"]
+		_, fn := m["function_call"]
+		if !content && !calls && !fn {
+			m["content"] = json.RawMessage(`""`)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msgs); err != nil {
+		return nil, err
+	}
+	// Cloned: buf is reused below.
+	top["messages"] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	buf.Reset()
+	if err := enc.Encode(top); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // canonicalizer puts free-form JSON values in canonical form. Agent

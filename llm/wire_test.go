@@ -213,3 +213,32 @@ func TestJudgeResponseFormatFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorShapesRead: the error bodies that are not OpenAI's
+// {"error": {...}} still give the server's message, not raw JSON.
+func TestErrorShapesRead(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, want, param string
+	}{
+		{"openai", `{"error":{"message":"Unrecognized request argument supplied: top_k","type":"invalid_request_error","param":null,"code":null}}`, "Unrecognized request argument supplied: top_k", ""},
+		{"vllm", `{"error":{"message":"bad effort","type":"BadRequestError","param":"reasoning_effort","code":400}}`, "bad effort", "reasoning_effort"},
+		{"llama.cpp", `{"error":{"code":400,"message":"All non-assistant messages must contain 'content'","type":"invalid_request_error"}}`, "All non-assistant messages must contain 'content'", ""},
+		{"sglang flat", `{"object":"error","message":"Messages cannot be empty.","type":"BadRequestError","param":"messages","code":400}`, "Messages cannot be empty.", "messages"},
+		{"a bare error string", `{"error":"model \"x\" not found, try pulling it first"}`, `model "x" not found, try pulling it first`, ""},
+		{"fastapi detail", `{"detail":"Not authenticated"}`, "Not authenticated", ""},
+		{"not json", `upstream connect error`, "upstream connect error", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, tc.body)
+			})
+			_, err := newTestClient(t, testConfig(t, srv)).Chat(context.Background(), Agent, StageSimulate, ask("hi"))
+			var e *Error
+			if !errors.As(err, &e) || e.Message != tc.want || e.Param != tc.param || e.Attempts != 1 {
+				t.Fatalf("err %#v, want message %q, param %q, one attempt", err, tc.want, tc.param)
+			}
+		})
+	}
+}
