@@ -59,9 +59,13 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) int {
 	if err != nil {
 		return s.fail(w, err)
 	}
-	req, err := parseRequest(body)
+	req, err := parseRequest(body, s.opts.Flavor == FlavorOpenAI)
 	if err != nil {
 		return s.fail(w, err)
+	}
+	// Servers validate a request before it is queued.
+	if e := s.opts.Flavor.check(req, s.opts.NoToolParser); e != nil {
+		return s.refuse(w, e)
 	}
 	role := detectRole(req)
 
@@ -87,13 +91,16 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) int {
 	switch fault {
 	case faultRateLimit:
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusTooManyRequests, "rate_limit_exceeded",
-			"Rate limit reached for requests (injected by synth emulate --error-rate). Please try again in 1s.")
-		return http.StatusTooManyRequests
+		kind := "rate_limit_exceeded"
+		if s.opts.Flavor == FlavorOpenAI {
+			// OpenAI types a 429 by the limit hit: requests or tokens.
+			kind = "requests"
+		}
+		return s.refuse(w, &apiError{status: http.StatusTooManyRequests, kind: kind, code: "rate_limit_exceeded",
+			message: "Rate limit reached for requests (injected by synth emulate --error-rate). Please try again in 1s."})
 	case faultServer:
-		writeError(w, http.StatusInternalServerError, "server_error",
-			"The server had an error while processing your request (injected by synth emulate --error-rate).")
-		return http.StatusInternalServerError
+		return s.refuse(w, &apiError{status: http.StatusInternalServerError, kind: "server_error",
+			message: "The server had an error while processing your request (injected by synth emulate --error-rate)."})
 	}
 
 	var rp reply
@@ -102,16 +109,20 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) int {
 	} else if rp, err = s.answer(ctx, role, req); err != nil {
 		return s.fail(w, err)
 	}
-	out, usage, err := response(req, body, rp)
-	if err != nil {
-		return s.fail(w, err)
-	}
+	g := s.generate(req, rp)
+	out, usage, refusal := s.opts.Flavor.respond(req, body, g, s.opts.NoReasoningParser)
 	delay := s.opts.Latency
 	if fault == faultSlow {
 		delay = max(10*delay, slowFloor)
 	}
 	if !wait(ctx, delay) {
 		return 0
+	}
+	s.metrics.usage(usage)
+	if refusal != nil {
+		// A failure found after generating (llama.cpp's tool-call
+		// parser): the tokens were spent all the same.
+		return s.refuse(w, refusal)
 	}
 	switch fault {
 	case faultTruncated:
@@ -121,24 +132,53 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) int {
 	case faultMalformed:
 		out = malform(out)
 	}
-	s.metrics.usage(usage)
 	writeBody(w, http.StatusOK, out)
 	return http.StatusOK
+}
+
+// generate is what the model writes for the role's reply under this
+// request: without reasoning when the request turns thinking off, with
+// tool calls that do not parse when the tool-parse fault is drawn (or
+// left as text when the server does not parse them), cut at the token
+// limit the flavor's server reads.
+func (s *Server) generate(req *chatRequest, rp reply) generation {
+	f := s.opts.Flavor
+	g := generation{reply: rp}
+	if !f.thinks(req) {
+		g.ReasoningContent = ""
+	}
+	if len(g.ToolCalls) > 0 {
+		switch {
+		case s.opts.NoToolParser && f == FlavorSGLang:
+			g.unparsed = true
+		case s.drawToolParse():
+			g.malformed = true
+			s.metrics.fault(faultToolParse)
+		}
+	}
+	if n, ok := f.maxTokens(req); ok {
+		g = limit(g, n)
+	}
+	return g
+}
+
+// refuse writes e in the flavor's error shape and returns its status.
+func (s *Server) refuse(w http.ResponseWriter, e *apiError) int {
+	writeBody(w, e.status, s.opts.Flavor.errorBody(e))
+	return e.status
 }
 
 // fail writes the error body for err and returns its status.
 func (s *Server) fail(w http.ResponseWriter, err error) int {
 	var bad *badRequest
 	if errors.As(err, &bad) {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", bad.msg)
-		return http.StatusBadRequest
+		return s.refuse(w, invalid("%s", bad.msg))
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return 0
 	}
 	s.log.Warn("chat completion failed", "err", err)
-	writeError(w, http.StatusInternalServerError, "server_error", "synth emulate: "+err.Error())
-	return http.StatusInternalServerError
+	return s.refuse(w, &apiError{status: http.StatusInternalServerError, kind: "server_error", message: "synth emulate: " + err.Error()})
 }
 
 // answer plays the role the request is for.

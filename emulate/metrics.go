@@ -143,6 +143,7 @@ func (m *metrics) snapshot() Metrics {
 	for _, c := range faultClasses {
 		out.Faults[c] = m.faults[c]
 	}
+	out.Faults[faultToolParse] = m.faults[faultToolParse]
 	for r, n := range m.roles {
 		out.Roles[r] = n
 	}
@@ -164,7 +165,7 @@ func (s *Server) Metrics() Metrics { return s.metrics.snapshot() }
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	b, err := json.MarshalIndent(s.metrics.snapshot(), "", "  ")
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "server_error", "metrics: "+err.Error())
+		s.refuse(w, &apiError{status: http.StatusInternalServerError, kind: "server_error", message: "metrics: " + err.Error()})
 		return
 	}
 	writeBody(w, http.StatusOK, append(b, '\n'))

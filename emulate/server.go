@@ -48,6 +48,27 @@ type Options struct {
 	// Logger receives one debug line per request and warnings; nil
 	// discards them.
 	Logger *slog.Logger
+
+	// Flavor is the server whose wire behaviour the emulator reproduces
+	// (flavor.go); "" is FlavorGeneric.
+	Flavor Flavor
+	// NoToolParser answers as the flavor's server does when it runs
+	// without tool calling: vLLM without --enable-auto-tool-choice, SGLang
+	// without --tool-call-parser, llama.cpp with --no-jinja, an Ollama
+	// model whose template has no tools. OpenAI and the generic flavor
+	// have no such switch.
+	NoToolParser bool
+	// NoReasoningParser answers as the flavor's server does without a
+	// reasoning parser: the model's thinking stays in the content as
+	// <think>…</think> (vLLM and SGLang without --reasoning-parser,
+	// llama.cpp with --reasoning-format none). OpenAI never returns
+	// reasoning and Ollama always separates it, so neither has the switch.
+	NoReasoningParser bool
+	// ToolParseRate (0..1) is how often the model writes its tool calls
+	// so that they do not parse; the flavor's server reports each as its
+	// parser does (render.go). It is drawn apart from ErrorRate's faults,
+	// so setting it leaves their sequence as it was.
+	ToolParseRate float64
 }
 
 // DefaultOptions are the settings `synth emulate` starts with.
@@ -84,6 +105,7 @@ type Server struct {
 
 	faultMu  sync.Mutex
 	faultRNG *rand.Rand
+	parseRNG *rand.Rand // draws ToolParseRate's failures
 }
 
 // New checks the options and builds a server. With Options.Domain set it
@@ -102,9 +124,23 @@ func New(opts Options) (*Server, error) {
 	if !(opts.MistakeRate >= 0 && opts.MistakeRate <= 1) {
 		errs = append(errs, fmt.Errorf("mistake rate %v: must be between 0 and 1 (--mistake-rate)", opts.MistakeRate))
 	}
+	flavor, err := ParseFlavor(string(opts.Flavor))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err == nil && opts.NoToolParser && !flavor.hasToolSwitch() {
+		errs = append(errs, fmt.Errorf("--no-tool-parser: the %s flavor always parses tool calls; use it with --flavor vllm, sglang, ollama or llamacpp", flavor))
+	}
+	if err == nil && opts.NoReasoningParser && !flavor.hasReasoningParser() {
+		errs = append(errs, fmt.Errorf("--no-reasoning-parser: the %s flavor has no reasoning parser to turn off; use it with --flavor generic, vllm, sglang or llamacpp", flavor))
+	}
+	if !(opts.ToolParseRate >= 0 && opts.ToolParseRate <= 1) {
+		errs = append(errs, fmt.Errorf("tool parse failure rate %v: must be between 0 and 1 (--tool-parse-failures)", opts.ToolParseRate))
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	opts.Flavor = flavor
 	if opts.MaxConcurrency == 0 {
 		opts.MaxConcurrency = defaultConcurrency
 	}
@@ -120,6 +156,7 @@ func New(opts Options) (*Server, error) {
 		sessions: newSessionCache(sessionCap),
 		domains:  &domainCache{lru: newLRU[*domainEntry](domainCap)},
 		faultRNG: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		parseRNG: rand.New(rand.NewPCG(opts.Seed^0x5851f42d4c957f2d, opts.Seed)),
 	}
 	if opts.Domain != "" {
 		// The seed only shapes the pack's generated database, not its name.
@@ -139,11 +176,11 @@ func New(opts Options) (*Server, error) {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/v1/chat/completions", "/chat/completions", "/v1/models", "/models", "/metrics":
-			writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", fmt.Sprintf("%s %s: method not allowed", r.Method, r.URL.Path))
+			s.refuse(w, &apiError{status: http.StatusMethodNotAllowed, kind: "invalid_request_error", message: fmt.Sprintf("%s %s: method not allowed", r.Method, r.URL.Path)})
 			return
 		}
-		writeError(w, http.StatusNotFound, "invalid_request_error",
-			fmt.Sprintf("no route for %s %s: synth emulate serves POST /v1/chat/completions, GET /v1/models and GET /metrics", r.Method, r.URL.Path))
+		s.refuse(w, &apiError{status: http.StatusNotFound, kind: "invalid_request_error",
+			message: fmt.Sprintf("no route for %s %s: synth emulate serves POST /v1/chat/completions, GET /v1/models and GET /metrics", r.Method, r.URL.Path)})
 	})
 	s.handler = mux
 	return s, nil
@@ -187,6 +224,9 @@ const (
 	faultTruncated   = "truncated"    // a 200 whose JSON body is cut short
 	faultMalformed   = "malformed"    // a 200 whose body is not JSON
 	faultUnknownTool = "unknown_tool" // an agent reply calling a tool that does not exist
+	// faultToolParse is a tool call the model wrote so that it does not
+	// parse (Options.ToolParseRate), drawn apart from the classes above.
+	faultToolParse = "tool_parse"
 )
 
 var faultClasses = []string{faultRateLimit, faultServer, faultSlow, faultTruncated, faultMalformed, faultUnknownTool}
@@ -205,6 +245,19 @@ func (s *Server) drawFault(agentRequest bool) string {
 		n-- // only an agent can call an unknown tool
 	}
 	return faultClasses[int(c*float64(n))]
+}
+
+// drawToolParse draws whether this reply's tool calls come out
+// malformed. It draws nothing when the rate is 0, so the other faults'
+// sequence is the same with and without the option.
+func (s *Server) drawToolParse() bool {
+	if s.opts.ToolParseRate <= 0 {
+		return false
+	}
+	s.faultMu.Lock()
+	u := s.parseRNG.Float64()
+	s.faultMu.Unlock()
+	return u < s.opts.ToolParseRate
 }
 
 // wait sleeps d unless ctx ends first; it reports whether it slept.

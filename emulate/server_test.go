@@ -457,6 +457,12 @@ func TestOptionsChecked(t *testing.T) {
 		{Options{Latency: -time.Second}, "--latency"},
 		{Options{MaxConcurrency: -1}, "--max-concurrency"},
 		{Options{Domain: "/no/such/pack"}, "--domain"},
+		{Options{Flavor: "tgi"}, "--flavor"},
+		{Options{Flavor: FlavorOpenAI, NoToolParser: true}, "--no-tool-parser"},
+		{Options{NoToolParser: true}, "--no-tool-parser"},
+		{Options{Flavor: FlavorOllama, NoReasoningParser: true}, "--no-reasoning-parser"},
+		{Options{Flavor: FlavorOpenAI, NoReasoningParser: true}, "--no-reasoning-parser"},
+		{Options{ToolParseRate: 2}, "--tool-parse-failures"},
 	} {
 		if _, err := New(tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v, want an error naming %s", tc.opts, err, tc.want)

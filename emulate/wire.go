@@ -2,7 +2,6 @@ package emulate
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,10 +27,27 @@ type chatRequest struct {
 	User     string    `json:"user"`
 	Seed     *int64    `json:"seed"`
 	Stream   bool      `json:"stream"`
+
+	// The fields some flavor reads, refuses or ignores (flavor.go).
+	MaxTokens           *int64                     `json:"max_tokens"`
+	MaxCompletionTokens *int64                     `json:"max_completion_tokens"`
+	NPredict            *int64                     `json:"n_predict"`
+	Temperature         json.RawMessage            `json:"temperature"`
+	ReasoningEffort     json.RawMessage            `json:"reasoning_effort"`
+	ToolChoice          json.RawMessage            `json:"tool_choice"`
+	ParallelToolCalls   *bool                      `json:"parallel_tool_calls"`
+	ResponseFormat      json.RawMessage            `json:"response_format"`
+	ChatTemplateKwargs  map[string]json.RawMessage `json:"chat_template_kwargs"`
+
+	// keys are the body's top-level keys, sorted, for the flavors that
+	// refuse fields they do not know.
+	keys []string
 }
 
 // message is one request message. Content is a string or, in the newer
-// shape, an array of parts whose text parts are joined.
+// shape, an array of parts whose text parts are joined. RawContent is
+// empty when the message has no content key and "null" when it is null:
+// servers tell the two apart.
 type message struct {
 	Role       string            `json:"role"`
 	RawContent json.RawMessage   `json:"content"`
@@ -84,11 +100,19 @@ func (e *badRequest) Error() string { return e.msg }
 
 func badf(format string, args ...any) error { return &badRequest{fmt.Sprintf(format, args...)} }
 
-// parseRequest decodes and checks a request body.
-func parseRequest(body []byte) (*chatRequest, error) {
+// parseRequest decodes and checks a request body; withKeys also lists
+// its top-level keys.
+func parseRequest(body []byte, withKeys bool) (*chatRequest, error) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, badf("request body is not a valid chat completion request: %v", err)
+	}
+	if withKeys {
+		keys, err := topLevelKeys(body)
+		if err != nil {
+			return nil, badf("request body is not a valid chat completion request: %v", err)
+		}
+		req.keys = keys
 	}
 	if req.Stream {
 		return nil, badf("stream: true is not supported; synth emulate answers non-streaming requests only (send stream: false)")
@@ -212,69 +236,6 @@ func replyChars(rp reply) int {
 		n += len(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
 	}
 	return n
-}
-
-// response renders a reply. Its id hashes the request and the reply, so
-// the same request always gets byte-identical bytes.
-func response(req *chatRequest, body []byte, rp reply) ([]byte, wireUsage, error) {
-	model := req.Model
-	if model == "" {
-		model = "synth-emulate"
-	}
-	msg := wireMessage{Role: "assistant", ReasoningContent: rp.ReasoningContent, ToolCalls: rp.ToolCalls}
-	finish := "stop"
-	if len(rp.ToolCalls) > 0 {
-		finish = "tool_calls"
-	}
-	if rp.Content != "" || len(rp.ToolCalls) == 0 {
-		c := rp.Content
-		msg.Content = &c
-	}
-	u := wireUsage{PromptTokens: tokens(promptChars(req)), CompletionTokens: tokens(replyChars(rp))}
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	h := sha256.New()
-	h.Write(body)
-	h.Write([]byte{0})
-	h.Write([]byte(rp.Content))
-	for _, c := range rp.ToolCalls {
-		h.Write([]byte{0})
-		h.Write([]byte(c.ID + c.Function.Name + c.Function.Arguments))
-	}
-	out, err := json.Marshal(wireResponse{
-		ID:                fmt.Sprintf("chatcmpl-%x", h.Sum(nil)[:12]),
-		Object:            "chat.completion",
-		Created:           created,
-		Model:             model,
-		Choices:           []wireChoice{{Index: 0, Message: msg, FinishReason: finish}},
-		Usage:             u,
-		SystemFingerprint: "fp_synth_emulate",
-	})
-	return out, u, err
-}
-
-// openAIError is OpenAI's error body.
-type openAIError struct {
-	Error struct {
-		Message string  `json:"message"`
-		Type    string  `json:"type"`
-		Param   *string `json:"param"`
-		Code    *string `json:"code"`
-	} `json:"error"`
-}
-
-func errorBody(kind, msg string) []byte {
-	var e openAIError
-	e.Error.Message, e.Error.Type = msg, kind
-	if kind == "rate_limit_exceeded" {
-		code := kind
-		e.Error.Code = &code
-	}
-	b, _ := json.Marshal(e)
-	return b
-}
-
-func writeError(w http.ResponseWriter, status int, kind, msg string) {
-	writeBody(w, status, errorBody(kind, msg))
 }
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {

@@ -1,13 +1,20 @@
 package export
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/synth-data/synth/record"
 )
 
@@ -102,7 +109,16 @@ func normMessages(msgs []record.Message) []record.Message {
 	for i := range out {
 		if len(out[i].ToolCalls) == 0 {
 			out[i].ToolCalls = nil
+			continue
 		}
+		// Arguments are stored as the object itself: empty ones read as {}.
+		calls := append([]record.ToolCall(nil), out[i].ToolCalls...)
+		for j := range calls {
+			if calls[j].Function.Arguments == "" {
+				calls[j].Function.Arguments = "{}"
+			}
+		}
+		out[i].ToolCalls = calls
 	}
 	return out
 }
@@ -168,3 +184,63 @@ func fileNames(files []File) []string {
 }
 
 func abs(dir string, f File) string { return filepath.Join(dir, filepath.FromSlash(f.Path)) }
+
+// checkJSONColumns checks what pyarrow and datasets rely on to give the
+// message and tools columns their Json() feature: the Parquet JSON logical
+// type on the leaf, the arrow.json extension in the stored Arrow schema,
+// and the datasets features in the "huggingface" metadata.
+func checkJSONColumns(t *testing.T, pf *file.Reader) {
+	t.Helper()
+	md := pf.MetaData()
+	for c := range md.Schema.NumColumns() {
+		col := md.Schema.Column(c)
+		path := col.ColumnPath().String()
+		isJSON := path == "messages.list.element" || path == "tools.list.element" ||
+			path == "prompt.list.element" || path == "chosen.list.element" || path == "rejected.list.element"
+		if got := col.LogicalType().String() == (schema.JSONLogicalType{}).String(); got != isJSON {
+			t.Errorf("column %s: logical type %s", path, col.LogicalType())
+		}
+	}
+	stored := md.KeyValueMetadata().FindValue("ARROW:schema")
+	if stored == nil {
+		t.Fatal("no ARROW:schema")
+	}
+	raw, err := base64.StdEncoding.DecodeString(*stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := ipc.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("stored schema: %v", err)
+	}
+	defer rd.Release()
+	sch := rd.Schema()
+	for _, f := range sch.Fields() {
+		l, ok := f.Type.(*arrow.ListType)
+		if !ok {
+			continue
+		}
+		want := f.Name != "evidence"
+		ext, ok := l.Elem().(arrow.ExtensionType)
+		if got := ok && ext.ExtensionName() == "arrow.json"; got != want {
+			t.Errorf("stored schema: %s is %s", f.Name, f.Type)
+		}
+	}
+	hf := md.KeyValueMetadata().FindValue("huggingface")
+	if hf == nil {
+		t.Fatal("no huggingface metadata")
+	}
+	var feats struct {
+		Info struct {
+			Features map[string]json.RawMessage `json:"features"`
+		} `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(*hf), &feats); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sch.Fields() {
+		if _, ok := feats.Info.Features[f.Name]; !ok {
+			t.Errorf("huggingface features lack %s", f.Name)
+		}
+	}
+}

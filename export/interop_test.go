@@ -69,7 +69,7 @@ func TestDuckDBInterop(t *testing.T) {
 		}, wantErr: "1 tool calls have an id that is not 9 alphanumerics"},
 		{name: "arguments not JSON", args: []string{"--rows", "26"}, mutate: func(rows map[string][]SFTRow) {
 			rows["validation"][0].Messages[7].ToolCalls[0].Function.Arguments = "{order_id:"
-		}, wantErr: "1 tool calls have arguments that are not valid JSON"},
+		}, wantErr: "1 tool calls have arguments that are not a JSON object"},
 		{name: "tool message without name", args: []string{"--rows", "26"}, mutate: func(rows map[string][]SFTRow) {
 			rows["train"][5].Messages[3].Name = ""
 		}, wantErr: "1 tool messages lack tool_call_id or name"},

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -22,120 +23,157 @@ func as[T any](v any, what string) (T, error) {
 	return t, nil
 }
 
-// structField returns the i-th child builder of sb, as type T.
-func structField[T any](sb *array.StructBuilder, i int, what string) (T, error) {
-	if i >= sb.NumField() {
-		var zero T
-		return zero, fmt.Errorf("export: internal error: %s has %d fields, want more than %d", what, sb.NumField(), i)
-	}
-	return as[T](sb.FieldBuilder(i), what)
+// jsonListBuilder appends JSON values to a list<arrow.json> column (the
+// messages and tools columns), keeping typed handles on the nested
+// builders so appending a row does no type switches.
+type jsonListBuilder struct {
+	list  *array.ListBuilder
+	value *array.StringBuilder
+	buf   []byte
 }
 
-// messagesBuilder appends []record.Message values to a list<message>
-// column, keeping typed handles on every nested builder so appending a row
-// does no type switches.
-type messagesBuilder struct {
-	list                                       *array.ListBuilder
-	msg                                        *array.StructBuilder
-	role, content, reasoning, toolCallID, name *array.StringBuilder
-	calls                                      *array.ListBuilder
-	call                                       *array.StructBuilder
-	callID, callType                           *array.StringBuilder
-	fn                                         *array.StructBuilder
-	fnName, fnArgs                             *array.StringBuilder
-}
-
-func newMessagesBuilder(b array.Builder, column string) (*messagesBuilder, error) {
-	var (
-		m   messagesBuilder
-		err error
-	)
-	set := func(f func() error) {
-		if err == nil {
-			err = f()
-		}
-	}
-	strField := func(dst **array.StringBuilder, sb **array.StructBuilder, i int, what string) {
-		set(func() (e error) { *dst, e = structField[*array.StringBuilder](*sb, i, column+"."+what); return })
-	}
-	set(func() (e error) { m.list, e = as[*array.ListBuilder](b, column); return })
-	set(func() (e error) {
-		m.msg, e = as[*array.StructBuilder](m.list.ValueBuilder(), column+".element")
-		return
-	})
-	strField(&m.role, &m.msg, 0, "role")
-	strField(&m.content, &m.msg, 1, "content")
-	strField(&m.reasoning, &m.msg, 2, "reasoning_content")
-	set(func() (e error) { m.calls, e = structField[*array.ListBuilder](m.msg, 3, column+".tool_calls"); return })
-	strField(&m.toolCallID, &m.msg, 4, "tool_call_id")
-	strField(&m.name, &m.msg, 5, "name")
-	set(func() (e error) {
-		m.call, e = as[*array.StructBuilder](m.calls.ValueBuilder(), column+".tool_calls.element")
-		return
-	})
-	strField(&m.callID, &m.call, 0, "tool_calls.id")
-	strField(&m.callType, &m.call, 1, "tool_calls.type")
-	set(func() (e error) {
-		m.fn, e = structField[*array.StructBuilder](m.call, 2, column+".tool_calls.function")
-		return
-	})
-	strField(&m.fnName, &m.fn, 0, "tool_calls.function.name")
-	strField(&m.fnArgs, &m.fn, 1, "tool_calls.function.arguments")
+func newJSONListBuilder(b array.Builder, column string) (*jsonListBuilder, error) {
+	list, err := as[*array.ListBuilder](b, column)
 	if err != nil {
 		return nil, err
 	}
-	return &m, nil
-}
-
-// appendOptional writes s, or null when s is empty: these fields are absent
-// from most messages, and chat templates test them for truthiness.
-func appendOptional(b *array.StringBuilder, s string) {
-	if s == "" {
-		b.AppendNull()
-		return
+	ext, err := as[*array.ExtensionBuilder](list.ValueBuilder(), column+".element")
+	if err != nil {
+		return nil, err
 	}
-	b.Append(s)
+	value, err := as[*array.StringBuilder](ext.StorageBuilder(), column+".element storage")
+	if err != nil {
+		return nil, err
+	}
+	return &jsonListBuilder{list: list, value: value}, nil
 }
 
-// append adds one row and returns roughly how many bytes it added, which
-// the writer uses to keep row groups small.
-func (m *messagesBuilder) append(msgs []record.Message) int64 {
-	// An empty conversation is an empty list, not null: the column always
-	// holds a list so loaders never see None where they iterate.
-	m.list.Append(true)
+// appendMessages adds one row of messages, each as its canonical JSON
+// object, and returns how many bytes it added, which the writer uses to
+// keep row groups small. An empty conversation is an empty list, not
+// null: the column always holds a list so loaders never see None where
+// they iterate.
+func (b *jsonListBuilder) appendMessages(msgs []record.Message) int64 {
+	b.list.Append(true)
 	n := int64(4)
 	for i := range msgs {
-		msg := &msgs[i]
-		m.msg.Append(true)
-		m.role.Append(msg.Role)
-		// Content is "" rather than null on tool-call turns: some chat
-		// templates fail on a null content.
-		m.content.Append(msg.Content)
-		appendOptional(m.reasoning, msg.ReasoningContent)
-		if len(msg.ToolCalls) == 0 {
-			m.calls.AppendNull()
-		} else {
-			m.calls.Append(true)
-			for j := range msg.ToolCalls {
-				tc := &msg.ToolCalls[j]
-				m.call.Append(true)
-				m.callID.Append(tc.ID)
-				m.callType.Append(tc.Type)
-				m.fn.Append(true)
-				m.fnName.Append(tc.Function.Name)
-				m.fnArgs.Append(tc.Function.Arguments)
-				n += int64(len(tc.ID)+len(tc.Type)+len(tc.Function.Name)+len(tc.Function.Arguments)) + 32
-			}
-		}
-		appendOptional(m.toolCallID, msg.ToolCallID)
-		appendOptional(m.name, msg.Name)
-		n += int64(len(msg.Role)+len(msg.Content)+len(msg.ReasoningContent)+len(msg.ToolCallID)+len(msg.Name)) + 32
+		b.buf = AppendMessageJSON(b.buf[:0], &msgs[i])
+		b.value.BinaryBuilder.Append(b.buf)
+		n += int64(len(b.buf)) + 4
 	}
 	return n
 }
 
-// messagesColumn reads []record.Message values from a list<message> array.
+// appendValues adds one row of already encoded JSON values.
+func (b *jsonListBuilder) appendValues(vals []json.RawMessage) int64 {
+	b.list.Append(true)
+	n := int64(4)
+	for _, v := range vals {
+		b.value.BinaryBuilder.Append(v)
+		n += int64(len(v)) + 4
+	}
+	return n
+}
+
+// messagesColumn reads []record.Message values from a messages column of
+// either format: list<arrow.json> (version 2) or list<message struct>
+// (version 1).
 type messagesColumn struct {
+	v2 *jsonListColumn
+	v1 *messagesColumnV1
+}
+
+func newMessagesColumn(a arrow.Array, column string) (*messagesColumn, error) {
+	if list, ok := a.(*array.List); ok {
+		if _, isStruct := list.ListValues().(*array.Struct); isStruct {
+			v1, err := newMessagesColumnV1(a, column)
+			return &messagesColumn{v1: v1}, err
+		}
+	}
+	v2, err := newJSONListColumn(a, column)
+	return &messagesColumn{v2: v2}, err
+}
+
+// at decodes row i. Empty and null lists both read as nil.
+func (c *messagesColumn) at(i int) ([]record.Message, error) {
+	if c.v1 != nil {
+		return c.v1.at(i), nil
+	}
+	vals := c.v2.at(i)
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	out := make([]record.Message, len(vals))
+	for j, v := range vals {
+		m, err := ParseMessageJSON([]byte(v))
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", c.v2.column, j, err)
+		}
+		out[j] = m
+	}
+	return out, nil
+}
+
+// jsonListColumn reads the JSON texts of a list<arrow.json> column. Read
+// without the stored Arrow schema (see dropStoredSchema), pqarrow gives a
+// Parquet JSON column as binary; in memory it is the extension over utf8.
+type jsonListColumn struct {
+	column string
+	list   *array.List
+	values interface {
+		IsNull(int) bool
+		ValueString(int) string
+	}
+}
+
+func newJSONListColumn(a arrow.Array, column string) (*jsonListColumn, error) {
+	list, err := as[*array.List](a, column)
+	if err != nil {
+		return nil, err
+	}
+	vals := list.ListValues()
+	if ext, ok := vals.(array.ExtensionArray); ok {
+		vals = ext.Storage()
+	}
+	c := &jsonListColumn{column: column, list: list}
+	switch v := vals.(type) {
+	case *array.Binary:
+		c.values = v
+	case *array.String:
+		c.values = clonedStrings{v}
+	default:
+		return nil, fmt.Errorf("export: internal error: %s.element is %T, want a string or binary array", column, vals)
+	}
+	return c, nil
+}
+
+// clonedStrings reads strings that outlive their column buffer.
+type clonedStrings struct{ *array.String }
+
+func (c clonedStrings) ValueString(i int) string { return strings.Clone(c.Value(i)) }
+
+// at returns row i's values, copied out of the column buffer.
+func (c *jsonListColumn) at(i int) []string {
+	if c.list.IsNull(i) {
+		return nil
+	}
+	start, end := c.list.ValueOffsets(i)
+	if start == end {
+		return nil
+	}
+	out := make([]string, 0, end-start)
+	for j := int(start); j < int(end); j++ {
+		if c.values.IsNull(j) {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, c.values.ValueString(j))
+	}
+	return out
+}
+
+// messagesColumnV1 reads format version 1's list<message struct>.
+type messagesColumnV1 struct {
 	list                                       *array.List
 	msg                                        *array.Struct
 	role, content, reasoning, toolCallID, name *array.String
@@ -154,9 +192,9 @@ func structChild[T any](s *array.Struct, i int, what string) (T, error) {
 	return as[T](s.Field(i), what)
 }
 
-func newMessagesColumn(a arrow.Array, column string) (*messagesColumn, error) {
+func newMessagesColumnV1(a arrow.Array, column string) (*messagesColumnV1, error) {
 	var (
-		c   messagesColumn
+		c   messagesColumnV1
 		err error
 	)
 	set := func(f func() error) {
@@ -201,7 +239,7 @@ func stringAt(a *array.String, i int) string {
 }
 
 // at decodes row i. Empty and null lists both read as nil.
-func (c *messagesColumn) at(i int) []record.Message {
+func (c *messagesColumnV1) at(i int) []record.Message {
 	if c.list.IsNull(i) {
 		return nil
 	}
@@ -246,6 +284,9 @@ func (c *messagesColumn) at(i int) []record.Message {
 func invalidUTF8(column string, msgs []record.Message) string {
 	for i := range msgs {
 		m := &msgs[i]
+		if m.Role == "" {
+			return fmt.Sprintf("%s[%d].role is empty and so", column, i)
+		}
 		for _, f := range [...]struct{ name, s string }{
 			{"role", m.Role}, {"content", m.Content}, {"reasoning_content", m.ReasoningContent},
 			{"tool_call_id", m.ToolCallID}, {"name", m.Name},

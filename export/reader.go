@@ -70,14 +70,18 @@ func readDPO(path string, mem memory.Allocator) ([]DPORow, error) {
 }
 
 func scanSFT(path string, mem memory.Allocator, fn func(SFTRow) error) error {
-	return scan(path, mem, "sft", SFTSchema(), func(rec arrow.RecordBatch) error {
+	return scan(path, mem, "sft", []*arrow.Schema{sftSchemaRead(), SFTSchema(), SFTSchemaV1()}, func(rec arrow.RecordBatch) error {
 		c, err := newSFTColumns(rec)
 		if err != nil {
 			return err
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			if err := fn(c.row(i)); err != nil {
-				return err
+			r, err := c.row(i)
+			if err != nil {
+				return rowError{i, r.ID, err}
+			}
+			if err := fn(r); err != nil {
+				return callerError{err}
 			}
 		}
 		return nil
@@ -85,23 +89,41 @@ func scanSFT(path string, mem memory.Allocator, fn func(SFTRow) error) error {
 }
 
 func scanDPO(path string, mem memory.Allocator, fn func(DPORow) error) error {
-	return scan(path, mem, "dpo", DPOSchema(), func(rec arrow.RecordBatch) error {
+	return scan(path, mem, "dpo", []*arrow.Schema{dpoSchemaRead(), DPOSchema(), DPOSchemaV1()}, func(rec arrow.RecordBatch) error {
 		c, err := newDPOColumns(rec)
 		if err != nil {
 			return err
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			if err := fn(c.row(i)); err != nil {
-				return err
+			r, err := c.row(i)
+			if err != nil {
+				return rowError{i, r.ID, err}
+			}
+			if err := fn(r); err != nil {
+				return callerError{err}
 			}
 		}
 		return nil
 	})
 }
 
-// scan opens path, checks its schema against want and hands each decoded
-// batch, already validated, to batch, one row group at a time.
-func scan(path string, mem memory.Allocator, kind string, want *arrow.Schema, batch func(arrow.RecordBatch) error) error {
+// rowError is a row whose values do not decode (a message that is not a
+// message object); it is a defect of the file, named by row.
+type rowError struct {
+	row int
+	id  string
+	err error
+}
+
+func (e rowError) Error() string {
+	return fmt.Sprintf("not a synth file: row %d (id %q) of its batch: %v", e.row, e.id, e.err)
+}
+func (e rowError) Unwrap() error { return e.err }
+
+// scan opens path, checks its schema against the accepted ones (the
+// current format first, then older ones) and hands each decoded batch,
+// already validated, to batch, one row group at a time.
+func scan(path string, mem memory.Allocator, kind string, accept []*arrow.Schema, batch func(arrow.RecordBatch) error) error {
 	var (
 		pf  *file.Reader
 		fr  *pqarrow.FileReader
@@ -139,7 +161,13 @@ func scan(path string, mem memory.Allocator, kind string, want *arrow.Schema, ba
 	}
 	// Checking every type up front is what makes the typed column access
 	// of the row decoders safe.
-	if msg := schemaMismatch(got, want); msg != "" {
+	msg := schemaMismatch(got, accept[0])
+	for _, old := range accept[1:] {
+		if msg != "" && schemaMismatch(got, old) == "" {
+			msg = ""
+		}
+	}
+	if msg != "" {
 		return fmt.Errorf("export: read %s: not a synth %s file: %s", path, kind, msg)
 	}
 
@@ -212,7 +240,7 @@ func feed(tbl arrow.Table, batch func(arrow.RecordBatch) error) (int64, error) {
 		}
 		rows += rec.NumRows()
 		if err := batch(rec); err != nil {
-			return rows, callerError{err}
+			return rows, err
 		}
 	}
 }
@@ -295,10 +323,11 @@ func column[T any](rec arrow.RecordBatch, i int) (T, error) {
 }
 
 type sftColumns struct {
-	id, blueprintID, domain, tools, behavior, engine *array.String
-	messages                                         *messagesColumn
-	nWrites, nReads                                  *array.Int32
-	evidence                                         *int32List
+	id, blueprintID, domain, behavior, engine *array.String
+	tools                                     *toolsColumn
+	messages                                  *messagesColumn
+	nWrites, nReads                           *array.Int32
+	evidence                                  *int32List
 }
 
 func newSFTColumns(rec arrow.RecordBatch) (*sftColumns, error) {
@@ -324,7 +353,7 @@ func newSFTColumns(rec arrow.RecordBatch) (*sftColumns, error) {
 		}
 		return e
 	})
-	strCol(&c.tools, 4)
+	set(func() (e error) { c.tools, e = newToolsColumn(rec, 4); return })
 	set(func() (e error) { c.nWrites, e = column[*array.Int32](rec, 5); return })
 	set(func() (e error) { c.nReads, e = column[*array.Int32](rec, 6); return })
 	set(func() error {
@@ -342,25 +371,28 @@ func newSFTColumns(rec arrow.RecordBatch) (*sftColumns, error) {
 	return &c, nil
 }
 
-func (c *sftColumns) row(i int) SFTRow {
-	return SFTRow{
+func (c *sftColumns) row(i int) (SFTRow, error) {
+	r := SFTRow{
 		ID:          stringAt(c.id, i),
 		BlueprintID: stringAt(c.blueprintID, i),
 		Domain:      stringAt(c.domain, i),
-		Messages:    c.messages.at(i),
-		Tools:       stringAt(c.tools, i),
+		Tools:       c.tools.at(i),
 		NWrites:     i32(c.nWrites, i),
 		NReads:      i32(c.nReads, i),
 		Evidence:    c.evidence.at(i),
 		Behavior:    stringAt(c.behavior, i),
 		Engine:      stringAt(c.engine, i),
 	}
+	var err error
+	r.Messages, err = c.messages.at(i)
+	return r, err
 }
 
 type dpoColumns struct {
-	id, blueprintID, domain, tools, failure *array.String
-	prompt, chosen, rejected                *messagesColumn
-	divergenceTurn                          *array.Int32
+	id, blueprintID, domain, failure *array.String
+	tools                            *toolsColumn
+	prompt, chosen, rejected         *messagesColumn
+	divergenceTurn                   *array.Int32
 }
 
 func newDPOColumns(rec arrow.RecordBatch) (*dpoColumns, error) {
@@ -391,7 +423,7 @@ func newDPOColumns(rec arrow.RecordBatch) (*dpoColumns, error) {
 	msgCol(&c.prompt, 3, "prompt")
 	msgCol(&c.chosen, 4, "chosen")
 	msgCol(&c.rejected, 5, "rejected")
-	strCol(&c.tools, 6)
+	set(func() (e error) { c.tools, e = newToolsColumn(rec, 6); return })
 	strCol(&c.failure, 7)
 	set(func() (e error) { c.divergenceTurn, e = column[*array.Int32](rec, 8); return })
 	if err != nil {
@@ -400,18 +432,54 @@ func newDPOColumns(rec arrow.RecordBatch) (*dpoColumns, error) {
 	return &c, nil
 }
 
-func (c *dpoColumns) row(i int) DPORow {
-	return DPORow{
+func (c *dpoColumns) row(i int) (DPORow, error) {
+	r := DPORow{
 		ID:             stringAt(c.id, i),
 		BlueprintID:    stringAt(c.blueprintID, i),
 		Domain:         stringAt(c.domain, i),
-		Prompt:         c.prompt.at(i),
-		Chosen:         c.chosen.at(i),
-		Rejected:       c.rejected.at(i),
-		Tools:          stringAt(c.tools, i),
+		Tools:          c.tools.at(i),
 		Failure:        stringAt(c.failure, i),
 		DivergenceTurn: i32(c.divergenceTurn, i),
 	}
+	var err error
+	if r.Prompt, err = c.prompt.at(i); err != nil {
+		return r, err
+	}
+	if r.Chosen, err = c.chosen.at(i); err != nil {
+		return r, err
+	}
+	r.Rejected, err = c.rejected.at(i)
+	return r, err
+}
+
+// toolsColumn reads the tools column of either format: JSON text
+// (version 1) or a list of tool objects (version 2), as the JSON text of
+// the tools array.
+type toolsColumn struct {
+	text *array.String
+	list *jsonListColumn
+}
+
+func newToolsColumn(rec arrow.RecordBatch, i int) (*toolsColumn, error) {
+	a, err := column[arrow.Array](rec, i)
+	if err != nil {
+		return nil, err
+	}
+	if s, ok := a.(*array.String); ok {
+		return &toolsColumn{text: s}, nil
+	}
+	l, err := newJSONListColumn(a, "tools")
+	if err != nil {
+		return nil, err
+	}
+	return &toolsColumn{list: l}, nil
+}
+
+func (c *toolsColumn) at(i int) string {
+	if c.text != nil {
+		return stringAt(c.text, i)
+	}
+	return joinTools(c.list.at(i))
 }
 
 // i32 reads an int32 that may be null, as 0.

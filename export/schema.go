@@ -1,11 +1,22 @@
 package export
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 )
+
+// FormatVersion is the version of the column contract the writer
+// produces; the manifest records it. Version 1 (synth ≤ 0.3) stored each
+// message as a null-padded struct and arguments and tools as JSON text;
+// version 2 stores every message and every tool as a JSON object in a
+// Json() column, so that a row loaded with Hugging Face datasets is the
+// canonical conversation and renders under chat templates as it is. The
+// readers read both.
+const FormatVersion = 2
 
 // Every field is nullable because Hugging Face datasets, DuckDB and pyarrow
 // treat Parquet fields as nullable anyway, and a required field in one shard
@@ -21,11 +32,26 @@ func listOf(t arrow.DataType) *arrow.ListType {
 	return arrow.ListOfField(nullable("element", t))
 }
 
-// messageType is the OpenAI chat message as TRL chat templates read it.
-// function.arguments is JSON text, not a struct: Arrow cannot store the
-// empty struct of a call without arguments, and text is what the OpenAI API
-// itself sends.
-func messageType() *arrow.StructType {
+// jsonType is Arrow's canonical JSON extension type (arrow.json) over
+// utf8. pqarrow writes it as a Parquet string column with the JSON logical
+// type and records the extension in the stored Arrow schema; pyarrow
+// (≥ 19) restores the extension from that schema, and datasets (≥ 4.7)
+// turns an arrow.json column into its Json() feature, which hands each
+// value to Python as the decoded object. That is the same layout datasets
+// writes for its own Json() columns.
+var jsonType = sync.OnceValue(func() arrow.DataType {
+	t, err := extensions.NewJSONType(arrow.BinaryTypes.String)
+	if err != nil {
+		// utf8 is a storage type NewJSONType always accepts.
+		return arrow.BinaryTypes.String
+	}
+	return t
+})
+
+// messageTypeV1 is the message struct of format version 1, kept to read
+// older releases: every message carried every key (null when unset) and
+// function.arguments was JSON text.
+func messageTypeV1() *arrow.StructType {
 	str := arrow.BinaryTypes.String
 	function := arrow.StructOf(
 		nullable("name", str),
@@ -50,50 +76,132 @@ func messageType() *arrow.StructType {
 // file of every split on the very same value.
 var (
 	sftSchema = sync.OnceValue(func() *arrow.Schema {
-		str := arrow.BinaryTypes.String
-		i32 := arrow.PrimitiveTypes.Int32
-		return arrow.NewSchema([]arrow.Field{
-			nullable("id", str),
-			nullable("blueprint_id", str),
-			nullable("domain", str),
-			nullable("messages", listOf(messageType())),
-			nullable("tools", str),
-			nullable("n_writes", i32),
-			nullable("n_reads", i32),
-			nullable("evidence", listOf(i32)),
-			nullable("behavior", str),
-			nullable("engine", str),
-		}, nil)
+		return sftSchemaWith(listOf(jsonType()), listOf(jsonType()), featuresMetadata(sftFeatures()))
 	})
 	dpoSchema = sync.OnceValue(func() *arrow.Schema {
-		str := arrow.BinaryTypes.String
-		msgs := listOf(messageType())
-		return arrow.NewSchema([]arrow.Field{
-			nullable("id", str),
-			nullable("blueprint_id", str),
-			nullable("domain", str),
-			nullable("prompt", msgs),
-			nullable("chosen", msgs),
-			nullable("rejected", msgs),
-			nullable("tools", str),
-			nullable("failure", str),
-			nullable("divergence_turn", arrow.PrimitiveTypes.Int32),
-		}, nil)
+		return dpoSchemaWith(listOf(jsonType()), listOf(jsonType()), featuresMetadata(dpoFeatures()))
+	})
+	// The version 2 schemas as the reader sees them: it drops the stored
+	// Arrow schema, and pqarrow reads a Parquet JSON column as binary.
+	sftSchemaRead = sync.OnceValue(func() *arrow.Schema {
+		bin := arrow.BinaryTypes.Binary
+		return sftSchemaWith(listOf(bin), listOf(bin), nil)
+	})
+	dpoSchemaRead = sync.OnceValue(func() *arrow.Schema {
+		bin := arrow.BinaryTypes.Binary
+		return dpoSchemaWith(listOf(bin), listOf(bin), nil)
+	})
+	sftSchemaV1 = sync.OnceValue(func() *arrow.Schema {
+		return sftSchemaWith(listOf(messageTypeV1()), arrow.BinaryTypes.String, nil)
+	})
+	dpoSchemaV1 = sync.OnceValue(func() *arrow.Schema {
+		return dpoSchemaWith(listOf(messageTypeV1()), arrow.BinaryTypes.String, nil)
 	})
 )
 
-// SFTSchema returns the Arrow schema of the sft config.
+func sftSchemaWith(msgs, tools arrow.DataType, md *arrow.Metadata) *arrow.Schema {
+	str := arrow.BinaryTypes.String
+	i32 := arrow.PrimitiveTypes.Int32
+	return arrow.NewSchema([]arrow.Field{
+		nullable("id", str),
+		nullable("blueprint_id", str),
+		nullable("domain", str),
+		nullable("messages", msgs),
+		nullable("tools", tools),
+		nullable("n_writes", i32),
+		nullable("n_reads", i32),
+		nullable("evidence", listOf(i32)),
+		nullable("behavior", str),
+		nullable("engine", str),
+	}, md)
+}
+
+func dpoSchemaWith(msgs, tools arrow.DataType, md *arrow.Metadata) *arrow.Schema {
+	str := arrow.BinaryTypes.String
+	return arrow.NewSchema([]arrow.Field{
+		nullable("id", str),
+		nullable("blueprint_id", str),
+		nullable("domain", str),
+		nullable("prompt", msgs),
+		nullable("chosen", msgs),
+		nullable("rejected", msgs),
+		nullable("tools", tools),
+		nullable("failure", str),
+		nullable("divergence_turn", arrow.PrimitiveTypes.Int32),
+	}, md)
+}
+
+// The datasets features of each config, in the form Features.to_dict
+// writes (datasets/features/features.py): datasets reads them from the
+// "huggingface" key of the Parquet schema metadata and uses a column's
+// entry when its Arrow type equals the column's, so a loader gets exactly
+// these features rather than inferred ones.
+func sftFeatures() []featureEntry {
+	str, i32, jsons := featureValue("string"), featureValue("int32"), featureList(map[string]any{"_type": "Json"})
+	return []featureEntry{
+		{"id", str}, {"blueprint_id", str}, {"domain", str}, {"messages", jsons}, {"tools", jsons},
+		{"n_writes", i32}, {"n_reads", i32}, {"evidence", featureList(i32)}, {"behavior", str}, {"engine", str},
+	}
+}
+
+func dpoFeatures() []featureEntry {
+	str, i32, jsons := featureValue("string"), featureValue("int32"), featureList(map[string]any{"_type": "Json"})
+	return []featureEntry{
+		{"id", str}, {"blueprint_id", str}, {"domain", str}, {"prompt", jsons}, {"chosen", jsons},
+		{"rejected", jsons}, {"tools", jsons}, {"failure", str}, {"divergence_turn", i32},
+	}
+}
+
+func featureValue(dtype string) map[string]any {
+	return map[string]any{"dtype": dtype, "_type": "Value"}
+}
+
+func featureList(of map[string]any) map[string]any {
+	return map[string]any{"feature": of, "_type": "List"}
+}
+
+type featureEntry struct {
+	name    string
+	feature map[string]any
+}
+
+// featuresMetadata renders features as the "huggingface" schema metadata,
+// keeping the column order (encoding/json would sort a map's keys, and
+// datasets builds its Features in the order it reads them).
+func featuresMetadata(fs []featureEntry) *arrow.Metadata {
+	b := []byte(`{"info":{"features":{`)
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		name, _ := json.Marshal(f.name)
+		val, _ := json.Marshal(f.feature)
+		b = append(append(append(b, name...), ':'), val...)
+	}
+	b = append(b, "}}}"...)
+	md := arrow.NewMetadata([]string{"huggingface"}, []string{string(b)})
+	return &md
+}
+
+// SFTSchema returns the Arrow schema of the sft config (format version 2).
 //
-// In a message, content is never null ("" on assistant tool-call turns,
-// because some chat templates break on a null content); reasoning_content,
-// tool_call_id and name are null when empty; tool_calls is null, not an
-// empty list, when a message has no calls, so templates testing
-// `if message.tool_calls` see a falsy value in every loader.
+// messages and tools are lists of arrow.json values: each message is the
+// JSON object of an OpenAI chat message with only the keys it has (role
+// and content always, content "" on tool-call turns; reasoning_content,
+// tool_calls, tool_call_id and name when set), each call's arguments a
+// JSON object; each tool is one OpenAI tool definition. No value is null.
 func SFTSchema() *arrow.Schema { return sftSchema() }
 
 // DPOSchema returns the Arrow schema of the dpo config. Messages are encoded
 // as in SFTSchema.
 func DPOSchema() *arrow.Schema { return dpoSchema() }
+
+// SFTSchemaV1 and DPOSchemaV1 are the schemas of format version 1, which
+// the readers still accept.
+func SFTSchemaV1() *arrow.Schema { return sftSchemaV1() }
+
+// DPOSchemaV1 is the dpo schema of format version 1.
+func DPOSchemaV1() *arrow.Schema { return dpoSchemaV1() }
 
 // schemaMismatch describes the first difference between got and want, or
 // returns "" when got has want's column names and types in want's order.

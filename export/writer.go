@@ -3,6 +3,7 @@ package export
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -246,18 +247,14 @@ func noDictionary(schema *arrow.Schema) []parquet.WriterProperty {
 	off := func(path string) { props = append(props, parquet.WithDictionaryFor(path, false)) }
 	off("id")
 	off("blueprint_id")
+	// Messages are nearly all distinct; the tools column, the same
+	// definitions row after row, keeps its dictionary. Parquet paths of
+	// list elements go through list.element.
 	for _, f := range schema.Fields() {
-		list, ok := f.Type.(*arrow.ListType)
-		if !ok || !arrow.TypeEqual(list.Elem(), messageType()) {
-			continue
+		switch f.Name {
+		case "messages", "prompt", "chosen", "rejected":
+			off(f.Name + ".list.element")
 		}
-		// Parquet paths of list elements go through list.element.
-		msg := f.Name + ".list.element."
-		off(msg + "content")
-		off(msg + "reasoning_content")
-		off(msg + "tool_call_id")
-		off(msg + "tool_calls.list.element.id")
-		off(msg + "tool_calls.list.element.function.arguments")
 	}
 	return props
 }
@@ -286,7 +283,11 @@ func (w *Writer) WriteSFT(splitName string, r SFTRow) error {
 	if err := checkSFT(&r); err != nil {
 		return err
 	}
-	return w.added(s, s.sft.append(&r))
+	tools, err := s.sft.tools.split(r.Tools)
+	if err != nil {
+		return fmt.Errorf("export: sft row %q: %w", r.ID, err)
+	}
+	return w.added(s, s.sft.append(&r, tools))
 }
 
 // WriteDPO adds r to split. The writer must have been made with DPOSchema.
@@ -298,7 +299,11 @@ func (w *Writer) WriteDPO(splitName string, r DPORow) error {
 	if err := checkDPO(&r); err != nil {
 		return err
 	}
-	return w.added(s, s.dpo.append(&r))
+	tools, err := s.dpo.tools.split(r.Tools)
+	if err != nil {
+		return fmt.Errorf("export: dpo row %q: %w", r.ID, err)
+	}
+	return w.added(s, s.dpo.append(&r, tools))
 }
 
 // split returns the state of the named split, creating it on first use.
@@ -525,8 +530,8 @@ func (w *Writer) Abort() {
 // sftBuilder holds typed handles on the column builders of an SFT record.
 type sftBuilder struct {
 	id, blueprintID, domain *array.StringBuilder
-	messages                *messagesBuilder
-	tools                   *array.StringBuilder
+	messages                *jsonListBuilder
+	tools                   *toolsBuilder
 	nWrites, nReads         *array.Int32Builder
 	evidence                *array.ListBuilder
 	evidenceValues          *array.Int32Builder
@@ -555,8 +560,8 @@ func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
 	strCol(&b.id, 0)
 	strCol(&b.blueprintID, 1)
 	strCol(&b.domain, 2)
-	set(func() (e error) { b.messages, e = newMessagesBuilder(field(3), "messages"); return })
-	strCol(&b.tools, 4)
+	set(func() (e error) { b.messages, e = newJSONListBuilder(field(3), "messages"); return })
+	set(func() (e error) { b.tools, e = newToolsBuilder(field(4)); return })
 	set(func() (e error) { b.nWrites, e = as[*array.Int32Builder](field(5), "n_writes"); return })
 	set(func() (e error) { b.nReads, e = as[*array.Int32Builder](field(6), "n_reads"); return })
 	set(func() (e error) { b.evidence, e = as[*array.ListBuilder](field(7), "evidence"); return })
@@ -572,12 +577,12 @@ func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
 	return &b, nil
 }
 
-func (b *sftBuilder) append(r *SFTRow) int64 {
+func (b *sftBuilder) append(r *SFTRow, tools []json.RawMessage) int64 {
 	b.id.Append(r.ID)
 	b.blueprintID.Append(r.BlueprintID)
 	b.domain.Append(r.Domain)
-	n := b.messages.append(r.Messages)
-	b.tools.Append(r.Tools)
+	n := b.messages.appendMessages(r.Messages)
+	n += b.tools.list.appendValues(tools)
 	b.nWrites.Append(r.NWrites)
 	b.nReads.Append(r.NReads)
 	// No evidence (a read-only task) is an empty list, not null.
@@ -591,8 +596,9 @@ func (b *sftBuilder) append(r *SFTRow) int64 {
 // dpoBuilder holds typed handles on the column builders of a DPO record.
 type dpoBuilder struct {
 	id, blueprintID, domain  *array.StringBuilder
-	prompt, chosen, rejected *messagesBuilder
-	tools, failure           *array.StringBuilder
+	prompt, chosen, rejected *jsonListBuilder
+	tools                    *toolsBuilder
+	failure                  *array.StringBuilder
 	divergenceTurn           *array.Int32Builder
 }
 
@@ -618,10 +624,10 @@ func newDPOBuilder(rb *array.RecordBuilder) (*dpoBuilder, error) {
 	strCol(&b.id, 0)
 	strCol(&b.blueprintID, 1)
 	strCol(&b.domain, 2)
-	set(func() (e error) { b.prompt, e = newMessagesBuilder(field(3), "prompt"); return })
-	set(func() (e error) { b.chosen, e = newMessagesBuilder(field(4), "chosen"); return })
-	set(func() (e error) { b.rejected, e = newMessagesBuilder(field(5), "rejected"); return })
-	strCol(&b.tools, 6)
+	set(func() (e error) { b.prompt, e = newJSONListBuilder(field(3), "prompt"); return })
+	set(func() (e error) { b.chosen, e = newJSONListBuilder(field(4), "chosen"); return })
+	set(func() (e error) { b.rejected, e = newJSONListBuilder(field(5), "rejected"); return })
+	set(func() (e error) { b.tools, e = newToolsBuilder(field(6)); return })
 	strCol(&b.failure, 7)
 	set(func() (e error) { b.divergenceTurn, e = as[*array.Int32Builder](field(8), "divergence_turn"); return })
 	if err != nil {
@@ -630,12 +636,12 @@ func newDPOBuilder(rb *array.RecordBuilder) (*dpoBuilder, error) {
 	return &b, nil
 }
 
-func (b *dpoBuilder) append(r *DPORow) int64 {
+func (b *dpoBuilder) append(r *DPORow, tools []json.RawMessage) int64 {
 	b.id.Append(r.ID)
 	b.blueprintID.Append(r.BlueprintID)
 	b.domain.Append(r.Domain)
-	n := b.prompt.append(r.Prompt) + b.chosen.append(r.Chosen) + b.rejected.append(r.Rejected)
-	b.tools.Append(r.Tools)
+	n := b.prompt.appendMessages(r.Prompt) + b.chosen.appendMessages(r.Chosen) + b.rejected.appendMessages(r.Rejected)
+	n += b.tools.list.appendValues(tools)
 	b.failure.Append(r.Failure)
 	b.divergenceTurn.Append(r.DivergenceTurn)
 	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Failure)) + 48
@@ -683,6 +689,35 @@ func firstInvalid(pairs ...string) string {
 		}
 	}
 	return ""
+}
+
+// toolsBuilder writes the tools column. Every row of a release carries
+// the same tools text, so the last split is remembered rather than
+// parsed again for each row.
+type toolsBuilder struct {
+	list     *jsonListBuilder
+	lastText string
+	last     []json.RawMessage
+}
+
+func newToolsBuilder(b array.Builder) (*toolsBuilder, error) {
+	list, err := newJSONListBuilder(b, "tools")
+	if err != nil {
+		return nil, err
+	}
+	return &toolsBuilder{list: list}, nil
+}
+
+func (t *toolsBuilder) split(text string) ([]json.RawMessage, error) {
+	if t.last != nil && text == t.lastText {
+		return t.last, nil
+	}
+	elems, err := splitTools(text)
+	if err != nil {
+		return nil, err
+	}
+	t.lastText, t.last = text, elems
+	return elems, nil
 }
 
 var _ io.Writer = (*shard)(nil)

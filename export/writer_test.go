@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +34,12 @@ func TestRoundTripSFT(t *testing.T) {
 		{"empty evidence", []SFTRow{sampleSFT(0), {ID: "x", Evidence: []int32{}}}},
 		{"evidence of several writes", []SFTRow{{ID: "x", NWrites: 3, Evidence: []int32{0, 4, 1}}}},
 		{"no messages", []SFTRow{{ID: "empty", Messages: []record.Message{}}}},
-		{"empty strings everywhere", []SFTRow{{Messages: []record.Message{{}, {Role: "assistant", ToolCalls: []record.ToolCall{{}}}}}}},
+		{"empty strings everywhere", []SFTRow{{Messages: []record.Message{{Role: "user"}, {Role: "assistant", ToolCalls: []record.ToolCall{{}}}}}}},
+		{"arguments that are not an object", []SFTRow{{ID: "x", Messages: []record.Message{{Role: "assistant", ToolCalls: []record.ToolCall{
+			{ID: "a", Function: record.FunctionCall{Name: "f", Arguments: `{"order_id": "#W1",`}},
+			{ID: "b", Function: record.FunctionCall{Name: "f", Arguments: `[1, 2]`}},
+			{ID: "c", Function: record.FunctionCall{Name: "f", Arguments: `"text"`}},
+		}}}}}},
 		{"unicode", []SFTRow{unicode}},
 	}
 	for _, tt := range tests {
@@ -217,7 +225,10 @@ func TestSchemaEveryFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := SFTSchema()
+		// arrow-go reads a Parquet JSON column as binary; pyarrow restores
+		// the arrow.json extension from the stored schema (checked in
+		// TestFileMetadata).
+		want := sftSchemaRead()
 		if got.NumFields() != want.NumFields() {
 			t.Fatalf("%s: %d fields, want %d", f.Path, got.NumFields(), want.NumFields())
 		}
@@ -288,14 +299,10 @@ func TestDeterministic(t *testing.T) {
 func TestFileMetadata(t *testing.T) {
 	// Dictionary encoding where values repeat, not on ids and free text.
 	wantDictionary := map[string]bool{
-		"id":                            false,
-		"domain":                        true,
-		"tools":                         true,
-		"messages.list.element.role":    true,
-		"messages.list.element.content": false,
-		"messages.list.element.tool_calls.list.element.function.name":      true,
-		"messages.list.element.tool_calls.list.element.function.arguments": false,
-		"messages.list.element.tool_calls.list.element.id":                 false,
+		"id":                    false,
+		"domain":                true,
+		"tools.list.element":    true,
+		"messages.list.element": false,
 	}
 	tests := []struct {
 		name  string
@@ -351,17 +358,20 @@ func TestFileMetadata(t *testing.T) {
 			for c := range md.Schema.NumColumns() {
 				leaves = append(leaves, md.Schema.Column(c).ColumnPath().String())
 			}
-			for _, want := range []string{"messages.list.element.tool_calls.list.element.function.arguments", "evidence.list.element"} {
+			for _, want := range []string{"messages.list.element", "tools.list.element", "evidence.list.element"} {
 				if !slices.Contains(leaves, want) {
 					t.Errorf("no leaf column %s in %v", want, leaves)
 				}
 			}
+			checkJSONColumns(t, pf)
 		})
 	}
 }
 
-// TestNullEncoding checks the encoding rules chat templates depend on, at
-// the Arrow level where null and "" differ.
+// TestNullEncoding checks the encoding rules chat templates depend on, on
+// the stored values: every message is an object with only the keys it
+// has, content always a string, arguments an object, and nothing null
+// (datasets before 5.0 fails decoding a null Json() value).
 func TestNullEncoding(t *testing.T) {
 	dir := t.TempDir()
 	files := writeSFT(t, dir, Options{}, map[string][]SFTRow{"train": {sampleSFT(1)}})
@@ -379,25 +389,44 @@ func TestNullEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tbl.Release()
-	msgs := tbl.Column(3).Data().Chunk(0).(*array.List).ListValues().(*array.Struct)
-	field := func(i int) arrow.Array { return msgs.Field(i) }
+	list := tbl.Column(3).Data().Chunk(0).(*array.List)
+	vals := list.ListValues().(*array.Binary)
 	in := sampleMessages(1)
+	if vals.Len() != len(in) || vals.NullN() != 0 {
+		t.Fatalf("%d message values with %d nulls, want %d and none", vals.Len(), vals.NullN(), len(in))
+	}
 	for i, m := range in {
-		if field(1).IsNull(i) {
-			t.Errorf("message %d (%s): content is null, want a string", i, m.Role)
+		var obj map[string]any
+		if err := json.Unmarshal(vals.Value(i), &obj); err != nil {
+			t.Fatalf("message %d: %v", i, err)
 		}
-		if got := field(2).IsNull(i); got != (m.ReasoningContent == "") {
-			t.Errorf("message %d: reasoning_content null = %v", i, got)
+		want := []string{"role", "content"}
+		if m.ReasoningContent != "" {
+			want = append(want, "reasoning_content")
 		}
-		if got := field(3).IsNull(i); got != (len(m.ToolCalls) == 0) {
-			t.Errorf("message %d: tool_calls null = %v", i, got)
+		if len(m.ToolCalls) > 0 {
+			want = append(want, "tool_calls")
 		}
-		if m.Role == "tool" && (field(4).IsNull(i) || field(5).IsNull(i)) {
-			t.Errorf("tool message %d lacks tool_call_id or name", i)
+		if m.Role == "tool" {
+			want = append(want, "tool_call_id", "name")
 		}
-		if m.Role != "tool" && (!field(4).IsNull(i) || !field(5).IsNull(i)) {
-			t.Errorf("%s message %d has tool_call_id or name", m.Role, i)
+		got := slices.Sorted(maps.Keys(obj))
+		slices.Sort(want)
+		mustEqual(t, fmt.Sprintf("message %d (%s) keys", i, m.Role), got, want)
+		if _, ok := obj["content"].(string); !ok {
+			t.Errorf("message %d: content is %T, want a string", i, obj["content"])
 		}
+		calls, _ := obj["tool_calls"].([]any)
+		for j, c := range calls {
+			fn := c.(map[string]any)["function"].(map[string]any)
+			if _, ok := fn["arguments"].(map[string]any); !ok {
+				t.Errorf("message %d call %d: arguments are %T, want an object", i, j, fn["arguments"])
+			}
+		}
+	}
+	tools := tbl.Column(4).Data().Chunk(0).(*array.List)
+	if tools.IsNull(0) || tools.ListValues().NullN() != 0 || tools.ListValues().Len() != 2 {
+		t.Errorf("tools: want a list of the 2 tool objects, got %v", tools)
 	}
 	if ev := tbl.Column(7).Data().Chunk(0); ev.IsNull(0) {
 		t.Error("evidence is null, want a list")
@@ -418,6 +447,16 @@ func TestWriterErrors(t *testing.T) {
 			r.Messages[2].ToolCalls[1].Function.Arguments = "\xff"
 			return w.WriteSFT("train", r)
 		}, "messages[2].tool_calls[1].function.arguments is not valid UTF-8"},
+		{"message without a role", func(w *Writer) error {
+			r := sampleSFT(0)
+			r.Messages[3].Role = ""
+			return w.WriteSFT("train", r)
+		}, "messages[3].role is empty"},
+		{"tools that are not an array", func(w *Writer) error {
+			r := sampleSFT(0)
+			r.Tools = `{"type":"function"}`
+			return w.WriteSFT("train", r)
+		}, "tools is not a JSON array"},
 		{"write after close", func(w *Writer) error {
 			if _, err := w.Close(); err != nil {
 				return err

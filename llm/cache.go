@@ -10,13 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // cacheVersion changes when the key or the entry format changes, so old
 // entries are simply never found again.
-const cacheVersion = "synth-llm-cache-v1\n"
+const cacheVersion = "synth-llm-cache-v2\n"
 
 // diskCache stores raw response JSON, one file per request key, under
 // dir/ab/abcdef….json. Entries are published whole (written to a temp
@@ -34,12 +35,15 @@ func newDiskCache(dir string) (*diskCache, error) {
 	return &diskCache{dir: dir}, nil
 }
 
-// cacheKey hashes the final wire body of a request. The body holds
-// everything that decides the response (model, messages, tools, sampling,
-// session id) and nothing per connection (base URL, headers, key).
-func cacheKey(body []byte) string {
+// cacheKey hashes the base URL and the final wire body of a request. The
+// body holds what decides the response (model, messages, tools, sampling,
+// session id); the base URL tells two servers serving the same model name
+// apart (a local vLLM and OpenAI, two quantisations). Headers and the key
+// stay out: they identify the caller, not the answer.
+func cacheKey(baseURL string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(cacheVersion))
+	h.Write([]byte(strings.TrimRight(baseURL, "/") + "\n"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -114,6 +118,7 @@ func decodeEntry(raw []byte) (openai.ChatCompletionResponse, error) {
 	if len(resp.Choices) == 0 {
 		return openai.ChatCompletionResponse{}, errNoChoices
 	}
+	normalizeReasoning(&resp, raw)
 	return resp, nil
 }
 

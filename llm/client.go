@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -28,9 +31,18 @@ type Client struct {
 	tpm     *bucket // nil when unlimited
 	acct    *accounts
 	canon   *canonicalizer
-	secrets []string // the key and expanded header values, scrubbed from messages
+	red     *redactor // the key and expanded header values, and their encodings
 	log     *slog.Logger
-	now     func() time.Time
+	// noResponseFormat is set once a server refused the judge's
+	// response_format: later requests go without it.
+	noResponseFormat atomic.Bool
+	// completionTokens holds, per role, whether the server refused
+	// max_tokens and asked for max_completion_tokens (OpenAI's reasoning
+	// models): later requests of the role send that instead.
+	completionTokens map[Role]*atomic.Bool
+	// warned holds the server problems already logged, one line each.
+	warned sync.Map
+	now    func() time.Time
 
 	backoffBase, backoffCap time.Duration
 }
@@ -134,7 +146,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// The timeout is a per-attempt context deadline rather than
 	// http.Client.Timeout: a deadline that fires mid-body must be told
 	// apart from a server cutting the body short.
-	hc := &http.Client{Transport: &transport{base: base, headers: headers, now: o.now}}
+	red := newRedactor(secrets)
+	hc := &http.Client{Transport: &transport{base: base, headers: headers, now: o.now, limit: cfg.MaxResponseBytes, red: red}}
 	oc.HTTPClient = hc
 	c := &Client{
 		cfg:         cfg,
@@ -144,11 +157,16 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		limiter:     newAIMD(cfg.MaxConcurrency, o.burst, o.burstWindow, o.increaseEvery, o.now),
 		acct:        newAccounts(cfg.Prices),
 		canon:       newCanonicalizer(),
-		secrets:     secrets,
+		red:         red,
 		log:         o.log,
 		now:         o.now,
 		backoffBase: o.backoffBase,
 		backoffCap:  o.backoffCap,
+
+		completionTokens: map[Role]*atomic.Bool{},
+	}
+	for _, r := range Roles() {
+		c.completionTokens[r] = &atomic.Bool{}
 	}
 	if cfg.RPM > 0 {
 		c.rpm = newBucket(cfg.RPM, o.now)
@@ -185,12 +203,61 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 	if req.Stream {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): streaming requests are not supported", role, stage)
 	}
-	final := finalRequest(rc, req)
-	// go-openai's own checks (reasoning models' parameters), which it
-	// would run on the stub send passes it.
-	if err := openai.NewReasoningValidator().Validate(final); err != nil {
-		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): model %s: %w", role, stage, final.Model, err)
+	if rc.MaxTokens > 0 && c.completionTokens[role].Load() {
+		rc.MaxTokensField = FieldMaxCompletionTokens
 	}
+	resp, err := c.chatFormatted(ctx, role, stage, rc, req, start)
+	if rc.MaxTokens > 0 && rc.MaxTokensField != FieldMaxCompletionTokens && refusedMaxTokens(err) {
+		// OpenAI's reasoning models refuse max_tokens by name and ask for
+		// max_completion_tokens: the server said which field it reads, so
+		// send that, now and for the rest of the run.
+		c.completionTokens[role].Store(true)
+		c.log.Warn("llm: the server refused max_tokens; sending max_completion_tokens from now on (set llm.roles."+string(role)+".max_tokens_field: max_completion_tokens)", "role", role)
+		rc.MaxTokensField = FieldMaxCompletionTokens
+		return c.chatFormatted(ctx, role, stage, rc, req, start)
+	}
+	return resp, err
+}
+
+// refusedMaxTokens reports whether err is a server's refusal of
+// max_tokens that names max_completion_tokens instead.
+func refusedMaxTokens(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Fault == FaultClient && e.Status == http.StatusBadRequest &&
+		(e.Param == "max_tokens" || strings.Contains(e.Message, "max_completion_tokens"))
+}
+
+// chatFormatted sends the role's request, asking the judge's server for
+// structured output while it takes it.
+func (c *Client) chatFormatted(ctx context.Context, role Role, stage string, rc RoleConfig, req openai.ChatCompletionRequest, start time.Time) (openai.ChatCompletionResponse, error) {
+	final := finalRequest(rc, req)
+	if role == Judge && rc.ResponseFormat != "" && final.ResponseFormat == nil && !c.noResponseFormat.Load() {
+		resp, err := c.chat(ctx, role, stage, rc, withResponseFormat(final, rc.ResponseFormat), start)
+		if !refusedResponseFormat(err) {
+			return resp, err
+		}
+		// Structured output is not supported everywhere (older vLLM
+		// without guided decoding, Ollama before 0.5, some proxies): the
+		// prompt already asks for the JSON object, so ask again without.
+		c.noResponseFormat.Store(true)
+		c.log.Warn("llm: the server refused response_format; asking the judge without it from now on", "err", err)
+	}
+	return c.chat(ctx, role, stage, rc, final, start)
+}
+
+// refusedResponseFormat reports whether err is a server's refusal of the
+// request's response_format.
+func refusedResponseFormat(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Fault != FaultClient || (e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity) {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	return strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema") || strings.Contains(msg, "structured") || strings.Contains(msg, "guided")
+}
+
+// chat sends final, the request with the role's settings filled in.
+func (c *Client) chat(ctx context.Context, role Role, stage string, rc RoleConfig, final openai.ChatCompletionRequest, start time.Time) (openai.ChatCompletionResponse, error) {
 	body, err := wireBody(final, rc, c.canon)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): %w", role, stage, err)
@@ -198,7 +265,7 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 	k := usageKey{role: role, stage: stage, model: final.Model}
 	var key string
 	if c.cache != nil {
-		key = cacheKey(body)
+		key = cacheKey(c.cfg.BaseURL, body)
 		resp, found, err := c.cache.get(key)
 		if err == nil && found {
 			c.acct.used(k, int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens), true, c.now().Sub(start))
@@ -208,7 +275,7 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 			c.log.Warn("llm cache: ignoring an unreadable entry; fetching it again", "key", key, "err", err)
 		}
 	}
-	resp, raw, paused, err := c.send(ctx, role, stage, k, final, body)
+	resp, raw, paused, err := c.send(ctx, role, stage, rc, k, final, body)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
@@ -228,7 +295,7 @@ func (c *Client) Chat(ctx context.Context, role Role, stage string, req openai.C
 
 // send makes the request, retrying, and returns the decoded response,
 // its raw body and the time spent waiting or on the network.
-func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, final openai.ChatCompletionRequest, body []byte) (resp openai.ChatCompletionResponse, raw []byte, paused time.Duration, err error) {
+func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfig, k usageKey, final openai.ChatCompletionRequest, body []byte) (resp openai.ChatCompletionResponse, raw []byte, paused time.Duration, err error) {
 	retries := max(0, c.cfg.MaxRetries)
 	var last outcome
 	// The body is the same on every attempt, and so is its estimate.
@@ -274,7 +341,19 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 		case err != nil:
 			last = classify(err, ex)
 		}
+		if err != nil && !timedOut {
+			if r, raw, ok := unparsedReply(ex.status, ex.raw, final.Model); ok {
+				// llama.cpp's tool-call parser failed on the model's
+				// output: read it as vLLM and SGLang return one, the text
+				// as content. The same request would fail the same way,
+				// so it is not retried, and it is cached like a reply.
+				c.acct.fault(FaultToolParse)
+				resp, ex.raw, err = r, raw, nil
+			}
+		}
 		if err == nil {
+			normalizeReasoning(&resp, ex.raw)
+			c.noteReply(role, final, resp)
 			c.limiter.success()
 			prompt, completion := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
 			if c.tpm != nil {
@@ -289,6 +368,16 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 		c.limiter.release()
 		c.refund(est)
 		last.message = c.scrub(last.message)
+		if last.fault == FaultClient || last.fault == FaultServer {
+			if hint, permanent := diagnose(last, role, rc); hint != "" {
+				last.hint = hint
+				if permanent {
+					// A set-up the server refuses, whatever its status
+					// says: asking again changes nothing.
+					last.fault = FaultClient
+				}
+			}
+		}
 		c.acct.fault(last.fault)
 		if last.fault == FaultThrottled && c.limiter.throttled() {
 			c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
@@ -308,6 +397,33 @@ func (c *Client) send(ctx context.Context, role Role, stage string, k usageKey, 
 	return openai.ChatCompletionResponse{}, nil, paused, &Error{
 		Role: role, Stage: stage, Attempts: attempt + 1,
 		Status: last.status, Fault: last.fault, Message: last.message,
+		Param: last.param, Hint: last.hint,
+	}
+}
+
+// noteReply counts and logs, once each, what a live reply says about
+// the server: a tool call left as text, a reply cut at max_tokens.
+func (c *Client) noteReply(role Role, final openai.ChatCompletionRequest, resp openai.ChatCompletionResponse) {
+	if len(resp.Choices) == 0 {
+		return
+	}
+	ch := resp.Choices[0]
+	unparsed := len(final.Tools) > 0 && hasUnparsedCall(ch.Message)
+	cut := ch.FinishReason == openai.FinishReasonLength
+	c.acct.reply(unparsed, cut)
+	if unparsed {
+		c.warnOnce("unparsed", "llm: a reply holds a tool call as text, unparsed: the server's tool-call parser is off or failed on it "+
+			"(vLLM --enable-auto-tool-choice --tool-call-parser NAME, SGLang --tool-call-parser NAME; see the README's server flags); "+
+			"such turns fail verification", "role", role)
+	}
+	if cut {
+		c.warnOnce("length:"+string(role), "llm: the server cut a reply at max_tokens (finish_reason length); raise llm.roles."+string(role)+".max_tokens if that is not meant", "role", role)
+	}
+}
+
+func (c *Client) warnOnce(key, msg string, args ...any) {
+	if _, seen := c.warned.LoadOrStore(key, true); !seen {
+		c.log.Warn(msg, args...)
 	}
 }
 
@@ -374,14 +490,7 @@ func (c *Client) ctxErr(role Role, stage string, err error) error {
 
 // scrub removes every secret from a server's message: a server may echo
 // the Authorization header back in an error.
-func (c *Client) scrub(s string) string {
-	for _, sec := range c.secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
-}
+func (c *Client) scrub(s string) string { return c.red.String(s) }
 
 // Usage returns token accounting so far.
 func (c *Client) Usage() Usage { return c.acct.usage() }

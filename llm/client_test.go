@@ -52,10 +52,34 @@ func TestRoleSettingsReachTheWire(t *testing.T) {
 			want: map[string]any{"seed": 0.0},
 		},
 		{
-			name: "reasoning models get max_completion_tokens",
-			role: RoleConfig{Model: "o3-mini", MaxTokens: 64},
+			name: "max_completion_tokens when the role says so",
+			role: RoleConfig{Model: "any-name", MaxTokens: 64, MaxTokensField: FieldMaxCompletionTokens},
 			want: map[string]any{"max_completion_tokens": 64.0},
 			none: []string{"max_tokens"},
+		},
+		{
+			name: "max_tokens for a reasoning model's name unless the role says otherwise",
+			role: RoleConfig{Model: "o3-mini", MaxTokens: 64},
+			want: map[string]any{"max_tokens": 64.0},
+			none: []string{"max_completion_tokens"},
+		},
+		{
+			name: "reasoning_effort and extra_body",
+			role: RoleConfig{Model: "m", ReasoningEffort: "low", ExtraBody: map[string]any{
+				"chat_template_kwargs": map[string]any{"enable_thinking": false}, "top_k": 20, "temperature": 0.9}},
+			want: map[string]any{"reasoning_effort": "low", "chat_template_kwargs": map[string]any{"enable_thinking": false}, "top_k": 20.0, "temperature": 0.9},
+		},
+		{
+			name: "tool_choice and parallel_tool_calls only with tools",
+			role: RoleConfig{Model: "m", ToolChoice: "required", ParallelToolCalls: boolp(false)},
+			none: []string{"tool_choice", "parallel_tool_calls"},
+		},
+		{
+			name: "tool_choice and parallel_tool_calls with tools",
+			role: RoleConfig{Model: "m", ToolChoice: "required", ParallelToolCalls: boolp(false)},
+			req: openai.ChatCompletionRequest{Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+				Name: "f", Parameters: json.RawMessage(`{"type":"object"}`)}}}},
+			want: map[string]any{"tool_choice": "required", "parallel_tool_calls": false},
 		},
 	}
 	for _, tc := range cases {
@@ -394,10 +418,9 @@ func TestCacheServesRepeats(t *testing.T) {
 	if srv.count() != 1 {
 		t.Fatalf("%d requests for two identical calls, want 1", srv.count())
 	}
-	// A new client on the same directory, with another URL and headers:
-	// neither belongs to the key.
+	// A new client on the same directory with other headers: they do not
+	// belong to the key (the base URL does; see TestCacheKeyHasBaseURL).
 	cfg2 := cfg
-	cfg2.BaseURL = strings.Replace(cfg.BaseURL, "127.0.0.1", "localhost", 1)
 	cfg2.Headers = map[string]string{"X-Run": "2"}
 	c2 := newTestClient(t, cfg2)
 	third, err := c2.Chat(ctx, Agent, StageSimulate, ask("same"))
@@ -508,7 +531,7 @@ func TestCacheCorruptEntryRecovered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := c.cache.path(cacheKey(body))
+	path := c.cache.path(cacheKey(c.cfg.BaseURL, body))
 	for _, junk := range []string{`{"id": "x", "choi`, `{"id":"x","choices":[]}`, ""} {
 		if err := writeFile(path, junk); err != nil {
 			t.Fatal(err)
@@ -744,5 +767,27 @@ func TestBudgetStopsQueuedCalls(t *testing.T) {
 	}
 	if spent != 1 || srv.count() != 1 {
 		t.Fatalf("%d calls answered and %d requests sent with a budget one response spends; want 1 and 1", spent, srv.count())
+	}
+}
+
+func boolp(b bool) *bool { return &b }
+
+// TestCacheKeyHasBaseURL: the same request to another server is another
+// answer (two servers may serve different weights under one model name).
+func TestCacheKeyHasBaseURL(t *testing.T) {
+	srv := newFakeServer(t, echo)
+	cfg := testConfig(t, srv)
+	c := newTestClient(t, cfg)
+	ctx := context.Background()
+	if _, err := c.Chat(ctx, Agent, StageSimulate, ask("same")); err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := cfg
+	cfg2.BaseURL = strings.Replace(cfg.BaseURL, "127.0.0.1", "localhost", 1)
+	if _, err := newTestClient(t, cfg2).Chat(ctx, Agent, StageSimulate, ask("same")); err != nil {
+		t.Fatal(err)
+	}
+	if srv.count() != 2 {
+		t.Fatalf("%d requests, want 2: another base URL must not be served from the first one's cache", srv.count())
 	}
 }

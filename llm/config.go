@@ -36,6 +36,11 @@ type Config struct {
 
 	Cache string `json:"cache"` // response cache directory; "" = user cache dir; "off" = none
 
+	// MaxResponseBytes bounds one response body (0: DefaultMaxResponseBytes).
+	// A larger reply fails its request at once: it is neither cached nor
+	// retried, since the same request would get the same reply.
+	MaxResponseBytes int64 `json:"max_response_bytes,omitempty"`
+
 	Prices    map[string]Price `json:"prices,omitempty"`     // model -> USD per 1M tokens
 	MaxCost   float64          `json:"max_cost,omitempty"`   // USD billed in this run; 0 = no limit
 	MaxTokens int64            `json:"max_tokens,omitempty"` // tokens billed in this run; 0 = no limit
@@ -49,7 +54,39 @@ type RoleConfig struct {
 	TopP        *float32 `json:"top_p,omitempty"`
 	Seed        *int     `json:"seed,omitempty"`
 	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// MaxTokensField names the request field MaxTokens is sent in:
+	// "max_tokens" (the default; Ollama, llama.cpp, vLLM and SGLang read
+	// it) or "max_completion_tokens" (OpenAI's reasoning models refuse
+	// max_tokens). A setting, not a guess from the model's name.
+	MaxTokensField string `json:"max_tokens_field,omitempty"`
+	// ReasoningEffort is sent as reasoning_effort (OpenAI's reasoning
+	// models, gpt-oss on vLLM: low, medium, high).
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
+	// ToolChoice is sent as tool_choice on requests that carry tools:
+	// "auto", "required", "none", or {"type": "function", "function":
+	// {"name": ...}}.
+	ToolChoice any `json:"tool_choice,omitempty"`
+	// ParallelToolCalls is sent as parallel_tool_calls on requests that
+	// carry tools.
+	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty"`
+	// ResponseFormat asks the judge's server for structured output:
+	// "json_schema" (the review's JSON schema, strict), "json_object", or
+	// "" for none. A server that refuses it (HTTP 400/422 naming
+	// response_format) is asked again without it, and the client stops
+	// sending it.
+	ResponseFormat string `json:"response_format,omitempty"`
+	// ExtraBody is merged into the request body last, overriding any key
+	// synth set: vendor fields such as chat_template_kwargs
+	// ({"enable_thinking": false} for Qwen3 on vLLM and SGLang), top_k,
+	// min_p, repetition_penalty, or Ollama's options.
+	ExtraBody map[string]any `json:"extra_body,omitempty"`
 }
+
+// Request fields RoleConfig.MaxTokensField may name.
+const (
+	FieldMaxTokens           = "max_tokens"
+	FieldMaxCompletionTokens = "max_completion_tokens"
+)
 
 // Price is what a model costs, in USD per million tokens.
 type Price struct {
@@ -63,6 +100,9 @@ const (
 	DefaultTimeout        = "120s"
 	DefaultMaxConcurrency = 64
 	DefaultMaxRetries     = 8
+	// DefaultMaxResponseBytes bounds a response body: a chat completion is
+	// kilobytes; megabytes mean a runaway generation or the wrong server.
+	DefaultMaxResponseBytes = 4 << 20
 	// NoKey as api_key_env sends no Authorization header (local servers).
 	NoKey = "none"
 	// CacheOff as cache disables the response cache.
@@ -86,6 +126,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.MaxRetries == 0 {
 		c.MaxRetries = DefaultMaxRetries
+	}
+	if c.MaxResponseBytes == 0 {
+		c.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if c.Model != "" {
 		roles := make(map[Role]RoleConfig, len(Roles()))
@@ -154,6 +197,31 @@ func (c Config) Check() error {
 		if rc.MaxTokens < 0 {
 			bad(key+".max_tokens", "%d is negative (0 leaves the server's default)", rc.MaxTokens)
 		}
+		switch rc.MaxTokensField {
+		case "", FieldMaxTokens, FieldMaxCompletionTokens:
+		default:
+			bad(key+".max_tokens_field", "%q: want %s or %s", rc.MaxTokensField, FieldMaxTokens, FieldMaxCompletionTokens)
+		}
+		switch rc.ResponseFormat {
+		case "", "json_schema", "json_object":
+		default:
+			bad(key+".response_format", "%q: want json_schema, json_object or empty", rc.ResponseFormat)
+		}
+		switch tc := rc.ToolChoice.(type) {
+		case nil:
+		case string:
+			if tc != "auto" && tc != "required" && tc != "none" {
+				bad(key+".tool_choice", "%q: want auto, required, none or {type: function, function: {name: ...}}", tc)
+			}
+		case map[string]any:
+		default:
+			bad(key+".tool_choice", "want auto, required, none or {type: function, function: {name: ...}}")
+		}
+		for k := range rc.ExtraBody {
+			if k == "model" || k == "messages" || k == "stream" {
+				bad(key+".extra_body."+k, "synth sets %s itself; remove it from extra_body", k)
+			}
+		}
 	}
 	if c.MaxConcurrency < 1 {
 		bad("max_concurrency", "%d: need at least 1", c.MaxConcurrency)
@@ -187,6 +255,9 @@ func (c Config) Check() error {
 	}
 	if c.MaxTokens < 0 {
 		bad("max_tokens", "%d: want 0 (no limit) or more", c.MaxTokens)
+	}
+	if c.MaxResponseBytes < 0 {
+		bad("max_response_bytes", "%d: want a byte count (0: the default %d)", c.MaxResponseBytes, DefaultMaxResponseBytes)
 	}
 	return errors.Join(errs...)
 }

@@ -101,3 +101,20 @@ func FuzzParseScenario(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplitThink: any content splits without panicking, and what it
+// returns is made of the content's own text.
+func FuzzSplitThink(f *testing.F) {
+	for _, s := range []string{"<think>a</think>b", "a</think>b", "x <think>", "</think>", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		thought, rest, ok := splitThink(s)
+		if !ok && rest != s {
+			t.Fatalf("unsplit content changed: %q -> %q", s, rest)
+		}
+		if ok && (len(thought)+len(rest) > len(s)) {
+			t.Fatalf("split of %q grew: %q + %q", s, thought, rest)
+		}
+	})
+}

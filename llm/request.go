@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -27,23 +26,72 @@ func finalRequest(rc RoleConfig, req openai.ChatCompletionRequest) openai.ChatCo
 	}
 	if rc.MaxTokens > 0 {
 		// OpenAI's reasoning models refuse max_tokens; most other servers
-		// (Ollama, older vLLM) know only max_tokens.
-		if reasoningModel(rc.Model) {
+		// (Ollama, llama.cpp) know only max_tokens: the role says which.
+		if rc.MaxTokensField == FieldMaxCompletionTokens {
 			req.MaxTokens, req.MaxCompletionTokens = 0, rc.MaxTokens
 		} else {
 			req.MaxTokens, req.MaxCompletionTokens = rc.MaxTokens, 0
 		}
 	}
+	if rc.ReasoningEffort != "" {
+		req.ReasoningEffort = rc.ReasoningEffort
+	}
+	if len(req.Tools) > 0 {
+		if req.ToolChoice == nil && rc.ToolChoice != nil {
+			req.ToolChoice = rc.ToolChoice
+		}
+		if req.ParallelToolCalls == nil && rc.ParallelToolCalls != nil {
+			req.ParallelToolCalls = *rc.ParallelToolCalls
+		}
+	}
 	return req
 }
 
-func reasoningModel(m string) bool {
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if strings.HasPrefix(m, p) {
-			return true
+// reviewSchema is the JSON schema of a judge's reply (Review), sent as
+// response_format when the judge role asks for json_schema.
+const reviewSchema = `{"type":"object","properties":{"entails":{"type":"boolean"},"realistic":{"type":"boolean"},"feedback":{"type":"string"}},"required":["entails","realistic","feedback"],"additionalProperties":false}`
+
+// withResponseFormat sets the judge's structured-output request.
+func withResponseFormat(req openai.ChatCompletionRequest, format string) openai.ChatCompletionRequest {
+	switch format {
+	case "json_schema":
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name: "review", Schema: json.RawMessage(reviewSchema), Strict: true,
+			},
 		}
+	case "json_object":
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
 	}
-	return false
+	return req
+}
+
+// mergeExtraBody sets extra's keys in the encoded body (extra wins), in
+// canonical form: the result is re-encoded with sorted keys, so the cache
+// key does not depend on map order.
+func mergeExtraBody(body []byte, extra map[string]any, canon *canonicalizer) ([]byte, error) {
+	if len(extra) == 0 {
+		return body, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range extra {
+		cv, err := canon.value(v)
+		if err != nil {
+			return nil, fmt.Errorf("extra_body.%s: %w", k, err)
+		}
+		m[k] = cv.(json.RawMessage)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // wireBody is the JSON the server receives and the cache key hashes.
@@ -68,6 +116,11 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicali
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if needsContent(req.Messages) {
+		if body, err = withContent(body); err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
+		}
+	}
 	var zeros []byte
 	if rc.Temperature != nil && *rc.Temperature == 0 {
 		zeros = append(zeros, `"temperature":0,`...)
@@ -76,7 +129,7 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicali
 		zeros = append(zeros, `"top_p":0,`...)
 	}
 	if len(zeros) == 0 {
-		return body, nil
+		return mergeExtraBody(body, rc.ExtraBody, canon)
 	}
 	// The object is never empty (model is required), so a member
 	// inserted after its brace keeps it valid; omitempty left the key
@@ -84,7 +137,56 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicali
 	out := make([]byte, 0, len(body)+len(zeros))
 	out = append(out, '{')
 	out = append(out, zeros...)
-	return append(out, body[1:]...), nil
+	return mergeExtraBody(append(out, body[1:]...), rc.ExtraBody, canon)
+}
+
+// needsContent reports whether a message would go out with no content:
+// go-openai's omitempty drops an empty one, and a message with neither
+// content nor tool calls is refused by every server (llama.cpp "All
+// non-assistant messages must contain 'content'", Ollama "invalid message
+// content type: <nil>", OpenAI "Missing required parameter"). A tool
+// that returns nothing makes one.
+func needsContent(msgs []openai.ChatCompletionMessage) bool {
+	for _, m := range msgs {
+		if m.Content == "" && len(m.MultiContent) == 0 && len(m.ToolCalls) == 0 && m.FunctionCall == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// withContent gives each message of an encoded request that has no
+// content, tool calls or function call an empty content.
+func withContent(body []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	var msgs []map[string]json.RawMessage
+	if err := json.Unmarshal(top["messages"], &msgs); err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		_, content := m["content"]
+		_, calls := m["tool_calls"]
+		_, fn := m["function_call"]
+		if !content && !calls && !fn {
+			m["content"] = json.RawMessage(`""`)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msgs); err != nil {
+		return nil, err
+	}
+	// Cloned: buf is reused below.
+	top["messages"] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	buf.Reset()
+	if err := enc.Encode(top); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // canonicalizer puts free-form JSON values in canonical form. Agent

@@ -21,7 +21,7 @@ func TestWireBodyIsCanonical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cacheKey(body)
+		return cacheKey("http://h/v1", body)
 	}
 	a := key(withParams(`{"type":"object","properties":{"id":{"type":"string"}}}`), rc)
 	b := key(withParams(`{ "properties": { "id": {"type": "string"} },

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -22,6 +23,12 @@ const (
 	FaultMalformed  = "malformed"  // the body is not a chat completion
 	FaultEmpty      = "empty"      // a completion without choices
 	FaultClient     = "4xx"        // the request was refused; not retried
+	FaultTooLarge   = "too_large"  // the body passed llm.max_response_bytes; not retried
+	FaultStream     = "stream"     // an event stream instead of one JSON body; not retried
+	// FaultToolParse is a server's tool-call parser failing on the
+	// model's output with an error (llama.cpp answers 500); the client
+	// reads it as the servers that return the unparsed text do.
+	FaultToolParse = "tool_parse"
 )
 
 // Error is a request that failed for good: refused, or still failing
@@ -34,6 +41,8 @@ type Error struct {
 	Status   int    // last HTTP status, 0 when none arrived
 	Fault    string // last fault class
 	Message  string // the server's last message, or what went wrong
+	Param    string // the request field the server named, when it named one
+	Hint     string // the change that fixes it, when synth can tell (servers.go)
 }
 
 func (e *Error) Error() string {
@@ -52,10 +61,12 @@ func (e *Error) Error() string {
 	if e.Message != "" {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	}
-	switch e.Status {
-	case http.StatusUnauthorized, http.StatusForbidden:
+	switch {
+	case e.Hint != "":
+		fmt.Fprintf(&b, " (%s)", e.Hint)
+	case e.Status == http.StatusUnauthorized, e.Status == http.StatusForbidden:
 		b.WriteString(" (check the key in the variable named by llm.api_key_env)")
-	case http.StatusNotFound:
+	case e.Status == http.StatusNotFound:
 		b.WriteString(" (check llm.base_url and the role's model)")
 	}
 	return b.String()
@@ -66,10 +77,15 @@ type outcome struct {
 	fault      string // "" on success
 	status     int
 	message    string
+	param      string        // the field the server's error named
+	code       string        // the server's error code, as text
+	hint       string        // the fix, from diagnose
 	retryAfter time.Duration // from the server, 0 when absent
 }
 
-func (o outcome) retriable() bool { return o.fault != "" && o.fault != FaultClient }
+func (o outcome) retriable() bool {
+	return o.fault != "" && o.fault != FaultClient && o.fault != FaultTooLarge && o.fault != FaultStream
+}
 
 // classify reads an attempt's error. go-openai reports HTTP errors as
 // *APIError, or as *RequestError when the body is not an OpenAI error
@@ -86,12 +102,26 @@ func classify(err error, ex *exchange) outcome {
 		o.message = strings.TrimSpace(string(reqErr.Body))
 		if errors.As(reqErr.Err, &apiErr) && apiErr.Message != "" {
 			o.message = apiErr.Message
+		} else if m, p := otherErrorShape(reqErr.Body); m != "" {
+			o.message, o.param = m, p
 		}
 		o.fault = statusFault(o.status)
 	case errors.As(err, &apiErr):
 		o.status = apiErr.HTTPStatusCode
 		o.message = apiErr.Message
+		if apiErr.Param != nil {
+			o.param = *apiErr.Param
+		}
+		if apiErr.Code != nil {
+			o.code = fmt.Sprint(apiErr.Code)
+		}
 		o.fault = statusFault(o.status)
+	case ex.tooLarge:
+		// The same request would get the same runaway reply: fail now.
+		o.fault, o.message = FaultTooLarge, ex.readErr.Error()+"; raise llm.max_response_bytes in the config if replies this long are expected, or lower the role's max_tokens"
+	case ex.stream && ex.status < 300:
+		o.fault, o.message = FaultStream, "the server answered with an event stream (text/event-stream) to a request with \"stream\" unset; "+
+			"synth reads one JSON chat completion per request: check that the server or a proxy in front of it does not force streaming"
 	case ex.readErr != nil:
 		o.fault, o.message = FaultTruncated, "response body cut short: "+ex.readErr.Error()
 	case ex.sent && ex.status == 0:
@@ -108,6 +138,36 @@ func classify(err error, ex *exchange) outcome {
 		o.message = o.message[:300] + "…"
 	}
 	return o
+}
+
+// otherErrorShape reads an error body that is not OpenAI's
+// {"error": {...}}: SGLang's flat {"object": "error", "message", "param",
+// ...} (python/sglang/srt/entrypoints/openai/protocol.py ErrorResponse),
+// the {"error": "text"} of Ollama's native routes and of proxies, and
+// FastAPI's {"detail": "text"}.
+func otherErrorShape(body []byte) (message, param string) {
+	var e struct {
+		Message *string         `json:"message"`
+		Param   *string         `json:"param"`
+		Error   json.RawMessage `json:"error"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &e) != nil {
+		return "", ""
+	}
+	if e.Param != nil {
+		param = *e.Param
+	}
+	if e.Message != nil && *e.Message != "" {
+		return *e.Message, param
+	}
+	for _, raw := range []json.RawMessage{e.Error, e.Detail} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return s, param
+		}
+	}
+	return "", ""
 }
 
 func statusFault(status int) string {

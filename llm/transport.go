@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
-
-// maxBody bounds a response body; a chat completion is kilobytes.
-const maxBody = 64 << 20
 
 // exchange carries one attempt's data between Chat and the transport,
 // through the request's context: go-openai sits in between and passes
@@ -21,8 +19,10 @@ type exchange struct {
 	sent       bool
 	status     int
 	retryAfter time.Duration
-	raw        []byte // the response body, whole
+	raw        []byte // the response body, whole, secrets redacted
 	readErr    error  // reading the body failed
+	tooLarge   bool   // the body passed the limit (llm.max_response_bytes)
+	stream     bool   // the server answered with an event stream
 	network    time.Duration
 }
 
@@ -36,6 +36,8 @@ type transport struct {
 	base    http.RoundTripper
 	headers http.Header
 	now     func() time.Time
+	limit   int64     // the most bytes a response body may have
+	red     *redactor // removes echoed secrets from every body
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -67,16 +69,22 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ex.status = resp.StatusCode
 	ex.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), t.now())
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	ex.stream = strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, t.limit+1))
 	resp.Body.Close()
 	ex.network += t.now().Sub(start)
-	if err == nil && len(raw) > maxBody {
-		err = fmt.Errorf("response body larger than %d MiB", maxBody>>20)
+	if err == nil && int64(len(raw)) > t.limit {
+		ex.tooLarge = true
+		err = fmt.Errorf("response body larger than the %d-byte limit (llm.max_response_bytes)", t.limit)
 	}
 	if err != nil {
 		ex.readErr = err
 		return nil, err
 	}
+	if bytes.HasPrefix(bytes.TrimLeft(raw, " \r\n"), []byte("data:")) || bytes.HasPrefix(bytes.TrimLeft(raw, " \r\n"), []byte("event:")) {
+		ex.stream = true
+	}
+	raw = t.red.Bytes(raw)
 	ex.raw = raw
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	resp.ContentLength = int64(len(raw))

@@ -90,6 +90,13 @@ type Stats struct {
 	MaxConcurrency int              `json:"max_concurrency"`
 	Cuts           int64            `json:"cuts"`         // times a 429 burst halved the limit
 	CacheErrors    int64            `json:"cache_errors"` // cache writes that failed (the response was still used)
+	// UnparsedCalls counts replies to requests with tools whose text holds
+	// a tool call the server did not parse: its tool-call parser is off,
+	// or failed on a malformed call (servers.go).
+	UnparsedCalls int64 `json:"unparsed_calls"`
+	// LengthStops counts replies the server cut at the role's max_tokens
+	// (finish_reason "length").
+	LengthStops int64 `json:"length_stops"`
 	// Overhead is the mean time a call spends in synth's own code:
 	// everything but the network and deliberate waits (limits, backoff).
 	Overhead time.Duration `json:"overhead_ns"`
@@ -115,6 +122,7 @@ type accounts struct {
 	billedTokens int64
 
 	calls, cacheHits, requests, retries, throttled, cacheErrors int64
+	unparsedCalls, lengthStops                                  int64
 	faults                                                      map[string]int64
 	overhead                                                    time.Duration
 }
@@ -188,6 +196,22 @@ func (a *accounts) used(k usageKey, prompt, completion int64, hit bool, overhead
 	}
 }
 
+// reply counts what a live reply says about the server's parsing and
+// limits.
+func (a *accounts) reply(unparsed, cut bool) {
+	if !unparsed && !cut {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if unparsed {
+		a.unparsedCalls++
+	}
+	if cut {
+		a.lengthStops++
+	}
+}
+
 func (a *accounts) cacheError() {
 	a.mu.Lock()
 	a.cacheErrors++
@@ -242,6 +266,7 @@ func (a *accounts) stats() Stats {
 	s := Stats{
 		Calls: a.calls, CacheHits: a.cacheHits, Requests: a.requests, Retries: a.retries,
 		Throttled: a.throttled, Faults: maps.Clone(a.faults), CacheErrors: a.cacheErrors,
+		UnparsedCalls: a.unparsedCalls, LengthStops: a.lengthStops,
 	}
 	if a.calls > 0 {
 		s.Overhead = a.overhead / time.Duration(a.calls)

@@ -1,59 +1,22 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Card renders the release's README.md: a Hugging Face dataset card whose
-// YAML front matter declares the sft config and its splits.
+// YAML front matter declares the sft (and dpo) configs, their splits and
+// features. The front matter is written through the YAML library, so no
+// value (a --license, a domain name) can add or change a key.
 func Card(m *Manifest, files []FileEntry) string {
 	var b strings.Builder
-	splits := map[string]bool{}
-	dpoSplits := map[string]bool{}
-	for _, f := range files {
-		if strings.HasPrefix(f.Path, "sft/") {
-			splits[f.Split] = true
-		}
-		if strings.HasPrefix(f.Path, "dpo/") {
-			dpoSplits[f.Split] = true
-		}
-	}
-	license, _ := m.Config["license"].(string)
-	if license == "" {
-		license = "other"
-	}
-	b.WriteString("---\n")
-	fmt.Fprintf(&b, "license: %s\n", license)
-	fmt.Fprintf(&b, "pretty_name: synth %s tool-use dialogues\n", m.Domain.Name)
-	b.WriteString("language:\n- en\n")
-	b.WriteString("tags:\n- synthetic\n- tool-use\n- function-calling\n- agents\n- sft\n")
-	if len(dpoSplits) > 0 {
-		b.WriteString("- dpo\n")
-	}
-	b.WriteString("task_categories:\n- text-generation\n")
-	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(m.Counts.SFTRows))
-	b.WriteString("configs:\n- config_name: sft\n  default: true\n  data_files:\n")
-	for _, s := range Splits {
-		if splits[s] {
-			fmt.Fprintf(&b, "  - split: %s\n    path: sft/%s-*.parquet\n", s, s)
-		}
-	}
-	if len(dpoSplits) > 0 {
-		b.WriteString("- config_name: dpo\n  data_files:\n")
-		for _, s := range Splits {
-			if dpoSplits[s] {
-				fmt.Fprintf(&b, "  - split: %s\n    path: dpo/%s-*.parquet\n", s, s)
-			}
-		}
-	}
-	b.WriteString(datasetInfo)
-	if len(dpoSplits) > 0 {
-		b.WriteString(dpoInfo)
-	}
-	b.WriteString("---\n\n")
+	b.WriteString(cardFrontMatter(m, files))
 
 	fmt.Fprintf(&b, "# synth %s tool-use dialogues\n\n", m.Domain.Name)
 	fmt.Fprintf(&b, "%d verified multi-turn dialogues between a simulated customer and a tool-using agent in the **%s** domain, "+
@@ -144,10 +107,140 @@ func Card(m *Manifest, files []FileEntry) string {
 		"- `rejected/rejected-*.jsonl.gz`: dialogues that failed verification, with the failed check (audit, not training data); " +
 		"`rejected/dpo_failures-*.jsonl.gz`: the verified failure behind each DPO pair.\n" +
 		"- `domain/`: the policy, the tools and the record schemas used.\n- `manifest.json`: config, counts, pass rates and every file with its rows and sha256.\n\n")
-	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages` (OpenAI chat messages: role, content, reasoning_content, tool_calls, tool_call_id, name), " +
-		"`tools` (the OpenAI tools array as JSON text), `n_writes`, `n_reads`, `evidence` (reads needed before each write), `behavior`, `engine`.\n\n")
+	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages`, `tools`, `n_writes`, `n_reads`, `evidence` (reads needed before each write), " +
+		"`behavior`, `engine`. Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
+		"`tool_calls`, `tool_call_id`, `name` when set), each call's `arguments` an object; each tool is one OpenAI tool definition.\n\n")
 	b.WriteString(loading)
+	b.WriteString(licenseText(m))
 	return b.String()
+}
+
+// cardMeta is the card's front matter, in the order the Hub shows it.
+type cardMeta struct {
+	License             string       `yaml:"license"`
+	LicenseName         string       `yaml:"license_name,omitempty"`
+	LicenseLink         string       `yaml:"license_link,omitempty"`
+	PrettyName          string       `yaml:"pretty_name"`
+	Language            []string     `yaml:"language"`
+	AnnotationsCreators []string     `yaml:"annotations_creators"`
+	LanguageCreators    []string     `yaml:"language_creators"`
+	Tags                []string     `yaml:"tags"`
+	TaskCategories      []string     `yaml:"task_categories"`
+	SizeCategories      []string     `yaml:"size_categories"`
+	Configs             []cardConfig `yaml:"configs"`
+	DatasetInfo         []cardInfo   `yaml:"dataset_info"`
+}
+
+type cardConfig struct {
+	ConfigName string         `yaml:"config_name"`
+	Default    bool           `yaml:"default,omitempty"`
+	DataFiles  []cardDataFile `yaml:"data_files"`
+}
+
+type cardDataFile struct {
+	Split string `yaml:"split"`
+	Path  string `yaml:"path"`
+}
+
+type cardInfo struct {
+	ConfigName string        `yaml:"config_name"`
+	Features   []cardFeature `yaml:"features"`
+}
+
+// cardFeature is one column in datasets' YAML form (Features._to_yaml_list):
+// dtype for a value, list for a list; "list: json" is List(Json()).
+type cardFeature struct {
+	Name  string `yaml:"name"`
+	Dtype string `yaml:"dtype,omitempty"`
+	List  string `yaml:"list,omitempty"`
+}
+
+// LicenseOtherName and LicenseOtherLink complete the front matter when
+// the license is "other", as the Hub asks: a name for the terms and where
+// they are written (the card's License section).
+const (
+	LicenseOtherName = "synth-output-unlicensed"
+	LicenseOtherLink = "README.md#license"
+)
+
+func cardFrontMatter(m *Manifest, files []FileEntry) string {
+	present := map[string]map[string]bool{"sft": {}, "dpo": {}}
+	for _, f := range files {
+		if cfg, _, ok := strings.Cut(f.Path, "/"); ok && present[cfg] != nil && strings.HasSuffix(f.Path, ".parquet") {
+			present[cfg][f.Split] = true
+		}
+	}
+	license, _ := m.Config["license"].(string)
+	if license == "" {
+		license = "other"
+	}
+	meta := cardMeta{
+		License:    license,
+		PrettyName: fmt.Sprintf("synth %s tool-use dialogues", m.Domain.Name),
+		Language:   []string{"en"},
+		// Customers, agents and the data itself were all produced by
+		// programs (and, with the LLM engines, models): nothing was
+		// written or labelled by people.
+		AnnotationsCreators: []string{"machine-generated"},
+		LanguageCreators:    []string{"machine-generated"},
+		Tags:                []string{"synthetic", "tool-use", "function-calling", "agents", "sft"},
+		TaskCategories:      []string{"text-generation"},
+	}
+	if license == "other" {
+		meta.LicenseName, meta.LicenseLink = LicenseOtherName, LicenseOtherLink
+	}
+	rows := m.Counts.SFTRows
+	if m.DPO != nil {
+		rows += m.DPO.Pairs
+	}
+	meta.SizeCategories = []string{sizeCategory(rows)}
+	str := func(n string) cardFeature { return cardFeature{Name: n, Dtype: "string"} }
+	i32 := func(n string) cardFeature { return cardFeature{Name: n, Dtype: "int32"} }
+	jsons := func(n string) cardFeature { return cardFeature{Name: n, List: "json"} }
+	infos := map[string][]cardFeature{
+		"sft": {str("id"), str("blueprint_id"), str("domain"), jsons("messages"), jsons("tools"), i32("n_writes"), i32("n_reads"),
+			{Name: "evidence", List: "int32"}, str("behavior"), str("engine")},
+		"dpo": {str("id"), str("blueprint_id"), str("domain"), jsons("prompt"), jsons("chosen"), jsons("rejected"), jsons("tools"),
+			str("failure"), i32("divergence_turn")},
+	}
+	for _, cfg := range []string{"sft", "dpo"} {
+		if len(present[cfg]) == 0 {
+			continue
+		}
+		if cfg == "dpo" {
+			meta.Tags = append(meta.Tags, "dpo")
+		}
+		c := cardConfig{ConfigName: cfg, Default: cfg == "sft"}
+		for _, s := range Splits {
+			if present[cfg][s] {
+				c.DataFiles = append(c.DataFiles, cardDataFile{Split: s, Path: cfg + "/" + s + "-*.parquet"})
+			}
+		}
+		meta.Configs = append(meta.Configs, c)
+		meta.DatasetInfo = append(meta.DatasetInfo, cardInfo{ConfigName: cfg, Features: infos[cfg]})
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	// "- item" at its key's indentation, as the Hub's own cards write it.
+	enc.CompactSeqIndent()
+	if err := enc.Encode(meta); err != nil {
+		// Encoding plain strings, bools and slices cannot fail.
+		return "---\n---\n\n"
+	}
+	enc.Close()
+	return "---\n" + buf.String() + "---\n\n"
+}
+
+// licenseText is the card's License section, which license_link points
+// to when the license is "other".
+func licenseText(m *Manifest) string {
+	license, _ := m.Config["license"].(string)
+	if license == "" || license == "other" {
+		return "## License\n\nNo license was chosen when this release was generated (`--license other`). The rows are synthetic: " +
+			"check the terms of the domain and, for the LLM engines, of the models used, then set one with `synth run --license ID`.\n"
+	}
+	return "## License\n\n`" + strings.ReplaceAll(license, "`", "'") + "` (as given to `synth run --license`).\n"
 }
 
 func sizeCategory(n int) string {
@@ -208,84 +301,33 @@ func histogram(title string, m map[string]int) string {
 	return b.String()
 }
 
-var datasetInfo = `dataset_info:
-- config_name: sft
-  features:
-  - name: id
-    dtype: string
-  - name: blueprint_id
-    dtype: string
-  - name: domain
-    dtype: string
-` + messageFeature("messages") + `  - name: tools
-    dtype: string
-  - name: n_writes
-    dtype: int32
-  - name: n_reads
-    dtype: int32
-  - name: evidence
-    sequence: int32
-  - name: behavior
-    dtype: string
-  - name: engine
-    dtype: string
-`
-
-var dpoInfo = `- config_name: dpo
-  features:
-  - name: id
-    dtype: string
-  - name: blueprint_id
-    dtype: string
-  - name: domain
-    dtype: string
-` + messageFeature("prompt") + messageFeature("chosen") + messageFeature("rejected") + `  - name: tools
-    dtype: string
-  - name: failure
-    dtype: string
-  - name: divergence_turn
-    dtype: int32
-`
-
-// messageFeature declares a list-of-messages column for the Hub viewer.
-func messageFeature(name string) string {
-	return `  - name: ` + name + `
-    list:
-    - name: role
-      dtype: string
-    - name: content
-      dtype: string
-    - name: reasoning_content
-      dtype: string
-    - name: tool_calls
-      list:
-      - name: id
-        dtype: string
-      - name: type
-        dtype: string
-      - name: function
-        struct:
-        - name: name
-          dtype: string
-        - name: arguments
-          dtype: string
-    - name: tool_call_id
-      dtype: string
-    - name: name
-      dtype: string
-`
-}
-
 const loading = "## Loading\n\n" +
-	"With Hugging Face `datasets` (from this folder, or from the Hub once pushed):\n\n" +
-	"```python\nfrom datasets import load_dataset\nds = load_dataset(\"parquet\", data_files={\"train\": \"sft/train-*.parquet\", \"validation\": \"sft/validation-*.parquet\"})\n```\n\n" +
-	"With TRL's `SFTTrainer` the `messages` column is conversational data and `tools` (a JSON string) is parsed by TRL. " +
-	"Tool-call `arguments` are JSON text, exactly as the OpenAI API sends them. Some chat templates iterate the arguments as a dict; " +
-	"convert them when you render (per row, since every tool has its own argument keys):\n\n" +
-	"```python\nimport json\n\ndef render(row, tokenizer):\n    msgs = []\n    for m in row[\"messages\"]:\n        m = dict(m)\n        if m[\"tool_calls\"]:\n" +
-	"            m[\"tool_calls\"] = [{**c, \"function\": {**c[\"function\"], \"arguments\": json.loads(c[\"function\"][\"arguments\"])}} for c in m[\"tool_calls\"]]\n" +
-	"        msgs.append(m)\n    return tokenizer.apply_chat_template(msgs, tools=json.loads(row[\"tools\"]), tokenize=False)\n```\n\n" +
-	"With DuckDB:\n\n```sql\nSELECT m.role, m.content FROM (SELECT unnest(messages) AS m FROM 'sft/*.parquet') LIMIT 10;\n```\n"
+	"With Hugging Face `datasets` (≥ 4.7; from this folder, or from the Hub once pushed) the rows are ready for TRL as they are, " +
+	"no `map` needed:\n\n" +
+	"```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\n" +
+	"ds = load_dataset(\"parquet\", data_files={\"train\": \"sft/train-*.parquet\", \"validation\": \"sft/validation-*.parquet\"})\n" +
+	"trainer = SFTTrainer(model=\"Qwen/Qwen3-0.6B\", train_dataset=ds[\"train\"], args=SFTConfig(output_dir=\"out\"))\n```\n\n" +
+	"`messages` and `tools` are stored as `Json()` columns: each message and each tool is a JSON object in a Parquet JSON column " +
+	"(Arrow's `arrow.json` extension), which `datasets` hands over as the object itself. A message has only the keys it has, and " +
+	"a call's `arguments` is an object, so the row is exactly the conversation a server passes the chat template at inference; " +
+	"every template TRL ships renders it as it renders that conversation (synth's CI checks this on every row). Why this storage: " +
+	"`datasets` turns an `arrow.json` column into `Json()` (features.py, generate_from_arrow_type) and pyarrow restores that type " +
+	"from the stored Arrow schema (the `huggingface` schema metadata carries the same features); a struct column would come back with " +
+	"every key on every message, `None` where unset, which TRL no longer strips and templates such as Llama 3.1's and Mistral's reject.\n\n" +
+	"With DuckDB (a Parquet JSON column reads as `JSON`):\n\n" +
+	"```sql\nSELECT m->>'role' AS role, m->>'content' AS content\nFROM (SELECT unnest(messages) AS m FROM 'sft/*.parquet') LIMIT 10;\n\n" +
+	"-- every tool call with its arguments\nSELECT c->>'$.function.name' AS tool, c->'$.function.arguments' AS arguments\n" +
+	"FROM (SELECT unnest(from_json(m->'tool_calls', '[\"json\"]')) AS c\n      FROM (SELECT unnest(messages) AS m FROM 'sft/*.parquet')\n" +
+	"      WHERE m->'tool_calls' IS NOT NULL);\n```\n\n" +
+	"With Polars (the JSON values read as strings; set `POLARS_UNKNOWN_EXTENSION_TYPE_BEHAVIOR=load_as_storage` to silence its " +
+	"warning about the extension type):\n\n" +
+	"```python\nimport polars as pl\n\ndf = pl.read_parquet(\"sft/*.parquet\")\n" +
+	"msgs = df.select(\"id\", pl.col(\"messages\")).explode(\"messages\").with_columns(\n" +
+	"    role=pl.col(\"messages\").str.json_path_match(\"$.role\"), content=pl.col(\"messages\").str.json_path_match(\"$.content\"))\n```\n\n" +
+	"With pyarrow:\n\n```python\nimport json, pyarrow.parquet as pq\n\nt = pq.read_table(\"sft/\")\n" +
+	"first = [json.loads(m) for m in t.column(\"messages\")[0].as_py()]\n```\n\n" +
+	"For trainers that do not read this layout, `synth export DIR --format openai|sharegpt|jsonl -o OUT` writes OpenAI fine-tuning JSONL, " +
+	"LLaMA-Factory / Axolotl ShareGPT, or these rows as JSON lines.\n\n"
 
 // engineText names the engine that played the dialogues.
 func engineText(m *Manifest) string {

@@ -78,7 +78,7 @@ func finalize(cfg Config, d *domains.Domain, chunkDirs []string, out, work strin
 		return nil, err
 	}
 	m := &Manifest{
-		SynthVersion: Version, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
+		SynthVersion: Version, Format: export.FormatVersion, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
 		Counts: Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: checkStats(), Failures: map[string]int{}, Stats: newStats(d.Tools.Kind),
 	}
 	if cfg.DPO {

@@ -17,17 +17,22 @@ import (
 // Manifest describes a release. It is written last; a folder without one
 // is not a release.
 type Manifest struct {
-	SynthVersion string                 `json:"synth_version"`
-	Config       map[string]any         `json:"config"`
-	Fingerprint  string                 `json:"fingerprint"`
-	Seed         uint64                 `json:"seed"`
-	Domain       DomainInfo             `json:"domain"`
-	Counts       Counts                 `json:"counts"`
-	Checks       map[string]*CheckStats `json:"checks"`
-	Failures     map[string]int         `json:"failures"`
-	Stats        *Stats                 `json:"stats"`
-	DPO          *DPOStats              `json:"dpo,omitempty"`
-	LLM          *LLMStats              `json:"llm,omitempty"`
+	SynthVersion string `json:"synth_version"`
+	// Format is the version of the column contract of the release's
+	// Parquet files (export.FormatVersion): 2 stores messages and tools as
+	// Json() objects; releases without it are format 1 (struct messages,
+	// arguments and tools as JSON text), which the readers still read.
+	Format      int                    `json:"format,omitempty"`
+	Config      map[string]any         `json:"config"`
+	Fingerprint string                 `json:"fingerprint"`
+	Seed        uint64                 `json:"seed"`
+	Domain      DomainInfo             `json:"domain"`
+	Counts      Counts                 `json:"counts"`
+	Checks      map[string]*CheckStats `json:"checks"`
+	Failures    map[string]int         `json:"failures"`
+	Stats       *Stats                 `json:"stats"`
+	DPO         *DPOStats              `json:"dpo,omitempty"`
+	LLM         *LLMStats              `json:"llm,omitempty"`
 	// Stopped is "budget" when the LLM budget ran out; the release then
 	// holds the first BlueprintsDone blueprints of the n asked for.
 	Stopped        string      `json:"stopped,omitempty"`

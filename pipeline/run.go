@@ -28,7 +28,7 @@ import (
 )
 
 // Version is synth's version, recorded in every release.
-const Version = "0.3.0"
+const Version = "0.4.0"
 
 // Splits in release order.
 var Splits = []string{"train", "validation", "test"}

@@ -76,6 +76,10 @@ func TestEmulateFlagErrors(t *testing.T) {
 		{[]string{"emulate", "--addr", "256.0.0.1:bad"}, 1, "--addr"},
 		{[]string{"emulate", "--latency", "soon"}, 2, "invalid value"},
 		{[]string{"emulate", "extra"}, 2, "unexpected argument"},
+		{[]string{"emulate", "--flavor", "tgi"}, 1, "--flavor"},
+		{[]string{"emulate", "--no-tool-parser"}, 1, "--no-tool-parser"},
+		{[]string{"emulate", "--flavor", "openai", "--no-reasoning-parser"}, 1, "--no-reasoning-parser"},
+		{[]string{"emulate", "--tool-parse-failures", "1.5"}, 1, "--tool-parse-failures"},
 	} {
 		code, _, stderr := synth(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

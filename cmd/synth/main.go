@@ -23,7 +23,8 @@ Usage:
   synth report   DIR [-o FILE]        self-contained HTML report with plots
   synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
   synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
-  synth emulate  [--addr HOST:PORT] [flags]   OpenAI-compatible server for tests and dry runs
+  synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
+  synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
   synth version
 
 Run 'synth COMMAND -h' for a command's flags.
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdAudit(ctx, args[0], args[1:], stdout)
 	case "domain":
 		err = cmdDomain(ctx, args[1:], stdout, stderr)
+	case "export":
+		err = cmdExport(ctx, args[1:], stdout, stderr)
 	case "emulate":
 		err = cmdEmulate(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

@@ -1,7 +1,9 @@
 // duckdb_check.mjs checks that a synth release loads in DuckDB the way
-// users query it: the sft config's column types, its row count, and the
-// invariants chat templates rely on (9-alphanumeric tool-call ids, JSON
-// arguments, tool messages naming their call and tool).
+// users query it (the queries of the dataset card): the sft config's column
+// types (format 2: messages and tools are lists of JSON objects), its row
+// count, and the invariants chat templates rely on (messages with only
+// their own keys and no nulls, content a string, 9-alphanumeric tool-call
+// ids, arguments a JSON object, tool messages naming their call and tool).
 //
 // Usage: node duckdb_check.mjs RELEASE_DIR [--rows N]
 //
@@ -57,24 +59,22 @@ function expectedRows(dir, flag) {
   return { rows: n, source: "manifest.json" };
 }
 
-// The types DuckDB must see. Compared without the double quotes DuckDB puts
-// around keywords such as "type", "function" and "name", which vary by version.
-const MESSAGE =
-  "STRUCT(role VARCHAR, content VARCHAR, reasoning_content VARCHAR, " +
-  "tool_calls STRUCT(id VARCHAR, type VARCHAR, function STRUCT(name VARCHAR, arguments VARCHAR))[], " +
-  "tool_call_id VARCHAR, name VARCHAR)";
+// The types DuckDB must see: a Parquet JSON column reads as JSON.
 const WANT_TYPES = {
   id: "VARCHAR",
   blueprint_id: "VARCHAR",
   domain: "VARCHAR",
-  messages: `${MESSAGE}[]`,
-  tools: "VARCHAR",
+  messages: "JSON[]",
+  tools: "JSON[]",
   n_writes: "INTEGER",
   n_reads: "INTEGER",
   evidence: "INTEGER[]",
   behavior: "VARCHAR",
   engine: "VARCHAR",
 };
+
+// The keys a message may have; anything else, or a null, breaks templates.
+const MESSAGE_KEYS = "['role', 'content', 'reasoning_content', 'tool_calls', 'tool_call_id', 'name']";
 
 const sqlString = (s) => `'${s.replaceAll("'", "''")}'`;
 
@@ -117,26 +117,37 @@ async function main() {
   const msgs = `(SELECT unnest(messages) AS m FROM ${src})`;
   const m = await one(`
     SELECT count(*) AS messages,
-           count(*) FILTER (WHERE m.role IS NULL OR m.role NOT IN ('system', 'user', 'assistant', 'tool')) AS bad_roles,
-           count(*) FILTER (WHERE m.content IS NULL) AS null_content,
-           count(*) FILTER (WHERE m.role = 'tool') AS tool_messages,
-           count(*) FILTER (WHERE m.role = 'tool' AND (coalesce(m.tool_call_id, '') = '' OR coalesce(m.name, '') = '')) AS bad_tool_messages
+           count(*) FILTER (WHERE (m->>'role') IS NULL OR (m->>'role') NOT IN ('system', 'user', 'assistant', 'tool')) AS bad_roles,
+           count(*) FILTER (WHERE json_type(m, '$.content') IS DISTINCT FROM 'VARCHAR') AS null_content,
+           count(*) FILTER (WHERE len(list_filter(json_keys(m), k -> NOT list_contains(${MESSAGE_KEYS}, k))) > 0) AS foreign_keys,
+           count(*) FILTER (WHERE len(list_filter(json_keys(m), k -> json_type(m, '$."' || k || '"') = 'NULL')) > 0) AS null_keys,
+           count(*) FILTER (WHERE (m->>'role') = 'tool') AS tool_messages,
+           count(*) FILTER (WHERE (m->>'role') = 'tool' AND (coalesce((m->>'tool_call_id'), '') = '' OR coalesce((m->>'name'), '') = '')) AS bad_tool_messages
     FROM ${msgs}`);
   if (m.bad_roles) fail(`${m.bad_roles} messages have a role other than system/user/assistant/tool`);
-  if (m.null_content) fail(`${m.null_content} messages have a null content (chat templates need "")`);
+  if (m.null_content) fail(`${m.null_content} messages have no string content (chat templates need "")`);
+  if (m.foreign_keys) fail(`${m.foreign_keys} messages have keys a message does not have`);
+  if (m.null_keys) fail(`${m.null_keys} messages have a key holding null`);
   if (m.bad_tool_messages) fail(`${m.bad_tool_messages} tool messages lack tool_call_id or name`);
 
   const tc = await one(`
     SELECT count(*) AS tool_calls,
-           count(*) FILTER (WHERE NOT coalesce(regexp_full_match(c.id, '[A-Za-z0-9]{9}'), false)) AS bad_ids,
-           count(*) FILTER (WHERE c.type IS DISTINCT FROM 'function') AS bad_types,
-           count(*) FILTER (WHERE coalesce(c.function.name, '') = '') AS missing_names,
-           count(*) FILTER (WHERE NOT coalesce(json_valid(c.function.arguments), false)) AS bad_arguments
-    FROM (SELECT unnest(m.tool_calls) AS c FROM ${msgs})`);
+           count(*) FILTER (WHERE NOT coalesce(regexp_full_match((c->>'id'), '[A-Za-z0-9]{9}'), false)) AS bad_ids,
+           count(*) FILTER (WHERE (c->>'type') IS DISTINCT FROM 'function') AS bad_types,
+           count(*) FILTER (WHERE coalesce((c->>'$.function.name'), '') = '') AS missing_names,
+           count(*) FILTER (WHERE json_type(c, '$.function.arguments') IS DISTINCT FROM 'OBJECT') AS bad_arguments
+    FROM (SELECT unnest(from_json((m->'tool_calls'), '["json"]')) AS c FROM ${msgs} WHERE (m->'tool_calls') IS NOT NULL)`);
   if (tc.bad_ids) fail(`${tc.bad_ids} tool calls have an id that is not 9 alphanumerics`);
   if (tc.bad_types) fail(`${tc.bad_types} tool calls have a type other than "function"`);
   if (tc.missing_names) fail(`${tc.missing_names} tool calls have no function name`);
-  if (tc.bad_arguments) fail(`${tc.bad_arguments} tool calls have arguments that are not valid JSON`);
+  if (tc.bad_arguments) fail(`${tc.bad_arguments} tool calls have arguments that are not a JSON object`);
+
+  // The tools: each an OpenAI function tool.
+  const tl = await one(`
+    SELECT count(*) AS rows_without_tools,
+           (SELECT count(*) FROM (SELECT unnest(tools) AS t FROM ${src}) WHERE (t->>'type') IS DISTINCT FROM 'function' OR coalesce((t->>'$.function.name'), '') = '') AS bad_tools
+    FROM ${src} WHERE len(tools) = 0`);
+  if (tl.bad_tools) fail(`${tl.bad_tools} tools are not {"type": "function", "function": {"name": ...}}`);
 
   // The dpo config, when the release has one: its columns, its row count
   // against the manifest, and the pair invariants DPO trainers rely on.
@@ -147,16 +158,16 @@ async function main() {
     const ddesc = await query(`DESCRIBE SELECT * FROM ${dsrc}`);
     const dtypes = Object.fromEntries(ddesc.map((r) => [r.column_name, String(r.column_type).replaceAll('"', "")]));
     const WANT_DPO = {
-      id: "VARCHAR", blueprint_id: "VARCHAR", domain: "VARCHAR", prompt: `${MESSAGE}[]`, chosen: `${MESSAGE}[]`,
-      rejected: `${MESSAGE}[]`, tools: "VARCHAR", failure: "VARCHAR", divergence_turn: "INTEGER",
+      id: "VARCHAR", blueprint_id: "VARCHAR", domain: "VARCHAR", prompt: "JSON[]", chosen: "JSON[]",
+      rejected: "JSON[]", tools: "JSON[]", failure: "VARCHAR", divergence_turn: "INTEGER",
     };
     for (const [col, want] of Object.entries(WANT_DPO)) {
       if (dtypes[col] !== want) fail(`dpo column ${col} has type ${dtypes[col]}, want ${want}`);
     }
     dpo = await one(`
       SELECT count(*) AS pairs,
-             count(*) FILTER (WHERE prompt[len(prompt)].role NOT IN ('user', 'tool')) AS bad_prompt_end,
-             count(*) FILTER (WHERE chosen[1].role <> 'assistant' OR rejected[1].role <> 'assistant') AS bad_starts,
+             count(*) FILTER (WHERE (prompt[len(prompt)]->>'role') NOT IN ('user', 'tool')) AS bad_prompt_end,
+             count(*) FILTER (WHERE (chosen[1]->>'role') <> 'assistant' OR (rejected[1]->>'role') <> 'assistant') AS bad_starts,
              count(*) FILTER (WHERE chosen = rejected) AS identical,
              count(DISTINCT failure) AS failure_types
       FROM ${dsrc}`);
@@ -164,7 +175,7 @@ async function main() {
       SELECT (SELECT count(*) FROM (SELECT unnest(prompt) FROM ${dsrc})) AS prompt_messages,
              (SELECT count(*) FROM (SELECT unnest(chosen) FROM ${dsrc})) AS chosen_messages,
              (SELECT count(*) FROM (SELECT unnest(rejected) FROM ${dsrc})) AS rejected_messages,
-             (SELECT count(*) FROM (SELECT unnest(c.tool_calls) FROM (SELECT unnest(rejected) AS c FROM ${dsrc}))) AS rejected_tool_calls`);
+             (SELECT count(*) FROM (SELECT unnest(from_json((c->'tool_calls'), '["json"]')) FROM (SELECT unnest(rejected) AS c FROM ${dsrc}))) AS rejected_tool_calls`);
     Object.assign(dpo, un);
     if (dpo.bad_prompt_end) fail(`${dpo.bad_prompt_end} DPO prompts do not end with a user or tool message`);
     if (dpo.bad_starts) fail(`${dpo.bad_starts} DPO pairs do not start chosen and rejected with an assistant message`);

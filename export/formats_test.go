@@ -1,0 +1,144 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExportFormats checks each format against its documented shape:
+// OpenAI fine-tuning (messages/tools/parallel_tool_calls; preference
+// input/preferred_output/non_preferred_output), LLaMA-Factory ShareGPT
+// (alternating human|observation and gpt|function_call turns, ranking
+// chosen/rejected as single turns, dataset_info.json) and synth's jsonl.
+func TestExportFormats(t *testing.T) {
+	rel := t.TempDir()
+	writeSFT(t, rel, Options{}, map[string][]SFTRow{"train": {sampleSFT(1), sampleSFT(2)}, "test": {sampleSFT(3)}})
+	w, err := NewWriter(rel, "dpo", DPOSchema(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteDPO("train", sampleDPO(1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := func(t *testing.T, path string) []map[string]any {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		format Format
+		check  func(t *testing.T, sft, dpo []map[string]any, out string)
+	}{
+		{FormatOpenAI, func(t *testing.T, sft, dpo []map[string]any, _ string) {
+			r := sft[0]
+			msgs := r["messages"].([]any)
+			if r["parallel_tool_calls"] != true {
+				t.Error("a row with a parallel call must set parallel_tool_calls")
+			}
+			for _, m := range msgs {
+				m := m.(map[string]any)
+				if _, ok := m["reasoning_content"]; ok {
+					t.Error("reasoning_content is not an OpenAI fine-tuning field")
+				}
+				if m["role"] == "tool" && (m["tool_call_id"] == nil || m["name"] != nil) {
+					t.Errorf("tool message %v: want tool_call_id and no name", m)
+				}
+				for _, c := range asList(m["tool_calls"]) {
+					if _, ok := c.(map[string]any)["function"].(map[string]any)["arguments"].(string); !ok {
+						t.Error("OpenAI arguments must be JSON text")
+					}
+				}
+			}
+			if len(r["tools"].([]any)) != 2 {
+				t.Error("tools must be the array of tool objects")
+			}
+			in := dpo[0]["input"].(map[string]any)
+			if in["messages"] == nil || dpo[0]["preferred_output"] == nil || dpo[0]["non_preferred_output"] == nil {
+				t.Errorf("preference row shape: %v", dpo[0])
+			}
+		}},
+		{FormatShareGPT, func(t *testing.T, sft, dpo []map[string]any, out string) {
+			r := sft[0]
+			if r["system"] == "" || r["tools"] == nil {
+				t.Error("system and tools fields")
+			}
+			if _, ok := r["tools"].(string); !ok {
+				t.Error("ShareGPT tools is a JSON string")
+			}
+			turns := r["conversations"].([]any)
+			for i, tr := range turns {
+				from := tr.(map[string]any)["from"].(string)
+				even := from == "human" || from == "observation"
+				if even != (i%2 == 0) {
+					t.Errorf("turn %d is %s: human/observation and gpt/function_call must alternate", i, from)
+				}
+				if from == "function_call" {
+					var v any
+					if err := json.Unmarshal([]byte(tr.(map[string]any)["value"].(string)), &v); err != nil {
+						t.Errorf("function_call value is not JSON: %v", err)
+					}
+				}
+			}
+			if last := turns[len(turns)-1].(map[string]any)["from"]; last == "human" {
+				t.Error("a conversation ends with the model's turn")
+			}
+			if _, ok := dpo[0]["chosen"].(map[string]any); !ok {
+				t.Error("ranking chosen is one turn")
+			}
+			b, err := os.ReadFile(filepath.Join(out, "dataset_info.json"))
+			if err != nil || !strings.Contains(string(b), `"ranking": true`) {
+				t.Errorf("dataset_info.json: %v %s", err, b)
+			}
+		}},
+		{FormatJSONL, func(t *testing.T, sft, dpo []map[string]any, _ string) {
+			for _, k := range []string{"id", "blueprint_id", "domain", "messages", "tools", "n_writes", "n_reads", "evidence", "behavior", "engine"} {
+				if _, ok := sft[0][k]; !ok {
+					t.Errorf("jsonl sft row lacks %s", k)
+				}
+			}
+			for _, k := range []string{"prompt", "chosen", "rejected", "failure", "divergence_turn"} {
+				if _, ok := dpo[0][k]; !ok {
+					t.Errorf("jsonl dpo row lacks %s", k)
+				}
+			}
+		}},
+	} {
+		t.Run(string(tt.format), func(t *testing.T) {
+			out := t.TempDir()
+			files, err := ExportRelease(context.Background(), rel, tt.format, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != 3 {
+				t.Fatalf("files %+v, want sft train, sft test, dpo train", files)
+			}
+			tt.check(t, lines(t, filepath.Join(out, "sft", "train.jsonl")), lines(t, filepath.Join(out, "dpo", "train.jsonl")), out)
+		})
+	}
+	if _, err := ExportRelease(context.Background(), rel, FormatJSONL, filepath.Join(rel, "x")); err == nil {
+		t.Error("exporting into the release must be refused")
+	}
+	if _, err := ParseFormat("csv"); err == nil {
+		t.Error("an unknown format must be refused")
+	}
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
