@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,6 +34,20 @@ type Options struct {
 	Seed uint64
 	// Source names the spec in messages and IMPORT.md (its file name).
 	Source string
+	// Files is where relative file $refs are read from: the folder the
+	// spec is in, as ImportFile sets it. Nil: a $ref to a file fails the
+	// import as a missing file.
+	Files fs.FS
+	// Dir names Files in messages.
+	Dir string
+	// MaxSpecBytes bounds the bytes read, the spec and its files
+	// together; 0 means DefaultMaxSpecBytes.
+	MaxSpecBytes int64
+	// AllowMissingFiles imports a multi-file spec whose $refs name files
+	// that are absent: the operations needing them are skipped or fail,
+	// each with a warning. Without it such a spec is refused, listing
+	// the files.
+	AllowMissingFiles bool
 }
 
 // Result is an imported pack.
@@ -77,43 +92,70 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	if max < 0 {
 		return nil, fmt.Errorf("--max-operations %d: must be at least 1", max)
 	}
+	limit := opts.MaxSpecBytes
+	if limit == 0 {
+		limit = DefaultMaxSpecBytes
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
+	}
+	if int64(len(spec)) > limit {
+		return nil, sizeError(src, limit)
+	}
 	inc, err := newIncluder(opts.Include)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parse(spec, src, inc, max)
+	set := newSpecSet(ctx, opts.Files, opts.Dir, limit)
+	set.left -= int64(len(spec))
+	doc, err := parse(set, spec, src, inc, max)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	raws, warns, err := doc.operations(ctx, inc)
+	if err != nil {
 		return nil, err
 	}
-	raws, warns := doc.operations(inc)
-	if len(raws) == 0 {
-		return nil, fmt.Errorf("%s: the spec defines no operations to turn into tools", src)
-	}
-	conv := newConverter(doc.root)
+	conv := newConverter(set)
 	ops := make([]*op, 0, len(raws))
-	for _, r := range raws {
+	for i, r := range raws {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ops = append(ops, buildOp(conv, r))
+		o := buildOp(conv, r)
+		o.index = i
+		ops = append(ops, o)
 	}
 	nameTools(ops)
 	for _, o := range ops {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		repairParams(o)
 	}
-	colls := analyse(conv, ops)
+	colls, err := analyse(ctx, conv, ops)
+	if err != nil {
+		return nil, err
+	}
+	if set.fatal != nil {
+		return nil, set.fatal
+	}
+	bad := set.problems()
+	if len(bad) > 0 && (!opts.AllowMissingFiles || len(ops) == 0) {
+		return nil, filesError(src, set, bad, len(ops))
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("%s: the spec defines no operations to turn into tools", src)
+	}
 	if len(colls) == 0 {
 		return nil, fmt.Errorf("%s: no operation is resource-shaped (a collection path /things with GET or POST, or an item path /things/{id}), so the pack would have no data to act on; import a part of the API that has resources with --include", src)
 	}
-	db := seedData(colls, opts.Seed)
-
-	title, version, desc := "", "", ""
-	if info := doc.model.Info; info != nil {
-		title, version, desc = info.Title, info.Version, info.Description
+	db, err := seedData(ctx, colls, opts.Seed)
+	if err != nil {
+		return nil, err
 	}
+
+	title, version, desc := doc.title, doc.apiVersion, doc.description
 	if title == "" {
 		title = "API"
 	}
@@ -122,6 +164,9 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		name = packName(title)
 	}
 	res = &Result{Name: name, Files: map[string][]byte{}, Operations: len(ops)}
+	for _, b := range bad {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("file %s %s (named at %s): the operations that need it are skipped or unmapped (--allow-missing-files)", b.name, b.reason, b.site))
+	}
 	res.Warnings = append(res.Warnings, warns...)
 	for _, o := range ops {
 		res.Warnings = append(res.Warnings, o.Warnings...)
@@ -228,9 +273,11 @@ func packVersion(v string) string {
 }
 
 // ImportFile imports the spec at specPath into the folder dir, which
-// must not exist or be empty. The pack is written to a temporary folder
-// beside dir and renamed into place only when complete, so a failed
-// import leaves nothing behind.
+// must not exist or be empty. Relative file $refs are read from the
+// spec's folder and below (through an os.Root, so links cannot lead
+// outside it). The pack is written to a temporary folder beside dir and
+// renamed into place only when complete, so a failed import leaves
+// nothing behind.
 func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Result, error) {
 	if dir == "" {
 		return nil, errors.New("-o: an output directory is required")
@@ -238,21 +285,88 @@ func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Resul
 	if err := checkTarget(dir); err != nil {
 		return nil, err
 	}
-	spec, err := os.ReadFile(specPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the spec: %w", err)
-	}
 	if opts.Source == "" {
 		opts.Source = filepath.Base(specPath)
 	}
+	limit := opts.MaxSpecBytes
+	if limit == 0 {
+		limit = DefaultMaxSpecBytes
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
+	}
+	f, err := os.Open(specPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the spec: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder: give the spec's root file (the one that starts with openapi: 3.x), e.g. %s", specPath, filepath.Join(specPath, "openapi.yaml"))
+	}
+	spec, err := readLimited(f, specPath, limit)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Files == nil {
+		folder := filepath.Dir(specPath)
+		root, err := os.OpenRoot(folder)
+		if err != nil {
+			return nil, fmt.Errorf("the spec's folder %s: %w", folder, err)
+		}
+		defer root.Close()
+		opts.Files, opts.Dir = root.FS(), folder
+	}
 	res, err := Import(ctx, spec, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := WriteDir(dir, res.Files); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// ErrMissingFiles is returned (wrapped) when $refs name files that are
+// not there.
+var ErrMissingFiles = errors.New("not every file its $refs name is there and readable")
+
+// filesError lists the files $refs name that are absent or unreadable:
+// a multi-file spec given without its folder would otherwise import as
+// hollow operations.
+func filesError(src string, set *specSet, bad []*badFile, ops int) error {
+	var b strings.Builder
+	missing := 0
+	for _, f := range bad {
+		if f.missing {
+			missing++
+		}
+	}
+	where := "beside it"
+	if set.dir != "" {
+		where = "in " + set.dir
+	}
+	fmt.Fprintf(&b, " (%d missing, %d unreadable; looked for %s):", missing, len(bad)-missing, where)
+	const shown = 20
+	for i, f := range bad {
+		if i == shown {
+			fmt.Fprintf(&b, "\n  … and %d more", len(bad)-shown)
+			break
+		}
+		more := ""
+		if f.uses > 1 {
+			more = fmt.Sprintf(", and %d more $refs", f.uses-1)
+		}
+		fmt.Fprintf(&b, "\n  %s %s (named at %s%s)", f.name, f.reason, f.site, more)
+	}
+	b.WriteString("\nA multi-file spec needs every file it names: import its root file from the spec's own folder, with the files beside it in their layout")
+	if ops > 0 {
+		b.WriteString(", or pass --allow-missing-files to import the operations that do not need them (the others are skipped or fail, each named in IMPORT.md)")
+	}
+	b.WriteString("; nothing was written")
+	return fmt.Errorf("%s: %w%s", src, ErrMissingFiles, b.String())
 }
 
 func checkTarget(dir string) error {

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -112,9 +113,32 @@ type scopeField struct {
 	Schema any
 }
 
-// analyse finds the collections and plans every operation's handler.
-func analyse(conv *converter, ops []*op) []*collection {
+// opsOf are the operations on one collection shape: on the collection
+// path itself and on its item path, in document order.
+type opsOf struct{ coll, item []*op }
+
+// analyse finds the collections and plans every operation's handler. It
+// indexes operations by path shape once, so its cost grows with the
+// number of operations, not with operations times collections.
+func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, error) {
+	byOps := map[string]*opsOf{}
+	at := func(sh string) *opsOf {
+		if byOps[sh] == nil {
+			byOps[sh] = &opsOf{}
+		}
+		return byOps[sh]
+	}
 	for _, o := range ops {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		o.segs = segments(o.Path)
+		o.shape = shape(o.segs)
+		at(o.shape).coll = append(at(o.shape).coll, o)
+		if n := len(o.segs); n >= 2 && o.segs[n-1].Param != "" {
+			sh := shape(o.segs[:n-1])
+			at(sh).item = append(at(sh).item, o)
+		}
 		if o.Method == "get" {
 			s, ok := response(conv, o)
 			o.respKnown = ok
@@ -139,7 +163,7 @@ func analyse(conv *converter, ops []*op) []*collection {
 	}
 	// Item paths make resources: .../things/{id}.
 	for _, o := range ops {
-		segs := segments(o.Path)
+		segs := o.segs
 		if n := len(segs); n >= 2 && segs[n-1].Param != "" && segs[n-2].Lit != "" {
 			c := add(shape(segs[:n-1]), segs[:n-1])
 			c.HasItem = true
@@ -150,11 +174,11 @@ func analyse(conv *converter, ops []*op) []*collection {
 	}
 	// A list-only GET that returns an array of objects makes one too.
 	for _, o := range ops {
-		segs := segments(o.Path)
+		segs := o.segs
 		if o.Method != "get" || len(segs) == 0 || segs[len(segs)-1].Lit == "" || len(o.Broken) > 0 {
 			continue
 		}
-		if _, ok := byShape[shape(segs)]; ok {
+		if _, ok := byShape[o.shape]; ok {
 			continue
 		}
 		// GET /pets/findByStatus searches pets; it is not a resource.
@@ -162,11 +186,14 @@ func analyse(conv *converter, ops []*op) []*collection {
 			continue
 		}
 		if o.respList {
-			add(shape(segs), segs)
+			add(o.shape, segs)
 		}
 	}
 	for _, c := range colls {
-		c.describe(conv, ops)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.describe(conv, byOps[c.Shape])
 	}
 	for _, c := range colls {
 		// The parent is the collection whose item the last scope param names.
@@ -182,9 +209,11 @@ func analyse(conv *converter, ops []*op) []*collection {
 	for _, c := range colls {
 		c.fields()
 	}
+	used := map[*collection]bool{}
 	for _, o := range ops {
 		o.Handler = planOp(o, byShape)
 		if c := o.Handler.Coll; c != nil {
+			used[c] = true
 			switch o.Handler.Kind {
 			case hGet:
 				if c.Tools.Get == "" {
@@ -198,48 +227,50 @@ func analyse(conv *converter, ops []*op) []*collection {
 		}
 	}
 	// A collection no operation uses is dropped.
-	return slices.DeleteFunc(colls, func(c *collection) bool {
-		for _, o := range ops {
-			if o.Handler.Coll == c {
-				return false
-			}
-		}
-		return true
-	})
+	return slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] }), nil
 }
 
 // describe finds the record schema: the item GET's response, the list's
 // items, then the create or update body.
-func (c *collection) describe(conv *converter, ops []*op) {
+func (c *collection) describe(conv *converter, on *opsOf) {
+	if on == nil {
+		on = &opsOf{}
+	}
 	var cands []any
 	var keyOp *op
-	for pass := 0; pass < 3; pass++ {
-		for _, o := range ops {
-			segs := segments(o.Path)
-			n := len(segs)
-			item := n >= 2 && segs[n-1].Param != "" && shape(segs[:n-1]) == c.Shape
-			coll := shape(segs) == c.Shape
-			switch {
-			case pass == 0 && item && o.Method == "get":
-				if keyOp == nil {
-					keyOp = o
-				}
-				if s, ok := response(conv, o); ok {
-					cands = append(cands, s)
-				}
-			case pass == 1 && coll && o.Method == "get":
-				if s, ok := listItems(conv, o); ok {
-					cands = append(cands, s)
-				}
-			case pass == 2 && (coll && o.Method == "post" || item && (o.Method == "put" || o.Method == "patch")):
-				if o.Body != nil {
-					cands = append(cands, o.Body)
-				}
-			}
-			if item && keyOp == nil {
-				keyOp = o
+	if len(on.item) > 0 {
+		keyOp = on.item[0]
+	}
+	for _, o := range on.item {
+		if o.Method == "get" {
+			if s, ok := response(conv, o); ok {
+				cands = append(cands, unwrapRecord(s))
 			}
 		}
+	}
+	for _, o := range on.coll {
+		if o.Method == "get" {
+			if s, ok := listItems(conv, o); ok {
+				cands = append(cands, s)
+			}
+		}
+	}
+	// Bodies in document order, collection POSTs and item PUT/PATCHes
+	// alike.
+	var bodies []*op
+	for _, o := range on.coll {
+		if o.Method == "post" && o.Body != nil {
+			bodies = append(bodies, o)
+		}
+	}
+	for _, o := range on.item {
+		if (o.Method == "put" || o.Method == "patch") && o.Body != nil {
+			bodies = append(bodies, o)
+		}
+	}
+	slices.SortStableFunc(bodies, func(a, b *op) int { return a.index - b.index })
+	for _, o := range bodies {
+		cands = append(cands, o.Body)
 	}
 	for _, s := range cands {
 		props, _, ok := flattenObject(s, 0)
@@ -255,8 +286,7 @@ func (c *collection) describe(conv *converter, ops []*op) {
 		if a := keyOp.argFor(inPath, c.KeyParam); a != nil {
 			c.KeySchema = a.Schema
 		}
-		segs := segments(keyOp.Path)
-		ps := params(segs[:len(segs)-1])
+		ps := params(keyOp.segs[:len(keyOp.segs)-1])
 		for i := range c.Scope {
 			if i < len(ps) {
 				if a := keyOp.argFor(inPath, ps[i]); a != nil {
@@ -329,6 +359,9 @@ func (c *collection) fields() {
 // the name ends with ("petId" → "id", "ServiceSid" → "sid").
 func matchField(param string, props map[string]any, key bool) string {
 	np := norm(param)
+	if key {
+		np = normKey(param)
+	}
 	for _, k := range sortedKeys(props) {
 		if norm(k) == np {
 			return k
@@ -356,6 +389,16 @@ func norm(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// normKey is norm with "identifier" read as "id" ("ssh_key_identifier"
+// names a key's "id").
+func normKey(s string) string {
+	n := norm(s)
+	if strings.HasSuffix(n, "identifier") {
+		n = strings.TrimSuffix(n, "entifier")
+	}
+	return n
 }
 
 // snake turns a path segment or name into snake_case ASCII.
@@ -477,7 +520,14 @@ func response(conv *converter, o *op) (any, bool) {
 		return nil, false
 	}
 	r, err := conv.followRef(best)
-	if err != nil || r == nil {
+	if err != nil {
+		msg := fmt.Sprintf("its %s response: %v; the record fields come from the other operations", bestCode, err)
+		if !slices.Contains(o.Warnings, o.warning(msg)) {
+			o.warn("%s", msg)
+		}
+		return nil, false
+	}
+	if r == nil {
 		return nil, false
 	}
 	content := get(r, "content")
@@ -494,9 +544,47 @@ func response(conv *converter, o *op) (any, bool) {
 	}
 	s, w := conv.Schema(sn)
 	if len(w.broken) > 0 {
+		// The tool still works (its arguments are whole); only the shape
+		// of what it returns is unknown.
+		msg := fmt.Sprintf("its %s response: %v; the record fields come from the other operations", bestCode, w.broken[0])
+		if !slices.Contains(o.Warnings, o.warning(msg)) {
+			o.warn("%s", msg)
+		}
 		return nil, false
 	}
 	return s, true
+}
+
+// envelopeKeys are the properties of a response envelope that are not
+// the record: paging links and metadata.
+var envelopeKeys = map[string]bool{"links": true, "_links": true, "meta": true, "_meta": true, "metadata": true,
+	"request_id": true, "requestid": true, "status": false}
+
+// unwrapRecord takes the record out of an envelope: a response that is
+// an object with one object property ({"ssh_key": {...}}, {"data":
+// {...}}) besides links and metadata is that property.
+func unwrapRecord(s any) any {
+	props, _, ok := flattenObject(s, 0)
+	if !ok {
+		return s
+	}
+	var inner any
+	n := 0
+	for _, k := range sortedKeys(props) {
+		if envelopeKeys[norm(k)] {
+			continue
+		}
+		p, _, isObj := flattenObject(props[k], 0)
+		if !isObj || len(p) == 0 {
+			return s
+		}
+		inner = props[k]
+		n++
+	}
+	if n != 1 {
+		return s
+	}
+	return inner
 }
 
 // listItems is the item schema of a list response: an array of objects,
@@ -542,7 +630,7 @@ func planOp(o *op, byShape map[string]*collection) plan {
 	if len(o.Broken) > 0 {
 		return plan{Kind: hUnmapped, Reason: "its schema has unresolved $refs: " + strings.Join(o.Broken, "; ")}
 	}
-	segs := segments(o.Path)
+	segs := o.segs
 	n := len(segs)
 	var c *collection
 	item := false

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"hash/fnv"
@@ -63,8 +64,9 @@ type synthesizer struct {
 	index int
 	// keys of every collection, for fields that name another one's id.
 	keys map[string][]string
-	all  []*collection
-	re   *regexCache
+	// byNounID finds the collections a field like "pet_id" names.
+	byNounID map[string][]*collection
+	re       *regexCache
 }
 
 // regexCache compiles each pattern once per import.
@@ -123,8 +125,13 @@ func rngFor(seed uint64, name string) *rand.Rand {
 }
 
 // seedData synthesizes every collection deterministically from seed.
-func seedData(colls []*collection, seed uint64) map[string]map[string]any {
+func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string]map[string]any, error) {
 	now, _ := time.Parse(time.RFC3339, Clock)
+	byNounID := map[string][]*collection{}
+	for _, c := range colls {
+		k := norm(c.Noun) + "id"
+		byNounID[k] = append(byNounID[k], c)
+	}
 	db := map[string]map[string]any{}
 	keys := map[string][]string{}
 	rc := newRegexCache()
@@ -132,6 +139,9 @@ func seedData(colls []*collection, seed uint64) map[string]map[string]any {
 	order := slices.Clone(colls)
 	slices.SortStableFunc(order, func(a, b *collection) int { return len(a.Scope) - len(b.Scope) })
 	for _, c := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		g := &synthesizer{rng: rngFor(seed, "keys/"+c.Name), now: now, coll: c, re: rc}
 		n := minRecords + g.rng.IntN(maxRecords-minRecords+1)
 		seen := map[string]bool{}
@@ -153,7 +163,10 @@ func seedData(colls []*collection, seed uint64) map[string]map[string]any {
 		keys[c.Name] = ks
 	}
 	for _, c := range order {
-		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, all: colls, re: rc}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc}
 		recs := map[string]any{}
 		for i, k := range keys[c.Name] {
 			g.index = i
@@ -161,7 +174,7 @@ func seedData(colls []*collection, seed uint64) map[string]map[string]any {
 		}
 		db[c.Name] = recs
 	}
-	return db
+	return db, nil
 }
 
 // key draws one key valid for the item path parameter.
@@ -261,8 +274,8 @@ func (g *synthesizer) foreign(name string, s any) (any, bool) {
 	if !strings.HasSuffix(nn, "id") || nn == "id" {
 		return nil, false
 	}
-	for _, o := range g.all {
-		if o == g.coll || norm(o.Noun)+"id" != nn {
+	for _, o := range g.byNounID[nn] {
+		if o == g.coll {
 			continue
 		}
 		ks := g.keys[o.Name]
