@@ -63,6 +63,9 @@ type Result struct {
 	// Warnings name each problem the import worked around, with its
 	// operation and line.
 	Warnings []string
+	// colls are the collections behind db.json, for tests that check
+	// records against their schemas.
+	colls []*collection
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
@@ -177,6 +180,7 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	for _, c := range colls {
 		res.Collections = append(res.Collections, c.Name)
 	}
+	res.colls = colls
 	man := manifest(name, packVersion(version), trimText(desc, 500), colls, ops, db, opts.Seed)
 	files := res.Files
 	if files["domain.yaml"], err = renderManifest(man); err != nil {
