@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/synth-data/synth/pack"
 )
 
 // fixture is one class of what real specs do, as a small hand-written
@@ -157,6 +159,68 @@ var fixtures = []fixture{
 		},
 	},
 	{
+		name: "a create that takes a client-supplied id is offered ids no record has",
+		spec: "refs/client-id.yaml",
+		ops:  3, mapped: 3,
+		check: func(t *testing.T, res *Result) {
+			p := loadPack(t, res)
+			hint := p.Manifest.Hints.Writes["registerDevice"].Args["device_id"]
+			ids, ok := strings.CutPrefix(hint, "slot:")
+			if !ok || ids == "" {
+				t.Fatalf("registerDevice's device_id hint %q offers no ids", hint)
+			}
+			for _, id := range strings.Split(ids, "|") {
+				if _, taken := p.Base.Get("devices", id); taken || !regexp.MustCompile(`^dev-[0-9]{4}$`).MatchString(id) {
+					t.Errorf("offered id %q is taken or does not match the key's pattern", id)
+				}
+			}
+			st := p.Base.NewState()
+			taken := p.Base.Keys("devices")[0]
+			args, _ := json.Marshal(map[string]any{"device_id": taken, "label": "hall"})
+			r := p.Tools.Call(context.Background(), st, "registerDevice", string(args))
+			if want := "a device with device_id " + taken + " already exists; creating one needs a device_id no other device has"; !r.Err || !strings.Contains(r.Output, want) {
+				t.Errorf("creating a taken id: %q, want an error saying %q", r.Output, want)
+			}
+		},
+	},
+	{
+		name: "list tools return a page, say the total and where the next page starts",
+		spec: "seed/billing.yaml",
+		ops:  5, mapped: 5,
+		check: func(t *testing.T, res *Result) {
+			p := loadPack(t, res)
+			st := p.Base.NewState()
+			total := len(p.Base.Keys("invoices"))
+			call := func(tool string, args map[string]any) map[string]any {
+				raw, _ := json.Marshal(args)
+				r := p.Tools.Call(context.Background(), st, tool, string(raw))
+				page, ok := r.Value.(map[string]any)
+				if r.Err || !ok {
+					t.Fatalf("%s(%s): %s", tool, raw, r.Output)
+				}
+				if len(r.Output) > 12000 {
+					t.Errorf("%s(%s) returned %d characters", tool, raw, len(r.Output))
+				}
+				return page
+			}
+			first := call("listInvoices", map[string]any{})
+			if n := len(first["invoices"].([]any)); n != 10 || first["total"] != int64(total) || first["next_offset"] != int64(10) {
+				t.Errorf("first page: %d invoices, total %v, next_offset %v; want the limit's default 10 of %d, next at 10", n, first["total"], first["next_offset"], total)
+			}
+			last := call("listInvoices", map[string]any{"offset": total - 3})
+			if n := len(last["invoices"].([]any)); n != 3 || last["next_offset"] != nil {
+				t.Errorf("last page: %d invoices, next_offset %v; want 3 and none", n, last["next_offset"])
+			}
+			all := call("listCustomers", map[string]any{})
+			if n := len(all["customers"].([]any)); n != len(p.Base.Keys("customers")) {
+				t.Errorf("a list without paging arguments shows %d of %d customers", n, len(p.Base.Keys("customers")))
+			}
+			if got := p.Manifest.Collections["invoices"].List; got == nil || got.Field != "invoices" {
+				t.Errorf("domain.yaml does not say where the list is in the result: %+v", got)
+			}
+		},
+	},
+	{
 		name: "a spec larger than --max-spec-bytes",
 		spec: "resilient.yaml",
 		opts: Options{MaxSpecBytes: 1000},
@@ -236,6 +300,19 @@ func checkReport(t *testing.T, res *Result) {
 			t.Errorf("IMPORT.md does not list warning %q", w)
 		}
 	}
+}
+
+func loadPack(t *testing.T, res *Result) *pack.Pack {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "pack")
+	if err := WriteDir(dir, res.Files); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pack.LoadDir(context.Background(), dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func wantHandler(t *testing.T, res *Result, tool, body string) {

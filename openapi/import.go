@@ -157,6 +157,9 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
+	for _, c := range colls {
+		c.Summary = summaryFields(c, db[c.Name])
+	}
 
 	title, version, desc := doc.title, doc.apiVersion, doc.description
 	if title == "" {

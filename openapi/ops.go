@@ -46,8 +46,10 @@ type op struct {
 	Notes    []string
 	Handler  plan
 	// respKnown: a GET has a JSON 2xx response; respList: it is a list
-	// of objects.
+	// of objects, in the response's property listField ("" when the
+	// response is the array).
 	respKnown, respList bool
+	listField           string
 	// index is the operation's place in the spec; segs and shape its
 	// path, split once.
 	index int
@@ -73,6 +75,16 @@ func (o *op) warn(format string, a ...any) {
 // warning is the text of a warning about the operation.
 func (o *op) warning(msg string) string {
 	return fmt.Sprintf("%s (%s): %s", o.label(), o.where(), msg)
+}
+
+// argByName returns the argument called name, or nil.
+func (o *op) argByName(name string) *arg {
+	for i := range o.Args {
+		if name != "" && o.Args[i].Name == name {
+			return &o.Args[i]
+		}
+	}
+	return nil
 }
 
 // arg returns the argument with a given source, or nil.

@@ -119,31 +119,51 @@ def _get(db, coll, noun, args, key_arg, scope):
         fail("no %s with id %s" % (noun, key))
     return rec
 
-def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base):
+def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base, size, items, summary):
+    """One page of the matching records: {items: [...], "total": N} and,
+    when more remain, where the next page starts. Records are summarised
+    (summary fields only) when whole ones would make a long result."""
     _parent(db, args, parent)
-    out = []
-    for k in db.keys(coll):
-        rec = db.get(coll, k)
-        if _matches(rec, args, scope) and _matches(rec, args, filters):
-            out.append(rec)
+    n = size
+    if limit and args.get(limit) != None:
+        n = max(0, int(args[limit]))
     start = 0
     if offset and args.get(offset) != None:
-        start = int(args[offset])
-    elif page and limit and args.get(page) != None and args.get(limit) != None:
-        start = (int(args[page]) - page_base) * int(args[limit])
-    if start < 0:
-        start = 0
-    if limit and args.get(limit) != None:
-        return out[start:start + max(0, int(args[limit]))]
-    return out[start:]
+        start = max(0, int(args[offset]))
+    elif page and args.get(page) != None:
+        start = max(0, (int(args[page]) - page_base) * (n if n else 1))
+    keys = db.keys(coll)
+    given = [a for a in scope if a in args and args[a] != None] + [a for a in filters if a in args and args[a] != None]
+    if given:
+        found = []
+        for k in keys:
+            rec = db.get(coll, k)
+            if _matches(rec, args, scope) and _matches(rec, args, filters):
+                found.append(rec)
+        total = len(found)
+        recs = found[start:start + n] if n else found[start:]
+    else:
+        # Nothing to match: only the page's records are read.
+        total = len(keys)
+        page_keys = keys[start:start + n] if n else keys[start:]
+        recs = [db.get(coll, k) for k in page_keys]
+    if summary:
+        recs = [{f: r[f] for f in summary if f in r} for r in recs]
+    out = {items: recs, "total": total}
+    if start + len(recs) < total:
+        if offset:
+            out["next_" + offset] = start + len(recs)
+        elif page and n:
+            out["next_" + page] = page_base + (start + len(recs)) // n
+    return out
 
 def _new_key(db, coll, int_key, fresh):
     for _ in range(10000):
         n = db.next_id(coll)
-        if int_key:
-            k = 1000 + n
-        elif n <= len(fresh):
+        if n <= len(fresh):
             k = fresh[n - 1]
+        elif int_key:
+            k = 1000 + n
         else:
             k = "%s-%d" % (coll, n)
         if db.get(coll, _key(k)) == None:
@@ -164,7 +184,7 @@ def _create(db, coll, noun, key_field, int_key, fresh, args, scope, fields, pare
         key = _new_key(db, coll, int_key, fresh)
         rec[key_field] = key
     elif db.get(coll, _key(key)) != None:
-        fail("%s %s already exists" % (noun, _key(key)))
+        fail("a %s with %s %s already exists; creating one needs a %s no other %s has" % (noun, key_field, _key(key), key_field, noun))
     db.put(coll, _key(key), rec)
     return rec
 
@@ -214,12 +234,23 @@ func renderHandlers(title, source string, ops []*op) []byte {
 		case hGet:
 			fmt.Fprintf(&b, "    return _get(db, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(p.KeyArg), dict(p.Scope))
 		case hList:
-			fmt.Fprintf(&b, "    return _list(db, %s, args, %s, %s, %s, %s, %s, %s, %d)\n", q(c.Name), dict(p.Scope), dict(p.Fields),
-				parent, q(p.Limit), q(p.Offset), q(p.Page), p.PageBase)
+			summary := "None"
+			if len(c.Summary) > 0 {
+				fields := make([]string, len(c.Summary))
+				for i, f := range c.Summary {
+					fields[i] = q(f)
+				}
+				summary = "[" + strings.Join(fields, ", ") + "]"
+			}
+			fmt.Fprintf(&b, "    return _list(db, %s, args, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s)\n", q(c.Name), dict(p.Scope), dict(p.Fields),
+				parent, q(p.Limit), q(p.Offset), q(p.Page), p.PageBase, p.PageSize, q(p.Items), summary)
 		case hCreate:
 			fresh := make([]string, len(c.fresh))
 			for i, k := range c.fresh {
 				fresh[i] = q(k)
+				if c.KeyType == "integer" {
+					fresh[i] = k
+				}
 			}
 			fmt.Fprintf(&b, "    return _create(db, %s, %s, %s, %s, [%s], args, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
 				starBool(c.KeyType == "integer"), strings.Join(fresh, ", "), dict(p.Scope), dict(p.Fields), parent)
@@ -273,7 +304,7 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 			pc.Get = o.Tool
 		}
 		if o := byTool[c.Tools.List]; o != nil && len(requiredArgs(o)) == 0 {
-			pc.List = &pack.ListRef{Tool: o.Tool}
+			pc.List = &pack.ListRef{Tool: o.Tool, Field: o.Handler.Items}
 		}
 		pc.Describe, pc.Compare = attributes(c, db[c.Name])
 		m.Collections[c.Name] = pc
@@ -349,6 +380,12 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 				h.Args[a.Name] = "slot"
 				optional++
 			}
+			continue
+		}
+		if p.Kind == hCreate && isField && field == c.Key && len(c.fresh) > 0 {
+			// A client-supplied id: one no record has yet, or the create
+			// fails with "already exists".
+			h.Args[a.Name] = "slot:" + strings.Join(c.fresh[:min(3, len(c.fresh))], "|")
 			continue
 		}
 		src, ok := slotSource(a, g)

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,7 +35,14 @@ type plan struct {
 	// Paging arguments of a list ("" when absent); PageBase is 0 or 1.
 	Limit, Offset, Page string
 	PageBase            int
-	Upsert              bool // PUT on an item creates a missing record
+	// PageSize is how many records a list returns when the call does
+	// not say (the limit parameter's default, else 20); 0: all of them,
+	// since the tool has no way to ask for more.
+	PageSize int
+	// Items names the list in the result: the spec's envelope property
+	// ("ssh_keys", "data"), else the path's last word.
+	Items  string
+	Upsert bool // PUT on an item creates a missing record
 }
 
 // segment is one piece of a URL template.
@@ -103,6 +111,10 @@ type collection struct {
 	// fresh are unused keys handed out by create, so new keys match the
 	// key's pattern.
 	fresh []string
+	// Summary are the fields a list shows of each record when whole
+	// records would make a long result and a get tool gives the rest;
+	// nil: whole records.
+	Summary []string
 }
 
 // scopeField is a path parameter of a nested collection's path and the
@@ -143,7 +155,7 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 			s, ok := response(conv, o)
 			o.respKnown = ok
 			if ok {
-				_, o.respList = listItemsOf(s)
+				_, o.listField, o.respList = listEnvelope(s)
 			}
 		}
 	}
@@ -430,6 +442,21 @@ func snake(s string) string {
 	return out
 }
 
+// pluralWord is a naive English plural of a snake_case noun.
+func pluralWord(s string) string {
+	switch {
+	case s == "":
+		return "items"
+	case singular(s) != s:
+		return s
+	case strings.HasSuffix(s, "y") && len(s) > 2 && !strings.ContainsAny(s[len(s)-2:len(s)-1], "aeiou"):
+		return s[:len(s)-1] + "ies"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "sh"):
+		return s + "es"
+	}
+	return s + "s"
+}
+
 // singular is a naive English singular, good enough for nouns in paths.
 func singular(s string) string {
 	switch {
@@ -598,22 +625,30 @@ func listItems(conv *converter, o *op) (any, bool) {
 }
 
 func listItemsOf(s any) (any, bool) {
+	it, _, ok := listEnvelope(s)
+	return it, ok
+}
+
+// listEnvelope is listItemsOf with the property that holds the list
+// ("" when the response is the array itself).
+func listEnvelope(s any) (any, string, bool) {
 	if it, ok := arrayOfObjects(s); ok {
-		return it, true
+		return it, "", true
 	}
 	props, _, ok := flattenObject(s, 0)
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	var found any
+	field := ""
 	n := 0
 	for _, k := range sortedKeys(props) {
 		if it, ok := arrayOfObjects(props[k]); ok {
-			found = it
+			found, field = it, k
 			n++
 		}
 	}
-	return found, n == 1
+	return found, field, n == 1
 }
 
 func arrayOfObjects(s any) (any, bool) {
@@ -769,6 +804,7 @@ func (p *plan) keepKey() {
 // filters maps query arguments to the record fields a list filters on,
 // and finds paging arguments.
 func (p *plan) filters(o *op) {
+	defer p.paging(o)
 	p.Fields = map[string]string{}
 	for _, a := range o.Args {
 		if a.In != inQuery {
@@ -803,7 +839,108 @@ func (p *plan) filters(o *op) {
 	}
 }
 
+// defaultPage is the page size of a list whose call does not say one.
+const defaultPage = 20
+
+// paging settles the page size and the name of the list in the result.
+func (p *plan) paging(o *op) {
+	p.Items = o.listField
+	if p.Items == "" {
+		// The collection's own word (/pets → "pets"); a search under it
+		// (/pets/findByStatus) lists the noun in the plural.
+		p.Items = argName(pluralWord(snake(p.Coll.Noun)))
+		if n := len(o.segs); n > 0 && o.segs[n-1].Lit != "" && o.shape == p.Coll.Shape {
+			p.Items = argName(pathWord(o.segs[n-1].Lit))
+		}
+	}
+	if p.Limit == "" && p.Offset == "" && p.Page == "" {
+		return
+	}
+	p.PageSize = defaultPage
+	if a := o.argByName(p.Limit); a != nil {
+		if m, ok := a.Schema.(map[string]any); ok {
+			if d, ok := toFloat(m["default"]); ok && d >= 1 && d <= 100 {
+				p.PageSize = int(d)
+			}
+			if mx, ok := toFloat(m["maximum"]); ok && mx >= 1 && float64(p.PageSize) > mx {
+				p.PageSize = int(mx)
+			}
+		}
+	}
+}
+
 func isInteger(s any) bool {
 	m, ok := s.(map[string]any)
 	return ok && (hasType(m, "integer") || hasType(m, "number"))
+}
+
+// Lists show whole records when they are short; longer ones are
+// summarised to their short scalar fields, at most maxSummary of them.
+const (
+	summaryAbove = 200 // average bytes of a record's JSON
+	maxSummary   = 8
+	maxShortText = 80
+)
+
+// summaryFields are the fields a list shows of each record: nil (the
+// whole record) when records are short or no get tool gives the rest;
+// else the key, the parent ids and the top-level fields whose values
+// are all short scalars (numbers, flags, enum values, names, dates),
+// never secrets.
+func summaryFields(c *collection, recs map[string]any) []string {
+	if c.Tools.Get == "" || len(recs) == 0 {
+		return nil
+	}
+	size := 0
+	for _, r := range recs {
+		raw, _ := json.Marshal(r)
+		size += len(raw)
+	}
+	if size/len(recs) <= summaryAbove {
+		return nil
+	}
+	out := []string{c.Key}
+	for _, sf := range c.Scope {
+		if !slices.Contains(out, sf.Field) {
+			out = append(out, sf.Field)
+		}
+	}
+	// What tells records apart first: names and emails, enum values
+	// (status, type), then dates and numbers, then other short text.
+	rank := func(k string) int {
+		m, _ := c.Props[k].(map[string]any)
+		switch nk := norm(k); {
+		case has(nk, "name", "title", "label", "email", "subject"):
+			return 0
+		case m != nil && m["enum"] != nil, nk == "status", nk == "state", nk == "type", nk == "kind":
+			return 1
+		case m != nil && (hasType(m, "number") || hasType(m, "integer")), has(nk, "date", "created", "updated") || strings.HasSuffix(nk, "at"):
+			return 2
+		}
+		return 3
+	}
+	cands := sortedKeys(c.Props)
+	slices.SortStableFunc(cands, func(a, b string) int { return rank(a) - rank(b) })
+	for _, k := range cands {
+		if len(out) >= maxSummary {
+			break
+		}
+		if slices.Contains(out, k) || has(norm(k), "password", "secret", "token", "privatekey", "apikey") {
+			continue
+		}
+		short := true
+		for _, r := range recs {
+			switch v := r.(map[string]any)[k].(type) {
+			case nil, bool, int64, float64:
+			case string:
+				short = short && len(v) <= maxShortText
+			default:
+				short = false
+			}
+		}
+		if short {
+			out = append(out, k)
+		}
+	}
+	return out
 }

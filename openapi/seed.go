@@ -166,9 +166,6 @@ func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string
 			c.fresh = ks[n:]
 			ks = ks[:n]
 		}
-		if c.KeyType == "integer" {
-			c.fresh = nil
-		}
 		keys[c.Name] = ks
 	}
 	for _, c := range order {
