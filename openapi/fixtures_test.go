@@ -75,6 +75,11 @@ var fixtures = []fixture{
 		spec: "refs/no-operation-ids.yaml",
 		ops:  8, mapped: 6,
 		check: func(t *testing.T, res *Result) {
+			// Without a summary to take words from, a write says what it
+			// does in words.
+			if got := loadPack(t, res).Manifest.Hints.Writes["create_order"].Phrase; got != "{create|add|set up} a new order" {
+				t.Errorf("create_order phrase %q", got)
+			}
 			tl := toolsOf(t, res)
 			for _, name := range []string{"list_orders", "create_order", "get_order", "update_order", "delete_order", "cancel_order", "list_order_lines", "get_me"} {
 				if _, ok := tl[name]; !ok {
@@ -373,5 +378,53 @@ func TestFileRefsWithoutFolder(t *testing.T) {
 	_, err := Import(context.Background(), readTestdata(t, "multifile/missing/api.yaml"), Options{Source: "api.yaml"})
 	if !errors.Is(err, ErrMissingFiles) || !strings.Contains(err.Error(), "is not available: the spec was given without its folder") {
 		t.Fatalf("file $refs without a folder: %v", err)
+	}
+}
+
+// Who talks to the agent fits the API: customers where it has customer
+// accounts, else its staff, operators or developers, in the policy and
+// in domain.yaml.
+func TestPersona(t *testing.T) {
+	cases := []struct {
+		spec, role, policy string
+	}{
+		{"seed/billing.yaml", roleCustomer, "You help customers by calling its tools."},
+		{"refs/client-id.yaml", roleOperator, "You are an operations assistant for Registry."},
+		{"multifile/ok/api.yaml", roleEmployee, "obtain the user's explicit confirmation"},
+		{"refs/pointers.yaml", roleEmployee, "a member of staff at Pointers"},
+	}
+	for _, c := range cases {
+		t.Run(c.spec, func(t *testing.T) {
+			res, err := ImportFile(context.Background(), filepath.Join("testdata", c.spec), filepath.Join(t.TempDir(), "p"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Persona != c.role {
+				t.Errorf("persona %s, want %s", res.Persona, c.role)
+			}
+			if p := string(res.Files["policy.md"]); !strings.Contains(p, c.policy) || c.role != roleCustomer && strings.Contains(p, "customer") {
+				t.Errorf("policy.md does not say %q or speaks of customers:\n%s", c.policy, p)
+			}
+			pk := loadPack(t, res)
+			if h := pk.Manifest.Hints.Persona; h == nil || h.Role != c.role || h.Description == "" {
+				t.Errorf("domain.yaml hints.persona = %+v", h)
+			}
+		})
+	}
+	if dir, err := realSpecDir(); err == nil {
+		for file, role := range map[string]string{"petstore-3.0.yaml": roleCustomer, "museum-3.1.yaml": roleEmployee,
+			"twilio-verify-v2-3.0.json": roleDeveloper, "discord-3.1.json": roleDeveloper,
+			"digitalocean-multifile/specification/DigitalOcean-public.v2.yaml": roleDeveloper} {
+			res, err := ImportFile(context.Background(), filepath.Join(dir, file), filepath.Join(t.TempDir(), "p"), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Persona != role {
+				t.Errorf("%s: persona %s, want %s", file, res.Persona, role)
+			}
+		}
+	}
+	if got := orgName("Discord HTTP API (Preview)"); got != "Discord" {
+		t.Errorf("orgName = %q", got)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/synth-data/synth/pack"
 )
 
 // DefaultMaxOperations is the largest spec imported without --include.
@@ -60,6 +62,9 @@ type Result struct {
 	// Mapped of them have CRUD handlers.
 	Operations, Mapped int
 	Collections        []string
+	// Persona is who talks to the agent: customer, employee, operator or
+	// developer.
+	Persona string
 	// Warnings name each problem the import worked around, with its
 	// operation and line.
 	Warnings []string
@@ -185,19 +190,22 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	}
 	res.colls = colls
 	man := manifest(name, packVersion(version), trimText(desc, 500), colls, ops, db, opts.Seed)
+	who := choosePersona(title, desc, colls, man.Users.Collection != "")
+	man.Hints.Persona = &pack.Persona{Role: who.Role, Description: who.Who}
+	res.Persona = who.Role
 	files := res.Files
 	if files["domain.yaml"], err = renderManifest(man); err != nil {
 		return nil, fmt.Errorf("%s: domain.yaml: %w", src, err)
 	}
-	if files["tools.json"], err = renderTools(ops); err != nil {
+	if files["tools.json"], err = renderTools(ops, who); err != nil {
 		return nil, fmt.Errorf("%s: tools.json: %w", src, err)
 	}
 	files["handlers.star"] = renderHandlers(title, src, ops)
 	if files["db.json"], err = json.MarshalIndent(db, "", " "); err != nil {
 		return nil, fmt.Errorf("%s: db.json: %w", src, err)
 	}
-	files["policy.md"] = renderPolicy(title, desc, colls)
-	files["IMPORT.md"] = renderReport(res, title, version, src, ops, colls, db, doc)
+	files["policy.md"] = renderPolicy(title, desc, colls, who)
+	files["IMPORT.md"] = renderReport(res, title, version, src, ops, colls, db, doc, who)
 	return res, nil
 }
 

@@ -48,7 +48,7 @@ func description(o *op) string {
 	return d
 }
 
-func renderTools(ops []*op) ([]byte, error) {
+func renderTools(ops []*op, who persona) ([]byte, error) {
 	list := make([]toolJSON, 0, len(ops)+1)
 	for _, o := range ops {
 		list = append(list, toolJSON{Type: "function", Function: functionJSON{
@@ -56,9 +56,9 @@ func renderTools(ops []*op) ([]byte, error) {
 	}
 	list = append(list, toolJSON{Type: "function", Function: functionJSON{
 		Name:        transferTool,
-		Description: "Transfer the customer to a human agent, with a summary of the issue. Use it only when the request is out of scope of the other tools.",
+		Description: "Transfer the " + who.Call + " to a human agent, with a summary of the issue. Use it only when the request is out of scope of the other tools.",
 		Parameters: map[string]any{"type": "object", "additionalProperties": false, "required": []any{"summary"},
-			"properties": map[string]any{"summary": map[string]any{"type": "string", "description": "A summary of the customer's issue."}}},
+			"properties": map[string]any{"summary": map[string]any{"type": "string", "description": "A summary of the " + who.Call + "'s issue."}}},
 		Kind: "generic"}})
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -315,8 +315,15 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
 	hg.now, _ = time.Parse(time.RFC3339, Clock)
 	for _, o := range ops {
-		if h, ok := writeHint(o, m.Collections, hg); ok {
+		h, ok := writeHint(o, m.Collections, hg)
+		h.Phrase = writePhrase(o)
+		switch {
+		case ok:
 			m.Hints.Writes[o.Tool] = h
+		case h.Phrase != "" && !strings.Contains(h.Phrase, "{target}"):
+			// Words alone: the generator finds the target and the
+			// arguments itself.
+			m.Hints.Writes[o.Tool] = pack.WriteHint{Phrase: h.Phrase}
 		}
 	}
 	return m
@@ -650,10 +657,20 @@ func blockStyle(n *yaml.Node) {
 	}
 }
 
-func renderPolicy(title, desc string, colls []*collection) []byte {
+func renderPolicy(title, desc string, colls []*collection, who persona) []byte {
 	var b strings.Builder
+	call := who.Call
 	fmt.Fprintf(&b, "# %s agent policy\n\n", oneLine(title))
-	fmt.Fprintf(&b, "You are a support agent for %s. You help customers by calling its tools.\n", oneLine(title))
+	switch who.Role {
+	case roleCustomer:
+		fmt.Fprintf(&b, "You are a support agent for %s. You help customers by calling its tools.\n", oneLine(title))
+	case roleDeveloper:
+		fmt.Fprintf(&b, "You are an assistant for developers who build on %s. The user is %s: you look up and change their resources by calling the API's tools.\n", who.Org, who.Who)
+	case roleOperator:
+		fmt.Fprintf(&b, "You are an operations assistant for %s. The user is %s: you look up and change what they run by calling its tools.\n", oneLine(title), who.Who)
+	default:
+		fmt.Fprintf(&b, "You are an internal assistant at %s. The user is %s: you look up and change records by calling the tools of %s.\n", who.Org, who.Who, oneLine(title))
+	}
 	if d := trimText(desc, 400); d != "" {
 		fmt.Fprintf(&b, "\nAbout the API: %s\n", d)
 	}
@@ -666,22 +683,22 @@ func renderPolicy(title, desc string, colls []*collection) []byte {
 		names = slices.Compact(names)
 		fmt.Fprintf(&b, "\nThe records you work with: %s.\n", strings.Join(names, ", "))
 	}
-	b.WriteString(`
+	b.WriteString(strings.ReplaceAll(`
 ## Rules
 
 - Use only the tools to look up and change data. Never invent ids, values or results; if a tool does not give you something, say you do not have it.
-- Before any action that changes data (create, update, delete or any other write), list the action's details (what it acts on, with its id, and the values it sets) and obtain the customer's explicit confirmation (yes) to proceed.
+- Before any action that changes data (create, update, delete or any other write), list the action's details (what it acts on, with its id, and the values it sets) and obtain the CALL's explicit confirmation (yes) to proceed.
 - Make one write at a time: call at most one write tool per turn, and report its result before the next one.
-- Read before you write: find the record the customer means and check it is the one they describe.
-- If a tool returns an error, explain it to the customer; do not retry blindly.
-- If the request cannot be handled with the tools, or the customer asks for a person, transfer them to a human agent with ` + "`" + transferTool + "`" + ` and a short summary of the issue.
+- Read before you write: find the record the CALL means and check it is the one they describe.
+- If a tool returns an error, explain it to the CALL; do not retry blindly.
+- If the request cannot be handled with the tools, or the CALL asks for a person, transfer them to a human agent with `+"`"+transferTool+"`"+` and a short summary of the issue.
 - Do not give opinions, advice or information beyond what the tools provide.
-`)
+`, "CALL", call))
 	return []byte(b.String())
 }
 
 // report is IMPORT.md.
-func renderReport(res *Result, title, version, source string, ops []*op, colls []*collection, db map[string]map[string]any, doc *document) []byte {
+func renderReport(res *Result, title, version, source string, ops []*op, colls []*collection, db map[string]map[string]any, doc *document, who persona) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Import of %s %s\n\n", oneLine(title), oneLine(version))
 	fmt.Fprintf(&b, "Source: `%s` (OpenAPI %s). Generated by `synth domain import-openapi`.\n\n", oneLine(source), doc.version)
@@ -700,6 +717,7 @@ func renderReport(res *Result, title, version, source string, ops []*op, colls [
 	if n := len(doc.set.files) - 1; n > 0 {
 		fmt.Fprintf(&b, "Besides the spec, %s its $refs name were read.\n\n", plural(n, "file"))
 	}
+	fmt.Fprintf(&b, "Who talks to the agent: %s (%s), in domain.yaml under hints.persona and in policy.md.\n\n", who.Role, who.Who)
 	b.WriteString("Unmapped handlers fail with a message until you write them in handlers.star.\n\n")
 	b.WriteString("## Operations\n\n| operation | operationId | tool | kind | handler |\n|---|---|---|---|---|\n")
 	for _, o := range ops {

@@ -92,6 +92,13 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	if v, ok := g.personal(n); ok {
 		return v, true
 	}
+	// A record's name tells it apart: one example name is used now and
+	// then, not for every record.
+	if len(ex) == 1 && (n == "name" || has(n, "title", "label", "displayname")) && g.rng.IntN(4) > 0 {
+		if v, ok := g.byName(n); ok {
+			return v, true
+		}
+	}
 	if len(ex) > 0 {
 		return ex[g.rng.IntN(len(ex))], len(ex) > 1
 	}
