@@ -116,7 +116,10 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	}
 	set := newSpecSet(ctx, opts.Files, opts.Dir, limit)
 	set.left -= int64(len(spec))
-	doc, err := parse(set, spec, src, inc, max)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	doc, err := parse(ctx, set, spec, src, inc, max)
 	if err != nil {
 		return nil, err
 	}
@@ -135,11 +138,12 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		ops = append(ops, o)
 	}
 	nameTools(ops)
+	checked := compileCache{}
 	for _, o := range ops {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		repairParams(o)
+		repairParams(o, checked)
 	}
 	colls, err := analyse(ctx, conv, ops)
 	if err != nil {
@@ -212,8 +216,8 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 // repairParams makes sure the parameters compile as Draft 2020-12: an
 // argument whose schema does not is replaced by a permissive one, with a
 // warning.
-func repairParams(o *op) {
-	if compileSchema(o.Params) == nil {
+func repairParams(o *op, checked compileCache) {
+	if checked.ok(o.Params) {
 		return
 	}
 	for i := range o.Args {
@@ -235,6 +239,23 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// compileCache remembers which schemas compile, by their JSON: APIs
+// repeat the same parameters on many operations.
+type compileCache map[string]bool
+
+func (c compileCache) ok(s any) bool {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return false
+	}
+	if v, seen := c[string(raw)]; seen {
+		return v
+	}
+	v := compileSchema(s) == nil
+	c[string(raw)] = v
+	return v
 }
 
 func compileSchema(s any) error {

@@ -40,7 +40,7 @@ var versionRE = regexp.MustCompile(`^3\.[01](\.\d+)?(-[0-9A-Za-z.-]+)?$`)
 
 // parse reads and checks a spec. Every error names the source and, where
 // there is one, the line.
-func parse(set *specSet, raw []byte, source string, inc *includer, max int) (doc *document, err error) {
+func parse(ctx context.Context, set *specSet, raw []byte, source string, inc *includer, max int) (doc *document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("%s: the OpenAPI parser failed on this document (%v); check that it is a valid OpenAPI 3.0/3.1 spec", source, r)
@@ -51,7 +51,10 @@ func parse(set *specSet, raw []byte, source string, inc *includer, max int) (doc
 		return nil, fmt.Errorf("%s: the file is empty; give an OpenAPI 3.0/3.1 spec in YAML or JSON", source)
 	}
 	isJSON := trimmed[0] == '{' || trimmed[0] == '['
-	root, err := decode(raw)
+	root, err := decodeCtx(ctx, raw)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		if isJSON {
 			return nil, fmt.Errorf("%s: %w", source, err)
@@ -87,6 +90,33 @@ func parse(set *specSet, raw []byte, source string, inc *includer, max int) (doc
 		}
 	}
 	return doc, nil
+}
+
+// decodeCtx is decode that returns when ctx is done: parsing a spec of
+// tens of thousands of operations takes seconds and cannot itself be
+// interrupted, so it runs aside and is abandoned on Ctrl-C (its result
+// is dropped; the process exits or the caller moves on).
+func decodeCtx(ctx context.Context, raw []byte) (*yaml.Node, error) {
+	type parsed struct {
+		n   *yaml.Node
+		err error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- parsed{nil, fmt.Errorf("the parser failed on this document (%v)", r)}
+			}
+		}()
+		n, err := decode(raw)
+		done <- parsed{n, err}
+	}()
+	select {
+	case p := <-done:
+		return p.n, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func nodeKind(n *yaml.Node) string {

@@ -69,13 +69,20 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 		MaxSpecBytes: int64(maxBytes), AllowMissingFiles: *allowMissing,
 	})
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("import of %s interrupted; nothing was written to %s", specs[0], *out)
+		}
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %d collections: %s\n",
-		specs[0], *out, res.Operations, res.Mapped, res.Operations-res.Mapped, len(res.Collections), strings.Join(res.Collections, ", "))
+	colls := "1 collection"
+	if len(res.Collections) != 1 {
+		colls = fmt.Sprintf("%d collections", len(res.Collections))
+	}
+	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %s: %s; who talks to the agent: %s\n",
+		specs[0], *out, res.Operations, res.Mapped, res.Operations-res.Mapped, colls, strings.Join(res.Collections, ", "), res.Persona)
 	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", *out, releaseDir(*out))
 	return nil
 }
@@ -85,7 +92,18 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 // binary units too).
 type byteFlag int64
 
-func (b *byteFlag) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteFlag) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 func (b *byteFlag) Set(v string) error {
 	s := strings.TrimSpace(v)
