@@ -473,7 +473,8 @@ func TestGenRegex(t *testing.T) {
 // FuzzImport: no input makes the importer panic; whatever it accepts
 // has parameters that compile.
 func FuzzImport(f *testing.F) {
-	for _, name := range []string{"resilient.yaml", "swagger2.yaml", "truncated.json", "truncated.yaml", "malformed.yaml", "actions-only.yaml", "no-operations.yaml"} {
+	for _, name := range []string{"resilient.yaml", "swagger2.yaml", "truncated.json", "truncated.yaml", "malformed.yaml", "actions-only.yaml", "no-operations.yaml",
+		"alias-bomb.yaml", "refs/dangling-component.yaml", "refs/pointers.yaml", "refs/no-operation-ids.yaml", "refs/client-id.yaml", "seed/billing.yaml"} {
 		raw, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

@@ -92,3 +92,24 @@ func TestImportInterrupted(t *testing.T) {
 		t.Errorf("%s was written", out)
 	}
 }
+
+// FuzzByteFlag: any text is a size or an error, never a panic; a size
+// is positive and reads back as itself.
+func FuzzByteFlag(f *testing.F) {
+	for _, s := range []string{"32MiB", "1", "0", "-5", "1.5GB", "9223372036854775807", "8589934592GiB", " 64 kib ", "MiB", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b byteFlag
+		if err := b.Set(s); err != nil {
+			return
+		}
+		if b <= 0 {
+			t.Fatalf("%q is %d bytes", s, b)
+		}
+		var again byteFlag
+		if err := again.Set(b.String()); err != nil || again != b {
+			t.Fatalf("%q → %s → %d, %v", s, b.String(), again, err)
+		}
+	})
+}
