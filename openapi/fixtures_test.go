@@ -226,6 +226,12 @@ var fixtures = []fixture{
 		},
 	},
 	{
+		name: "path items in files count toward --max-operations once read",
+		spec: "multifile/ok/api.yaml",
+		opts: Options{MaxOperations: 3},
+		err:  []string{"api.yaml: paths: 4 operations, more than --max-operations 3"},
+	},
+	{
 		name: "a spec larger than --max-spec-bytes",
 		spec: "resilient.yaml",
 		opts: Options{MaxSpecBytes: 1000},

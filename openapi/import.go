@@ -127,6 +127,11 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	if err != nil {
 		return nil, err
 	}
+	// Path items that are $refs were counted as one operation each
+	// before they were read.
+	if len(raws) > max {
+		return nil, fmt.Errorf("%s: paths: %d operations, more than --max-operations %d; import a part with --include GLOB (e.g. --include '/users/**'), or raise --max-operations", src, len(raws), max)
+	}
 	conv := newConverter(set)
 	ops := make([]*op, 0, len(raws))
 	for i, r := range raws {

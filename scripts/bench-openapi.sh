@@ -31,13 +31,13 @@ for bin in ${BEFORE:-} bin/synth; do
     fi
     : >"$tmp/rates"; : >"$tmp/cpu"
     for i in $(seq "$RUNS"); do
+      rm -rf "$tmp/r"
       if ! /usr/bin/time -f "%U %S" -o "$tmp/time" "$bin" run --domain "$pack" -n "$N" --seed 1 --out "$tmp/r" --quiet >"$tmp/out" 2>"$tmp/err"; then
         echo "  $name: run fails: $(grep -v '^Command' "$tmp/err" | tail -1 | cut -c1-160)"; continue 2
       fi
       grep -o '([0-9]* rows/s)' "$tmp/out" | tr -dc 0-9 >>"$tmp/rates"; echo >>"$tmp/rates"
       rows=$(grep -o '[0-9]* SFT rows' "$tmp/out" | tr -dc 0-9)
       awk -v r="$rows" '{printf "%.0f\n", r/($1+$2)}' "$tmp/time" >>"$tmp/cpu"
-      rm -rf "$tmp/r"
     done
     echo "  $name: $(median <"$tmp/rates") rows/s, $(median <"$tmp/cpu") rows per CPU-second"
   done
