@@ -199,3 +199,32 @@ func realSpecDir() (string, error) {
 	_, err := os.Stat(dir)
 	return dir, err
 }
+
+// Ids drawn from an example keep its shape: prefix, separators, case,
+// digits where it has digits, hex where it has hex, and x placeholders
+// filled in.
+func TestShapeOf(t *testing.T) {
+	g := &synthesizer{rng: rngFor(1, "shape"), coll: &collection{}}
+	cases := []struct{ example, shape string }{
+		{"cus_8f3a21b9c04d", `^cus_[0-9a-f]{12}$`},
+		{"INV-2024-000123", `^INV-\d{4}-\d{6}$`},
+		{"fn-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", `^fn-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$`},
+		{"do:droplet:760e09ef-dc84-11e8-981e-3cfdfeaae000", `^do:droplet:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`},
+		{"123e4567-e89b-12d3-a456-426614174000", `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`},
+		{"my-app", `^my-app-\d+$`},
+		{"VA3F9e", `^VA[0-9A-Fa-f]{4}$`},
+	}
+	for _, c := range cases {
+		seen := map[string]bool{}
+		for i := 0; i < 20; i++ {
+			v := g.shapeOf(c.example)
+			if !regexp.MustCompile(c.shape).MatchString(v) {
+				t.Errorf("shapeOf(%q) = %q, want %s", c.example, v, c.shape)
+			}
+			seen[v] = true
+		}
+		if len(seen) < 10 {
+			t.Errorf("shapeOf(%q) gave only %d distinct values in 20", c.example, len(seen))
+		}
+	}
+}

@@ -195,13 +195,41 @@ func (g *synthesizer) shapeOf(ex string) string {
 	}
 	b := []byte(ex)
 	changed := false
+	// Runs of x stand for digits a writer did not fill in
+	// ("fn-xxxxxxxx-xxxx-…"): they are what varies.
+	for i := 0; i < len(b); {
+		j := i
+		for j < len(b) && (b[j] == 'x' || b[j] == 'X') {
+			j++
+		}
+		if j-i >= 2 && (i == 0 || !isLetter(b[i-1])) && (j == len(b) || !isLetter(b[j])) {
+			for k := i; k < j; k++ {
+				b[k] = g.hexLike(b[k] - 'x' + 'a')
+				if ex[k] == 'X' {
+					b[k] = g.hexLike('A')
+				}
+			}
+			changed = true
+		}
+		if j == i {
+			j++
+		}
+		i = j
+	}
 	for i := 0; i < len(b); {
 		j := i
 		for j < len(b) && isHex(b[j]) {
 			j++
 		}
+		// Letters that continue a word before the run are the word's
+		// ("VA" of "VA3f9e"), not the id's.
+		if i > 0 && isLetter(b[i-1]) {
+			for i < j && isLetter(b[i]) {
+				i++
+			}
+		}
 		run := b[i:j]
-		if len(run) >= 4 && hasDigit(run) {
+		if len(run) >= 4 && hasDigit(run) && hasHexLetter(run) {
 			for k := range run {
 				run[k] = g.hexLike(run[k])
 			}
@@ -228,8 +256,19 @@ func (g *synthesizer) shapeOf(ex string) string {
 	return string(b)
 }
 
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hasHexLetter(b []byte) bool {
+	for _, c := range b {
+		if c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDigit(b []byte) bool {
