@@ -458,16 +458,24 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		}
 		return "", false
 	}
-	for i := 0; i < 5; i++ {
+	// A value that says something: an empty list or object only when
+	// nothing else is valid.
+	empty := ""
+	for i := 0; i < 8; i++ {
 		v := g.value(m, a.Orig, 1)
-		if validFor(v) {
-			raw, err := json.Marshal(v)
-			if err == nil {
-				return "const:" + string(raw), true
-			}
+		if !validFor(v) {
+			continue
 		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		if string(raw) != "[]" && string(raw) != "{}" {
+			return "const:" + string(raw), true
+		}
+		empty = "const:" + string(raw)
 	}
-	return "", false
+	return empty, empty != ""
 }
 
 // validator checks values against schema, compiled on first use and
