@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/synth-data/synth/pack"
 )
 
 // DefaultMaxOperations is the largest spec imported without --include.
@@ -33,6 +36,20 @@ type Options struct {
 	Seed uint64
 	// Source names the spec in messages and IMPORT.md (its file name).
 	Source string
+	// Files is where relative file $refs are read from: the folder the
+	// spec is in, as ImportFile sets it. Nil: a $ref to a file fails the
+	// import as a missing file.
+	Files fs.FS
+	// Dir names Files in messages.
+	Dir string
+	// MaxSpecBytes bounds the bytes read, the spec and its files
+	// together; 0 means DefaultMaxSpecBytes.
+	MaxSpecBytes int64
+	// AllowMissingFiles imports a multi-file spec whose $refs name files
+	// that are absent: the operations needing them are skipped or fail,
+	// each with a warning. Without it such a spec is refused, listing
+	// the files.
+	AllowMissingFiles bool
 }
 
 // Result is an imported pack.
@@ -45,9 +62,15 @@ type Result struct {
 	// Mapped of them have CRUD handlers.
 	Operations, Mapped int
 	Collections        []string
+	// Persona is who talks to the agent: customer, employee, operator or
+	// developer.
+	Persona string
 	// Warnings name each problem the import worked around, with its
 	// operation and line.
 	Warnings []string
+	// colls are the collections behind db.json, for tests that check
+	// records against their schemas.
+	colls []*collection
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
@@ -77,43 +100,82 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	if max < 0 {
 		return nil, fmt.Errorf("--max-operations %d: must be at least 1", max)
 	}
+	limit := opts.MaxSpecBytes
+	if limit == 0 {
+		limit = DefaultMaxSpecBytes
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
+	}
+	if int64(len(spec)) > limit {
+		return nil, sizeError(src, limit)
+	}
 	inc, err := newIncluder(opts.Include)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parse(spec, src, inc, max)
-	if err != nil {
-		return nil, err
-	}
+	set := newSpecSet(ctx, opts.Files, opts.Dir, limit)
+	set.left -= int64(len(spec))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	raws, warns := doc.operations(inc)
-	if len(raws) == 0 {
-		return nil, fmt.Errorf("%s: the spec defines no operations to turn into tools", src)
+	doc, err := parse(ctx, set, spec, src, inc, max)
+	if err != nil {
+		return nil, err
 	}
-	conv := newConverter(doc.root)
+	raws, warns, err := doc.operations(ctx, inc)
+	if err != nil {
+		return nil, err
+	}
+	// Path items that are $refs were counted as one operation each
+	// before they were read.
+	if len(raws) > max {
+		return nil, fmt.Errorf("%s: paths: %d operations, more than --max-operations %d; import a part with --include GLOB (e.g. --include '/users/**'), or raise --max-operations", src, len(raws), max)
+	}
+	conv := newConverter(set)
 	ops := make([]*op, 0, len(raws))
-	for _, r := range raws {
+	for i, r := range raws {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ops = append(ops, buildOp(conv, r))
+		o := buildOp(conv, r)
+		o.index = i
+		ops = append(ops, o)
 	}
 	nameTools(ops)
+	checked := compileCache{}
 	for _, o := range ops {
-		repairParams(o)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		repairParams(o, checked)
 	}
-	colls := analyse(conv, ops)
+	colls, err := analyse(ctx, conv, ops)
+	if err != nil {
+		return nil, err
+	}
+	if set.fatal != nil {
+		return nil, set.fatal
+	}
+	bad := set.problems()
+	if len(bad) > 0 && (!opts.AllowMissingFiles || len(ops) == 0) {
+		return nil, filesError(src, set, bad, len(ops))
+	}
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("%s: the spec defines no operations to turn into tools", src)
+	}
 	if len(colls) == 0 {
 		return nil, fmt.Errorf("%s: no operation is resource-shaped (a collection path /things with GET or POST, or an item path /things/{id}), so the pack would have no data to act on; import a part of the API that has resources with --include", src)
 	}
-	db := seedData(colls, opts.Seed)
-
-	title, version, desc := "", "", ""
-	if info := doc.model.Info; info != nil {
-		title, version, desc = info.Title, info.Version, info.Description
+	db, err := seedData(ctx, colls, opts.Seed)
+	if err != nil {
+		return nil, err
 	}
+	for _, c := range colls {
+		c.Summary = summaryFields(c, db[c.Name])
+	}
+
+	title, version, desc := doc.title, doc.apiVersion, doc.description
 	if title == "" {
 		title = "API"
 	}
@@ -122,6 +184,9 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		name = packName(title)
 	}
 	res = &Result{Name: name, Files: map[string][]byte{}, Operations: len(ops)}
+	for _, b := range bad {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("file %s %s (named at %s): the operations that need it are skipped or unmapped (--allow-missing-files)", b.name, b.reason, b.site))
+	}
 	res.Warnings = append(res.Warnings, warns...)
 	for _, o := range ops {
 		res.Warnings = append(res.Warnings, o.Warnings...)
@@ -132,28 +197,32 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	for _, c := range colls {
 		res.Collections = append(res.Collections, c.Name)
 	}
+	res.colls = colls
 	man := manifest(name, packVersion(version), trimText(desc, 500), colls, ops, db, opts.Seed)
+	who := choosePersona(title, desc, colls, man.Users.Collection != "")
+	man.Hints.Persona = &pack.Persona{Role: who.Role, Description: who.Who}
+	res.Persona = who.Role
 	files := res.Files
 	if files["domain.yaml"], err = renderManifest(man); err != nil {
 		return nil, fmt.Errorf("%s: domain.yaml: %w", src, err)
 	}
-	if files["tools.json"], err = renderTools(ops); err != nil {
+	if files["tools.json"], err = renderTools(ops, who); err != nil {
 		return nil, fmt.Errorf("%s: tools.json: %w", src, err)
 	}
 	files["handlers.star"] = renderHandlers(title, src, ops)
 	if files["db.json"], err = json.MarshalIndent(db, "", " "); err != nil {
 		return nil, fmt.Errorf("%s: db.json: %w", src, err)
 	}
-	files["policy.md"] = renderPolicy(title, desc, colls)
-	files["IMPORT.md"] = renderReport(res, title, version, src, ops, colls, db, doc)
+	files["policy.md"] = renderPolicy(title, desc, colls, who)
+	files["IMPORT.md"] = renderReport(res, title, version, src, ops, colls, db, doc, who)
 	return res, nil
 }
 
 // repairParams makes sure the parameters compile as Draft 2020-12: an
 // argument whose schema does not is replaced by a permissive one, with a
 // warning.
-func repairParams(o *op) {
-	if compileSchema(o.Params) == nil {
+func repairParams(o *op, checked compileCache) {
+	if checked.ok(o.Params) {
 		return
 	}
 	for i := range o.Args {
@@ -175,6 +244,23 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// compileCache remembers which schemas compile, by their JSON: APIs
+// repeat the same parameters on many operations.
+type compileCache map[string]bool
+
+func (c compileCache) ok(s any) bool {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return false
+	}
+	if v, seen := c[string(raw)]; seen {
+		return v
+	}
+	v := compileSchema(s) == nil
+	c[string(raw)] = v
+	return v
 }
 
 func compileSchema(s any) error {
@@ -228,9 +314,11 @@ func packVersion(v string) string {
 }
 
 // ImportFile imports the spec at specPath into the folder dir, which
-// must not exist or be empty. The pack is written to a temporary folder
-// beside dir and renamed into place only when complete, so a failed
-// import leaves nothing behind.
+// must not exist or be empty. Relative file $refs are read from the
+// spec's folder and below (through an os.Root, so links cannot lead
+// outside it). The pack is written to a temporary folder beside dir and
+// renamed into place only when complete, so a failed import leaves
+// nothing behind.
 func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Result, error) {
 	if dir == "" {
 		return nil, errors.New("-o: an output directory is required")
@@ -238,21 +326,88 @@ func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Resul
 	if err := checkTarget(dir); err != nil {
 		return nil, err
 	}
-	spec, err := os.ReadFile(specPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the spec: %w", err)
-	}
 	if opts.Source == "" {
 		opts.Source = filepath.Base(specPath)
 	}
+	limit := opts.MaxSpecBytes
+	if limit == 0 {
+		limit = DefaultMaxSpecBytes
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
+	}
+	f, err := os.Open(specPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the spec: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder: give the spec's root file (the one that starts with openapi: 3.x), e.g. %s", specPath, filepath.Join(specPath, "openapi.yaml"))
+	}
+	spec, err := readLimited(f, specPath, limit)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Files == nil {
+		folder := filepath.Dir(specPath)
+		root, err := os.OpenRoot(folder)
+		if err != nil {
+			return nil, fmt.Errorf("the spec's folder %s: %w", folder, err)
+		}
+		defer root.Close()
+		opts.Files, opts.Dir = root.FS(), folder
+	}
 	res, err := Import(ctx, spec, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := WriteDir(dir, res.Files); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// ErrMissingFiles is returned (wrapped) when $refs name files that are
+// not there.
+var ErrMissingFiles = errors.New("not every file its $refs name is there and readable")
+
+// filesError lists the files $refs name that are absent or unreadable:
+// a multi-file spec given without its folder would otherwise import as
+// hollow operations.
+func filesError(src string, set *specSet, bad []*badFile, ops int) error {
+	var b strings.Builder
+	missing := 0
+	for _, f := range bad {
+		if f.missing {
+			missing++
+		}
+	}
+	where := "beside it"
+	if set.dir != "" {
+		where = "in " + set.dir
+	}
+	fmt.Fprintf(&b, " (%d missing, %d unreadable; looked for %s):", missing, len(bad)-missing, where)
+	const shown = 20
+	for i, f := range bad {
+		if i == shown {
+			fmt.Fprintf(&b, "\n  … and %d more", len(bad)-shown)
+			break
+		}
+		more := ""
+		if f.uses > 1 {
+			more = fmt.Sprintf(", and %d more $refs", f.uses-1)
+		}
+		fmt.Fprintf(&b, "\n  %s %s (named at %s%s)", f.name, f.reason, f.site, more)
+	}
+	b.WriteString("\nA multi-file spec needs every file it names: import its root file from the spec's own folder, with the files beside it in their layout")
+	if ops > 0 {
+		b.WriteString(", or pass --allow-missing-files to import the operations that do not need them (the others are skipped or fail, each named in IMPORT.md)")
+	}
+	b.WriteString("; nothing was written")
+	return fmt.Errorf("%s: %w%s", src, ErrMissingFiles, b.String())
 }
 
 func checkTarget(dir string) error {

@@ -161,7 +161,7 @@ func TestResilient(t *testing.T) {
 	report := string(res.Files["IMPORT.md"])
 	for _, w := range []string{
 		`GET /categories/{id} (line 110): $ref "#/components/parameters/NoSuchParam" (line 112) does not exist`,
-		`PUT /categories/{id} (line 121): $ref "other-file.yaml#/components/schemas/Category" (line 127) points outside the spec`,
+		`PUT /categories/{id} (line 121): $ref "https://schemas.example.com/shop.yaml#/components/schemas/Category" (line 127) is a URL: remote references are not fetched`,
 		`PATCH /products/{productId} (line 49): path parameter "ghost" is not in the URL template`,
 		`GET /products/{productId}/reviews (line 79): path parameter {productId} is in the URL template but not declared`,
 		`cookie parameter "session"`,
@@ -361,7 +361,9 @@ func TestSchemaConversion(t *testing.T) {
     S: {type: string, pattern: "^x"}
     Weird~Name: {type: integer}
 `)
-	conv := newConverter(root)
+	set := newSpecSet(context.Background(), nil, "", DefaultMaxSpecBytes)
+	set.root = set.add("spec", root)
+	conv := newConverter(set)
 	cases := []struct {
 		in     string
 		want   string
@@ -382,6 +384,7 @@ func TestSchemaConversion(t *testing.T) {
 		{`{allOf: [{$ref: "#/components/schemas/S"}], x-vendor: {$ref: "nowhere.yaml"}}`, `{"allOf":[{"pattern":"^x","type":"string"}]}`, false},
 		{`{$ref: "#/components/schemas/Nope"}`, `{"description":"unresolved $ref #/components/schemas/Nope"}`, true},
 		{`{$ref: "other.yaml#/X"}`, `{"description":"unresolved $ref other.yaml#/X"}`, true},
+		{`{$ref: "https://example.com/x.yaml#/X"}`, `{"description":"unresolved $ref https://example.com/x.yaml#/X"}`, true},
 		{`true`, `true`, false},
 		{`{type: string, x-nullable: true, discriminator: {propertyName: k}}`, `{"type":"string"}`, false},
 	}
@@ -408,7 +411,21 @@ func TestToolNames(t *testing.T) {
 	cases := []struct{ id, method, path, want string }{
 		{"getPet", "get", "/pets/{id}", "getPet"},
 		{"pets.list-all", "get", "/pets", "pets_list_all"},
-		{"", "get", "/pets/{petId}/photos", "get_pets_petId_photos"},
+		{"", "get", "/pets/{petId}/photos", "list_pet_photos"},
+		{"", "get", "/pets", "list_pets"},
+		{"", "post", "/pets", "create_pet"},
+		{"", "get", "/v2/pets/{id}", "get_pet"},
+		{"", "put", "/pets/{id}", "update_pet"},
+		{"", "patch", "/pets/{id}", "update_pet"},
+		{"", "delete", "/pets/{id}", "delete_pet"},
+		{"", "post", "/pets/{id}/photos", "create_pet_photo"},
+		{"", "post", "/v1/batches/{batch_id}/cancel", "cancel_batch"},
+		{"", "get", "/v2/account", "get_account"},
+		{"", "get", "/users/me", "get_users_me"},
+		{"", "post", "/login", "login"},
+		{"", "get", "/v2/1-clicks", "list_1_clicks"},
+		{"", "head", "/files/{id}", "check_file"},
+		{"", "get", "/{id}", "get_id"},
 		{"2fa/verify", "post", "/x", "op_2fa_verify"},
 		{"list", "get", "/x", "list_op"},
 		{"def", "get", "/x", "def_op"},
@@ -425,6 +442,15 @@ func TestToolNames(t *testing.T) {
 	nameTools(ops)
 	if ops[0].Tool != "a" || ops[1].Tool != "a_2" || ops[2].Tool != "a_2_2" {
 		t.Errorf("dedup: %s %s %s", ops[0].Tool, ops[1].Tool, ops[2].Tool)
+	}
+	// Derived names take more of the path before a number.
+	ops = []*op{{rawOp: rawOp{Method: "get", Path: "/stores/{id}/pets"}}, {rawOp: rawOp{Method: "get", Path: "/shelters/{id}/pets"}}, {rawOp: rawOp{Method: "get", Path: "/stores/{id}/pets"}}}
+	nameTools(ops)
+	if got := []string{ops[0].Tool, ops[1].Tool, ops[2].Tool}; !reflect.DeepEqual(got, []string{"list_store_pets", "list_shelter_pets", "get_stores_id_pets"}) {
+		t.Errorf("derived dedup: %v", got)
+	}
+	if len(ops[2].Warnings) > 0 {
+		t.Errorf("a derived name warned: %v", ops[2].Warnings)
 	}
 }
 
@@ -447,7 +473,8 @@ func TestGenRegex(t *testing.T) {
 // FuzzImport: no input makes the importer panic; whatever it accepts
 // has parameters that compile.
 func FuzzImport(f *testing.F) {
-	for _, name := range []string{"resilient.yaml", "swagger2.yaml", "truncated.json", "truncated.yaml", "malformed.yaml", "actions-only.yaml", "no-operations.yaml"} {
+	for _, name := range []string{"resilient.yaml", "swagger2.yaml", "truncated.json", "truncated.yaml", "malformed.yaml", "actions-only.yaml", "no-operations.yaml",
+		"alias-bomb.yaml", "refs/dangling-component.yaml", "refs/pointers.yaml", "refs/no-operation-ids.yaml", "refs/client-id.yaml", "seed/billing.yaml"} {
 		raw, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

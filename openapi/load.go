@@ -2,19 +2,13 @@ package openapi
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"regexp"
 	"strings"
 
 	"github.com/pb33f/go-yaml"
-	"github.com/pb33f/libopenapi"
-	"github.com/pb33f/libopenapi/datamodel"
-	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
-	"github.com/pb33f/libopenapi/index"
 )
 
 // methods are the operation keys of a path item, in the order tools are
@@ -23,11 +17,12 @@ var methods = []string{"get", "put", "post", "delete", "options", "head", "patch
 
 // document is a parsed, version-checked spec.
 type document struct {
-	version  string
-	root     *yaml.Node // top mapping
-	model    *v3.Document
-	circular []string // libopenapi's circular reference results
-	indexErr []string // libopenapi's resolving errors (dangling refs and the like)
+	version string
+	root    *yaml.Node // top mapping
+	set     *specSet
+	// From info: the title, version and description (a $ref'd
+	// description is followed).
+	title, apiVersion, description string
 }
 
 // rawOp is one operation found in the spec, before conversion.
@@ -36,13 +31,16 @@ type rawOp struct {
 	Node         *yaml.Node // the operation object
 	PathNode     *yaml.Node // its path item
 	Line         int
+	// File is where the operation object is, when a $ref put it in
+	// another file than the spec ("" for the spec itself).
+	File string
 }
 
 var versionRE = regexp.MustCompile(`^3\.[01](\.\d+)?(-[0-9A-Za-z.-]+)?$`)
 
 // parse reads and checks a spec. Every error names the source and, where
 // there is one, the line.
-func parse(raw []byte, source string, inc *includer, max int) (doc *document, err error) {
+func parse(ctx context.Context, set *specSet, raw []byte, source string, inc *includer, max int) (doc *document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			doc, err = nil, fmt.Errorf("%s: the OpenAPI parser failed on this document (%v); check that it is a valid OpenAPI 3.0/3.1 spec", source, r)
@@ -52,82 +50,88 @@ func parse(raw []byte, source string, inc *includer, max int) (doc *document, er
 	if len(trimmed) == 0 {
 		return nil, fmt.Errorf("%s: the file is empty; give an OpenAPI 3.0/3.1 spec in YAML or JSON", source)
 	}
-	if trimmed[0] == '{' || trimmed[0] == '[' {
-		if err := checkJSON(raw); err != nil {
+	isJSON := trimmed[0] == '{' || trimmed[0] == '['
+	root, err := decodeCtx(ctx, raw)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		if isJSON {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
+		return nil, fmt.Errorf("%s: not valid YAML or JSON (truncated or malformed): %s", source, yamlMessage(err))
 	}
-	cfg := datamodel.NewDocumentConfiguration()
-	// libopenapi logs through slog at Error level by default; an importer
-	// reports problems as warnings of its own instead.
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	// Never read files or URLs a spec points to: $refs into other files
-	// (often from vendor extensions) fail only the operations using them.
-	cfg.AllowFileReferences = false
-	cfg.AllowRemoteReferences = false
-	cfg.ExcludeExtensionRefs = true
-	d, err := libopenapi.NewDocumentWithConfiguration(raw, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, explainParse(raw, err))
-	}
-	info := d.GetSpecInfo()
-	root := deref(info.RootNode)
 	if root == nil || root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: not an OpenAPI document: the top level must be a mapping with openapi, info and paths", source)
+		return nil, fmt.Errorf("%s: not an OpenAPI document: the top level is %s; it must be a mapping with openapi, info and paths", source, nodeKind(root))
 	}
 	if err := checkKind(root); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	if trimmed[0] != '{' && trimmed[0] != '[' {
+	if !isJSON {
 		if err := truncatedYAML(raw, root); err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 	}
-	doc = &document{version: info.Version, root: root}
-	// Count before building the model: building is the expensive part.
 	if err := countCheck(root, max, inc); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	m, berr := d.BuildV3Model()
-	if m == nil {
-		return nil, fmt.Errorf("%s: cannot build the OpenAPI model: %w", source, berr)
-	}
-	doc.model = &m.Model
-	if m.Index != nil {
-		for _, cr := range m.Index.GetCircularReferences() {
-			doc.circular = append(doc.circular, circularText(cr))
+	set.root = set.add(source, root)
+	doc = &document{version: str(root, "openapi"), root: root, set: set}
+	info := get(root, "info")
+	doc.title = strings.TrimSpace(str(info, "title"))
+	doc.apiVersion = strings.TrimSpace(str(info, "version"))
+	if d := get(info, "description"); d != nil {
+		if d.Kind == yaml.MappingNode {
+			// A multi-file spec keeps its long description in a file.
+			d, _, _ = newConverter(set).follow(d)
 		}
-	}
-	for _, e := range unwrap(berr) {
-		var re *index.ResolvingError
-		if errors.As(e, &re) && re.CircularReference != nil {
-			continue
+		if d != nil && d.Kind == yaml.ScalarNode {
+			doc.description = d.Value
 		}
-		doc.indexErr = append(doc.indexErr, e.Error())
 	}
 	return doc, nil
 }
 
-func unwrap(err error) []error {
-	if err == nil {
-		return nil
+// decodeCtx is decode that returns when ctx is done: parsing a spec of
+// tens of thousands of operations takes seconds and cannot itself be
+// interrupted, so it runs aside and is abandoned on Ctrl-C (its result
+// is dropped; the process exits or the caller moves on).
+func decodeCtx(ctx context.Context, raw []byte) (*yaml.Node, error) {
+	type parsed struct {
+		n   *yaml.Node
+		err error
 	}
-	if u, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range u.Unwrap() {
-			out = append(out, unwrap(e)...)
-		}
-		return out
+	done := make(chan parsed, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- parsed{nil, fmt.Errorf("the parser failed on this document (%v)", r)}
+			}
+		}()
+		n, err := decode(raw)
+		done <- parsed{n, err}
+	}()
+	select {
+	case p := <-done:
+		return p.n, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return []error{err}
 }
 
-func circularText(cr *index.CircularReferenceResult) string {
-	s := cr.GenerateJourneyPath()
-	if cr.IsInfiniteLoop {
-		s += " (every step is required: no finite value exists)"
+func nodeKind(n *yaml.Node) string {
+	switch {
+	case n == nil:
+		return "empty"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty"
+		}
+		return "a string"
 	}
-	return s
+	return "not a mapping"
 }
 
 // truncatedYAML tells a cut-off YAML file from a complete one. A cut at
@@ -144,7 +148,7 @@ func truncatedYAML(raw []byte, root *yaml.Node) error {
 	if bytes.HasSuffix(raw, []byte("\n")) {
 		return nil
 	}
-	conv := newConverter(root)
+	f := &specFile{name: "spec", root: root}
 	var missing []string
 	var walk func(n *yaml.Node, depth int)
 	walk = func(n *yaml.Node, depth int) {
@@ -158,7 +162,7 @@ func truncatedYAML(raw []byte, root *yaml.Node) error {
 					continue
 				}
 				if k == "$ref" && v.Kind == yaml.ScalarNode && strings.HasPrefix(v.Value, "#/") {
-					if _, err := conv.resolve(v.Value, v.Line); err != nil {
+					if _, err := pointer(f, root, v.Value[1:]); err != nil {
 						missing = append(missing, v.Value)
 					}
 					continue
@@ -167,8 +171,10 @@ func truncatedYAML(raw []byte, root *yaml.Node) error {
 			}
 			return
 		}
-		for _, c := range n.Content {
-			walk(c, depth+1)
+		if n.Kind == yaml.SequenceNode {
+			for _, c := range n.Content {
+				walk(c, depth+1)
+			}
 		}
 	}
 	walk(root, 0)
@@ -178,78 +184,40 @@ func truncatedYAML(raw []byte, root *yaml.Node) error {
 	return nil
 }
 
-// checkJSON reports where a JSON document is malformed or truncated.
-func checkJSON(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	if err == nil {
-		if _, err2 := dec.Token(); err2 != io.EOF {
-			return fmt.Errorf("malformed JSON: extra data after the document at %s", lineCol(raw, int(dec.InputOffset())))
-		}
-		return nil
-	}
-	var se *json.SyntaxError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return fmt.Errorf("truncated JSON: the document ends early at %s; the file is incomplete", lineCol(raw, len(raw)))
-	case errors.As(err, &se):
-		if strings.Contains(se.Error(), "unexpected end") {
-			return fmt.Errorf("truncated JSON: the document ends early at %s; the file is incomplete", lineCol(raw, len(raw)))
-		}
-		return fmt.Errorf("malformed JSON at %s: %s", lineCol(raw, int(se.Offset)), se.Error())
-	}
-	return fmt.Errorf("malformed JSON: %w", err)
-}
-
 func lineCol(raw []byte, off int) string {
 	if off > len(raw) {
 		off = len(raw)
+	}
+	if off < 0 {
+		off = 0
 	}
 	line := bytes.Count(raw[:off], []byte("\n")) + 1
 	col := off - bytes.LastIndexByte(raw[:off], '\n')
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// explainParse turns libopenapi's refusal into a message that says what
-// the document is and what to do.
-func explainParse(raw []byte, err error) error {
-	var doc any
-	if yerr := yaml.Unmarshal(raw, &doc); yerr != nil {
-		msg := strings.TrimPrefix(err.Error(), "unable to parse specification: ")
-		if !strings.Contains(err.Error(), "unable to parse") {
-			msg = yerr.Error()
+var (
+	lineRE     = regexp.MustCompile(`\bL(\d+)\.C(\d+)`)
+	yamlErrRE  = regexp.MustCompile(`^go-yaml \w+ error in \w+(?: \(([^)]*)\))? at (line \d+, column \d+)(?:-line \d+, column \d+)?: (.*)$`)
+	yamlLineRE = regexp.MustCompile(`^line (\d+): (.*)$`)
+)
+
+// yamlMessage puts the YAML parser's complaint in the order people
+// read: where, what, and in what: "line 6, column 20: did not find
+// expected ',' or ']' (while parsing a flow sequence)".
+func yamlMessage(err error) string {
+	msg := lineRE.ReplaceAllString(strings.TrimPrefix(firstLine(err.Error()), "yaml: "), "line $1, column $2")
+	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
+		msg = m[2] + ": " + m[3]
+		if m[1] != "" {
+			msg += " (" + m[1] + ")"
 		}
-		return fmt.Errorf("not valid YAML or JSON (truncated or malformed): %s", lineRE.ReplaceAllString(msg, "line $1, column $2"))
+		return msg
 	}
-	top, ok := doc.(map[string]any)
-	if !ok {
-		return fmt.Errorf("not an OpenAPI document: the top level is %s; it must be a mapping with openapi, info and paths", kindOf(doc))
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		return "line " + m[1] + ": " + m[2]
 	}
-	switch {
-	case top["swagger"] != nil:
-		return fmt.Errorf("swagger: %v is not supported; convert it to OpenAPI 3 first, e.g. with swagger2openapi", top["swagger"])
-	case top["asyncapi"] != nil:
-		return fmt.Errorf("asyncapi: %v is an AsyncAPI document, not OpenAPI; only OpenAPI 3.0/3.1 specs can be imported", top["asyncapi"])
-	case top["openapi"] == nil:
-		return errors.New("missing the openapi field: an OpenAPI 3.0/3.1 spec starts with `openapi: 3.0.3` or `openapi: 3.1.0`")
-	}
-	return fmt.Errorf("openapi: %v is not a supported version (%w); this importer reads OpenAPI 3.0.x and 3.1.x", top["openapi"], err)
-}
-
-var lineRE = regexp.MustCompile(`\bL(\d+)\.C(\d+)`)
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "empty"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	}
-	return fmt.Sprintf("a %T", v)
+	return msg
 }
 
 // checkKind accepts OpenAPI 3.0.x and 3.1.x only.
@@ -322,28 +290,27 @@ func countCheck(root *yaml.Node, max int, inc *includer) error {
 }
 
 // operations lists the operations the include filter keeps, in document
-// order of paths.
-func (doc *document) operations(inc *includer) ([]rawOp, []string) {
+// order of paths. A path item or operation may be a $ref, into the spec
+// or into a file beside it.
+func (doc *document) operations(ctx context.Context, inc *includer) ([]rawOp, []string, error) {
 	var out []rawOp
 	var warns []string
-	if doc.model == nil || doc.model.Paths == nil || doc.model.Paths.PathItems == nil {
-		return nil, nil
-	}
-	for path, pi := range doc.model.Paths.PathItems.FromOldest() {
-		if !inc.match(path) || pi == nil {
+	paths := get(doc.root, "paths")
+	conv := newConverter(doc.set)
+	for i := 0; paths != nil && i+1 < len(paths.Content); i += 2 {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		path := paths.Content[i].Value
+		if strings.HasPrefix(path, "x-") || !inc.match(path) {
 			continue
 		}
-		var pnode *yaml.Node
-		if low := pi.GoLow(); low != nil {
-			pnode = low.RootNode
-		}
-		if pnode == nil {
-			continue
-		}
-		conv := newConverter(doc.root)
-		pnode, err := conv.followRef(pnode)
+		pnode, pfile, err := conv.follow(paths.Content[i+1])
 		if err != nil {
-			warns = append(warns, fmt.Sprintf("path %s: skipped: %v", path, err))
+			warns = append(warns, fmt.Sprintf("path %s (line %d): skipped: %v", path, paths.Content[i].Line, err))
+			continue
+		}
+		if pnode == nil || pnode.Kind != yaml.MappingNode {
 			continue
 		}
 		for _, m := range methods {
@@ -351,14 +318,29 @@ func (doc *document) operations(inc *includer) ([]rawOp, []string) {
 			if on == nil {
 				continue
 			}
-			if on.Kind != yaml.MappingNode {
-				warns = append(warns, fmt.Sprintf("%s %s (line %d): skipped: the operation is not an object", strings.ToUpper(m), path, on.Line))
+			label := fmt.Sprintf("%s %s (line %d)", strings.ToUpper(m), path, on.Line)
+			// Operations as $refs to files (DigitalOcean's layout) are
+			// not in OpenAPI's text but common: follow them.
+			on, file, err := conv.follow(on)
+			if file == nil {
+				file = pfile
+			}
+			if err != nil {
+				warns = append(warns, fmt.Sprintf("%s: skipped: %v", label, err))
 				continue
 			}
-			out = append(out, rawOp{Path: path, Method: m, Node: on, PathNode: pnode, Line: on.Line})
+			if on == nil || on.Kind != yaml.MappingNode {
+				warns = append(warns, fmt.Sprintf("%s: skipped: the operation is not an object", label))
+				continue
+			}
+			name := ""
+			if file != nil && file != doc.set.root {
+				name = file.name
+			}
+			out = append(out, rawOp{Path: path, Method: m, Node: on, PathNode: pnode, Line: on.Line, File: name})
 		}
 	}
-	return out, warns
+	return out, warns, nil
 }
 
 // includer filters paths by globs: * matches within a path segment, **

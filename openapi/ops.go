@@ -46,14 +46,45 @@ type op struct {
 	Notes    []string
 	Handler  plan
 	// respKnown: a GET has a JSON 2xx response; respList: it is a list
-	// of objects.
+	// of objects, in the response's property listField ("" when the
+	// response is the array).
 	respKnown, respList bool
+	listField           string
+	// index is the operation's place in the spec; segs and shape its
+	// path, split once.
+	index int
+	segs  []segment
+	shape string
 }
 
 func (o *op) label() string { return strings.ToUpper(o.Method) + " " + o.Path }
 
+// where is the operation's place in the spec: "line 12", or the file a
+// $ref put it in.
+func (o *op) where() string {
+	if o.File != "" {
+		return fmt.Sprintf("%s line %d", o.File, o.Line)
+	}
+	return fmt.Sprintf("line %d", o.Line)
+}
+
 func (o *op) warn(format string, a ...any) {
-	o.Warnings = append(o.Warnings, fmt.Sprintf("%s (line %d): %s", o.label(), o.Line, fmt.Sprintf(format, a...)))
+	o.Warnings = append(o.Warnings, o.warning(fmt.Sprintf(format, a...)))
+}
+
+// warning is the text of a warning about the operation.
+func (o *op) warning(msg string) string {
+	return fmt.Sprintf("%s (%s): %s", o.label(), o.where(), msg)
+}
+
+// argByName returns the argument called name, or nil.
+func (o *op) argByName(name string) *arg {
+	for i := range o.Args {
+		if name != "" && o.Args[i].Name == name {
+			return &o.Args[i]
+		}
+	}
+	return nil
 }
 
 // arg returns the argument with a given source, or nil.
@@ -482,15 +513,20 @@ var reserved = func() map[string]bool {
 }()
 
 // toolName makes a tool name that is both an OpenAI function name
-// (^[a-zA-Z0-9_-]{1,64}$) and a Starlark identifier.
+// (^[a-zA-Z0-9_-]{1,64}$) and a Starlark identifier, from the
+// operationId, or when there is none from what the operation does.
 func toolName(o *op) string {
-	base := o.ID
-	if base == "" {
-		base = o.Method + "_" + strings.NewReplacer("{", "", "}", "").Replace(o.Path)
+	if o.ID == "" {
+		return derivedNames(o.Method, o.Path)[0]
 	}
+	return identName(o.ID, o.Method)
+}
+
+// identName cleans a name into an identifier.
+func identName(base, method string) string {
 	s := strings.Trim(underscoresRE.ReplaceAllString(identRE.ReplaceAllString(base, "_"), "_"), "_")
 	if s == "" {
-		s = o.Method
+		s = method
 	}
 	if s[0] >= '0' && s[0] <= '9' {
 		s = "op_" + s
@@ -499,15 +535,135 @@ func toolName(o *op) string {
 		s += "_op"
 	}
 	if len(s) > 64 {
-		s = s[:64]
+		s = strings.TrimRight(s[:64], "_")
 	}
 	return s
 }
 
-// nameTools gives every operation a unique tool name.
+var versionSegRE = regexp.MustCompile(`^(v\d+([._]\d+)*|api|rest)$`)
+
+// derivedNames names an operation that has no operationId after what it
+// does, most readable first: GET /pets → list_pets, POST /pets →
+// create_pet, GET /pets/{id} → get_pet, GET /pets/{id}/photos →
+// list_pet_photos, POST /batches/{id}/cancel → cancel_batch, GET
+// /users/me → get_users_me. Later names add more of the path, for when
+// the first is taken; the last is the method and the whole path.
+func derivedNames(method, path string) []string {
+	var segs []segment
+	for _, s := range segments(path) {
+		if s.Lit != "" && versionSegRE.MatchString(strings.ToLower(s.Lit)) {
+			continue
+		}
+		segs = append(segs, s)
+	}
+	full := identName(method+"_"+strings.NewReplacer("{", "", "}", "").Replace(path), method)
+	// The resource words, innermost first: the last literal and, going
+	// out, the literals before it (singular when an id follows them).
+	var words []string
+	item := len(segs) > 0 && segs[len(segs)-1].Param != ""
+	last := -1
+	for i := len(segs) - 1; i >= 0; i-- {
+		if segs[i].Lit != "" {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return []string{full}
+	}
+	noun := pathWord(segs[last].Lit)
+	plural := singular(noun) != noun
+	verb := ""
+	switch method {
+	case "get":
+		verb = "get"
+		if !item && plural {
+			verb = "list"
+		}
+	case "post":
+		switch {
+		case item:
+			verb = "update"
+		case plural:
+			verb = "create"
+		case last > 0 && segs[last-1].Param != "" || len(segs) == 1:
+			// POST /batches/{id}/cancel, POST /login: the word is the action.
+			verb, noun = noun, ""
+		default:
+			verb = "create"
+		}
+	case "put", "patch":
+		verb = "update"
+	case "delete":
+		verb = "delete"
+	case "head":
+		verb = "check"
+	default:
+		verb = method
+	}
+	if noun != "" && (item || verb != "list") {
+		noun = singular(noun)
+	}
+	if noun != "" {
+		words = append(words, noun)
+	}
+	// Outer resources: literals before the noun, each made singular
+	// when an id follows it (the parent record).
+	for i := last - 1; i >= 0; i-- {
+		if segs[i].Lit == "" {
+			continue
+		}
+		w := pathWord(segs[i].Lit)
+		if i+1 < len(segs) && segs[i+1].Param != "" {
+			w = singular(w)
+		}
+		words = append(words, w)
+	}
+	var out []string
+	for n := 1; n <= len(words); n++ {
+		parts := []string{verb}
+		for i := n - 1; i >= 0; i-- {
+			parts = append(parts, words[i])
+		}
+		out = append(out, identName(strings.Join(parts, "_"), method))
+	}
+	if len(words) == 0 {
+		out = append(out, identName(verb, method))
+	}
+	// A nested resource reads better with its parent: list_pet_photos.
+	if len(words) >= 2 && segs[last-1].Param != "" || len(words) >= 2 && !item && last > 0 && segs[last-1].Lit != "" {
+		out = out[1:]
+	}
+	return append(out, full)
+}
+
+// pathWord is a path segment in snake case ("1-clicks" → "1_clicks").
+func pathWord(s string) string {
+	w := snake(s)
+	if strings.HasPrefix(w, "c_") && !strings.HasPrefix(strings.ToLower(s), "c") {
+		w = w[2:]
+	}
+	return w
+}
+
+// nameTools gives every operation a unique tool name. An operationId
+// that is taken gets a number, with a warning; a derived name first
+// takes more of its path.
 func nameTools(ops []*op) {
 	used := map[string]bool{}
 	for _, o := range ops {
+		if o.ID == "" {
+			for _, cand := range derivedNames(o.Method, o.Path) {
+				if !used[cand] {
+					o.Tool = cand
+					break
+				}
+			}
+			if o.Tool != "" {
+				used[o.Tool] = true
+				continue
+			}
+		}
 		n := toolName(o)
 		if used[n] {
 			base := n
@@ -517,7 +673,9 @@ func nameTools(ops []*op) {
 			for i := 2; used[n]; i++ {
 				n = fmt.Sprintf("%s_%d", base, i)
 			}
-			o.warn("tool name %q is taken; named %q", toolName(o), n)
+			if o.ID != "" {
+				o.warn("tool name %q is taken; named %q", toolName(o), n)
+			}
 		}
 		used[n] = true
 		o.Tool = n

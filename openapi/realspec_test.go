@@ -57,6 +57,7 @@ type crudCase struct {
 	keyArg     string
 	scope      map[string]string // argument -> record field (parent ids)
 	list, get  string
+	listField  string // where the list result holds the records
 	create     string
 	createArgs map[string]any
 	update     string
@@ -68,38 +69,35 @@ type crudCase struct {
 
 var realSpecs = []crudCase{
 	{file: "petstore-3.0.yaml", operations: 19, coll: "pet", key: "id", keyArg: "petId",
-		list: "findPetsByStatus", get: "getPetById", create: "addPet",
+		list: "findPetsByStatus", listField: "pets", get: "getPetById", create: "addPet",
 		createArgs: map[string]any{"name": "Rex", "photoUrls": []any{"https://example.com/rex.png"}},
 		update:     "updatePetWithForm", setField: "name", setValue: "Rexie", del: "deletePet", noun: "pet"},
 	{file: "museum-3.1.yaml", operations: 8, coll: "special_events", key: "eventId", keyArg: "eventId",
-		list: "listSpecialEvents", get: "getSpecialEvent", create: "createSpecialEvent",
+		list: "listSpecialEvents", listField: "special_events", get: "getSpecialEvent", create: "createSpecialEvent",
 		createArgs: map[string]any{"name": "Night Tour", "location": "Hall B", "eventDescription": "A tour at night.",
 			"dates": []any{"2025-07-01"}, "price": 25},
 		update: "updateSpecialEvent", setField: "name", setValue: "Late Tour", del: "deleteSpecialEvent", noun: "special event"},
 	{file: "twilio-verify-v2-3.0.json", operations: 57, coll: "services", key: "sid", keyArg: "Sid",
-		list: "ListService", get: "FetchService", create: "CreateService",
+		list: "ListService", listField: "services", get: "FetchService", create: "CreateService",
 		createArgs: map[string]any{"FriendlyName": "Login codes"},
 		update:     "UpdateService", setField: "FriendlyName", setValue: "Signup codes", del: "DeleteService", noun: "service"},
 	{file: "discord-3.1.json", operations: 242, coll: "guilds_roles", key: "id", keyArg: "role_id",
 		scope: map[string]string{"guild_id": "guild_id"},
-		list:  "list_guild_roles", get: "get_guild_role", create: "create_guild_role",
+		list:  "list_guild_roles", listField: "roles", get: "get_guild_role", create: "create_guild_role",
 		createArgs: map[string]any{"name": "moderators"},
 		update:     "update_guild_role", setField: "name", setValue: "admins", del: "delete_guild_role", noun: "role"},
+	{file: "digitalocean-multifile/specification/DigitalOcean-public.v2.yaml", operations: 659, coll: "account_keys", key: "id", keyArg: "ssh_key_identifier",
+		list: "sshKeys_list", listField: "ssh_keys", get: "sshKeys_get", create: "sshKeys_create",
+		createArgs: map[string]any{"name": "laptop", "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx laptop"},
+		update:     "sshKeys_update", setField: "name", setValue: "work laptop", del: "sshKeys_delete", noun: "key"},
 }
 
 func importReal(t *testing.T, c crudCase) (*openapi.Result, string) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(specDir(t), c.file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := openapi.Import(context.Background(), raw, openapi.Options{Source: c.file, Seed: 7})
+	dir := filepath.Join(t.TempDir(), "pack")
+	res, err := openapi.ImportFile(context.Background(), filepath.Join(specDir(t), c.file), dir, openapi.Options{Seed: 7})
 	if err != nil {
 		t.Fatalf("import %s: %v", c.file, err)
-	}
-	dir := filepath.Join(t.TempDir(), "pack")
-	if err := openapi.WriteDir(dir, res.Files); err != nil {
-		t.Fatal(err)
 	}
 	return res, dir
 }
@@ -197,9 +195,13 @@ func crud(t *testing.T, c crudCase, p *pack.Pack) {
 	if r.Err {
 		t.Fatalf("%s: %s", c.list, r.Output)
 	}
-	list, ok := r.Value.([]any)
+	page, _ := r.Value.(map[string]any)
+	list, ok := page[c.listField].([]any)
 	if !ok || len(list) == 0 {
-		t.Fatalf("%s returned %T %.200s, want a non-empty list", c.list, r.Value, r.Output)
+		t.Fatalf("%s returned %T %.200s, want a page with a non-empty list under %q", c.list, r.Value, r.Output, c.listField)
+	}
+	if len(r.Output) > 12000 {
+		t.Errorf("%s returned %d characters; a list result should be a page of short records", c.list, len(r.Output))
 	}
 	found := false
 	for _, x := range list {

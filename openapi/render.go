@@ -48,7 +48,7 @@ func description(o *op) string {
 	return d
 }
 
-func renderTools(ops []*op) ([]byte, error) {
+func renderTools(ops []*op, who persona) ([]byte, error) {
 	list := make([]toolJSON, 0, len(ops)+1)
 	for _, o := range ops {
 		list = append(list, toolJSON{Type: "function", Function: functionJSON{
@@ -56,9 +56,9 @@ func renderTools(ops []*op) ([]byte, error) {
 	}
 	list = append(list, toolJSON{Type: "function", Function: functionJSON{
 		Name:        transferTool,
-		Description: "Transfer the customer to a human agent, with a summary of the issue. Use it only when the request is out of scope of the other tools.",
+		Description: "Transfer the " + who.Call + " to a human agent, with a summary of the issue. Use it only when the request is out of scope of the other tools.",
 		Parameters: map[string]any{"type": "object", "additionalProperties": false, "required": []any{"summary"},
-			"properties": map[string]any{"summary": map[string]any{"type": "string", "description": "A summary of the customer's issue."}}},
+			"properties": map[string]any{"summary": map[string]any{"type": "string", "description": "A summary of the " + who.Call + "'s issue."}}},
 		Kind: "generic"}})
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -119,31 +119,51 @@ def _get(db, coll, noun, args, key_arg, scope):
         fail("no %s with id %s" % (noun, key))
     return rec
 
-def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base):
+def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base, size, items, summary):
+    """One page of the matching records: {items: [...], "total": N} and,
+    when more remain, where the next page starts. Records are summarised
+    (summary fields only) when whole ones would make a long result."""
     _parent(db, args, parent)
-    out = []
-    for k in db.keys(coll):
-        rec = db.get(coll, k)
-        if _matches(rec, args, scope) and _matches(rec, args, filters):
-            out.append(rec)
+    n = size
+    if limit and args.get(limit) != None:
+        n = max(0, int(args[limit]))
     start = 0
     if offset and args.get(offset) != None:
-        start = int(args[offset])
-    elif page and limit and args.get(page) != None and args.get(limit) != None:
-        start = (int(args[page]) - page_base) * int(args[limit])
-    if start < 0:
-        start = 0
-    if limit and args.get(limit) != None:
-        return out[start:start + max(0, int(args[limit]))]
-    return out[start:]
+        start = max(0, int(args[offset]))
+    elif page and args.get(page) != None:
+        start = max(0, (int(args[page]) - page_base) * (n if n else 1))
+    keys = db.keys(coll)
+    given = [a for a in scope if a in args and args[a] != None] + [a for a in filters if a in args and args[a] != None]
+    if given:
+        found = []
+        for k in keys:
+            rec = db.get(coll, k)
+            if _matches(rec, args, scope) and _matches(rec, args, filters):
+                found.append(rec)
+        total = len(found)
+        recs = found[start:start + n] if n else found[start:]
+    else:
+        # Nothing to match: only the page's records are read.
+        total = len(keys)
+        page_keys = keys[start:start + n] if n else keys[start:]
+        recs = [db.get(coll, k) for k in page_keys]
+    if summary:
+        recs = [{f: r[f] for f in summary if f in r} for r in recs]
+    out = {items: recs, "total": total}
+    if start + len(recs) < total:
+        if offset:
+            out["next_" + offset] = start + len(recs)
+        elif page and n:
+            out["next_" + page] = page_base + (start + len(recs)) // n
+    return out
 
 def _new_key(db, coll, int_key, fresh):
     for _ in range(10000):
         n = db.next_id(coll)
-        if int_key:
-            k = 1000 + n
-        elif n <= len(fresh):
+        if n <= len(fresh):
             k = fresh[n - 1]
+        elif int_key:
+            k = 1000 + n
         else:
             k = "%s-%d" % (coll, n)
         if db.get(coll, _key(k)) == None:
@@ -164,7 +184,7 @@ def _create(db, coll, noun, key_field, int_key, fresh, args, scope, fields, pare
         key = _new_key(db, coll, int_key, fresh)
         rec[key_field] = key
     elif db.get(coll, _key(key)) != None:
-        fail("%s %s already exists" % (noun, _key(key)))
+        fail("a %s with %s %s already exists; creating one needs a %s no other %s has" % (noun, key_field, _key(key), key_field, noun))
     db.put(coll, _key(key), rec)
     return rec
 
@@ -214,12 +234,23 @@ func renderHandlers(title, source string, ops []*op) []byte {
 		case hGet:
 			fmt.Fprintf(&b, "    return _get(db, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(p.KeyArg), dict(p.Scope))
 		case hList:
-			fmt.Fprintf(&b, "    return _list(db, %s, args, %s, %s, %s, %s, %s, %s, %d)\n", q(c.Name), dict(p.Scope), dict(p.Fields),
-				parent, q(p.Limit), q(p.Offset), q(p.Page), p.PageBase)
+			summary := "None"
+			if len(c.Summary) > 0 {
+				fields := make([]string, len(c.Summary))
+				for i, f := range c.Summary {
+					fields[i] = q(f)
+				}
+				summary = "[" + strings.Join(fields, ", ") + "]"
+			}
+			fmt.Fprintf(&b, "    return _list(db, %s, args, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s)\n", q(c.Name), dict(p.Scope), dict(p.Fields),
+				parent, q(p.Limit), q(p.Offset), q(p.Page), p.PageBase, p.PageSize, q(p.Items), summary)
 		case hCreate:
 			fresh := make([]string, len(c.fresh))
 			for i, k := range c.fresh {
 				fresh[i] = q(k)
+				if c.KeyType == "integer" {
+					fresh[i] = k
+				}
 			}
 			fmt.Fprintf(&b, "    return _create(db, %s, %s, %s, %s, [%s], args, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
 				starBool(c.KeyType == "integer"), strings.Join(fresh, ", "), dict(p.Scope), dict(p.Fields), parent)
@@ -273,7 +304,7 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 			pc.Get = o.Tool
 		}
 		if o := byTool[c.Tools.List]; o != nil && len(requiredArgs(o)) == 0 {
-			pc.List = &pack.ListRef{Tool: o.Tool}
+			pc.List = &pack.ListRef{Tool: o.Tool, Field: o.Handler.Items}
 		}
 		pc.Describe, pc.Compare = attributes(c, db[c.Name])
 		m.Collections[c.Name] = pc
@@ -284,8 +315,15 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
 	hg.now, _ = time.Parse(time.RFC3339, Clock)
 	for _, o := range ops {
-		if h, ok := writeHint(o, m.Collections, hg); ok {
+		h, ok := writeHint(o, m.Collections, hg)
+		h.Phrase = writePhrase(o)
+		switch {
+		case ok:
 			m.Hints.Writes[o.Tool] = h
+		case h.Phrase != "" && !strings.Contains(h.Phrase, "{target}"):
+			// Words alone: the generator finds the target and the
+			// arguments itself.
+			m.Hints.Writes[o.Tool] = pack.WriteHint{Phrase: h.Phrase}
 		}
 	}
 	return m
@@ -351,6 +389,12 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			}
 			continue
 		}
+		if p.Kind == hCreate && isField && field == c.Key && len(c.fresh) > 0 {
+			// A client-supplied id: one no record has yet, or the create
+			// fails with "already exists".
+			h.Args[a.Name] = pack.Arg{Source: "slot:" + strings.Join(c.fresh[:min(3, len(c.fresh))], "|")}
+			continue
+		}
 		src, ok := slotSource(a, g)
 		if !ok {
 			return h, false
@@ -414,16 +458,24 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		}
 		return "", false
 	}
-	for i := 0; i < 5; i++ {
+	// A value that says something: an empty list or object only when
+	// nothing else is valid.
+	empty := ""
+	for i := 0; i < 8; i++ {
 		v := g.value(m, a.Orig, 1)
-		if validFor(v) {
-			raw, err := json.Marshal(v)
-			if err == nil {
-				return "const:" + string(raw), true
-			}
+		if !validFor(v) {
+			continue
 		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		if string(raw) != "[]" && string(raw) != "{}" {
+			return "const:" + string(raw), true
+		}
+		empty = "const:" + string(raw)
 	}
-	return "", false
+	return empty, empty != ""
 }
 
 // validator checks values against schema, compiled on first use and
@@ -613,10 +665,20 @@ func blockStyle(n *yaml.Node) {
 	}
 }
 
-func renderPolicy(title, desc string, colls []*collection) []byte {
+func renderPolicy(title, desc string, colls []*collection, who persona) []byte {
 	var b strings.Builder
+	call := who.Call
 	fmt.Fprintf(&b, "# %s agent policy\n\n", oneLine(title))
-	fmt.Fprintf(&b, "You are a support agent for %s. You help customers by calling its tools.\n", oneLine(title))
+	switch who.Role {
+	case roleCustomer:
+		fmt.Fprintf(&b, "You are a support agent for %s. You help customers by calling its tools.\n", oneLine(title))
+	case roleDeveloper:
+		fmt.Fprintf(&b, "You are an assistant for developers who build on %s. The user is %s: you look up and change their resources by calling the API's tools.\n", who.Org, who.Who)
+	case roleOperator:
+		fmt.Fprintf(&b, "You are an operations assistant for %s. The user is %s: you look up and change what they run by calling its tools.\n", oneLine(title), who.Who)
+	default:
+		fmt.Fprintf(&b, "You are an internal assistant at %s. The user is %s: you look up and change records by calling the tools of %s.\n", who.Org, who.Who, oneLine(title))
+	}
 	if d := trimText(desc, 400); d != "" {
 		fmt.Fprintf(&b, "\nAbout the API: %s\n", d)
 	}
@@ -629,27 +691,41 @@ func renderPolicy(title, desc string, colls []*collection) []byte {
 		names = slices.Compact(names)
 		fmt.Fprintf(&b, "\nThe records you work with: %s.\n", strings.Join(names, ", "))
 	}
-	b.WriteString(`
+	b.WriteString(strings.ReplaceAll(`
 ## Rules
 
 - Use only the tools to look up and change data. Never invent ids, values or results; if a tool does not give you something, say you do not have it.
-- Before any action that changes data (create, update, delete or any other write), list the action's details (what it acts on, with its id, and the values it sets) and obtain the customer's explicit confirmation (yes) to proceed.
+- Before any action that changes data (create, update, delete or any other write), list the action's details (what it acts on, with its id, and the values it sets) and obtain the CALL's explicit confirmation (yes) to proceed.
 - Make one write at a time: call at most one write tool per turn, and report its result before the next one.
-- Read before you write: find the record the customer means and check it is the one they describe.
-- If a tool returns an error, explain it to the customer; do not retry blindly.
-- If the request cannot be handled with the tools, or the customer asks for a person, transfer them to a human agent with ` + "`" + transferTool + "`" + ` and a short summary of the issue.
+- Read before you write: find the record the CALL means and check it is the one they describe.
+- If a tool returns an error, explain it to the CALL; do not retry blindly.
+- If the request cannot be handled with the tools, or the CALL asks for a person, transfer them to a human agent with `+"`"+transferTool+"`"+` and a short summary of the issue.
 - Do not give opinions, advice or information beyond what the tools provide.
-`)
+`, "CALL", call))
 	return []byte(b.String())
 }
 
 // report is IMPORT.md.
-func renderReport(res *Result, title, version, source string, ops []*op, colls []*collection, db map[string]map[string]any, doc *document) []byte {
+func renderReport(res *Result, title, version, source string, ops []*op, colls []*collection, db map[string]map[string]any, doc *document, who persona) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Import of %s %s\n\n", oneLine(title), oneLine(version))
 	fmt.Fprintf(&b, "Source: `%s` (OpenAPI %s). Generated by `synth domain import-openapi`.\n\n", oneLine(source), doc.version)
-	fmt.Fprintf(&b, "%d operations became %d tools (plus `%s`): %d mapped to data, %d unmapped. %d collections, %d warnings.\n\n",
-		len(ops), len(ops), transferTool, res.Mapped, len(ops)-res.Mapped, len(colls), len(res.Warnings))
+	var notes []string
+	for _, o := range ops {
+		for _, n := range o.Notes {
+			notes = append(notes, o.Tool+": "+n)
+		}
+	}
+	fmt.Fprintf(&b, "%d operations became %d tools (plus `%s`): %d mapped to data, %d unmapped. %s, %s",
+		len(ops), len(ops), transferTool, res.Mapped, len(ops)-res.Mapped, plural(len(colls), "collection"), plural(len(res.Warnings), "warning"))
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, ", %s", plural(len(notes), "recursive schema"))
+	}
+	b.WriteString(".\n\n")
+	if n := len(doc.set.files) - 1; n > 0 {
+		fmt.Fprintf(&b, "Besides the spec, %s its $refs name were read.\n\n", plural(n, "file"))
+	}
+	fmt.Fprintf(&b, "Who talks to the agent: %s (%s), in domain.yaml under hints.persona and in policy.md.\n\n", who.Role, who.Who)
 	b.WriteString("Unmapped handlers fail with a message until you write them in handlers.star.\n\n")
 	b.WriteString("## Operations\n\n| operation | operationId | tool | kind | handler |\n|---|---|---|---|---|\n")
 	for _, o := range ops {
@@ -667,35 +743,29 @@ func renderReport(res *Result, title, version, source string, ops []*op, colls [
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", c.Name, c.Key, len(db[c.Name]), parent, c.Tools.Get, c.Tools.List)
 	}
-	b.WriteString("\n## Warnings\n\n")
+	// The count above is the number of items here: one list, nothing
+	// counted that is not listed or listed that is not counted.
+	fmt.Fprintf(&b, "\n## Warnings (%d)\n\n", len(res.Warnings))
 	if len(res.Warnings) == 0 {
 		b.WriteString("None.\n")
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(&b, "- %s\n", oneLine(w))
 	}
-	if len(doc.indexErr) > 0 {
-		b.WriteString("\n## Spec index messages\n\nWhat libopenapi reported while indexing the spec (unused parts included).\n\n")
-		for _, e := range doc.indexErr {
-			fmt.Fprintf(&b, "- %s\n", oneLine(e))
-		}
-	}
-	var notes []string
-	for _, o := range ops {
-		for _, n := range o.Notes {
-			notes = append(notes, o.Tool+": "+n)
-		}
-	}
-	if len(notes) > 0 || len(doc.circular) > 0 {
-		b.WriteString("\n## Recursive schemas\n\nCut at the cycle (the recursive reference became a plain object) so every tool schema is finite.\n\n")
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, "\n## Recursive schemas (%d)\n\nCut at the cycle (the recursive reference became a plain object) so every tool schema is finite.\n\n", len(notes))
 		for _, n := range notes {
 			fmt.Fprintf(&b, "- %s\n", oneLine(n))
 		}
-		for _, c := range doc.circular {
-			fmt.Fprintf(&b, "- circular reference found by libopenapi: %s\n", oneLine(c))
-		}
 	}
 	return []byte(b.String())
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func cell(s string) string {

@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,7 +35,14 @@ type plan struct {
 	// Paging arguments of a list ("" when absent); PageBase is 0 or 1.
 	Limit, Offset, Page string
 	PageBase            int
-	Upsert              bool // PUT on an item creates a missing record
+	// PageSize is how many records a list returns when the call does
+	// not say (the limit parameter's default, else 20); 0: all of them,
+	// since the tool has no way to ask for more.
+	PageSize int
+	// Items names the list in the result: the spec's envelope property
+	// ("ssh_keys", "data"), else the path's last word.
+	Items  string
+	Upsert bool // PUT on an item creates a missing record
 }
 
 // segment is one piece of a URL template.
@@ -102,6 +111,10 @@ type collection struct {
 	// fresh are unused keys handed out by create, so new keys match the
 	// key's pattern.
 	fresh []string
+	// Summary are the fields a list shows of each record when whole
+	// records would make a long result and a get tool gives the rest;
+	// nil: whole records.
+	Summary []string
 }
 
 // scopeField is a path parameter of a nested collection's path and the
@@ -112,14 +125,37 @@ type scopeField struct {
 	Schema any
 }
 
-// analyse finds the collections and plans every operation's handler.
-func analyse(conv *converter, ops []*op) []*collection {
+// opsOf are the operations on one collection shape: on the collection
+// path itself and on its item path, in document order.
+type opsOf struct{ coll, item []*op }
+
+// analyse finds the collections and plans every operation's handler. It
+// indexes operations by path shape once, so its cost grows with the
+// number of operations, not with operations times collections.
+func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, error) {
+	byOps := map[string]*opsOf{}
+	at := func(sh string) *opsOf {
+		if byOps[sh] == nil {
+			byOps[sh] = &opsOf{}
+		}
+		return byOps[sh]
+	}
 	for _, o := range ops {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		o.segs = segments(o.Path)
+		o.shape = shape(o.segs)
+		at(o.shape).coll = append(at(o.shape).coll, o)
+		if n := len(o.segs); n >= 2 && o.segs[n-1].Param != "" {
+			sh := shape(o.segs[:n-1])
+			at(sh).item = append(at(sh).item, o)
+		}
 		if o.Method == "get" {
 			s, ok := response(conv, o)
 			o.respKnown = ok
 			if ok {
-				_, o.respList = listItemsOf(s)
+				_, o.listField, o.respList = listEnvelope(s)
 			}
 		}
 	}
@@ -139,7 +175,7 @@ func analyse(conv *converter, ops []*op) []*collection {
 	}
 	// Item paths make resources: .../things/{id}.
 	for _, o := range ops {
-		segs := segments(o.Path)
+		segs := o.segs
 		if n := len(segs); n >= 2 && segs[n-1].Param != "" && segs[n-2].Lit != "" {
 			c := add(shape(segs[:n-1]), segs[:n-1])
 			c.HasItem = true
@@ -150,11 +186,11 @@ func analyse(conv *converter, ops []*op) []*collection {
 	}
 	// A list-only GET that returns an array of objects makes one too.
 	for _, o := range ops {
-		segs := segments(o.Path)
+		segs := o.segs
 		if o.Method != "get" || len(segs) == 0 || segs[len(segs)-1].Lit == "" || len(o.Broken) > 0 {
 			continue
 		}
-		if _, ok := byShape[shape(segs)]; ok {
+		if _, ok := byShape[o.shape]; ok {
 			continue
 		}
 		// GET /pets/findByStatus searches pets; it is not a resource.
@@ -162,11 +198,14 @@ func analyse(conv *converter, ops []*op) []*collection {
 			continue
 		}
 		if o.respList {
-			add(shape(segs), segs)
+			add(o.shape, segs)
 		}
 	}
 	for _, c := range colls {
-		c.describe(conv, ops)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.describe(conv, byOps[c.Shape])
 	}
 	for _, c := range colls {
 		// The parent is the collection whose item the last scope param names.
@@ -182,9 +221,11 @@ func analyse(conv *converter, ops []*op) []*collection {
 	for _, c := range colls {
 		c.fields()
 	}
+	used := map[*collection]bool{}
 	for _, o := range ops {
 		o.Handler = planOp(o, byShape)
 		if c := o.Handler.Coll; c != nil {
+			used[c] = true
 			switch o.Handler.Kind {
 			case hGet:
 				if c.Tools.Get == "" {
@@ -198,48 +239,50 @@ func analyse(conv *converter, ops []*op) []*collection {
 		}
 	}
 	// A collection no operation uses is dropped.
-	return slices.DeleteFunc(colls, func(c *collection) bool {
-		for _, o := range ops {
-			if o.Handler.Coll == c {
-				return false
-			}
-		}
-		return true
-	})
+	return slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] }), nil
 }
 
 // describe finds the record schema: the item GET's response, the list's
 // items, then the create or update body.
-func (c *collection) describe(conv *converter, ops []*op) {
+func (c *collection) describe(conv *converter, on *opsOf) {
+	if on == nil {
+		on = &opsOf{}
+	}
 	var cands []any
 	var keyOp *op
-	for pass := 0; pass < 3; pass++ {
-		for _, o := range ops {
-			segs := segments(o.Path)
-			n := len(segs)
-			item := n >= 2 && segs[n-1].Param != "" && shape(segs[:n-1]) == c.Shape
-			coll := shape(segs) == c.Shape
-			switch {
-			case pass == 0 && item && o.Method == "get":
-				if keyOp == nil {
-					keyOp = o
-				}
-				if s, ok := response(conv, o); ok {
-					cands = append(cands, s)
-				}
-			case pass == 1 && coll && o.Method == "get":
-				if s, ok := listItems(conv, o); ok {
-					cands = append(cands, s)
-				}
-			case pass == 2 && (coll && o.Method == "post" || item && (o.Method == "put" || o.Method == "patch")):
-				if o.Body != nil {
-					cands = append(cands, o.Body)
-				}
-			}
-			if item && keyOp == nil {
-				keyOp = o
+	if len(on.item) > 0 {
+		keyOp = on.item[0]
+	}
+	for _, o := range on.item {
+		if o.Method == "get" {
+			if s, ok := response(conv, o); ok {
+				cands = append(cands, unwrapRecord(s))
 			}
 		}
+	}
+	for _, o := range on.coll {
+		if o.Method == "get" {
+			if s, ok := listItems(conv, o); ok {
+				cands = append(cands, s)
+			}
+		}
+	}
+	// Bodies in document order, collection POSTs and item PUT/PATCHes
+	// alike.
+	var bodies []*op
+	for _, o := range on.coll {
+		if o.Method == "post" && o.Body != nil {
+			bodies = append(bodies, o)
+		}
+	}
+	for _, o := range on.item {
+		if (o.Method == "put" || o.Method == "patch") && o.Body != nil {
+			bodies = append(bodies, o)
+		}
+	}
+	slices.SortStableFunc(bodies, func(a, b *op) int { return a.index - b.index })
+	for _, o := range bodies {
+		cands = append(cands, o.Body)
 	}
 	for _, s := range cands {
 		props, _, ok := flattenObject(s, 0)
@@ -255,8 +298,7 @@ func (c *collection) describe(conv *converter, ops []*op) {
 		if a := keyOp.argFor(inPath, c.KeyParam); a != nil {
 			c.KeySchema = a.Schema
 		}
-		segs := segments(keyOp.Path)
-		ps := params(segs[:len(segs)-1])
+		ps := params(keyOp.segs[:len(keyOp.segs)-1])
 		for i := range c.Scope {
 			if i < len(ps) {
 				if a := keyOp.argFor(inPath, ps[i]); a != nil {
@@ -329,6 +371,9 @@ func (c *collection) fields() {
 // the name ends with ("petId" → "id", "ServiceSid" → "sid").
 func matchField(param string, props map[string]any, key bool) string {
 	np := norm(param)
+	if key {
+		np = normKey(param)
+	}
 	for _, k := range sortedKeys(props) {
 		if norm(k) == np {
 			return k
@@ -358,6 +403,16 @@ func norm(s string) string {
 	return b.String()
 }
 
+// normKey is norm with "identifier" read as "id" ("ssh_key_identifier"
+// names a key's "id").
+func normKey(s string) string {
+	n := norm(s)
+	if strings.HasSuffix(n, "identifier") {
+		n = strings.TrimSuffix(n, "entifier")
+	}
+	return n
+}
+
 // snake turns a path segment or name into snake_case ASCII.
 func snake(s string) string {
 	var b strings.Builder
@@ -385,6 +440,21 @@ func snake(s string) string {
 		out = "c_" + out
 	}
 	return out
+}
+
+// pluralWord is a naive English plural of a snake_case noun.
+func pluralWord(s string) string {
+	switch {
+	case s == "":
+		return "items"
+	case singular(s) != s:
+		return s
+	case strings.HasSuffix(s, "y") && len(s) > 2 && !strings.ContainsAny(s[len(s)-2:len(s)-1], "aeiou"):
+		return s[:len(s)-1] + "ies"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "sh"):
+		return s + "es"
+	}
+	return s + "s"
 }
 
 // singular is a naive English singular, good enough for nouns in paths.
@@ -477,7 +547,14 @@ func response(conv *converter, o *op) (any, bool) {
 		return nil, false
 	}
 	r, err := conv.followRef(best)
-	if err != nil || r == nil {
+	if err != nil {
+		msg := fmt.Sprintf("its %s response: %v; the record fields come from the other operations", bestCode, err)
+		if !slices.Contains(o.Warnings, o.warning(msg)) {
+			o.warn("%s", msg)
+		}
+		return nil, false
+	}
+	if r == nil {
 		return nil, false
 	}
 	content := get(r, "content")
@@ -494,9 +571,47 @@ func response(conv *converter, o *op) (any, bool) {
 	}
 	s, w := conv.Schema(sn)
 	if len(w.broken) > 0 {
+		// The tool still works (its arguments are whole); only the shape
+		// of what it returns is unknown.
+		msg := fmt.Sprintf("its %s response: %v; the record fields come from the other operations", bestCode, w.broken[0])
+		if !slices.Contains(o.Warnings, o.warning(msg)) {
+			o.warn("%s", msg)
+		}
 		return nil, false
 	}
 	return s, true
+}
+
+// envelopeKeys are the properties of a response envelope that are not
+// the record: paging links and metadata.
+var envelopeKeys = map[string]bool{"links": true, "_links": true, "meta": true, "_meta": true, "metadata": true,
+	"request_id": true, "requestid": true, "status": false}
+
+// unwrapRecord takes the record out of an envelope: a response that is
+// an object with one object property ({"ssh_key": {...}}, {"data":
+// {...}}) besides links and metadata is that property.
+func unwrapRecord(s any) any {
+	props, _, ok := flattenObject(s, 0)
+	if !ok {
+		return s
+	}
+	var inner any
+	n := 0
+	for _, k := range sortedKeys(props) {
+		if envelopeKeys[norm(k)] {
+			continue
+		}
+		p, _, isObj := flattenObject(props[k], 0)
+		if !isObj || len(p) == 0 {
+			return s
+		}
+		inner = props[k]
+		n++
+	}
+	if n != 1 {
+		return s
+	}
+	return inner
 }
 
 // listItems is the item schema of a list response: an array of objects,
@@ -510,22 +625,30 @@ func listItems(conv *converter, o *op) (any, bool) {
 }
 
 func listItemsOf(s any) (any, bool) {
+	it, _, ok := listEnvelope(s)
+	return it, ok
+}
+
+// listEnvelope is listItemsOf with the property that holds the list
+// ("" when the response is the array itself).
+func listEnvelope(s any) (any, string, bool) {
 	if it, ok := arrayOfObjects(s); ok {
-		return it, true
+		return it, "", true
 	}
 	props, _, ok := flattenObject(s, 0)
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	var found any
+	field := ""
 	n := 0
 	for _, k := range sortedKeys(props) {
 		if it, ok := arrayOfObjects(props[k]); ok {
-			found = it
+			found, field = it, k
 			n++
 		}
 	}
-	return found, n == 1
+	return found, field, n == 1
 }
 
 func arrayOfObjects(s any) (any, bool) {
@@ -542,7 +665,7 @@ func planOp(o *op, byShape map[string]*collection) plan {
 	if len(o.Broken) > 0 {
 		return plan{Kind: hUnmapped, Reason: "its schema has unresolved $refs: " + strings.Join(o.Broken, "; ")}
 	}
-	segs := segments(o.Path)
+	segs := o.segs
 	n := len(segs)
 	var c *collection
 	item := false
@@ -681,6 +804,7 @@ func (p *plan) keepKey() {
 // filters maps query arguments to the record fields a list filters on,
 // and finds paging arguments.
 func (p *plan) filters(o *op) {
+	defer p.paging(o)
 	p.Fields = map[string]string{}
 	for _, a := range o.Args {
 		if a.In != inQuery {
@@ -715,7 +839,108 @@ func (p *plan) filters(o *op) {
 	}
 }
 
+// defaultPage is the page size of a list whose call does not say one.
+const defaultPage = 20
+
+// paging settles the page size and the name of the list in the result.
+func (p *plan) paging(o *op) {
+	p.Items = o.listField
+	if p.Items == "" {
+		// The collection's own word (/pets → "pets"); a search under it
+		// (/pets/findByStatus) lists the noun in the plural.
+		p.Items = argName(pluralWord(snake(p.Coll.Noun)))
+		if n := len(o.segs); n > 0 && o.segs[n-1].Lit != "" && o.shape == p.Coll.Shape {
+			p.Items = argName(pathWord(o.segs[n-1].Lit))
+		}
+	}
+	if p.Limit == "" && p.Offset == "" && p.Page == "" {
+		return
+	}
+	p.PageSize = defaultPage
+	if a := o.argByName(p.Limit); a != nil {
+		if m, ok := a.Schema.(map[string]any); ok {
+			if d, ok := toFloat(m["default"]); ok && d >= 1 && d <= 100 {
+				p.PageSize = int(d)
+			}
+			if mx, ok := toFloat(m["maximum"]); ok && mx >= 1 && float64(p.PageSize) > mx {
+				p.PageSize = int(mx)
+			}
+		}
+	}
+}
+
 func isInteger(s any) bool {
 	m, ok := s.(map[string]any)
 	return ok && (hasType(m, "integer") || hasType(m, "number"))
+}
+
+// Lists show whole records when they are short; longer ones are
+// summarised to their short scalar fields, at most maxSummary of them.
+const (
+	summaryAbove = 200 // average bytes of a record's JSON
+	maxSummary   = 8
+	maxShortText = 80
+)
+
+// summaryFields are the fields a list shows of each record: nil (the
+// whole record) when records are short or no get tool gives the rest;
+// else the key, the parent ids and the top-level fields whose values
+// are all short scalars (numbers, flags, enum values, names, dates),
+// never secrets.
+func summaryFields(c *collection, recs map[string]any) []string {
+	if c.Tools.Get == "" || len(recs) == 0 {
+		return nil
+	}
+	size := 0
+	for _, r := range recs {
+		raw, _ := json.Marshal(r)
+		size += len(raw)
+	}
+	if size/len(recs) <= summaryAbove {
+		return nil
+	}
+	out := []string{c.Key}
+	for _, sf := range c.Scope {
+		if !slices.Contains(out, sf.Field) {
+			out = append(out, sf.Field)
+		}
+	}
+	// What tells records apart first: names and emails, enum values
+	// (status, type), then dates and numbers, then other short text.
+	rank := func(k string) int {
+		m, _ := c.Props[k].(map[string]any)
+		switch nk := norm(k); {
+		case has(nk, "name", "title", "label", "email", "subject"):
+			return 0
+		case m != nil && m["enum"] != nil, nk == "status", nk == "state", nk == "type", nk == "kind":
+			return 1
+		case m != nil && (hasType(m, "number") || hasType(m, "integer")), has(nk, "date", "created", "updated") || strings.HasSuffix(nk, "at"):
+			return 2
+		}
+		return 3
+	}
+	cands := sortedKeys(c.Props)
+	slices.SortStableFunc(cands, func(a, b string) int { return rank(a) - rank(b) })
+	for _, k := range cands {
+		if len(out) >= maxSummary {
+			break
+		}
+		if slices.Contains(out, k) || has(norm(k), "password", "secret", "token", "privatekey", "apikey") {
+			continue
+		}
+		short := true
+		for _, r := range recs {
+			switch v := r.(map[string]any)[k].(type) {
+			case nil, bool, int64, float64:
+			case string:
+				short = short && len(v) <= maxShortText
+			default:
+				short = false
+			}
+		}
+		if short {
+			out = append(out, k)
+		}
+	}
+	return out
 }

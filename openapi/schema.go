@@ -3,7 +3,6 @@ package openapi
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,22 +19,30 @@ const (
 	maxSchemaNodes = 250 // schema objects emitted for one root schema
 )
 
-// refError is a $ref that cannot be followed: dangling, external or
-// malformed. It fails only the operation that uses it.
+// refError is a $ref that cannot be followed: dangling, remote or
+// malformed, or naming a file that is missing. It fails only the
+// operation that uses it (a missing file fails the import, unless
+// allowed).
 type refError struct {
 	Ref    string
 	Line   int
+	Where  string // "line 12", or "resources/a.yml line 12"
 	Reason string
+	File   string // the missing or unreadable file it names, if any
 }
 
 func (e *refError) Error() string {
-	return fmt.Sprintf("$ref %q (line %d) %s", e.Ref, e.Line, e.Reason)
+	where := e.Where
+	if where == "" {
+		where = fmt.Sprintf("line %d", e.Line)
+	}
+	return fmt.Sprintf("$ref %q (%s) %s", e.Ref, where, e.Reason)
 }
 
 // converter turns OpenAPI schema nodes into self-contained Draft 2020-12
 // schemas: $refs inlined, cycles cut, 3.0 keywords translated.
 type converter struct {
-	root *yaml.Node // the document's top mapping
+	set *specSet
 	// memo holds converted $ref targets whose conversion cut nothing, so
 	// the result does not depend on where the ref was met.
 	memo map[string]memoEntry
@@ -48,7 +55,7 @@ type memoEntry struct {
 
 // walk is the state of converting one root schema.
 type walk struct {
-	stack []string // $refs being expanded, outermost first
+	stack []string // $ref targets being expanded, outermost first
 	nodes int
 	cut   bool // a cycle or a limit shortened the result
 	// broken collects unresolvable refs: the schema is still produced
@@ -58,8 +65,8 @@ type walk struct {
 	notes  []string
 }
 
-func newConverter(root *yaml.Node) *converter {
-	return &converter{root: root, memo: map[string]memoEntry{}}
+func newConverter(set *specSet) *converter {
+	return &converter{set: set, memo: map[string]memoEntry{}}
 }
 
 func deref(n *yaml.Node) *yaml.Node {
@@ -95,74 +102,58 @@ func str(n *yaml.Node, key string) string {
 	return v.Value
 }
 
-// resolve follows a local JSON pointer ("#/components/schemas/Pet").
-func (c *converter) resolve(ref string, line int) (*yaml.Node, error) {
-	if !strings.HasPrefix(ref, "#") {
-		if i := strings.Index(ref, "#"); i != 0 {
-			return nil, &refError{Ref: ref, Line: line, Reason: "points outside the spec (external files and URLs are not read)"}
+// resolve follows one $ref node.
+func (c *converter) resolve(r *yaml.Node) (*yaml.Node, string, *specFile, *refError) {
+	n, key, f, err := c.set.resolve(r)
+	if err != nil {
+		re, ok := err.(*refError)
+		if !ok {
+			re = &refError{Ref: r.Value, Line: r.Line, Reason: err.Error()}
 		}
+		return nil, "", nil, re
 	}
-	frag := ref[1:]
-	if frag == "" {
-		return deref(c.root), nil
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil, &refError{Ref: ref, Line: line, Reason: "is not a JSON pointer (anchors are not supported)"}
-	}
-	n := deref(c.root)
-	for _, tok := range strings.Split(frag[1:], "/") {
-		if t, err := url.PathUnescape(tok); err == nil {
-			tok = t
-		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch {
-		case n == nil:
-		case n.Kind == yaml.MappingNode:
-			n = get(n, tok)
-		case n.Kind == yaml.SequenceNode:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n.Content) {
-				n = nil
-			} else {
-				n = deref(n.Content[i])
-			}
-		default:
-			n = nil
-		}
-		if n == nil {
-			return nil, &refError{Ref: ref, Line: line, Reason: "does not exist in the spec"}
-		}
-	}
-	return n, nil
+	return n, key, f, nil
 }
 
 // refName is the last token of a ref, for messages ("Pet").
 func refName(ref string) string {
-	if i := strings.LastIndex(ref, "/"); i >= 0 {
-		return ref[i+1:]
+	ref = strings.TrimSuffix(ref, "#")
+	if i := strings.LastIndexAny(ref, "/#"); i >= 0 && i < len(ref)-1 {
+		ref = ref[i+1:]
+	}
+	for _, ext := range []string{".yaml", ".yml", ".json"} {
+		ref = strings.TrimSuffix(ref, ext)
 	}
 	return ref
 }
 
-// followRef resolves chains of non-schema $refs (parameters, request
-// bodies, responses, path items) to the object they name.
-func (c *converter) followRef(n *yaml.Node) (*yaml.Node, error) {
+// follow resolves chains of non-schema $refs (parameters, request
+// bodies, responses, path items, operations) to the object they name,
+// and says which file it is in (nil: the file n is in).
+func (c *converter) follow(n *yaml.Node) (*yaml.Node, *specFile, error) {
 	n = deref(n)
+	var file *specFile
 	for i := 0; n != nil && n.Kind == yaml.MappingNode; i++ {
 		r := get(n, "$ref")
 		if r == nil || r.Kind != yaml.ScalarNode {
-			return n, nil
+			return n, file, nil
 		}
 		if i > 32 {
-			return nil, &refError{Ref: r.Value, Line: r.Line, Reason: "is a chain of more than 32 references"}
+			return nil, nil, &refError{Ref: r.Value, Line: r.Line, Where: c.set.site(c.set.fileOf(r), r.Line), Reason: "is a chain of more than 32 references"}
 		}
-		next, err := c.resolve(r.Value, r.Line)
+		next, _, f, err := c.resolve(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		n = next
+		n, file = next, f
 	}
-	return n, nil
+	return n, file, nil
+}
+
+// followRef is follow without the file.
+func (c *converter) followRef(n *yaml.Node) (*yaml.Node, error) {
+	n, _, err := c.follow(n)
+	return n, err
 }
 
 // Schema converts one root schema node.
@@ -195,8 +186,7 @@ func (c *converter) schema(n *yaml.Node, w *walk) any {
 }
 
 func (c *converter) ref(n, r *yaml.Node, w *walk) any {
-	ref := r.Value
-	target := c.expand(ref, r.Line, w)
+	target := c.expand(r, w)
 	// Sibling keywords: 3.0 says to ignore them, but descriptions and
 	// nullable next to a $ref are common and harmless to keep.
 	if len(n.Content) <= 2 {
@@ -239,40 +229,34 @@ func (c *converter) ref(n, r *yaml.Node, w *walk) any {
 
 // expand converts the schema a $ref names, cutting cycles and deep or
 // oversized expansions.
-func (c *converter) expand(ref string, line int, w *walk) any {
-	if slices.Contains(w.stack, ref) {
+func (c *converter) expand(r *yaml.Node, w *walk) any {
+	target, key, _, err := c.resolve(r)
+	if err != nil {
+		w.broken = append(w.broken, err)
 		w.cut = true
-		w.notes = append(w.notes, fmt.Sprintf("recursive schema %s cut at the cycle", refName(ref)))
-		return c.stub(ref, "recursive: the same structure nests here; cut to keep the schema finite")
+		return map[string]any{"description": "unresolved $ref " + r.Value}
 	}
-	if e, ok := c.memo[ref]; ok && w.nodes+e.nodes <= maxSchemaNodes {
+	if slices.Contains(w.stack, key) {
+		w.cut = true
+		w.notes = append(w.notes, fmt.Sprintf("recursive schema %s cut at the cycle", refName(key)))
+		return stub(target, key, "recursive: the same structure nests here; cut to keep the schema finite")
+	}
+	if e, ok := c.memo[key]; ok && w.nodes+e.nodes <= maxSchemaNodes {
 		w.nodes += e.nodes
 		return e.v
 	}
 	if len(w.stack) >= maxRefDepth || w.nodes >= maxSchemaNodes {
 		w.cut = true
-		return c.stub(ref, "nested too deep to expand here")
-	}
-	target, err := c.resolve(ref, line)
-	if err != nil {
-		var re *refError
-		if e, ok := err.(*refError); ok {
-			re = e
-		} else {
-			re = &refError{Ref: ref, Line: line, Reason: err.Error()}
-		}
-		w.broken = append(w.broken, re)
-		w.cut = true
-		return map[string]any{"description": "unresolved $ref " + ref}
+		return stub(target, key, "nested too deep to expand here")
 	}
 	outer := w.cut
 	w.cut = false
 	before := w.nodes
-	w.stack = append(w.stack, ref)
+	w.stack = append(w.stack, key)
 	v := c.schema(target, w)
 	w.stack = w.stack[:len(w.stack)-1]
 	if !w.cut {
-		c.memo[ref] = memoEntry{v: v, nodes: w.nodes - before}
+		c.memo[key] = memoEntry{v: v, nodes: w.nodes - before}
 	}
 	w.cut = w.cut || outer
 	return v
@@ -280,15 +264,13 @@ func (c *converter) expand(ref string, line int, w *walk) any {
 
 // stub stands in for a schema that is not expanded: it keeps the target's
 // type so the arguments stay checkable.
-func (c *converter) stub(ref, why string) map[string]any {
-	out := map[string]any{"description": refName(ref) + " (" + why + ")"}
-	if t, err := c.resolve(ref, 0); err == nil {
-		switch ty := str(t, "type"); {
-		case ty != "" && validType(ty):
-			out["type"] = ty
-		case get(t, "properties") != nil:
-			out["type"] = "object"
-		}
+func stub(t *yaml.Node, key, why string) map[string]any {
+	out := map[string]any{"description": refName(key) + " (" + why + ")"}
+	switch ty := str(t, "type"); {
+	case ty != "" && validType(ty):
+		out["type"] = ty
+	case get(t, "properties") != nil:
+		out["type"] = "object"
 	}
 	return out
 }
@@ -580,11 +562,22 @@ func number(v *yaml.Node) (float64, bool) {
 	return f, true
 }
 
+// maxValueNodes bounds one literal (an example, a default, an enum
+// value): larger ones are dropped, and a YAML alias bomb (anchors that
+// repeat each other) costs this, not its expansion.
+const maxValueNodes = 2000
+
 // value converts a YAML node to a JSON-compatible Go value; false when it
-// has no JSON form (NaN, infinities, cyclic aliases).
+// has no JSON form (NaN, infinities, cyclic aliases) or is too large.
 func value(n *yaml.Node, depth int) (any, bool) {
+	budget := maxValueNodes
+	return valueIn(n, depth, &budget)
+}
+
+func valueIn(n *yaml.Node, depth int, budget *int) (any, bool) {
 	n = deref(n)
-	if n == nil || depth > 64 {
+	*budget--
+	if n == nil || depth > 64 || *budget < 0 {
 		return nil, false
 	}
 	switch n.Kind {
@@ -608,7 +601,11 @@ func value(n *yaml.Node, depth int) (any, bool) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, e := range n.Content {
-			if x, ok := value(e, depth+1); ok {
+			x, ok := valueIn(e, depth+1, budget)
+			if *budget < 0 {
+				return nil, false
+			}
+			if ok {
 				out = append(out, x)
 			}
 		}
@@ -616,7 +613,11 @@ func value(n *yaml.Node, depth int) (any, bool) {
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if x, ok := value(n.Content[i+1], depth+1); ok {
+			x, ok := valueIn(n.Content[i+1], depth+1, budget)
+			if *budget < 0 {
+				return nil, false
+			}
+			if ok {
 				out[n.Content[i].Value] = x
 			}
 		}

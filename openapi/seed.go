@@ -1,7 +1,7 @@
 package openapi
 
 import (
-	"encoding/base64"
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Clock is the fixed "now" of imported packs; seed dates are drawn
@@ -44,10 +43,21 @@ var (
 	languages  = strings.Fields(`en fr de es pt ja`)
 )
 
-// personColl says a collection holds people, so "name" means a person's.
-func personColl(name string) bool {
-	for _, w := range []string{"user", "customer", "member", "owner", "author", "person", "people", "contact", "employee", "staff", "account", "player", "client", "patient", "student"} {
-		if strings.Contains(name, w) {
+// personWords are nouns of records that are people, so their "name" is
+// a person's name and their email matches it.
+var personWords = map[string]bool{"user": true, "customer": true, "member": true, "owner": true, "author": true,
+	"person": true, "people": true, "contact": true, "employee": true, "staff": true, "player": true, "client": true,
+	"patient": true, "student": true, "doctor": true, "teacher": true, "guest": true, "passenger": true,
+	"traveler": true, "traveller": true, "attendee": true, "applicant": true, "candidate": true, "volunteer": true,
+	"subscriber": true, "recipient": true, "buyer": true, "seller": true, "tenant": true, "driver": true,
+	"participant": true, "speaker": true, "friend": true, "follower": true, "admin": true}
+
+// personColl says a collection holds people: a word of its noun is a
+// person word ("user", "team member"), not merely a part of one (an
+// "account key" is not a person).
+func personColl(c *collection) bool {
+	for _, w := range strings.Fields(strings.ReplaceAll(strings.ToLower(c.Noun), "_", " ")) {
+		if personWords[w] || personWords[singular(w)] {
 			return true
 		}
 	}
@@ -63,8 +73,9 @@ type synthesizer struct {
 	index int
 	// keys of every collection, for fields that name another one's id.
 	keys map[string][]string
-	all  []*collection
-	re   *regexCache
+	// byNounID finds the collections a field like "pet_id" names.
+	byNounID map[string][]*collection
+	re       *regexCache
 }
 
 // regexCache compiles each pattern once per import.
@@ -123,8 +134,13 @@ func rngFor(seed uint64, name string) *rand.Rand {
 }
 
 // seedData synthesizes every collection deterministically from seed.
-func seedData(colls []*collection, seed uint64) map[string]map[string]any {
+func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string]map[string]any, error) {
 	now, _ := time.Parse(time.RFC3339, Clock)
+	byNounID := map[string][]*collection{}
+	for _, c := range colls {
+		k := norm(c.Noun) + "id"
+		byNounID[k] = append(byNounID[k], c)
+	}
 	db := map[string]map[string]any{}
 	keys := map[string][]string{}
 	rc := newRegexCache()
@@ -132,6 +148,9 @@ func seedData(colls []*collection, seed uint64) map[string]map[string]any {
 	order := slices.Clone(colls)
 	slices.SortStableFunc(order, func(a, b *collection) int { return len(a.Scope) - len(b.Scope) })
 	for _, c := range order {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		g := &synthesizer{rng: rngFor(seed, "keys/"+c.Name), now: now, coll: c, re: rc}
 		n := minRecords + g.rng.IntN(maxRecords-minRecords+1)
 		seen := map[string]bool{}
@@ -147,13 +166,13 @@ func seedData(colls []*collection, seed uint64) map[string]map[string]any {
 			c.fresh = ks[n:]
 			ks = ks[:n]
 		}
-		if c.KeyType == "integer" {
-			c.fresh = nil
-		}
 		keys[c.Name] = ks
 	}
 	for _, c := range order {
-		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, all: colls, re: rc}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc}
 		recs := map[string]any{}
 		for i, k := range keys[c.Name] {
 			g.index = i
@@ -161,22 +180,28 @@ func seedData(colls []*collection, seed uint64) map[string]map[string]any {
 		}
 		db[c.Name] = recs
 	}
-	return db
+	return db, nil
 }
 
 // key draws one key valid for the item path parameter.
 func (g *synthesizer) key(i int) string {
 	if g.coll.KeyType == "integer" {
-		lo := 1.0
+		lo, hi := 1.0, math.Inf(1)
 		if m, ok := g.coll.KeySchema.(map[string]any); ok {
 			if v, ok := m["minimum"].(float64); ok && v > lo {
 				lo = v
 			}
+			if v, ok := m["maximum"].(float64); ok {
+				hi = v
+			}
+		}
+		if lo+float64(i) > hi {
+			return ""
 		}
 		return strconv.FormatInt(int64(lo)+int64(i), 10)
 	}
 	g.rec = map[string]any{}
-	v := g.value(g.coll.KeySchema, g.coll.Key, 1)
+	v := g.value(g.keySchema(), g.coll.Key, 1)
 	s, ok := v.(string)
 	if !ok {
 		s = fmt.Sprint(v)
@@ -191,15 +216,27 @@ func (g *synthesizer) key(i int) string {
 	return s
 }
 
+// keySchema is what keys are drawn from: the path parameter's schema,
+// unless it says only "a string" and the record's key field says more
+// (an example, a format, a pattern).
+func (g *synthesizer) keySchema() any {
+	if f := g.coll.Props[g.coll.Key]; hasStringType(f) {
+		return richer(g.coll.KeySchema, f)
+	}
+	return g.coll.KeySchema
+}
+
 // record builds one record; its key and scope fields are fixed first.
 func (g *synthesizer) record(key string, db map[string]map[string]any) map[string]any {
 	c := g.coll
 	g.rec = map[string]any{}
-	if c.KeyType == "integer" {
-		n, _ := strconv.ParseInt(key, 10, 64)
-		g.rec[c.Key] = n
-	} else {
-		g.rec[c.Key] = key
+	g.rec[c.Key] = key
+	// The key field has the record schema's type: an integer id stays a
+	// number even when the path parameter also takes strings.
+	if c.KeyType == "integer" || isInteger(c.Props[c.Key]) && !hasStringType(c.Props[c.Key]) {
+		if n, err := strconv.ParseInt(key, 10, 64); err == nil {
+			g.rec[c.Key] = n
+		}
 	}
 	// Scope fields: the parent record, and its own scope values for the
 	// same parameters, so a nested record's path ids agree.
@@ -209,7 +246,7 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 			pk := pks[g.rng.IntN(len(pks))]
 			prec, _ := db[c.Parent.Name][pk].(map[string]any)
 			last := c.Scope[len(c.Scope)-1]
-			g.rec[last.Field] = typedKey(pk, c.Parent.KeyType)
+			g.rec[last.Field] = fieldTyped(c.Props[last.Field], pk, c.Parent.KeyType)
 			for _, sf := range c.Scope[:len(c.Scope)-1] {
 				for _, psf := range c.Parent.Scope {
 					if psf.Param == sf.Param && prec != nil {
@@ -221,7 +258,7 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 	}
 	for _, sf := range c.Scope {
 		if _, ok := g.rec[sf.Field]; !ok {
-			g.rec[sf.Field] = g.value(sf.Schema, sf.Field, 1)
+			g.rec[sf.Field] = g.value(richer(sf.Schema, c.Props[sf.Field]), sf.Field, 1)
 		}
 	}
 	for _, name := range g.order() {
@@ -234,6 +271,7 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 		}
 		g.rec[name] = g.value(c.Props[name], name, 1)
 	}
+	g.settle(g.rec)
 	return g.rec
 }
 
@@ -261,8 +299,8 @@ func (g *synthesizer) foreign(name string, s any) (any, bool) {
 	if !strings.HasSuffix(nn, "id") || nn == "id" {
 		return nil, false
 	}
-	for _, o := range g.all {
-		if o == g.coll || norm(o.Noun)+"id" != nn {
+	for _, o := range g.byNounID[nn] {
+		if o == g.coll {
 			continue
 		}
 		ks := g.keys[o.Name]
@@ -279,6 +317,33 @@ func (g *synthesizer) foreign(name string, s any) (any, bool) {
 		return k, true
 	}
 	return nil, false
+}
+
+// fieldTyped is a key as the field holding it is typed: a number when
+// the field's schema is an integer, text when it is a string, else as
+// the key's own collection types it.
+func fieldTyped(field any, k, keyType string) any {
+	switch {
+	case isInteger(field) && !hasStringType(field):
+		return typedKey(k, "integer")
+	case hasStringType(field) && !isInteger(field):
+		return k
+	}
+	return typedKey(k, keyType)
+}
+
+// richer is the schema that says more about a value: a path
+// parameter's bare {type: string}, or the record field's schema with a
+// pattern, format or example.
+func richer(param, field any) any {
+	says := func(s any) bool {
+		m, ok := s.(map[string]any)
+		return ok && (m["pattern"] != nil || m["format"] != nil || m["enum"] != nil || m["examples"] != nil || m["anyOf"] != nil)
+	}
+	if !says(param) && says(field) {
+		return field
+	}
+	return param
 }
 
 func typedKey(k, typ string) any {
@@ -298,6 +363,14 @@ func (g *synthesizer) value(s any, name string, depth int) any {
 	if !ok {
 		return g.str(nil, name)
 	}
+	if _, ok := m["allOf"]; ok {
+		m = mergeAllOf(m, 0)
+	}
+	// Deep down, a value that may be null is null: the record stays
+	// valid without expanding what it nests.
+	if depth >= maxDepth && nullable(m) && !scalarSchema(m) {
+		return nil
+	}
 	if v, ok := m["const"]; ok {
 		return v
 	}
@@ -313,6 +386,17 @@ func (g *synthesizer) value(s any, name string, depth int) any {
 			for _, b := range alts {
 				if bm, ok := b.(map[string]any); ok && hasType(bm, "null") && len(bm) <= 2 {
 					continue
+				}
+				// The branch with the outer keywords (a description, a
+				// type) it sits beside.
+				if bm, ok := b.(map[string]any); ok {
+					merged := clone(bm)
+					for key, v := range m {
+						if _, has := merged[key]; !has && key != k {
+							merged[key] = v
+						}
+					}
+					b = merged
 				}
 				return g.value(b, name, depth)
 			}
@@ -338,6 +422,62 @@ func (g *synthesizer) value(s any, name string, depth int) any {
 	return g.str(m, name)
 }
 
+// nullable: null is one of the values the schema takes.
+func nullable(m map[string]any) bool {
+	if hasType(m, "null") {
+		return true
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		for _, b := range asList(m[k]) {
+			if bm, ok := b.(map[string]any); ok && hasType(bm, "null") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mergeAllOf folds allOf members into one schema for drawing a value:
+// properties and required lists joined, other keywords taken from the
+// first that has them.
+func mergeAllOf(m map[string]any, depth int) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if k != "allOf" {
+			out[k] = v
+		}
+	}
+	for _, b := range asList(m["allOf"]) {
+		bm, ok := b.(map[string]any)
+		if !ok || depth > 8 {
+			continue
+		}
+		if _, nested := bm["allOf"]; nested {
+			bm = mergeAllOf(bm, depth+1)
+		}
+		for k, v := range bm {
+			switch k {
+			case "properties":
+				props, _ := out[k].(map[string]any)
+				props = clone(props)
+				for pk, pv := range v.(map[string]any) {
+					if _, has := props[pk]; !has {
+						props[pk] = pv
+					}
+				}
+				out[k] = props
+			case "required":
+				out[k] = append(slices.Clip(asList(out[k])), asList(v)...)
+			default:
+				if _, has := out[k]; !has {
+					out[k] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
 func (g *synthesizer) typeOf(m map[string]any, name string) string {
 	var ts []string
 	switch v := m["type"].(type) {
@@ -359,7 +499,7 @@ func (g *synthesizer) typeOf(m map[string]any, name string) string {
 	if len(ts) == 0 && m["type"] != nil {
 		return "null"
 	}
-	if m["properties"] != nil || m["allOf"] != nil {
+	if m["properties"] != nil {
 		return "object"
 	}
 	if m["items"] != nil {
@@ -391,18 +531,60 @@ func (g *synthesizer) object(m map[string]any, depth int) any {
 	props, req, _ := flattenObject(m, 0)
 	out := map[string]any{}
 	if depth > maxDepth {
+		// Below the depth limit only what the schema requires, so the
+		// value stays valid; far below, nothing.
+		if depth > maxDepth+3 {
+			return out
+		}
+		saved := g.rec
+		g.rec = out
+		for _, k := range req {
+			out[k] = g.value(props[k], k, depth+1)
+		}
+		g.rec = saved
 		return out
 	}
 	saved := g.rec
 	g.rec = out
+	// At the deepest level only the required properties, or a few
+	// scalars when none is required: an empty {} says nothing.
+	extra := 0
 	for _, k := range sortedKeys(props) {
 		if depth == maxDepth && !slices.Contains(req, k) {
-			continue
+			pm, _ := props[k].(map[string]any)
+			if len(req) > 0 || extra >= 3 || pm == nil || !scalarSchema(pm) {
+				continue
+			}
+			extra++
 		}
 		out[k] = g.value(props[k], k, depth+1)
 	}
+	g.settle(out)
 	g.rec = saved
 	return out
+}
+
+// scalarSchema: a string, number, integer or boolean, or an enum.
+func scalarSchema(m map[string]any) bool {
+	if m["enum"] != nil || m["const"] != nil {
+		return true
+	}
+	for _, t := range []string{"object", "array"} {
+		if hasType(m, t) {
+			return false
+		}
+	}
+	for _, t := range []string{"string", "number", "integer", "boolean"} {
+		if hasType(m, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStringType(s any) bool {
+	m, ok := s.(map[string]any)
+	return ok && hasType(m, "string")
 }
 
 func (g *synthesizer) array(m map[string]any, name string, depth int) any {
@@ -420,8 +602,11 @@ func (g *synthesizer) array(m map[string]any, name string, depth int) any {
 		hi = lo
 	}
 	n := lo + g.rng.IntN(hi-lo+1)
-	if n == 0 && lo == 0 && depth < maxDepth && g.rng.IntN(2) == 0 {
+	if n == 0 && lo == 0 && depth < maxDepth && g.rng.IntN(4) > 0 {
 		n = 1
+	}
+	if im, ok := m["items"].(map[string]any); ok && depth+1 > maxDepth && !scalarSchema(im) && lo == 0 {
+		n = 0
 	}
 	out := make([]any, 0, n)
 	item := singular(name)
@@ -523,195 +708,6 @@ func has(n string, subs ...string) bool {
 		}
 	}
 	return false
-}
-
-// str draws a string: format first, then a pattern, then the name, then
-// the examples, then words.
-func (g *synthesizer) str(m map[string]any, name string) any {
-	s := g.rawStr(m, name)
-	if m == nil {
-		return s
-	}
-	if p, ok := m["pattern"].(string); ok {
-		if re := g.re.get(p); re != nil && !re.MatchString(s) {
-			if v, ok := g.re.gen(g.rng, p); ok {
-				s = v
-			}
-		}
-	}
-	if v, ok := m["minLength"].(int64); ok && int64(len([]rune(s))) < v {
-		s += strings.Repeat("x", int(v)-len([]rune(s)))
-	}
-	if v, ok := m["maxLength"].(int64); ok && int64(len([]rune(s))) > v {
-		s = string([]rune(s)[:v])
-	}
-	return s
-}
-
-func (g *synthesizer) rawStr(m map[string]any, name string) string {
-	n := norm(name)
-	format, _ := m["format"].(string)
-	switch format {
-	case "date-time":
-		return g.date(n).Format(time.RFC3339)
-	case "date":
-		return g.date(n).Format("2006-01-02")
-	case "time":
-		return fmt.Sprintf("%02d:%02d:00", 8+g.rng.IntN(10), 15*g.rng.IntN(4))
-	case "email", "idn-email":
-		return g.email()
-	case "uri", "url", "iri", "uri-reference":
-		return fmt.Sprintf("https://example.com/%s/%d", snake(g.coll.Name), 1000+g.rng.IntN(9000))
-	case "uuid":
-		return g.uuid()
-	case "ipv4":
-		return fmt.Sprintf("10.%d.%d.%d", g.rng.IntN(256), g.rng.IntN(256), 1+g.rng.IntN(254))
-	case "ipv6":
-		return fmt.Sprintf("2001:db8::%x", g.rng.IntN(65536))
-	case "hostname":
-		return strings.ToLower(g.pick(nouns)) + ".example.com"
-	case "byte":
-		return base64.StdEncoding.EncodeToString([]byte(g.pick(words) + " " + g.pick(words)))
-	case "binary":
-		return "file-" + strconv.Itoa(1000+g.rng.IntN(9000)) + ".bin"
-	case "password":
-		return "secret-" + strconv.Itoa(1000+g.rng.IntN(9000))
-	}
-	if m != nil {
-		if p, ok := m["pattern"].(string); ok {
-			if v, ok := g.re.gen(g.rng, p); ok {
-				return v
-			}
-		}
-	}
-	if v, ok := g.byName(n); ok {
-		return v
-	}
-	if m != nil {
-		if ex := examples(m); len(ex) > 0 {
-			if s, ok := ex[g.rng.IntN(len(ex))].(string); ok {
-				return s
-			}
-		}
-	}
-	if strings.HasSuffix(n, "id") || strings.HasSuffix(n, "key") || strings.HasSuffix(n, "token") {
-		return g.alnum(12)
-	}
-	return g.pick(words) + " " + g.pick(words)
-}
-
-func (g *synthesizer) byName(n string) (string, bool) {
-	person := personColl(g.coll.Name)
-	switch {
-	case has(n, "email", "mail"):
-		return g.email(), true
-	case has(n, "firstname", "givenname", "forename"):
-		return g.pick(firstNames), true
-	case has(n, "lastname", "surname", "familyname"):
-		return g.pick(lastNames), true
-	case has(n, "username", "login", "handle", "nickname"):
-		return strings.ToLower(g.first()) + strconv.Itoa(10+g.rng.IntN(90)), true
-	case has(n, "fullname", "displayname") || (n == "name" && person):
-		return g.first() + " " + g.last(), true
-	case has(n, "phone", "mobile", "fax"):
-		return fmt.Sprintf("+1-555-%03d-%04d", g.rng.IntN(1000), g.rng.IntN(10000)), true
-	case n == "name" || has(n, "title", "label", "friendlyname"):
-		return g.pick(adjectives) + " " + g.pick(nouns), true
-	case has(n, "city", "town"):
-		return g.pick(cities), true
-	case has(n, "countrycode"):
-		return g.pick(ccodes), true
-	case has(n, "country"):
-		return g.pick(countries), true
-	case has(n, "street", "address", "line1"):
-		return fmt.Sprintf("%d %s St", 1+g.rng.IntN(999), g.pick(streets)), true
-	case has(n, "zip", "postal", "postcode"):
-		return fmt.Sprintf("%05d", g.rng.IntN(100000)), true
-	case has(n, "url", "uri", "link", "website", "href", "avatar", "image", "photo", "icon"):
-		return fmt.Sprintf("https://example.com/%s/%d.png", snake(g.coll.Name), 1000+g.rng.IntN(9000)), true
-	case has(n, "description", "summary", "comment", "note", "bio", "message", "content", "text", "body", "details"):
-		return fmt.Sprintf("%s %s %s %s.", g.pick(adjectives), strings.ToLower(g.pick(nouns)), g.pick(words), g.pick(words)), true
-	case has(n, "colo"):
-		return g.pick(colors), true
-	case has(n, "currency"):
-		return g.pick(currencies), true
-	case has(n, "language", "locale", "lang"):
-		return g.pick(languages), true
-	case n == "status" || n == "state":
-		return g.pick(states), true
-	case n == "type" || n == "kind" || has(n, "category"):
-		return g.pick(categories), true
-	case has(n, "date", "time", "created", "updated", "modified", "expires", "timestamp") || strings.HasSuffix(n, "at"):
-		return g.date(n).Format(time.RFC3339), true
-	case has(n, "password", "secret"):
-		return "secret-" + strconv.Itoa(1000+g.rng.IntN(9000)), true
-	}
-	return "", false
-}
-
-// first and last reuse the record's name fields so an email matches the
-// person.
-func (g *synthesizer) first() string {
-	for _, k := range sortedKeys(g.rec) {
-		if s, ok := g.rec[k].(string); ok && has(norm(k), "firstname", "givenname") {
-			return s
-		}
-	}
-	return g.pick(firstNames)
-}
-
-func (g *synthesizer) last() string {
-	for _, k := range sortedKeys(g.rec) {
-		if s, ok := g.rec[k].(string); ok && has(norm(k), "lastname", "surname") {
-			return s
-		}
-	}
-	return g.pick(lastNames)
-}
-
-func (g *synthesizer) email() string {
-	f, l := g.first(), g.last()
-	return fmt.Sprintf("%s.%s%d@example.com", asciiLower(f), asciiLower(l), g.index+1)
-}
-
-func asciiLower(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			b.WriteRune(r)
-		case r == 'ü':
-			b.WriteString("ue")
-		}
-	}
-	return b.String()
-}
-
-func (g *synthesizer) date(n string) time.Time {
-	day := 24 * time.Hour
-	switch {
-	case has(n, "birth", "dob"):
-		return time.Date(1950+g.rng.IntN(55), time.Month(1+g.rng.IntN(12)), 1+g.rng.IntN(28), 0, 0, 0, 0, time.UTC)
-	case has(n, "expire", "due", "end", "until", "deadline", "scheduled", "start"):
-		return g.now.Add(time.Duration(1+g.rng.IntN(180)) * day).Truncate(time.Hour)
-	}
-	return g.now.Add(-time.Duration(1+g.rng.IntN(700))*day - time.Duration(g.rng.IntN(24))*time.Hour).Truncate(time.Minute)
-}
-
-func (g *synthesizer) uuid() string {
-	a, b := g.rng.Uint64(), g.rng.Uint64()
-	b = b&^(0xf<<60) | 0x8<<60
-	a = a&^(0xf<<12) | 0x4<<12
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, (a>>16)&0xffff, a&0xffff, b>>48, b&0xffffffffffff)
-}
-
-func (g *synthesizer) alnum(n int) string {
-	const cs = "abcdefghijklmnopqrstuvwxyz0123456789"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = cs[g.rng.IntN(len(cs))]
-	}
-	return string(b)
 }
 
 func genNode(rng *rand.Rand, re *syntax.Regexp, b *strings.Builder, depth int) bool {

@@ -21,6 +21,18 @@ type Hints struct {
 	// Transfers are requests outside what the tools can do ("file a
 	// complaint about a courier"): the agent hands them to a human.
 	Transfers []string `json:"transfers,omitempty"`
+	// Persona says who talks to the agent when they are not customers:
+	// the staff of a museum, a developer on a cloud platform.
+	Persona *Persona `json:"persona,omitempty"`
+}
+
+// Persona describes the people who talk to the agent.
+type Persona struct {
+	// Role is customer, employee, operator or developer.
+	Role string `json:"role"`
+	// Description says who they are, to follow "You are NAME, "
+	// ("a developer who manages their own DigitalOcean resources").
+	Description string `json:"description,omitempty"`
 }
 
 // WriteHint says where each argument of a write tool comes from.

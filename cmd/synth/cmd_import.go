@@ -6,12 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/openapi"
 )
 
-const importUsage = "usage: synth domain import-openapi SPEC -o DIR [--name NAME] [--include GLOB]... [--max-operations N] [--seed S]"
+const importUsage = "usage: synth domain import-openapi SPEC -o DIR [--name NAME] [--include GLOB]... [--max-operations N] [--max-spec-bytes SIZE] [--allow-missing-files] [--seed S]"
 
 // globs collects a repeatable flag.
 type globs []string
@@ -34,6 +35,9 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.Var(&include, "include", "import only paths matching this glob (* within a segment, ** across); repeatable")
 	maxOps := fs.Int("max-operations", openapi.DefaultMaxOperations, "refuse specs with more operations (after --include)")
 	seed := fs.Uint64("seed", 1, "seed of the synthesized database")
+	maxBytes := byteFlag(openapi.DefaultMaxSpecBytes)
+	fs.Var(&maxBytes, "max-spec-bytes", "refuse to read more than this, the spec and the files its $refs name together (bytes, or with KiB, MiB, GiB)")
+	allowMissing := fs.Bool("allow-missing-files", false, "import a multi-file spec whose $refs name absent files: the operations needing them are skipped or fail, each named in IMPORT.md")
 	// Flags may come before or after the spec.
 	var specs []string
 	rest := args
@@ -62,15 +66,61 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	res, err := openapi.ImportFile(ctx, specs[0], *out, openapi.Options{
 		Name: *name, Include: include, MaxOperations: *maxOps, Seed: *seed,
+		MaxSpecBytes: int64(maxBytes), AllowMissingFiles: *allowMissing,
 	})
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("import of %s interrupted; nothing was written to %s", specs[0], *out)
+		}
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
-	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %d collections: %s\n",
-		specs[0], *out, res.Operations, res.Mapped, res.Operations-res.Mapped, len(res.Collections), strings.Join(res.Collections, ", "))
+	colls := "1 collection"
+	if len(res.Collections) != 1 {
+		colls = fmt.Sprintf("%d collections", len(res.Collections))
+	}
+	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %s: %s; who talks to the agent: %s\n",
+		specs[0], *out, res.Operations, res.Mapped, res.Operations-res.Mapped, colls, strings.Join(res.Collections, ", "), res.Persona)
 	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", *out, releaseDir(*out))
+	return nil
+}
+
+// byteFlag is a size in bytes, written as a number with an optional
+// unit: 1048576, 64MiB, 512KiB, 2GiB (KB, MB and GB are read as the
+// binary units too).
+type byteFlag int64
+
+func (b *byteFlag) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *byteFlag) Set(v string) error {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(strings.ToUpper(s), strings.ToUpper(u.suffix)) {
+			s, mult = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("%q is not a size: give bytes, or a number with KiB, MiB or GiB (64MiB)", v)
+	}
+	*b = byteFlag(n * mult)
 	return nil
 }

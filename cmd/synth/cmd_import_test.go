@@ -27,6 +27,12 @@ func TestImportOpenAPI(t *testing.T) {
 		{"bad max", []string{spec, "-o", filepath.Join(t.TempDir(), "r"), "--max-operations", "0"}, 1, "", "--max-operations 0"},
 		{"too many", []string{spec, "-o", filepath.Join(t.TempDir(), "s"), "--max-operations", "5"}, 1, "", "13 operations, more than --max-operations 5"},
 		{"swagger", []string{filepath.Join("..", "..", "openapi", "testdata", "swagger2.yaml"), "-o", filepath.Join(t.TempDir(), "u")}, 1, "", "swagger: 2.0 (line 1) is not supported"},
+		{"spec size limit", []string{spec, "-o", filepath.Join(t.TempDir(), "v"), "--max-spec-bytes", "2KiB"}, 1, "", "spec too large: more than 2KiB read (the spec and the files its $refs name, together); raise the limit with --max-spec-bytes"},
+		{"bad size", []string{spec, "-o", filepath.Join(t.TempDir(), "w"), "--max-spec-bytes", "lots"}, 2, "", `"lots" is not a size`},
+		{"multi-file", []string{filepath.Join("..", "..", "openapi", "testdata", "multifile", "ok", "api.yaml"), "-o", filepath.Join(t.TempDir(), "x")}, 0, "4 tools (4 mapped to data, 0 unmapped; see IMPORT.md), 1 collection: patients; who talks to the agent: employee", ""},
+		{"missing files", []string{filepath.Join("..", "..", "openapi", "testdata", "multifile", "missing", "api.yaml"), "-o", filepath.Join(t.TempDir(), "y")}, 1, "", "operations/list-patients.yaml is missing (named at line 7)"},
+		{"missing files allowed", []string{filepath.Join("..", "..", "openapi", "testdata", "multifile", "missing", "api.yaml"), "-o", filepath.Join(t.TempDir(), "z"), "--allow-missing-files"}, 0, "3 tools", "warning: file operations/list-patients.yaml is missing"},
+		{"folder as spec", []string{filepath.Join("..", "..", "openapi", "testdata", "multifile", "ok"), "-o", filepath.Join(t.TempDir(), "f")}, 1, "", "is a folder: give the spec's root file"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,4 +58,58 @@ func TestImportOpenAPI(t *testing.T) {
 	if code := run(context.Background(), []string{"domain", "validate", out}, &stdout, &stderr); code != 0 {
 		t.Errorf("synth domain validate on the imported pack: exit %d: %s%s", code, stdout.String(), stderr.String())
 	}
+}
+
+// /dev/zero, or any endless input, stops at the size limit with a
+// message naming it and the flag that raises it.
+func TestImportEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	out := filepath.Join(t.TempDir(), "p")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"domain", "import-openapi", "/dev/zero", "-o", out, "--max-spec-bytes", "1MiB"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "/dev/zero: spec too large: more than 1MiB read") || !strings.Contains(stderr.String(), "--max-spec-bytes") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written", out)
+	}
+}
+
+// Ctrl-C (a cancelled context) stops an import, says so, writes nothing.
+func TestImportInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "p")
+	var stdout, stderr bytes.Buffer
+	spec := filepath.Join("..", "..", "openapi", "testdata", "resilient.yaml")
+	code := run(ctx, []string{"domain", "import-openapi", spec, "-o", out}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted; nothing was written") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written", out)
+	}
+}
+
+// FuzzByteFlag: any text is a size or an error, never a panic; a size
+// is positive and reads back as itself.
+func FuzzByteFlag(f *testing.F) {
+	for _, s := range []string{"32MiB", "1", "0", "-5", "1.5GB", "9223372036854775807", "8589934592GiB", " 64 kib ", "MiB", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b byteFlag
+		if err := b.Set(s); err != nil {
+			return
+		}
+		if b <= 0 {
+			t.Fatalf("%q is %d bytes", s, b)
+		}
+		var again byteFlag
+		if err := again.Set(b.String()); err != nil || again != b {
+			t.Fatalf("%q → %s → %d, %v", s, b.String(), again, err)
+		}
+	})
 }
