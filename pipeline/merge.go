@@ -51,8 +51,13 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 			}
 		}
 	}
+	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg.bindDomain(d)
 	if cfg.Fingerprint() != fp {
-		return nil, fmt.Errorf("%s: the recorded config does not match its fingerprint; was it edited?", outs[0])
+		return nil, fmt.Errorf("%s: the recorded config does not match its fingerprint; was it (or the domain pack %s) edited?", outs[0], cfg.Domain)
 	}
 	n := (cfg.N + cfg.ChunkSize - 1) / cfg.ChunkSize
 	var missing []string
@@ -73,10 +78,6 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 		if _, err := checkChunk(d, i, fp); err != nil {
 			return nil, fmt.Errorf("chunk %d in %s cannot be merged: %w; rerun the shard that made it", i, d, err)
 		}
-	}
-	d, err := domains.Load(cfg.Domain, cfg.Seed)
-	if err != nil {
-		return nil, err
 	}
 	release, err := claimOut("-o", dir, force)
 	if err != nil {
