@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/synth-data/synth/audit"
+	"github.com/synth-data/synth/internal/termtext"
 )
 
 func cmdValidate(ctx context.Context, args []string, stdout io.Writer) error {
@@ -27,7 +28,8 @@ func cmdValidate(ctx context.Context, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		err = enc.Encode(v)
 	} else {
-		err = v.WriteText(stdout)
+		// Defects quote ids and reasons read from the release.
+		err = v.WriteText(termtext.Writer(stdout))
 	}
 	if err != nil {
 		return err

@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/synth-data/synth/internal/termtext"
 )
 
 const usage = `synth — verified multi-turn training data for tool-using agents
@@ -60,13 +62,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "inspect":
-		err = cmdInspect(args[1:], stdout)
+		// Rows come from the release: their text is shown, never obeyed.
+		err = cmdInspect(args[1:], termtext.Writer(stdout))
 	case "stats":
 		err = cmdStats(args[1:], stdout)
 	case "validate", "report":
 		err = cmdAudit(ctx, args[0], args[1:], stdout)
 	case "domain":
-		err = cmdDomain(ctx, args[1:], stdout, stderr)
+		// A pack's policy, descriptions and problems are someone else's text.
+		err = cmdDomain(ctx, args[1:], termtext.Writer(stdout), stderr)
 	case "emulate":
 		err = cmdEmulate(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
@@ -85,6 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errUsage) {
 		return 2
 	}
-	fmt.Fprintf(stderr, "synth %s: %v\n", args[0], err)
+	// Errors quote what synth read (ids, file contents, paths).
+	fmt.Fprintf(stderr, "synth %s: %s\n", args[0], termtext.Clean(err.Error()))
 	return 1
 }
