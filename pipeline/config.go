@@ -10,7 +10,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/usersim"
 )
@@ -229,20 +229,13 @@ func LoadFile(path string, into *Config) error {
 
 // readConfig reads at most MaxConfigBytes of a config file.
 func readConfig(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	raw, err := limitio.ReadFile(path, MaxConfigBytes)
+	var tl *limitio.TooLarge
+	switch {
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("config %w: a run config is a few dozen keys; is it the right file?", err)
+	case err != nil:
 		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, fmt.Errorf("config %s is a folder; --config takes a YAML file", path)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	if len(raw) > MaxConfigBytes {
-		return nil, fmt.Errorf("config %s is larger than %d bytes (1 MiB), the most a config may hold: a run config is a few dozen keys; is it the right file?", path, MaxConfigBytes)
 	}
 	return raw, nil
 }

@@ -31,7 +31,7 @@ func TestLoadFile(t *testing.T) {
 		{"a second document", "n: 3\n---\nn: 4\n", "more than one YAML document", nil},
 		{"a second document that is broken", "n: 3\n---\nn: [\n", "document 2 is not valid YAML", nil},
 		{"a stray separator", "n: 3\n---\n", "", func(c Config) bool { return c.N == 3 }},
-		{"larger than the limit", "n: 3\n" + strings.Repeat("#", MaxConfigBytes) + "\n", "larger than 1048576 bytes", nil},
+		{"larger than the limit", "n: 3\n" + strings.Repeat("#", MaxConfigBytes) + "\n", "larger than 1 MiB", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
