@@ -12,6 +12,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // Limits of the release files read by validate, stats, inspect, report,
@@ -133,4 +135,20 @@ func ReadLine(br *bufio.Reader, limit int) ([]byte, error) {
 		}
 		return line, err
 	}
+}
+
+// ParseBytes reads a size as people write it: 8GiB, 512MiB, 64M, 1.5G or
+// a plain number of bytes. K, M, G and T are binary units with or without
+// "iB" or "B".
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r >= 'A' && r <= 'z' })
+	unit := strings.ToUpper(strings.TrimSpace(t[len(num):]))
+	shift := map[string]uint{"": 0, "B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30, "T": 40, "TB": 40, "TIB": 40}
+	sh, ok := shift[unit]
+	f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if !ok || err != nil || f < 0 || f*float64(int64(1)<<sh) >= 1<<62 {
+		return 0, fmt.Errorf("%q is not a size (want e.g. 8GiB, 512MiB or a number of bytes)", s)
+	}
+	return int64(f * float64(int64(1)<<sh)), nil
 }

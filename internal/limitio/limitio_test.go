@@ -86,3 +86,17 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	good := map[string]int64{"8GiB": 8 << 30, "512MiB": 512 << 20, "64M": 64 << 20, "1.5G": 3 << 29, "1000": 1000, " 2 kb ": 2048, "1T": 1 << 40}
+	for in, want := range good {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "8 GiBs", "-1G", "1e30", "NaN", "9000000T"} {
+		if _, err := ParseBytes(in); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", in)
+		}
+	}
+}
