@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 )
 
 // Merge combines the work of shard runs (synth run --shard I/N into
@@ -25,7 +26,7 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 	chunks := map[int]string{}
 	for _, out := range outs {
 		work := filepath.Join(out, workDirName)
-		raw, err := os.ReadFile(filepath.Join(work, "run.json"))
+		raw, err := limitio.ReadRegular(filepath.Join(work, "run.json"), limitio.SmallFile)
 		if err != nil {
 			if _, merr := ReadManifest(out); merr == nil {
 				return nil, fmt.Errorf("%s is a finished release, not a shard output; merge the outputs of synth run --shard I/N", out)

@@ -326,3 +326,27 @@ func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
 }
+
+// FuzzRunFlags: any value of any bound flag either parses or is a usage
+// error, and a parsed config is checked without panicking.
+func FuzzRunFlags(f *testing.F) {
+	names := make([]string, 0, len(flagSamples))
+	for _, fl := range runFlags(pipeline.Defaults()) {
+		names = append(names, fl.name)
+	}
+	for i, n := range names {
+		f.Add(i, flagSamples[n])
+	}
+	f.Add(0, "NaN")
+	f.Add(1, "=,=")
+	f.Fuzz(func(t *testing.T, i int, v string) {
+		if i < 0 || i >= len(names) {
+			return
+		}
+		ra, err := parseRun([]string{"--" + names[i] + "=" + v}, io.Discard)
+		if err != nil {
+			return
+		}
+		_ = ra.cfg.Check()
+	})
+}

@@ -2,6 +2,7 @@ package limitio
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -99,4 +100,36 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("ParseBytes(%q) accepted", in)
 		}
 	}
+}
+
+func FuzzParseBytes(f *testing.F) {
+	for _, s := range []string{"8GiB", "1.5G", "0", "", "1e300T", "-0", "0x10M", "NaNG"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseBytes(s)
+		if err == nil && (n < 0 || n >= 1<<62) {
+			t.Fatalf("ParseBytes(%q) = %d", s, n)
+		}
+	})
+}
+
+func FuzzReadLine(f *testing.F) {
+	f.Add([]byte("a\nbb\n"), 2)
+	f.Add([]byte("no newline"), 64)
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		if limit < 1 || limit > 1<<16 {
+			return
+		}
+		br := bufio.NewReaderSize(bytes.NewReader(data), 16)
+		for {
+			line, err := ReadLine(br, limit)
+			if len(line) > limit {
+				t.Fatalf("a line of %d bytes under a limit of %d", len(line), limit)
+			}
+			if err != nil {
+				return
+			}
+		}
+	})
 }
