@@ -316,7 +316,7 @@ func TestFlagValueErrors(t *testing.T) {
 	} {
 		code, _, stderr := synth(t, append([]string{"run"}, args...)...)
 		name, _, _ := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
-		if code != 2 || !strings.Contains(stderr, "flag -"+name) {
+		if code != 2 || !strings.Contains(stderr, " -"+name+": ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, firstLine(stderr))
 		}
 	}
