@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/synth
 DEMO := out/demo
 
-.PHONY: all build demo test test-go test-interop bench fuzz chaos vet clean
+.PHONY: all build demo test test-go test-interop hostile hostile-short bench fuzz chaos vet clean
 
 all: build
 
@@ -19,7 +19,7 @@ demo: build
 # check, synth validate and synth report on demo releases. Needs once:
 # npm ci --prefix test/interop; for the browser test of the report also
 # Debian's chromium and npm ci --prefix test/report (else it is skipped).
-test: vet test-go test-interop
+test: vet test-go test-interop hostile-short
 
 vet:
 	$(GO) vet ./...
@@ -59,6 +59,16 @@ test-interop: demo
 	$(BIN) report export/testdata/v1/release -o out/v1-report.html
 	rm -rf out/v1-export
 	$(BIN) export export/testdata/v1/release --format openai -o out/v1-export >/dev/null
+
+# Hostile inputs against the built binary (test/hostile/cases_test.go):
+# each case's exit status and message, nothing outside what it may write
+# changed, no secret of the environment in any output. make test runs the
+# cases marked short.
+hostile: build
+	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v ./test/hostile
+
+hostile-short: build
+	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -short ./test/hostile
 
 # Benchmarks: throughput, memory and component speed. Figures are medians
 # over -count runs; compare with benchstat.

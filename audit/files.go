@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 )
@@ -222,7 +223,29 @@ func (s *state) readListed(rel string) ([]byte, error) {
 	if _, ok := s.sums[rel]; !ok {
 		return nil, fmt.Errorf("%s cannot be read", rel)
 	}
-	return os.ReadFile(s.path(rel))
+	return limitio.ReadRegular(s.path(rel), limitio.SmallFile)
+}
+
+// workDirName is the hidden folder synth run works in; finalisation
+// removes it after the manifest is written.
+const workDirName = ".synth-work"
+
+// checkWorkDir flags the work dir of a run left beside a manifest: the run
+// was stopped between writing the manifest and cleaning up (or another run
+// is writing into the folder). Loaders ignore hidden folders, but the
+// folder is not a clean release until the run finishes.
+func (s *state) checkWorkDir() {
+	info, err := os.Lstat(s.path(workDirName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		s.defects.add(workDirName+"/", NoRow, "", "work_dir", "%v", err)
+	case !info.IsDir():
+		s.defects.add(workDirName+"/", NoRow, "", "work_dir", "%s is a %s where synth keeps its work dir", workDirName, info.Mode().Type())
+	default:
+		s.defects.add(workDirName+"/", NoRow, "", "work_dir",
+			"the work dir of synth run is still here: the run stopped after writing the manifest but before cleaning up, or is still running; rerun the same synth run command, which finishes and removes it")
+	}
 }
 
 // bpInfo is a blueprint and where it was read.
@@ -365,7 +388,7 @@ func (s *state) readJSONLEntry(e entry, fn func(line int, raw []byte)) {
 		s.unreadable[e.kind] = true // already reported as missing or unreadable
 		return
 	}
-	n, err := readJSONL(s.path(e.Path), fn)
+	n, err := readJSONL(s.path(e.Path), e.Rows, fn)
 	if err != nil {
 		s.unreadable[e.kind] = true
 		s.defects.add(e.Path, NoRow, "", "read", "%v", err)
@@ -377,8 +400,11 @@ func (s *state) readJSONLEntry(e entry, fn func(line int, raw []byte)) {
 }
 
 // readJSONL calls fn with each line of a gzipped JSON-lines file and its
-// 0-based number, and returns the number of lines.
-func readJSONL(path string, fn func(line int, raw []byte)) (int, error) {
+// 0-based number, and returns the number of lines. A line longer than
+// limitio.Line, or a line past the rows the manifest lists, ends the read:
+// a small compressed file can expand without end, and its lines are held
+// in memory.
+func readJSONL(path string, rows int64, fn func(line int, raw []byte)) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -391,8 +417,11 @@ func readJSONL(path string, fn func(line int, raw []byte)) (int, error) {
 	br := bufio.NewReaderSize(zr, 1<<16)
 	n := 0
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := limitio.ReadLine(br, limitio.Line)
 		if len(line) > 0 {
+			if int64(n) >= rows {
+				return n, fmt.Errorf("the file holds more than the %d lines the manifest lists", rows)
+			}
 			if line[len(line)-1] != '\n' {
 				return n, fmt.Errorf("line %d: the file ends without a newline (truncated?)", n+1)
 			}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,7 +181,7 @@ func readDPO(t testing.TB, dir, split string) []export.DPORow {
 func readGzipLines(t testing.TB, path string) []string {
 	t.Helper()
 	var lines []string
-	if _, err := readJSONL(path, func(_ int, raw []byte) { lines = append(lines, strings.TrimSuffix(string(raw), "\n")) }); err != nil {
+	if _, err := readJSONL(path, math.MaxInt64, func(_ int, raw []byte) { lines = append(lines, strings.TrimSuffix(string(raw), "\n")) }); err != nil {
 		t.Fatal(err)
 	}
 	return lines

@@ -10,13 +10,14 @@ import (
 	"html/template"
 	"io"
 	"maps"
-	"os"
+
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/verify"
 )
@@ -59,7 +60,7 @@ func (r Reporter) Write(ctx context.Context, dir string, w io.Writer) error {
 	if rows <= 0 {
 		rows = DefaultReportRows
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	raw, err := limitio.ReadRegular(filepath.Join(dir, "manifest.json"), limitio.Manifest)
 	if err != nil {
 		return fmt.Errorf("report: %s is not a synth release: %w", dir, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -240,7 +241,7 @@ func newState(dir string, workers int) *state {
 func (s *state) path(rel string) string { return filepath.Join(s.dir, filepath.FromSlash(rel)) }
 
 func (s *state) run(ctx context.Context) error {
-	raw, err := os.ReadFile(s.path("manifest.json"))
+	raw, err := limitio.ReadRegular(s.path("manifest.json"), limitio.Manifest)
 	if err != nil {
 		s.defects.add("manifest.json", NoRow, "", "manifest", "%s is not a synth release: %v", s.dir, err)
 		return nil
@@ -269,6 +270,7 @@ func (s *state) run(ctx context.Context) error {
 		return err
 	}
 	s.checkUnlisted()
+	s.checkWorkDir()
 	if domErr != nil {
 		s.defects.add("manifest.json", NoRow, "", "domain", "%v; rows cannot be re-verified", domErr)
 	} else {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
 )
 
@@ -182,6 +184,27 @@ func testCatchesDamage(t *testing.T, base string) {
 				{file: "domain/policy.md", check: "domain", row: NoRow, reason: "differs from the built-in"},
 				{file: "manifest.json", check: "domain", row: NoRow, reason: "domain/ files hash"},
 			}
+		}},
+		{"a run's work dir left beside the manifest", func(t *testing.T, dir string) []want {
+			if err := os.MkdirAll(filepath.Join(dir, ".synth-work", "chunks"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return []want{{file: ".synth-work/", check: "work_dir", row: NoRow, reason: "rerun the same synth run command"}}
+		}},
+		{"a blueprint line that never ends", func(t *testing.T, dir string) []want {
+			// A few KiB of gzip that expand to more than the line limit:
+			// the read stops at the limit instead of holding the line.
+			rel := "blueprints/train-00000-of-00001.jsonl.gz"
+			writeGzipLines(t, filepath.Join(dir, filepath.FromSlash(rel)), []string{strings.Repeat(" ", limitio.Line+1)})
+			relist(t, dir, rel, 1)
+			return []want{{file: rel, check: "read", row: NoRow, reason: "line too long: more than 64 MiB"}}
+		}},
+		{"more blueprint lines than listed", func(t *testing.T, dir string) []want {
+			rel := "blueprints/train-00000-of-00001.jsonl.gz"
+			lines := readGzipLines(t, filepath.Join(dir, filepath.FromSlash(rel)))
+			writeGzipLines(t, filepath.Join(dir, filepath.FromSlash(rel)), append(lines, lines...))
+			relist(t, dir, rel, int64(len(lines)))
+			return []want{{file: rel, check: "read", row: NoRow, reason: fmt.Sprintf("more than the %d lines the manifest lists", len(lines))}}
 		}},
 	}
 	for _, c := range cases {
@@ -411,5 +434,57 @@ func TestValidateRejected(t *testing.T) {
 	}
 	if !hasDefect(v, want{file: file, check: "rejected", row: 0, reason: "the record says turns"}) {
 		t.Errorf("a rejected record with the wrong check passes:\n%s", defectLines(v))
+	}
+}
+
+// TestHostileManifest: a manifest that is not a plain file, or larger
+// than any release's, is refused without being read whole.
+func TestHostileManifest(t *testing.T) {
+	cases := map[string]func(t *testing.T, path string){
+		"a link to a secret": func(t *testing.T, path string) {
+			secret := filepath.Join(t.TempDir(), "environ")
+			if err := os.WriteFile(secret, []byte(`{"synth_version": "OPENAI_API_KEY=sk-secret"}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(secret, path); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"larger than the limit": func(t *testing.T, path string) {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(limitio.Manifest + 1); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases["a device"] = func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, make := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			make(t, filepath.Join(dir, "manifest.json"))
+			v, err := Validate(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !hasDefect(v, want{file: "manifest.json", check: "manifest", row: NoRow, reason: "not a synth release"}) {
+				t.Fatalf("defects:\n%s", defectLines(v))
+			}
+			if strings.Contains(defectLines(v), "sk-secret") {
+				t.Errorf("validate quotes the file a link points at:\n%s", defectLines(v))
+			}
+			if err := Report(context.Background(), dir, io.Discard); err == nil {
+				t.Error("report read the manifest")
+			}
+		})
 	}
 }

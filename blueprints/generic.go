@@ -122,8 +122,13 @@ func NewGeneric(m *Model, spec Spec) (*Generic, error) {
 			_, last = g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior)
 			ok = last == nil
 		}
+		if !ok && w == 0 {
+			// There is nothing to lower: a task without writes needs only
+			// the customer's reads, and one of them fails.
+			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task without writes (last attempt: %v); fix the handler or hints that attempt names", spec.Writes, m.Name, last)
+		}
 		if !ok {
-			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes (last attempt: %v); lower --writes", spec.Writes, m.Name, w, last)
+			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes (last attempt: %v); lower --writes to at most %d, or fix the handler or hints that attempt names", spec.Writes, m.Name, w, last, w-1)
 		}
 	}
 	return g, nil
@@ -867,6 +872,21 @@ func (p *gplan) read(tool string, args map[string]any, needs []int) (int, any, b
 	return p.call(-1, tool, args, needs), v, true
 }
 
+// whyNot says why a read gave no record: the tool's own error (a failed
+// call, its step limit, a value that is not JSON), which the memo of
+// reads keeps only as a failure, or what it returned instead of an object.
+func (p *gplan) whyNot(tool string, args map[string]any, v any, ok bool) string {
+	if ok {
+		raw, _ := json.Marshal(v)
+		if len(raw) > 80 {
+			raw = append(raw[:77], "..."...)
+		}
+		return fmt.Sprintf("%s returned %s, not an object", tool, raw)
+	}
+	raw, _ := json.Marshal(args)
+	return strings.TrimPrefix(p.m.Call(p.ctx, p.st, tool, string(raw)).Output, "Error: ")
+}
+
 // auth is the identify read (-1 without users). The agent identifies the
 // customer once, at the start: later writes (a new address) do not make
 // it look them up again.
@@ -892,7 +912,7 @@ func (p *gplan) userDetails() (int, map[string]any, error) {
 	}
 	i, v, ok := p.read(m.Users.Details, m.DetailsArgs(p.user), p.auth())
 	if !ok {
-		return -1, nil, fmt.Errorf("%s fails for user %s", m.Users.Details, p.user)
+		return -1, nil, fmt.Errorf("%s fails for user %s: %s", m.Users.Details, p.user, p.whyNot(m.Users.Details, m.DetailsArgs(p.user), v, ok))
 	}
 	obj, _ := v.(map[string]any)
 	if obj == nil {
@@ -1010,7 +1030,7 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 	}
 	li, out, ok := p.read(c.List.Tool, m.ListArgs(c, p.user), needs)
 	if !ok {
-		return nil, nil, nil, fmt.Errorf("%s fails", c.List.Tool)
+		return nil, nil, nil, fmt.Errorf("%s fails: %s", c.List.Tool, p.whyNot(c.List.Tool, m.ListArgs(c, p.user), out, ok))
 	}
 	keys, recs := m.ListedRecords(c, out)
 	if len(keys) == 0 {
@@ -1028,7 +1048,7 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 		gi, v, ok := p.read(c.Get, m.GetArgs(c, k), []int{li})
 		obj, _ := v.(map[string]any)
 		if !ok || obj == nil {
-			return nil, nil, nil, fmt.Errorf("%s %s cannot be read", c.Noun, k)
+			return nil, nil, nil, fmt.Errorf("%s %s cannot be read: %s", c.Noun, k, p.whyNot(c.Get, m.GetArgs(c, k), v, ok))
 		}
 		objs[i] = obj
 		reads = append(reads, gi)

@@ -172,7 +172,7 @@ var fixtures = []fixture{
 			hint := p.Manifest.Hints.Writes["registerDevice"].Args["device_id"]
 			ids, ok := strings.CutPrefix(hint.Source, "slot:")
 			if !ok || ids == "" {
-				t.Fatalf("registerDevice's device_id hint %q offers no ids", hint)
+				t.Fatalf("registerDevice's device_id hint %q offers no ids", hint.Source)
 			}
 			for _, id := range strings.Split(ids, "|") {
 				if _, taken := p.Base.Get("devices", id); taken || !regexp.MustCompile(`^dev-[0-9]{4}$`).MatchString(id) {

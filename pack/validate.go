@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -26,6 +27,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 )
@@ -219,20 +221,59 @@ func (c *checker) read(name, at string, max int) ([]byte, bool) {
 		return nil, false
 	}
 	if info.Size() > int64(max) {
-		where("%s is %d bytes, more than the %d allowed", name, info.Size(), max)
+		where("%s is %d bytes, more than the %s a pack's %s may hold (%s)", name, info.Size(), limitio.Bytes(int64(max)), fileKind(at), limitWhy(at))
 		return nil, false
 	}
-	data, err := fs.ReadFile(c.fsys, name)
+	// Read no more than the limit even if the file grows meanwhile.
+	data, err := readLimited(c.fsys, name, max)
 	if err != nil {
 		where("cannot read %s: %v", name, err)
 		return nil, false
 	}
 	if len(data) > max {
-		where("%s is more than the %d bytes allowed", name, max)
+		where("%s is more than the %s a pack's %s may hold (%s)", name, limitio.Bytes(int64(max)), fileKind(at), limitWhy(at))
 		return nil, false
 	}
 	c.files[name] = data
 	return data, true
+}
+
+// readLimited reads at most max+1 bytes of a file.
+func readLimited(fsys fs.FS, name string, max int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(max)+1))
+}
+
+// fileKind names a pack file by the manifest field that names it.
+func fileKind(at string) string {
+	switch at {
+	case "":
+		return "manifest"
+	case "database":
+		return "database file"
+	case "generator", "handlers":
+		return at + " source"
+	}
+	return at + " file"
+}
+
+// limitWhy says why a pack file's limit is what it is and what to do
+// instead of raising it: the limits are fixed, so that a pack cannot make
+// synth read without end.
+func limitWhy(at string) string {
+	switch at {
+	case "policy":
+		return "the policy is the system message of every row: keep it to what the agent must know"
+	case "database":
+		return "a fixed limit, the same for a database generate(seed) builds: keep the records few and small"
+	case "tools":
+		return "a fixed limit: every row carries the tools"
+	}
+	return "a fixed limit"
 }
 
 // linkOutside returns the first part of name (itself or a folder on its
@@ -851,7 +892,7 @@ func (c *checker) generate() (any, bool) {
 	}
 	v, err := fromStarlark(res, newBudget(c.lim.DatabaseBytes), 0)
 	if errors.Is(err, errTooBig) {
-		c.add(file, c.genLine, "generate", "%s returned more than %d bytes", what, c.lim.DatabaseBytes)
+		c.add(file, c.genLine, "generate", "%s returned more than %s, the most a pack's database may hold (a fixed limit, which db.json shares: keep the records few and small)", what, limitio.Bytes(int64(c.lim.DatabaseBytes)))
 		return nil, false
 	}
 	if err != nil {

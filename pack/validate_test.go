@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // TestValidateBroken: Validate finds every problem seeded in each broken
@@ -184,5 +186,40 @@ func TestLookupAny(t *testing.T) {
 		if got := lookupAny(rec, path); got != want {
 			t.Errorf("lookupAny(%s) = %v", path, got)
 		}
+	}
+}
+
+// TestFileLimits: a pack file over its limit is refused without being
+// read whole, with its size, the limit and why the limit is there; so is
+// a generator that builds a database over the limit.
+func TestFileLimits(t *testing.T) {
+	lim := DefaultLimits()
+	lim.DatabaseBytes = 4 << 10
+	cases := []struct {
+		name string
+		edit func(fstest.MapFS)
+		want string
+	}{
+		{"policy", func(f fstest.MapFS) {
+			f["policy.md"] = &fstest.MapFile{Data: bytes.Repeat([]byte("a"), maxPolicyBytes+1)}
+		},
+			"policy.md: is 1048577 bytes, more than the 1 MiB a pack's policy file may hold (the policy is the system message of every row"},
+		{"database", func(f fstest.MapFS) {
+			f["db.json"] = &fstest.MapFile{Data: append([]byte(`{"items": {}, "pad": "`), append(bytes.Repeat([]byte("x"), 5<<10), `"}`...)...)}
+		}, "db.json: is 5144 bytes, more than the 4 KiB a pack's database file may hold"},
+		{"generator", func(f fstest.MapFS) {
+			delete(f, "db.json")
+			f["generator.star"] = &fstest.MapFile{Data: []byte("def generate(seed):\n    return {\"items\": {\"a\": {\"id\": \"a\", \"pad\": \"x\" * 8192}}}\n")}
+		}, "returned more than 4 KiB, the most a pack's database may hold"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := miniFS("def t(db, args):\n    return 1\n")
+			tc.edit(fsys)
+			_, err := Load(context.Background(), fsys, 1, Options{Limits: lim})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("load: %v\nwant a problem containing %q", err, tc.want)
+			}
+		})
 	}
 }

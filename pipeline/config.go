@@ -7,14 +7,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"maps"
+	"math"
+	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/usersim"
 )
@@ -68,6 +74,29 @@ type Config struct {
 	// Dialogues is how many LLM dialogues run at once; 0 means twice the
 	// client's max_concurrency. Output does not depend on it.
 	Dialogues int `json:"dialogues"`
+
+	// domainID is the content hash of the pack folder Domain names, set
+	// by bindDomain once the pack is loaded; "" for a built-in domain,
+	// which its name identifies. The fingerprint uses it instead of the
+	// path: packs/x and /abs/packs/x are the same config, and an edited
+	// pack is not.
+	domainID string
+}
+
+// bindDomain records the identity of the loaded domain in the config, so
+// that the fingerprint follows what the domain holds, not how its folder
+// was spelled.
+func (c *Config) bindDomain(d *domains.Domain) {
+	if slices.Contains(domains.Names(), c.Domain) {
+		c.domainID = ""
+		return
+	}
+	h := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(d.Files)) {
+		sum := sha256.Sum256(d.Files[name])
+		fmt.Fprintf(h, "%s\x00%x\n", name, sum)
+	}
+	c.domainID = "pack:" + d.Name + ":" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Engines.
@@ -109,7 +138,7 @@ func (c Config) resolved() Config {
 		}
 	}
 	if c.Dialogues == 0 {
-		c.Dialogues = 2 * max(c.LLM.MaxConcurrency, 1)
+		c.Dialogues = min(2*max(c.LLM.MaxConcurrency, 1), MaxDialogues)
 	}
 	return c
 }
@@ -144,18 +173,41 @@ func Defaults() Config {
 	}
 }
 
+// MaxConfigBytes bounds a config file. A run config is a few dozen
+// keys; anything longer is not one (--config /dev/zero must fail, not
+// fill the memory).
+const MaxConfigBytes = 1 << 20
+
 // LoadFile reads a YAML (or JSON) config over the defaults. Unknown keys
-// are errors: a typo must not silently fall back to a default.
+// are errors: a typo must not silently fall back to a default. The file
+// holds one YAML document; a second one is refused rather than ignored.
+// Pipes (--config <(...)) are read too, up to MaxConfigBytes.
 func LoadFile(path string, into *Config) error {
-	raw, err := os.ReadFile(path)
+	raw, err := readConfig(path)
 	if err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
+		return err
 	}
 	// YAML 1.2 (yaml.v3): under YAML 1.1, which sigs.k8s.io/yaml speaks,
 	// the key "n" is the boolean false.
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	var doc any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("config %s: not valid YAML: %w", path, err)
+	}
+	// A stray "---" with nothing after it is harmless; a second document
+	// with keys would be silently ignored, so it is refused.
+	for k := 2; ; k++ {
+		var extra any
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("config %s: document %d is not valid YAML: %w", path, k, err)
+		}
+		if extra != nil {
+			return fmt.Errorf("config %s holds more than one YAML document (a line \"---\" starts document %d); a config is one mapping of keys: merge the documents or put each in a file of its own", path, k)
+		}
 	}
 	if doc == nil {
 		return nil
@@ -167,19 +219,70 @@ func LoadFile(path string, into *Config) error {
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
+	jd := json.NewDecoder(bytes.NewReader(js))
+	jd.DisallowUnknownFields()
+	if err := jd.Decode(into); err != nil {
 		return fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }
 
+// readConfig reads at most MaxConfigBytes of a config file.
+func readConfig(path string) ([]byte, error) {
+	raw, err := limitio.ReadFile(path, MaxConfigBytes)
+	var tl *limitio.TooLarge
+	switch {
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("config %w: a run config is a few dozen keys; is it the right file?", err)
+	case err != nil:
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return raw, nil
+}
+
+// Bounds of the run controls. Each lies far beyond any sensible run; it
+// is there so that a mistyped value fails with a message before anything
+// is written, instead of overflowing or exhausting the memory.
+const (
+	// MaxN is the most blueprints a release may have.
+	MaxN = 1_000_000_000
+	// MaxChunks is the most chunks a release may have: file names number
+	// them in five digits (sft/train-00000-of-00042.parquet).
+	MaxChunks = 99_999
+	// MaxWorkers bounds --workers: each worker keeps a window of finished
+	// dialogues in memory.
+	MaxWorkers = 1024
+	// MaxDialogues bounds --dialogues (LLM dialogues in flight), and
+	// MaxConcurrency llm.max_concurrency (requests in flight).
+	MaxDialogues   = 4096
+	MaxConcurrency = 4096
+	// MaxWrites and MaxReads bound --writes and --reads: write decisions
+	// per task, and reads needed before each write.
+	MaxWrites = 16
+	MaxReads  = 64
+	// MaxTurnsLimit bounds max_turns (user turns per dialogue).
+	MaxTurnsLimit = 10_000
+)
+
+// Check reports every problem of the config at once, each naming its flag
+// or key and the fix. Run calls it before anything is read or written, so
+// a mistyped value never leaves a half-made out dir behind.
+func (c *Config) Check() error {
+	_, err := c.Spec()
+	return err
+}
+
 // Spec checks the config and derives the blueprint controls.
 func (c *Config) Spec() (blueprints.Spec, error) {
 	var errs []error
-	if c.N <= 0 {
+	if path := nonFinite(reflect.ValueOf(*c), ""); path != "" {
+		errs = append(errs, fmt.Errorf("%s: not a finite number (NaN or infinity); give a number", keyName(path)))
+	}
+	switch {
+	case c.N <= 0:
 		errs = append(errs, fmt.Errorf("-n %d: the number of blueprints must be at least 1", c.N))
+	case c.N > MaxN:
+		errs = append(errs, fmt.Errorf("-n %d: at most %d blueprints per release; make several releases with different --seed values", c.N, MaxN))
 	}
 	switch c.Engine {
 	case EngineEmbedded, EngineLLM, EngineHybrid:
@@ -187,28 +290,43 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 		errs = append(errs, fmt.Errorf("--engine %q: want embedded, llm or hybrid", c.Engine))
 	}
 	errs = append(errs, c.checkLLM()...)
-	if c.Workers < 1 {
+	switch {
+	case c.Workers < 1:
 		errs = append(errs, fmt.Errorf("--workers %d: need at least 1", c.Workers))
+	case c.Workers > MaxWorkers:
+		errs = append(errs, fmt.Errorf("--workers %d: at most %d (the output does not depend on it; the CPU count is the default)", c.Workers, MaxWorkers))
 	}
-	if c.ChunkSize < 1 {
+	switch {
+	case c.ChunkSize < 1:
 		errs = append(errs, fmt.Errorf("chunk_size %d: need at least 1", c.ChunkSize))
+	case c.N > 0 && c.N <= MaxN && (c.N-1)/c.ChunkSize+1 > MaxChunks:
+		errs = append(errs, fmt.Errorf("-n %d with --chunk-size %d makes %d chunks; a release holds at most %d: raise --chunk-size to %d or more",
+			c.N, c.ChunkSize, (c.N-1)/c.ChunkSize+1, MaxChunks, (c.N+MaxChunks-1)/MaxChunks))
 	}
-	if c.MaxTurns < 4 {
+	switch {
+	case c.MaxTurns < 4:
 		errs = append(errs, fmt.Errorf("max_turns %d: need at least 4", c.MaxTurns))
+	case c.MaxTurns > MaxTurnsLimit:
+		errs = append(errs, fmt.Errorf("max_turns %d: at most %d user turns per dialogue", c.MaxTurns, MaxTurnsLimit))
 	}
-	if c.Validation < 0 || c.Test < 0 || c.Validation+c.Test >= 1 {
+	if finite(c.Validation) && finite(c.Test) && (c.Validation < 0 || c.Test < 0 || c.Validation+c.Test >= 1) {
 		errs = append(errs, fmt.Errorf("validation %.3g and test %.3g: shares must be >= 0 and sum below 1", c.Validation, c.Test))
 	}
 	if c.Out == "" {
 		errs = append(errs, errors.New("--out: an output directory is required"))
 	}
-	w, err := blueprints.ParseRange(c.Writes)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--writes: %w", err))
+	w, werr := controlRange("--writes", c.Writes, MaxWrites, "write decisions per task")
+	r, rerr := controlRange("--reads", c.Reads, MaxReads, "reads before each write")
+	errs = append(errs, werr, rerr)
+	ww := c.WriteWeights
+	if ww == nil && c.Writes == Defaults().Writes {
+		ww = tau2WriteWeights
 	}
-	r, err := blueprints.ParseRange(c.Reads)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--reads: %w", err))
+	if werr == nil && c.WriteWeights != nil {
+		errs = append(errs, checkWeights("--write-weights", "--writes", w, c.WriteWeights))
+	}
+	if rerr == nil && c.ReadWeights != nil {
+		errs = append(errs, checkWeights("--read-weights", "--reads", r, c.ReadWeights))
 	}
 	behaviors := c.Behaviors
 	if len(behaviors) == 0 {
@@ -219,17 +337,119 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 			errs = append(errs, fmt.Errorf("behaviors: unknown profile %q (known: %s)", b, strings.Join(usersim.Profiles(), ", ")))
 		}
 	}
+	// The DPO keys are checked even without --dpo: a typo in them must
+	// not wait for the run that finally uses them.
+	if _, err := newDPOPlan(*c); err != nil {
+		errs = append(errs, err)
+	}
+	if _, _, err := ParseShard(c.Shard); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return blueprints.Spec{}, err
-	}
-	ww := c.WriteWeights
-	if ww == nil && c.Writes == Defaults().Writes {
-		ww = tau2WriteWeights
 	}
 	return blueprints.Spec{
 		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
 		Behaviors: behaviors, Validation: c.Validation, Test: c.Test,
 	}, nil
+}
+
+// controlRange parses an intensity control and bounds its maximum.
+func controlRange(flag, s string, most int, what string) (blueprints.Range, error) {
+	r, err := blueprints.ParseRange(s)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", flag, err)
+	}
+	if r.Max > most {
+		return r, fmt.Errorf("%s %s: at most %d %s; use e.g. %s %d-%d", flag, s, most, what, flag, min(r.Min, most), most)
+	}
+	return r, nil
+}
+
+// checkWeights checks that a weights list fits its control's range.
+func checkWeights(flag, control string, r blueprints.Range, weights []float64) error {
+	if _, err := blueprints.NewAllocator(r, weights, 0, "check", 0.5); err != nil {
+		return fmt.Errorf("%s %s: %w; give one weight per value of %s %s", flag, joinFloats(weights), err, control, r)
+	}
+	return nil
+}
+
+func joinFloats(fs []float64) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// nonFinite returns the config key of the first NaN or infinite number in
+// v, or "". Such a number cannot be written to the manifest as JSON, and
+// compares false with every bound.
+func nonFinite(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if !finite(v.Float()) {
+			return path
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return nonFinite(v.Elem(), path)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if p := nonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+		for _, k := range keys {
+			if p := nonFinite(v.MapIndex(k), joinKey(path, fmt.Sprint(k))); p != "" {
+				return p
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if p := nonFinite(v.Field(i), joinKey(path, name)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// keyName names a config key as the user most likely wrote it: a
+// top-level key by its flag (read_weights[1] is --read-weights), a nested
+// one by its dotted path.
+func keyName(path string) string {
+	if strings.Contains(path, ".") {
+		return path
+	}
+	top, index, _ := strings.Cut(path, "[")
+	flag := "--" + strings.ReplaceAll(top, "_", "-")
+	if i, err := strconv.Atoi(strings.TrimSuffix(index, "]")); err == nil {
+		return fmt.Sprintf("%s (value %d)", flag, i+1)
+	}
+	return flag
+}
+
+func joinKey(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 // checkLLM checks the keys of the LLM engines.
@@ -267,8 +487,14 @@ func (c *Config) checkLLM() []error {
 	if c.MaxToolErrors < 1 {
 		errs = append(errs, fmt.Errorf("max_tool_errors %d: need at least 1", c.MaxToolErrors))
 	}
-	if c.Dialogues < 0 {
+	switch {
+	case c.Dialogues < 0:
 		errs = append(errs, fmt.Errorf("--dialogues %d: need at least 1 (0 means twice --max-concurrency)", c.Dialogues))
+	case c.Dialogues > MaxDialogues:
+		errs = append(errs, fmt.Errorf("--dialogues %d: at most %d LLM dialogues at once (the output does not depend on it)", c.Dialogues, MaxDialogues))
+	}
+	if c.LLM.MaxConcurrency > MaxConcurrency {
+		errs = append(errs, fmt.Errorf("--max-concurrency %d: at most %d requests in flight", c.LLM.MaxConcurrency, MaxConcurrency))
 	}
 	if c.DPO && c.Engine == EngineHybrid {
 		errs = append(errs, fmt.Errorf("--dpo with --engine hybrid: a pair's sides must share the verified dialogue's history word for word, "+
@@ -285,7 +511,7 @@ func (c *Config) checkLLM() []error {
 // workers or a moved directory is the same release.
 func (c Config) outputConfig() map[string]any {
 	raw, _ := json.Marshal(c)
-	var m map[string]any
+	m := map[string]any{}
 	_ = json.Unmarshal(raw, &m)
 	for _, k := range []string{"out", "workers", "force", "shard"} {
 		delete(m, k)
@@ -308,7 +534,11 @@ func (c Config) outputConfig() map[string]any {
 // Fingerprint identifies the output a config produces with this version
 // of synth: another version may phrase or verify differently.
 func (c Config) Fingerprint() string {
-	raw, _ := json.Marshal(map[string]any{"synth": Version, "config": c.outputConfig()})
+	oc := c.outputConfig()
+	if c.domainID != "" {
+		oc["domain"] = c.domainID
+	}
+	raw, _ := json.Marshal(map[string]any{"synth": Version, "config": oc})
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }

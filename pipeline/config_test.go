@@ -1,10 +1,16 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/pack"
 )
 
 func TestLoadFile(t *testing.T) {
@@ -22,6 +28,10 @@ func TestLoadFile(t *testing.T) {
 		{"wrong type", "n: many\n", "Config.n", nil},
 		{"not a mapping", "- n: 3\n", "want a mapping", nil},
 		{"malformed", "n: [1,\n", "not valid YAML", nil},
+		{"a second document", "n: 3\n---\nn: 4\n", "more than one YAML document", nil},
+		{"a second document that is broken", "n: 3\n---\nn: [\n", "document 2 is not valid YAML", nil},
+		{"a stray separator", "n: 3\n---\n", "", func(c Config) bool { return c.N == 3 }},
+		{"larger than the limit", "n: 3\n" + strings.Repeat("#", MaxConfigBytes) + "\n", "larger than 1 MiB", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,4 +70,194 @@ func FuzzLoadFile(f *testing.F) {
 		}
 		_, _ = cfg.Spec() // must not panic on anything a file can hold
 	})
+}
+
+// TestLoadFileUnbounded: a config that never ends (/dev/zero, a pipe fed
+// forever) is refused after MaxConfigBytes, not read into memory.
+func TestLoadFileUnbounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	cfg := Defaults()
+	err := LoadFile("/dev/zero", &cfg)
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero is larger than") {
+		t.Fatalf("LoadFile(/dev/zero): %v", err)
+	}
+	dir := t.TempDir()
+	if err := LoadFile(dir, &cfg); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("LoadFile(a folder): %v", err)
+	}
+}
+
+// TestCheck: every value a flag or a file can hold that cannot run is
+// refused by Check, naming the flag or key and what to do.
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name string
+		set  func(c *Config)
+		want string
+	}{
+		{"dpo mode", func(c *Config) { c.DPO, c.DPOMode = true, "bogus" }, `--dpo-mode "bogus": want one of segment, session, equal`},
+		{"dpo mode without --dpo", func(c *Config) { c.DPOMode = "bogus" }, `--dpo-mode "bogus"`},
+		{"dpo mix", func(c *Config) { c.DPOMix = map[string]float64{"nosuch": 1} }, `dpo_mix: unknown failure type "nosuch"`},
+		{"an empty dpo mix", func(c *Config) { c.DPOMix = map[string]float64{} }, ""},
+		{"dpo pairs", func(c *Config) { c.DPOPairs = 0 }, "dpo_pairs 0: need at least 1"},
+		{"write weights count", func(c *Config) { c.WriteWeights = []float64{1, 2} }, "--write-weights 1,2: 2 weights given for range 0-5, which has 6 values; give one weight per value of --writes 0-5"},
+		{"read weights count", func(c *Config) { c.Reads, c.ReadWeights = "2-3", []float64{1} }, "--read-weights 1: 1 weights given for range 2-3"},
+		{"negative weight", func(c *Config) { c.Writes, c.WriteWeights = "1-2", []float64{1, -1} }, "weights must be finite and >= 0"},
+		{"reads beyond the bound", func(c *Config) { c.Reads = "0-99" }, "--reads 0-99: at most 64 reads before each write; use e.g. --reads 0-64"},
+		{"reads overflow", func(c *Config) { c.Reads = "0-9223372036854775807" }, "at most 64 reads"},
+		{"writes beyond the bound", func(c *Config) { c.Writes = "20-30" }, "--writes 20-30: at most 16 write decisions per task; use e.g. --writes 16-16"},
+		{"validation NaN", func(c *Config) { c.Validation = math.NaN() }, "--validation: not a finite number"},
+		{"test infinite", func(c *Config) { c.Test = math.Inf(1) }, "--test: not a finite number"},
+		{"weight NaN", func(c *Config) { c.Writes, c.WriteWeights = "1-2", []float64{1, math.NaN()} }, "--write-weights (value 2): not a finite number"},
+		{"max cost NaN", func(c *Config) { c.LLM.MaxCost = math.NaN() }, "llm.max_cost: not a finite number"},
+		{"shares", func(c *Config) { c.Validation, c.Test = 0.6, 0.5 }, "shares must be >= 0 and sum below 1"},
+		{"n overflow", func(c *Config) { c.N = math.MaxInt64 }, "-n 9223372036854775807: at most 1000000000 blueprints"},
+		{"n zero", func(c *Config) { c.N = 0 }, "-n 0: the number of blueprints must be at least 1"},
+		{"too many chunks", func(c *Config) { c.N, c.ChunkSize = MaxN, 1 }, "raise --chunk-size to 10001 or more"},
+		{"workers", func(c *Config) { c.Workers = 10_000_000 }, "--workers 10000000: at most 1024"},
+		{"max turns", func(c *Config) { c.MaxTurns = 1 << 40 }, "max_turns 1099511627776: at most 10000"},
+		{"shard", func(c *Config) { c.Shard = "3/2" }, `--shard "3/2": want I/N`},
+		{"dialogues", func(c *Config) {
+			c.Engine, c.LLM.BaseURL, c.LLM.Model, c.Dialogues = EngineLLM, "http://127.0.0.1:1/v1", "m", 1_000_000_000
+		}, "--dialogues 1000000000: at most 4096"},
+		{"max concurrency", func(c *Config) {
+			c.Engine, c.LLM.BaseURL, c.LLM.Model, c.LLM.MaxConcurrency = EngineLLM, "http://127.0.0.1:1/v1", "m", 1<<30
+		}, "--max-concurrency 1073741824: at most 4096"},
+		{"the defaults", func(*Config) {}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Defaults()
+			tc.set(&cfg)
+			cfg = cfg.resolved()
+			err := cfg.Check()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Check: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Check: %v\nwant an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBadConfigWritesNothing: a run refused for its config leaves no out
+// dir, so the corrected command is not told that --out holds another
+// config.
+func TestBadConfigWritesNothing(t *testing.T) {
+	for name, set := range map[string]func(c *Config){
+		"dpo mode":      func(c *Config) { c.DPO, c.DPOMode = true, "bogus" },
+		"write weights": func(c *Config) { c.WriteWeights = []float64{1, 2} },
+		"reads":         func(c *Config) { c.Reads = "0-99" },
+		"infeasible":    func(c *Config) { c.Reads = "20-20" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := smallConfig(t, 20)
+			set(&cfg)
+			if _, err := Run(context.Background(), cfg, nil); err == nil {
+				t.Fatal("the run was not refused")
+			}
+			if _, err := os.Stat(cfg.Out); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the refused run left %s behind (%v)", cfg.Out, err)
+			}
+		})
+	}
+}
+
+// TestFailedStartIsReplaced: a run that failed before finishing a chunk
+// does not block the corrected command (no --force needed); one that
+// finished a chunk does.
+func TestFailedStartIsReplaced(t *testing.T) {
+	cfg := smallConfig(t, 20)
+	work := filepath.Join(cfg.Out, workDirName)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := cfg
+	other.N = 30
+	raw := []byte(`{"fingerprint": "` + other.Fingerprint() + `", "synth_version": "` + Version + `", "config": {"n": 30}}`)
+	if err := os.WriteFile(filepath.Join(work, "run.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, nil); err != nil {
+		t.Fatalf("a work dir without a finished chunk blocks the run: %v", err)
+	}
+
+	// A finished chunk of another config is kept: refused without --force.
+	busy := smallConfig(t, 300)
+	busy.ChunkSize = 100
+	interrupted(t, busy, 150)
+	busy.N = 250
+	if _, err := Run(context.Background(), busy, nil); err == nil || !strings.Contains(err.Error(), "made with another config") {
+		t.Fatalf("another config over finished chunks: %v", err)
+	}
+}
+
+// TestPackPathSpelling: a pack named by a relative or an absolute path is
+// the same config; an edited pack is not.
+func TestPackPathSpelling(t *testing.T) {
+	dir := t.TempDir()
+	packDir := filepath.Join(dir, "pack")
+	if err := pack.Init(packDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	cfg := smallConfig(t, 20)
+	cfg.Domain = packDir
+	if _, err := Run(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	rel := cfg
+	rel.Domain = "pack"
+	res, err := Run(context.Background(), rel, nil)
+	if err != nil || !res.Existing {
+		t.Fatalf("the same pack by a relative path: existing %v, err %v", res != nil && res.Existing, err)
+	}
+	policy := filepath.Join(packDir, "policy.md")
+	b, err := os.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(policy, append(b, "\nBe brief.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "differ from those it was made with") {
+		t.Fatalf("an edited pack: %v", err)
+	}
+}
+
+// TestPackShardsMerge: shards of a pack run merge, their fingerprints
+// following the pack's content; a pack edited between the shards and the
+// merge is refused.
+func TestPackShardsMerge(t *testing.T) {
+	root := t.TempDir()
+	packDir := filepath.Join(root, "pack")
+	if err := pack.Init(packDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for i := range 2 {
+		cfg := smallConfig(t, 40)
+		cfg.Domain, cfg.ChunkSize, cfg.Shard = packDir, 20, fmt.Sprintf("%d/2", i)
+		cfg.Out = filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		if _, err := Run(context.Background(), cfg, nil); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, cfg.Out)
+	}
+	if _, err := Merge(outs, filepath.Join(root, "merged"), false); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(packDir, "policy.md")
+	if err := os.WriteFile(policy, []byte("Another policy.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(outs, filepath.Join(root, "edited"), false); err == nil || !strings.Contains(err.Error(), "edited") {
+		t.Fatalf("merging shards of a pack edited since: %v", err)
+	}
 }

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
 )
 
@@ -73,7 +73,7 @@ type FileEntry struct {
 // ReadManifest reads DIR/manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, "manifest.json")
-	raw, err := os.ReadFile(path)
+	raw, err := limitio.ReadRegular(path, limitio.Manifest)
 	if err != nil {
 		return nil, err
 	}

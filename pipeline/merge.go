@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 )
 
 // Merge combines the work of shard runs (synth run --shard I/N into
@@ -25,7 +26,7 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 	chunks := map[int]string{}
 	for _, out := range outs {
 		work := filepath.Join(out, workDirName)
-		raw, err := os.ReadFile(filepath.Join(work, "run.json"))
+		raw, err := limitio.ReadRegular(filepath.Join(work, "run.json"), limitio.SmallFile)
 		if err != nil {
 			if _, merr := ReadManifest(out); merr == nil {
 				return nil, fmt.Errorf("%s is a finished release, not a shard output; merge the outputs of synth run --shard I/N", out)
@@ -51,8 +52,13 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 			}
 		}
 	}
+	d, err := domains.Load(cfg.Domain, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg.bindDomain(d)
 	if cfg.Fingerprint() != fp {
-		return nil, fmt.Errorf("%s: the recorded config does not match its fingerprint; was it edited?", outs[0])
+		return nil, fmt.Errorf("%s: the recorded config does not match its fingerprint; was it (or the domain pack %s) edited?", outs[0], cfg.Domain)
 	}
 	n := (cfg.N + cfg.ChunkSize - 1) / cfg.ChunkSize
 	var missing []string
@@ -73,10 +79,6 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 		if _, err := checkChunk(d, i, fp); err != nil {
 			return nil, fmt.Errorf("chunk %d in %s cannot be merged: %w; rerun the shard that made it", i, d, err)
 		}
-	}
-	d, err := domains.Load(cfg.Domain, cfg.Seed)
-	if err != nil {
-		return nil, err
 	}
 	release, err := claimOut("-o", dir, force)
 	if err != nil {

@@ -145,6 +145,13 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	if err != nil {
 		return nil, err
 	}
+	cfg.bindDomain(d)
+	// So is the generator, which checks that the domain can meet the
+	// controls (--writes, --reads).
+	gen, err := d.Generator(spec)
+	if err != nil {
+		return nil, err
+	}
 	release, err := claimOut("--out", cfg.Out, cfg.Force)
 	if err != nil {
 		return nil, err
@@ -190,7 +197,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	}
 	stopped := -1
 	if len(todo) > 0 {
-		err := produce(ctx, cfg, d, spec, work, todo, resumed, prog, ch)
+		err := produce(ctx, cfg, d, gen, work, todo, resumed, prog, ch)
 		res.LLM = billingOf(ch)
 		var bs *budgetStop
 		switch {
@@ -259,11 +266,7 @@ func ParseShard(s string) (int, int, error) {
 // produce runs the stages over the blueprints of the given chunks on a
 // bounded pool and writes each chunk as its last item arrives. Results
 // are re-ordered by index, so files do not depend on scheduling.
-func produce(ctx context.Context, cfg Config, d *domains.Domain, spec blueprints.Spec, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
-	gen, err := d.Generator(spec)
-	if err != nil {
-		return err
-	}
+func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.Generator, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
 	sch, err := schemas.Compile()
 	if err != nil {
 		return err
@@ -582,7 +585,13 @@ func prepareOut(cfg Config) (*Manifest, error) {
 		if rf.Fingerprint == cfg.Fingerprint() {
 			return nil, nil // resume
 		}
-		if !cfg.Force {
+		// A run that failed before finishing a chunk left nothing worth
+		// keeping: the corrected command replaces it without --force.
+		done, err := doneChunks(work)
+		if err != nil {
+			return nil, err
+		}
+		if len(done) > 0 && !cfg.Force {
 			return nil, differs("an unfinished run", out, rf.Config, rf.Version, cfg)
 		}
 		if err := o.clear("--out"); err != nil {
@@ -619,6 +628,9 @@ func differs(what, out string, old map[string]any, version string, cfg Config) e
 	diffs := diffConfigs(old, cfg.outputConfig())
 	if version != Version {
 		diffs = append(diffs, fmt.Sprintf("synth version: %s in the release, %s now", version, Version))
+	}
+	if len(diffs) == 0 {
+		diffs = append(diffs, "domain: the files of pack "+cfg.Domain+" differ from those it was made with")
 	}
 	return fmt.Errorf("--out %s holds %s made with another config:\n  %s\nchoose another --out, or pass --force to replace it", out, what, strings.Join(diffs, "\n  "))
 }

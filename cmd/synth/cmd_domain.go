@@ -20,7 +20,7 @@ import (
 
 const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR"
 
-func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
 	if len(args) == 0 {
 		return fmt.Errorf("give a subcommand: %s", domainUsage)
 	}
@@ -28,11 +28,11 @@ func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case "list":
 		return domainList(stdout)
 	case "show":
-		return domainShow(ctx, args[1:], stdout)
+		return domainShow(ctx, args[1:], stdout, b)
 	case "init":
 		return domainInit(args[1:], stdout, stderr)
 	case "validate":
-		return domainValidate(ctx, args[1:], stdout)
+		return domainValidate(ctx, args[1:], stdout, b)
 	case "import-openapi":
 		return cmdImportOpenAPI(ctx, args[1:], stdout, stderr)
 	}
@@ -60,20 +60,31 @@ func isPack(arg string) bool {
 	return isDir(arg) && !slices.Contains(domains.Names(), arg)
 }
 
-func domainShow(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) != 1 {
+func domainShow(ctx context.Context, args []string, stdout io.Writer, b *bounder) error {
+	fs := flag.NewFlagSet("domain show", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	mem := &memoryFlag{n: defaultBound()}
+	fs.Var(mem, "max-memory", "memory bound of loading a pack, which runs its Starlark code (e.g. 16GiB; Linux)")
+	name, err := parseDomainDir(fs, args)
+	if err != nil && len(args) == 0 {
 		return fmt.Errorf("give a domain name or a pack folder: synth domain show NAME|DIR (built in: %s)", strings.Join(domains.Names(), ", "))
 	}
+	if err != nil {
+		return err
+	}
 	seed := pipeline.Defaults().Seed
-	if isPack(args[0]) {
-		p, err := pack.LoadDir(ctx, args[0], seed, domains.PackOptions())
+	if isPack(name) {
+		if b != nil {
+			return b.run(ctx, append([]string{"domain", "show"}, args...), mem.n, "the pack "+name, stdout)
+		}
+		p, err := pack.LoadDir(ctx, name, seed, domains.PackOptions())
 		if err != nil {
 			return err
 		}
 		printDomain(stdout, p.Manifest.Name, p.Manifest.Version, p.Tools, p.Policy)
 		return nil
 	}
-	d, err := domains.Load(args[0], seed)
+	d, err := domains.Load(name, seed)
 	if err != nil {
 		return err
 	}
@@ -115,15 +126,20 @@ func releaseDir(pack string) string {
 	return out
 }
 
-func domainValidate(ctx context.Context, args []string, stdout io.Writer) error {
+func domainValidate(ctx context.Context, args []string, stdout io.Writer, b *bounder) error {
 	fs := flag.NewFlagSet("domain validate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	mem := &memoryFlag{n: defaultBound()}
+	fs.Var(mem, "max-memory", "memory bound of the check, which runs the pack's Starlark code (e.g. 16GiB; Linux)")
 	dir, err := parseDomainDir(fs, args)
 	if err != nil {
 		return err
 	}
 	if !isDir(dir) {
 		return fmt.Errorf("%s is not a folder: give a pack folder (synth domain init DIR makes one)", dir)
+	}
+	if b != nil {
+		return b.run(ctx, append([]string{"domain", "validate"}, args...), mem.n, "the pack "+dir, stdout)
 	}
 	// Loading runs every check of pack.Validate and fails with all the
 	// problems, so one pass both checks the pack and counts what it holds.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/export"
@@ -22,6 +23,9 @@ func cmdReport(ctx context.Context, args []string, stdout io.Writer) error {
 	if *out == "" {
 		*out = filepath.Join(dir, "report.html")
 	}
+	if err := outsideRelease(dir, *out); err != nil {
+		return err
+	}
 	// Written atomically: a report that fails halfway must not replace
 	// a good one.
 	f, err := export.CreateAtomic(*out)
@@ -36,5 +40,54 @@ func cmdReport(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// releaseNames are the names a release owns at its top: its manifest, its
+// card, its data folders and the work dir of the run that makes it.
+var releaseNames = []string{"manifest.json", "README.md", "sft", "dpo", "blueprints", "rejected", "domain", ".synth-work"}
+
+// outsideRelease refuses a report path that is one of the release's own
+// files or lies in one of its folders: the report replaces whatever is at
+// its path, and a release's files must stay as its manifest lists them.
+// Links on the way are resolved, so another spelling of the path is
+// caught too.
+func outsideRelease(dir, out string) error {
+	rel, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if r, err := filepath.EvalSymlinks(rel); err == nil {
+		rel = r
+	}
+	target, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	// Resolve the deepest folder of the path that exists: the report's
+	// own name may not exist yet.
+	parent, rest := filepath.Dir(target), filepath.Base(target)
+	for {
+		if r, err := filepath.EvalSymlinks(parent); err == nil {
+			target = filepath.Join(r, rest)
+			break
+		}
+		up := filepath.Dir(parent)
+		if up == parent {
+			break
+		}
+		parent, rest = up, filepath.Join(filepath.Base(parent), rest)
+	}
+	inside, err := filepath.Rel(rel, target)
+	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(inside), "/")
+	for _, name := range releaseNames {
+		if inside == "." || strings.EqualFold(first, name) {
+			return fmt.Errorf("-o %s is the release's own %s: synth report never writes over a release's files; give another -o (the default is %s)",
+				out, filepath.ToSlash(filepath.Join(filepath.Base(rel), inside)), filepath.Join(dir, "report.html"))
+		}
+	}
 	return nil
 }

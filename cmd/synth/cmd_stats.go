@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/pipeline"
 )
 
@@ -27,6 +28,8 @@ func cmdStats(args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"counts": m.Counts, "checks": m.Checks, "failures": m.Failures, "stats": m.Stats, "dpo": m.DPO})
 	}
+	// Names and counts come from the release's manifest.
+	stdout = termtext.Writer(stdout)
 	c := m.Counts
 	fmt.Fprintf(stdout, "release %s  (synth %s, domain %s %s, seed %d)\n\n", dir, m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed)
 	fmt.Fprintf(stdout, "blueprints %d  simulated %d  verified %d  rejected %d\n", c.Blueprints, c.Simulated, c.Verified, c.Rejected)

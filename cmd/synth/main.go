@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/synth-data/synth/internal/termtext"
 )
 
 const usage = `synth — verified multi-turn training data for tool-using agents
@@ -34,7 +36,13 @@ Run 'synth COMMAND -h' for a command's flags.
 var errUsage = errors.New("usage")
 
 func main() {
-	if os.Getenv("GOGC") == "" {
+	// First: a child started under a memory bound caps itself before it
+	// allocates anything worth counting.
+	if err := applyBound(); err != nil {
+		fmt.Fprintln(os.Stderr, "synth:", err)
+		os.Exit(1)
+	}
+	if os.Getenv("GOGC") == "" && os.Getenv(memoryEnv) == "" {
 		// The live heap is small (the base database plus a bounded window
 		// of dialogues) and allocation is heavy: trading memory for fewer
 		// collections buys throughput. The soft limit keeps the trade from
@@ -46,10 +54,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runWith(ctx, os.Args[1:], os.Stdout, os.Stderr, newBounder(os.Stderr)))
 }
 
+// run runs a synth command in this process, with no memory bound.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, nil)
+}
+
+// runWith runs a synth command; b, when not nil, runs the commands that
+// execute someone else's code again under a memory bound.
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -61,13 +76,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "inspect":
-		err = cmdInspect(args[1:], stdout)
+		// Rows come from the release: their text is shown, never obeyed.
+		err = cmdInspect(args[1:], termtext.Writer(stdout))
 	case "stats":
 		err = cmdStats(args[1:], stdout)
 	case "validate", "report":
-		err = cmdAudit(ctx, args[0], args[1:], stdout)
+		err = cmdAudit(ctx, args[0], args[1:], stdout, b)
 	case "domain":
-		err = cmdDomain(ctx, args[1:], stdout, stderr)
+		// A pack's policy, descriptions and problems are someone else's text.
+		err = cmdDomain(ctx, args[1:], termtext.Writer(stdout), stderr, b)
 	case "export":
 		err = cmdExport(ctx, args[1:], stdout, stderr)
 	case "emulate":
@@ -88,6 +105,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errUsage) {
 		return 2
 	}
-	fmt.Fprintf(stderr, "synth %s: %v\n", args[0], err)
+	if es, ok := errors.AsType[exitStatus](err); ok {
+		return int(es)
+	}
+	// Errors quote what synth read (ids, file contents, paths).
+	fmt.Fprintf(stderr, "synth %s: %s\n", args[0], termtext.Clean(err.Error()))
 	return 1
 }

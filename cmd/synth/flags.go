@@ -1,0 +1,309 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/pipeline"
+)
+
+// runFlag is a synth run flag bound to the config key it sets. The flag
+// is declared once, here; a flag given on the command line overrides the
+// key read from --config.
+type runFlag struct {
+	name  string // without dashes
+	arg   string // what the value is, for the help: N, DIR, MIN-MAX; "" for a switch
+	key   string // the config key, dotted for nested ones
+	usage string
+	value flag.Value
+	// apply copies the parsed value into the config.
+	apply func(*pipeline.Config)
+}
+
+// value is a flag.Value of any type, parsed and shown by the functions
+// given. Its zero value (which the flag package makes to find out whether
+// a default is worth printing) shows as "".
+type value[T any] struct {
+	v      T
+	parse  func(string) (T, error)
+	show   func(T) string
+	isBool bool
+}
+
+func (v *value[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err != nil {
+		return err
+	}
+	v.v = x
+	return nil
+}
+
+func (v *value[T]) String() string {
+	if v == nil || v.show == nil {
+		return ""
+	}
+	return v.show(v.v)
+}
+
+// IsBoolFlag makes a switch of a bool flag: --dpo alone means --dpo=true.
+func (v *value[T]) IsBoolFlag() bool { return v != nil && v.isBool }
+
+// bind declares a flag for the config field that field returns, with
+// that field's default as the flag's default. spec is the flag's name,
+// then what its value is ("n N", "domain NAME|DIR").
+func bind[T any](defaults pipeline.Config, spec, key, usage string, parse func(string) (T, error), show func(T) string, field func(*pipeline.Config) *T) runFlag {
+	name, arg, _ := strings.Cut(spec, " ")
+	v := &value[T]{v: *field(&defaults), parse: parse, show: show}
+	return runFlag{name: name, arg: arg, key: key, usage: usage, value: v, apply: func(c *pipeline.Config) { *field(c) = v.v }}
+}
+
+func str(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *string) runFlag {
+	return bind(d, name, key, usage, func(s string) (string, error) { return s, nil }, func(s string) string { return s }, field)
+}
+
+func integer(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *int) runFlag {
+	return bind(d, name, key, usage, func(s string) (int, error) {
+		n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+		if err != nil {
+			return 0, numError(err)
+		}
+		return int(n), nil
+	}, strconv.Itoa, field)
+}
+
+func integer64(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *int64) runFlag {
+	return bind(d, name, key, usage, func(s string) (int64, error) {
+		n, err := strconv.ParseInt(s, 0, 64)
+		return n, numError(err)
+	}, func(n int64) string { return strconv.FormatInt(n, 10) }, field)
+}
+
+func unsigned(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *uint64) runFlag {
+	return bind(d, name, key, usage, func(s string) (uint64, error) {
+		n, err := strconv.ParseUint(s, 0, 64)
+		return n, numError(err)
+	}, func(n uint64) string { return strconv.FormatUint(n, 10) }, field)
+}
+
+func number(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *float64) runFlag {
+	return bind(d, name, key, usage, func(s string) (float64, error) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		return f, numError(err)
+	}, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }, field)
+}
+
+func boolean(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *bool) runFlag {
+	f := bind(d, name, key, usage, func(s string) (bool, error) {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return false, fmt.Errorf("want true or false")
+		}
+		return b, nil
+	}, strconv.FormatBool, field)
+	f.value.(*value[bool]).isBool = true
+	return f
+}
+
+func numbers(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *[]float64) runFlag {
+	return bind(d, name, key, usage, parseNumbers, func(fs []float64) string {
+		if fs == nil {
+			return ""
+		}
+		return fmt.Sprint(fs)
+	}, field)
+}
+
+func words(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *[]string) runFlag {
+	return bind(d, name, key, usage, func(s string) ([]string, error) {
+		parts := strings.Split(s, ",")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		return parts, nil
+	}, func(ws []string) string { return strings.Join(ws, ",") }, field)
+}
+
+// numError drops strconv's "strconv.ParseInt: parsing "x": " prefix: the
+// flag package already names the flag and the value.
+func numError(err error) error {
+	if ne, ok := err.(*strconv.NumError); ok {
+		return ne.Err
+	}
+	return err
+}
+
+func parseNumbers(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// parseMix reads type=weight,... (--dpo-mix).
+func parseMix(s string) (map[string]float64, error) {
+	mix := map[string]float64{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%q: want type=weight,... e.g. wrong_target=2,no_confirmation=1", kv)
+		}
+		mix[strings.TrimSpace(k)] = w
+	}
+	return mix, nil
+}
+
+// runFlags declares every synth run flag that sets a config key, in the
+// order they apply: --model before the per-role models, which win over it.
+func runFlags(d pipeline.Config) []runFlag {
+	flags := []runFlag{
+		str(d, "domain NAME|DIR", "domain", "built-in domain (retail, airline) or a domain pack folder", func(c *pipeline.Config) *string { return &c.Domain }),
+		integer(d, "n N", "n", "number of blueprints (tasks); each yields one dialogue", func(c *pipeline.Config) *int { return &c.N }),
+		unsigned(d, "seed S", "seed", "seed: same config and seed give byte-identical output", func(c *pipeline.Config) *uint64 { return &c.Seed }),
+		str(d, "out DIR", "out", "output directory for the release", func(c *pipeline.Config) *string { return &c.Out }),
+		str(d, "engine E", "engine", "dialogue engine: embedded (offline), llm (an OpenAI-compatible endpoint plays agent and customer) or hybrid (embedded dialogues, lines rewritten by the LLM)", func(c *pipeline.Config) *string { return &c.Engine }),
+		str(d, "user U", "user", "customer of the llm engine: llm, or embedded (the rule-based user)", func(c *pipeline.Config) *string { return &c.User }),
+		integer(d, "trials K", "trials", "llm engine: dialogues per blueprint at most; the first that verifies is kept", func(c *pipeline.Config) *int { return &c.Trials }),
+		integer(d, "judges N", "judges", "judges reviewing each LLM-written instruction (0: no review)", func(c *pipeline.Config) *int { return &c.Judges }),
+		integer(d, "rewrites K", "rewrites", "rewrites of a rejected instruction before the template one is kept", func(c *pipeline.Config) *int { return &c.Rewrites }),
+		str(d, "instructions I", "instructions", "customer instructions: template or llm (default: llm for the llm engine, template otherwise)", func(c *pipeline.Config) *string { return &c.Instructions }),
+		integer(d, "max-tool-errors N", "max_tool_errors", "llm engine: failed tool calls that end a dialogue", func(c *pipeline.Config) *int { return &c.MaxToolErrors }),
+		integer(d, "dialogues N", "dialogues", "LLM dialogues played at once (default: 2 x --max-concurrency); output does not depend on it", func(c *pipeline.Config) *int { return &c.Dialogues }),
+		str(d, "base-url URL", "llm.base_url", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8089/v1 (synth emulate) or https://api.openai.com/v1", func(c *pipeline.Config) *string { return &c.LLM.BaseURL }),
+		modelFlag(d),
+	}
+	for _, r := range llm.Roles() {
+		flags = append(flags, roleModelFlag(r))
+	}
+	return append(flags,
+		str(d, "api-key-env VAR", "llm.api_key_env", "environment variable holding the API key (default OPENAI_API_KEY; none: send no key)", func(c *pipeline.Config) *string { return &c.LLM.APIKeyEnv }),
+		str(d, "llm-cache DIR", "llm.cache", "LLM response cache folder (default: the user cache dir; off: no cache)", func(c *pipeline.Config) *string { return &c.LLM.Cache }),
+		integer(d, "max-concurrency N", "llm.max_concurrency", "most LLM requests in flight (default 64)", func(c *pipeline.Config) *int { return &c.LLM.MaxConcurrency }),
+		number(d, "max-cost USD", "llm.max_cost", "stop taking new blueprints once this many USD are billed (llm.prices); 0: no limit", func(c *pipeline.Config) *float64 { return &c.LLM.MaxCost }),
+		integer64(d, "max-tokens N", "llm.max_tokens", "stop taking new blueprints once this many tokens are billed; 0: no limit", func(c *pipeline.Config) *int64 { return &c.LLM.MaxTokens }),
+		str(d, "writes MIN-MAX", "writes", "write intensity MIN-MAX: write decisions per task (default weights follow tau2 retail)", func(c *pipeline.Config) *string { return &c.Writes }),
+		numbers(d, "write-weights W,...", "write_weights", "comma-separated weights, one per value of --writes (default: even, or tau2's for the default range)", func(c *pipeline.Config) *[]float64 { return &c.WriteWeights }),
+		str(d, "reads MIN-MAX", "reads", "read intensity MIN-MAX: read calls needed before each write's arguments are identifiable", func(c *pipeline.Config) *string { return &c.Reads }),
+		numbers(d, "read-weights W,...", "read_weights", "comma-separated weights, one per value of --reads (default: even)", func(c *pipeline.Config) *[]float64 { return &c.ReadWeights }),
+		words(d, "behaviors a,b", "behaviors", "comma-separated behaviour profiles (default: all)", func(c *pipeline.Config) *[]string { return &c.Behaviors }),
+		integer(d, "workers K", "workers", "concurrent workers (output does not depend on it)", func(c *pipeline.Config) *int { return &c.Workers }),
+		integer(d, "max-turns N", "max_turns", "maximum user turns per dialogue", func(c *pipeline.Config) *int { return &c.MaxTurns }),
+		integer(d, "chunk-size N", "chunk_size", "blueprints per chunk: the unit of resume and sharding, and of Parquet files", func(c *pipeline.Config) *int { return &c.ChunkSize }),
+		str(d, "shard I/N", "shard", "produce only shard I of N (I/N), for synth merge", func(c *pipeline.Config) *string { return &c.Shard }),
+		number(d, "validation F", "validation", "share of blueprints in the validation split", func(c *pipeline.Config) *float64 { return &c.Validation }),
+		number(d, "test F", "test", "share of blueprints in the test split", func(c *pipeline.Config) *float64 { return &c.Test }),
+		str(d, "license ID", "license", "license written into the dataset card", func(c *pipeline.Config) *string { return &c.License }),
+		boolean(d, "dpo", "dpo", "also write DPO preference pairs from verified failures (dpo/)", func(c *pipeline.Config) *bool { return &c.DPO }),
+		str(d, "dpo-mode M", "dpo_mode", "pair shape: segment (next assistant segment), session (whole conversations) or equal (equal-length segments)", func(c *pipeline.Config) *string { return &c.DPOMode }),
+		integer(d, "dpo-pairs K", "dpo_pairs", "most DPO pairs per blueprint", func(c *pipeline.Config) *int { return &c.DPOPairs }),
+		bind(d, "dpo-mix t=w,...", "dpo_mix", "failure mix as type=weight,... (default: every type equally)", parseMix, func(m map[string]float64) string {
+			if m == nil {
+				return ""
+			}
+			return fmt.Sprint(m)
+		}, func(c *pipeline.Config) *map[string]float64 { return &c.DPOMix }),
+		boolean(d, "force", "force", "replace a release made with another config in --out", func(c *pipeline.Config) *bool { return &c.Force }),
+	)
+}
+
+// modelFlag is --model: the model of every role, so a model the file
+// names for one role yields to it too.
+func modelFlag(d pipeline.Config) runFlag {
+	f := str(d, "model M", "llm.model", "model of every LLM role", func(c *pipeline.Config) *string { return &c.LLM.Model })
+	set := f.apply
+	f.apply = func(c *pipeline.Config) {
+		set(c)
+		c.LLM.Roles = maps.Clone(c.LLM.Roles)
+		for r, rc := range c.LLM.Roles {
+			rc.Model = c.LLM.Model
+			c.LLM.Roles[r] = rc
+		}
+	}
+	return f
+}
+
+// roleModelFlag is --model-ROLE, the model of one role (llm.roles.ROLE.model).
+func roleModelFlag(r llm.Role) runFlag {
+	v := &value[string]{parse: func(s string) (string, error) { return s, nil }, show: func(s string) string { return s }}
+	return runFlag{
+		name:  "model-" + string(r),
+		arg:   "M",
+		key:   "llm.roles." + string(r) + ".model",
+		usage: "model of the " + string(r) + " role (overrides --model)",
+		value: v,
+		apply: func(c *pipeline.Config) {
+			c.LLM.Roles = maps.Clone(c.LLM.Roles)
+			if c.LLM.Roles == nil {
+				c.LLM.Roles = map[llm.Role]llm.RoleConfig{}
+			}
+			rc := c.LLM.Roles[r]
+			rc.Model = v.v
+			c.LLM.Roles[r] = rc
+		},
+	}
+}
+
+// declare adds the flags to fs.
+func declare(fs *flag.FlagSet, flags []runFlag) {
+	for _, f := range flags {
+		fs.Var(f.value, f.name, f.usage)
+	}
+}
+
+// ownFlags are synth run's flags that set no config key, with what their
+// values are.
+var ownFlags = []struct{ name, arg string }{{"config", "FILE"}, {"quiet", ""}, {"log-format", "F"}}
+
+// runUsage prints synth run's flags: its own first, then those bound to
+// config keys in the order they are declared, each with its key.
+func runUsage(w io.Writer, fs *flag.FlagSet, flags []runFlag) {
+	fmt.Fprint(w, "Usage: synth run [--config FILE] [flags]\n\nA flag given here overrides the config key named in brackets.\n\n")
+	entry := func(name, arg, usage, def, key string) {
+		head := "  --" + name
+		if len(name) == 1 {
+			head = "  -" + name
+		}
+		if arg != "" {
+			head += " " + arg
+		}
+		line := "      " + usage
+		if def != "" && def != "0" && def != "false" {
+			line += " (default " + def + ")"
+		}
+		if key != "" {
+			line += " [" + key + "]"
+		}
+		fmt.Fprintf(w, "%s\n%s\n", head, line)
+	}
+	for _, o := range ownFlags {
+		if f := fs.Lookup(o.name); f != nil {
+			entry(f.Name, o.arg, f.Usage, f.DefValue, "")
+		}
+	}
+	for _, f := range flags {
+		entry(f.name, f.arg, f.usage, f.value.String(), f.key)
+	}
+}
+
+// override applies the flags given on the command line to cfg, in the
+// order of flags.
+func override(fs *flag.FlagSet, flags []runFlag, cfg *pipeline.Config) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, f := range flags {
+		if given[f.name] {
+			f.apply(cfg)
+		}
+	}
+}
