@@ -36,6 +36,10 @@ type Generator interface {
 // the controls ask for what this database cannot give.
 const maxAttempts = 600
 
+// maxReadLevel is the most reads per write the generator looks at when it
+// tells a user which levels a pack can give.
+const maxReadLevel = 32
+
 // ledger is the ground truth a plan accumulates.
 type ledger struct {
 	actions []record.Action

@@ -102,8 +102,24 @@ func NewGeneric(m *Model, spec Spec) (*Generic, error) {
 		return nil, fmt.Errorf("--writes %s: pack %s has no write tool tasks can be built on (%s); add hints.writes to its domain.yaml or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
 	}
 	g.usable = g.probeWrites()
-	g.capacity = g.capacities()
+	g.capacity = g.capacities(spec.Reads.Min, spec.Reads.Max)
 	g.refusable = slices.ContainsFunc(g.usable, (*WriteModel).Refusable)
+	if spec.Writes.Max > 0 && len(g.usable) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(g.capacity)), func(c int) bool { return c > 0 }) {
+		// No write of this pack can need a number of reads in the range:
+		// say which it can.
+		reach := g.capacities(1, maxReadLevel)
+		var levels []int
+		for lvl, c := range reach {
+			if c > 0 {
+				levels = append(levels, lvl)
+			}
+		}
+		slices.Sort(levels)
+		if len(levels) == 0 {
+			return nil, fmt.Errorf("--reads %s: no write of pack %s can need a known number of reads; use --writes 0", spec.Reads, m.Name)
+		}
+		return nil, fmt.Errorf("--reads %s: the writes of pack %s need between %d and %d reads; use e.g. --reads %d-%d", spec.Reads, m.Name, levels[0], levels[len(levels)-1], levels[0], levels[len(levels)-1])
+	}
 	if spec.Writes.Max > 0 && len(g.usable) == 0 {
 		var why []string
 		for _, n := range slices.Sorted(maps.Keys(g.unusable)) {
@@ -128,7 +144,7 @@ func NewGeneric(m *Model, spec Spec) (*Generic, error) {
 			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task without writes (last attempt: %v); fix the handler or hints that attempt names", spec.Writes, m.Name, last)
 		}
 		if !ok {
-			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes (last attempt: %v); lower --writes to at most %d, or fix the handler or hints that attempt names", spec.Writes, m.Name, w, last, w-1)
+			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes whose reads lie in --reads %s (last attempt: %v); lower --writes to at most %d, widen --reads, or fix the handler or hints that attempt names", spec.Writes, m.Name, w, spec.Reads, last, w-1)
 		}
 	}
 	return g, nil
@@ -232,14 +248,14 @@ func (g *Generic) levels(w, e int) []int {
 // customer, the records they could name at that level plus unbounded
 // searches and writes on themselves. It overestimates (a record may be
 // counted twice) and only serves to skip levels that cannot work.
-func (g *Generic) capacities() map[int]int {
+func (g *Generic) capacities(lo, hi int) map[int]int {
 	const unbounded = 1 << 20
 	out := map[int]int{}
 	users := g.m.userKeys
 	if g.m.Users == nil {
 		users = []string{""}
 	}
-	for e := g.spec.Reads.Min; e <= g.spec.Reads.Max; e++ {
+	for e := lo; e <= hi; e++ {
 		best := 0
 		for _, u := range users {
 			p := &gplan{g: g, m: g.m, ctx: context.Background(), user: u}
@@ -370,8 +386,10 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 	m := p.m
 	evidence := make([]int, len(p.writes))
 	for i, needs := range p.writes {
+		// Exact or not, a task keeps within the range asked for: a level
+		// the pack cannot give is replaced by one it can, in the range.
 		evidence[i] = len(needs)
-		if p.strict && !p.g.spec.Reads.Contains(evidence[i]) {
+		if !p.g.spec.Reads.Contains(evidence[i]) {
 			return nil, fmt.Errorf("write %d needs %d reads, outside %s", i, evidence[i], p.g.spec.Reads)
 		}
 	}

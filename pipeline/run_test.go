@@ -142,7 +142,7 @@ func TestRunBadInput(t *testing.T) {
 		{"malformed writes", func(c *Config) { c.Writes = "two" }, "--writes"},
 		{"inverted reads", func(c *Config) { c.Reads = "5-2" }, "--reads"},
 		{"unreachable reads", func(c *Config) { c.Reads = "50-60" }, "--reads 50-60"},
-		{"too many writes", func(c *Config) { c.Writes = "0-9" }, "--writes 0-9"},
+		{"too many writes", func(c *Config) { c.Writes = "16-16" }, "--writes 16"},
 		{"weights mismatch", func(c *Config) { c.Writes = "1-2"; c.WriteWeights = []float64{1} }, "--writes"},
 		{"unknown behaviour", func(c *Config) { c.Behaviors = []string{"grumpy"} }, `"grumpy"`},
 		{"engine", func(c *Config) { c.Engine = "gpt" }, "--engine"},
