@@ -25,7 +25,7 @@ import (
 // catches each kind of damage done to copies of it, and accounts for
 // deduplication. One release for all keeps the suite fast under -race.
 func TestValidate(t *testing.T) {
-	base := makeRelease(t, 60)
+	base := makeRelease(t, 100)
 	t.Run("fresh release", func(t *testing.T) { testFreshRelease(t, copyRelease(t, base)) })
 	t.Run("damage", func(t *testing.T) { testCatchesDamage(t, base) })
 	t.Run("deduplicated release", func(t *testing.T) { testDeduplicatedRelease(t, copyRelease(t, base)) })

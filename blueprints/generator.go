@@ -23,6 +23,16 @@ type Spec struct {
 	Behaviors    []string
 	// Shares of blueprints in the validation and test splits.
 	Validation, Test float64
+	// AdaptWrites and AdaptReads say the ranges are defaults, not the
+	// user's: a pack that cannot meet them gets the nearest ranges it
+	// can (noted), where a range the user asked for is refused.
+	AdaptWrites, AdaptReads bool
+}
+
+// Noter is a generator that adapted its controls to the domain; Notes
+// say how, once per run.
+type Noter interface {
+	Notes() []string
 }
 
 // Generator makes the blueprint at an index. Implementations are safe for

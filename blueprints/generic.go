@@ -31,6 +31,8 @@ type Generic struct {
 	usable   []*WriteModel
 	unusable map[string]string
 	capacity map[int]int
+	// notes say how default controls were adapted to the pack.
+	notes []string
 	// refusable is set when some usable write has preconditions, so
 	// tasks can ask for what the policy forbids.
 	refusable bool
@@ -86,15 +88,15 @@ const IntentInformPrefix = "inform:"
 // NewGeneric prepares a generator for a pack and checks that the pack
 // can meet the controls.
 func NewGeneric(m *Model, spec Spec) (*Generic, error) {
-	d, err := newDraws(spec)
-	if err != nil {
+	if _, err := newDraws(spec); err != nil {
 		return nil, err
 	}
-	g := &Generic{m: m, spec: spec, draws: d}
+	g := &Generic{m: m, spec: spec}
+	var err error
 	if g.probeBehavior, err = probeBehavior(spec); err != nil {
 		return nil, err
 	}
-	if spec.Writes.Max > 0 && len(m.Writes) == 0 {
+	if spec.Writes.Max > 0 && len(m.Writes) == 0 && !spec.AdaptWrites {
 		var why []string
 		for _, n := range slices.Sorted(maps.Keys(m.Skipped)) {
 			why = append(why, n+": "+m.Skipped[n])
@@ -102,52 +104,112 @@ func NewGeneric(m *Model, spec Spec) (*Generic, error) {
 		return nil, fmt.Errorf("--writes %s: pack %s has no write tool tasks can be built on (%s); add hints.writes to its domain.yaml or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
 	}
 	g.usable = g.probeWrites()
-	g.capacity = g.capacities(spec.Reads.Min, spec.Reads.Max)
 	g.refusable = slices.ContainsFunc(g.usable, (*WriteModel).Refusable)
-	if spec.Writes.Max > 0 && len(g.usable) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(g.capacity)), func(c int) bool { return c > 0 }) {
-		// No write of this pack can need a number of reads in the range:
-		// say which it can.
-		reach := g.capacities(1, maxReadLevel)
-		var levels []int
-		for lvl, c := range reach {
-			if c > 0 {
-				levels = append(levels, lvl)
+	if len(g.usable) == 0 && spec.Writes.Max > 0 {
+		if !spec.AdaptWrites || spec.Writes.Min > 0 && len(m.Writes) > 0 {
+			var why []string
+			for _, n := range slices.Sorted(maps.Keys(g.unusable)) {
+				why = append(why, n+": "+g.unusable[n])
 			}
+			return nil, fmt.Errorf("--writes %s: no write tool of pack %s succeeded in trials (%s); fix its handlers or hints, or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
 		}
-		slices.Sort(levels)
-		if len(levels) == 0 {
-			return nil, fmt.Errorf("--reads %s: no write of pack %s can need a known number of reads; use --writes 0", spec.Reads, m.Name)
-		}
-		return nil, fmt.Errorf("--reads %s: the writes of pack %s need between %d and %d reads; use e.g. --reads %d-%d", spec.Reads, m.Name, levels[0], levels[len(levels)-1], levels[0], levels[len(levels)-1])
+		g.adaptWrites(0, 0, "no write tool of the pack can be used, so every task asks a question")
 	}
-	if spec.Writes.Max > 0 && len(g.usable) == 0 {
-		var why []string
-		for _, n := range slices.Sorted(maps.Keys(g.unusable)) {
-			why = append(why, n+": "+g.unusable[n])
-		}
-		return nil, fmt.Errorf("--writes %s: no write tool of pack %s succeeded in trials (%s); fix its handlers or hints, or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
+	if err := g.fitReads(); err != nil {
+		return nil, err
 	}
-	// Probe each write count once, so an impossible control fails before
-	// a long run starts rather than at its first blueprint.
-	for w := spec.Writes.Min; w <= spec.Writes.Max; w++ {
+	if err := g.probeCounts(); err != nil {
+		return nil, err
+	}
+	if g.draws, err = newDraws(g.spec); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Notes say how the generator adapted default controls to the pack.
+func (g *Generic) Notes() []string { return g.notes }
+
+// fitReads makes sure the reads range holds a level some write can need:
+// a default range moves to the levels the pack gives, one the user asked
+// for is refused naming them.
+func (g *Generic) fitReads() error {
+	spec := g.spec
+	g.capacity = g.capacities(spec.Reads.Min, spec.Reads.Max)
+	if spec.Writes.Max == 0 || len(g.usable) == 0 || slices.ContainsFunc(slices.Collect(maps.Values(g.capacity)), func(c int) bool { return c > 0 }) {
+		return nil
+	}
+	reach := g.capacities(1, maxReadLevel)
+	var levels []int
+	for lvl, c := range reach {
+		if c > 0 {
+			levels = append(levels, lvl)
+		}
+	}
+	slices.Sort(levels)
+	if len(levels) == 0 {
+		return fmt.Errorf("--reads %s: no write of pack %s can need a known number of reads; use --writes 0", spec.Reads, g.m.Name)
+	}
+	lo, hi := levels[0], levels[len(levels)-1]
+	if !spec.AdaptReads {
+		return fmt.Errorf("--reads %s: the writes of pack %s need between %d and %d reads; use e.g. --reads %d-%d", spec.Reads, g.m.Name, lo, hi, lo, hi)
+	}
+	// The default range, moved to what the pack gives, at most as wide.
+	if hi-lo > spec.Reads.Max-spec.Reads.Min {
+		hi = lo + spec.Reads.Max - spec.Reads.Min
+	}
+	g.notes = append(g.notes, fmt.Sprintf("--reads %s is out of reach of pack %s, whose writes need %d to %d reads: the tasks need %d-%d (pass --reads to choose)",
+		spec.Reads, g.m.Name, levels[0], levels[len(levels)-1], lo, hi))
+	g.spec.Reads, g.spec.ReadWeights = Range{lo, hi}, nil
+	g.capacity = g.capacities(lo, hi)
+	return nil
+}
+
+// probeCounts builds a task of each write count once, so an impossible
+// control fails before a long run starts rather than at its first
+// blueprint; a default writes range shrinks to the counts the pack gives.
+func (g *Generic) probeCounts() error {
+	m := g.m
+	for w := g.spec.Writes.Min; w <= g.spec.Writes.Max; w++ {
 		ok := false
 		var last error
-		rng := Stream(spec.Seed, m.Name, -1-w, "probe")
+		rng := Stream(g.spec.Seed, m.Name, -1-w, "probe")
 		for a := 0; a < 300 && !ok; a++ {
-			e := spec.Reads.Min + a%(spec.Reads.Max-spec.Reads.Min+1)
+			e := g.spec.Reads.Min + a%(g.spec.Reads.Max-g.spec.Reads.Min+1)
 			_, last = g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior)
 			ok = last == nil
 		}
-		if !ok && w == 0 {
+		switch {
+		case ok:
+		case g.spec.AdaptWrites && w == 0 && g.spec.Writes.Max > 0:
+			g.adaptWrites(1, g.spec.Writes.Max, fmt.Sprintf("a task without writes cannot be built (%v)", last))
+			w = 0 // the new minimum, 1, is next
+		case g.spec.AdaptWrites && w > g.spec.Writes.Min:
+			g.adaptWrites(g.spec.Writes.Min, w-1, fmt.Sprintf("a task with %d writes cannot be built (%v)", w, last))
+			return nil
+		case w == 0:
 			// There is nothing to lower: a task without writes needs only
 			// the customer's reads, and one of them fails.
-			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task without writes (last attempt: %v); fix the handler or hints that attempt names", spec.Writes, m.Name, last)
-		}
-		if !ok {
-			return nil, fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes whose reads lie in --reads %s (last attempt: %v); lower --writes to at most %d, widen --reads, or fix the handler or hints that attempt names", spec.Writes, m.Name, w, spec.Reads, last, w-1)
+			return fmt.Errorf("--writes %s: pack %s cannot build a task without writes (last attempt: %v); fix the handler or hints that attempt names", g.spec.Writes, m.Name, last)
+		default:
+			return fmt.Errorf("--writes %s: pack %s cannot build a task with %d writes whose reads lie in --reads %s (last attempt: %v); lower --writes to at most %d, widen --reads, or fix the handler or hints that attempt names", g.spec.Writes, m.Name, w, g.spec.Reads, last, w-1)
 		}
 	}
-	return g, nil
+	return nil
+}
+
+// adaptWrites narrows a default writes range, keeping the default
+// weights of the counts that remain.
+func (g *Generic) adaptWrites(lo, hi int, why string) {
+	old := g.spec.Writes
+	if len(g.spec.WriteWeights) == old.Max-old.Min+1 {
+		g.spec.WriteWeights = slices.Clone(g.spec.WriteWeights[lo-old.Min : hi-old.Min+1])
+		if slices.Max(g.spec.WriteWeights) <= 0 {
+			g.spec.WriteWeights = nil
+		}
+	}
+	g.spec.Writes = Range{lo, hi}
+	g.notes = append(g.notes, fmt.Sprintf("--writes %s is out of reach of pack %s: %s, so the tasks have %s writes (pass --writes to choose)", old, g.m.Name, why, g.spec.Writes))
 }
 
 // Generate builds blueprint index.

@@ -348,9 +348,12 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if err := errors.Join(errs...); err != nil {
 		return blueprints.Spec{}, err
 	}
+	d := Defaults()
 	return blueprints.Spec{
 		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
 		Behaviors: behaviors, Validation: c.Validation, Test: c.Test,
+		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
+		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
 	}, nil
 }
 

@@ -40,7 +40,7 @@ func finalName(f ChunkFile, k, n int) string {
 // statistics merge, and the manifest is written last. Every file is
 // recorded in the work dir's publish log before it is placed, so what a
 // killed finalisation left is known to be synth's.
-func finalize(cfg Config, d *domains.Domain, chunkDirs []string, out, work string, link bool) (*Manifest, error) {
+func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string, out, work string, link bool) (*Manifest, error) {
 	sums := make([]*ChunkSummary, len(chunkDirs))
 	for i, dir := range chunkDirs {
 		s, err := readSummary(dir)
@@ -87,6 +87,7 @@ func finalize(cfg Config, d *domains.Domain, chunkDirs []string, out, work strin
 	if cfg.llmEngine() {
 		m.LLM = &LLMStats{}
 	}
+	m.Notes = notes
 	if n := len(sums); n > 0 && sums[n-1].End < cfg.N {
 		m.Stopped, m.BlueprintsDone = StoppedBudget, sums[n-1].End
 	}

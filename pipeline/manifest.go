@@ -37,6 +37,9 @@ type Manifest struct {
 	// holds the first BlueprintsDone blueprints of the n asked for.
 	Stopped        string      `json:"stopped,omitempty"`
 	BlueprintsDone int         `json:"blueprints_done,omitempty"`
+	// Notes say how default controls were adapted to the domain (a pack
+	// whose writes need fewer reads than the default range).
+	Notes []string `json:"notes,omitempty"`
 	Files          []FileEntry `json:"files"`
 }
 

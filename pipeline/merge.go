@@ -122,7 +122,16 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 	if err := export.WriteFileAtomic(filepath.Join(work, "run.json"), raw); err != nil {
 		return nil, fmt.Errorf("-o %s is not writable: %w", dir, err)
 	}
-	m, err := finalize(cfg, d, dirs, dir, work, false)
+	// The shards adapted the controls as one run does: ask the generator.
+	spec, err := cfg.Spec()
+	if err != nil {
+		return nil, err
+	}
+	gen, err := d.Generator(spec)
+	if err != nil {
+		return nil, err
+	}
+	m, err := finalize(cfg, d, notesOf(gen), dirs, dir, work, false)
 	if err != nil {
 		return nil, err
 	}

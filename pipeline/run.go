@@ -47,6 +47,8 @@ type Result struct {
 	// Redone says which finished chunks of an earlier attempt were found
 	// incomplete or damaged and were produced again, and why.
 	Redone []string
+	// Notes say how default controls were adapted to the domain.
+	Notes []string
 	// Stopped is "budget" when the LLM budget ran out: the release holds
 	// the first Done blueprints.
 	Stopped string
@@ -186,7 +188,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 			todo = append(todo, c)
 		}
 	}
-	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo, Redone: redone}
+	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo, Redone: redone, Notes: notesOf(gen)}
 	var ch llm.Chatter
 	if cfg.llmEngine() && len(todo) > 0 {
 		var closeChat func() error
@@ -227,7 +229,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	for c := range dirs {
 		dirs[c] = done[c]
 	}
-	m, err := finalize(cfg, d, dirs, cfg.Out, work, true)
+	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true)
 	if errors.Is(err, ErrDamaged) {
 		// A chunk that went bad after it was checked: drop it so that
 		// the rerun redoes it.
@@ -249,6 +251,14 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	}
 	res.Manifest, res.Elapsed = m, time.Since(start)
 	return res, nil
+}
+
+// notesOf returns what a generator says about the controls it adapted.
+func notesOf(gen blueprints.Generator) []string {
+	if n, ok := gen.(blueprints.Noter); ok {
+		return n.Notes()
+	}
+	return nil
 }
 
 // ParseShard reads "I/N" (0 <= I < N); "" means the whole run.

@@ -87,6 +87,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		for _, r := range res.Redone {
 			fmt.Fprintf(stderr, "synth: %s\n", r)
 		}
+		for _, n := range res.Notes {
+			fmt.Fprintf(stderr, "synth: note: %s\n", n)
+		}
 	}
 	if err != nil {
 		return err

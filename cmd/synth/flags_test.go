@@ -34,8 +34,10 @@ var flagSamples = map[string]string{
 // fileOnly are the config keys that have no flag: they are set in the
 // --config file only. Every other key must have a flag.
 var fileOnly = []string{
-	"llm.headers", "llm.timeout", "llm.rpm", "llm.tpm", "llm.max_retries", "llm.prices",
+	"llm.headers", "llm.timeout", "llm.rpm", "llm.tpm", "llm.max_retries", "llm.prices", "llm.max_response_bytes",
 	"llm.roles.ROLE.temperature", "llm.roles.ROLE.top_p", "llm.roles.ROLE.seed", "llm.roles.ROLE.max_tokens",
+	"llm.roles.ROLE.max_tokens_field", "llm.roles.ROLE.reasoning_effort", "llm.roles.ROLE.tool_choice",
+	"llm.roles.ROLE.parallel_tool_calls", "llm.roles.ROLE.response_format", "llm.roles.ROLE.extra_body",
 }
 
 // leaves flattens a JSON value into its leaf paths.
