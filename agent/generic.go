@@ -513,11 +513,15 @@ func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 func (a *Generic) refusal(g *ggoal) string {
 	a.refused = true
 	var why []string
-	for _, f := range slices.Sorted(maps.Keys(g.w.When)) {
+	for _, f := range g.w.Unmet(g.obj) {
 		v, _ := blueprints.ValueAt(g.obj, f)
 		var allowed []string
 		for _, x := range g.w.When[f] {
-			allowed = append(allowed, "\""+x+"\"")
+			allowed = append(allowed, blueprints.ConditionWords(x))
+		}
+		if l, ok := v.([]any); ok {
+			why = append(why, fmt.Sprintf("its %s are %s, and this is only possible when each is %s", pluralWords(f), valueWords(l), strings.Join(allowed, " or ")))
+			continue
 		}
 		why = append(why, fmt.Sprintf("its %s is \"%s\", and this is only possible when it is %s", blueprints.Words(f), tools.Text(v), strings.Join(allowed, " or ")))
 	}
@@ -528,6 +532,36 @@ func (a *Generic) refusal(g *ggoal) string {
 	a.phraseOf(g) // renders g.phrase once
 	what := blueprints.FillPhrase(g.phrase, noun, g.slots)
 	return a.say(genericRefuse, map[string]string{"what": what, "target": noun, "why": strings.Join(why, "; ")})
+}
+
+// pluralWords names the values at a path through a list: flights.date →
+// flight dates.
+func pluralWords(path string) string {
+	parent, leaf, ok := strings.Cut(path, ".")
+	if !ok || strings.Contains(leaf, ".") {
+		return blueprints.Words(path)
+	}
+	leaf = blueprints.Words(leaf)
+	if strings.HasSuffix(leaf, "s") {
+		leaf += "es"
+	} else {
+		leaf += "s"
+	}
+	return blueprints.Singular(blueprints.Words(parent)) + " " + leaf
+}
+
+// valueWords says a list's distinct values: "2024-05-01 and 2024-05-08".
+func valueWords(l []any) string {
+	var parts []string
+	for _, x := range l {
+		if t := tools.Text(x); !slices.Contains(parts, t) {
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // resolve finds the target the customer named: by key, among their

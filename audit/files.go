@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
@@ -322,6 +323,11 @@ func (s *state) readBlueprints() {
 			}
 			if bp.Split != e.split {
 				s.defects.add(e.Path, line, bp.ID, "split", "blueprint says split %q but is in the %s file", bp.Split, e.split)
+			}
+			if s.dom != nil && s.dom.Model != nil {
+				if id, held := s.dom.Model.Holdout.Match(blueprints.WriteCalls(&bp)); held {
+					s.defects.add(e.Path, line, bp.ID, "holdout", "the task's writes equal held-out task %s of %s: a benchmark's test task is in the release", id, s.dom.HoldoutFile)
+				}
 			}
 			if bp.Domain != s.doc.m.Domain.Name || bp.Seed != s.doc.m.Seed {
 				s.defects.add(e.Path, line, bp.ID, "blueprint", "blueprint of domain %s seed %d in a release of %s seed %d", bp.Domain, bp.Seed, s.doc.m.Domain.Name, s.doc.m.Seed)

@@ -1,6 +1,7 @@
 package blueprints
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -176,8 +178,11 @@ func (g *Generic) probeCounts() error {
 		rng := Stream(g.spec.Seed, m.Name, -1-w, "probe")
 		for a := 0; a < 300 && !ok; a++ {
 			e := g.spec.Reads.Min + a%(g.spec.Reads.Max-g.spec.Reads.Min+1)
-			_, last = g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior)
-			ok = last == nil
+			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior)
+			ok = err == nil
+			if !ok {
+				last = worse(last, err)
+			}
 		}
 		switch {
 		case ok:
@@ -232,6 +237,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		rest = levels[1:]
 	}
 	var last error
+	held := 0
 	for a := 0; a < maxAttempts; a++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -255,15 +261,41 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		}
 		bp, err := g.try(ctx, rng, w, ea, exact, behavior)
 		if err == nil {
+			if id, ok := g.m.Holdout.Match(WriteCalls(bp)); ok {
+				// A benchmark's test task is never training data.
+				held++
+				last = fmt.Errorf("the task equals held-out task %s", id)
+				continue
+			}
+			bp.HeldOut = held
 			bp.Index = index
 			bp.ID = fmt.Sprintf("%s-%016x-%07d", g.m.Name, g.spec.Seed, index)
 			bp.Seed = g.spec.Seed
 			bp.Split = g.split(bp)
 			return bp, nil
 		}
-		last = err
+		last = worse(last, err)
 	}
 	return nil, fmt.Errorf("blueprint %d: no %s task with %d writes and %d reads per write after %d attempts (last: %v)", index, g.m.Name, w, e, maxAttempts, last)
+}
+
+// WriteCalls lists a blueprint's ground-truth writes, to match them
+// against a pack's holdout.
+func WriteCalls(bp *record.Blueprint) []pack.Call {
+	var out []pack.Call
+	for _, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(a.Arguments))
+		dec.UseNumber()
+		var args map[string]any
+		if dec.Decode(&args) != nil {
+			continue
+		}
+		out = append(out, pack.Call{Name: a.Tool, Arguments: args})
+	}
+	return out
 }
 
 // split assigns a task to train, validation or test by hashing what the
@@ -952,6 +984,23 @@ func (p *gplan) read(tool string, args map[string]any, needs []int) (int, any, b
 	return p.call(-1, tool, args, needs), v, true
 }
 
+// readFailure is a read the pack's own data should answer but that fails:
+// a broken handler, most often. Reports of a failed search prefer it to
+// the attempts' other reasons, which it usually causes.
+type readFailure struct{ error }
+
+func (r readFailure) Unwrap() error { return r.error }
+
+// worse keeps the error that better explains failed attempts: a read
+// failure over any other, else the latest.
+func worse(kept, err error) error {
+	var rf readFailure
+	if errors.As(kept, &rf) && !errors.As(err, &rf) {
+		return kept
+	}
+	return err
+}
+
 // whyNot says why a read gave no record: the tool's own error (a failed
 // call, its step limit, a value that is not JSON), which the memo of
 // reads keeps only as a failure, or what it returned instead of an object.
@@ -992,7 +1041,7 @@ func (p *gplan) userDetails() (int, map[string]any, error) {
 	}
 	i, v, ok := p.read(m.Users.Details, m.DetailsArgs(p.user), p.auth())
 	if !ok {
-		return -1, nil, fmt.Errorf("%s fails for user %s: %s", m.Users.Details, p.user, p.whyNot(m.Users.Details, m.DetailsArgs(p.user), v, ok))
+		return -1, nil, readFailure{fmt.Errorf("%s fails for user %s: %s", m.Users.Details, p.user, p.whyNot(m.Users.Details, m.DetailsArgs(p.user), v, ok))}
 	}
 	obj, _ := v.(map[string]any)
 	if obj == nil {
@@ -1110,7 +1159,7 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 	}
 	li, out, ok := p.read(c.List.Tool, m.ListArgs(c, p.user), needs)
 	if !ok {
-		return nil, nil, nil, fmt.Errorf("%s fails: %s", c.List.Tool, p.whyNot(c.List.Tool, m.ListArgs(c, p.user), out, ok))
+		return nil, nil, nil, readFailure{fmt.Errorf("%s fails: %s", c.List.Tool, p.whyNot(c.List.Tool, m.ListArgs(c, p.user), out, ok))}
 	}
 	keys, recs := m.ListedRecords(c, out)
 	if len(keys) == 0 {
@@ -1128,7 +1177,7 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 		gi, v, ok := p.read(c.Get, m.GetArgs(c, k), []int{li})
 		obj, _ := v.(map[string]any)
 		if !ok || obj == nil {
-			return nil, nil, nil, fmt.Errorf("%s %s cannot be read: %s", c.Noun, k, p.whyNot(c.Get, m.GetArgs(c, k), v, ok))
+			return nil, nil, nil, readFailure{fmt.Errorf("%s %s cannot be read: %s", c.Noun, k, p.whyNot(c.Get, m.GetArgs(c, k), v, ok))}
 		}
 		objs[i] = obj
 		reads = append(reads, gi)

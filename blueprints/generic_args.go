@@ -1,10 +1,12 @@
 package blueprints
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -129,14 +131,88 @@ func Elements(v any) []map[string]any {
 }
 
 // Allowed reports whether a target meets a write's preconditions.
-func (w *WriteModel) Allowed(obj map[string]any) bool {
-	for f, vals := range w.When {
+func (w *WriteModel) Allowed(obj map[string]any) bool { return len(w.Unmet(obj)) == 0 }
+
+// Unmet lists the preconditions a target fails, by field in name order.
+// A condition is a value the field must equal (case aside) or a
+// comparison (">2024-05-15", "<=100"; numbers by value, other text in
+// order, so ISO dates compare as dates); a field holding a list (a
+// path through a list, flights.date) meets it only if every element does.
+func (w *WriteModel) Unmet(obj map[string]any) []string { return unmet(w.When, obj) }
+
+// Forbidden reports whether a refusal task may use a target: it fails
+// the preconditions and meets Refuse, where the pack gives it.
+func (w *WriteModel) Forbidden(obj map[string]any) bool {
+	return !w.Allowed(obj) && len(unmet(w.Refuse, obj)) == 0
+}
+
+func unmet(when map[string][]string, obj map[string]any) []string {
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(when)) {
+		conds := when[f]
 		v, _ := valueAt(obj, f)
-		if !slices.ContainsFunc(vals, func(s string) bool { return strings.EqualFold(s, tools.Text(v)) }) {
-			return false
+		vals := []any{v}
+		if l, ok := v.([]any); ok {
+			vals = l
+		}
+		for _, x := range vals {
+			if !slices.ContainsFunc(conds, func(c string) bool { return meets(x, c) }) {
+				out = append(out, f)
+				break
+			}
 		}
 	}
-	return true
+	return out
+}
+
+// meets reports whether a value meets one condition of a when: list.
+func meets(v any, cond string) bool {
+	op, rest := comparison(cond)
+	text := tools.Text(v)
+	if op == "" {
+		return strings.EqualFold(cond, text)
+	}
+	c := strings.Compare(text, rest)
+	if a, err := strconv.ParseFloat(text, 64); err == nil {
+		if b, err := strconv.ParseFloat(rest, 64); err == nil {
+			c = cmp.Compare(a, b)
+		}
+	}
+	switch op {
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	case "<":
+		return c < 0
+	}
+	return c <= 0
+}
+
+// comparison splits a condition into its operator and operand; op is ""
+// for an equality.
+func comparison(cond string) (op, rest string) {
+	for _, p := range []string{">=", "<=", ">", "<"} {
+		if r, ok := strings.CutPrefix(cond, p); ok {
+			return p, strings.TrimSpace(r)
+		}
+	}
+	return "", cond
+}
+
+// ConditionWords says a condition of a when: list in words.
+func ConditionWords(cond string) string {
+	switch op, rest := comparison(cond); op {
+	case ">":
+		return "after " + rest
+	case ">=":
+		return rest + " or later"
+	case "<":
+		return "before " + rest
+	case "<=":
+		return rest + " or earlier"
+	}
+	return "\"" + cond + "\""
 }
 
 // Revisable reports whether a write has an argument a customer can change
@@ -275,6 +351,9 @@ func caseFilter(s, filter string) string {
 			words[i] = string(r)
 		}
 		return strings.Join(words, " ")
+	case "words":
+		// An identifier said as words: basic_economy → basic economy.
+		return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' }), " ")
 	}
 	return s
 }

@@ -154,8 +154,7 @@ func (p *gplan) buildRefusal() error {
 	if w.Coll.List != nil && (w.Coll.Get == "" || p.rng.IntN(2) == 0) {
 		mode = modeDescribed
 	}
-	forbidden := func(obj map[string]any) bool { return !w.Allowed(obj) }
-	t, err := p.writeTarget(w, mode, nil, forbidden)
+	t, err := p.writeTarget(w, mode, nil, w.Forbidden)
 	if err != nil {
 		return err
 	}

@@ -182,7 +182,7 @@ func phraseParts(where map[string][]string, say map[string]string) (adj []string
 		}
 		v := strings.Join(vals, " or ")
 		if tmpl, ok := say[f]; ok {
-			preps = append(preps, strings.NewReplacer("{value}", v, "{value|lower}", caseFilter(v, "lower")).Replace(tmpl))
+			preps = append(preps, strings.NewReplacer("{value}", v, "{value|lower}", caseFilter(v, "lower"), "{value|title}", caseFilter(v, "title"), "{value|words}", caseFilter(v, "words")).Replace(tmpl))
 			continue
 		}
 		switch p := preposition(f); p {

@@ -32,6 +32,8 @@ type Model struct {
 	// Clock is the pack's fixed "now" (dates a customer asks for are
 	// drawn after it).
 	Clock time.Time
+	// Holdout are tasks generation must not reproduce (nil: none).
+	Holdout *pack.Holdout
 	// Users is nil for a pack without customer accounts: no
 	// authentication, every record a candidate.
 	Users    *UserModel
@@ -204,8 +206,11 @@ type WriteModel struct {
 	Outputs    []string
 	// When are the policy's preconditions on the target: field → the
 	// values allowed.
-	When  map[string][]string
-	param map[string]*ParamModel
+	When map[string][]string
+	// Refuse, when set, narrows the targets refusal tasks use to those
+	// the policy surely forbids (When holds its sure yes).
+	Refuse map[string][]string
+	param  map[string]*ParamModel
 }
 
 // Param returns the parameter of that name, or nil.
@@ -227,6 +232,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	}
 	if m.Name == "" {
 		return nil, errors.New("domain.yaml: name is empty")
+	}
+	if len(p.Holdout) > 0 {
+		m.Holdout = pack.NewHoldout(p.Holdout)
 	}
 	m.Clock = time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
 	if man.Clock != "" {
@@ -276,6 +284,10 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	for _, t := range m.Kit.Tools() {
 		switch t.Kind {
 		case record.KindWrite:
+			if why := man.Hints.Writes[t.Name].Skip; why != "" {
+				m.Skipped[t.Name] = "left out by the pack: " + why
+				continue
+			}
 			w, err := m.compileWrite(t, man.Hints.Writes[t.Name])
 			if err != nil {
 				// A write tasks cannot use is left out, not fatal: the
@@ -934,7 +946,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, param: map[string]*ParamModel{}}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, param: map[string]*ParamModel{}}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""
@@ -1571,6 +1583,22 @@ func (m *Model) AuthTools() []string {
 		}
 	}
 	return out
+}
+
+// KeyIdentifies reports whether a customer is identified by stating
+// their own key (an identify tool that takes only the user record's key,
+// as τ²'s airline get_user_details): nothing more can be checked than
+// that they said it.
+func (m *Model) KeyIdentifies() bool {
+	if m.Users == nil {
+		return false
+	}
+	for _, id := range m.Users.Identify {
+		if len(id.Paths) == 1 && id.Paths[id.Params[0]] == m.Users.Coll.Key {
+			return true
+		}
+	}
+	return false
 }
 
 // Owner returns the customer a call acts for: the owner of a record any

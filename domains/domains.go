@@ -37,6 +37,9 @@ type Domain struct {
 	// Files are the domain's defining files, shipped in a release's
 	// domain/ folder so the release re-verifies on its own.
 	Files map[string][]byte
+	// HoldoutFile names the file of Files holding the tasks generation
+	// must not reproduce ("" for none).
+	HoldoutFile string
 	// NewUser creates the embedded engine's simulated customer of a
 	// blueprint; rng is the blueprint's "user" stream.
 	NewUser func(bp *record.Blueprint, rng *rand.Rand) (User, error)
@@ -97,10 +100,16 @@ func Load(nameOrDir string, seed uint64) (*Domain, error) {
 // PackOptions are the options every pack is loaded with: the Go handler
 // sets built into synth, which packs name as handlers: builtin:NAME.
 func PackOptions() pack.Options {
-	return pack.Options{Builtins: map[string]pack.HandlerSet{
-		"tau2-retail":  tau2.RetailHandlers(),
-		"tau2-airline": tau2.AirlineHandlers(),
-	}}
+	return pack.Options{
+		Builtins: map[string]pack.HandlerSet{
+			"tau2-retail":  tau2.RetailHandlers(),
+			"tau2-airline": tau2.AirlineHandlers(),
+		},
+		Databases: map[string]pack.DatabaseReader{
+			"tau2-retail":  tau2.ReadRetailDB,
+			"tau2-airline": tau2.ReadAirlineDB,
+		},
+	}
 }
 
 // IsPackDir reports whether dir holds a pack manifest.
@@ -129,10 +138,12 @@ func FromPack(p *pack.Pack) (*Domain, error) {
 			OpenTools:   m.OpenTools(),
 			Owner:       m.Owner,
 			UserOf:      m.UserKeyOf,
+			StatedKey:   m.KeyIdentifies(),
 			Identifying: m.Identifying(),
 		},
-		Files: p.Files,
-		Model: m,
+		Files:       p.Files,
+		HoldoutFile: p.Manifest.Holdout,
+		Model:       m,
 	}
 	d.Generator = func(spec blueprints.Spec) (blueprints.Generator, error) {
 		return blueprints.NewGeneric(m, spec)

@@ -41,10 +41,17 @@ type WriteHint struct {
 	// acts on.
 	Target string `json:"target,omitempty"`
 	// When holds the policy's preconditions on the target: a field and
-	// the values it must have ({status: [pending]}). The agent refuses the
-	// write on a target that fails them, and tasks where the customer asks
-	// for it anyway test that refusal.
+	// the values it must have ({status: [pending]}) or comparisons it must
+	// meet ({flights.date: [">2024-05-15"]}; a list meets one when all its
+	// elements do). The agent refuses the write on a target that fails
+	// them, and tasks where the customer asks for it anyway test that
+	// refusal.
 	When map[string][]string `json:"when,omitempty"`
+	// Refuse narrows the targets of refusal tasks to those the policy
+	// surely forbids, in the form of When, where When states only the
+	// policy's sure yes and the rest depends on more (a reason the
+	// customer gives): without it every target failing When is refused.
+	Refuse map[string][]string `json:"refuse,omitempty"`
 	// Args maps a parameter to its source.
 	Args map[string]Arg `json:"args,omitempty"`
 	// Phrase is how a customer asks for it, in the usersim grammar
@@ -54,6 +61,9 @@ type WriteHint struct {
 	// the tool's result, or NAME=EXPR computed from the target, the result
 	// and the elements an argument names ("refund=sum(item_ids.price)").
 	Outputs []string `json:"outputs,omitempty"`
+	// Skip leaves the write out of generated tasks, saying why (its
+	// arguments follow rules hints cannot state); the agent still has it.
+	Skip string `json:"skip,omitempty"`
 }
 
 // Arg is where one argument comes from: a source string, or one of the

@@ -18,7 +18,16 @@ type Options struct {
 	// Builtins are the Go handler sets a pack may name instead of a
 	// Starlark file ("handlers: builtin:retail"), by name.
 	Builtins map[string]HandlerSet
+	// Databases read a db.json for the built-in handler set of the same
+	// name: they hold it to the data model the handlers implement and
+	// return it as the handlers expect it. Packs on other handlers, and
+	// generated databases, are read as plain JSON.
+	Databases map[string]DatabaseReader
 }
+
+// DatabaseReader turns a db.json into a database, or says which fields
+// of it do not match the model.
+type DatabaseReader func(data []byte) (map[string]map[string]any, error)
 
 // HandlerSet is a built-in set of Go handlers, one per tool name: for
 // domains whose tools must be fast or must match another implementation
@@ -118,6 +127,7 @@ func (c *checker) build() (*Pack, error) {
 		Policy:   c.policy,
 		Tools:    kit,
 		Base:     base,
+		Holdout:  c.holdout,
 		Files:    c.packFiles(),
 	}, nil
 }

@@ -27,6 +27,11 @@ type Manifest struct {
 	// Generator is a Starlark file defining generate(seed) that returns
 	// the database deterministically.
 	Generator string `json:"generator,omitempty"`
+	// Holdout is a JSON file of tasks held out from generation (a
+	// benchmark's test set): [{"id": ..., "writes": [{"name": TOOL,
+	// "arguments": {...}}]}]. A blueprint whose ground-truth writes equal
+	// one task's (same tools, same arguments) is never released.
+	Holdout string `json:"holdout,omitempty"`
 	// Clock is the fixed "now" (RFC 3339) handlers see as the global NOW.
 	Clock string `json:"clock,omitempty"`
 	// Collections describes the database's entity collections by name.
@@ -101,7 +106,21 @@ type Pack struct {
 	Policy   string
 	Tools    *tools.Toolkit
 	Base     *tools.Base
+	// Holdout are the held-out tasks' write sequences (see Manifest.Holdout).
+	Holdout []HeldOut
 	// Files are the pack's defining files by name (domain.yaml, tools.json,
 	// handlers.star, ...), shipped in a release so it re-verifies alone.
 	Files map[string][]byte
+}
+
+// HeldOut is one held-out task: the writes its ground truth makes.
+type HeldOut struct {
+	ID     string `json:"id"`
+	Writes []Call `json:"writes"`
+}
+
+// Call is one tool call of a held-out task.
+type Call struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
 }

@@ -130,6 +130,9 @@ type checker struct {
 	handlers starlark.StringDict
 	builtins map[string]HandlerSet
 	builtin  HandlerSet // the built-in handlers the pack names, if any
+	readers  map[string]DatabaseReader
+	reader   DatabaseReader // the built-in set's db.json reader, if any
+	holdout  []HeldOut
 	db       map[string]map[string]any
 	dbFile   string
 	dbIdx    *jsonIndex
@@ -137,7 +140,7 @@ type checker struct {
 }
 
 func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *checker) {
-	c = &checker{ctx: ctx, fsys: fsys, seed: seed, lim: opts.limits(), builtins: opts.Builtins, files: map[string][]byte{}, byName: map[string]*toolDef{}}
+	c = &checker{ctx: ctx, fsys: fsys, seed: seed, lim: opts.limits(), builtins: opts.Builtins, readers: opts.Databases, files: map[string][]byte{}, byName: map[string]*toolDef{}}
 	defer func() {
 		// Last resort: a bug in a parser must not take the caller down.
 		if p := recover(); p != nil {
@@ -158,6 +161,7 @@ func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *check
 	c.database()
 	if c.manOK {
 		c.references()
+		c.readHoldout()
 	}
 	return c
 }
@@ -818,6 +822,7 @@ func (c *checker) builtinHandlers(name string) {
 		return
 	}
 	c.builtin = set
+	c.reader = c.readers[name]
 	for _, td := range c.tools {
 		if td.badName {
 			continue
@@ -838,7 +843,11 @@ func (c *checker) database() {
 			return
 		}
 		var err error
-		if v, err = decodeJSONDoc(data); err != nil {
+		if c.reader != nil {
+			if v, ok = c.readModel(data); !ok {
+				return
+			}
+		} else if v, err = decodeJSONDoc(data); err != nil {
 			c.add(c.dbFile, jsonErrorLine(data, err), "", "JSON syntax: %v", err)
 			return
 		}
@@ -859,6 +868,25 @@ func (c *checker) database() {
 		return
 	}
 	c.db = c.shapeDB(v)
+}
+
+// readModel reads db.json through the built-in handler set's reader,
+// which holds it to the handlers' data model.
+func (c *checker) readModel(data []byte) (any, bool) {
+	db, err := c.reader(data)
+	if err != nil {
+		c.add(c.dbFile, jsonErrorLine(data, err), "", "%v (the handlers %s expect this model)", err, c.man.Handlers)
+		return nil, false
+	}
+	v := make(map[string]any, len(db))
+	for coll, recs := range db {
+		m := make(map[string]any, len(recs))
+		for k, r := range recs {
+			m[k] = r
+		}
+		v[coll] = m
+	}
+	return v, true
 }
 
 // generate runs generator.star's generate(seed).

@@ -70,6 +70,11 @@ func Card(m *Manifest, files []FileEntry) string {
 		"duplicates removed before export: %d exact, %d near (MinHash over user turns and over tool calls; each with its kept twin in `rejected/duplicates.jsonl.gz`).\n\n",
 		m.Counts.Blueprints, m.Counts.Simulated, m.Counts.Verified, m.Counts.Rejected, m.Counts.Duplicates["exact"], m.Counts.Duplicates["near"])
 
+	if h := m.Holdout; h != nil {
+		fmt.Fprintf(&b, "Contamination guard: every task was checked against the %d held-out tasks of `%s` (for a pack imported from τ²-bench, the writes of τ²'s own tasks, its test set). "+
+			"A task whose ground-truth writes equal one task's (the same tools with the same arguments, lists in any order) is never released: %d drawn tasks were dropped for it.\n\n", h.Tasks, h.File, h.Dropped)
+	}
+
 	if s := m.Stats; s != nil {
 		b.WriteString("## Statistics\n\n")
 		fmt.Fprintf(&b, "| measure | mean | min | max |\n|---|---|---|---|\n")

@@ -202,6 +202,7 @@ func (c *chunkWriter) add(it item) error {
 	cn := &c.sum.Counts
 	cn.Blueprints++
 	cn.Simulated++
+	cn.HeldOut += it.bp.HeldOut
 	addVerdict(c.sum.Checks, it.verdict)
 	if err := c.write("blueprints", it.bp.Split, it.bpJSON); err != nil {
 		return err

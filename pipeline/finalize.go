@@ -122,6 +122,9 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		}
 	}
 	m.Stats.distinct()
+	if d.Model != nil && d.Model.Holdout != nil {
+		m.Holdout = &HoldoutInfo{File: "domain/" + d.HoldoutFile, Tasks: d.Model.Holdout.Len(), Dropped: m.Counts.HeldOut}
+	}
 	if m.LLM != nil {
 		m.LLM.finish(cfg)
 	}
@@ -216,6 +219,7 @@ func mergeCounts(dst *Counts, src Counts) {
 	dst.Rejected += src.Rejected
 	dst.SFTRows += src.SFTRows
 	dst.DPOPairs += src.DPOPairs
+	dst.HeldOut += src.HeldOut
 	for k, v := range src.BySplit {
 		dst.BySplit[k] += v
 	}

@@ -35,12 +35,14 @@ type Manifest struct {
 	LLM         *LLMStats              `json:"llm,omitempty"`
 	// Stopped is "budget" when the LLM budget ran out; the release then
 	// holds the first BlueprintsDone blueprints of the n asked for.
-	Stopped        string      `json:"stopped,omitempty"`
-	BlueprintsDone int         `json:"blueprints_done,omitempty"`
+	Stopped        string `json:"stopped,omitempty"`
+	BlueprintsDone int    `json:"blueprints_done,omitempty"`
 	// Notes say how default controls were adapted to the domain (a pack
 	// whose writes need fewer reads than the default range).
 	Notes []string `json:"notes,omitempty"`
-	Files          []FileEntry `json:"files"`
+	// Holdout is set when the domain holds tasks out of generation.
+	Holdout *HoldoutInfo `json:"holdout,omitempty"`
+	Files   []FileEntry  `json:"files"`
 }
 
 // DomainInfo identifies the domain a release was built from.
@@ -62,6 +64,17 @@ type Counts struct {
 	DPOPairs   int            `json:"dpo_pairs,omitempty"`
 	// Duplicates removed before export, by reason (exact, near).
 	Duplicates map[string]int `json:"duplicates_removed,omitempty"`
+	// HeldOut counts drawn tasks dropped because their writes equalled a
+	// held-out task's.
+	HeldOut int `json:"held_out_dropped,omitempty"`
+}
+
+// HoldoutInfo says a release was checked against a pack's held-out
+// tasks (a benchmark's test set) and how many drawn tasks equalled one.
+type HoldoutInfo struct {
+	File    string `json:"file"`
+	Tasks   int    `json:"tasks"`
+	Dropped int    `json:"dropped"`
 }
 
 // FileEntry is one file of a release.

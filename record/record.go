@@ -128,6 +128,9 @@ type Blueprint struct {
 	// StateHash is the canonical hash of the database after the ground
 	// truth's writes, replayed on a fresh copy.
 	StateHash string `json:"state_hash"`
+	// HeldOut counts the tasks drawn for this index and dropped because
+	// their writes equalled a held-out task's (the pack's holdout).
+	HeldOut int `json:"held_out,omitempty"`
 }
 
 // Ending says how a dialogue ended.

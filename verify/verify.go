@@ -23,6 +23,10 @@ const (
 	CheckState        = "state"
 	CheckOutputs      = "outputs"
 	CheckEnding       = "ending"
+	// CheckToolResults replays an outside dialogue's calls and compares
+	// each result with the recorded one (Outside only: synth's own
+	// dialogues record what they executed).
+	CheckToolResults = "tool_results"
 )
 
 // Checks lists every check name.
@@ -45,6 +49,11 @@ type Domain struct {
 	// the result is the key itself (quotes and spaces trimmed). Packs
 	// whose identify tool returns the user's record need it.
 	UserOf func(output string) string
+	// StatedKey says a user is identified by stating their key (the
+	// pack identifies by key alone): a call on a user's data is then
+	// authenticated once the user has said that key, before any identify
+	// call.
+	StatedKey bool
 	// Identifying are the arguments a write's proposal must name before
 	// the user's yes (ids, the first address line): a yes to a proposal
 	// that does not say what will change is no consent.
@@ -72,10 +81,14 @@ func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.
 		turns(tr),
 		v.auth(tr, calls),
 		v.confirmation(tr),
-		v.state(ctx, bp, tr),
+		v.state(ctx, bp, tr, true),
 		outputs(bp, tr),
 		ending(bp, tr),
 	}
+	return verdictOf(checks)
+}
+
+func verdictOf(checks []record.Check) record.Verdict {
 	verdict := record.Verdict{Passed: true, Checks: checks}
 	for _, c := range checks {
 		verdict.Passed = verdict.Passed && c.Passed
@@ -200,12 +213,12 @@ func turns(tr *record.Trajectory) record.Check {
 func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 	user := ""
 	st := v.d.Base.NewState()
-	results := resultsByID(tr)
+	results := pairResults(tr)
 	for i, m := range tr.Messages {
 		for k, c := range m.ToolCalls {
 			name := c.Function.Name
 			if contains(v.d.AuthTools, name) {
-				if out, ok := results[c.ID]; ok && !strings.HasPrefix(out, "Error") {
+				if out, ok := results[[2]int{i, k}]; ok && !strings.HasPrefix(out, "Error") {
 					if v.d.UserOf != nil {
 						user = v.d.UserOf(out)
 					} else {
@@ -217,10 +230,15 @@ func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 			if contains(v.d.OpenTools, name) {
 				continue
 			}
+			p := calls[i][k]
+			if user == "" && v.d.StatedKey && p.err == nil && v.d.Owner != nil {
+				if owner := v.d.Owner(st, p.args); owner != "" && userSaid(tr.Messages[:i], owner) {
+					user = owner
+				}
+			}
 			if user == "" {
 				return fail(CheckAuth, "message %d: %s called before the user was authenticated", i, name)
 			}
-			p := calls[i][k]
 			if p.err != nil || v.d.Owner == nil {
 				continue
 			}
@@ -232,11 +250,32 @@ func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 	return pass(CheckAuth)
 }
 
-func resultsByID(tr *record.Trajectory) map[string]string {
-	out := map[string]string{}
-	for _, m := range tr.Messages {
+// userSaid reports whether a user message said a key.
+func userSaid(msgs []record.Message, key string) bool {
+	for _, m := range msgs {
+		if m.Role == "user" && strings.Contains(m.Content, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// pairResults finds each call's result, by message and call index: a
+// tool message answers the earliest unanswered call with its id, so a
+// dialogue that reuses an id (which tool_call_ids fails) still pairs
+// each call with its own result.
+func pairResults(tr *record.Trajectory) map[[2]int]string {
+	out := map[[2]int]string{}
+	open := map[string][][2]int{}
+	for i, m := range tr.Messages {
+		for k, c := range m.ToolCalls {
+			open[c.ID] = append(open[c.ID], [2]int{i, k})
+		}
 		if m.Role == "tool" {
-			out[m.ToolCallID] = m.Content
+			if q := open[m.ToolCallID]; len(q) > 0 {
+				out[q[0]] = m.Content
+				open[m.ToolCallID] = q[1:]
+			}
 		}
 	}
 	return out
@@ -321,8 +360,11 @@ func mentions(text, rawArgs string, identifying []string) bool {
 }
 
 // state replays the dialogue's writes and the ground truth on fresh
-// copies and compares the canonical hashes (tau2's reward).
-func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Check {
+// copies and compares the canonical hashes (tau2's reward). A strict
+// ground truth must replay without errors (synth executed it); outside
+// ground truth may hold a write that fails and so changes nothing, as
+// τ²'s evaluation allows.
+func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory, strict bool) record.Check {
 	st := v.d.Base.NewState()
 	for _, m := range tr.Messages {
 		for _, c := range m.ToolCalls {
@@ -339,7 +381,7 @@ func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.T
 		if a.Kind != record.KindWrite {
 			continue
 		}
-		if res := v.d.Tools.Exec(ctx, gold, a.Tool, string(a.Arguments)); res.Err {
+		if res := v.d.Tools.Exec(ctx, gold, a.Tool, string(a.Arguments)); res.Err && strict {
 			return fail(CheckState, "ground-truth action %d (%s) fails on replay: %s", i, a.Tool, res.Output)
 		}
 	}
@@ -363,11 +405,15 @@ func short(h string) string {
 	return h
 }
 
+// outputs checks that the agent said every required output, compared as
+// τ-bench does: case and commas aside (23,553 says 23553).
 func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), ",", "") }
 	for _, o := range bp.Outputs {
 		said := false
+		want := norm(o.Value)
 		for _, m := range tr.Messages {
-			if m.Role == "assistant" && strings.Contains(strings.ToLower(m.Content), strings.ToLower(o.Value)) {
+			if m.Role == "assistant" && strings.Contains(norm(m.Content), want) {
 				said = true
 				break
 			}

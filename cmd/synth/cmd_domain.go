@@ -18,7 +18,7 @@ import (
 	"github.com/synth-data/synth/tools"
 )
 
-const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR"
+const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR | import-tau2 DIR -o PACK"
 
 func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
 	if len(args) == 0 {
@@ -35,6 +35,8 @@ func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		return domainValidate(ctx, args[1:], stdout, b)
 	case "import-openapi":
 		return cmdImportOpenAPI(ctx, args[1:], stdout, stderr)
+	case "import-tau2":
+		return cmdImportTau2(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("unknown subcommand %q: %s", args[0], domainUsage)
 }

@@ -22,9 +22,11 @@ Usage:
   synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
   synth stats    DIR [--json]
   synth validate DIR [--json]         re-check a release on its own
+  synth verify   --domain NAME|PACK [--tasks T] FILE...   verify dialogues made elsewhere (JSONL, τ²/τ-bench files)
   synth report   DIR [-o FILE]        self-contained HTML report with plots
   synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
   synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
+  synth domain   import-tau2 DIR -o PACK   τ²-bench's retail or airline as a pack
   synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
   synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
   synth version
@@ -85,6 +87,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bo
 	case "domain":
 		// A pack's policy, descriptions and problems are someone else's text.
 		err = cmdDomain(ctx, args[1:], termtext.Writer(stdout), stderr, b)
+	case "verify":
+		err = cmdVerify(ctx, args[1:], stdout, stderr, b)
 	case "export":
 		err = cmdExport(ctx, args[1:], stdout, stderr)
 	case "emulate":

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/tools"
 )
 
@@ -166,44 +167,70 @@ type env struct {
 	colls  []string
 }
 
-var envCache sync.Map // domain → *env; building one reads and checks db.json
+var envCache sync.Map // domain → *env; building one imports τ²'s folder
 
+// packDir is where the tests' imported packs live (TestMain removes it).
+var packDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tau2-packs-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	packDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testTemplates are the domain.yaml templates the importer starts from:
+// the airline one it ships and a minimal retail one (the retail package
+// holds the real one, and importing it here would be a cycle).
+func testTemplates() map[string][]byte {
+	return map[string][]byte{"airline": AirlineTemplate(), "retail": []byte(retailTemplate)}
+}
+
+const retailTemplate = `name: retail
+version: "1.0.0"
+collections:
+  users: {key: user_id, get: get_user_details}
+  orders: {key: order_id, owner: user_id, get: get_order_details, list: {tool: get_user_details, field: orders}, describe: [status], compare: [created_at]}
+  products: {key: product_id, get: get_product_details}
+users:
+  collection: users
+  name: [name.first_name, name.last_name]
+  identify:
+    - tool: find_user_id_by_email
+      args: {email: email}
+`
+
+// testOptions are the pack options domains.PackOptions gives.
+func testOptions() pack.Options {
+	return pack.Options{
+		Builtins:  map[string]pack.HandlerSet{"tau2-retail": RetailHandlers(), "tau2-airline": AirlineHandlers()},
+		Databases: map[string]pack.DatabaseReader{"tau2-retail": ReadRetailDB, "tau2-airline": ReadAirlineDB},
+	}
+}
+
+// loadEnv imports τ²'s domain folder as a pack and loads it as synth
+// does: the fidelity tests hold what import-tau2 makes to the oracle.
 func loadEnv(t testing.TB, domain string) *env {
 	t.Helper()
 	if e, ok := envCache.Load(domain); ok {
 		return e.(*env)
 	}
-	dir := tau2Dir(t)
-	data, err := os.ReadFile(filepath.Join(dir, domain, "db.json"))
+	out := filepath.Join(packDir, domain)
+	if _, err := os.Stat(out); err != nil {
+		if _, err := Import(context.Background(), ImportOptions{Dir: filepath.Join(tau2Dir(t), domain), Out: out, Templates: testTemplates(), Pack: testOptions()}); err != nil {
+			t.Fatalf("import τ²'s %s: %v", domain, err)
+		}
+	}
+	p, err := pack.LoadDir(context.Background(), out, 1, testOptions())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("load the imported %s pack: %v", domain, err)
 	}
-	e := &env{domain: domain}
-	var db map[string]map[string]any
-	var set map[string]tools.Handler
-	var spec []byte
-	switch domain {
-	case "retail":
-		db, err = CheckRetailDB(data)
-		set, spec = RetailHandlers(), RetailTools()
-		e.colls = []string{"products", "users", "orders"}
-	case "airline":
-		db, err = CheckAirlineDB(data)
-		set, spec = AirlineHandlers(), AirlineTools()
-		e.colls = []string{"flights", "users", "reservations"}
-	}
-	if err != nil {
-		t.Fatalf("check %s db.json: %v", domain, err)
-	}
-	order, err := KeyOrder(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db[OrderCollection] = order
-	if e.base, err = tools.NewBase(db); err != nil {
-		t.Fatal(err)
-	}
-	e.kit = toolkitOf(t, spec, set)
+	e := &env{domain: domain, base: p.Base, kit: p.Tools, colls: domainCollections[domain]}
 	envCache.Store(domain, e)
 	return e
 }

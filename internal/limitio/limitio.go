@@ -118,15 +118,18 @@ func readAll(r io.Reader, path string, limit int64) ([]byte, error) {
 // ErrLongLine is returned by ReadLine for a line longer than its limit.
 var ErrLongLine = errors.New("line too long")
 
-// ReadLine returns the next line of br, its newline included, reading at
-// most limit bytes of it: a longer line fails with ErrLongLine after
-// limit bytes, whatever its real length. At the end of the input it
-// returns what is left (no newline) and io.EOF.
+// ReadLine returns the next line of br, its newline included, holding
+// at most limit bytes of it: a longer line fails with ErrLongLine, its
+// rest read and dropped, so the next call reads the next line. At the
+// end of the input it returns what is left (no newline) and io.EOF.
 func ReadLine(br *bufio.Reader, limit int) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
 		if len(line)+len(frag) > limit {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
 			return nil, fmt.Errorf("%w: more than %s", ErrLongLine, Bytes(int64(limit)))
 		}
 		line = append(line, frag...)

@@ -73,6 +73,18 @@ func TestReadLine(t *testing.T) {
 	if _, err := ReadLine(br, 50); !errors.Is(err, ErrLongLine) {
 		t.Fatalf("a 101-byte line under a 50-byte limit: %v", err)
 	}
+	// The long line's rest is dropped: the next call reads the next line,
+	// also when the overflow falls in the fragment holding the newline.
+	if l, err := ReadLine(br, 50); err != io.EOF || string(l) != "end" {
+		t.Fatalf("after the long line %q, %v", l, err)
+	}
+	br = bufio.NewReaderSize(strings.NewReader(strings.Repeat("y", 12)+"\nnext\n"), 16)
+	if _, err := ReadLine(br, 10); !errors.Is(err, ErrLongLine) {
+		t.Fatalf("a 13-byte line under a 10-byte limit: %v", err)
+	}
+	if l, err := ReadLine(br, 10); err != nil || string(l) != "next\n" {
+		t.Fatalf("after a long line ending in its own fragment: %q, %v", l, err)
+	}
 	br = bufio.NewReaderSize(strings.NewReader("a\nbc"), 16)
 	ReadLine(br, 10)
 	if l, err := ReadLine(br, 10); err != io.EOF || string(l) != "bc" {

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/intake"
+	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/verify"
+)
+
+const verifyUsage = "usage: synth verify --domain NAME|PACK [--seed S] [--tasks tasks.json] [--workers N] FILE...\n" +
+	"  FILE: JSONL (one {\"id\", \"messages\", \"ground_truth\"|\"task_id\"} a line), a τ²-bench results file, or a τ-bench trajectories file"
+
+// verifyLine is one dialogue's verdict as synth verify prints it.
+type verifyLine struct {
+	ID     string                  `json:"id"`
+	Source string                  `json:"source"`
+	Format string                  `json:"format,omitempty"`
+	Pass   bool                    `json:"pass"`
+	Error  string                  `json:"error,omitempty"`
+	Checks map[string]verifyResult `json:"checks,omitempty"`
+}
+
+type verifyResult struct {
+	Pass   bool   `json:"pass"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// cmdVerify verifies dialogues made elsewhere against a domain: one JSON
+// line per dialogue, then the summary. It exits 0 whenever it ran,
+// whatever the verdicts.
+func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
+	fset := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() {
+		fmt.Fprintln(stderr, verifyUsage)
+		fset.PrintDefaults()
+	}
+	domain := fset.String("domain", "", "the domain the dialogues ran on: a built-in name or a pack folder (synth domain import-tau2 makes τ²'s)")
+	tasksFile := fset.String("tasks", "", "τ²-bench's tasks.json: the ground truth of lines that name a task_id")
+	workers := fset.Int("workers", 0, "dialogues verified at once (default: CPU count)")
+	seed := fset.Uint64("seed", pipeline.Defaults().Seed, "the seed of a generated database (built-in domains, packs with generator.star): the seed the dialogues were made with")
+	mem := &memoryFlag{n: defaultBound()}
+	fset.Var(mem, "max-memory", "memory bound of the check, which runs a pack's Starlark code (e.g. 16GiB; Linux)")
+	var files []string
+	for rest := args; len(rest) > 0; {
+		if err := fset.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return errUsage
+		}
+		if fset.NArg() == 0 {
+			break
+		}
+		files = append(files, fset.Arg(0))
+		rest = fset.Args()[1:]
+	}
+	if *domain == "" || len(files) == 0 {
+		fmt.Fprintln(stderr, verifyUsage)
+		return errUsage
+	}
+	if b != nil && isPack(*domain) {
+		return b.run(ctx, append([]string{"verify"}, args...), mem.n, "the pack "+*domain, stdout)
+	}
+	d, err := domains.Load(*domain, *seed)
+	if err != nil {
+		return err
+	}
+	sch, err := schemas.Compile()
+	if err != nil {
+		return err
+	}
+	opts := intake.Options{}
+	if *tasksFile != "" {
+		if opts.Tasks, err = intake.ReadTasks(*tasksFile); err != nil {
+			return err
+		}
+	}
+	job := intake.Job{
+		Files:   files,
+		Domain:  intake.Domain{Name: d.Name, Policy: d.Policy, Tools: d.Tools, Base: d.Base},
+		Verify:  verify.New(d.Verify, sch),
+		Options: opts,
+		Workers: *workers,
+	}
+	w := bufio.NewWriterSize(stdout, 1<<16)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	sum, err := intake.Run(ctx, job, verify.OutsideChecks(), func(o intake.Outcome) error {
+		return enc.Encode(lineOf(o))
+	})
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(map[string]any{"summary": sum}); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "synth verify: %s\n", sum)
+	for _, name := range verify.OutsideChecks() {
+		if c := sum.Checks[name]; c != nil && c.Failed > 0 {
+			fmt.Fprintf(stderr, "  %-16s %d failed\n", name, c.Failed)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
+		fmt.Fprintf(stderr, "  unreadable %s: %s\n", f, sum.Unreadable[f])
+	}
+	return nil
+}
+
+func lineOf(o intake.Outcome) verifyLine {
+	d := o.Dialogue
+	l := verifyLine{ID: d.ID, Source: d.Source, Format: d.Format}
+	if d.Err != nil {
+		l.Error = d.Err.Error()
+		return l
+	}
+	l.Pass = o.Verdict.Passed
+	l.Checks = make(map[string]verifyResult, len(o.Verdict.Checks))
+	for _, c := range o.Verdict.Checks {
+		l.Checks[c.Name] = verifyResult{Pass: c.Passed, Reason: c.Reason}
+	}
+	return l
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// verifyOut is synth verify's stdout: the lines by id and the summary.
+type verifyOut struct {
+	lines   map[string]verifyLine
+	order   []string
+	summary struct {
+		Dialogues, Passed, Failed, Malformed int
+		Checks                               map[string]struct{ Passed, Failed int }
+	}
+}
+
+func parseVerify(t *testing.T, stdout string) verifyOut {
+	t.Helper()
+	out := verifyOut{lines: map[string]verifyLine{}}
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &probe); err != nil {
+			t.Fatalf("verify printed a line that is not JSON: %q", sc.Text())
+		}
+		if s, ok := probe["summary"]; ok {
+			if err := json.Unmarshal(s, &out.summary); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		var l verifyLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatal(err)
+		}
+		out.lines[l.ID] = l
+		out.order = append(out.order, l.ID)
+	}
+	return out
+}
+
+// ownDialogues runs synth and writes its rows as synth verify's JSONL
+// input: messages, and the ground truth of each row's blueprint.
+func ownDialogues(t *testing.T, n int) []map[string]any {
+	t.Helper()
+	dir := t.TempDir()
+	rel := filepath.Join(dir, "rel")
+	if code, stdout, stderr := synth(t, "run", "-n", strconv.Itoa(n), "--seed", "4", "--out", rel, "--quiet"); code != 0 {
+		t.Fatalf("run: %d\n%s%s", code, stdout, stderr)
+	}
+	exported := filepath.Join(dir, "jsonl")
+	if code, stdout, stderr := synth(t, "export", rel, "--format", "jsonl", "-o", exported); code != 0 {
+		t.Fatalf("export: %d\n%s%s", code, stdout, stderr)
+	}
+	truth := map[string]map[string]any{}
+	files, _ := filepath.Glob(filepath.Join(rel, "blueprints", "*.jsonl.gz"))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range gunzipLines(t, raw) {
+			var bp struct {
+				ID      string `json:"id"`
+				Actions []struct {
+					Tool string          `json:"tool"`
+					Args json.RawMessage `json:"arguments"`
+				} `json:"actions"`
+				Outputs []struct{ Value string } `json:"outputs"`
+			}
+			if err := json.Unmarshal([]byte(line), &bp); err != nil {
+				t.Fatal(err)
+			}
+			var actions []any
+			for _, a := range bp.Actions {
+				actions = append(actions, map[string]any{"name": a.Tool, "arguments": a.Args})
+			}
+			var outputs []string
+			for _, o := range bp.Outputs {
+				outputs = append(outputs, o.Value)
+			}
+			truth[bp.ID] = map[string]any{"actions": actions, "outputs": outputs}
+		}
+	}
+	var out []map[string]any
+	for _, split := range []string{"train", "validation", "test"} {
+		raw, err := os.ReadFile(filepath.Join(exported, "sft", split+".jsonl"))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			if line == "" {
+				continue
+			}
+			var row struct {
+				ID          string `json:"id"`
+				BlueprintID string `json:"blueprint_id"`
+				Messages    []any  `json:"messages"`
+			}
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, map[string]any{"id": row.ID, "messages": row.Messages, "ground_truth": truth[row.BlueprintID]})
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no rows exported")
+	}
+	return out
+}
+
+func writeJSONL(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestVerifyOwnDialogues: synth's own rows, given to synth verify as
+// outside JSONL, pass every check; tampered copies fail the check the
+// tampering breaks, with its reason; malformed lines are reported by
+// number and the run goes on and exits 0.
+func TestVerifyOwnDialogues(t *testing.T) {
+	ds := ownDialogues(t, 16)
+	var lines []string
+	for _, d := range ds {
+		lines = append(lines, mustMarshal(t, d))
+	}
+	// A changed tool result: the first tool message's content.
+	first := ds[0]
+	msgs := first["messages"].([]any)
+	var tampered []any
+	done := false
+	for _, m := range msgs {
+		mm := m.(map[string]any)
+		if mm["role"] == "tool" && !done {
+			c := map[string]any{}
+			for k, v := range mm {
+				c[k] = v
+			}
+			c["content"] = `{"tampered": true}`
+			mm, done = c, true
+		}
+		tampered = append(tampered, mm)
+	}
+	lines = append(lines,
+		mustMarshal(t, map[string]any{"id": "changed-result", "messages": tampered, "ground_truth": first["ground_truth"]}),
+		mustMarshal(t, map[string]any{"id": "no-truth", "messages": msgs}),
+		"this line is not JSON",
+		`{"id": "empty"}`,
+	)
+	in := filepath.Join(t.TempDir(), "outside.jsonl")
+	writeJSONL(t, in, lines)
+	code, stdout, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", in)
+	if code != 0 {
+		t.Fatalf("verify exit %d: %s", code, stderr)
+	}
+	out := parseVerify(t, stdout)
+	for _, d := range ds {
+		l := out.lines[d["id"].(string)]
+		if !l.Pass {
+			t.Errorf("%s: synth's own row fails: %+v", l.ID, l.Checks)
+		}
+		if len(l.Checks) != 10 {
+			t.Errorf("%s: %d checks reported, want all 10", l.ID, len(l.Checks))
+		}
+	}
+	if c := out.lines["changed-result"].Checks["tool_results"]; c.Pass || !strings.Contains(c.Reason, "call 1 find_user_id_by_") || !strings.Contains(c.Reason, "recorded result differs at . (recorded an object") {
+		t.Errorf("a changed tool result: %+v", c)
+	}
+	if c := out.lines["no-truth"].Checks["state"]; c.Pass || !strings.Contains(c.Reason, "no ground truth") {
+		t.Errorf("a dialogue without ground truth: %+v", c)
+	}
+	bad := out.lines["line-"+strconv.Itoa(len(ds)+3)]
+	if bad.Error == "" || !strings.Contains(bad.Error, "line "+strconv.Itoa(len(ds)+3)+": not a JSON dialogue") {
+		t.Errorf("the line that is not JSON: %+v", bad)
+	}
+	if e := out.lines["empty"].Error; !strings.Contains(e, `no "messages"`) {
+		t.Errorf("the line without messages: %q", e)
+	}
+	s := out.summary
+	if s.Dialogues != len(ds)+2 || s.Malformed != 2 || s.Passed != len(ds) || s.Checks["tool_results"].Failed != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	if !strings.Contains(stderr, "malformed") {
+		t.Errorf("stderr has no summary: %s", stderr)
+	}
+}
+
+// TestVerifyTau2Gold holds synth verify to τ²'s own tools: for every
+// task of τ²'s retail and airline, a dialogue making the gold calls with
+// the results oracle.py gives replays to the same results and reaches
+// the gold state.
+func TestVerifyTau2Gold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs τ²'s oracle")
+	}
+	for _, domain := range []string{"retail", "airline"} {
+		t.Run(domain, func(t *testing.T) {
+			src := tau2Folder(t, domain)
+			oracle := filepath.Join(src, "..", "oracle.py")
+			if _, err := exec.LookPath("python3"); err != nil {
+				t.Skip("python3 is missing: τ²'s oracle cannot run")
+			}
+			if out, err := exec.Command("python3", "-c", "import pydantic; assert pydantic.VERSION.startswith('2')").CombinedOutput(); err != nil {
+				t.Skipf("python3 lacks pydantic 2: %s", out)
+			}
+			pk := importTau2(t, domain)
+			tasksFile := filepath.Join(src, "tasks.json")
+			raw, err := exec.Command("python3", oracle, domain, filepath.Join(src, "db.json"), "--tasks", tasksFile).Output()
+			if err != nil {
+				t.Fatalf("oracle: %v", err)
+			}
+			var tasks []struct {
+				ID       json.RawMessage `json:"id"`
+				Criteria *struct {
+					Actions []struct {
+						Name string          `json:"name"`
+						Args json.RawMessage `json:"arguments"`
+					} `json:"actions"`
+				} `json:"evaluation_criteria"`
+			}
+			tdata, _ := os.ReadFile(tasksFile)
+			if err := json.Unmarshal(tdata, &tasks); err != nil {
+				t.Fatal(err)
+			}
+			results := strings.Split(strings.TrimSpace(string(raw)), "\n")
+			if len(results) != len(tasks) {
+				t.Fatalf("oracle answered %d tasks of %d", len(results), len(tasks))
+			}
+			var lines []string
+			calls := 0
+			for i, tk := range tasks {
+				var res struct {
+					Results []string `json:"results"`
+				}
+				if err := json.Unmarshal([]byte(results[i]), &res); err != nil {
+					t.Fatal(err)
+				}
+				msgs := []any{map[string]any{"role": "user", "content": "Hello."}}
+				if tk.Criteria != nil {
+					for j, a := range tk.Criteria.Actions {
+						id := "call_" + strconv.Itoa(j)
+						args := a.Args
+						if len(args) == 0 || string(args) == "null" {
+							args = json.RawMessage("{}")
+						}
+						msgs = append(msgs,
+							map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": a.Name, "arguments": string(args)}}}},
+							map[string]any{"role": "tool", "tool_call_id": id, "content": res.Results[j]})
+						calls++
+					}
+				}
+				msgs = append(msgs, map[string]any{"role": "assistant", "content": "Done."})
+				lines = append(lines, mustMarshal(t, map[string]any{"id": "task-" + strings.Trim(string(tk.ID), `"`), "messages": msgs, "task_id": json.RawMessage(tk.ID)}))
+			}
+			in := filepath.Join(t.TempDir(), "gold.jsonl")
+			writeJSONL(t, in, lines)
+			code, stdout, stderr := synth(t, "verify", "--domain", pk, "--tasks", tasksFile, in)
+			if code != 0 {
+				t.Fatalf("verify: %d %s", code, stderr)
+			}
+			out := parseVerify(t, stdout)
+			for _, id := range out.order {
+				l := out.lines[id]
+				if c := l.Checks["tool_results"]; !c.Pass {
+					t.Errorf("%s: %s", id, c.Reason)
+				}
+				if c := l.Checks["state"]; !c.Pass {
+					t.Errorf("%s: %s", id, c.Reason)
+				}
+			}
+			t.Logf("%s: %d tasks, %d gold calls replayed against τ²'s oracle's results", domain, len(out.order), calls)
+		})
+	}
+}
