@@ -1456,8 +1456,9 @@ func (m *Model) read(ctx context.Context, st *tools.State, tool string, args map
 		return out.value, !out.err
 	}
 	res := m.Kit.Exec(ctx, st, tool, string(raw))
-	m.cache.put(key, cachedRead{text: res.Output, rendered: res.Err, err: res.Err, value: ResultValue(res)})
-	return ResultValue(res), !res.Err
+	v := ResultValue(res)
+	m.cache.put(key, cachedRead{text: res.Output, rendered: res.Err, err: res.Err, value: v, result: res.Value})
+	return v, !res.Err
 }
 
 // cacheable reports whether a call's answer depends only on the base:
@@ -1479,7 +1480,7 @@ func (m *Model) Call(ctx context.Context, st *tools.State, name, args string) to
 	if out, ok := m.cache.get(key); ok {
 		if !out.rendered {
 			// The generator asked first and kept only the value.
-			text := m.Kit.Observe(st, tools.Result{Kind: kind, Value: out.value}).Output
+			text := m.Kit.Observe(st, tools.Result{Kind: kind, Value: out.result}).Output
 			out.text, out.rendered = text, true
 			m.cache.set(key, out)
 		}
@@ -1506,6 +1507,10 @@ type cachedRead struct {
 	rendered bool // text holds the observation (else only value is known)
 	err      bool
 	value    any
+	// result is the handler's own value, which renders the observation:
+	// value is decoded (a tool answering with JSON text gives a map),
+	// and rendering that would change the text's spacing.
+	result any
 }
 
 func newReadCache(maxBytes int) *readCache {

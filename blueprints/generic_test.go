@@ -810,3 +810,22 @@ func FuzzDecodeOutputs(f *testing.F) {
 		}
 	})
 }
+
+// TestCachedReadText: a read the generator made first (keeping only the
+// decoded value) later gives the agent the very text the tool answers.
+// list_all_product_types answers with JSON text in Python's spacing,
+// which rendering the decoded value would compact.
+func TestCachedReadText(t *testing.T) {
+	ctx := context.Background()
+	m := models(t)["retail"]
+	args := map[string]any{}
+	if _, ok := m.read(ctx, nil, "list_all_product_types", args); !ok {
+		t.Fatal("list_all_product_types failed")
+	}
+	st := m.Base.NewState()
+	got := m.Call(ctx, st, "list_all_product_types", "{}").Output
+	want := m.Kit.Call(ctx, m.Base.NewState(), "list_all_product_types", "{}").Output
+	if got != want {
+		t.Errorf("the cached read gives %.60q, the tool %.60q", got, want)
+	}
+}

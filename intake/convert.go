@@ -80,7 +80,7 @@ func messages(d Dialogue, policy string) ([]record.Message, string) {
 		return v
 	}
 	for _, m := range d.Messages {
-		msg := record.Message{Role: m.Role, Content: m.Content, Name: m.Name}
+		msg := record.Message{Role: m.Role, Content: m.Content, Name: m.Name, ReasoningContent: m.Reasoning}
 		for _, c := range m.Calls {
 			msg.ToolCalls = append(msg.ToolCalls, record.ToolCall{ID: id(c.ID), Type: "function", Function: record.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 			callName[c.ID] = c.Name
@@ -123,8 +123,14 @@ func trimEnding(out []record.Message) ([]record.Message, string) {
 	return out, ""
 }
 
-// callID maps a source call id to 9 alphanumerics.
+// callID maps a source call id to 9 alphanumerics; one that has that
+// form already is kept.
 func callID(src string) string {
+	if len(src) == 9 && strings.IndexFunc(src, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) < 0 {
+		return src
+	}
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 	sum := sha256.Sum256([]byte("call\x00" + src))
 	b := make([]byte, 9)

@@ -32,7 +32,10 @@ type Dialogue struct {
 type Message struct {
 	Role    string
 	Content string
-	Calls   []Call
+	// Reasoning is an assistant's reasoning, where the source keeps it
+	// (reasoning_content, or vLLM's newer reasoning).
+	Reasoning string
+	Calls     []Call
 	// CallID is the call a tool message answers; Name its tool, where
 	// the source says.
 	CallID string
@@ -68,11 +71,13 @@ const (
 // write it; content may be text, null or a list of parts, arguments
 // text or an object.
 type openAIMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCalls  []openAICall    `json:"tool_calls"`
-	ToolCallID string          `json:"tool_call_id"`
-	Name       string          `json:"name"`
+	Role          string          `json:"role"`
+	Content       json.RawMessage `json:"content"`
+	ToolCalls     []openAICall    `json:"tool_calls"`
+	ToolCallID    string          `json:"tool_call_id"`
+	Name          string          `json:"name"`
+	Reasoning     string          `json:"reasoning_content"`
+	ReasoningVLLM string          `json:"reasoning"`
 }
 
 type openAICall struct {
@@ -88,7 +93,10 @@ func (m openAIMessage) message(i int) (Message, error) {
 	if err != nil {
 		return Message{}, fmt.Errorf("messages[%d].content: %w", i, err)
 	}
-	out := Message{Role: m.Role, Content: text, CallID: m.ToolCallID, Name: m.Name}
+	out := Message{Role: m.Role, Content: text, CallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning}
+	if out.Reasoning == "" {
+		out.Reasoning = m.ReasoningVLLM
+	}
 	for j, c := range m.ToolCalls {
 		args, err := argumentsText(c.Function.Arguments)
 		if err != nil {

@@ -10,9 +10,11 @@ import (
 	"github.com/synth-data/synth/record"
 )
 
-// Verifier judges one converted dialogue (verify.Verifier.Outside).
+// Verifier judges converted dialogues: Outside as they came, Verify in
+// the form of a release's rows (verify.Verifier).
 type Verifier interface {
 	Outside(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Verdict
+	Verify(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Verdict
 }
 
 // Job says what to verify.
@@ -24,11 +26,28 @@ type Job struct {
 	// Workers is how many dialogues are verified at once (default: the
 	// CPU count).
 	Workers int
+	// Release asks for each passing dialogue in a release's form
+	// (Outcome.Release), with Seed as its blueprint's seed.
+	Release bool
+	Seed    uint64
 }
 
 // Outcome is one dialogue's verdict, or why it could not be read.
 type Outcome struct {
+	// File is the input file the dialogue came from, as Job.Files names it.
+	File       string
 	Dialogue   Dialogue
+	Blueprint  *record.Blueprint
+	Trajectory *record.Trajectory
+	Verdict    record.Verdict
+	// Release is the passing dialogue in a release's form, verified as a
+	// release's rows are (Job.Release); nil otherwise.
+	Release *Released
+}
+
+// Released is a dialogue in a release's form (ForRelease) with the
+// verdict of synth's own checks on it.
+type Released struct {
 	Blueprint  *record.Blueprint
 	Trajectory *record.Trajectory
 	Verdict    record.Verdict
@@ -84,7 +103,7 @@ func Run(ctx context.Context, job Job, checks []string, emit func(Outcome) error
 				case <-gctx.Done():
 					return gctx.Err()
 				}
-				work := func() { s.done <- job.verify(gctx, d) }
+				work := func() { s.done <- job.verify(gctx, f, d) }
 				select {
 				case jobs <- work:
 				case <-gctx.Done():
@@ -133,13 +152,19 @@ func Run(ctx context.Context, job Job, checks []string, emit func(Outcome) error
 	return sum, nil
 }
 
-func (j Job) verify(ctx context.Context, d Dialogue) Outcome {
-	o := Outcome{Dialogue: d}
+func (j Job) verify(ctx context.Context, file string, d Dialogue) Outcome {
+	o := Outcome{File: file, Dialogue: d}
 	if d.Err != nil {
 		return o
 	}
 	o.Blueprint, o.Trajectory = Convert(ctx, d, j.Domain)
 	o.Verdict = j.Verify.Outside(ctx, o.Blueprint, o.Trajectory)
+	if j.Release && o.Verdict.Passed {
+		r := &Released{}
+		r.Blueprint, r.Trajectory = ForRelease(ctx, o.Blueprint, o.Trajectory, j.Domain, d.ID, 0, j.Seed)
+		r.Verdict = j.Verify.Verify(ctx, r.Blueprint, r.Trajectory)
+		o.Release = r
+	}
 	return o
 }
 

@@ -40,7 +40,10 @@ func finalName(f ChunkFile, k, n int) string {
 // statistics merge, and the manifest is written last. Every file is
 // recorded in the work dir's publish log before it is placed, so what a
 // killed finalisation left is known to be synth's.
-func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string, out, work string, link bool) (*Manifest, error) {
+//
+// extra, when not nil, adds to the manifest before the card is written
+// from it (a kept release's sources).
+func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string, out, work string, link bool, extra func(*Manifest)) (*Manifest, error) {
 	sums := make([]*ChunkSummary, len(chunkDirs))
 	for i, dir := range chunkDirs {
 		s, err := readSummary(dir)
@@ -127,6 +130,9 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 	}
 	if m.LLM != nil {
 		m.LLM.finish(cfg)
+	}
+	if extra != nil {
+		extra(m)
 	}
 	seen := map[string]int{}
 	var entries []FileEntry

@@ -42,7 +42,9 @@ type Manifest struct {
 	Notes []string `json:"notes,omitempty"`
 	// Holdout is set when the domain holds tasks out of generation.
 	Holdout *HoldoutInfo `json:"holdout,omitempty"`
-	Files   []FileEntry  `json:"files"`
+	// Sources are the input files of a release synth verify --keep made.
+	Sources []Source    `json:"sources,omitempty"`
+	Files   []FileEntry `json:"files"`
 }
 
 // DomainInfo identifies the domain a release was built from.

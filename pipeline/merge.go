@@ -131,7 +131,7 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := finalize(cfg, d, notesOf(gen), dirs, dir, work, false)
+	m, err := finalize(cfg, d, notesOf(gen), dirs, dir, work, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	for c := range dirs {
 		dirs[c] = done[c]
 	}
-	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true)
+	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true, nil)
 	if errors.Is(err, ErrDamaged) {
 		// A chunk that went bad after it was checked: drop it so that
 		// the rerun redoes it.
@@ -367,13 +367,7 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 				"check": f.Name, "reason": f.Reason, "verdict": it.verdict, "trajectory": it.tr})
 			return it
 		}
-		ev := make([]int32, len(it.bp.Evidence))
-		for k, e := range it.bp.Evidence {
-			ev[k] = int32(e)
-		}
-		it.row = export.SFTRow{ID: it.tr.ID, BlueprintID: it.bp.ID, Domain: it.bp.Domain, Messages: it.tr.Messages,
-			Tools: toolsJSON, NWrites: int32(it.bp.NWrites), NReads: int32(it.bp.NReads), Evidence: ev,
-			Behavior: it.bp.Behavior, Engine: it.tr.Engine}
+		it.row = sftRow(it.bp, it.tr, toolsJSON)
 		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
 		if plan != nil && eng == nil {
 			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, toolsJSON)
@@ -510,6 +504,17 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 		return err
 	}
 	return nil
+}
+
+// sftRow is the SFT row of a verified dialogue.
+func sftRow(bp *record.Blueprint, tr *record.Trajectory, toolsJSON string) export.SFTRow {
+	ev := make([]int32, len(bp.Evidence))
+	for k, e := range bp.Evidence {
+		ev[k] = int32(e)
+	}
+	return export.SFTRow{ID: tr.ID, BlueprintID: bp.ID, Domain: bp.Domain, Messages: tr.Messages,
+		Tools: toolsJSON, NWrites: int32(bp.NWrites), NReads: int32(bp.NReads), Evidence: ev,
+		Behavior: bp.Behavior, Engine: tr.Engine}
 }
 
 // claimOut makes sure out can be written and takes its lock: the target

@@ -18,8 +18,9 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-const verifyUsage = "usage: synth verify --domain NAME|PACK [--seed S] [--tasks tasks.json] [--workers N] FILE...\n" +
-	"  FILE: JSONL (one {\"id\", \"messages\", \"ground_truth\"|\"task_id\"} a line), a τ²-bench results file, or a τ-bench trajectories file"
+const verifyUsage = "usage: synth verify --domain NAME|PACK [--seed S] [--tasks tasks.json] [--keep OUT [--force]] [--workers N] FILE...\n" +
+	"  FILE: JSONL (one {\"id\", \"messages\", \"ground_truth\"|\"task_id\"} a line), a τ²-bench results file, or a τ-bench trajectories file\n" +
+	"  --keep OUT writes the dialogues that pass as a synth release (SFT Parquet, card, manifest), which synth validate re-verifies"
 
 // verifyLine is one dialogue's verdict as synth verify prints it.
 type verifyLine struct {
@@ -29,6 +30,10 @@ type verifyLine struct {
 	Pass   bool                    `json:"pass"`
 	Error  string                  `json:"error,omitempty"`
 	Checks map[string]verifyResult `json:"checks,omitempty"`
+	// Kept and NotKept are set with --keep: whether the dialogue is in
+	// the release, and why a passing one is not.
+	Kept    *bool  `json:"kept,omitempty"`
+	NotKept string `json:"not_kept,omitempty"`
 }
 
 type verifyResult struct {
@@ -50,6 +55,8 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 	tasksFile := fset.String("tasks", "", "τ²-bench's tasks.json: the ground truth of lines that name a task_id")
 	workers := fset.Int("workers", 0, "dialogues verified at once (default: CPU count)")
 	seed := fset.Uint64("seed", pipeline.Defaults().Seed, "the seed of a generated database (built-in domains, packs with generator.star): the seed the dialogues were made with")
+	keep := fset.String("keep", "", "write the dialogues that pass into this folder as a synth release (new or empty, or a release synth wrote with --force)")
+	force := fset.Bool("force", false, "with --keep: replace the synth release or run in that folder")
 	mem := &memoryFlag{n: defaultBound()}
 	fset.Var(mem, "max-memory", "memory bound of the check, which runs a pack's Starlark code (e.g. 16GiB; Linux)")
 	var files []string
@@ -93,17 +100,50 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		Verify:  verify.New(d.Verify, sch),
 		Options: opts,
 		Workers: *workers,
+		Release: *keep != "",
+		Seed:    *seed,
+	}
+	var keeper *pipeline.Keeper
+	if *keep != "" {
+		if keeper, err = pipeline.NewKeeper(d, *domain, *seed, *keep, *force); err != nil {
+			return err
+		}
+		keeper.Sources(files)
 	}
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	sum, err := intake.Run(ctx, job, verify.OutsideChecks(), func(o intake.Outcome) error {
-		return enc.Encode(lineOf(o))
+		l := lineOf(o)
+		if keeper != nil && o.Dialogue.Err == nil {
+			var r intake.Released
+			if o.Release != nil {
+				r = *o.Release
+			}
+			why, err := keeper.Add(o.File, o.Verdict.Passed, r.Blueprint, r.Trajectory, r.Verdict)
+			if err != nil {
+				return err
+			}
+			kept := o.Verdict.Passed && why == ""
+			l.Kept, l.NotKept = &kept, why
+		}
+		return enc.Encode(l)
 	})
 	if err != nil {
+		if keeper != nil {
+			keeper.Abort()
+		}
 		return err
 	}
-	if err := enc.Encode(map[string]any{"summary": sum}); err != nil {
+	out := map[string]any{"summary": sum}
+	var m *pipeline.Manifest
+	if keeper != nil {
+		if m, err = keeper.Close(ctx); err != nil {
+			return err
+		}
+		out["kept"] = map[string]any{"out": *keep, "dialogues": keeper.Kept(), "not_kept": keeper.NotKept()}
+	}
+	if err := enc.Encode(out); err != nil {
 		return err
 	}
 	if err := w.Flush(); err != nil {
@@ -117,6 +157,17 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 	}
 	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
 		fmt.Fprintf(stderr, "  unreadable %s: %s\n", f, sum.Unreadable[f])
+	}
+	if keeper != nil {
+		notKept := keeper.NotKept()
+		switch {
+		case m == nil:
+			fmt.Fprintf(stderr, "synth verify: no dialogue was kept; nothing written to %s\n", *keep)
+		default:
+			fmt.Fprintf(stderr, "synth verify: kept %d dialogues in %s (%d passing not kept: %d held out, %d failing synth's row checks); check it with synth validate %s\n",
+				keeper.Kept(), *keep, notKept[pipeline.NotKeptHeldOut]+notKept[pipeline.NotKeptRelease],
+				notKept[pipeline.NotKeptHeldOut], notKept[pipeline.NotKeptRelease], *keep)
+		}
 	}
 	return nil
 }

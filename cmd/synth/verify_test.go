@@ -19,6 +19,10 @@ type verifyOut struct {
 		Dialogues, Passed, Failed, Malformed int
 		Checks                               map[string]struct{ Passed, Failed int }
 	}
+	kept struct {
+		Dialogues int            `json:"dialogues"`
+		NotKept   map[string]int `json:"not_kept"`
+	}
 }
 
 func parseVerify(t *testing.T, stdout string) verifyOut {
@@ -35,6 +39,11 @@ func parseVerify(t *testing.T, stdout string) verifyOut {
 			if err := json.Unmarshal(s, &out.summary); err != nil {
 				t.Fatal(err)
 			}
+			if k, ok := probe["kept"]; ok {
+				if err := json.Unmarshal(k, &out.kept); err != nil {
+					t.Fatal(err)
+				}
+			}
 			continue
 		}
 		var l verifyLine
@@ -48,8 +57,9 @@ func parseVerify(t *testing.T, stdout string) verifyOut {
 }
 
 // ownDialogues runs synth and writes its rows as synth verify's JSONL
-// input: messages, and the ground truth of each row's blueprint.
-func ownDialogues(t *testing.T, n int) []map[string]any {
+// input: messages, and the ground truth of each row's blueprint. It
+// also returns the release it ran.
+func ownDialogues(t *testing.T, n int) ([]map[string]any, string) {
 	t.Helper()
 	dir := t.TempDir()
 	rel := filepath.Join(dir, "rel")
@@ -114,7 +124,7 @@ func ownDialogues(t *testing.T, n int) []map[string]any {
 	if len(out) == 0 {
 		t.Fatal("no rows exported")
 	}
-	return out
+	return out, rel
 }
 
 func writeJSONL(t *testing.T, path string, lines []string) {
@@ -138,7 +148,7 @@ func mustMarshal(t *testing.T, v any) string {
 // tampering breaks, with its reason; malformed lines are reported by
 // number and the run goes on and exits 0.
 func TestVerifyOwnDialogues(t *testing.T) {
-	ds := ownDialogues(t, 16)
+	ds, _ := ownDialogues(t, 16)
 	var lines []string
 	for _, d := range ds {
 		lines = append(lines, mustMarshal(t, d))
@@ -289,5 +299,182 @@ func TestVerifyTau2Gold(t *testing.T) {
 			}
 			t.Logf("%s: %d tasks, %d gold calls replayed against τ²'s oracle's results", domain, len(out.order), calls)
 		})
+	}
+}
+
+// TestVerifyKeep: --keep writes the passing dialogues as a release that
+// synth validate re-verifies, holding the input's messages; it records
+// its sources; it never replaces a folder unasked; and a passing
+// dialogue whose writes equal a held-out task's is not kept.
+func TestVerifyKeep(t *testing.T) {
+	ds, rel := ownDialogues(t, 16)
+	var lines []string
+	for _, d := range ds {
+		lines = append(lines, mustMarshal(t, d))
+	}
+	broken := map[string]any{"id": "no-truth", "messages": ds[0]["messages"]}
+	lines = append(lines, mustMarshal(t, broken), "not JSON")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "outside.jsonl")
+	writeJSONL(t, in, lines)
+	keep := filepath.Join(dir, "kept")
+	code, stdout, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, in)
+	if code != 0 {
+		t.Fatalf("verify --keep: exit %d: %s", code, stderr)
+	}
+	out := parseVerify(t, stdout)
+	if out.kept.Dialogues != len(ds) {
+		t.Fatalf("kept %d of %d passing dialogues: %s", out.kept.Dialogues, len(ds), stderr)
+	}
+	if l := out.lines["no-truth"]; l.Kept == nil || *l.Kept {
+		t.Errorf("a failing dialogue: kept %v", l.Kept)
+	}
+	if code, stdout, stderr := synth(t, "validate", keep); code != 0 || !strings.Contains(stdout, "OK") {
+		t.Fatalf("validate the kept release: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var m struct {
+		Config map[string]any `json:"config"`
+		Counts struct {
+			SFTRows int `json:"sft_rows"`
+		} `json:"counts"`
+		Sources []struct {
+			File                    string
+			SHA256                  string
+			Dialogues, Passed, Kept int
+		} `json:"sources"`
+	}
+	raw, err := os.ReadFile(filepath.Join(keep, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Config["engine"] != "outside" || m.Counts.SFTRows != len(ds) || len(m.Sources) != 1 {
+		t.Fatalf("manifest: engine %v, %d rows, sources %+v", m.Config["engine"], m.Counts.SFTRows, m.Sources)
+	}
+	if s := m.Sources[0]; s.File != "outside.jsonl" || len(s.SHA256) != 64 || s.Dialogues != len(ds)+1 || s.Passed != len(ds) || s.Kept != len(ds) {
+		t.Errorf("source %+v, want %d dialogues, %d passed and kept", s, len(ds)+1, len(ds))
+	}
+	card, _ := os.ReadFile(filepath.Join(keep, "README.md"))
+	if !strings.Contains(string(card), "kept by `synth verify --keep`") || !strings.Contains(string(card), "| outside.jsonl |") {
+		t.Errorf("the card does not say where the rows came from:\n%s", card)
+	}
+	// The rows hold the input's messages: synth's own rows come back as
+	// they went in.
+	exported := filepath.Join(dir, "exported")
+	if code, _, stderr := synth(t, "export", keep, "--format", "jsonl", "-o", exported); code != 0 {
+		t.Fatalf("export: %s", stderr)
+	}
+	rows, err := os.ReadFile(filepath.Join(exported, "sft", "train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]string{}
+	for _, d := range ds {
+		byID[d["id"].(string)] = mustMarshal(t, d["messages"])
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(rows)), "\n") {
+		var row struct {
+			ID       string `json:"id"`
+			Messages any    `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := mustMarshal(t, row.Messages), byID[row.ID]; got != want {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("row %s: messages differ from the input's at byte %d: %.80q, input %.80q", row.ID, i, got[i:], want[i:])
+		}
+		n++
+	}
+	if n != len(ds) {
+		t.Errorf("%d rows exported, want %d", n, len(ds))
+	}
+
+	// A folder holding a release is replaced only with --force; one
+	// holding someone's files never.
+	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, in); code == 0 || !strings.Contains(stderr, "--force") {
+		t.Errorf("a second keep into a release: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, "--force", in); code != 0 {
+		t.Errorf("--force: exit %d, %s", code, stderr)
+	}
+	mine := filepath.Join(dir, "mine")
+	os.MkdirAll(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine"), 0o644)
+	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", mine, "--force", in); code == 0 || !strings.Contains(stderr, "notes.txt") {
+		t.Errorf("a folder with a user's file: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(mine, "notes.txt")); err != nil {
+		t.Errorf("the user's file: %v", err)
+	}
+
+	// The release's own domain folder, with the writes of the first
+	// dialogue that writes held out: that dialogue passes and is not kept.
+	pk := filepath.Join(dir, "pack")
+	copyTree(t, filepath.Join(rel, "domain"), pk)
+	var heldID string
+	var writes []any
+	for _, d := range ds {
+		for _, a := range d["ground_truth"].(map[string]any)["actions"].([]any) {
+			a := a.(map[string]any)
+			if strings.HasPrefix(a["name"].(string), "get_") || strings.HasPrefix(a["name"].(string), "find_") || strings.HasPrefix(a["name"].(string), "list_") || a["name"] == "calculate" || a["name"] == "transfer_to_human_agents" {
+				continue
+			}
+			writes = append(writes, map[string]any{"name": a["name"], "arguments": a["arguments"]})
+		}
+		if len(writes) > 0 {
+			heldID = d["id"].(string)
+			break
+		}
+	}
+	if err := os.WriteFile(filepath.Join(pk, "holdout.json"), []byte(mustMarshal(t, []any{map[string]any{"id": "bench-1", "writes": writes}})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y, _ := os.ReadFile(filepath.Join(pk, "domain.yaml"))
+	// Renamed: a pack called retail would have to be the built-in one.
+	y = []byte(strings.Replace(string(y), "name: retail\n", "name: retail-held\n", 1) + "holdout: holdout.json\n")
+	os.WriteFile(filepath.Join(pk, "domain.yaml"), y, 0o644)
+	held := filepath.Join(dir, "held")
+	code, stdout, stderr = synth(t, "verify", "--domain", pk, "--seed", "4", "--keep", held, in)
+	if code != 0 {
+		t.Fatalf("verify --keep on the pack with a holdout: exit %d: %s", code, stderr)
+	}
+	out = parseVerify(t, stdout)
+	if l := out.lines[heldID]; !l.Pass || l.Kept == nil || *l.Kept || !strings.Contains(l.NotKept, "held-out task bench-1") {
+		t.Errorf("the held-out dialogue %s: pass %v kept %v (%s)", heldID, l.Pass, l.Kept, l.NotKept)
+	}
+	if out.kept.Dialogues != len(ds)-1 || out.kept.NotKept["held_out"] != 1 {
+		t.Errorf("kept %+v", out.kept)
+	}
+	if code, stdout, stderr := synth(t, "validate", held); code != 0 {
+		t.Errorf("validate the release with one held out: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// copyTree copies the regular files of src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
