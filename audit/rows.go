@@ -109,8 +109,12 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	if s.dom == nil {
 		return
 	}
-	if r.Tools != s.dom.Tools.OpenAI() {
-		bad("row", "tools differ from the %s domain's tools", s.dom.Name)
+	var bp *record.Blueprint
+	if info != nil {
+		bp = info.bp
+	}
+	if why := pipeline.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, r.Messages, bp); why != "" {
+		bad("row", "%s (domain %s)", why, s.dom.Name)
 	}
 	if len(r.Messages) == 0 {
 		bad("row", "no messages")
@@ -133,6 +137,12 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 			bad("verify/"+c.Name, "%s", c.Reason)
 		}
 	}
+}
+
+// toolsMode is the release's --tools; releases before it carry all.
+func (s *state) toolsMode() string {
+	mode, _ := s.doc.m.Config["tools"].(string)
+	return mode
 }
 
 // checkColumns compares a row's columns with its blueprint's.
@@ -279,10 +289,17 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if turns := countRole(r.Prompt, "user"); int(r.DivergenceTurn) != turns {
 		bad("dpo", "divergence_turn %d, but the prompt holds %d user turns", r.DivergenceTurn, turns)
 	}
-	if s.dom != nil && r.Tools != s.dom.Tools.OpenAI() {
-		bad("dpo", "tools differ from the %s domain's tools", s.dom.Name)
-	}
 	info := s.bps[r.BlueprintID]
+	if s.dom != nil {
+		var bp *record.Blueprint
+		if info != nil {
+			bp = info.bp
+		}
+		all := slices.Concat(r.Prompt, r.Chosen, r.Rejected)
+		if why := pipeline.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, all, bp); why != "" {
+			bad("dpo", "%s (domain %s)", why, s.dom.Name)
+		}
+	}
 	if info == nil {
 		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)
 		return

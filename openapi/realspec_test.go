@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/openapi"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
@@ -289,6 +290,19 @@ func TestRealSpecsRun(t *testing.T) {
 			sft, _ := filepath.Glob(filepath.Join(cfg.Out, "sft", "*.parquet"))
 			if len(sft) == 0 {
 				t.Errorf("no SFT Parquet files in %s", cfg.Out)
+			}
+			// A large API's rows carry the task's tools and distractors,
+			// not the whole API; validate holds every row to that.
+			want := "all"
+			if c.operations > 32 {
+				want = "relevant+8"
+			}
+			if got := m.Config["tools"]; got != want {
+				t.Errorf("--tools default for %d operations: %v, want %s", c.operations, got, want)
+			}
+			v, err := audit.Validate(context.Background(), cfg.Out)
+			if err != nil || !v.OK() {
+				t.Errorf("validate: %v %+v", err, v.Defects)
 			}
 		})
 	}

@@ -120,7 +120,8 @@ func generatedText(m *Manifest) string {
 
 	b.WriteString("## Intensity controls\n\n")
 	fmt.Fprintf(&b, "- **Write intensity** (`n_writes`): writes per task, requested range `%v`.\n", m.Config["writes"])
-	fmt.Fprintf(&b, "- **Read intensity** (`evidence`): read calls needed before each write's arguments are identifiable, requested range `%v`.\n\n", m.Config["reads"])
+	fmt.Fprintf(&b, "- **Read intensity** (`evidence`): read calls needed before each write's arguments are identifiable, requested range `%v`.\n", m.Config["reads"])
+	fmt.Fprintf(&b, "- **Tools per row** (`tools`): %s\n\n", toolsText(m.Config["tools"]))
 	if m.Stats != nil {
 		b.WriteString(histogram("Writes per task", m.Stats.Writes))
 		b.WriteString(histogram("Reads needed per write", m.Stats.Evidence))
@@ -129,6 +130,20 @@ func generatedText(m *Manifest) string {
 	}
 
 	return b.String()
+}
+
+// toolsText says what a row's tools column holds under --tools.
+func toolsText(v any) string {
+	mode, _ := v.(string)
+	c, err := parseTools(mode)
+	switch {
+	case mode == "" || err != nil || c.all:
+		return "every tool of the domain, in every row."
+	case c.extra == 0:
+		return "the tools the task's ground truth uses and the generic ones (transfer, calculator), in the domain's order; the agent was given exactly these (plus, in a row, any other tool of the domain it called)."
+	}
+	return fmt.Sprintf("the tools the task's ground truth uses, the generic ones (transfer, calculator) and %d others drawn per task as distractors, in the domain's order; "+
+		"the agent was given exactly these (plus, in a row, any other tool of the domain it called). A large API's rows so hold a choice of tools a model is given in practice.", c.extra)
 }
 
 // outsideText says where a release synth verify --keep made came from.

@@ -49,7 +49,10 @@ type Config struct {
 	DPOMix       map[string]float64 `json:"dpo_mix,omitempty"`
 	DPOPairs     int                `json:"dpo_pairs"`
 	License      string             `json:"license"`
-	Force        bool               `json:"force,omitempty"`
+	// Tools is which tools each row carries: all, relevant or
+	// relevant+K ("" chooses by the domain's size, see defaultTools).
+	Tools string `json:"tools"`
+	Force bool   `json:"force,omitempty"`
 
 	// The LLM engines (--engine llm or hybrid). Only the name of the
 	// environment variable holding the API key is ever configured; the
@@ -87,6 +90,9 @@ type Config struct {
 // that the fingerprint follows what the domain holds, not how its folder
 // was spelled.
 func (c *Config) bindDomain(d *domains.Domain) {
+	if c.Tools == "" {
+		c.Tools = defaultTools(len(d.Tools.Tools()))
+	}
 	if slices.Contains(domains.Names(), c.Domain) {
 		c.domainID = ""
 		return
@@ -288,6 +294,11 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	case EngineEmbedded, EngineLLM, EngineHybrid:
 	default:
 		errs = append(errs, fmt.Errorf("--engine %q: want embedded, llm or hybrid", c.Engine))
+	}
+	if c.Tools != "" {
+		if _, err := parseTools(c.Tools); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	errs = append(errs, c.checkLLM()...)
 	switch {

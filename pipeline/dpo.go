@@ -113,7 +113,7 @@ type dpoOutcome struct {
 // dpoPairs runs flawed agents on a verified blueprint until enough of
 // them fail for their expected reason, and pairs each with the oracle's
 // dialogue at the point where they part.
-func dpoPairs(ctx context.Context, d *domains.Domain, ver *verify.Verifier, plan *dpoPlan, cfg Config, bp *record.Blueprint, good *record.Trajectory, toolsJSON string) (dpoOutcome, error) {
+func dpoPairs(ctx context.Context, d *domains.Domain, ver *verify.Verifier, plan *dpoPlan, cfg Config, bp *record.Blueprint, good *record.Trajectory, offered map[string]bool) (dpoOutcome, error) {
 	var out dpoOutcome
 	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo-goal")
 	for _, kind := range plan.order(cfg, bp) {
@@ -154,7 +154,7 @@ func dpoPairs(ctx context.Context, d *domains.Domain, ver *verify.Verifier, plan
 		}
 		id := bp.ID + "-" + kind
 		out.rows = append(out.rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
-			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: toolsJSON,
+			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: rowTools(d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
 			Failure: kind, DivergenceTurn: int32(pair.DivergenceTurn)})
 		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
 			"failure": kind, "check": f.Name, "reason": f.Reason, "flaw_goal": flaw.Goal})

@@ -72,7 +72,7 @@ type keptRecord struct {
 // (or, for a keep's own leftovers, nothing) lets it replace.
 func NewKeeper(d *domains.Domain, domain string, seed uint64, out string, force bool) (*Keeper, error) {
 	cfg := Defaults()
-	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine = domain, seed, out, force, EngineOutside
+	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, EngineOutside, ToolsAll
 	cfg.Validation, cfg.Test, cfg.Writes, cfg.Reads, cfg.Behaviors = 0, 0, "", "", nil
 	cfg.bindDomain(d)
 	release, err := claimOut("--keep", out, force)
@@ -288,7 +288,6 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("read the spool: %w", err)
 	}
 	br := bufio.NewReaderSize(zr, 1<<16)
-	toolsJSON := k.d.Tools.OpenAI()
 	var dirs []string
 	var cw *chunkWriter
 	defer func() {
@@ -319,7 +318,7 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		if it.bpJSON, err = json.Marshal(it.bp); err != nil {
 			return nil, err
 		}
-		it.row = sftRow(it.bp, it.tr, toolsJSON)
+		it.row = sftRow(it.bp, it.tr, k.d.Tools.OpenAI())
 		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
 		if err := cw.add(it); err != nil {
 			return nil, err

@@ -84,7 +84,9 @@ type llmEngine struct {
 	d     *domains.Domain
 	ver   *verify.Verifier
 	chat  llm.Chatter
-	tools []openai.Tool
+	tools []openai.Tool // every tool of the domain, in definition order
+	// choice says which of them each blueprint's agent is given (--tools).
+	choice toolChoice
 	// cpu bounds the CPU-heavy stages (generation, verification) to
 	// --workers while --dialogues dialogues wait on the network.
 	cpu chan struct{}
@@ -95,7 +97,26 @@ func newLLMEngine(cfg Config, d *domains.Domain, ver *verify.Verifier, ch llm.Ch
 	if err := json.Unmarshal([]byte(d.Tools.OpenAI()), &tools); err != nil {
 		return nil, fmt.Errorf("domain %s: its tools are not an OpenAI tools array: %w", d.Name, err)
 	}
-	return &llmEngine{cfg: cfg, d: d, ver: ver, chat: ch, tools: tools, cpu: make(chan struct{}, max(cfg.Workers, 1))}, nil
+	choice, err := parseTools(cfg.Tools)
+	if err != nil {
+		return nil, err
+	}
+	return &llmEngine{cfg: cfg, d: d, ver: ver, chat: ch, tools: tools, choice: choice, cpu: make(chan struct{}, max(cfg.Workers, 1))}, nil
+}
+
+// toolsFor is the tools a blueprint's agent is sent (--tools).
+func (e *llmEngine) toolsFor(bp *record.Blueprint) []openai.Tool {
+	if e.choice.all {
+		return e.tools
+	}
+	names := e.choice.offered(e.d.Tools, bp)
+	out := make([]openai.Tool, 0, len(names))
+	for _, t := range e.tools {
+		if t.Function != nil && names[t.Function.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // newChatter builds the run's client unless the caller supplied one.
@@ -140,7 +161,7 @@ func seed(bp *record.Blueprint, trial int, role llm.Role, extra ...string) *int 
 // dialogue plays one blueprint on the LLM engine: the instruction, then
 // the trials (llm) or the refined skeleton (hybrid). It fills the item's
 // outcome; failed trials before it go to it.attempts.
-func (e *llmEngine) dialogue(ctx context.Context, it *item, plan *dpoPlan, toolsJSON string) error {
+func (e *llmEngine) dialogue(ctx context.Context, it *item, plan *dpoPlan, offered map[string]bool) error {
 	st := &LLMStats{}
 	m := &meter{ch: e.chat, stats: st}
 	if e.cfg.Instructions == "llm" {
@@ -152,7 +173,7 @@ func (e *llmEngine) dialogue(ctx context.Context, it *item, plan *dpoPlan, tools
 	if e.cfg.Engine == EngineHybrid {
 		err = e.hybrid(ctx, m, it, st)
 	} else {
-		err = e.trials(ctx, m, it, st, plan, toolsJSON)
+		err = e.trials(ctx, m, it, st, plan, offered)
 	}
 	it.llm = st
 	return err

@@ -296,7 +296,7 @@ func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Bl
 		ep.oai = append(ep.oai, toOpenAI(tr.Messages[len(ep.oai):])...)
 		var msg openai.ChatCompletionMessage
 		for attempt := range 2 {
-			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: e.tools, User: session,
+			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: e.toolsFor(bp), User: session,
 				Seed: seed(bp, trial, llm.Agent, strconv.Itoa(attempt))}
 			resp, err := ch.Chat(ctx, llm.Agent, llm.StageSimulate, req)
 			if err != nil {
@@ -386,7 +386,7 @@ func missedWrite(bp *record.Blueprint, calls []usersim.Executed) (string, bool) 
 // trials plays up to --trials dialogues of a blueprint and keeps the
 // first that verifies; the failed ones go to rejected/ and, with --dpo,
 // are paired with the verified one.
-func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats, plan *dpoPlan, toolsJSON string) error {
+func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats, plan *dpoPlan, offered map[string]bool) error {
 	bp := it.bp
 	system, err := llm.UserPrompt(bp, behaviorOf(bp.Behavior))
 	if err != nil {
@@ -456,7 +456,7 @@ func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats
 			it.attempts = append(it.attempts, attempt{verdict: f.v, rejJSON: records[i]})
 		}
 		if plan != nil {
-			it.dpo, err = e.pairs(bp, good, fails, plan, toolsJSON)
+			it.dpo, err = e.pairs(bp, good, fails, plan, offered)
 		}
 		return err
 	}
@@ -481,7 +481,7 @@ type failedTrial struct {
 // by the same MakePair as the embedded engine's. A failure the taxonomy
 // has no label for (a simulator error, an id the engine fixed, a
 // malformed turn) is not paired.
-func (e *llmEngine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, plan *dpoPlan, toolsJSON string) (dpoOutcome, error) {
+func (e *llmEngine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, plan *dpoPlan, offered map[string]bool) (dpoOutcome, error) {
 	var out dpoOutcome
 	for _, f := range fails {
 		if len(out.rows) >= plan.pairs {
@@ -501,7 +501,7 @@ func (e *llmEngine) pairs(bp *record.Blueprint, good *record.Trajectory, fails [
 		fc := f.v.Failed()
 		id := fmt.Sprintf("%s-%s-t%d", bp.ID, label, f.ep.trial)
 		out.rows = append(out.rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
-			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: toolsJSON,
+			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: rowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
 			Failure: label, DivergenceTurn: int32(pair.DivergenceTurn)})
 		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
 			"failure": label, "check": fc.Name, "reason": fc.Reason, "engine": EngineLLM, "trial": f.ep.trial, "trajectory": f.ep.tr})

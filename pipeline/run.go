@@ -282,7 +282,10 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 		return err
 	}
 	ver := verify.New(d.Verify, sch)
-	toolsJSON := d.Tools.OpenAI()
+	choice, err := parseTools(cfg.Tools)
+	if err != nil {
+		return err
+	}
 	var plan *dpoPlan
 	if cfg.DPO {
 		if plan, err = newDPOPlan(cfg); err != nil {
@@ -342,7 +345,7 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 		}
 		generated.Add(1)
 		if eng != nil {
-			if it.err = eng.dialogue(ctx, &it, plan, toolsJSON); it.err != nil {
+			if it.err = eng.dialogue(ctx, &it, plan, choice.offered(d.Tools, it.bp)); it.err != nil {
 				if isBudget(it.err) {
 					budget.Store(true)
 				}
@@ -367,10 +370,11 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 				"check": f.Name, "reason": f.Reason, "verdict": it.verdict, "trajectory": it.tr})
 			return it
 		}
-		it.row = sftRow(it.bp, it.tr, toolsJSON)
+		offered := choice.offered(d.Tools, it.bp)
+		it.row = sftRow(it.bp, it.tr, rowTools(d.Tools, offered, it.tr.Messages))
 		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
 		if plan != nil && eng == nil {
-			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, toolsJSON)
+			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, offered)
 		}
 		return it
 	}

@@ -34,6 +34,7 @@ type Toolkit struct {
 	list   []*Tool
 	byName map[string]*Tool
 	spec   string
+	defs   []string // each tool's OpenAI definition, in definition order
 }
 
 // NewToolkit compiles every tool's parameter schema (Draft 2020-12).
@@ -41,7 +42,6 @@ func NewToolkit(list []*Tool) (*Toolkit, error) {
 	k := &Toolkit{list: list, byName: make(map[string]*Tool, len(list))}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	defs := make([]map[string]any, 0, len(list))
 	for _, t := range list {
 		if t.Name == "" {
 			return nil, errors.New("tool with an empty name")
@@ -76,7 +76,7 @@ func NewToolkit(list []*Tool) (*Toolkit, error) {
 		}
 		t.schema = s
 		k.byName[t.Name] = t
-		defs = append(defs, map[string]any{
+		def, err := json.Marshal(map[string]any{
 			"type": "function",
 			"function": map[string]any{
 				"name":        t.Name,
@@ -84,12 +84,12 @@ func NewToolkit(list []*Tool) (*Toolkit, error) {
 				"parameters":  t.Parameters,
 			},
 		})
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+		k.defs = append(k.defs, string(def))
 	}
-	spec, err := json.Marshal(defs)
-	if err != nil {
-		return nil, err
-	}
-	k.spec = string(spec)
+	k.spec = "[" + strings.Join(k.defs, ",") + "]"
 	return k, nil
 }
 
@@ -112,6 +112,25 @@ func (k *Toolkit) Kind(name string) string {
 
 // OpenAI returns the tools array in the OpenAI function-calling format, as JSON text.
 func (k *Toolkit) OpenAI() string { return k.spec }
+
+// OpenAIOf is OpenAI for the tools in names, kept in definition order so
+// that a tool's place in the list says nothing of why it is there; names
+// that are not tools are left out.
+func (k *Toolkit) OpenAIOf(names map[string]bool) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, t := range k.list {
+		if !names[t.Name] {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k.defs[i])
+	}
+	b.WriteByte(']')
+	return b.String()
+}
 
 // ParseArgs decodes and validates a call's JSON arguments against the tool's schema.
 func (k *Toolkit) ParseArgs(name, args string) (*Tool, map[string]any, error) {

@@ -203,6 +203,7 @@ func runFlags(d pipeline.Config) []runFlag {
 		str(d, "shard I/N", "shard", "produce only shard I of N (I/N), for synth merge", func(c *pipeline.Config) *string { return &c.Shard }),
 		number(d, "validation F", "validation", "share of blueprints in the validation split", func(c *pipeline.Config) *float64 { return &c.Validation }),
 		number(d, "test F", "test", "share of blueprints in the test split", func(c *pipeline.Config) *float64 { return &c.Test }),
+		str(d, "tools MODE", "tools", "tools each row carries: all, relevant (the task's own and the generic ones) or relevant+K (K distractors besides); default all up to 32 tools, else relevant+8", func(c *pipeline.Config) *string { return &c.Tools }),
 		str(d, "license ID", "license", "license written into the dataset card", func(c *pipeline.Config) *string { return &c.License }),
 		boolean(d, "dpo", "dpo", "also write DPO preference pairs from verified failures (dpo/)", func(c *pipeline.Config) *bool { return &c.DPO }),
 		str(d, "dpo-mode M", "dpo_mode", "pair shape: segment (next assistant segment), session (whole conversations) or equal (equal-length segments)", func(c *pipeline.Config) *string { return &c.DPOMode }),
