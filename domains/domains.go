@@ -1,4 +1,3 @@
-// Package domains loads a domain by name: its database, tools, policy, blueprint generator and verification rules.
 package domains
 
 import (
