@@ -1,11 +1,18 @@
 package agent
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/usersim"
 )
 
 func TestCallID(t *testing.T) {
@@ -39,60 +46,248 @@ func TestCallID(t *testing.T) {
 	}
 }
 
+// phraseBank is a list of templates the generic agent says, with the
+// slots that every call saying it fills.
+type phraseBank struct {
+	tmpls []string
+	slots []string
+}
+
+// phraseBanks are the templates the generic agent says (generic.go), each
+// with the slots its calls fill. TestAgentSaysCheckedBanks holds this
+// table to the code, so a new bank or a call that stops filling a slot
+// fails here rather than sending "<slot>" to a customer.
+var phraseBanks = map[string]phraseBank{
+	"genericGreetIdentify": {genericGreetIdentify, []string{"ids"}},
+	"identifyAgain":        {identifyAgain, nil},
+	"authed":               {authed, []string{"first"}},
+	"askHelp":              {askHelp, nil},
+	"askAnythingElse":      {askAnythingElse, nil},
+	"closings":             {closings, []string{"first"}},
+	"genericAskSearch":     {genericAskSearch, []string{"noun", "params", "grid"}},
+	"genericAskTarget":     {genericAskTarget, []string{"noun", "key"}},
+	"genericAskSlot":       {genericAskSlot, []string{"what"}},
+	"genericAskGroup":      {genericAskGroup, []string{"what"}},
+	"genericAskPick":       {genericAskPick, []string{"what"}},
+	"genericAskChoice":     {genericAskChoice, []string{"noun", "what"}},
+	"genericAskChoiceSame": {genericAskChoiceSame, []string{"noun", "what"}},
+	"genericAskNew":        {genericAskNew, []string{"what"}},
+	"genericRefuse":        {genericRefuse, []string{"what", "target", "why"}},
+	"found":                {found, []string{"what", "detail"}},
+	"genericFoundSearch":   {genericFoundSearch, []string{"n", "noun", "summary"}},
+	"proposeLead":          {proposeLead, nil},
+	"confirmAsk":           {confirmAsk, nil},
+	"doneLead":             {doneLead, nil},
+	"transferMsg":          {transferMsg, nil},
+}
+
 // The agent's templates are well formed: balanced groups (an unbalanced
-// one makes usersim.Render recurse forever) and known slots.
+// one is said literally, braces and all), no alternatives outside a
+// group, and only slots their calls fill.
 func TestAgentTemplatesWellFormed(t *testing.T) {
-	lists := map[string][]string{
-		"greetIdentify": greetIdentify, "identifyAgain": identifyAgain, "authed": authed, "askHelp": askHelp,
-		"askAnythingElse": askAnythingElse, "closings": closings, "found": found, "confirmAsk": confirmAsk,
-		"proposeLead": proposeLead, "doneLead": doneLead, "transferMsg": transferMsg,
-	}
-	for k, v := range askPiece {
-		lists["askPiece."+k] = v
-	}
-	for k, v := range refuse {
-		lists["refuse."+k] = v
-	}
-	slots := []string{"first", "verb", "payverb", "what", "detail", "action"}
-	for name, tmpls := range lists {
-		if len(tmpls) == 0 {
+	for name, b := range phraseBanks {
+		if len(b.tmpls) == 0 {
 			t.Errorf("%s is empty", name)
 		}
-		for _, tm := range tmpls {
-			depth := 0
-			for _, c := range tm {
-				if c == '{' {
-					depth++
-				} else if c == '}' {
-					depth--
-				}
-				if depth < 0 {
-					break
-				}
+		for _, tm := range b.tmpls {
+			checkTemplate(t, name, tm, b.slots)
+		}
+	}
+}
+
+// checkTemplate checks one template statically, then renders it and
+// checks that no grammar is left in what the customer would read.
+func checkTemplate(t *testing.T, name, tm string, slots []string) {
+	t.Helper()
+	if strings.TrimSpace(tm) == "" {
+		t.Errorf("%s: empty template", name)
+		return
+	}
+	depth := 0
+	for _, c := range tm {
+		switch c {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case '|':
+			if depth == 0 {
+				t.Errorf("%s: alternative outside a group in %q", name, tm)
 			}
-			if depth != 0 {
-				t.Errorf("%s: unbalanced template %q", name, tm)
-			}
-			for rest := tm; ; {
-				i := strings.IndexByte(rest, '<')
-				if i < 0 {
-					break
+		}
+		if depth < 0 {
+			break
+		}
+	}
+	if depth != 0 {
+		t.Errorf("%s: unbalanced template %q", name, tm)
+		return
+	}
+	for rest := tm; ; {
+		i := strings.IndexByte(rest, '<')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '>')
+		if j < 0 {
+			t.Errorf("%s: unterminated slot in %q", name, tm)
+			break
+		}
+		if s := rest[i+1 : i+j]; !slices.Contains(slots, s) {
+			t.Errorf("%s: slot <%s> in %q is not one its calls fill %v", name, s, tm, slots)
+		}
+		rest = rest[i+j+1:]
+	}
+	fill := map[string]string{}
+	for _, s := range slots {
+		fill[s] = "value"
+	}
+	for seed := range 32 {
+		got := usersim.Render(rand.New(rand.NewPCG(uint64(seed), 3)), tm, fill)
+		if got == "" || strings.ContainsAny(got, "{}|<>") {
+			t.Errorf("%s: %q renders as %q", name, tm, got)
+			return
+		}
+	}
+}
+
+// Every bank the generic agent says is in phraseBanks, every call saying
+// it fills the slots the table allows it, and the templates said inline
+// are checked as well. The calls are read from the package's source.
+func TestAgentSaysCheckedBanks(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var parsed []*ast.File
+	pkgVars := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, af)
+		for _, d := range af.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+				for _, sp := range gd.Specs {
+					for _, n := range sp.(*ast.ValueSpec).Names {
+						pkgVars[n.Name] = true
+					}
 				}
-				j := strings.IndexByte(rest[i:], '>')
-				if j < 0 {
-					t.Errorf("%s: unterminated slot in %q", name, tm)
-					break
-				}
-				if s := rest[i+1 : i+j]; !slices.Contains(slots, s) {
-					t.Errorf("%s: unknown slot <%s> in %q", name, s, tm)
-				}
-				rest = rest[i+j+1:]
 			}
 		}
 	}
-	for _, p := range []string{"target", "items", "new", "payment", "reason", "address", "topic"} {
-		if len(askPiece[p]) == 0 {
-			t.Errorf("no question for piece %s", p)
+	said := map[string]bool{}
+	calls := 0
+	for _, af := range parsed {
+		for _, d := range af.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			// Banks chosen into a local variable (tmpls := a; tmpls = b).
+			locals := map[string][]string{}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+					for i, l := range as.Lhs {
+						li, lok := l.(*ast.Ident)
+						ri, rok := as.Rhs[i].(*ast.Ident)
+						if lok && rok && pkgVars[ri.Name] {
+							locals[li.Name] = append(locals[li.Name], ri.Name)
+						}
+					}
+				}
+				return true
+			})
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "say" || len(call.Args) != 2 {
+					return true
+				}
+				calls++
+				at := fset.Position(call.Pos()).String()
+				var filled []string
+				switch m := call.Args[1].(type) {
+				case *ast.Ident:
+					if m.Name != "nil" {
+						t.Errorf("%s: say's slots come from %s; the test reads only literal maps", at, m.Name)
+						return true
+					}
+				case *ast.CompositeLit:
+					for _, e := range m.Elts {
+						var lit *ast.BasicLit
+						if kv, ok := e.(*ast.KeyValueExpr); ok {
+							lit, _ = kv.Key.(*ast.BasicLit)
+						}
+						if lit == nil || lit.Kind != token.STRING {
+							t.Errorf("%s: a slot name that is not a literal", at)
+							continue
+						}
+						k, _ := strconv.Unquote(lit.Value)
+						filled = append(filled, k)
+					}
+				default:
+					t.Errorf("%s: say's slots are not a literal map", at)
+					return true
+				}
+				var banks []string
+				switch b := call.Args[0].(type) {
+				case *ast.Ident:
+					switch {
+					case pkgVars[b.Name]:
+						banks = []string{b.Name}
+					case len(locals[b.Name]) > 0:
+						banks = locals[b.Name]
+					default:
+						t.Errorf("%s: say's templates come from %s, which the test cannot follow", at, b.Name)
+					}
+				case *ast.CompositeLit:
+					if len(b.Elts) == 0 {
+						t.Errorf("%s: say of no templates", at)
+					}
+					for _, e := range b.Elts {
+						lit, ok := e.(*ast.BasicLit)
+						if !ok || lit.Kind != token.STRING {
+							t.Errorf("%s: an inline template that is not a literal", at)
+							continue
+						}
+						tm, _ := strconv.Unquote(lit.Value)
+						checkTemplate(t, at, tm, filled)
+					}
+				default:
+					t.Errorf("%s: say's templates are neither a bank nor a literal", at)
+				}
+				for _, name := range banks {
+					said[name] = true
+					b, ok := phraseBanks[name]
+					if !ok {
+						t.Errorf("%s: the agent says %s, which phraseBanks does not check", at, name)
+						continue
+					}
+					for _, s := range b.slots {
+						if !slices.Contains(filled, s) {
+							t.Errorf("%s: says %s filling %v, without the slot <%s> phraseBanks allows it", at, name, filled, s)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	if calls == 0 {
+		t.Fatal("found no call of say; the test no longer reads the agent")
+	}
+	for name := range phraseBanks {
+		if !said[name] {
+			t.Errorf("phraseBanks checks %s, which the agent no longer says", name)
 		}
 	}
 }

@@ -1,7 +1,8 @@
 package agent
 
-// Language of the generic agent: the moves of the retail oracle, with
-// the domain's nouns and parameter names as slots.
+// Language of the generic agent that speaks of the pack's things: the
+// domain's nouns and parameter names are slots. The moves that need no
+// domain words (greeting back, confirming, closing) are in phrases.go.
 
 var genericGreetIdentify = []string{
 	"{Hi|Hello|Hi there|Thanks for reaching out|Happy to help}{!|.|,} {Before I can look into this|To get started|First|Before we continue}, {I need to verify your identity|I'll need to confirm who you are|I have to authenticate you}. {Could you give me|Please share|Can you provide} <ids>?",

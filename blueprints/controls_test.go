@@ -3,7 +3,6 @@ package blueprints
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -345,27 +344,59 @@ func TestSplitShares(t *testing.T) {
 }
 
 func TestStreamsIndependent(t *testing.T) {
+	// Every coordinate of a stream separates it from its neighbours, and
+	// the same coordinates give the same stream on a second call.
 	seen := map[uint64]string{}
 	for _, seed := range []uint64{0, 1} {
-		for _, idx := range []int{0, 1, -1} {
-			for _, purpose := range []string{"blueprint", "user", "agent"} {
-				k := fmt.Sprintf("%d/%d/%s", seed, idx, purpose)
-				a := Stream(seed, "retail", idx, purpose).Uint64()
-				if b := Stream(seed, "retail", idx, purpose).Uint64(); a != b {
-					t.Errorf("Stream(%s) is not deterministic", k)
+		for _, domain := range []string{"retail", "airline"} {
+			for _, idx := range []int{0, 1, -1} {
+				for _, purpose := range []string{"blueprint", "user", "agent"} {
+					k := fmt.Sprintf("%d/%s/%d/%s", seed, domain, idx, purpose)
+					r1, r2 := Stream(seed, domain, idx, purpose), Stream(seed, domain, idx, purpose)
+					a := r1.Uint64()
+					for n, x := 0, a; n < 8; n, x = n+1, r1.Uint64() {
+						if y := r2.Uint64(); x != y {
+							t.Errorf("Stream(%s) is not deterministic at draw %d", k, n)
+						}
+					}
+					if prev, dup := seen[a]; dup {
+						t.Errorf("Stream(%s) starts like Stream(%s)", k, prev)
+					}
+					seen[a] = k
 				}
-				if prev, dup := seen[a]; dup {
-					t.Errorf("Stream(%s) starts like Stream(%s)", k, prev)
-				}
-				seen[a] = k
 			}
 		}
 	}
-	// Labels are separated: ("ab","c") is not ("a","bc").
-	if Mix(1, "ab", "c") == Mix(1, "a", "bc") || Mix(1, "a") == Mix(2, "a") {
-		t.Error("Mix collides on label boundaries or seeds")
+	if len(seen) != 2*2*3*3 {
+		t.Errorf("%d distinct streams, want %d", len(seen), 2*2*3*3)
 	}
-	if got := strconv.FormatUint(Mix(1, "x"), 16); got != strconv.FormatUint(Mix(1, "x"), 16) {
-		t.Error("Mix is not deterministic")
+
+	// Mix depends on the seed, on every label, on their order and count,
+	// and on where one label ends and the next begins.
+	differ := []struct {
+		what string
+		a, b uint64
+	}{
+		{"seeds", Mix(1, "a"), Mix(2, "a")},
+		{"first labels", Mix(1, "a", "c"), Mix(1, "b", "c")},
+		{"last labels", Mix(1, "a", "b"), Mix(1, "a", "c")},
+		{"label order", Mix(1, "a", "b"), Mix(1, "b", "a")},
+		{"label boundaries", Mix(1, "ab", "c"), Mix(1, "a", "bc")},
+		{"an empty label", Mix(1, "a"), Mix(1, "a", "")},
+		{"no label", Mix(1), Mix(1, "")},
+	}
+	for _, d := range differ {
+		if d.a == d.b {
+			t.Errorf("Mix ignores %s: both give %#x", d.what, d.a)
+		}
+	}
+
+	// The same seed gives the same release with any build of synth, so
+	// Mix is pinned: a change here reshuffles every release ever made.
+	if got, want := Mix(1, "x"), uint64(0x7f7da5d227573cad); got != want {
+		t.Errorf("Mix(1, \"x\") = %#x, want %#x", got, want)
+	}
+	if got, want := Stream(7, "retail", 3, "user").Uint64(), uint64(0x8dda6f60634661f); got != want {
+		t.Errorf("Stream(7, retail, 3, user) starts with %#x, want %#x", got, want)
 	}
 }

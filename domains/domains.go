@@ -1,4 +1,3 @@
-// Package domains loads a domain by name: its database, tools, policy, blueprint generator and verification rules.
 package domains
 
 import (
@@ -46,7 +45,7 @@ type Domain struct {
 	// NewAgent creates the embedded engine's agent for one episode on
 	// its own state; a non-nil flaw makes it a flawed agent (DPO).
 	NewAgent func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent
-	// Model is the compiled pack (nil for retail).
+	// Model is the compiled pack.
 	Model *blueprints.Model
 }
 

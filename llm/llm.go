@@ -1,4 +1,3 @@
-// Package llm talks to OpenAI-compatible endpoints for synth's roles: per-role settings, retries, adaptive concurrency, a response cache, token accounting and budgets.
 package llm
 
 import (

@@ -16,7 +16,7 @@ type Options struct {
 	// Limits bound the sandbox; the zero value means DefaultLimits.
 	Limits Limits
 	// Builtins are the Go handler sets a pack may name instead of a
-	// Starlark file ("handlers: builtin:retail"), by name.
+	// Starlark file ("handlers: builtin:tau2-retail"), by name.
 	Builtins map[string]HandlerSet
 	// Databases read a db.json for the built-in handler set of the same
 	// name: they hold it to the data model the handlers implement and

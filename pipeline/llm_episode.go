@@ -154,7 +154,7 @@ type embeddedCustomer struct {
 }
 
 // piecer is a user that says which pieces a goal needs (the generic
-// pack user); the retail user's are usersim.Pieces.
+// pack user); a user without them leaves the Listener to work without.
 type piecer interface {
 	Pieces(record.Goal) []string
 }

@@ -1,4 +1,3 @@
-// Package record defines the data that flows between synth's stages: blueprints, messages, trajectories and verdicts.
 package record
 
 import "encoding/json"

@@ -107,7 +107,7 @@ var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot
 // Listener reads an agent's messages for one user: the Asks of an agent
 // that does not hand them over. It follows the user's own turns (Heard)
 // to know which request is under discussion, so it works with any user
-// that states its acts (the retail user, the generic pack user).
+// that states its acts (the generic pack user).
 type Listener struct {
 	bp     *record.Blueprint
 	pieces func(record.Goal) []string

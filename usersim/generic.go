@@ -12,8 +12,8 @@ import (
 
 // Generic is the simulated customer of a pack's task. It speaks only
 // what the blueprint says it knows, in the phrasing of the pack's tools
-// and hints, with the same behaviour profiles as the retail customer,
-// and it never ends the conversation while a goal it raised is open.
+// and hints, in the manner of the blueprint's behaviour profile, and it
+// never ends the conversation while a goal it raised is open.
 type Generic struct {
 	speaker
 	m *blueprints.Model

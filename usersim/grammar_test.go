@@ -1,6 +1,7 @@
 package usersim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -84,9 +85,32 @@ func TestTypoRateZero(t *testing.T) {
 	}
 }
 
+// Short messages reach typo too: an empty one (a slot that filled with
+// nothing) must not index its first byte, and a one-rune one must come
+// back whole, at most lower-cased, whatever the rate.
 func TestTypoEmpty(t *testing.T) {
-	for seed := range 4 {
-		_ = typo(rngFor(seed), "", 1)
+	typoSafe := func(seed int, s string, rate float64) (got string, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		return typo(rngFor(seed), s, rate), nil
+	}
+	for seed := range 16 {
+		for _, rate := range []float64{0, 0.3, 1} {
+			if got, err := typoSafe(seed, "", rate); err != nil || got != "" {
+				t.Errorf("seed %d rate %v: typo(\"\") = %q, %v; want \"\"", seed, rate, got, err)
+			}
+			for _, s := range []string{"a", "A", "é", "É", "Ω", "7", "?"} {
+				got, err := typoSafe(seed, s, rate)
+				if err != nil {
+					t.Errorf("seed %d rate %v: typo(%q): %v", seed, rate, s, err)
+				} else if !utf8.ValidString(got) || utf8.RuneCountInString(got) != 1 || (got != s && got != strings.ToLower(s)) {
+					t.Errorf("seed %d rate %v: typo(%q) = %q, want it unchanged or lower-cased", seed, rate, s, got)
+				}
+			}
+		}
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 // speaker is the part of a simulated customer that does not depend on
 // the domain: the profile's manner, the conversation state, and the
 // order in which goals are raised, confirmed, revised and closed. The
-// retail User and the pack Generic embed it so both customers behave
-// alike and draw from the random stream in the same order.
+// pack customer Generic embeds it and supplies the words (customer), so
+// the manner stays the same whatever a pack's domain.
 type speaker struct {
 	bp        *record.Blueprint
 	rng       *rand.Rand

@@ -1,4 +1,3 @@
-// Command synth synthesizes verified multi-turn training data for tool-using agents.
 package main
 
 import (

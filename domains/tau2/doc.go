@@ -14,4 +14,22 @@
 // change, and reproduce τ²'s Python down to its text: str() and repr() of
 // numbers, round(x, 2), pydantic's validation messages, Python's eval for
 // calculate, and the quirks of τ²'s code (see the comments at each).
+// domains.PackOptions registers the sets as builtin:tau2-retail and
+// builtin:tau2-airline, with ReadRetailDB and ReadAirlineDB as their
+// db.json readers; the built-in retail pack runs on the retail set over a
+// generated database.
+//
+// Import (synth domain import-tau2) makes a pack of a τ²-bench domain
+// folder: τ²'s db.json and policy as they are, its tools, a domain.yaml
+// from a template describing τ²'s data model (the built-in retail pack's
+// manifest, or AirlineTemplate), and holdout.json with the writes of every
+// τ² task, which generation never reproduces and synth verify --keep never
+// keeps, so a benchmark's test tasks stay out of training data. Files are
+// read only inside the folder, within fixed bounds, and the pack is loaded
+// before it is renamed into place, so a broken import is never written.
+//
+// The package holds no τ² data and runs no Python. Handlers keep no state
+// between calls but indexes over fields no tool changes, keyed by the base
+// they index and bounded in number, so concurrent episodes share them
+// safely and see their own writes.
 package tau2

@@ -1,8 +1,3 @@
-// Package limitio reads the files synth is given up to a limit, so that an
-// input that never ends (--config /dev/zero, a pipe fed forever) or one
-// far larger than its kind ever is fails with a message naming the file
-// and the limit, instead of filling the memory. The limits of the release
-// files live here, in one place; a pack's limits are pack.Limits.
 package limitio
 
 import (

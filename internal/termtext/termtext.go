@@ -1,9 +1,3 @@
-// Package termtext makes text from outside synth — a release's rows, a
-// pack's files, names in a manifest — safe to print on a terminal: control
-// characters (ESC starts the sequences that recolour, retitle or rewrite a
-// terminal), C1 controls, invalid UTF-8 and the bidirectional overrides
-// that make a line read other than it is are shown as Go escapes (\x1b,
-// \u202e). Newlines and tabs stay.
 package termtext
 
 import (

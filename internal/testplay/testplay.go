@@ -1,4 +1,3 @@
-// Package testplay plays embedded-engine dialogues for tests: blueprints [0, n) of a generator, on two workers.
 package testplay
 
 import (

@@ -1,4 +1,3 @@
-// Package testtree compares folders in tests: releases must be byte-identical across workers, resumes, shards and cached reruns.
 package testtree
 
 import (
