@@ -58,7 +58,7 @@ type dpoPlan struct {
 // defaultMix weights the flaws that need a target described by its
 // properties (about half of the tasks offer one) so that every type ends
 // up with a similar share of the pairs.
-var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 6}
+var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 2.5}
 
 func newDPOPlan(cfg Config) (*dpoPlan, error) {
 	kinds := agent.Flaws()
