@@ -39,20 +39,12 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.Var(&maxBytes, "max-spec-bytes", "refuse to read more than this, the spec and the files its $refs name together (bytes, or with KiB, MiB, GiB)")
 	allowMissing := fs.Bool("allow-missing-files", false, "import a multi-file spec whose $refs name absent files: the operations needing them are skipped or fail, each named in IMPORT.md")
 	// Flags may come before or after the spec.
-	var specs []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		specs = append(specs, fs.Arg(0))
-		rest = fs.Args()[1:]
+	specs, help, err := parseInterleaved(fs, args)
+	if help {
+		return nil
+	}
+	if err != nil {
+		return errUsage
 	}
 	switch {
 	case len(specs) != 1:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,19 +23,12 @@ func cmdImportTau2(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fset.SetOutput(stderr)
 	fset.Usage = func() { fmt.Fprintln(stderr, importTau2Usage) }
 	out := fset.String("o", "", "folder for the pack (must not exist or be empty)")
-	var dirs []string
-	for rest := args; len(rest) > 0; {
-		if err := fset.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return errUsage
-		}
-		if fset.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fset.Arg(0))
-		rest = fset.Args()[1:]
+	dirs, help, err := parseInterleaved(fset, args)
+	if help {
+		return nil
+	}
+	if err != nil {
+		return errUsage
 	}
 	if len(dirs) != 1 || *out == "" {
 		fmt.Fprintln(stderr, importTau2Usage)

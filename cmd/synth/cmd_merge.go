@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,20 +14,12 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "directory for the merged release")
 	force := fs.Bool("force", false, "replace a release made with another config in -o")
 	// Flags may come after the shard directories.
-	var dirs []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		rest = fs.Args()[1:]
+	dirs, help, err := parseInterleaved(fs, args)
+	if help {
+		return nil
+	}
+	if err != nil {
+		return errUsage
 	}
 	if *out == "" || len(dirs) == 0 {
 		fmt.Fprintln(stderr, "usage: synth merge OUT... -o DIR")

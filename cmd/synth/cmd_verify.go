@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,19 +58,12 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 	force := fset.Bool("force", false, "with --keep: replace the synth release or run in that folder")
 	mem := &memoryFlag{n: defaultBound()}
 	fset.Var(mem, "max-memory", "memory bound of the check, which runs a pack's Starlark code (e.g. 16GiB; Linux)")
-	var files []string
-	for rest := args; len(rest) > 0; {
-		if err := fset.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return errUsage
-		}
-		if fset.NArg() == 0 {
-			break
-		}
-		files = append(files, fset.Arg(0))
-		rest = fset.Args()[1:]
+	files, help, err := parseInterleaved(fset, args)
+	if help {
+		return nil
+	}
+	if err != nil {
+		return errUsage
 	}
 	if *domain == "" || len(files) == 0 {
 		fmt.Fprintln(stderr, verifyUsage)

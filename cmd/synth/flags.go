@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -307,4 +308,21 @@ func override(fs *flag.FlagSet, flags []runFlag, cfg *pipeline.Config) {
 			f.apply(cfg)
 		}
 	}
+}
+
+// parseInterleaved parses flags that may come before, between or after
+// the positional arguments, which it returns in order. help is true when
+// -h was asked for (fs printed the usage).
+func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, help bool, err error) {
+	for rest := args; len(rest) > 0; {
+		if err := fs.Parse(rest); err != nil {
+			return nil, errors.Is(err, flag.ErrHelp), err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	return pos, false, nil
 }
