@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -68,7 +69,10 @@ type Validation struct {
 	DPOPairs   int           `json:"dpo_pairs"`  // DPO pairs re-simulated
 	Rejected   int           `json:"rejected"`   // rejected dialogues re-verified
 	Elapsed    time.Duration `json:"elapsed_ns"`
-	Defects    []Defect      `json:"defects"`
+	// Unverified is set when the rows were checked against the manifest
+	// and the schemas only: the release's domain is not this synth's.
+	Unverified bool     `json:"rows_not_reverified,omitempty"`
+	Defects    []Defect `json:"defects"`
 	// Warnings are worth a look but do not fail a release: the same
 	// generic opening line in two splits, for instance.
 	Warnings []Defect `json:"warnings,omitempty"`
@@ -96,10 +100,17 @@ func (v *Validation) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "release     %s\n", v.Dir)
 	fmt.Fprintf(&b, "files       %d listed\n", v.Files)
 	fmt.Fprintf(&b, "blueprints  %d\n", v.Blueprints)
-	fmt.Fprintf(&b, "sft rows    %d re-verified\n", v.SFTRows)
-	fmt.Fprintf(&b, "dpo pairs   %d re-simulated and re-verified\n", v.DPOPairs)
+	verified, simulated := "re-verified", "re-simulated and re-verified"
+	if v.Unverified {
+		verified = "read, not re-verified (see the warning)"
+	}
+	fmt.Fprintf(&b, "sft rows    %d %s\n", v.SFTRows, verified)
+	if v.Unverified {
+		simulated = verified
+	}
+	fmt.Fprintf(&b, "dpo pairs   %d %s\n", v.DPOPairs, simulated)
 	if v.Rejected > 0 {
-		fmt.Fprintf(&b, "rejected    %d re-verified\n", v.Rejected)
+		fmt.Fprintf(&b, "rejected    %d %s\n", v.Rejected, verified)
 	}
 	fmt.Fprintf(&b, "time        %s (%.0f rows/s)\n\n", v.Elapsed.Round(time.Millisecond), v.RowsPerSecond())
 	if len(v.Warnings) > 0 {
@@ -153,7 +164,7 @@ func (vr Validator) Validate(ctx context.Context, dir string) (*Validation, erro
 	if err := s.run(ctx); err != nil {
 		return nil, err
 	}
-	out := &Validation{Dir: dir, Blueprints: len(s.bps), SFTRows: s.sftRows, DPOPairs: s.dpoRows, Rejected: s.rejectedRows}
+	out := &Validation{Dir: dir, Blueprints: len(s.bps), SFTRows: s.sftRows, DPOPairs: s.dpoRows, Rejected: s.rejectedRows, Unverified: s.dom == nil}
 	if s.doc != nil {
 		out.Files = len(s.doc.m.Files)
 	}
@@ -271,9 +282,15 @@ func (s *state) run(ctx context.Context) error {
 	}
 	s.checkUnlisted()
 	s.checkWorkDir()
-	if domErr != nil {
+	var older *olderDomain
+	switch {
+	case errors.As(domErr, &older):
+		// Not a defect of the release: this synth no longer has the
+		// domain it was made on.
+		s.warnings.add("manifest.json", NoRow, "", "domain", "%v", older)
+	case domErr != nil:
 		s.defects.add("manifest.json", NoRow, "", "domain", "%v; rows cannot be re-verified", domErr)
-	} else {
+	default:
 		s.checkDomain()
 	}
 	s.readBlueprints()
@@ -295,6 +312,17 @@ func (s *state) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// olderDomain says a release was made on another version of a built-in
+// domain than this synth's, whose database (generated in code) cannot
+// be rebuilt from the release: its rows are checked against the manifest
+// and the schemas, not re-verified.
+type olderDomain struct{ name, release, now, synth string }
+
+func (e *olderDomain) Error() string {
+	return fmt.Sprintf("the release was made on the built-in %s %s, and this synth has %s %s, which builds another database: rows are checked against the manifest and the schemas but not re-verified; run synth validate of synth %s to re-verify them",
+		e.name, e.release, e.name, e.now, e.synth)
+}
+
 // loadDomain builds the release's domain — a built-in by name, else the
 // pack the release ships in domain/ — and the verifier on it.
 func (s *state) loadDomain() error {
@@ -306,6 +334,9 @@ func (s *state) loadDomain() error {
 	d, err := domains.Load(src, m.Seed)
 	if err != nil {
 		return fmt.Errorf("domain %q: %w", m.Domain.Name, err)
+	}
+	if src == m.Domain.Name && d.Version != m.Domain.Version {
+		return &olderDomain{name: d.Name, release: m.Domain.Version, now: d.Version, synth: m.SynthVersion}
 	}
 	sch, err := schemas.Compile()
 	if err != nil {

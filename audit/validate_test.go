@@ -488,3 +488,32 @@ func TestHostileManifest(t *testing.T) {
 		})
 	}
 }
+
+// TestOlderBuiltinDomain: a release made on an older version of a
+// built-in domain (synth 0.3's retail, whose database was Go code) is
+// read and checked against its manifest, and says, as a warning, that its
+// rows could not be re-verified; it is not failed for this synth's
+// different database.
+func TestOlderBuiltinDomain(t *testing.T) {
+	v, err := Validate(context.Background(), filepath.Join("..", "export", "testdata", "v1", "release"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK() || !v.Unverified {
+		t.Fatalf("ok %v, unverified %v, defects %v", v.OK(), v.Unverified, v.Defects)
+	}
+	found := false
+	for _, w := range v.Warnings {
+		found = found || strings.Contains(w.Reason, "built-in retail 1.0.0") && strings.Contains(w.Reason, "not re-verified")
+	}
+	if !found {
+		t.Errorf("no warning says the rows were not re-verified: %v", v.Warnings)
+	}
+	var b strings.Builder
+	if err := v.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), " re-verified\n") {
+		t.Errorf("the summary claims re-verified rows:\n%s", b.String())
+	}
+}
