@@ -58,6 +58,7 @@ type Keeper struct {
 	sources []Source
 	byFile  map[string]int
 	notKept map[string]int
+	created bool // out did not exist before: an empty keep removes it
 }
 
 type keptRecord struct {
@@ -75,11 +76,12 @@ func NewKeeper(d *domains.Domain, domain string, seed uint64, out string, force 
 	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, EngineOutside, ToolsAll
 	cfg.Validation, cfg.Test, cfg.Writes, cfg.Reads, cfg.Behaviors = 0, 0, "", "", nil
 	cfg.bindDomain(d)
+	_, statErr := os.Stat(out)
 	release, err := claimOut("--keep", out, force)
 	if err != nil {
 		return nil, err
 	}
-	k := &Keeper{cfg: cfg, d: d, release: release, work: filepath.Join(out, workDirName), ids: map[string]int{}, byFile: map[string]int{}, notKept: map[string]int{}}
+	k := &Keeper{cfg: cfg, d: d, release: release, created: errors.Is(statErr, os.ErrNotExist), work: filepath.Join(out, workDirName), ids: map[string]int{}, byFile: map[string]int{}, notKept: map[string]int{}}
 	if err := k.prepare(); err != nil {
 		release()
 		return nil, err
@@ -134,6 +136,9 @@ func (k *Keeper) leftoverOfKeep() bool {
 // reports it unreadable, and it gives no dialogue).
 func (k *Keeper) Sources(files []string) {
 	for _, path := range files {
+		if _, dup := k.byFile[path]; dup {
+			continue // named twice: its dialogues count once, under its first entry
+		}
 		sum, _ := fileSHA(path)
 		k.sources = append(k.sources, Source{File: filepath.Base(path), SHA256: sum})
 		k.byFile[path] = len(k.sources) - 1
@@ -213,7 +218,9 @@ func (k *Keeper) Close(ctx context.Context) (*Manifest, error) {
 	}
 	if k.n == 0 {
 		os.RemoveAll(k.work)
-		os.Remove(k.cfg.Out) // only if empty: it may have been there before
+		if k.created {
+			os.Remove(k.cfg.Out) // removes only an empty folder
+		}
 		return nil, nil
 	}
 	k.cfg.N = k.n

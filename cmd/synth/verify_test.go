@@ -414,6 +414,17 @@ func TestVerifyKeep(t *testing.T) {
 		t.Errorf("the user's file: %v", err)
 	}
 
+	// Nothing passes: nothing is written, and no folder is left behind.
+	none := filepath.Join(dir, "none")
+	onlyBad := filepath.Join(dir, "bad.jsonl")
+	writeJSONL(t, onlyBad, []string{mustMarshal(t, broken)})
+	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", none, onlyBad); code != 0 || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("a keep with nothing to keep: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(none); !os.IsNotExist(err) {
+		t.Errorf("a keep with nothing to keep left %s (%v)", none, err)
+	}
+
 	// The release's own domain folder, with the writes of the first
 	// dialogue that writes held out: that dialogue passes and is not kept.
 	pk := filepath.Join(dir, "pack")
