@@ -1841,8 +1841,16 @@ func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (str
 	case len(pm.Choices) > 0:
 		pool = pm.Choices
 	case pm.Path != "" && w.TargetKind == TargetColl:
+		// The records' values, where the write's own schema accepts
+		// them: a record may hold what the write refuses (a channel's
+		// bitrate of 28 where an update needs at least 8,000).
 		for _, v := range p.m.collPools[w.Coll.Name][pm.Path] {
-			pool = append(pool, SlotText(v))
+			if t := SlotText(v); withinBounds(pm.Schema, t) {
+				pool = append(pool, t)
+			}
+		}
+		if len(pool) == 0 {
+			pool = p.m.schemaValues(p.rng, pm.Name, pm.Schema)
 		}
 	default:
 		pool = p.m.schemaValues(p.rng, pm.Name, pm.Schema)

@@ -829,3 +829,26 @@ func TestCachedReadText(t *testing.T) {
 		t.Errorf("the cached read gives %.60q, the tool %.60q", got, want)
 	}
 }
+
+func TestWithinBounds(t *testing.T) {
+	for _, tc := range []struct {
+		schema map[string]any
+		text   string
+		want   bool
+	}{
+		{map[string]any{"type": "integer", "minimum": 8000.0}, "28", false},
+		{map[string]any{"type": "integer", "minimum": 8000.0}, "96000", true},
+		{map[string]any{"type": []any{"integer", "null"}, "maximum": 10.0}, "11", false},
+		{map[string]any{"type": "number", "exclusiveMinimum": 0.0}, "0", false},
+		{map[string]any{"type": "number", "exclusiveMaximum": 1.0}, "0.5", true},
+		{map[string]any{"type": "string", "minLength": 3.0}, "ab", false},
+		{map[string]any{"type": "string", "maxLength": 3.0}, "été", true},
+		{map[string]any{"type": "string", "maxLength": 3.0}, "abcd", false},
+		{map[string]any{"type": "string"}, "anything", true},
+		{map[string]any{"type": "integer", "minimum": 1.0}, "not a number", true},
+	} {
+		if got := withinBounds(tc.schema, tc.text); got != tc.want {
+			t.Errorf("withinBounds(%v, %q) = %v, want %v", tc.schema, tc.text, got, tc.want)
+		}
+	}
+}

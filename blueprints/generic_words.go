@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Words for slots a pack's schema types but its data does not show:
@@ -179,6 +180,38 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 		out = kept
 	}
 	return out
+}
+
+// withinBounds reports whether a stated value meets a parameter's
+// bounds: minimum, maximum (exclusive ones too) for numbers, minLength
+// and maxLength for text. The tool's schema check has the last word;
+// this keeps values it would refuse from being drawn.
+func withinBounds(s map[string]any, text string) bool {
+	switch v := Typed(s, text).(type) {
+	case int64, float64:
+		x, _ := number(v)
+		if lo, ok := number(s["minimum"]); ok && x < lo {
+			return false
+		}
+		if hi, ok := number(s["maximum"]); ok && x > hi {
+			return false
+		}
+		if lo, ok := number(s["exclusiveMinimum"]); ok && x <= lo {
+			return false
+		}
+		if hi, ok := number(s["exclusiveMaximum"]); ok && x >= hi {
+			return false
+		}
+	case string:
+		n := float64(utf8.RuneCountInString(v))
+		if lo, ok := number(s["minLength"]); ok && n < lo {
+			return false
+		}
+		if hi, ok := number(s["maxLength"]); ok && n > hi {
+			return false
+		}
+	}
+	return true
 }
 
 func number(v any) (float64, bool) {
