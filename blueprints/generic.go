@@ -1132,7 +1132,7 @@ func (p *gplan) byKey(c *CollModel, fits func(map[string]any) bool) (*target, er
 		}
 		i, _, _ := p.read(c.Get, args, needs)
 		p.known[c.Key+":"+key] = key
-		return &target{sel: record.Selector{Collection: c.Name, ID: key, Label: c.Noun + " " + key}, key: key, obj: obj, needs: []int{i}}, nil
+		return &target{sel: record.Selector{Collection: c.Name, ID: key, Label: c.Noun + " " + key + m.ScopeWords(c, key)}, key: key, obj: obj, needs: []int{i}}, nil
 	}
 	return nil, fmt.Errorf("no unused %s found", c.Noun)
 }

@@ -97,6 +97,10 @@ type CollModel struct {
 	// Get reads one record by key through parameter GetParam.
 	Get      string
 	GetParam string
+	// Scope are the get's other parameters, each a field of the record
+	// naming what it belongs to (channel_id of a channel's message): a
+	// nested record is read by its key within its parent.
+	Scope []string
 	// List is how the agent learns the candidate records: a user's (with
 	// Param the user key parameter) or, for an ownerless collection, all.
 	List     *ListModel
@@ -483,6 +487,9 @@ func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) 
 				break
 			}
 		}
+		if cm.Get == "" {
+			m.scopedGet(cm)
+		}
 	}
 	if len(cm.Describe) == 0 || len(cm.Compare) == 0 {
 		desc, comp := m.inferAttributes(name, cm)
@@ -494,6 +501,67 @@ func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) 
 		}
 	}
 	return cm, nil
+}
+
+// scopedGet finds a nested collection's get: a read whose required
+// parameters are the record's key and fields of the record that name
+// its parent (/channels/{channel_id}/messages/{message_id}). A candidate
+// counts only if reading the first record through it gives that record
+// back, so a tool of another collection is never taken for it.
+func (m *Model) scopedGet(cm *CollModel) {
+	keys := m.Base.Keys(cm.Name)
+	if len(keys) == 0 {
+		return
+	}
+	v, _ := m.Base.Get(cm.Name, keys[0])
+	rec, err := tools.ToObject(v)
+	if err != nil {
+		return
+	}
+	for _, t := range m.Kit.Tools() {
+		req := RequiredParams(t)
+		if t.Kind != record.KindRead || len(req) < 2 {
+			continue
+		}
+		var keyParam string
+		var scope []string
+		for _, r := range req {
+			switch _, field := rec[r]; {
+			case r == cm.Key || strings.TrimSuffix(r, "_id") == lastWord(cm.Noun) && keyParam == "":
+				keyParam = r
+			case field && r != cm.Key:
+				scope = append(scope, r)
+			}
+		}
+		if keyParam == "" || len(scope) != len(req)-1 {
+			continue
+		}
+		c := &CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, GetParam: keyParam, Scope: scope}
+		res := m.Kit.Exec(context.Background(), m.Base.NewState(), t.Name, mustJSON(m.GetArgs(c, keys[0])))
+		if got, ok := res.Value.(map[string]any); ok && !res.Err && tools.Text(got[cm.Key]) == tools.Text(rec[cm.Key]) {
+			cm.Get, cm.GetParam, cm.Scope = t.Name, keyParam, scope
+			return
+		}
+	}
+}
+
+// nounAt is where a collection's noun last occurs in a tool's words
+// (-1 when it does not).
+func nounAt(toolWords string, c *CollModel) int {
+	return max(strings.LastIndex(toolWords, " "+c.Noun+" "), strings.LastIndex(toolWords, " "+Singular(Words(c.Name))+" "))
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+func mustJSON(v any) string {
+	raw, _ := json.Marshal(v)
+	return string(raw)
 }
 
 // inferAttributes finds the fields a customer names a record by: string
@@ -993,7 +1061,9 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 			if genericKey(c.Key) && (!byGet || genericKey(c.GetParam)) && score < 3 {
 				continue
 			}
-			if score > bestScore {
+			// On a tie the collection named last in the tool's name is
+			// the target: delete_guild_role acts on a role of a guild.
+			if score > bestScore || score == bestScore && best != nil && nounAt(toolWords, c) > nounAt(toolWords, best) {
 				best, bestScore = c, score
 			}
 		}
@@ -1116,6 +1186,11 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
 	if w.TargetKind == TargetColl && (p.Name == w.Coll.Key || p.Name == w.Coll.GetParam) {
 		p.Source = SrcTargetKey
+		return true
+	}
+	if w.TargetKind == TargetColl && slices.Contains(w.Coll.Scope, p.Name) {
+		// The parent the target belongs to: its own, never a new value.
+		p.Source, p.Path = SrcTarget, p.Name
 		return true
 	}
 	if userKey != "" && p.Name == userKey {
@@ -1251,9 +1326,41 @@ func (m *Model) ParamSchema(tool, param string) map[string]any {
 	return paramSchema(t, param)
 }
 
-// GetArgs are the arguments of a collection's get tool for one key.
+// GetArgs are the arguments of a collection's get tool for one key,
+// with the parent's key of a nested record from the record itself.
 func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
-	return map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), key)}
+	args := map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), key)}
+	if len(c.Scope) > 0 {
+		v, _ := m.Base.Get(c.Name, key)
+		rec, _ := tools.ToObject(v)
+		for _, s := range c.Scope {
+			if x, ok := rec[s]; ok {
+				args[s] = Typed(m.ParamSchema(c.Get, s), tools.Text(x))
+			}
+		}
+	}
+	return args
+}
+
+// ScopeWords says where a nested record is ("in channel 21"): what a
+// customer naming it by key must say for its get to be called; "" for a
+// record that is not nested.
+func (m *Model) ScopeWords(c *CollModel, key string) string {
+	if len(c.Scope) == 0 {
+		return ""
+	}
+	v, _ := m.Base.Get(c.Name, key)
+	rec, _ := tools.ToObject(v)
+	var parts []string
+	for _, s := range c.Scope {
+		if x, ok := rec[s]; ok {
+			parts = append(parts, Words(strings.TrimSuffix(s, "_id"))+" "+tools.Text(x))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " in " + strings.Join(parts, " and ")
 }
 
 // ListArgs are the arguments of a collection's list tool for a user:

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/audit"
+	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/openapi"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
@@ -318,6 +319,60 @@ func BenchmarkImportDiscord(b *testing.B) {
 	for b.Loop() {
 		if _, err := openapi.Import(context.Background(), raw, openapi.Options{Seed: 1}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestNestedRecords: discord's messages live under channels
+// (/channels/{channel_id}/messages/{message_id}). They are read by key
+// within their channel, the customer names the channel with the key, and
+// update_message and delete_guild_role build tasks, on the right record.
+func TestNestedRecords(t *testing.T) {
+	var c crudCase
+	for _, rc := range realSpecs {
+		if rc.file == "discord-3.1.json" {
+			c = rc
+		}
+	}
+	_, dir := importReal(t, c)
+	ctx := context.Background()
+	p, err := pack.LoadDir(ctx, dir, 1, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := blueprints.NewModel(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := m.Colls["channels_messages"]
+	if msgs == nil || msgs.Get != "get_message" || msgs.GetParam != "message_id" || !slices.Equal(msgs.Scope, []string{"channel_id"}) {
+		t.Fatalf("channels_messages: %+v", msgs)
+	}
+	key := m.Base.Keys("channels_messages")[0]
+	v, _ := m.Base.Get("channels_messages", key)
+	rec := v.(map[string]any)
+	args := m.GetArgs(msgs, key)
+	if tools.Text(args["channel_id"]) != tools.Text(rec["channel_id"]) || tools.Text(args["message_id"]) != key {
+		t.Errorf("GetArgs(%s) = %v, record's channel %v", key, args, rec["channel_id"])
+	}
+	if w := m.ScopeWords(msgs, key); w != " in channel "+tools.Text(rec["channel_id"]) {
+		t.Errorf("ScopeWords = %q", w)
+	}
+	for _, want := range []struct{ tool, coll string }{{"update_message", "channels_messages"}, {"delete_guild_role", "guilds_roles"}} {
+		var w *blueprints.WriteModel
+		for _, x := range m.Writes {
+			if x.Name == want.tool {
+				w = x
+			}
+		}
+		if w == nil || w.Coll == nil || w.Coll.Name != want.coll {
+			t.Errorf("%s does not target %s: %+v", want.tool, want.coll, w)
+			continue
+		}
+		for _, pm := range w.Params {
+			if slices.Contains(w.Coll.Scope, pm.Name) && (pm.Source != blueprints.SrcTarget || pm.Path != pm.Name) {
+				t.Errorf("%s.%s is the target's parent and must come from it, not %s", want.tool, pm.Name, pm.Source)
+			}
 		}
 	}
 }
