@@ -809,12 +809,61 @@ func (m *Model) inferList(ctx context.Context, c *CollModel) *ListModel {
 		}
 		for _, field := range listFields(out) {
 			lm.Field = field
-			if keys := m.keysIn(c, out, field); slices.Contains(keys, sampleKey) {
+			if keys := m.keysIn(c, out, field); slices.Contains(keys, sampleKey) && m.listsRecordsOf(c, out, field, keys) {
 				return lm
 			}
 		}
 	}
 	return nil
+}
+
+// listsRecordsOf reports whether a list result shows the collection's
+// own records, not another's whose keys look the same (ids "0", "1"
+// recur in every collection of an imported API): every key listed is a
+// key of the collection, and a listed record agrees with the
+// collection's record of its key on every field both hold, one at least
+// besides the key.
+func (m *Model) listsRecordsOf(c *CollModel, out any, field string, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := m.Base.Get(c.Name, k); !ok {
+			return false
+		}
+	}
+	var list any = out
+	if field != "" {
+		list, _ = valueAt(out, field)
+	}
+	l, _ := list.([]any)
+	for _, e := range l {
+		x, ok := e.(map[string]any)
+		if !ok {
+			return true // a list of keys, all of them the collection's
+		}
+		v, _ := m.Base.Get(c.Name, tools.Text(x[c.Key]))
+		rec, err := tools.ToObject(v)
+		if err != nil {
+			return false
+		}
+		shared := 0
+		for f, xv := range x {
+			rv, ok := rec[f]
+			if !ok || f == c.Key {
+				continue
+			}
+			if _, nested := xv.(map[string]any); nested {
+				continue
+			}
+			if _, nested := xv.([]any); nested {
+				continue
+			}
+			if tools.Text(xv) != tools.Text(rv) {
+				return false
+			}
+			shared++
+		}
+		return shared > 0
+	}
+	return true
 }
 
 // listFields are the candidate paths of a list in a result: the result

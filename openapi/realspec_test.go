@@ -344,6 +344,14 @@ func TestNestedRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Ids like "0" recur in every collection: a list of sticker packs is
+	// not how applications are found.
+	if l := m.Colls["applications"].List; l != nil && l.Tool == "list_sticker_packs" {
+		t.Errorf("applications are listed by %s", l.Tool)
+	}
+	if l := m.Colls["sticker_packs"].List; l == nil || l.Tool != "list_sticker_packs" {
+		t.Errorf("sticker packs are not listed by list_sticker_packs: %+v", l)
+	}
 	msgs := m.Colls["channels_messages"]
 	if msgs == nil || msgs.Get != "get_message" || msgs.GetParam != "message_id" || !slices.Equal(msgs.Scope, []string{"channel_id"}) {
 		t.Fatalf("channels_messages: %+v", msgs)
