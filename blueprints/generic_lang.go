@@ -50,7 +50,7 @@ func Singular(s string) string {
 		w = w[:len(w)-3] + "y"
 	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
 		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), singularIs(w):
 	case strings.HasSuffix(w, "s") && len(w) > 3:
 		w = w[:len(w)-1]
 	}
@@ -345,6 +345,9 @@ func JoinAnd(parts []string) string { return joinAnd(parts) }
 var (
 	byIDSuffix = regexp.MustCompile(`(?i)\s+(by|using|with|via)\s+(its\s+|the\s+|their\s+)?(\w+\s+)?(id|key|identifier)\b.*$`)
 	hintSlot   = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	// httpRoute matches a description that is only a method and a path
+	// ("PATCH /channels/{channel_id}"), which no customer says.
+	httpRoute = regexp.MustCompile(`(?i)^(get|post|put|patch|delete|head|options)\s+/`)
 )
 
 // VerbPhrase is how a customer asks for a write, with a <target>
@@ -362,7 +365,7 @@ func (w *WriteModel) VerbPhrase() string {
 		})
 	}
 	noun := w.TargetNoun()
-	if s := imperative(firstSentence(w.Tool.Description)); s != "" {
+	if s := imperative(firstSentence(w.Tool.Description)); s != "" && !httpRoute.MatchString(s) {
 		return withTarget(s, noun, w.TargetKind)
 	}
 	return withTarget(Words(w.Name), noun, w.TargetKind)
@@ -505,4 +508,11 @@ func Plain(tmpl string) string {
 		i = j
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// singularIs reports whether a word ending in "is" is singular already
+// (basis, axis, tennis, arthritis, iris, trellis) rather than a plural
+// (emojis, kiwis).
+func singularIs(w string) bool {
+	return len(w) > 2 && strings.HasSuffix(w, "is") && strings.ContainsRune("sxntrl", rune(w[len(w)-3]))
 }

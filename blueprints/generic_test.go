@@ -711,7 +711,8 @@ func TestLanguage(t *testing.T) {
 		}
 	}
 	singular := []struct{ in, want string }{{"reservations", "reservation"}, {"categories", "category"}, {"addresses", "address"},
-		{"status", "status"}, {"payment methods", "payment method"}, {"boxes", "box"}}
+		{"status", "status"}, {"payment methods", "payment method"}, {"boxes", "box"},
+		{"emojis", "emoji"}, {"guild emojis", "guild emoji"}, {"kiwis", "kiwi"}, {"basis", "basis"}, {"axis", "axis"}, {"tennis", "tennis"}, {"iris", "iris"}}
 	for _, tc := range singular {
 		if got := Singular(tc.in); got != tc.want {
 			t.Errorf("Singular(%q) = %q, want %q", tc.in, got, tc.want)

@@ -464,7 +464,7 @@ func singular(s string) string {
 		return s[:len(s)-3] + "y"
 	case strings.HasSuffix(s, "sses"), strings.HasSuffix(s, "xes"), strings.HasSuffix(s, "ches"), strings.HasSuffix(s, "shes"):
 		return s[:len(s)-2]
-	case strings.HasSuffix(s, "ss"), strings.HasSuffix(s, "us"), strings.HasSuffix(s, "is"):
+	case strings.HasSuffix(s, "ss"), strings.HasSuffix(s, "us"), singularIs(s):
 		return s
 	case strings.HasSuffix(s, "s") && len(s) > 2:
 		return s[:len(s)-1]
@@ -943,4 +943,11 @@ func summaryFields(c *collection, recs map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// singularIs reports whether a word ending in "is" is singular already
+// (basis, axis, tennis, arthritis, iris, trellis) rather than a plural
+// (emojis, kiwis).
+func singularIs(w string) bool {
+	return len(w) > 2 && strings.HasSuffix(w, "is") && strings.ContainsRune("sxntrl", rune(w[len(w)-3]))
 }
