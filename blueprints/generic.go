@@ -141,7 +141,8 @@ func (g *Generic) fitReads() error {
 	if spec.Writes.Max == 0 || len(g.usable) == 0 || slices.ContainsFunc(slices.Collect(maps.Values(g.capacity)), func(c int) bool { return c > 0 }) {
 		return nil
 	}
-	reach := g.capacities(1, maxReadLevel)
+	// From 0: a pack whose creates need no read gives them too.
+	reach := g.capacities(0, maxReadLevel)
 	var levels []int
 	for lvl, c := range reach {
 		if c > 0 {
@@ -162,9 +163,34 @@ func (g *Generic) fitReads() error {
 	}
 	g.notes = append(g.notes, fmt.Sprintf("--reads %s is out of reach of pack %s, whose writes need %d to %d reads: the tasks need %d-%d (pass --reads to choose)",
 		spec.Reads, g.m.Name, levels[0], levels[len(levels)-1], lo, hi))
-	g.spec.Reads, g.spec.ReadWeights = Range{lo, hi}, nil
+	g.spec.Reads, g.spec.ReadWeights = Range{lo, hi}, g.writesAt(lo, hi)
 	g.capacity = g.capacities(lo, hi)
 	return nil
+}
+
+// writesAt weights each reads level by how many write tools can need it,
+// so that an adapted range spreads tasks over the pack's writes in
+// proportion rather than over its levels: a level only one create
+// reaches gets that create's share, not half the tasks.
+func (g *Generic) writesAt(lo, hi int) []float64 {
+	users := g.m.userKeys
+	if g.m.Users == nil {
+		users = []string{""}
+	}
+	users = users[:min(len(users), 64)]
+	out := make([]float64, hi-lo+1)
+	for e := lo; e <= hi; e++ {
+		for _, w := range g.usable {
+			for _, u := range users {
+				p := &gplan{g: g, m: g.m, ctx: context.Background(), user: u}
+				if len(p.modes(w, e, true)) > 0 {
+					out[e-lo]++
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // probeCounts builds a task of each write count once, so an impossible
@@ -1859,6 +1885,20 @@ func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (str
 	for _, v := range pool {
 		if v != cur || pm.Path == "" {
 			opts = append(opts, v)
+		}
+	}
+	if len(opts) == 0 && len(pm.Choices) == 0 {
+		// Every record holds the one value the spec's example gives (a
+		// museum whose events are all in the "Computer Room"): a change
+		// needs another, drawn from the parameter's type and name.
+		vals := p.m.schemaValues(p.rng, pm.Name, withoutExamples(pm.Schema))
+		if paramType(pm.Schema) == "string" && pm.Schema["format"] == nil && pm.Schema["pattern"] == nil {
+			vals = append(vals, inventedText(p.rng, pm.Name)...)
+		}
+		for _, v := range vals {
+			if v != cur && withinBounds(pm.Schema, v) {
+				opts = append(opts, v)
+			}
 		}
 	}
 	if len(opts) == 0 {

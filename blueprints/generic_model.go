@@ -97,10 +97,12 @@ type CollModel struct {
 	// Get reads one record by key through parameter GetParam.
 	Get      string
 	GetParam string
-	// Scope are the get's other parameters, each a field of the record
-	// naming what it belongs to (channel_id of a channel's message): a
-	// nested record is read by its key within its parent.
-	Scope []string
+	// Scope are the get's other parameters, each naming what the record
+	// belongs to (channel_id of a channel's message), and ScopeField the
+	// record's field holding each (ServiceSid: service_sid): a nested
+	// record is read by its key within its parent.
+	Scope      []string
+	ScopeField map[string]string
 	// List is how the agent learns the candidate records: a user's (with
 	// Param the user key parameter) or, for an ownerless collection, all.
 	List     *ListModel
@@ -524,31 +526,66 @@ func (m *Model) scopedGet(cm *CollModel) {
 			continue
 		}
 		var keyParam string
+		fields := map[string]string{}
 		var scope []string
 		for _, r := range req {
-			switch _, field := rec[r]; {
-			case r == cm.Key || strings.TrimSuffix(r, "_id") == lastWord(cm.Noun) && keyParam == "":
+			f := fieldNamed(rec, r)
+			switch {
+			case keyParam == "" && (f == cm.Key || strings.TrimSuffix(r, "_id") == lastWord(cm.Noun)):
 				keyParam = r
-			case field && r != cm.Key:
+			case f != "" && f != cm.Key:
 				scope = append(scope, r)
+				fields[r] = f
 			}
 		}
 		if keyParam == "" || len(scope) != len(req)-1 {
 			continue
 		}
-		c := &CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, GetParam: keyParam, Scope: scope}
+		c := &CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, GetParam: keyParam, Scope: scope, ScopeField: fields}
 		res := m.Kit.Exec(context.Background(), m.Base.NewState(), t.Name, mustJSON(m.GetArgs(c, keys[0])))
 		if got, ok := res.Value.(map[string]any); ok && !res.Err && tools.Text(got[cm.Key]) == tools.Text(rec[cm.Key]) {
-			cm.Get, cm.GetParam, cm.Scope = t.Name, keyParam, scope
+			cm.Get, cm.GetParam, cm.Scope, cm.ScopeField = t.Name, keyParam, scope, fields
 			return
 		}
 	}
+}
+
+// createsInto reports whether a tool makes a record of c, so that c's key
+// among its parameters is the new record's (optional, or absent), not a
+// target: a create named for c's own noun whose key is not required.
+func createsInto(toolWords string, c *CollModel, req []string) bool {
+	verb, _, _ := strings.Cut(strings.TrimSpace(toolWords), " ")
+	switch verb {
+	case "create", "add", "new", "post", "insert":
+	default:
+		return false
+	}
+	if slices.Contains(req, c.Key) || c.GetParam != "" && slices.Contains(req, c.GetParam) {
+		return false
+	}
+	return strings.Contains(toolWords, " "+c.Noun+" ") || strings.Contains(toolWords, " "+Singular(Words(c.Name))+" ")
 }
 
 // nounAt is where a collection's noun last occurs in a tool's words
 // (-1 when it does not).
 func nounAt(toolWords string, c *CollModel) int {
 	return max(strings.LastIndex(toolWords, " "+c.Noun+" "), strings.LastIndex(toolWords, " "+Singular(Words(c.Name))+" "))
+}
+
+// fieldNamed is the record's field a parameter names: the same name, or
+// the same once case and underscores are set aside (ServiceSid and
+// service_sid); "" when none.
+func fieldNamed(rec map[string]any, param string) string {
+	if _, ok := rec[param]; ok {
+		return param
+	}
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	for _, f := range slices.Sorted(maps.Keys(rec)) {
+		if norm(f) == norm(param) {
+			return f
+		}
+	}
+	return ""
 }
 
 func lastWord(s string) string {
@@ -1117,6 +1154,10 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 			}
 		}
 		switch {
+		case best != nil && createsInto(toolWords, best, req):
+			// createSpecialEvent's optional eventId names the record it
+			// makes, not one it acts on.
+			w.TargetKind = TargetNone
 		case best != nil:
 			w.TargetKind, w.Coll = TargetColl, best
 		case userKey != "" && props[userKey] != nil:
@@ -1237,9 +1278,9 @@ func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
 		p.Source = SrcTargetKey
 		return true
 	}
-	if w.TargetKind == TargetColl && slices.Contains(w.Coll.Scope, p.Name) {
+	if w.TargetKind == TargetColl && w.Coll.ScopeField[p.Name] != "" {
 		// The parent the target belongs to: its own, never a new value.
-		p.Source, p.Path = SrcTarget, p.Name
+		p.Source, p.Path = SrcTarget, w.Coll.ScopeField[p.Name]
 		return true
 	}
 	if userKey != "" && p.Name == userKey {
@@ -1383,7 +1424,7 @@ func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
 		v, _ := m.Base.Get(c.Name, key)
 		rec, _ := tools.ToObject(v)
 		for _, s := range c.Scope {
-			if x, ok := rec[s]; ok {
+			if x, ok := rec[c.ScopeField[s]]; ok {
 				args[s] = Typed(m.ParamSchema(c.Get, s), tools.Text(x))
 			}
 		}
@@ -1402,8 +1443,12 @@ func (m *Model) ScopeWords(c *CollModel, key string) string {
 	rec, _ := tools.ToObject(v)
 	var parts []string
 	for _, s := range c.Scope {
-		if x, ok := rec[s]; ok {
-			parts = append(parts, Words(strings.TrimSuffix(s, "_id"))+" "+tools.Text(x))
+		if x, ok := rec[c.ScopeField[s]]; ok {
+			w := Words(s)
+			for _, suffix := range []string{" id", " sid", " key"} {
+				w = strings.TrimSuffix(w, suffix)
+			}
+			parts = append(parts, w+" "+tools.Text(x))
 		}
 	}
 	if len(parts) == 0 {

@@ -146,22 +146,7 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 		if len(out) > 0 {
 			break
 		}
-		lower := strings.ToLower(name)
-		switch {
-		case strings.Contains(lower, "name") || strings.Contains(lower, "title"):
-			for i := 0; i < 4; i++ {
-				w := nouns[rng.IntN(len(nouns))]
-				out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+strings.ToUpper(nouns[rng.IntN(len(nouns))][:1])+nouns[rng.IntN(len(nouns))][1:])
-			}
-		case strings.Contains(lower, "phone"):
-			for i := 0; i < 4; i++ {
-				out = append(out, fmt.Sprintf("+1 555 %03d %04d", rng.IntN(1000), rng.IntN(10000)))
-			}
-		default:
-			for i := 0; i < 4; i++ {
-				out = append(out, notes[rng.IntN(len(notes))])
-			}
-		}
+		out = inventedText(rng, name)
 	}
 	if maxLen, ok := number(s["maxLength"]); ok {
 		for i, v := range out {
@@ -178,6 +163,48 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 			}
 		}
 		out = kept
+	}
+	return out
+}
+
+// inventedText is text for a parameter no value of the data or the spec
+// fits, by what its name says it is.
+func inventedText(rng *rand.Rand, name string) []string {
+	var out []string
+	lower := strings.ToLower(name)
+	switch {
+	case strings.Contains(lower, "name") || strings.Contains(lower, "title"):
+		for i := 0; i < 4; i++ {
+			w := nouns[rng.IntN(len(nouns))]
+			out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+strings.ToUpper(nouns[rng.IntN(len(nouns))][:1])+nouns[rng.IntN(len(nouns))][1:])
+		}
+	case strings.Contains(lower, "phone"):
+		for i := 0; i < 4; i++ {
+			out = append(out, fmt.Sprintf("+1 555 %03d %04d", rng.IntN(1000), rng.IntN(10000)))
+		}
+	case strings.Contains(lower, "location") || strings.Contains(lower, "place") || strings.Contains(lower, "room") || strings.Contains(lower, "venue"):
+		for i := 0; i < 4; i++ {
+			w := nouns[rng.IntN(len(nouns))]
+			out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+places[rng.IntN(len(places))])
+		}
+	default:
+		for i := 0; i < 4; i++ {
+			out = append(out, notes[rng.IntN(len(notes))])
+		}
+	}
+	return out
+}
+
+// places end the names of made-up locations ("Harbor Hall").
+var places = []string{"Hall", "Room", "Gallery", "Wing", "Court", "Pavilion"}
+
+// withoutExamples is a schema less its examples.
+func withoutExamples(s map[string]any) map[string]any {
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		if k != "examples" && k != "example" {
+			out[k] = v
+		}
 	}
 	return out
 }

@@ -384,3 +384,40 @@ func TestNestedRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesOfEveryKind: a PascalCase API's nested records (Twilio's
+// /Services/{ServiceSid}/Webhooks/{Sid}) are read within their parent
+// named as the record names it (service_sid), and a create whose
+// optional id names the record it makes (museum's createSpecialEvent)
+// acts on no existing record.
+func TestWritesOfEveryKind(t *testing.T) {
+	model := func(file string) *blueprints.Model {
+		var c crudCase
+		for _, rc := range realSpecs {
+			if rc.file == file {
+				c = rc
+			}
+		}
+		_, dir := importReal(t, c)
+		p, err := pack.LoadDir(context.Background(), dir, 1, pack.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := blueprints.NewModel(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	tw := model("twilio-verify-v2-3.0.json")
+	hooks := tw.Colls["webhooks"]
+	if hooks == nil || hooks.Get != "FetchWebhook" || hooks.ScopeField["ServiceSid"] != "service_sid" {
+		t.Errorf("twilio webhooks: %+v", hooks)
+	}
+	mu := model("museum-3.1.yaml")
+	for _, w := range mu.Writes {
+		if w.Name == "createSpecialEvent" && w.TargetKind != blueprints.TargetNone {
+			t.Errorf("createSpecialEvent targets %v %+v: a create makes its record", w.TargetKind, w.Coll)
+		}
+	}
+}
