@@ -267,8 +267,13 @@ var cases = []hostile{
 		},
 		code: 1, stderr: []string{"config c.yaml holds more than one YAML document"}},
 	{name: "a run that fails at its first blueprint leaves the corrected command free", item: 7,
-		setup: func(t *testing.T, s *sandbox) []string { return run("out", "--reads", "0-60") },
-		code:  1, stderr: []string{"no task with"}, writes: []string{"out"},
+		// The config is sound; the endpoint is not there, so the first
+		// blueprint fails after the out dir was claimed.
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("run.yaml", []byte("llm:\n  api_key_env: none\n  max_retries: 1\n"))
+			return run("out", "--config", s.path("run.yaml"), "--engine", "llm", "--base-url", "http://127.0.0.1:1/v1", "--model", "m")
+		},
+		code: 1, stderr: []string{"gave up after", "connection refused"}, writes: []string{"out", "../cache"},
 		after: func(t *testing.T, s *sandbox, r result) {
 			if c := s.run(run("out")...); c.code != 0 {
 				t.Errorf("the corrected command is refused: %s", c.stderr)
