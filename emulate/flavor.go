@@ -134,19 +134,9 @@ func (f Flavor) errorBody(e *apiError) []byte {
 		case http.StatusNotFound:
 			kind = "not_found_error"
 		}
-		v = struct {
-			Error struct {
-				Message string  `json:"message"`
-				Type    string  `json:"type"`
-				Param   *string `json:"param"`
-				Code    *string `json:"code"`
-			} `json:"error"`
-		}{Error: struct {
-			Message string  `json:"message"`
-			Type    string  `json:"type"`
-			Param   *string `json:"param"`
-			Code    *string `json:"code"`
-		}{e.message, kind, nil, nil}}
+		var e2 openAIError
+		e2.Error.Message, e2.Error.Type = e.message, kind
+		v = e2
 	case FlavorLlamaCPP:
 		// tools/server/server-common.cpp format_error_response, wrapped by
 		// ex_wrapper in tools/server/server.cpp: {error: {code: int,

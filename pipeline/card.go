@@ -104,8 +104,7 @@ func generatedText(m *Manifest) string {
 	}
 
 	b.WriteString("## How it was generated\n\n")
-	fmt.Fprintf(&b, "- synth version: %s\n- domain: %s %s (files hash `%s`, initial state `%s`)\n- seed: %d\n- config fingerprint: `%s`\n\n",
-		m.SynthVersion, m.Domain.Name, m.Domain.Version, short(m.Domain.Hash), short(m.Domain.StateHash), m.Seed, short(m.Fingerprint))
+	fmt.Fprintf(&b, "%s- seed: %d\n- config fingerprint: `%s`\n\n", provenance(m), m.Seed, short(m.Fingerprint))
 	b.WriteString("Full config (rerun it with `synth run --config` on a file holding these keys to reproduce this release byte for byte):\n\n```yaml\n")
 	keys := make([]string, 0, len(m.Config))
 	for k := range m.Config {
@@ -146,6 +145,13 @@ func toolsText(v any) string {
 		"the agent was given exactly these (plus, in a row, any other tool of the domain it called). A large API's rows so hold a choice of tools a model is given in practice.", c.extra)
 }
 
+// provenance lists the synth version and the domain a release was made
+// with, as the card's first lines of how it came to be.
+func provenance(m *Manifest) string {
+	return fmt.Sprintf("- synth version: %s\n- domain: %s %s (files hash `%s`, initial state `%s`)\n",
+		m.SynthVersion, m.Domain.Name, m.Domain.Version, short(m.Domain.Hash), short(m.Domain.StateHash))
+}
+
 // outsideText says where a release synth verify --keep made came from.
 func outsideText(m *Manifest) string {
 	var b strings.Builder
@@ -153,8 +159,7 @@ func outsideText(m *Manifest) string {
 		"every check below. Every tool call was replayed on a fresh copy of the domain's database and its recorded result was equal to the replayed one; "+
 		"the system message of each row is the domain's policy, and each tool result the exact text its call gives.\n\n", m.Counts.SFTRows, m.Domain.Name, m.SynthVersion)
 	b.WriteString("## Where it came from\n\n")
-	fmt.Fprintf(&b, "- synth version: %s\n- domain: %s %s (files hash `%s`, initial state `%s`)\n- seed of the database: %d\n\n",
-		m.SynthVersion, m.Domain.Name, m.Domain.Version, short(m.Domain.Hash), short(m.Domain.StateHash), m.Seed)
+	fmt.Fprintf(&b, "%s- seed of the database: %d\n\n", provenance(m), m.Seed)
 	b.WriteString("| source file | sha256 | dialogues | passed | kept |\n|---|---|---|---|---|\n")
 	for _, s := range m.Sources {
 		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d |\n", s.File, short(s.SHA256), s.Dialogues, s.Passed, s.Kept)

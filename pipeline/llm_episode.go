@@ -102,6 +102,8 @@ type episode struct {
 	// oai mirrors tr.Messages as the agent's request messages: messages
 	// are only appended, so each is converted once, not once per step.
 	oai []openai.ChatCompletionMessage
+	// tools are what the agent is sent (--tools), chosen once per trial.
+	tools []openai.Tool
 }
 
 // customer speaks for the user of one dialogue.
@@ -222,7 +224,7 @@ func toOpenAI(msgs []record.Message) []openai.ChatCompletionMessage {
 func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, trial int, system string) (*episode, error) {
 	st := e.d.Base.NewState()
 	ep := &episode{trial: trial, tr: &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: EngineLLM, Behavior: bp.Behavior,
-		Messages: []record.Message{{Role: "system", Content: e.d.Policy}}, Ending: record.EndMaxTurns}}
+		Messages: []record.Message{{Role: "system", Content: e.d.Policy}}, Ending: record.EndMaxTurns}, tools: e.toolsFor(bp)}
 	session := llm.SessionID(bp.ID, trial)
 	var cust customer
 	if e.cfg.User == "embedded" {
@@ -296,7 +298,7 @@ func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Bl
 		ep.oai = append(ep.oai, toOpenAI(tr.Messages[len(ep.oai):])...)
 		var msg openai.ChatCompletionMessage
 		for attempt := range 2 {
-			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: e.toolsFor(bp), User: session,
+			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: ep.tools, User: session,
 				Seed: seed(bp, trial, llm.Agent, strconv.Itoa(attempt))}
 			resp, err := ch.Chat(ctx, llm.Agent, llm.StageSimulate, req)
 			if err != nil {

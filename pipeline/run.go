@@ -344,8 +344,9 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 			return it
 		}
 		generated.Add(1)
+		offered := choice.offered(d.Tools, it.bp)
 		if eng != nil {
-			if it.err = eng.dialogue(ctx, &it, plan, choice.offered(d.Tools, it.bp)); it.err != nil {
+			if it.err = eng.dialogue(ctx, &it, plan, offered); it.err != nil {
 				if isBudget(it.err) {
 					budget.Store(true)
 				}
@@ -370,7 +371,6 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 				"check": f.Name, "reason": f.Reason, "verdict": it.verdict, "trajectory": it.tr})
 			return it
 		}
-		offered := choice.offered(d.Tools, it.bp)
 		it.row = sftRow(it.bp, it.tr, rowTools(d.Tools, offered, it.tr.Messages))
 		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
 		if plan != nil && eng == nil {

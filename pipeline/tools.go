@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func rowTools(k *tools.Toolkit, offered map[string]bool, dialogues ...[]record.M
 			for _, c := range m.ToolCalls {
 				if _, ok := k.Tool(c.Function.Name); ok && !names[c.Function.Name] {
 					if len(names) == len(offered) {
-						names = copyNames(offered)
+						names = maps.Clone(offered) // offered is the caller's
 					}
 					names[c.Function.Name] = true
 				}
@@ -114,14 +115,6 @@ func rowTools(k *tools.Toolkit, offered map[string]bool, dialogues ...[]record.M
 		return k.OpenAI()
 	}
 	return k.OpenAIOf(names)
-}
-
-func copyNames(m map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // CheckRowTools says what is wrong with a row's tools column ("" when
