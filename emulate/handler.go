@@ -151,7 +151,7 @@ func (s *Server) generate(req *chatRequest, rp reply) generation {
 		switch {
 		case s.opts.NoToolParser && f == FlavorSGLang:
 			g.unparsed = true
-		case s.drawToolParse():
+		case s.drawToolParse(req):
 			g.malformed = true
 			s.metrics.fault(faultToolParse)
 		}

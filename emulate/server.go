@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -105,7 +106,6 @@ type Server struct {
 
 	faultMu  sync.Mutex
 	faultRNG *rand.Rand
-	parseRNG *rand.Rand // draws ToolParseRate's failures
 }
 
 // New checks the options and builds a server. With Options.Domain set it
@@ -156,7 +156,6 @@ func New(opts Options) (*Server, error) {
 		sessions: newSessionCache(sessionCap),
 		domains:  &domainCache{lru: newLRU[*domainEntry](domainCap)},
 		faultRNG: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		parseRNG: rand.New(rand.NewPCG(opts.Seed^0x5851f42d4c957f2d, opts.Seed)),
 	}
 	if opts.Domain != "" {
 		// The seed only shapes the pack's generated database, not its name.
@@ -247,16 +246,21 @@ func (s *Server) drawFault(agentRequest bool) string {
 	return faultClasses[int(c*float64(n))]
 }
 
-// drawToolParse draws whether this reply's tool calls come out
-// malformed. It draws nothing when the rate is 0, so the other faults'
-// sequence is the same with and without the option.
-func (s *Server) drawToolParse() bool {
+// drawToolParse decides whether this reply's tool calls come out
+// malformed. The draw is the request's own (its session, seed and
+// length), not the next of a shared sequence: a model at temperature 0
+// writes the same broken call for the same request, and which requests
+// fail does not depend on the order concurrent dialogues arrive in.
+func (s *Server) drawToolParse(req *chatRequest) bool {
 	if s.opts.ToolParseRate <= 0 {
 		return false
 	}
-	s.faultMu.Lock()
-	u := s.parseRNG.Float64()
-	s.faultMu.Unlock()
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%d\x00", s.opts.Seed, req.User, len(req.Messages))
+	if req.Seed != nil {
+		fmt.Fprintf(h, "%d", *req.Seed)
+	}
+	u := float64(h.Sum64()>>11) / (1 << 53)
 	return u < s.opts.ToolParseRate
 }
 
