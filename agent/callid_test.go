@@ -40,7 +40,7 @@ func TestCallID(t *testing.T) {
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced
-// one makes usersim.Render recurse forever) and known slots.
+// one makes dialog.Render recurse forever) and known slots.
 func TestAgentTemplatesWellFormed(t *testing.T) {
 	lists := map[string][]string{
 		"greetIdentify": greetIdentify, "identifyAgain": identifyAgain, "authed": authed, "askHelp": askHelp,

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
-	"github.com/synth-data/synth/usersim"
 )
 
 // Generic is the policy-following oracle for any pack. It knows the
@@ -91,7 +91,7 @@ func (a *Generic) WithFlaw(f Flaw) *Generic {
 func (a *Generic) Fired() bool { return a.fired }
 
 func (a *Generic) say(tmpls []string, slots map[string]string) string {
-	return usersim.Render(a.rng, tmpls[a.rng.IntN(len(tmpls))], slots)
+	return dialog.Render(a.rng, tmpls[a.rng.IntN(len(tmpls))], slots)
 }
 
 // call runs a tool and records the call and its observation.
@@ -129,7 +129,7 @@ func (a *Generic) read(ctx context.Context, name string, args map[string]any) (a
 // readKey identifies a read among the results since the last write.
 func readKey(name, raw string) string { return name + "\x00" + raw }
 
-func (a *Generic) reply(text string, ask usersim.Ask) Turn {
+func (a *Generic) reply(text string, ask dialog.Ask) Turn {
 	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
 	ask.Done = slices.Clone(a.done)
 	ask.Refused, a.refused = a.refused, false
@@ -139,7 +139,7 @@ func (a *Generic) reply(text string, ask usersim.Ask) Turn {
 }
 
 // Respond reads the customer's acts and works until it has something to say.
-func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
+func (a *Generic) Respond(ctx context.Context, in dialog.Turn) (Turn, error) {
 	for _, act := range in.Acts {
 		a.absorb(act)
 	}
@@ -153,10 +153,10 @@ func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 				continue
 			}
 			if a.identity == nil {
-				return a.reply(joinText(lead, a.say(genericGreetIdentify, map[string]string{"ids": a.identifyWords()})), usersim.Ask{Kind: "identify"}), nil
+				return a.reply(joinText(lead, a.say(genericGreetIdentify, map[string]string{"ids": a.identifyWords()})), dialog.Ask{Kind: "identify"}), nil
 			}
 			if !a.authenticate(ctx) {
-				return a.reply(joinText(lead, a.say(identifyAgain, nil)), usersim.Ask{Kind: "identify_again"}), nil
+				return a.reply(joinText(lead, a.say(identifyAgain, nil)), dialog.Ask{Kind: "identify_again"}), nil
 			}
 			lead = append(lead, a.say(authed, map[string]string{"first": a.first}))
 			continue
@@ -164,12 +164,12 @@ func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 		if a.cur == nil {
 			if len(a.queue) == 0 {
 				if a.userDone {
-					return a.reply(joinText(lead, a.say(closings, map[string]string{"first": a.first})), usersim.Ask{Kind: "closing"}), nil
+					return a.reply(joinText(lead, a.say(closings, map[string]string{"first": a.first})), dialog.Ask{Kind: "closing"}), nil
 				}
 				if len(a.goals) == 0 {
-					return a.reply(joinText(lead, a.say(askHelp, nil)), usersim.Ask{Kind: "help"}), nil
+					return a.reply(joinText(lead, a.say(askHelp, nil)), dialog.Ask{Kind: "help"}), nil
 				}
-				return a.reply(joinText(lead, a.say(askAnythingElse, nil)), usersim.Ask{Kind: "anything_else"}), nil
+				return a.reply(joinText(lead, a.say(askAnythingElse, nil)), dialog.Ask{Kind: "anything_else"}), nil
 			}
 			a.cur = a.goals[a.queue[0]]
 			a.queue = a.queue[1:]
@@ -192,7 +192,7 @@ func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 	return Turn{}, fmt.Errorf("agent made no progress in 64 steps")
 }
 
-func (a *Generic) absorb(act usersim.Act) {
+func (a *Generic) absorb(act dialog.Act) {
 	switch act.Type {
 	case "identify":
 		a.identity = act.Identity
@@ -399,7 +399,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 	case "new":
 		text = a.say(genericAskNew, map[string]string{"what": blueprints.ArgWords(g.w.Param(name).Replace.Of)})
 	}
-	t := a.reply(text, usersim.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
+	t := a.reply(text, dialog.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
 	return &t
 }
 
@@ -431,7 +431,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if a.m.Transfer != nil {
 			if a.fire(FlawStopsEarly, g) {
 				// Ends the conversation instead of handing it over.
-				t := a.reply(a.say(closings, map[string]string{"first": a.first}), usersim.Ask{Kind: "closing"})
+				t := a.reply(a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 				return &t, "", false
 			}
 			// Out of scope: a human takes over.
@@ -484,11 +484,11 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	}
 	if !g.confirm {
 		g.propose = true
-		t := a.reply(a.proposal(g), usersim.Ask{Kind: "confirm", Goal: g.idx})
+		t := a.reply(a.proposal(g), dialog.Ask{Kind: "confirm", Goal: g.idx})
 		return &t, "", false
 	}
 	if a.fire(FlawStopsEarly, g) {
-		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), usersim.Ask{Kind: "closing"})
+		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 		return &t, "", false
 	}
 	return nil, a.execute(ctx, g), true
@@ -505,7 +505,7 @@ func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 		who = "Customer " + a.userKey
 	}
 	a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: who + " wants to " + what + "; this is outside what I can handle."}, "")
-	t := a.reply(a.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
+	t := a.reply(a.say(transferMsg, nil), dialog.Ask{Kind: "transferred"})
 	return &t
 }
 
@@ -912,7 +912,7 @@ func valueText(name string, v any) string {
 
 func (a *Generic) phraseOf(g *ggoal) string {
 	if g.phrase == "" {
-		g.phrase = usersim.Render(a.rng, g.w.VerbPhrase(), map[string]string{})
+		g.phrase = dialog.Render(a.rng, g.w.VerbPhrase(), map[string]string{})
 		// Render capitalises a message's first letter; this is mid-sentence.
 		if g.phrase != "" && g.phrase[0] >= 'A' && g.phrase[0] <= 'Z' && (len(g.phrase) < 2 || g.phrase[1] < 'A' || g.phrase[1] > 'Z') {
 			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
 	"github.com/synth-data/synth/domains/tau2"
@@ -49,8 +50,8 @@ type Domain struct {
 
 // User is a simulated customer of the embedded engine.
 type User interface {
-	Start() usersim.Turn
-	Respond(ask usersim.Ask) usersim.Turn
+	Start() dialog.Turn
+	Respond(ask dialog.Ask) dialog.Turn
 }
 
 // Agent is an agent of the embedded engine; Fired reports whether its

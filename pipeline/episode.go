@@ -6,9 +6,9 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
-	"github.com/synth-data/synth/usersim"
 )
 
 // Simulate plays one dialogue of the embedded engine: the rule-based user
@@ -44,11 +44,11 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 	turn := user.Start()
 	for t := 0; t < maxTurns; t++ {
 		switch turn.Stop {
-		case usersim.TokenStop:
+		case dialog.TokenStop:
 			tr.Ending = record.EndStop
-		case usersim.TokenTransfer:
+		case dialog.TokenTransfer:
 			tr.Ending = record.EndTransfer
-		case usersim.TokenOutOfScope:
+		case dialog.TokenOutOfScope:
 			tr.Ending = record.EndOutScope
 		}
 		if turn.Stop != "" {

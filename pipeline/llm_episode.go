@@ -14,6 +14,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/llm"
@@ -160,7 +161,7 @@ type piecer interface {
 }
 
 func (c *embeddedCustomer) next(_ context.Context, msgs []record.Message, calls []usersim.Executed) (string, string, error) {
-	var t usersim.Turn
+	var t dialog.Turn
 	if !c.started {
 		c.started = true
 		t = c.u.Start()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
 )
 
@@ -137,10 +138,10 @@ var genericIdentifyRetry = []string{
 	"{Sorry|Apologies}, {I typed that wrong|I mixed something up}. {It's|Try} <values>{.|}",
 }
 
-func (u *Generic) identifyTurn(wrong bool, tmpls []string) Turn {
+func (u *Generic) identifyTurn(wrong bool, tmpls []string) dialog.Turn {
 	id := u.identity(wrong)
 	slots := map[string]string{"pairs": isJoin(id), "values": u.identityValues(id), "name": u.bp.Persona.Name}
-	return Turn{Text: u.say(tmpls, slots), Acts: []Act{{Type: "identify", Identity: id}}}
+	return dialog.Turn{Text: u.say(tmpls, slots), Acts: []dialog.Act{{Type: "identify", Identity: id}}}
 }
 
 func isJoin(id map[string]string) string {
@@ -152,13 +153,13 @@ func isJoin(id map[string]string) string {
 }
 
 // Start is the customer's opening message.
-func (u *Generic) Start() Turn { return u.start(u) }
+func (u *Generic) Start() dialog.Turn { return u.start(u) }
 
 // openingIdentity volunteers the identity in a statement, when the pack's
 // task has the customer identify at all.
-func (u *Generic) openingIdentity() (Turn, bool) {
+func (u *Generic) openingIdentity() (dialog.Turn, bool) {
 	if u.bp.Persona.Known["identify"] == "" {
-		return Turn{}, false
+		return dialog.Turn{}, false
 	}
 	return u.identifyTurn(false, []string{genericIdentify[0]}), true
 }
@@ -228,7 +229,7 @@ func (u *Generic) replacements(i int, name string) []record.Selector {
 }
 
 // pieceAct adds one piece of goal i to an act.
-func (u *Generic) pieceAct(i int, piece string, act *Act) {
+func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 	g := u.bp.Goals[i]
 	kind, name, _ := strings.Cut(piece, ":")
 	switch kind {
@@ -300,8 +301,8 @@ var genericChoicePieces = []string{
 
 // phrase renders a write goal's verb phrase with the target's words and
 // the slots the phrase itself names.
-func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *Act) string {
-	tmpl := expand(u.rng, w.VerbPhrase())
+func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *dialog.Act) string {
+	tmpl := dialog.Expand(u.rng, w.VerbPhrase())
 	slots := map[string]string{"target": target}
 	for _, p := range w.Params {
 		if strings.Contains(tmpl, "<"+p.Name+">") {
@@ -317,11 +318,11 @@ func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *Ac
 // request states goal i: whole for revealing profiles and questions,
 // with just the intent otherwise. A forbidden request is asked like any
 // other write: finding out that it is forbidden is the agent's job.
-func (u *Generic) request(i int) (string, Act) {
+func (u *Generic) request(i int) (string, dialog.Act) {
 	u.requested[i] = true
 	g := u.bp.Goals[i]
 	intent := strings.TrimPrefix(g.Intent, blueprints.IntentRefusePrefix)
-	act := Act{Type: "request", Goal: i, Intent: intent}
+	act := dialog.Act{Type: "request", Goal: i, Intent: intent}
 	if f, ok := strings.CutPrefix(g.Intent, blueprints.IntentInformPrefix); ok {
 		u.pieceAct(i, "target", &act)
 		about := g.Target.Label
@@ -356,7 +357,7 @@ func (u *Generic) request(i int) (string, Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
+		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
 	}
 	for _, p := range pieces {
 		if p == "target" {
@@ -376,12 +377,12 @@ func (u *Generic) vague(g record.Goal, w *blueprints.WriteModel) string {
 	case blueprints.TargetNone:
 		return ""
 	case blueprints.TargetSearch:
-		return expand(u.rng, "{a|one}") + " " + noun
+		return dialog.Expand(u.rng, "{a|one}") + " " + noun
 	}
 	if u.m.Users == nil {
-		return expand(u.rng, "{a|one}") + " " + noun
+		return dialog.Expand(u.rng, "{a|one}") + " " + noun
 	}
-	return expand(u.rng, "{one of my "+blueprints.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
+	return dialog.Expand(u.rng, "{one of my "+blueprints.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
 }
 
 // pieceText says one piece; asked for one its goal does not have (a
@@ -524,9 +525,9 @@ func choiceWords(param string) string {
 }
 
 // Respond answers the agent's last turn.
-func (u *Generic) Respond(ask Ask) Turn { return u.respond(u, ask) }
+func (u *Generic) Respond(ask dialog.Ask) dialog.Turn { return u.respond(u, ask) }
 
-func (u *Generic) answerIdentity(ask Ask, wrong bool) Turn {
+func (u *Generic) answerIdentity(ask dialog.Ask, wrong bool) dialog.Turn {
 	tmpls := genericIdentify
 	switch {
 	case ask.Kind == "identify_again":
