@@ -18,6 +18,7 @@ import (
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
 	"github.com/synth-data/synth/domains/tau2"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -45,7 +46,7 @@ type Domain struct {
 	// its own state; a non-nil flaw makes it a flawed agent (DPO).
 	NewAgent func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent
 	// Model is the compiled pack (nil for retail).
-	Model *blueprints.Model
+	Model *model.Model
 }
 
 // User is a simulated customer of the embedded engine.
@@ -113,7 +114,7 @@ func IsPackDir(dir string) bool {
 // FromPack makes a domain of a loaded pack: the generic generator, user
 // and agent, and verification rules derived from its manifest.
 func FromPack(p *pack.Pack) (*Domain, error) {
-	m, err := blueprints.NewModel(context.Background(), p)
+	m, err := model.NewModel(context.Background(), p)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", p.Manifest.Name, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
@@ -23,7 +24,7 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-// packDirs are the packs the generic engine is tested on: the testdata
+// packDirs are the packs the generic engine is tested on: the test packs
 // library (identify returns a record, loans listed whole, a search with
 // an items path) and catalog (no users), the scaffold of synth domain
 // init, and the built-in airline.
@@ -33,16 +34,9 @@ func packDirs(t testing.TB) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	return map[string]string{
-		"library":  abs("../blueprints/testdata/library"),
-		"catalog":  abs("../blueprints/testdata/catalog"),
+		"library":  testpacks.Dir("library"),
+		"catalog":  testpacks.Dir("catalog"),
 		"scaffold": scaffold,
 		"airline":  "airline",
 	}

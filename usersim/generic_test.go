@@ -3,7 +3,6 @@ package usersim_test
 import (
 	"context"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,19 +10,17 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 )
 
-// packBlueprints generates tasks of the testdata library pack, which has
+// packBlueprints generates tasks of the library test pack, which has
 // slots, choices among the customer's cards, and searches.
-func packBlueprints(t *testing.T) (*blueprints.Model, []*record.Blueprint) {
+func packBlueprints(t *testing.T) (*model.Model, []*record.Blueprint) {
 	t.Helper()
-	dir, err := filepath.Abs("../blueprints/testdata/library")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := domains.Load(dir, 1)
+	d, err := domains.Load(testpacks.Dir("library"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +136,7 @@ func TestGenericUserIdentityAndRevision(t *testing.T) {
 			}
 			seen["revised"] = true
 			turn := u.Respond(dialog.Ask{Kind: "confirm", Goal: gi})
-			if turn.Acts[0].Type != "revise" || blueprints.JoinAnd(slices.Collect(maps.Values(turn.Acts[0].Slots))) == "" {
+			if turn.Acts[0].Type != "revise" || model.JoinAnd(slices.Collect(maps.Values(turn.Acts[0].Slots))) == "" {
 				t.Errorf("%s: changes_mind at confirm gave %+v", bp.ID, turn.Acts)
 			}
 			if again := u.Respond(dialog.Ask{Kind: "confirm", Goal: gi}); again.Acts[0].Type != "confirm" {

@@ -1,4 +1,4 @@
-package blueprints
+package model
 
 import (
 	"fmt"
@@ -26,10 +26,15 @@ var notes = []string{
 
 var nouns = []string{"aurora", "harbor", "maple", "summit", "cobalt", "meadow", "falcon", "juniper", "atlas", "ember", "willow", "orbit"}
 
-// schemaValues lists values a customer may state for a parameter known
+// PersonName draws a first and a last name.
+func PersonName(rng *rand.Rand) string {
+	return firstNames[rng.IntN(len(firstNames))] + " " + lastNames[rng.IntN(len(lastNames))]
+}
+
+// SchemaValues lists values a customer may state for a parameter known
 // only by its name and schema: examples, then values by type, format and
 // name.
-func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []string {
+func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []string {
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		var out []string
 		for _, e := range ex {
@@ -40,13 +45,13 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	if enum := enumOf(s); len(enum) > 0 {
 		return enum
 	}
-	if paramType(s) == "array" {
+	if ParamType(s) == "array" {
 		items, _ := s["items"].(map[string]any)
-		if t := paramType(items); t == "" || t == "array" || t == "object" {
+		if t := ParamType(items); t == "" || t == "array" || t == "object" {
 			return nil
 		}
 		var out []string
-		for _, v := range m.schemaValues(rng, Singular(name), items) {
+		for _, v := range m.SchemaValues(rng, Singular(name), items) {
 			// A one-element list, said as its element.
 			if !strings.Contains(v, ", ") {
 				out = append(out, v)
@@ -56,7 +61,7 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	}
 	lo, hasLo := number(s["minimum"])
 	hi, hasHi := number(s["maximum"])
-	switch paramType(s) {
+	switch ParamType(s) {
 	case "boolean":
 		return []string{"true", "false"}
 	case "integer":
