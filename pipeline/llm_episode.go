@@ -15,7 +15,6 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
-	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -149,15 +148,9 @@ func (c *llmCustomer) next(ctx context.Context, msgs []record.Message, _ []users
 // embeddedCustomer is the domain's rule-based user answering an LLM
 // agent: it reads the agent's words for what they ask (usersim.Classify).
 type embeddedCustomer struct {
-	u       domains.User
+	u       *usersim.Generic
 	l       *usersim.Listener
 	started bool
-}
-
-// piecer is a user that says which pieces a goal needs (the generic
-// pack user); the retail user's are usersim.Pieces.
-type piecer interface {
-	Pieces(record.Goal) []string
 }
 
 func (c *embeddedCustomer) next(_ context.Context, msgs []record.Message, calls []usersim.Executed) (string, string, error) {
@@ -233,15 +226,11 @@ func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Bluepri
 		if trial > 0 {
 			purpose = "user-t" + strconv.Itoa(trial)
 		}
-		u, err := e.d.NewUser(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, purpose))
+		u, err := usersim.NewGeneric(e.d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, purpose))
 		if err != nil {
 			return nil, err
 		}
-		var pieces func(record.Goal) []string
-		if p, ok := u.(piecer); ok {
-			pieces = p.Pieces
-		}
-		cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, pieces)}
+		cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, u.Pieces)}
 	} else {
 		cust = &llmCustomer{ch: ch, bp: bp, trial: trial, system: system, session: session}
 	}

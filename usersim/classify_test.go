@@ -57,7 +57,7 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := d.Generator(blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
 		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestListenerDialoguesVerify(t *testing.T) {
 	}
 	ver := verify.New(d.Verify, sch)
 	ctx := context.Background()
-	g, err := d.Generator(blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
 		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)

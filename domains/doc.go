@@ -1,0 +1,14 @@
+// Package domains loads the domain of a run: a built-in one by name, or
+// a pack folder, compiled into the model (package model) that the stages
+// share and the verifier's domain rules (verify.Domain). It imports no
+// stage: the generator, the customer, the agent and the engines are
+// built from Domain.Model by the packages that use them.
+//
+// Built-in domains are packs in the format users write, each a package
+// under domains/ that embeds its folder and names itself
+// (domains/retail, domains/airline). Go handler sets, which packs name as
+// handlers: builtin:NAME, come from the packages that implement them
+// (tau2.HandlerSets). Load takes a built-in name or a folder holding
+// domain.yaml; every pack is loaded with PackOptions, so a release's
+// domain/ folder loads from anywhere with the handlers it names.
+package domains
