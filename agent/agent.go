@@ -6,20 +6,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
-	"github.com/synth-data/synth/usersim"
 )
 
 // Turn is what the agent produced in reply to one user message: its tool
 // calls with their results, then a message to the user.
 type Turn struct {
 	Messages []record.Message
-	Ask      usersim.Ask
+	Ask      dialog.Ask
 }
 
 // Agent answers user turns.
 type Agent interface {
-	Respond(ctx context.Context, in usersim.Turn) (Turn, error)
+	Respond(ctx context.Context, in dialog.Turn) (Turn, error)
 }
 
 const idChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

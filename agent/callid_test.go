@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/synth-data/synth/usersim"
+	"github.com/synth-data/synth/dialog"
 )
 
 func TestCallID(t *testing.T) {
@@ -143,7 +143,7 @@ func checkTemplate(t *testing.T, name, tm string, slots []string) {
 		fill[s] = "value"
 	}
 	for seed := range 32 {
-		got := usersim.Render(rand.New(rand.NewPCG(uint64(seed), 3)), tm, fill)
+		got := dialog.Render(rand.New(rand.NewPCG(uint64(seed), 3)), tm, fill)
 		if got == "" || strings.ContainsAny(got, "{}|<>") {
 			t.Errorf("%s: %q renders as %q", name, tm, got)
 			return

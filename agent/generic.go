@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
-	"github.com/synth-data/synth/usersim"
 )
 
 // Generic is the policy-following oracle for any pack. It knows the
@@ -23,7 +23,7 @@ import (
 // write with its identifying arguments, wait for an explicit yes, one
 // write per turn, tell the outcome, ask if anything else, end.
 type Generic struct {
-	m   *blueprints.Model
+	m   *model.Model
 	st  *tools.State
 	rng *rand.Rand
 
@@ -55,7 +55,7 @@ type readOut struct {
 type ggoal struct {
 	idx    int
 	intent string
-	w      *blueprints.WriteModel
+	w      *model.WriteModel
 	opts   []string
 	field  string // asked about, for a question
 	target *record.Selector
@@ -77,7 +77,7 @@ type ggoal struct {
 }
 
 // NewGeneric creates the agent of one episode.
-func NewGeneric(m *blueprints.Model, st *tools.State, rng *rand.Rand) *Generic {
+func NewGeneric(m *model.Model, st *tools.State, rng *rand.Rand) *Generic {
 	return &Generic{m: m, st: st, rng: rng, goals: map[int]*ggoal{}, reads: map[string]readOut{}}
 }
 
@@ -91,7 +91,7 @@ func (a *Generic) WithFlaw(f Flaw) *Generic {
 func (a *Generic) Fired() bool { return a.fired }
 
 func (a *Generic) say(tmpls []string, slots map[string]string) string {
-	return usersim.Render(a.rng, tmpls[a.rng.IntN(len(tmpls))], slots)
+	return dialog.Render(a.rng, tmpls[a.rng.IntN(len(tmpls))], slots)
 }
 
 // call runs a tool and records the call and its observation.
@@ -110,7 +110,7 @@ func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any
 	if res.Err {
 		return nil, res.Output, false
 	}
-	return blueprints.ResultValue(res), res.Output, true
+	return model.ResultValue(res), res.Output, true
 }
 
 // read calls a read tool once per state: what it returned stays valid
@@ -129,7 +129,7 @@ func (a *Generic) read(ctx context.Context, name string, args map[string]any) (a
 // readKey identifies a read among the results since the last write.
 func readKey(name, raw string) string { return name + "\x00" + raw }
 
-func (a *Generic) reply(text string, ask usersim.Ask) Turn {
+func (a *Generic) reply(text string, ask dialog.Ask) Turn {
 	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
 	ask.Done = slices.Clone(a.done)
 	ask.Refused, a.refused = a.refused, false
@@ -139,7 +139,7 @@ func (a *Generic) reply(text string, ask usersim.Ask) Turn {
 }
 
 // Respond reads the customer's acts and works until it has something to say.
-func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
+func (a *Generic) Respond(ctx context.Context, in dialog.Turn) (Turn, error) {
 	for _, act := range in.Acts {
 		a.absorb(act)
 	}
@@ -153,10 +153,10 @@ func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 				continue
 			}
 			if a.identity == nil {
-				return a.reply(joinText(lead, a.say(genericGreetIdentify, map[string]string{"ids": a.identifyWords()})), usersim.Ask{Kind: "identify"}), nil
+				return a.reply(joinText(lead, a.say(genericGreetIdentify, map[string]string{"ids": a.identifyWords()})), dialog.Ask{Kind: "identify"}), nil
 			}
 			if !a.authenticate(ctx) {
-				return a.reply(joinText(lead, a.say(identifyAgain, nil)), usersim.Ask{Kind: "identify_again"}), nil
+				return a.reply(joinText(lead, a.say(identifyAgain, nil)), dialog.Ask{Kind: "identify_again"}), nil
 			}
 			lead = append(lead, a.say(authed, map[string]string{"first": a.first}))
 			continue
@@ -164,12 +164,12 @@ func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 		if a.cur == nil {
 			if len(a.queue) == 0 {
 				if a.userDone {
-					return a.reply(joinText(lead, a.say(closings, map[string]string{"first": a.first})), usersim.Ask{Kind: "closing"}), nil
+					return a.reply(joinText(lead, a.say(closings, map[string]string{"first": a.first})), dialog.Ask{Kind: "closing"}), nil
 				}
 				if len(a.goals) == 0 {
-					return a.reply(joinText(lead, a.say(askHelp, nil)), usersim.Ask{Kind: "help"}), nil
+					return a.reply(joinText(lead, a.say(askHelp, nil)), dialog.Ask{Kind: "help"}), nil
 				}
-				return a.reply(joinText(lead, a.say(askAnythingElse, nil)), usersim.Ask{Kind: "anything_else"}), nil
+				return a.reply(joinText(lead, a.say(askAnythingElse, nil)), dialog.Ask{Kind: "anything_else"}), nil
 			}
 			a.cur = a.goals[a.queue[0]]
 			a.queue = a.queue[1:]
@@ -192,7 +192,7 @@ func (a *Generic) Respond(ctx context.Context, in usersim.Turn) (Turn, error) {
 	return Turn{}, fmt.Errorf("agent made no progress in 64 steps")
 }
 
-func (a *Generic) absorb(act usersim.Act) {
+func (a *Generic) absorb(act dialog.Act) {
 	switch act.Type {
 	case "identify":
 		a.identity = act.Identity
@@ -205,10 +205,10 @@ func (a *Generic) absorb(act usersim.Act) {
 		}
 		if act.Intent != "" && g.intent != act.Intent {
 			g.intent = act.Intent
-			if f, ok := strings.CutPrefix(act.Intent, blueprints.IntentInformPrefix); ok {
+			if f, ok := strings.CutPrefix(act.Intent, model.IntentInformPrefix); ok {
 				g.field = f
 			} else {
-				tool, opts := blueprints.ParseIntent(act.Intent)
+				tool, opts := model.ParseIntent(act.Intent)
 				g.w, g.opts = a.m.Write(tool), opts
 			}
 		}
@@ -265,9 +265,9 @@ func (a *Generic) identifyWords() string {
 	for _, im := range a.m.Users.Identify {
 		var ws []string
 		for _, p := range im.Params {
-			ws = append(ws, blueprints.Words(p))
+			ws = append(ws, model.Words(p))
 		}
-		ways = append(ways, "your "+blueprints.JoinAnd(ws))
+		ways = append(ways, "your "+model.JoinAnd(ws))
 	}
 	return strings.Join(ways, ", or ")
 }
@@ -285,7 +285,7 @@ func (a *Generic) authenticate(ctx context.Context) bool {
 				ok = false
 				break
 			}
-			args[p] = blueprints.Typed(a.m.ParamSchema(im.Tool, p), v)
+			args[p] = model.Typed(a.m.ParamSchema(im.Tool, p), v)
 		}
 		if !ok {
 			continue
@@ -313,7 +313,7 @@ func (a *Generic) firstName(user map[string]any) string {
 	if len(a.m.Users.Name) == 0 {
 		return ""
 	}
-	v, _ := blueprints.ValueAt(user, a.m.Users.Name[0])
+	v, _ := model.ValueAt(user, a.m.Users.Name[0])
 	s, _ := v.(string)
 	if len(a.m.Users.Name) == 1 {
 		s, _, _ = strings.Cut(s, " ")
@@ -343,20 +343,20 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 	var text string
 	switch kind {
 	case "target":
-		if g.w != nil && g.w.TargetKind == blueprints.TargetSearch {
+		if g.w != nil && g.w.TargetKind == model.TargetSearch {
 			s := g.w.Search
 			var ps, grid []string
 			for _, p := range s.Params {
-				ps = append(ps, blueprints.Words(p))
+				ps = append(ps, model.Words(p))
 			}
 			for _, p := range s.Grid {
-				grid = append(grid, blueprints.Plural(blueprints.Words(p)))
+				grid = append(grid, model.Plural(model.Words(p)))
 			}
-			text = a.say(genericAskSearch, map[string]string{"noun": s.Noun, "params": blueprints.JoinAnd(ps), "grid": strings.Join(grid, " or ")})
+			text = a.say(genericAskSearch, map[string]string{"noun": s.Noun, "params": model.JoinAnd(ps), "grid": strings.Join(grid, " or ")})
 		} else {
 			noun, key := "record", "id"
 			if c := a.collOf(g); c != nil {
-				noun, key = c.Noun, blueprints.Words(c.Key)
+				noun, key = c.Noun, model.Words(c.Key)
 			}
 			text = a.say(genericAskTarget, map[string]string{"noun": noun, "key": key})
 		}
@@ -365,45 +365,45 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		if p := g.w.Param(name); p != nil && len(p.Choices) > 0 && len(p.Choices) <= 8 {
 			var cs []string
 			for _, c := range p.Choices {
-				cs = append(cs, blueprints.ValueWords(c))
+				cs = append(cs, model.ValueWords(c))
 			}
 			opts = " " + a.say([]string{"{The options are|You can choose} <opts>."}, map[string]string{"opts": strings.Join(cs, ", ")})
 		}
-		text = a.say(genericAskSlot, map[string]string{"what": blueprints.ArgWords(name)}) + opts
+		text = a.say(genericAskSlot, map[string]string{"what": model.ArgWords(name)}) + opts
 	case "like":
-		text = a.say(genericAskGroup, map[string]string{"what": blueprints.Words(blueprints.LastStep(name))})
+		text = a.say(genericAskGroup, map[string]string{"what": model.Words(model.LastStep(name))})
 	case "choice":
 		p := g.w.Param(name)
 		switch {
-		case p != nil && p.Source == blueprints.SrcPick:
-			text = a.say(genericAskPick, map[string]string{"what": blueprints.ArgWords(name)})
-		case p != nil && p.Source == blueprints.SrcChoose:
-			noun := blueprints.Singular(blueprints.Words(blueprints.LastStep(p.Choose.From)))
+		case p != nil && p.Source == model.SrcPick:
+			text = a.say(genericAskPick, map[string]string{"what": model.ArgWords(name)})
+		case p != nil && p.Source == model.SrcChoose:
+			noun := model.Singular(model.Words(model.LastStep(p.Choose.From)))
 			tmpls := genericAskChoice
-			if noun == blueprints.ArgWords(name) {
+			if noun == model.ArgWords(name) {
 				tmpls = genericAskChoiceSame
 			}
-			text = a.say(tmpls, map[string]string{"noun": noun, "what": blueprints.ArgWords(name)})
+			text = a.say(tmpls, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 			if p.Choose.Default != "" && !p.Choose.Other {
 				text += " " + a.say([]string{"{It can also be|Or I can use} <default>."}, map[string]string{"default": p.Choose.DefaultSay})
 			}
 		default:
-			noun := blueprints.ArgWords(name)
+			noun := model.ArgWords(name)
 			if p != nil {
 				if prefix, _, ok := strings.Cut(p.Path, "."); ok {
-					noun = blueprints.Singular(blueprints.Words(prefix))
+					noun = model.Singular(model.Words(prefix))
 				}
 			}
-			text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": blueprints.ArgWords(name)})
+			text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 		}
 	case "new":
-		text = a.say(genericAskNew, map[string]string{"what": blueprints.ArgWords(g.w.Param(name).Replace.Of)})
+		text = a.say(genericAskNew, map[string]string{"what": model.ArgWords(g.w.Param(name).Replace.Of)})
 	}
-	t := a.reply(text, usersim.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
+	t := a.reply(text, dialog.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
 	return &t
 }
 
-func (a *Generic) collOf(g *ggoal) *blueprints.CollModel {
+func (a *Generic) collOf(g *ggoal) *model.CollModel {
 	if g.target != nil {
 		if c := a.m.Colls[g.target.Collection]; c != nil {
 			return c
@@ -420,7 +420,7 @@ func (a *Generic) needsTarget(g *ggoal) bool {
 	if g.w == nil {
 		return true // a question is about something
 	}
-	return g.w.TargetKind == blueprints.TargetColl || g.w.TargetKind == blueprints.TargetSearch
+	return g.w.TargetKind == model.TargetColl || g.w.TargetKind == model.TargetSearch
 }
 
 // work advances one goal: ask what is missing, read what identifies the
@@ -431,7 +431,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if a.m.Transfer != nil {
 			if a.fire(FlawStopsEarly, g) {
 				// Ends the conversation instead of handing it over.
-				t := a.reply(a.say(closings, map[string]string{"first": a.first}), usersim.Ask{Kind: "closing"})
+				t := a.reply(a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 				return &t, "", false
 			}
 			// Out of scope: a human takes over.
@@ -484,11 +484,11 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	}
 	if !g.confirm {
 		g.propose = true
-		t := a.reply(a.proposal(g), usersim.Ask{Kind: "confirm", Goal: g.idx})
+		t := a.reply(a.proposal(g), dialog.Ask{Kind: "confirm", Goal: g.idx})
 		return &t, "", false
 	}
 	if a.fire(FlawStopsEarly, g) {
-		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), usersim.Ask{Kind: "closing"})
+		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 		return &t, "", false
 	}
 	return nil, a.execute(ctx, g), true
@@ -505,7 +505,7 @@ func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 		who = "Customer " + a.userKey
 	}
 	a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: who + " wants to " + what + "; this is outside what I can handle."}, "")
-	t := a.reply(a.say(transferMsg, nil), usersim.Ask{Kind: "transferred"})
+	t := a.reply(a.say(transferMsg, nil), dialog.Ask{Kind: "transferred"})
 	return &t
 }
 
@@ -514,23 +514,23 @@ func (a *Generic) refusal(g *ggoal) string {
 	a.refused = true
 	var why []string
 	for _, f := range g.w.Unmet(g.obj) {
-		v, _ := blueprints.ValueAt(g.obj, f)
+		v, _ := model.ValueAt(g.obj, f)
 		var allowed []string
 		for _, x := range g.w.When[f] {
-			allowed = append(allowed, blueprints.ConditionWords(x))
+			allowed = append(allowed, model.ConditionWords(x))
 		}
 		if l, ok := v.([]any); ok {
 			why = append(why, fmt.Sprintf("its %s are %s, and this is only possible when each is %s", pluralWords(f), valueWords(l), strings.Join(allowed, " or ")))
 			continue
 		}
-		why = append(why, fmt.Sprintf("its %s is \"%s\", and this is only possible when it is %s", blueprints.Words(f), tools.Text(v), strings.Join(allowed, " or ")))
+		why = append(why, fmt.Sprintf("its %s is \"%s\", and this is only possible when it is %s", model.Words(f), tools.Text(v), strings.Join(allowed, " or ")))
 	}
 	noun := g.w.TargetNoun()
 	if g.key != "" {
 		noun += " " + g.key
 	}
 	a.phraseOf(g) // renders g.phrase once
-	what := blueprints.FillPhrase(g.phrase, noun, g.slots)
+	what := model.FillPhrase(g.phrase, noun, g.slots)
 	return a.say(genericRefuse, map[string]string{"what": what, "target": noun, "why": strings.Join(why, "; ")})
 }
 
@@ -539,15 +539,15 @@ func (a *Generic) refusal(g *ggoal) string {
 func pluralWords(path string) string {
 	parent, leaf, ok := strings.Cut(path, ".")
 	if !ok || strings.Contains(leaf, ".") {
-		return blueprints.Words(path)
+		return model.Words(path)
 	}
-	leaf = blueprints.Words(leaf)
+	leaf = model.Words(leaf)
 	if strings.HasSuffix(leaf, "s") {
 		leaf += "es"
 	} else {
 		leaf += "s"
 	}
-	return blueprints.Singular(blueprints.Words(parent)) + " " + leaf
+	return model.Singular(model.Words(parent)) + " " + leaf
 }
 
 // valueWords says a list's distinct values: "2024-05-01 and 2024-05-08".
@@ -589,11 +589,11 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		return "", false
 	}
 	if c.List == nil {
-		return fmt.Sprintf("I'm sorry, I can only look up a %s by its %s.", c.Noun, blueprints.Words(c.Key)), true
+		return fmt.Sprintf("I'm sorry, I can only look up a %s by its %s.", c.Noun, model.Words(c.Key)), true
 	}
 	out, ok := a.read(ctx, c.List.Tool, a.m.ListArgs(c, a.userKey))
 	if !ok {
-		return "I'm sorry, I couldn't look up your " + blueprints.Plural(c.Noun) + ".", true
+		return "I'm sorry, I couldn't look up your " + model.Plural(c.Noun) + ".", true
 	}
 	keys, recs := a.m.ListedRecords(c, out)
 	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
@@ -640,7 +640,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	return a.say(found, map[string]string{"what": yours(sel.Label) + ", " + c.Noun + " " + g.key, "detail": a.describe(c, cands[i])}), false
 }
 
-func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *blueprints.SearchModel, sel record.Selector) (string, bool) {
+func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
 	var cands []map[string]any
 	for _, combo := range s.Combinations(sel.Among) {
 		for _, tool := range s.Tools {
@@ -661,14 +661,14 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *blueprints.Sea
 		}
 	}
 	g.obj = cands[i]
-	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": blueprints.Plural(s.Noun), "summary": a.summary(cands[i], 8)}), false
+	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "summary": a.summary(cands[i], 8)}), false
 }
 
 // describe states a record's attributes.
-func (a *Generic) describe(c *blueprints.CollModel, obj map[string]any) string {
+func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 	var parts []string
 	for _, f := range slices.Concat(c.Describe, c.Compare) {
-		v, ok := blueprints.ValueAt(obj, f)
+		v, ok := model.ValueAt(obj, f)
 		if !ok || v == nil {
 			continue
 		}
@@ -676,12 +676,12 @@ func (a *Generic) describe(c *blueprints.CollModel, obj map[string]any) string {
 		case map[string]any, []any:
 			continue
 		}
-		parts = append(parts, blueprints.Words(f)+" "+blueprints.ValueWords(blueprints.SayValue(f, v)))
+		parts = append(parts, model.Words(f)+" "+model.ValueWords(model.SayValue(f, v)))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "It has " + blueprints.JoinAnd(parts) + "."
+	return "It has " + model.JoinAnd(parts) + "."
 }
 
 // summary lists the scalar fields of a search result.
@@ -695,9 +695,9 @@ func (a *Generic) summary(obj map[string]any, n int) string {
 		case map[string]any, nil:
 			continue
 		case []any:
-			parts = append(parts, blueprints.Words(f)+" "+valueText(f, v))
+			parts = append(parts, model.Words(f)+" "+valueText(f, v))
 		default:
-			parts = append(parts, blueprints.Words(f)+" "+blueprints.SayValue(f, v))
+			parts = append(parts, model.Words(f)+" "+model.SayValue(f, v))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -732,15 +732,15 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 		}
 		raw, _, err := in.Answer(rec)
 		if err != nil {
-			return "I'm sorry, I couldn't work out the " + blueprints.Words(g.field) + "."
+			return "I'm sorry, I couldn't work out the " + model.Words(g.field) + "."
 		}
-		return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(g.field), what, blueprints.SayValue(g.field, raw))
+		return fmt.Sprintf("The %s of %s is %s.", model.Words(g.field), what, model.SayValue(g.field, raw))
 	}
-	v, ok := blueprints.ValueAt(rec, g.field)
+	v, ok := model.ValueAt(rec, g.field)
 	if !ok {
-		return "I'm sorry, I couldn't find the " + blueprints.Words(g.field) + "."
+		return "I'm sorry, I couldn't find the " + model.Words(g.field) + "."
 	}
-	return fmt.Sprintf("The %s of %s is %s.", blueprints.Words(blueprints.LastStep(g.field)), what, blueprints.SayValue(g.field, v))
+	return fmt.Sprintf("The %s of %s is %s.", model.Words(model.LastStep(g.field)), what, model.SayValue(g.field, v))
 }
 
 // build fills the write's arguments from the target, the customer's
@@ -752,17 +752,17 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 	picked := map[string][]map[string]any{}
 	for _, p := range g.w.Included(g.opts) {
 		switch p.Source {
-		case blueprints.SrcTargetKey:
-			args[p.Name] = blueprints.Typed(p.Schema, g.key)
-		case blueprints.SrcTarget:
-			v, ok := blueprints.ValueAt(g.obj, p.Path)
+		case model.SrcTargetKey:
+			args[p.Name] = model.Typed(p.Schema, g.key)
+		case model.SrcTarget:
+			v, ok := model.ValueAt(g.obj, p.Path)
 			if !ok {
-				return nil, "", "I'm sorry, I couldn't find the " + blueprints.Words(p.Path) + " I need."
+				return nil, "", "I'm sorry, I couldn't find the " + model.Words(p.Path) + " I need."
 			}
 			args[p.Name] = v
-		case blueprints.SrcUserKey:
-			args[p.Name] = blueprints.Typed(p.Schema, a.userKey)
-		case blueprints.SrcUser:
+		case model.SrcUserKey:
+			args[p.Name] = model.Typed(p.Schema, a.userKey)
+		case model.SrcUser:
 			u := a.user(ctx)
 			if u == nil {
 				return nil, "", "I'm sorry, I couldn't read your account."
@@ -780,35 +780,35 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 				args[p.Name] = elems[i][field]
 				continue
 			}
-			v, ok := blueprints.ValueAt(u, p.Path)
+			v, ok := model.ValueAt(u, p.Path)
 			if !ok || v == nil {
-				return nil, "", "I'm sorry, your account has no " + blueprints.Words(p.Path) + "."
+				return nil, "", "I'm sorry, your account has no " + model.Words(p.Path) + "."
 			}
-			if l, isList := v.([]any); isList && blueprints.ParamType(p.Schema) != "array" && len(l) == 1 {
+			if l, isList := v.([]any); isList && model.ParamType(p.Schema) != "array" && len(l) == 1 {
 				v = l[0]
 			}
 			args[p.Name] = v
-		case blueprints.SrcSlot:
+		case model.SrcSlot:
 			v, ok := g.slots[p.Name]
 			if !ok {
 				return nil, "slot:" + p.Name, ""
 			}
-			args[p.Name] = blueprints.Typed(p.Schema, v)
-		case blueprints.SrcLike:
+			args[p.Name] = model.Typed(p.Schema, v)
+		case model.SrcLike:
 			v, ok := g.slots[p.Name]
 			if !ok {
 				return nil, "like:" + p.Group, ""
 			}
-			args[p.Name] = blueprints.Typed(p.Schema, v)
-		case blueprints.SrcConst:
+			args[p.Name] = model.Typed(p.Schema, v)
+		case model.SrcConst:
 			args[p.Name] = p.Const
-		case blueprints.SrcPick:
+		case model.SrcPick:
 			sels := g.items[p.Name]
 			if len(sels) == 0 {
 				return nil, "choice:" + p.Name, ""
 			}
-			v, _ := blueprints.ValueAt(g.obj, p.Pick.From)
-			elems := blueprints.Elements(v)
+			v, _ := model.ValueAt(g.obj, p.Pick.From)
+			elems := model.Elements(v)
 			var ids []any
 			for _, sel := range sels {
 				i, err := tools.ResolveKey(sel, elems, p.Pick.ID)
@@ -820,7 +820,7 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 			}
 			args[p.Name] = ids
 			g.elems[p.Name] = anyList(picked[p.Name])
-		case blueprints.SrcReplace:
+		case model.SrcReplace:
 			sels := g.news[p.Name]
 			of := picked[p.Replace.Of]
 			if len(sels) == 0 || len(sels) != len(of) {
@@ -844,12 +844,12 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 			}
 			args[p.Name] = ids
 			g.elems[p.Name] = chosen
-		case blueprints.SrcChoose:
+		case model.SrcChoose:
 			ch := p.Choose
 			if say, ok := g.slots[p.Name]; ok && say == ch.DefaultSay {
 				def, ok := ch.DefaultValue(g.obj)
 				if !ok {
-					return nil, "", "I'm sorry, I couldn't find the " + blueprints.ArgWords(p.Name) + " it was made with."
+					return nil, "", "I'm sorry, I couldn't find the " + model.ArgWords(p.Name) + " it was made with."
 				}
 				args[p.Name] = def
 				continue
@@ -883,21 +883,21 @@ func anyList(ms []map[string]any) []any {
 	return out
 }
 
-func (a *Generic) choices(p *blueprints.ParamModel, u map[string]any) ([]map[string]any, string) {
-	if blueprints.ParamType(p.Schema) == "array" {
+func (a *Generic) choices(p *model.ParamModel, u map[string]any) ([]map[string]any, string) {
+	if model.ParamType(p.Schema) == "array" {
 		return nil, ""
 	}
-	return blueprints.UserChoices(u, p.Path)
+	return model.UserChoices(u, p.Path)
 }
 
 // targetWords is how the agent names the resolved target.
 func (a *Generic) targetWords(g *ggoal) string {
 	switch g.w.TargetKind {
-	case blueprints.TargetColl:
+	case model.TargetColl:
 		return g.w.Coll.Noun + " " + tools.Text(g.args[a.keyParam(g)])
-	case blueprints.TargetSearch:
+	case model.TargetSearch:
 		return "the " + g.w.Search.Noun + " you chose"
-	case blueprints.TargetUser:
+	case model.TargetUser:
 		return "your account"
 	}
 	return ""
@@ -905,7 +905,7 @@ func (a *Generic) targetWords(g *ggoal) string {
 
 func (a *Generic) keyParam(g *ggoal) string {
 	for _, p := range g.w.Params {
-		if p.Source == blueprints.SrcTargetKey {
+		if p.Source == model.SrcTargetKey {
 			return p.Name
 		}
 	}
@@ -917,7 +917,7 @@ func (a *Generic) keyParam(g *ggoal) string {
 func (a *Generic) details(g *ggoal) string {
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(g.args)) {
-		parts = append(parts, blueprints.Words(name)+": "+valueText(name, g.args[name]))
+		parts = append(parts, model.Words(name)+": "+valueText(name, g.args[name]))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -941,18 +941,18 @@ func valueText(name string, v any) string {
 	case string:
 		return x
 	}
-	return blueprints.SlotText(v)
+	return model.SlotText(v)
 }
 
 func (a *Generic) phraseOf(g *ggoal) string {
 	if g.phrase == "" {
-		g.phrase = usersim.Render(a.rng, g.w.VerbPhrase(), map[string]string{})
+		g.phrase = dialog.Render(a.rng, g.w.VerbPhrase(), map[string]string{})
 		// Render capitalises a message's first letter; this is mid-sentence.
 		if g.phrase != "" && g.phrase[0] >= 'A' && g.phrase[0] <= 'Z' && (len(g.phrase) < 2 || g.phrase[1] < 'A' || g.phrase[1] > 'Z') {
 			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]
 		}
 	}
-	return blueprints.FillPhrase(g.phrase, a.targetWords(g), g.slots)
+	return model.FillPhrase(g.phrase, a.targetWords(g), g.slots)
 }
 
 func (a *Generic) proposal(g *ggoal) string {
@@ -972,7 +972,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 		reason = "The customer explicitly confirmed these details; every argument comes from the tool results or from what the customer said."
 	}
 	before := g.obj
-	if g.w.TargetKind != blueprints.TargetColl && g.w.TargetKind != blueprints.TargetSearch {
+	if g.w.TargetKind != model.TargetColl && g.w.TargetKind != model.TargetSearch {
 		before = nil
 	}
 	v, out, ok := a.call(ctx, name, args, reason)
@@ -980,14 +980,14 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 	if !ok {
 		return "I'm sorry, that didn't go through: " + strings.TrimPrefix(out, "Error: ") + "."
 	}
-	outs, _ := a.m.OutputsOf(g.w, blueprints.Scopes{Target: before, Result: v, User: g.user, Elems: g.elems})
+	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: v, User: g.user, Elems: g.elems})
 	if len(outs) > 0 && a.fire(FlawOmitsOutput, g) {
 		a.hide = true
 	}
 	var report []string
 	if !a.hide {
 		for _, o := range outs {
-			report = append(report, fmt.Sprintf("The %s is %s.", blueprints.Words(o.Name), blueprints.SayValue(o.Name, o.Raw)))
+			report = append(report, fmt.Sprintf("The %s is %s.", model.Words(o.Name), model.SayValue(o.Name, o.Raw)))
 		}
 	}
 	lead := a.say(doneLead, nil)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/tools"
 )
 
@@ -87,17 +87,17 @@ func (a *Generic) corrupt(g *ggoal) bool {
 	}
 	for _, p := range g.w.Included(g.opts) {
 		switch p.Source {
-		case blueprints.SrcPick:
-			v, _ := blueprints.ValueAt(g.obj, p.Pick.From)
+		case model.SrcPick:
+			v, _ := model.ValueAt(g.obj, p.Pick.From)
 			ids, _ := g.args[p.Name].([]any)
-			for _, e := range blueprints.Elements(v) {
+			for _, e := range model.Elements(v) {
 				if id := e[p.Pick.ID]; len(ids) > 0 && !slices.ContainsFunc(ids, func(x any) bool { return tools.Text(x) == tools.Text(id) }) {
 					out := slices.Clone(ids)
 					out[0] = id
 					return set(p.Name, out)
 				}
 			}
-		case blueprints.SrcChoose:
+		case model.SrcChoose:
 			if g.user == nil {
 				continue
 			}
@@ -106,21 +106,21 @@ func (a *Generic) corrupt(g *ggoal) bool {
 					return set(p.Name, id)
 				}
 			}
-		case blueprints.SrcLike:
+		case model.SrcLike:
 			if s, ok := g.args[p.Name].(string); ok && strings.ContainsAny(s, "0123456789") {
-				return set(p.Name, blueprints.Misspell(s))
+				return set(p.Name, model.Misspell(s))
 			}
 		}
 	}
 	for _, p := range g.w.Included(g.opts) {
 		switch p.Source {
-		case blueprints.SrcSlot:
-			cur := blueprints.SlotText(g.args[p.Name])
+		case model.SrcSlot:
+			cur := model.SlotText(g.args[p.Name])
 			if len(p.Choices) > 1 {
 				for _, c := range p.Choices {
 					if c != cur {
 						g.args = maps.Clone(g.args)
-						g.args[p.Name] = blueprints.Typed(p.Schema, c)
+						g.args[p.Name] = model.Typed(p.Schema, c)
 						return true
 					}
 				}
@@ -135,7 +135,7 @@ func (a *Generic) corrupt(g *ggoal) bool {
 				g.args[p.Name] = x + 1
 				return true
 			case string:
-				if len(p.Choices) == 0 && blueprints.ParamType(p.Schema) == "string" && p.Schema["format"] == nil {
+				if len(p.Choices) == 0 && model.ParamType(p.Schema) == "string" && p.Schema["format"] == nil {
 					g.args = maps.Clone(g.args)
 					g.args[p.Name] = x + " (urgent)"
 					return true
@@ -155,11 +155,11 @@ func (a *Generic) hallucinate(g *ggoal) {
 	}
 	key := tools.Text(g.args[kp])
 	for i := 0; i < 12; i++ {
-		key = blueprints.Misspell(key)
+		key = model.Misspell(key)
 		if _, exists := a.st.Get(g.w.Coll.Name, key); !exists {
 			a.fire(FlawHallucinatedID, g)
 			g.args = maps.Clone(g.args)
-			g.args[kp] = blueprints.Typed(g.w.Param(kp).Schema, key)
+			g.args[kp] = model.Typed(g.w.Param(kp).Schema, key)
 			return
 		}
 	}
@@ -175,12 +175,12 @@ func (a *Generic) mistake(g *ggoal, name string, args map[string]any) (string, m
 	}
 	if a.wants(FlawSchemaInvalid, g) {
 		t, _ := a.m.Kit.Tool(name)
-		req := blueprints.RequiredParams(t)
+		req := model.RequiredParams(t)
 		if len(req) > 0 {
 			a.fire(FlawSchemaInvalid, g)
 			args = maps.Clone(args)
 			drop := req[len(req)-1]
-			if v, ok := args[drop].(string); ok && blueprints.ParamType(g.w.Param(drop).Schema) == "string" && len(req) == 1 {
+			if v, ok := args[drop].(string); ok && model.ParamType(g.w.Param(drop).Schema) == "string" && len(req) == 1 {
 				// A number where the schema wants a string.
 				if n, err := strconv.Atoi(v); err == nil {
 					args[drop] = n
@@ -205,7 +205,7 @@ func (a *Generic) wrongTool(g *ggoal, args map[string]any) (string, map[string]a
 		}
 		wargs := map[string]any{}
 		ok := true
-		for _, r := range blueprints.RequiredParams(w.Tool) {
+		for _, r := range model.RequiredParams(w.Tool) {
 			if v, has := args[r]; has {
 				wargs[r] = v
 				continue
@@ -217,12 +217,12 @@ func (a *Generic) wrongTool(g *ggoal, args map[string]any) (string, map[string]a
 			}
 			switch {
 			case len(p.Choices) > 0:
-				wargs[r] = blueprints.Typed(p.Schema, p.Choices[0])
-			case p.Source == blueprints.SrcUserKey:
-				wargs[r] = blueprints.Typed(p.Schema, a.userKey)
+				wargs[r] = model.Typed(p.Schema, p.Choices[0])
+			case p.Source == model.SrcUserKey:
+				wargs[r] = model.Typed(p.Schema, a.userKey)
 			default:
 				for _, k := range slices.Sorted(maps.Keys(args)) {
-					if k != a.keyParam(g) && sameType(args[k], blueprints.ParamType(p.Schema)) {
+					if k != a.keyParam(g) && sameType(args[k], model.ParamType(p.Schema)) {
 						wargs[r] = args[k]
 						break
 					}

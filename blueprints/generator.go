@@ -29,12 +29,6 @@ type Spec struct {
 	AdaptWrites, AdaptReads bool
 }
 
-// Noter is a generator that adapted its controls to the domain; Notes
-// say how, once per run.
-type Noter interface {
-	Notes() []string
-}
-
 // Generator makes the blueprint at an index. Implementations are safe for
 // concurrent use and deterministic per (spec, index).
 type Generator interface {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -22,7 +23,7 @@ import (
 // the customer names by key or by attributes, bookings found by
 // searching, questions answered by a read.
 type Generic struct {
-	m    *Model
+	m    *model.Model
 	spec Spec
 	draws
 	// probeBehavior is a profile that fits any task (changes_mind needs
@@ -30,7 +31,7 @@ type Generic struct {
 	probeBehavior string
 	// usable are the writes that succeeded in trials; unusable says why
 	// the others never did (a handler that always fails).
-	usable   []*WriteModel
+	usable   []*model.WriteModel
 	unusable map[string]string
 	capacity map[int]int
 	// notes say how default controls were adapted to the pack.
@@ -43,9 +44,9 @@ type Generic struct {
 // probeWrites tries each write on its own a few times and keeps those
 // that succeed at least once, so tasks are not drawn on a write whose
 // handler always fails.
-func (g *Generic) probeWrites() []*WriteModel {
+func (g *Generic) probeWrites() []*model.WriteModel {
 	g.unusable = map[string]string{}
-	var out []*WriteModel
+	var out []*model.WriteModel
 	for _, w := range g.m.Writes {
 		rng := Stream(g.spec.Seed, g.m.Name, -1000, "probe-write/"+w.Name)
 		var last error
@@ -54,9 +55,9 @@ func (g *Generic) probeWrites() []*WriteModel {
 			p := g.newPlan(context.Background(), rng)
 			mode := modeKey
 			switch {
-			case w.TargetKind == TargetSearch:
+			case w.TargetKind == model.TargetSearch:
 				mode = modeSearch
-			case w.TargetKind != TargetColl:
+			case w.TargetKind != model.TargetColl:
 				mode = modeFixed
 			case w.Coll.Get == "" || a%2 == 1 && w.Coll.List != nil:
 				mode = modeDescribed
@@ -84,12 +85,9 @@ const (
 	modeFixed     = "fixed"     // the user themself, or nothing to name
 )
 
-// Intents of questions: "inform:FIELD" asks for a field of the target.
-const IntentInformPrefix = "inform:"
-
 // NewGeneric prepares a generator for a pack and checks that the pack
 // can meet the controls.
-func NewGeneric(m *Model, spec Spec) (*Generic, error) {
+func NewGeneric(m *model.Model, spec Spec) (*Generic, error) {
 	if _, err := newDraws(spec); err != nil {
 		return nil, err
 	}
@@ -106,7 +104,7 @@ func NewGeneric(m *Model, spec Spec) (*Generic, error) {
 		return nil, fmt.Errorf("--writes %s: pack %s has no write tool tasks can be built on (%s); add hints.writes to its domain.yaml or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
 	}
 	g.usable = g.probeWrites()
-	g.refusable = slices.ContainsFunc(g.usable, (*WriteModel).Refusable)
+	g.refusable = slices.ContainsFunc(g.usable, (*model.WriteModel).Refusable)
 	if len(g.usable) == 0 && spec.Writes.Max > 0 {
 		if !spec.AdaptWrites || spec.Writes.Min > 0 && len(m.Writes) > 0 {
 			var why []string
@@ -173,7 +171,7 @@ func (g *Generic) fitReads() error {
 // proportion rather than over its levels: a level only one create
 // reaches gets that create's share, not half the tasks.
 func (g *Generic) writesAt(lo, hi int) []float64 {
-	users := g.m.userKeys
+	users := g.m.UserKeys()
 	if g.m.Users == nil {
 		users = []string{""}
 	}
@@ -371,7 +369,7 @@ func (g *Generic) levels(w, e int) []int {
 func (g *Generic) capacities(lo, hi int) map[int]int {
 	const unbounded = 1 << 20
 	out := map[int]int{}
-	users := g.m.userKeys
+	users := g.m.UserKeys()
 	if g.m.Users == nil {
 		users = []string{""}
 	}
@@ -390,7 +388,7 @@ func (g *Generic) capacities(lo, hi int) map[int]int {
 						// Its records are counted once, whatever the write.
 					case w.Coll.Owner != "" && g.m.Users != nil:
 						counted[w.Coll.Name] = true
-						total += len(g.m.ownedKeys(w.Coll, u))
+						total += len(g.m.OwnedKeys(w.Coll, u))
 					default:
 						counted[w.Coll.Name] = true
 						total += len(g.m.Base.Keys(w.Coll.Name))
@@ -408,14 +406,14 @@ func (g *Generic) capacities(lo, hi int) map[int]int {
 // as it is added so later goals are built on the state the agent will see.
 type gplan struct {
 	g      *Generic
-	m      *Model
+	m      *model.Model
 	ctx    context.Context
 	rng    *rand.Rand
 	st     *tools.State
 	done   []record.Action // the accepted writes, to rebuild st
 	memo   map[string]readResult
 	user   string
-	ident  *IdentifyModel
+	ident  *model.IdentifyModel
 	idArgs map[string]any
 	ledger
 	goals   []record.Goal
@@ -453,7 +451,7 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	p.strict = exact
 	// Plan the first goal before the user: a target described among the
 	// user's records fixes how many records they must have.
-	var first *WriteModel
+	var first *model.WriteModel
 	firstMode := ""
 	if w > 0 {
 		first, firstMode = p.pickWrite(e, exact)
@@ -535,8 +533,8 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 			bp.NReads++
 		}
 	}
-	bp.Reason = m.reasonFor(p.goals[0])
-	bp.Instruction = m.Instruction(bp)
+	bp.Reason = reasonFor(m, p.goals[0])
+	bp.Instruction = instruction(m, bp)
 	// The plan executed every action in order on its own state, and a
 	// failed write's state was rebuilt from the accepted writes, so that
 	// state is the ground truth's replay and the reads are proven.
@@ -546,7 +544,7 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 
 // pickWrite draws a write tool and a way of naming its target that can
 // need e reads (any, when not exact).
-func (p *gplan) pickWrite(e int, exact bool) (*WriteModel, string) {
+func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 	ws := p.g.usable
 	order := p.rng.Perm(len(ws))
 	for _, i := range order {
@@ -570,10 +568,10 @@ func (p *gplan) pickWrite(e int, exact bool) (*WriteModel, string) {
 
 // canChoose reports whether the customer has something to choose for
 // every choice of a write that must differ from the target's original.
-func (p *gplan) canChoose(w *WriteModel) bool {
+func (p *gplan) canChoose(w *model.WriteModel) bool {
 	var user map[string]any
 	for _, pm := range w.Params {
-		if pm.Source != SrcChoose || !pm.Choose.Other {
+		if pm.Source != model.SrcChoose || !pm.Choose.Other {
 			continue
 		}
 		if user == nil {
@@ -608,7 +606,7 @@ func (p *gplan) anyWrite(e int, exact bool) bool {
 
 // hasFitting reports whether the customer has an unused record that meets
 // (allowed) or fails a write's preconditions.
-func (p *gplan) hasFitting(w *WriteModel, allowed bool) bool {
+func (p *gplan) hasFitting(w *model.WriteModel, allowed bool) bool {
 	owner := ""
 	if w.Coll.Owner != "" && p.m.Users != nil {
 		owner = p.user
@@ -624,7 +622,7 @@ func (p *gplan) hasFitting(w *WriteModel, allowed bool) bool {
 // modes lists the ways of naming w's target that can need e reads. The
 // count is an estimate before the user is known; the built write's
 // evidence is measured and checked.
-func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
+func (p *gplan) modes(w *model.WriteModel, e int, exact bool) []string {
 	m := p.m
 	base := 0
 	if m.Users != nil {
@@ -634,7 +632,7 @@ func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
 	fits := func(n int) bool { return !exact || n+lo <= e && e <= n+hi }
 	var out []string
 	switch w.TargetKind {
-	case TargetColl:
+	case model.TargetColl:
 		c := w.Coll
 		if c.Get != "" {
 			n := 1
@@ -654,10 +652,10 @@ func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
 				}
 			}
 		}
-	case TargetSearch:
+	case model.TargetSearch:
 		n := len(w.Search.Tools)
 		extra := 0
-		if w.needsUser() && m.Users != nil {
+		if needsUser(w) && m.Users != nil {
 			extra = base + lo
 		}
 		if !exact || (e-extra >= n && (e-extra)%n == 0 && len(gridSizes(w.Search, (e-extra)/n)) > 0) {
@@ -665,7 +663,7 @@ func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
 		}
 	default:
 		n := 0
-		if m.Users != nil && (w.TargetKind == TargetUser || w.needsUser()) {
+		if m.Users != nil && (w.TargetKind == model.TargetUser || needsUser(w)) {
 			n = base
 		}
 		if fits(n) {
@@ -679,28 +677,28 @@ func (p *gplan) modes(w *WriteModel, e int, exact bool) []string {
 // the customer's record (once, whatever needs it, and not again when the
 // target was found in its list), and a related record per replaced
 // element (an exchanged item's product).
-func (p *gplan) extraReads(w *WriteModel, mode string) (int, int) {
+func (p *gplan) extraReads(w *model.WriteModel, mode string) (int, int) {
 	m := p.m
 	userLo, userHi := 0, 0
 	listedInUser := mode == modeDescribed && w.Coll != nil && w.Coll.List != nil && m.Users != nil && w.Coll.List.Tool == m.Users.Details
 	if m.Users != nil && m.Users.Details != "" && !p.detailsIsIdentify() && !listedInUser {
 		for _, pm := range w.Params {
 			switch {
-			case pm.Source == SrcUser:
+			case pm.Source == model.SrcUser:
 				userLo, userHi = 1, 1
-			case pm.Source == SrcChoose && (pm.Choose.Other || pm.Choose.Default == ""):
+			case pm.Source == model.SrcChoose && (pm.Choose.Other || pm.Choose.Default == ""):
 				userLo, userHi = 1, 1
-			case pm.Source == SrcChoose:
+			case pm.Source == model.SrcChoose:
 				userHi = 1
 			}
 		}
-		if w.TargetKind == TargetUser {
+		if w.TargetKind == model.TargetUser {
 			userLo, userHi = 1, 1
 		}
 	}
 	lo, hi := userLo, userHi
 	for _, pm := range w.Params {
-		if pm.Source == SrcReplace {
+		if pm.Source == model.SrcReplace {
 			if of := w.Param(pm.Replace.Of); of != nil {
 				lo, hi = lo+1, hi+of.Pick.Max
 			}
@@ -711,24 +709,24 @@ func (p *gplan) extraReads(w *WriteModel, mode string) (int, int) {
 
 // describedFits reports whether some user (or, without users, the whole
 // collection) has the number of listed records that makes e reads.
-func (p *gplan) describedFits(c *CollModel, e int) bool {
+func (p *gplan) describedFits(c *model.CollModel, e int) bool {
 	k, ok := p.describedK(c, e)
 	if !ok {
 		return false
 	}
 	if c.List.Param == "" {
-		return len(p.m.allKeys[c.Name]) == k || k < 0
+		return len(p.m.AllKeys(c.Name)) == k || k < 0
 	}
 	if p.user != "" {
-		return k < 0 || len(p.m.owned[c.Name][p.user]) == k
+		return k < 0 || len(p.m.Listed(c.Name, p.user)) == k
 	}
-	return k < 0 || len(p.m.byCount[c.Name][k]) > 0
+	return k < 0 || len(p.m.UsersListing(c.Name, k)) > 0
 }
 
 // describedK is the number of listed records a described target needs
 // for e reads; -1 when the list returns whole records (no per-record
 // reads, so any number works).
-func (p *gplan) describedK(c *CollModel, e int) (int, bool) {
+func (p *gplan) describedK(c *model.CollModel, e int) (int, bool) {
 	m := p.m
 	fixed := 1 // the list read
 	if c.List.Param != "" && m.Users != nil && !p.listIsIdentify(c) {
@@ -744,7 +742,7 @@ func (p *gplan) describedK(c *CollModel, e int) (int, bool) {
 	return k, k >= 1
 }
 
-func (p *gplan) listIsIdentify(c *CollModel) bool {
+func (p *gplan) listIsIdentify(c *model.CollModel) bool {
 	m := p.m
 	for _, id := range m.Users.Identify {
 		if id.Tool == c.List.Tool && len(id.Params) == 1 && id.Params[0] == c.List.Param && id.Paths[id.Params[0]] == m.Users.Coll.Key {
@@ -769,11 +767,11 @@ func (p *gplan) detailsIsIdentify() bool {
 
 // listGivesRecords reports whether a collection's list returns whole
 // records (then the agent needs no read per record).
-func (p *gplan) listGivesRecords(c *CollModel) bool { return p.m.listRecs[c.Name] }
+func (p *gplan) listGivesRecords(c *model.CollModel) bool { return p.m.ListGivesRecords(c.Name) }
 
-func (w *WriteModel) needsUser() bool {
+func needsUser(w *model.WriteModel) bool {
 	for _, pm := range w.Params {
-		if pm.Source == SrcUser || pm.Source == SrcUserKey {
+		if pm.Source == model.SrcUser || pm.Source == model.SrcUserKey {
 			return true
 		}
 	}
@@ -782,14 +780,14 @@ func (w *WriteModel) needsUser() bool {
 
 // chooseUser picks the customer: one with the right number of records
 // when the first write's target is described among them.
-func (p *gplan) chooseUser(first *WriteModel, mode string, e int, behavior string) error {
+func (p *gplan) chooseUser(first *model.WriteModel, mode string, e int, behavior string) error {
 	return p.chooseUserFor(first, mode, e, behavior, 0)
 }
 
 // chooseUserFor is chooseUser for a task of w writes: a customer who
 // cannot have a second write at this level is passed over before any
 // read is made for them.
-func (p *gplan) chooseUserFor(first *WriteModel, mode string, e int, behavior string, w int) error {
+func (p *gplan) chooseUserFor(first *model.WriteModel, mode string, e int, behavior string, w int) error {
 	m := p.m
 	if m.Users == nil {
 		return nil
@@ -810,14 +808,14 @@ func (p *gplan) chooseUserFor(first *WriteModel, mode string, e int, behavior st
 		k, ok := p.describedK(first.Coll, e-extra)
 		switch {
 		case !p.strict || k < 0:
-			pool = m.ownersWith(first.Coll, 1)
+			pool = m.OwnersWith(first.Coll, 1)
 		case ok:
-			pool = m.byCount[first.Coll.Name][k]
+			pool = m.UsersListing(first.Coll.Name, k)
 		}
-	} else if first != nil && first.TargetKind == TargetColl && first.Coll.Owner != "" {
-		pool = m.ownersWith(first.Coll, 1)
+	} else if first != nil && first.TargetKind == model.TargetColl && first.Coll.Owner != "" {
+		pool = m.OwnersWith(first.Coll, 1)
 	} else {
-		pool = m.userKeys
+		pool = m.UserKeys()
 	}
 	if len(pool) == 0 {
 		return errors.New("no user fits the first goal")
@@ -864,7 +862,7 @@ func (p *gplan) chooseUserFor(first *WriteModel, mode string, e int, behavior st
 		known := map[string]string{}
 		okAll := true
 		for _, param := range im.Params {
-			v, found := valueAt(obj, im.Paths[param])
+			v, found := model.ValueAt(obj, im.Paths[param])
 			if !found || v == nil {
 				okAll = false
 				break
@@ -873,105 +871,29 @@ func (p *gplan) chooseUserFor(first *WriteModel, mode string, e int, behavior st
 				okAll = false
 				break
 			}
-			text := SlotText(v)
+			text := model.SlotText(v)
 			known[param] = text
-			args[param] = Typed(m.ParamSchema(im.Tool, param), text)
+			args[param] = model.Typed(m.ParamSchema(im.Tool, param), text)
 		}
 		if !okAll {
 			continue
 		}
-		out, ok := m.read(p.ctx, nil, im.Tool, args)
-		if !ok || m.userKeyOfValue(out) != u {
+		out, ok := m.Read(p.ctx, nil, im.Tool, args)
+		if !ok || m.UserKeyOfValue(out) != u {
 			continue
 		}
-		if behavior == "confused" && !m.misspellFails(p.ctx, im, known) {
+		if behavior == "confused" && !m.MisspellFails(p.ctx, im, known) {
 			continue
 		}
 		p.user, p.ident, p.idArgs = u, im, args
 		p.known = known
 		p.known["identify"] = im.Tool
 		if !slices.Contains(im.Params, m.Users.Coll.Key) {
-			p.unknown = append(p.unknown, Words(m.Users.Coll.Key))
+			p.unknown = append(p.unknown, model.Words(m.Users.Coll.Key))
 		}
 		return nil
 	}
 	return fmt.Errorf("user %s cannot be identified", u)
-}
-
-func (w *WriteModel) needsUserDetails() bool {
-	for _, pm := range w.Params {
-		if pm.Source == SrcUser {
-			return true
-		}
-	}
-	return false
-}
-
-// ownersWith lists the users whose list shows at least n records.
-func (m *Model) ownersWith(c *CollModel, n int) []string {
-	if c.List == nil || c.List.Param == "" {
-		return m.userKeys
-	}
-	if n == 1 {
-		return m.owners[c.Name] // computed once: every task asks for it
-	}
-	return ownersFrom(m.byCount[c.Name], n)
-}
-
-func ownersFrom(byCount map[int][]string, n int) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(byCount)) {
-		if k >= n {
-			out = append(out, byCount[k]...)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (m *Model) userKeyOfValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case map[string]any:
-		return tools.Text(x[m.Users.Coll.Key])
-	}
-	return ""
-}
-
-// Misspell is the slip a confused customer makes in an identifying
-// value: two letters swapped, or a digit changed.
-func Misspell(s string) string {
-	b := []byte(s)
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] >= '0' && b[i] <= '9' {
-			b[i] = '0' + (b[i]-'0'+3)%10
-			return string(b)
-		}
-	}
-	if len(b) >= 2 {
-		b[0], b[1] = b[1], b[0]
-		if b[0] == b[1] {
-			b[0] = 'x'
-		}
-		return string(b)
-	}
-	return s + "x"
-}
-
-// misspellFails checks that the confused customer's first attempt
-// (first parameter misspelt) identifies nobody.
-func (m *Model) misspellFails(ctx context.Context, im *IdentifyModel, known map[string]string) bool {
-	args := map[string]any{}
-	for i, param := range im.Params {
-		text := known[param]
-		if i == 0 {
-			text = Misspell(text)
-		}
-		args[param] = Typed(m.ParamSchema(im.Tool, param), text)
-	}
-	out, ok := m.read(ctx, nil, im.Tool, args)
-	return !ok || m.userKeyOfValue(out) == ""
 }
 
 func (p *gplan) personaName() string {
@@ -981,7 +903,7 @@ func (p *gplan) personaName() string {
 		obj, _ := tools.ToObject(uv)
 		var parts []string
 		for _, path := range m.Users.Name {
-			if v, ok := valueAt(obj, path); ok {
+			if v, ok := model.ValueAt(obj, path); ok {
 				if s := tools.Text(v); s != "" {
 					parts = append(parts, s)
 				}
@@ -992,7 +914,7 @@ func (p *gplan) personaName() string {
 		}
 		return "the customer " + p.user
 	}
-	return firstNames[p.rng.IntN(len(firstNames))] + " " + lastNames[p.rng.IntN(len(lastNames))]
+	return model.PersonName(p.rng)
 }
 
 // call records a ground-truth action; reads with the same arguments are
@@ -1123,12 +1045,12 @@ func (p *gplan) usedKey(coll, key string) string { return coll + "\x00" + key }
 
 // byKey picks an unused record the customer names by its key; fits (nil
 // for any) says which records the goal can be about.
-func (p *gplan) byKey(c *CollModel, fits func(map[string]any) bool) (*target, error) {
+func (p *gplan) byKey(c *model.CollModel, fits func(map[string]any) bool) (*target, error) {
 	m := p.m
 	var keys []string
 	owned := c.Owner != "" && m.Users != nil
 	if owned {
-		keys = m.ownedKeys(c, p.user)
+		keys = m.OwnedKeys(c, p.user)
 	} else {
 		keys = m.Base.Keys(c.Name)
 	}
@@ -1163,18 +1085,9 @@ func (p *gplan) byKey(c *CollModel, fits func(map[string]any) bool) (*target, er
 	return nil, fmt.Errorf("no unused %s found", c.Noun)
 }
 
-// ownedKeys lists a user's records of a collection: what its list
-// shows, else the records whose owner field names the user.
-func (m *Model) ownedKeys(c *CollModel, user string) []string {
-	if c.List != nil && c.List.Param != "" {
-		return m.owned[c.Name][user]
-	}
-	return m.byOwner[c.Name][user]
-}
-
 // candidates reads what the agent reads to find a described record: the
 // list, then each listed record unless the list holds them whole.
-func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, error) {
+func (p *gplan) candidates(c *model.CollModel) ([]string, []map[string]any, []int, error) {
 	m := p.m
 	var needs []int
 	if c.List.Param != "" {
@@ -1213,7 +1126,7 @@ func (p *gplan) candidates(c *CollModel) ([]string, []map[string]any, []int, err
 
 // described picks an unused record among the candidates and finds words
 // that single it out: attributes, and an ordering criterion if needed.
-func (p *gplan) described(c *CollModel, fits func(map[string]any) bool) (*target, error) {
+func (p *gplan) described(c *model.CollModel, fits func(map[string]any) bool) (*target, error) {
 	keys, objs, reads, err := p.candidates(c)
 	if err != nil {
 		return nil, err
@@ -1232,8 +1145,8 @@ func (p *gplan) described(c *CollModel, fits func(map[string]any) bool) (*target
 		for _, f := range forms {
 			f.Collection = c.Name
 			if i, err := tools.ResolveKey(f, objs, c.Key); err == nil && i == t {
-				f.Label = RecordLabel(c, f.Where, f.Pick, mine)
-				p.unknown = appendOnce(p.unknown, Words(c.Key)+"s")
+				f.Label = model.RecordLabel(c, f.Where, f.Pick, mine)
+				p.unknown = appendOnce(p.unknown, model.Words(c.Key)+"s")
 				obj := objs[t]
 				if c.List.By != "" {
 					// The list names records; the agent then reads the one it found.
@@ -1254,11 +1167,11 @@ func (p *gplan) described(c *CollModel, fits func(map[string]any) bool) (*target
 // recordForms are the ways a customer may describe record r. A list
 // field ("items.name") describes it by any one of its values ("the order
 // with the laptop in it").
-func recordForms(c *CollModel, r map[string]any, n int) []record.Selector {
+func recordForms(c *model.CollModel, r map[string]any, n int) []record.Selector {
 	type attr struct{ path, val string }
 	var attrs []attr
 	for _, d := range c.Describe {
-		v, ok := valueAt(r, d)
+		v, ok := model.ValueAt(r, d)
 		if !ok || v == nil {
 			continue
 		}
@@ -1319,14 +1232,14 @@ func recordForms(c *CollModel, r map[string]any, n int) []record.Selector {
 // chooseOptional picks the optional parameters a write sets: when it
 // would otherwise change nothing the customer states (an update with
 // every field optional), one or two of them.
-func (p *gplan) chooseOptional(w *WriteModel) []string {
+func (p *gplan) chooseOptional(w *model.WriteModel) []string {
 	var opt []string
 	says := false
 	for _, pm := range w.Params {
 		switch {
 		case pm.Optional:
 			opt = append(opt, pm.Name)
-		case pm.Source == SrcSlot || pm.Source == SrcUser:
+		case pm.Source == model.SrcSlot || pm.Source == model.SrcUser:
 			says = true
 		}
 	}
@@ -1343,50 +1256,20 @@ func (p *gplan) chooseOptional(w *WriteModel) []string {
 	return out
 }
 
-// IntentOf names a write goal: the tool, and the optional parameters it
-// sets after a "+".
-func IntentOf(w *WriteModel, opts []string) string {
-	if len(opts) == 0 {
-		return w.Name
-	}
-	return w.Name + "+" + strings.Join(opts, ",")
-}
-
-// ParseIntent splits a write intent into the tool and its optional parameters.
-func ParseIntent(intent string) (string, []string) {
-	tool, opts, ok := strings.Cut(intent, "+")
-	if !ok || opts == "" {
-		return tool, nil
-	}
-	return tool, strings.Split(opts, ",")
-}
-
-// Included lists the parameters a goal of this intent sets.
-func (w *WriteModel) Included(opts []string) []*ParamModel {
-	var out []*ParamModel
-	for _, pm := range w.Params {
-		if pm.Optional && !slices.Contains(opts, pm.Name) {
-			continue
-		}
-		out = append(out, pm)
-	}
-	return out
-}
-
 // buildWrite adds one write goal with its reads and executes it.
-func (p *gplan) buildWrite(w *WriteModel, mode string) error {
+func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 	m := p.m
 	gi := len(p.goals)
 	opts := p.chooseOptional(w)
-	goal := record.Goal{Intent: IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}}
+	goal := record.Goal{Intent: model.IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}}
 	params := w.Included(opts)
 	var needs []int
 	var userObj map[string]any
 	for _, pm := range params {
 		switch pm.Source {
-		case SrcUserKey:
+		case model.SrcUserKey:
 			needs = append(needs, p.auth()...)
-		case SrcUser:
+		case model.SrcUser:
 			if userObj == nil {
 				i, obj, err := p.userDetails()
 				if err != nil {
@@ -1444,7 +1327,7 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 	if t.key != "" {
 		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
-	outs, err := m.OutputsOf(w, Scopes{Target: t.obj, Result: ResultValue(res), User: userObj, Elems: a.elems})
+	outs, err := m.OutputsOf(w, model.Scopes{Target: t.obj, Result: model.ResultValue(res), User: userObj, Elems: a.elems})
 	if err != nil {
 		return err
 	}
@@ -1459,18 +1342,18 @@ func (p *gplan) buildWrite(w *WriteModel, mode string) error {
 }
 
 // writeTarget finds what a write acts on, among the records fits allows.
-func (p *gplan) writeTarget(w *WriteModel, mode string, needs []int, fits func(map[string]any) bool) (*target, error) {
+func (p *gplan) writeTarget(w *model.WriteModel, mode string, needs []int, fits func(map[string]any) bool) (*target, error) {
 	m := p.m
 	var t *target
 	var err error
 	switch w.TargetKind {
-	case TargetColl:
+	case model.TargetColl:
 		if mode == modeDescribed {
 			t, err = p.described(w.Coll, fits)
 		} else {
 			t, err = p.byKey(w.Coll, fits)
 		}
-	case TargetSearch:
+	case model.TargetSearch:
 		size := 0
 		if p.want > 0 {
 			extra := len(closure(p.actions, needs))
@@ -1481,7 +1364,7 @@ func (p *gplan) writeTarget(w *WriteModel, mode string, needs []int, fits func(m
 			size = (p.want - extra) / n
 		}
 		t, err = p.search(w.Search, size)
-	case TargetUser:
+	case model.TargetUser:
 		if p.used[p.usedKey(m.Users.Coll.Name, p.user)] {
 			return nil, errors.New("the account already has a change in this task")
 		}
@@ -1505,7 +1388,7 @@ func (p *gplan) writeTarget(w *WriteModel, mode string, needs []int, fits func(m
 // argState fills one write goal's arguments.
 type argState struct {
 	plan      *gplan
-	w         *WriteModel
+	w         *model.WriteModel
 	t         *target
 	goal      *record.Goal
 	user      map[string]any
@@ -1530,20 +1413,20 @@ func (a *argState) reads() int {
 	return len(closure(a.plan.actions, slices.Concat(a.base, a.needs)))
 }
 
-func (a *argState) fill(pm *ParamModel) error {
+func (a *argState) fill(pm *model.ParamModel) error {
 	p := a.plan
 	switch pm.Source {
-	case SrcTargetKey:
-		a.args[pm.Name] = Typed(pm.Schema, a.t.key)
-	case SrcTarget:
-		v, ok := valueAt(a.t.obj, pm.Path)
+	case model.SrcTargetKey:
+		a.args[pm.Name] = model.Typed(pm.Schema, a.t.key)
+	case model.SrcTarget:
+		v, ok := model.ValueAt(a.t.obj, pm.Path)
 		if !ok {
 			return fmt.Errorf("target has no %s", pm.Path)
 		}
 		a.args[pm.Name] = v
-	case SrcUserKey:
-		a.args[pm.Name] = Typed(pm.Schema, p.user)
-	case SrcUser:
+	case model.SrcUserKey:
+		a.args[pm.Name] = model.Typed(pm.Schema, p.user)
+	case model.SrcUser:
 		v, sel, err := p.userValue(pm, a.user)
 		if err != nil {
 			return err
@@ -1552,7 +1435,7 @@ func (a *argState) fill(pm *ParamModel) error {
 			a.goal.Items = append(a.goal.Items, *sel)
 		}
 		a.args[pm.Name] = v
-	case SrcSlot:
+	case model.SrcSlot:
 		text, alt, err := p.drawSlot(a.w, pm, a.t.obj)
 		if err != nil {
 			return err
@@ -1561,16 +1444,16 @@ func (a *argState) fill(pm *ParamModel) error {
 		if alt != "" {
 			a.revisable[pm.Name] = alt
 		}
-		a.args[pm.Name] = Typed(pm.Schema, text)
-	case SrcConst:
+		a.args[pm.Name] = model.Typed(pm.Schema, text)
+	case model.SrcConst:
 		a.args[pm.Name] = pm.Const
-	case SrcLike:
+	case model.SrcLike:
 		return a.like(pm)
-	case SrcPick:
+	case model.SrcPick:
 		return a.pick(pm)
-	case SrcReplace:
+	case model.SrcReplace:
 		return a.replace(pm)
-	case SrcChoose:
+	case model.SrcChoose:
 		return a.choose(pm)
 	}
 	return nil
@@ -1578,7 +1461,7 @@ func (a *argState) fill(pm *ParamModel) error {
 
 // like states a value drawn from another record, one record per group:
 // a new address is another customer's whole address, never the current one.
-func (a *argState) like(pm *ParamModel) error {
+func (a *argState) like(pm *model.ParamModel) error {
 	p := a.plan
 	if a.likes == nil {
 		a.likes = map[string]map[string]any{}
@@ -1586,7 +1469,7 @@ func (a *argState) like(pm *ParamModel) error {
 	rec, ok := a.likes[pm.Group]
 	if !ok {
 		coll, path, _ := strings.Cut(pm.Group, ".")
-		cur, _ := valueAt(a.t.obj, path)
+		cur, _ := model.ValueAt(a.t.obj, path)
 		keys := p.m.Base.Keys(coll)
 		for try := 0; try < 12 && rec == nil; try++ {
 			v, _ := p.m.Base.Get(coll, keys[p.rng.IntN(len(keys))])
@@ -1594,14 +1477,14 @@ func (a *argState) like(pm *ParamModel) error {
 			if err != nil {
 				continue
 			}
-			if v, _ := valueAt(obj, path); v != nil {
+			if v, _ := model.ValueAt(obj, path); v != nil {
 				if x, ok := v.(map[string]any); ok && !reflect.DeepEqual(x, cur) {
 					rec = x
 				}
 			}
 		}
 		if rec == nil {
-			return fmt.Errorf("no other %s to draw from", Words(path))
+			return fmt.Errorf("no other %s to draw from", model.Words(path))
 		}
 		a.likes[pm.Group] = rec
 	}
@@ -1609,26 +1492,26 @@ func (a *argState) like(pm *ParamModel) error {
 	if !ok {
 		return fmt.Errorf("%s has no %s", pm.Group, pm.Path)
 	}
-	text := SlotText(v)
+	text := model.SlotText(v)
 	a.goal.Slots[pm.Name] = text
-	a.args[pm.Name] = Typed(pm.Schema, text)
+	a.args[pm.Name] = model.Typed(pm.Schema, text)
 	return nil
 }
 
 // pick names some of the target's sub-records, each so that it alone fits.
-func (a *argState) pick(pm *ParamModel) error {
+func (a *argState) pick(pm *model.ParamModel) error {
 	p := a.plan
 	pk := pm.Pick
-	v, _ := valueAt(a.t.obj, pk.From)
-	elems := Elements(v)
+	v, _ := model.ValueAt(a.t.obj, pk.From)
+	elems := model.Elements(v)
 	if len(elems) < pk.Min {
-		return fmt.Errorf("the target has %d %s, fewer than %d", len(elems), Words(pk.From), pk.Min)
+		return fmt.Errorf("the target has %d %s, fewer than %d", len(elems), model.Words(pk.From), pk.Min)
 	}
 	n := pk.Min + p.rng.IntN(min(pk.Max, len(elems))-pk.Min+1)
 	var ids []any
 	var chosen []map[string]any
 	for _, i := range p.rng.Perm(len(elems))[:n] {
-		sel, err := ElementSelector(pm.Name, elems, i, pk.ID, pk.Describe, pk.Say)
+		sel, err := model.ElementSelector(pm.Name, elems, i, pk.ID, pk.Describe, pk.Say)
 		if err != nil {
 			return err
 		}
@@ -1647,7 +1530,7 @@ func (a *argState) pick(pm *ParamModel) error {
 
 // replace draws, for each picked element, a candidate of its related
 // record (read by the agent) that the customer describes.
-func (a *argState) replace(pm *ParamModel) error {
+func (a *argState) replace(pm *model.ParamModel) error {
 	p := a.plan
 	r := pm.Replace
 	of := a.picked[r.Of]
@@ -1681,10 +1564,10 @@ func (a *argState) replace(pm *ParamModel) error {
 	return nil
 }
 
-func (p *gplan) replacementSelector(pm *ParamModel, cands []map[string]any, elem map[string]any) (record.Selector, int, error) {
+func (p *gplan) replacementSelector(pm *model.ParamModel, cands []map[string]any, elem map[string]any) (record.Selector, int, error) {
 	r := pm.Replace
 	for _, j := range p.rng.Perm(len(cands)) {
-		forms := r.replacementForms(cands[j], elem)
+		forms := r.ReplacementForms(cands[j], elem)
 		p.rng.Shuffle(len(forms), func(x, y int) { forms[x], forms[y] = forms[y], forms[x] })
 		for _, f := range forms {
 			f.Collection = pm.Name
@@ -1699,7 +1582,7 @@ func (p *gplan) replacementSelector(pm *ParamModel, cands []map[string]any, elem
 
 // choose picks one of the customer's things, or keeps the target's
 // original one.
-func (a *argState) choose(pm *ParamModel) error {
+func (a *argState) choose(pm *model.ParamModel) error {
 	p := a.plan
 	ch := pm.Choose
 	def, hasDef := ch.DefaultValue(a.t.obj)
@@ -1748,7 +1631,7 @@ func (a *argState) choose(pm *ParamModel) error {
 			a.args[pm.Name] = def
 			return nil
 		}
-		return fmt.Errorf("the customer has no %s to choose", Singular(Words(LastStep(ch.From))))
+		return fmt.Errorf("the customer has no %s to choose", model.Singular(model.Words(model.LastStep(ch.From))))
 	}
 	i := opts[p.rng.IntN(len(opts))]
 	sel, err := ch.ChoiceSelector(pm.Name, elems, i)
@@ -1786,9 +1669,9 @@ func asAny(ms []map[string]any) []any {
 // userValue takes a write argument from the customer's record; when the
 // path holds several values (payment methods) the customer says which,
 // by a description the agent resolves.
-func (p *gplan) userValue(pm *ParamModel, user map[string]any) (any, *record.Selector, error) {
-	if paramType(pm.Schema) != "array" {
-		if elems, field := UserChoices(user, pm.Path); elems != nil {
+func (p *gplan) userValue(pm *model.ParamModel, user map[string]any) (any, *record.Selector, error) {
+	if model.ParamType(pm.Schema) != "array" {
+		if elems, field := model.UserChoices(user, pm.Path); elems != nil {
 			i := p.rng.IntN(len(elems))
 			sel, err := choiceSelector(pm, elems, i, field)
 			if err != nil {
@@ -1797,11 +1680,11 @@ func (p *gplan) userValue(pm *ParamModel, user map[string]any) (any, *record.Sel
 			return elems[i][field], sel, nil
 		}
 	}
-	v, ok := valueAt(user, pm.Path)
+	v, ok := model.ValueAt(user, pm.Path)
 	if !ok || v == nil {
 		return nil, nil, fmt.Errorf("the user's record has no %s", pm.Path)
 	}
-	if l, isList := v.([]any); isList && paramType(pm.Schema) != "array" {
+	if l, isList := v.([]any); isList && model.ParamType(pm.Schema) != "array" {
 		if len(l) != 1 {
 			return nil, nil, fmt.Errorf("the user's %s holds %d values", pm.Path, len(l))
 		}
@@ -1812,9 +1695,9 @@ func (p *gplan) userValue(pm *ParamModel, user map[string]any) (any, *record.Sel
 
 // choiceSelector describes element i among the customer's elements by
 // the fewest attributes that single it out (its id as a last resort).
-func choiceSelector(pm *ParamModel, elems []map[string]any, i int, field string) (*record.Selector, error) {
-	prefix, _, _ := cutLast(pm.Path)
-	noun := Singular(Words(LastStep(prefix)))
+func choiceSelector(pm *model.ParamModel, elems []map[string]any, i int, field string) (*record.Selector, error) {
+	prefix, _, _ := model.CutLast(pm.Path)
+	noun := model.Singular(model.Words(model.LastStep(prefix)))
 	var attrs []string
 	for _, f := range slices.Sorted(maps.Keys(elems[i])) {
 		if f == field {
@@ -1830,7 +1713,7 @@ func choiceSelector(pm *ParamModel, elems []map[string]any, i int, field string)
 	try := func(where map[string]string) *record.Selector {
 		sel := record.Selector{Collection: pm.Name, Where: where}
 		if j, err := tools.ResolveKey(sel, elems, field); err == nil && j == i {
-			sel.Label = ChoiceLabel(noun, where)
+			sel.Label = model.ChoiceLabel(noun, where)
 			return &sel
 		}
 		return nil
@@ -1855,10 +1738,10 @@ func choiceSelector(pm *ParamModel, elems []map[string]any, i int, field string)
 
 // drawSlot draws the value a customer states for a parameter and, for a
 // customer who changes their mind, a different first value.
-func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (string, string, error) {
+func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[string]any) (string, string, error) {
 	var cur string
 	if pm.Path != "" && obj != nil {
-		if v, ok := valueAt(obj, pm.Path); ok {
+		if v, ok := model.ValueAt(obj, pm.Path); ok {
 			cur = tools.Text(v)
 		}
 	}
@@ -1866,20 +1749,20 @@ func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (str
 	switch {
 	case len(pm.Choices) > 0:
 		pool = pm.Choices
-	case pm.Path != "" && w.TargetKind == TargetColl:
+	case pm.Path != "" && w.TargetKind == model.TargetColl:
 		// The records' values, where the write's own schema accepts
 		// them: a record may hold what the write refuses (a channel's
 		// bitrate of 28 where an update needs at least 8,000).
-		for _, v := range p.m.collPools[w.Coll.Name][pm.Path] {
-			if t := SlotText(v); withinBounds(pm.Schema, t) {
+		for _, v := range p.m.FieldValues(w.Coll.Name, pm.Path) {
+			if t := model.SlotText(v); model.WithinBounds(pm.Schema, t) {
 				pool = append(pool, t)
 			}
 		}
 		if len(pool) == 0 {
-			pool = p.m.schemaValues(p.rng, pm.Name, pm.Schema)
+			pool = p.m.SchemaValues(p.rng, pm.Name, pm.Schema)
 		}
 	default:
-		pool = p.m.schemaValues(p.rng, pm.Name, pm.Schema)
+		pool = p.m.SchemaValues(p.rng, pm.Name, pm.Schema)
 	}
 	var opts []string
 	for _, v := range pool {
@@ -1891,12 +1774,12 @@ func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (str
 		// Every record holds the one value the spec's example gives (a
 		// museum whose events are all in the "Computer Room"): a change
 		// needs another, drawn from the parameter's type and name.
-		vals := p.m.schemaValues(p.rng, pm.Name, withoutExamples(pm.Schema))
-		if paramType(pm.Schema) == "string" && pm.Schema["format"] == nil && pm.Schema["pattern"] == nil {
-			vals = append(vals, inventedText(p.rng, pm.Name)...)
+		vals := p.m.SchemaValues(p.rng, pm.Name, model.WithoutExamples(pm.Schema))
+		if model.ParamType(pm.Schema) == "string" && pm.Schema["format"] == nil && pm.Schema["pattern"] == nil {
+			vals = append(vals, model.InventedText(p.rng, pm.Name)...)
 		}
 		for _, v := range vals {
-			if v != cur && withinBounds(pm.Schema, v) {
+			if v != cur && model.WithinBounds(pm.Schema, v) {
 				opts = append(opts, v)
 			}
 		}
@@ -1914,90 +1797,6 @@ func (p *gplan) drawSlot(w *WriteModel, pm *ParamModel, obj map[string]any) (str
 		alt = opts[j]
 	}
 	return opts[i], alt, nil
-}
-
-// NamedValue is a required output: a name and the text the agent must say.
-type NamedValue struct {
-	Name  string
-	Value string
-	Raw   any
-}
-
-// Scopes are what a write's outputs are computed from: the target as read
-// before the write, the write's result, the customer's record, and the
-// records each choice argument names.
-type Scopes struct {
-	Target map[string]any
-	Result any
-	User   map[string]any
-	Elems  map[string][]any
-}
-
-func (s Scopes) named() map[string]any {
-	out := map[string]any{"result": s.Result}
-	if s.Target != nil {
-		out["target"] = s.Target
-	}
-	if s.User != nil {
-		out["user"] = s.User
-	}
-	for k, v := range s.Elems {
-		out[k] = v
-	}
-	return out
-}
-
-// OutputsOf lists what the agent must tell after a write: the pack's
-// outputs (paths in the result, or NAME=EXPR computed from the scopes),
-// else the result's amounts of money that are new or changed against the
-// target as read before the write.
-func (m *Model) OutputsOf(w *WriteModel, sc Scopes) ([]NamedValue, error) {
-	var out []NamedValue
-	if len(w.Outputs) > 0 {
-		for _, spec := range w.Outputs {
-			if strings.Contains(spec, "=") {
-				name, v, err := evalOutput(spec, sc.named())
-				if err != nil {
-					return nil, fmt.Errorf("output %s: %w", spec, err)
-				}
-				out = append(out, NamedValue{Name: name, Value: FormatValue(v), Raw: v})
-				continue
-			}
-			v, ok := valueAt(sc.Result, spec)
-			if !ok || v == nil {
-				continue
-			}
-			switch v.(type) {
-			case map[string]any, []any:
-				continue
-			}
-			if s := FormatValue(v); s != "" {
-				out = append(out, NamedValue{Name: strings.ReplaceAll(spec, ".", "_"), Value: s, Raw: v})
-			}
-		}
-		return out, nil
-	}
-	obj, ok := sc.Result.(map[string]any)
-	if !ok {
-		return nil, nil
-	}
-	for _, f := range slices.Sorted(maps.Keys(obj)) {
-		switch obj[f].(type) {
-		case float64, int64, int:
-		default:
-			continue
-		}
-		if !IsMoney(f) {
-			continue
-		}
-		if sc.Target != nil {
-			if old, had := sc.Target[f]; had && tools.Text(old) == tools.Text(obj[f]) {
-				continue
-			}
-		}
-		out = append(out, NamedValue{Name: f, Value: FormatValue(obj[f]), Raw: obj[f]})
-	}
-	return out, nil
 }
 
 // buildFieldInform adds a question answered by a read: a field of a
@@ -2055,18 +1854,18 @@ func (p *gplan) buildFieldInform() error {
 	if field == "" {
 		return errors.New("nothing to ask about the record")
 	}
-	v, ok := valueAt(t.obj, field)
+	v, ok := model.ValueAt(t.obj, field)
 	if !ok {
 		return fmt.Errorf("no %s to tell", field)
 	}
-	val := FormatValue(v)
+	val := model.FormatValue(v)
 	if val == "" {
 		return fmt.Errorf("empty %s", field)
 	}
 	if t.key != "" {
 		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
-	p.goals = append(p.goals, record.Goal{Intent: IntentInformPrefix + field, Kind: record.GoalInform, Target: t.sel})
+	p.goals = append(p.goals, record.Goal{Intent: model.IntentInformPrefix + field, Kind: record.GoalInform, Target: t.sel})
 	p.outputs = append(p.outputs, record.Output{Goal: gi, Name: field, Value: val})
 	return nil
 }
@@ -2083,7 +1882,7 @@ func (p *gplan) informField(t *target) string {
 		if _, in := t.sel.Where[f]; in || strings.HasSuffix(t.sel.Pick, ":"+f) || slices.Contains(fields, f) {
 			continue
 		}
-		v, ok := valueAt(t.obj, f)
+		v, ok := model.ValueAt(t.obj, f)
 		if !ok || v == nil {
 			continue
 		}
@@ -2091,7 +1890,7 @@ func (p *gplan) informField(t *target) string {
 		case map[string]any, []any:
 			continue
 		}
-		if s := FormatValue(v); s != "" && len(s) <= 40 {
+		if s := model.FormatValue(v); s != "" && len(s) <= 40 {
 			fields = append(fields, f)
 		}
 	}
@@ -2102,14 +1901,14 @@ func (p *gplan) informField(t *target) string {
 }
 
 // reasonFor says why the customer calls.
-func (m *Model) reasonFor(g record.Goal) string {
-	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
-		return "need to know the " + Words(LastStep(f)) + " of " + article(nounOf(m, g.Target))
+func reasonFor(m *model.Model, g record.Goal) string {
+	if f, ok := strings.CutPrefix(g.Intent, model.IntentInformPrefix); ok {
+		return "need to know the " + model.Words(model.LastStep(f)) + " of " + article(nounOf(m, g.Target))
 	}
-	if g.Intent == IntentTransfer {
+	if g.Intent == model.IntentTransfer {
 		return "need to " + g.Slots["topic"]
 	}
-	tool, _ := ParseIntent(strings.TrimPrefix(g.Intent, IntentRefusePrefix))
+	tool, _ := model.ParseIntent(strings.TrimPrefix(g.Intent, model.IntentRefusePrefix))
 	w := m.Write(tool)
 	if w == nil {
 		return "need help with your account"
@@ -2117,14 +1916,14 @@ func (m *Model) reasonFor(g record.Goal) string {
 	t := ""
 	if n := w.TargetNoun(); n != "" {
 		t = article(n)
-		if w.TargetKind == TargetUser {
+		if w.TargetKind == model.TargetUser {
 			t = "your account"
 		}
 	}
-	return "need to " + Plain(FillPhrase(w.VerbPhrase(), t, nil))
+	return "need to " + model.Plain(model.FillPhrase(w.VerbPhrase(), t, nil))
 }
 
-func nounOf(m *Model, sel record.Selector) string {
+func nounOf(m *model.Model, sel record.Selector) string {
 	if c := m.Colls[sel.Collection]; c != nil {
 		return c.Noun
 	}
@@ -2144,9 +1943,9 @@ func article(noun string) string {
 	return "a " + noun
 }
 
-// Instruction renders a pack task as the user simulator's brief, in the
+// instruction renders a pack task as the user simulator's brief, in the
 // second person as tau2-bench writes them.
-func (m *Model) Instruction(bp *record.Blueprint) string {
+func instruction(m *model.Model, bp *record.Blueprint) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are %s.", bp.Persona.Name)
 	k := bp.Persona.Known
@@ -2157,18 +1956,18 @@ func (m *Model) Instruction(bp *record.Blueprint) string {
 				continue
 			}
 			for _, param := range im.Params {
-				ids = append(ids, "your "+Words(param)+" is "+k[param])
+				ids = append(ids, "your "+model.Words(param)+" is "+k[param])
 			}
 			break
 		}
 		if len(ids) > 0 {
-			fmt.Fprintf(&b, " To identify yourself: %s.", joinAnd(ids))
+			fmt.Fprintf(&b, " To identify yourself: %s.", model.JoinAnd(ids))
 		}
 	}
 	fmt.Fprintf(&b, " You are contacting customer support because you %s.", strings.TrimSuffix(bp.Reason, "."))
 	for i, g := range bp.Goals {
 		b.WriteString(" ")
-		s := m.GoalSentence(g)
+		s := goalSentence(m, g)
 		if i > 0 {
 			s = "Also, " + strings.ToLower(s[:1]) + s[1:]
 		}
@@ -2176,7 +1975,7 @@ func (m *Model) Instruction(bp *record.Blueprint) string {
 	}
 	var outs []string
 	for _, o := range bp.Outputs {
-		if w := Words(o.Name); !slices.Contains(outs, w) {
+		if w := model.Words(o.Name); !slices.Contains(outs, w) {
 			outs = append(outs, w)
 		}
 	}
@@ -2189,25 +1988,25 @@ func (m *Model) Instruction(bp *record.Blueprint) string {
 	return b.String()
 }
 
-// GoalSentence states one goal of a pack task in plain words.
-func (m *Model) GoalSentence(g record.Goal) string {
-	if f, ok := strings.CutPrefix(g.Intent, IntentInformPrefix); ok {
+// goalSentence states one goal of a pack task in plain words.
+func goalSentence(m *model.Model, g record.Goal) string {
+	if f, ok := strings.CutPrefix(g.Intent, model.IntentInformPrefix); ok {
 		about := g.Target.Label
 		if len(g.Items) > 0 {
 			about = g.Items[0].Label
 		}
-		return fmt.Sprintf("You want to know the %s of %s.", Words(LastStep(f)), secondPerson(about))
+		return fmt.Sprintf("You want to know the %s of %s.", model.Words(model.LastStep(f)), secondPerson(about))
 	}
-	if g.Intent == IntentTransfer {
+	if g.Intent == model.IntentTransfer {
 		return "You want to " + g.Slots["topic"] + "."
 	}
-	tool, _ := ParseIntent(strings.TrimPrefix(g.Intent, IntentRefusePrefix))
+	tool, _ := model.ParseIntent(strings.TrimPrefix(g.Intent, model.IntentRefusePrefix))
 	w := m.Write(tool)
 	if w == nil {
 		return "You want help with " + secondPerson(g.Target.Label) + "."
 	}
 	var b strings.Builder
-	b.WriteString("You want to " + Plain(FillPhrase(w.VerbPhrase(), secondPerson(g.Target.Label), g.Slots)) + ".")
+	b.WriteString("You want to " + model.Plain(model.FillPhrase(w.VerbPhrase(), secondPerson(g.Target.Label), g.Slots)) + ".")
 	groups := map[string][]string{}
 	for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
 		if strings.Contains(w.VerbPhrase(), "<"+k+">") {
@@ -2217,18 +2016,18 @@ func (m *Model) GoalSentence(g record.Goal) string {
 			groups[grp] = append(groups[grp], k)
 			continue
 		}
-		fmt.Fprintf(&b, " The %s should be %s.", ArgWords(k), g.Slots[k])
+		fmt.Fprintf(&b, " The %s should be %s.", model.ArgWords(k), g.Slots[k])
 	}
 	for _, grp := range slices.Sorted(maps.Keys(groups)) {
-		fmt.Fprintf(&b, " The new %s is %s.", Words(LastStep(grp)), GroupText(w, grp, g.Slots))
+		fmt.Fprintf(&b, " The new %s is %s.", model.Words(model.LastStep(grp)), model.GroupText(w, grp, g.Slots))
 	}
 	writeChoices(&b, "For the %s, use %s.", g.Items)
 	writeChoices(&b, "Replace them with %[2]s, in that order (the %[1]s).", g.New)
 	for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
-		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", g.Revised[k], ArgWords(k))
+		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", g.Revised[k], model.ArgWords(k))
 	}
 	for _, it := range g.RevisedItems {
-		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), ArgWords(it.Collection))
+		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
 	if g.Kind == record.GoalRefuse {
 		b.WriteString(" If the agent says it cannot be done, accept it.")
@@ -2247,24 +2046,8 @@ func writeChoices(b *strings.Builder, format string, sels []record.Selector) {
 		by[it.Collection] = append(by[it.Collection], secondPerson(it.Label))
 	}
 	for _, c := range order {
-		b.WriteString(" " + fmt.Sprintf(format, ArgWords(c), joinAnd(by[c])))
+		b.WriteString(" " + fmt.Sprintf(format, model.ArgWords(c), model.JoinAnd(by[c])))
 	}
-}
-
-// ArgWords names an argument in a person's words: the thing, not its
-// identifier ("payment method" for payment_method_id, "items" for
-// item_ids).
-func ArgWords(param string) string {
-	w := Words(param)
-	for _, suffix := range []string{" ids", " id", " key"} {
-		if t, ok := strings.CutSuffix(w, suffix); ok && t != "" {
-			if suffix == " ids" {
-				return Plural(t)
-			}
-			return t
-		}
-	}
-	return w
 }
 
 // secondPerson turns the customer's words about their things into the

@@ -7,21 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
 
 // Goals without a write: a question, a request the policy forbids, and a
 // request outside the tools that ends in a transfer.
-
-// Intents of goals without a write.
-const (
-	// IntentRefusePrefix starts the intent of a forbidden request: the
-	// write the customer asks for.
-	IntentRefusePrefix = "refuse:"
-	// IntentTransfer is a request outside what the tools can do.
-	IntentTransfer = "transfer"
-)
 
 // buildNoWrite adds the goal of a task without writes: a question most
 // often, a forbidden request as often when the pack's policy has
@@ -44,7 +36,7 @@ func (p *gplan) buildInform() error {
 		return p.buildFieldInform()
 	}
 	m := p.m
-	var ins []*InformModel
+	var ins []*model.InformModel
 	for _, c := range slices.Sorted(maps.Keys(m.Informs)) {
 		ins = append(ins, m.Informs[c]...)
 	}
@@ -73,7 +65,7 @@ func (p *gplan) buildInform() error {
 	// The policy has the agent authenticate first whatever the question.
 	p.auth()
 	gi := len(p.goals)
-	goal := record.Goal{Intent: IntentInformPrefix + in.Ask, Kind: record.GoalInform, Target: t.sel}
+	goal := record.Goal{Intent: model.IntentInformPrefix + in.Ask, Kind: record.GoalInform, Target: t.sel}
 	rec := t.obj
 	if in.Within != "" {
 		sub, sel, err := p.subRecord(in, t)
@@ -98,13 +90,13 @@ func (p *gplan) buildInform() error {
 // subRecord picks the sub-record a question is about and the words that
 // single it out among the candidates: one attribute and the criterion
 // ("the cheapest available blue one").
-func (p *gplan) subRecord(in *InformModel, t *target) (map[string]any, record.Selector, error) {
+func (p *gplan) subRecord(in *model.InformModel, t *target) (map[string]any, record.Selector, error) {
 	cands := in.SubCandidates(t.obj)
 	if len(cands) == 0 {
-		return nil, record.Selector{}, fmt.Errorf("no %s to ask about", Words(in.Within))
+		return nil, record.Selector{}, fmt.Errorf("no %s to ask about", model.Words(in.Within))
 	}
 	for _, j := range p.rng.Perm(len(cands)) {
-		for _, where := range wheres(cands[j], in.Describe) {
+		for _, where := range model.Wheres(cands[j], in.Describe) {
 			if len(where) > 1 {
 				continue
 			}
@@ -115,23 +107,23 @@ func (p *gplan) subRecord(in *InformModel, t *target) (map[string]any, record.Se
 			}
 		}
 	}
-	return nil, record.Selector{}, fmt.Errorf("no %s can be singled out", Singular(Words(in.Within)))
+	return nil, record.Selector{}, fmt.Errorf("no %s can be singled out", model.Singular(model.Words(in.Within)))
 }
 
 // subLabel names a sub-record by the criterion, the conditions all
 // candidates meet, its attribute and the record's name: "the cheapest
 // available blue t-shirt".
-func subLabel(in *InformModel, sel record.Selector, t *target) string {
+func subLabel(in *model.InformModel, sel record.Selector, t *target) string {
 	words := []string{"the"}
-	if adj, _ := pickWords(sel.Pick); adj != "" {
+	if adj, _ := model.PickWords(sel.Pick); adj != "" {
 		words = append(words, adj)
 	}
 	for _, k := range slices.Sorted(maps.Keys(in.Where)) {
 		if strings.EqualFold(in.Where[k], "true") {
-			words = append(words, Words(LastStep(k)))
+			words = append(words, model.Words(model.LastStep(k)))
 		}
 	}
-	words = append(words, elementWords("", sel.Where, nil))
+	words = append(words, model.ElementWords("", sel.Where, nil))
 	words = append(words, strings.TrimPrefix(strings.TrimPrefix(t.sel.Label, "the "), "my "))
 	return strings.Join(words, " ")
 }
@@ -140,7 +132,7 @@ func subLabel(in *InformModel, sel record.Selector, t *target) string {
 // preconditions on a target that fails them. The agent must find out and
 // refuse; nothing changes.
 func (p *gplan) buildRefusal() error {
-	var ws []*WriteModel
+	var ws []*model.WriteModel
 	for _, w := range p.g.usable {
 		if w.Refusable() {
 			ws = append(ws, w)
@@ -158,9 +150,9 @@ func (p *gplan) buildRefusal() error {
 	if err != nil {
 		return err
 	}
-	goal := record.Goal{Intent: IntentRefusePrefix + w.Name, Kind: record.GoalRefuse, Target: t.sel}
+	goal := record.Goal{Intent: model.IntentRefusePrefix + w.Name, Kind: record.GoalRefuse, Target: t.sel}
 	for _, pm := range w.Params {
-		if pm.Source == SrcSlot && len(pm.Choices) > 0 && pm.Required {
+		if pm.Source == model.SrcSlot && len(pm.Choices) > 0 && pm.Required {
 			if goal.Slots == nil {
 				goal.Slots = map[string]string{}
 			}
@@ -189,7 +181,7 @@ func (p *gplan) buildTransfer() error {
 	}
 	summary := who + " wants to " + topic + "; this is outside what I can handle."
 	p.call(gi, m.Transfer.Name, map[string]any{m.TransferParam: summary}, p.auth())
-	goal := record.Goal{Intent: IntentTransfer, Kind: record.GoalTransfer, Slots: map[string]string{"topic": topic}}
+	goal := record.Goal{Intent: model.IntentTransfer, Kind: record.GoalTransfer, Slots: map[string]string{"topic": topic}}
 	if m.Users != nil {
 		goal.Target = record.Selector{Collection: m.Users.Coll.Name, Label: "my account"}
 	}

@@ -3,10 +3,10 @@ package blueprints
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -17,7 +17,7 @@ const maxGrid = 4
 
 // gridSizes lists the ways to give the grid parameters several values so
 // that their combinations number n.
-func gridSizes(s *SearchModel, n int) [][]int {
+func gridSizes(s *model.SearchModel, n int) [][]int {
 	var out [][]int
 	var rec func(i, rest int, cur []int)
 	rec = func(i, rest int, cur []int) {
@@ -27,7 +27,7 @@ func gridSizes(s *SearchModel, n int) [][]int {
 			}
 			return
 		}
-		for k := 1; k <= maxGrid && k <= len(s.pools[s.Grid[i]]); k++ {
+		for k := 1; k <= maxGrid && k <= len(s.Pool(s.Grid[i])); k++ {
 			if rest%k == 0 {
 				rec(i+1, rest/k, append(cur, k))
 			}
@@ -37,64 +37,12 @@ func gridSizes(s *SearchModel, n int) [][]int {
 	return out
 }
 
-// Combinations lists every combination of a search's values, in the
-// order of its parameters and of each parameter's values: the order in
-// which the agent searches.
-func (s *SearchModel) Combinations(among map[string][]string) []map[string]string {
-	combos := []map[string]string{{}}
-	for _, param := range s.Params {
-		var next []map[string]string
-		for _, c := range combos {
-			for _, v := range among[param] {
-				n := maps.Clone(c)
-				n[param] = v
-				next = append(next, n)
-			}
-		}
-		combos = next
-	}
-	return combos
-}
-
-// Args are the arguments of one search tool for one combination, typed
-// by the tool's schema; a tool gets only the parameters it takes.
-func (m *Model) SearchArgs(tool string, combo map[string]string) map[string]any {
-	t, ok := m.Kit.Tool(tool)
-	if !ok {
-		return nil
-	}
-	args := map[string]any{}
-	props := properties(t)
-	for param, v := range combo {
-		if s, ok := props[param].(map[string]any); ok {
-			args[param] = Typed(s, v)
-		}
-	}
-	return args
-}
-
-// Items are the candidates in one search result.
-func (s *SearchModel) ItemsOf(out any) []map[string]any {
-	var list any = out
-	if s.Items != "" {
-		list, _ = valueAt(out, s.Items)
-	}
-	l, _ := list.([]any)
-	items := make([]map[string]any, 0, len(l))
-	for _, e := range l {
-		if m, ok := e.(map[string]any); ok {
-			items = append(items, m)
-		}
-	}
-	return items
-}
-
 // peek runs a read on the plan's state without recording it.
 func (p *gplan) peek(tool string, args map[string]any) (any, bool) {
 	key := readKey(tool, args)
 	r, ok := p.memo[key]
 	if !ok {
-		v, good := p.m.read(p.ctx, p.st, tool, args)
+		v, good := p.m.Read(p.ctx, p.st, tool, args)
 		r = readResult{v, good}
 		p.memo[key] = r
 	}
@@ -105,7 +53,7 @@ func (p *gplan) peek(tool string, args map[string]any) (any, bool) {
 // several for grid parameters so that the combinations number size (any
 // small number when size is 0) — runs every search and finds a
 // criterion that singles out one result.
-func (p *gplan) search(s *SearchModel, size int) (*target, error) {
+func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 	var sizes []int
 	if size > 0 {
 		all := gridSizes(s, size)
@@ -171,7 +119,7 @@ func (p *gplan) search(s *SearchModel, size int) (*target, error) {
 			continue
 		}
 		sel.Among = among
-		sel.Label = SearchLabel(s.Noun, among, sel.Where, sel.Pick)
+		sel.Label = model.SearchLabel(s.Noun, among, sel.Where, sel.Pick)
 		var reads []int
 		for _, combo := range combos {
 			for _, tool := range s.Tools {
@@ -186,12 +134,12 @@ func (p *gplan) search(s *SearchModel, size int) (*target, error) {
 
 // searchForm finds an ordering criterion, perhaps with a constraint,
 // that singles out one candidate with no tie.
-func (p *gplan) searchForm(s *SearchModel, cands []map[string]any) (record.Selector, int, error) {
+func (p *gplan) searchForm(s *model.SearchModel, cands []map[string]any) (record.Selector, int, error) {
 	wheres := []map[string]string{nil}
 	for _, d := range s.Describe {
 		seen := map[string]bool{}
 		for _, c := range cands {
-			v, ok := valueAt(c, d)
+			v, ok := model.ValueAt(c, d)
 			if !ok {
 				continue
 			}
@@ -236,26 +184,26 @@ func boolRank(b bool) int {
 // drawAmong draws the values a customer gives per search parameter;
 // dates of a grid are neighbouring days, other values are all distinct
 // (an origin is never the destination).
-func (p *gplan) drawAmong(s *SearchModel, sizes []int) (map[string][]string, error) {
+func (p *gplan) drawAmong(s *model.SearchModel, sizes []int) (map[string][]string, error) {
 	among := map[string][]string{}
 	p.firstDrawn = map[string]int{}
 	taken := map[string]bool{}
 	// First values drawn together from one record, when they are values
 	// the customer may give (a route that exists, on a date it flies).
 	seed := map[string]string{}
-	if s.seedColl != "" {
-		keys := p.m.Base.Keys(s.seedColl)
-		v, _ := p.m.Base.Get(s.seedColl, keys[p.rng.IntN(len(keys))])
+	if s.SeedColl != "" {
+		keys := p.m.Base.Keys(s.SeedColl)
+		v, _ := p.m.Base.Get(s.SeedColl, keys[p.rng.IntN(len(keys))])
 		if obj, err := tools.ToObject(v); err == nil {
-			for _, f := range s.seedFields {
-				if t := tools.Text(obj[f]); slices.Contains(s.pools[f], t) {
+			for _, f := range s.SeedFields {
+				if t := tools.Text(obj[f]); slices.Contains(s.Pool(f), t) {
 					seed[f] = t
 				}
 			}
 		}
 	}
 	for _, param := range s.Params {
-		pool := s.pools[param]
+		pool := s.Pool(param)
 		n := 1
 		if gi := slices.Index(s.Grid, param); gi >= 0 {
 			n = sizes[gi]

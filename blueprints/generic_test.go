@@ -14,6 +14,8 @@ import (
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
 	"github.com/synth-data/synth/domains/tau2"
+	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -21,18 +23,18 @@ import (
 
 var allProfiles = []string{"upfront", "minimal", "piecemeal", "verbose", "impatient", "confused", "changes_mind", "typos"}
 
-// testModels loads each test pack once: the testdata library (identify
-// returns a record, loans listed whole, a book search) and catalog (no
-// users), the scaffold of synth domain init, airline, and a pack built
+// testModels loads each test pack once: the library (identify returns a
+// record, loans listed whole, a book search) and catalog (no users) test
+// packs, the scaffold of synth domain init, airline, and a pack built
 // in Go.
-var testModels = sync.OnceValues(func() (map[string]*Model, error) {
+var testModels = sync.OnceValues(func() (map[string]*model.Model, error) {
 	ctx := context.Background()
-	out := map[string]*Model{}
+	out := map[string]*model.Model{}
 	load := func(name string, p *pack.Pack, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		m, err := NewModel(ctx, p)
+		m, err := model.NewModel(ctx, p)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -40,7 +42,7 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 		return nil
 	}
 	for _, name := range []string{"library", "catalog"} {
-		p, err := pack.LoadDir(ctx, filepath.Join("testdata", name), 1, pack.Options{})
+		p, err := testpacks.Load(ctx, name)
 		if err := load(name, p, err); err != nil {
 			return nil, err
 		}
@@ -61,14 +63,14 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 	if err := load("retail", p, err); err != nil {
 		return nil, err
 	}
-	p, err = goPack()
+	p, err = testpacks.GoPack()
 	if err := load("gopack", p, err); err != nil {
 		return nil, err
 	}
 	return out, nil
 })
 
-func models(t testing.TB) map[string]*Model {
+func models(t testing.TB) map[string]*model.Model {
 	t.Helper()
 	ms, err := testModels()
 	if err != nil {
@@ -77,143 +79,12 @@ func models(t testing.TB) map[string]*Model {
 	return ms
 }
 
-// goPack is a pack built in Go: customers found by email (the tool
-// returns the key as a string), notes owned by them and listed in the
-// customer's record, writes whose sources are all inferred.
-func goPack() (*pack.Pack, error) {
-	db := map[string]map[string]any{"customers": {}, "notes": {}}
-	topics := []string{"billing", "shipping", "account"}
-	for u := 1; u <= 6; u++ {
-		id := fmt.Sprintf("c%d", u)
-		var notes []any
-		for k := 0; k < u%4+1; k++ {
-			nid := fmt.Sprintf("n%d%d", u, k)
-			notes = append(notes, nid)
-			db["notes"][nid] = map[string]any{"note_id": nid, "customer_id": id, "topic": topics[(u+k)%3], "pinned": k%2 == 0,
-				"created_at": fmt.Sprintf("2025-01-%02dT10:00:00Z", 1+u+k*3), "stars": float64(k + u)}
-		}
-		db["customers"][id] = map[string]any{"customer_id": id, "email": id + "@example.com", "name": "Customer " + id, "notes": notes}
-	}
-	base, err := tools.NewBase(db)
-	if err != nil {
-		return nil, err
-	}
-	obj := func(props map[string]any, req ...string) map[string]any {
-		r := make([]any, len(req))
-		for i, x := range req {
-			r[i] = x
-		}
-		return map[string]any{"type": "object", "properties": props, "required": r, "additionalProperties": false}
-	}
-	str := map[string]any{"type": "string"}
-	get := func(coll, key string) tools.Handler {
-		return func(_ context.Context, st *tools.State, args map[string]any) (any, error) {
-			v, ok := st.Get(coll, args[key].(string))
-			if !ok {
-				return nil, fmt.Errorf("no %s %v", coll, args[key])
-			}
-			return v, nil
-		}
-	}
-	kit, err := tools.NewToolkit([]*tools.Tool{
-		{Name: "find_customer", Kind: record.KindRead, Description: "Find a customer's id by email.", Parameters: obj(map[string]any{"email": str}, "email"),
-			Handler: func(_ context.Context, st *tools.State, args map[string]any) (any, error) {
-				for _, k := range st.Keys("customers") {
-					v, _ := st.Get("customers", k)
-					if v.(map[string]any)["email"] == args["email"] {
-						return k, nil
-					}
-				}
-				return nil, fmt.Errorf("no customer with email %v", args["email"])
-			}},
-		{Name: "get_customer", Kind: record.KindRead, Description: "Get a customer.", Parameters: obj(map[string]any{"customer_id": str}, "customer_id"), Handler: get("customers", "customer_id")},
-		{Name: "get_note", Kind: record.KindRead, Description: "Get a note.", Parameters: obj(map[string]any{"note_id": str}, "note_id"), Handler: get("notes", "note_id")},
-		{Name: "retitle_note", Kind: record.KindWrite, Description: "Changes the topic of a note.",
-			Parameters: obj(map[string]any{"note_id": str, "topic": str}, "note_id", "topic"),
-			Handler: func(_ context.Context, st *tools.State, args map[string]any) (any, error) {
-				v, ok := st.Get("notes", args["note_id"].(string))
-				if !ok {
-					return nil, fmt.Errorf("no note %v", args["note_id"])
-				}
-				n := map[string]any{}
-				for k, x := range v.(map[string]any) {
-					n[k] = x
-				}
-				n["topic"] = args["topic"]
-				return n, st.Put("notes", args["note_id"].(string), n)
-			}},
-	})
-	if err != nil {
-		return nil, err
-	}
-	man := pack.Manifest{Name: "gopack", Version: "0.0.1",
-		Collections: map[string]pack.Collection{"customers": {Key: "customer_id"}, "notes": {Key: "note_id", Owner: "customer_id"}},
-		Users:       pack.Users{Collection: "customers", Identify: []pack.Identify{{Tool: "find_customer", Args: map[string]string{"email": "email"}}}}}
-	return &pack.Pack{Manifest: man, Policy: "Be helpful.", Tools: kit, Base: base}, nil
-}
-
 var scaffoldOnce = sync.OnceValues(func() (string, error) {
 	dir := filepath.Join(testTemp, "scaffold")
 	return dir, pack.Init(dir, "helpdesk")
 })
 
 func scaffoldDir() (string, error) { return scaffoldOnce() }
-
-func TestModelInference(t *testing.T) {
-	m := models(t)["gopack"]
-	notes := m.Colls["notes"]
-	if notes.Get != "get_note" || notes.GetParam != "note_id" {
-		t.Errorf("notes get = %s(%s), want get_note(note_id)", notes.Get, notes.GetParam)
-	}
-	if notes.List == nil || notes.List.Tool != "get_customer" || notes.List.Field != "notes" || notes.List.Param != "customer_id" {
-		t.Errorf("notes list = %+v, want get_customer(customer_id).notes", notes.List)
-	}
-	if !slices.Contains(notes.Describe, "topic") || !slices.Contains(notes.Compare, "created_at") || !slices.Contains(notes.Compare, "stars") {
-		t.Errorf("notes describe %v compare %v", notes.Describe, notes.Compare)
-	}
-	if m.Users.Details != "get_customer" {
-		t.Errorf("user details tool %q", m.Users.Details)
-	}
-	w := m.Write("retitle_note")
-	if w == nil || w.TargetKind != TargetColl || w.Coll != notes {
-		t.Fatalf("retitle_note target: %+v", w)
-	}
-	tests := []struct{ param, source, path string }{
-		{"note_id", SrcTargetKey, ""},
-		{"topic", SrcSlot, "topic"}, // a field of the target: a new value from the data
-	}
-	for _, tc := range tests {
-		p := w.Param(tc.param)
-		if p == nil || p.Source != tc.source || p.Path != tc.path {
-			t.Errorf("%s: got %+v, want source %s path %q", tc.param, p, tc.source, tc.path)
-		}
-	}
-	if got := m.UserKeyOf(`"c3"`); got != "c3" {
-		t.Errorf("UserKeyOf string = %q", got)
-	}
-	lib := models(t)["library"]
-	if got := lib.UserKeyOf(`{"member_id":"M004","email":"x"}`); got != "M004" {
-		t.Errorf("UserKeyOf record = %q", got)
-	}
-	if lib.Users.Details != "get_member" || lib.Colls["loans"].List == nil || lib.Colls["loans"].List.Tool != "list_loans" {
-		t.Errorf("library: details %q, loans list %+v", lib.Users.Details, lib.Colls["loans"].List)
-	}
-	if cat := models(t)["catalog"]; cat.Users != nil || cat.Colls["items"].List == nil || cat.Write("create_item").TargetKind != TargetNone {
-		t.Errorf("catalog: users %v, items list %+v", cat.Users, cat.Colls["items"].List)
-	}
-	// Open tools: generic ones and reads that name no customer or owned record.
-	open := models(t)["airline"].OpenTools()
-	for _, want := range []string{"search_direct_flight", "search_onestop_flight", "list_all_airports", "calculate"} {
-		if !slices.Contains(open, want) {
-			t.Errorf("airline open tools %v lack %s", open, want)
-		}
-	}
-	for _, not := range []string{"get_reservation_details", "book_reservation", "get_user_details"} {
-		if slices.Contains(open, not) {
-			t.Errorf("airline open tools include %s", not)
-		}
-	}
-}
 
 // generated is one pack run under a spec.
 type generated struct {
@@ -296,7 +167,7 @@ func TestGenericControls(t *testing.T) {
 // picked from it, their replacements, the customer's choice), the
 // outputs recompute from those records, a forbidden request's target
 // fails the preconditions, and a transfer calls the transfer tool.
-func checkBlueprint(m *Model, bp *record.Blueprint) error {
+func checkBlueprint(m *model.Model, bp *record.Blueprint) error {
 	ctx := context.Background()
 	hash, err := Execute(ctx, m.Kit, m.Base.NewState(), bp.Actions)
 	if err != nil {
@@ -335,7 +206,7 @@ func checkBlueprint(m *Model, bp *record.Blueprint) error {
 			}
 			continue
 		}
-		tool, _ := ParseIntent(strings.TrimPrefix(g.Intent, IntentRefusePrefix))
+		tool, _ := model.ParseIntent(strings.TrimPrefix(g.Intent, model.IntentRefusePrefix))
 		w := m.Write(tool)
 		if g.Kind == record.GoalRefuse {
 			if write != nil || w == nil || w.Allowed(obj) {
@@ -365,7 +236,7 @@ func checkBlueprint(m *Model, bp *record.Blueprint) error {
 			return fmt.Errorf("goal %d: needs %d reads, evidence says %d", gi, got, bp.Evidence[countWrites(bp, k)])
 		}
 		if len(w.Outputs) > 0 {
-			outs, err := m.OutputsOf(w, Scopes{Target: obj, Result: Decode(res.Output), Elems: elems})
+			outs, err := m.OutputsOf(w, model.Scopes{Target: obj, Result: model.Decode(res.Output), Elems: elems})
 			if err != nil {
 				return fmt.Errorf("goal %d: %w", gi, err)
 			}
@@ -382,7 +253,7 @@ func checkBlueprint(m *Model, bp *record.Blueprint) error {
 
 // checkArgs re-resolves each argument from the goal's words; it returns
 // the records the choice arguments name.
-func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w *WriteModel, obj map[string]any, key string, args map[string]any) (map[string][]any, error) {
+func checkArgs(m *model.Model, st *tools.State, bp *record.Blueprint, g record.Goal, w *model.WriteModel, obj map[string]any, key string, args map[string]any) (map[string][]any, error) {
 	ctx := context.Background()
 	elems := map[string][]any{}
 	picked := map[string][]map[string]any{}
@@ -408,24 +279,24 @@ func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w
 			continue
 		}
 		switch p.Source {
-		case SrcTargetKey:
+		case model.SrcTargetKey:
 			if key != "" && tools.Text(args[p.Name]) != key {
 				return nil, fmt.Errorf("%s=%v, the selector names %s", p.Name, args[p.Name], key)
 			}
-		case SrcTarget:
+		case model.SrcTarget:
 			if obj != nil {
-				v, _ := valueAt(obj, p.Path)
+				v, _ := model.ValueAt(obj, p.Path)
 				if err := same(p.Name, v); err != nil {
 					return nil, err
 				}
 			}
-		case SrcLike:
-			if g.Slots[p.Name] != SlotText(args[p.Name]) {
+		case model.SrcLike:
+			if g.Slots[p.Name] != model.SlotText(args[p.Name]) {
 				return nil, fmt.Errorf("%s=%v, the customer says %q", p.Name, args[p.Name], g.Slots[p.Name])
 			}
-		case SrcPick:
-			v, _ := valueAt(obj, p.Pick.From)
-			list := Elements(v)
+		case model.SrcPick:
+			v, _ := model.ValueAt(obj, p.Pick.From)
+			list := model.Elements(v)
 			var ids []any
 			for _, sel := range sels(g.Items, p.Name) {
 				i, err := tools.ResolveKey(sel, list, p.Pick.ID)
@@ -439,7 +310,7 @@ func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w
 			if err := same(p.Name, ids); err != nil {
 				return nil, err
 			}
-		case SrcReplace:
+		case model.SrcReplace:
 			var ids []any
 			news := sels(g.New, p.Name)
 			for j, e := range picked[p.Replace.Of] {
@@ -458,7 +329,7 @@ func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w
 			if err := same(p.Name, ids); err != nil {
 				return nil, err
 			}
-		case SrcChoose:
+		case model.SrcChoose:
 			if g.Slots[p.Name] == p.Choose.DefaultSay {
 				def, _ := p.Choose.DefaultValue(obj)
 				if err := same(p.Name, def); err != nil {
@@ -466,7 +337,7 @@ func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w
 				}
 				continue
 			}
-			user, _ := m.read(ctx, st, m.Users.Details, m.DetailsArgs(userOf(m, m.Base.NewState(), bp.Persona.Known)))
+			user, _ := m.Read(ctx, st, m.Users.Details, m.DetailsArgs(userOf(m, m.Base.NewState(), bp.Persona.Known)))
 			uobj, _ := user.(map[string]any)
 			list := p.Choose.ChoiceElements(uobj)
 			choice := sels(g.Items, p.Name)
@@ -490,15 +361,15 @@ func checkArgs(m *Model, st *tools.State, bp *record.Blueprint, g record.Goal, w
 }
 
 // userOf authenticates the customer of a blueprint as the agent does.
-func userOf(m *Model, st *tools.State, known map[string]string) string {
+func userOf(m *model.Model, st *tools.State, known map[string]string) string {
 	for _, id := range m.Users.Identify {
 		if id.Tool == known["identify"] {
 			a := map[string]any{}
 			for _, p := range id.Params {
-				a[p] = Typed(m.ParamSchema(id.Tool, p), known[p])
+				a[p] = model.Typed(m.ParamSchema(id.Tool, p), known[p])
 			}
-			out, _ := m.read(context.Background(), st, id.Tool, a)
-			return m.userKeyOfValue(out)
+			out, _ := m.Read(context.Background(), st, id.Tool, a)
+			return m.UserKeyOfValue(out)
 		}
 	}
 	return ""
@@ -506,8 +377,8 @@ func userOf(m *Model, st *tools.State, known map[string]string) string {
 
 // checkInform recomputes a question's answer from the records its words
 // name.
-func checkInform(m *Model, bp *record.Blueprint, gi int, g record.Goal, obj map[string]any) error {
-	field := strings.TrimPrefix(g.Intent, IntentInformPrefix)
+func checkInform(m *model.Model, bp *record.Blueprint, gi int, g record.Goal, obj map[string]any) error {
+	field := strings.TrimPrefix(g.Intent, model.IntentInformPrefix)
 	want := ""
 	for _, o := range bp.Outputs {
 		if o.Goal == gi {
@@ -516,8 +387,8 @@ func checkInform(m *Model, bp *record.Blueprint, gi int, g record.Goal, obj map[
 	}
 	in := m.Inform(g.Target.Collection, field)
 	if in == nil {
-		v, _ := valueAt(obj, field)
-		if FormatValue(v) != want {
+		v, _ := model.ValueAt(obj, field)
+		if model.FormatValue(v) != want {
 			return fmt.Errorf("%s is %v, output says %s", field, v, want)
 		}
 		return nil
@@ -525,7 +396,7 @@ func checkInform(m *Model, bp *record.Blueprint, gi int, g record.Goal, obj map[
 	rec := obj
 	if in.Within != "" {
 		if len(g.Items) != 1 {
-			return fmt.Errorf("a question about a %s names %d of them", Singular(Words(in.Within)), len(g.Items))
+			return fmt.Errorf("a question about a %s names %d of them", model.Singular(model.Words(in.Within)), len(g.Items))
 		}
 		cands := in.SubCandidates(obj)
 		i, err := tools.ResolveKey(g.Items[0], cands, "")
@@ -554,13 +425,13 @@ func countWrites(bp *record.Blueprint, upto int) int {
 // reResolve finds a selector's record the way the agent does: by key, or
 // by reading the candidates and applying the selector (tools.Resolve
 // semantics: exactly one, no tie).
-func reResolve(m *Model, st *tools.State, sel record.Selector, known map[string]string) (map[string]any, string, error) {
+func reResolve(m *model.Model, st *tools.State, sel record.Selector, known map[string]string) (map[string]any, string, error) {
 	ctx := context.Background()
 	if s := m.Searches[sel.Collection]; s != nil {
 		var cands []map[string]any
 		for _, combo := range s.Combinations(sel.Among) {
 			for _, tool := range s.Tools {
-				out, ok := m.read(ctx, st, tool, m.SearchArgs(tool, combo))
+				out, ok := m.Read(ctx, st, tool, m.SearchArgs(tool, combo))
 				if !ok {
 					return nil, "", fmt.Errorf("search %s fails", tool)
 				}
@@ -578,7 +449,7 @@ func reResolve(m *Model, st *tools.State, sel record.Selector, known map[string]
 		return nil, "", nil // the user themself, or nothing to name
 	}
 	if sel.ID != "" {
-		out, ok := m.read(ctx, st, c.Get, map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), sel.ID)})
+		out, ok := m.Read(ctx, st, c.Get, map[string]any{c.GetParam: model.Typed(m.ParamSchema(c.Get, c.GetParam), sel.ID)})
 		obj, _ := out.(map[string]any)
 		if !ok || obj == nil {
 			return nil, "", fmt.Errorf("%s %s cannot be read", c.Noun, sel.ID)
@@ -591,14 +462,14 @@ func reResolve(m *Model, st *tools.State, sel record.Selector, known map[string]
 		// address would change the zip it identifies by).
 		args[c.List.Param] = userOf(m, m.Base.NewState(), known)
 	}
-	out, ok := m.read(ctx, st, c.List.Tool, args)
+	out, ok := m.Read(ctx, st, c.List.Tool, args)
 	if !ok {
 		return nil, "", fmt.Errorf("%s fails", c.List.Tool)
 	}
 	keys, cands := m.ListedRecords(c, out)
 	if cands == nil {
 		for _, k := range keys {
-			v, _ := m.read(ctx, st, c.Get, map[string]any{c.GetParam: k})
+			v, _ := m.Read(ctx, st, c.Get, map[string]any{c.GetParam: k})
 			obj, _ := v.(map[string]any)
 			cands = append(cands, obj)
 		}
@@ -609,7 +480,7 @@ func reResolve(m *Model, st *tools.State, sel record.Selector, known map[string]
 	}
 	if c.List.By != "" {
 		// The list names records by a field; the one found is read whole.
-		v, _ := m.read(ctx, st, c.Get, m.GetArgs(c, keys[i]))
+		v, _ := m.Read(ctx, st, c.Get, m.GetArgs(c, keys[i]))
 		obj, _ := v.(map[string]any)
 		return obj, keys[i], nil
 	}
@@ -700,82 +571,6 @@ func TestSearchEvidence(t *testing.T) {
 	}
 }
 
-func TestLanguage(t *testing.T) {
-	words := []struct{ in, want string }{
-		{"total_baggages", "total baggages"}, {"petId", "pet id"}, {"Passkeys_RelyingParty_Id", "passkeys relying party id"},
-		{"reservations", "reservations"},
-	}
-	for _, tc := range words {
-		if got := Words(tc.in); got != tc.want {
-			t.Errorf("Words(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	singular := []struct{ in, want string }{{"reservations", "reservation"}, {"categories", "category"}, {"addresses", "address"},
-		{"status", "status"}, {"payment methods", "payment method"}, {"boxes", "box"},
-		{"emojis", "emoji"}, {"guild emojis", "guild emoji"}, {"kiwis", "kiwi"}, {"basis", "basis"}, {"axis", "axis"}, {"tennis", "tennis"}, {"iris", "iris"}}
-	for _, tc := range singular {
-		if got := Singular(tc.in); got != tc.want {
-			t.Errorf("Singular(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	money := map[string]bool{"refund_amount": true, "baggage_fee": true, "total": true, "total_baggages": false, "price_difference": true,
-		"nonfree_baggages": false, "duration_minutes": false, "deposit": false, "charge": true}
-	for name, want := range money {
-		if got := IsMoney(name); got != want {
-			t.Errorf("IsMoney(%q) = %v", name, got)
-		}
-	}
-	phrases := []struct{ desc, noun, kind, want string }{
-		{"Cancels a reservation.", "reservation", TargetColl, "cancel <target>"},
-		{"Update the baggage information of a reservation. Be careful.", "reservation", TargetColl, "update the baggage information of <target>"},
-		{"Updates an existing pet by Id", "pet", TargetColl, "update <target>"},
-		{"Modifies the flights", "reservation", TargetColl, "modify the flights for <target>"},
-		{"Change the email address of a member.", "account", TargetUser, "change the email address of <target>"},
-		{"Create a new item in the catalogue.", "", TargetNone, "create a new item in the catalogue"},
-	}
-	for _, tc := range phrases {
-		if got := withTarget(imperative(firstSentence(tc.desc)), tc.noun, tc.kind); got != tc.want {
-			t.Errorf("phrase of %q = %q, want %q", tc.desc, got, tc.want)
-		}
-	}
-	if got := Plain("{book|reserve} {a flight|a {long|short} trip} <target>"); got != "book a flight <target>" {
-		t.Errorf("Plain = %q", got)
-	}
-	labels := []struct {
-		where map[string]string
-		pick  string
-		want  string
-	}{
-		{map[string]string{"status": "active", "origin": "SFO"}, "max:created_at", "my most recent active reservation from SFO"},
-		{map[string]string{"cabin": "basic_economy"}, "", "my reservation in basic economy"},
-		{map[string]string{"priority": "high"}, "min:total_baggages", "my reservation with priority high and with the lowest total baggages"},
-	}
-	for _, tc := range labels {
-		if got := RecordLabel(&CollModel{Noun: "reservation"}, tc.where, tc.pick, true); got != tc.want {
-			t.Errorf("RecordLabel(%v, %s) = %q, want %q", tc.where, tc.pick, got, tc.want)
-		}
-	}
-	if got := FormatValue(12.5); got != "12.50" {
-		t.Errorf("FormatValue(12.5) = %q", got)
-	}
-	if got := SayValue("refund_amount", 300.0); got != "$300" {
-		t.Errorf("SayValue = %q", got)
-	}
-}
-
-// FuzzPlain checks the phrase-hint renderer on any template a pack
-// author writes: it never panics and leaves no unbalanced group open.
-func FuzzPlain(f *testing.F) {
-	for _, s := range []string{"{book|reserve} {a flight|a trip} {target}", "{{a|b}|c", "}{|", "plain text", "{a|{b|{c|d}}}"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		_ = Plain(s)
-		w := &WriteModel{Phrase: s, Name: "do_it", Tool: &tools.Tool{Name: "do_it", Description: s}, TargetKind: TargetNone, param: map[string]*ParamModel{}}
-		_ = FillPhrase(w.VerbPhrase(), "x", map[string]string{"a": "b"})
-	})
-}
-
 func BenchmarkGenerate(b *testing.B) {
 	ms := models(b)
 	for _, name := range []string{"scaffold", "airline", "library", "retail"} {
@@ -791,65 +586,5 @@ func BenchmarkGenerate(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// FuzzDecodeOutputs checks what the model reads from tool observations
-// (a pack's handlers are outside input): the user key of an identify
-// result and typed customer text never panic.
-func FuzzDecodeOutputs(f *testing.F) {
-	for _, s := range []string{`"c1"`, `{"member_id":"M1"}`, `null`, `Error: no`, `[1,2]`, `{"member_id":{"x":1}}`, `"`, `12.5`} {
-		f.Add(s)
-	}
-	m := &Model{Users: &UserModel{Coll: &CollModel{Key: "member_id"}}}
-	schemas := []map[string]any{{"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": map[string]any{"type": "integer"}}, {"type": []any{"string", "null"}}}
-	f.Fuzz(func(t *testing.T, s string) {
-		_ = m.UserKeyOf(s)
-		_ = Decode(s)
-		for _, sc := range schemas {
-			_ = Typed(sc, s)
-		}
-	})
-}
-
-// TestCachedReadText: a read the generator made first (keeping only the
-// decoded value) later gives the agent the very text the tool answers.
-// list_all_product_types answers with JSON text in Python's spacing,
-// which rendering the decoded value would compact.
-func TestCachedReadText(t *testing.T) {
-	ctx := context.Background()
-	m := models(t)["retail"]
-	args := map[string]any{}
-	if _, ok := m.read(ctx, nil, "list_all_product_types", args); !ok {
-		t.Fatal("list_all_product_types failed")
-	}
-	st := m.Base.NewState()
-	got := m.Call(ctx, st, "list_all_product_types", "{}").Output
-	want := m.Kit.Call(ctx, m.Base.NewState(), "list_all_product_types", "{}").Output
-	if got != want {
-		t.Errorf("the cached read gives %.60q, the tool %.60q", got, want)
-	}
-}
-
-func TestWithinBounds(t *testing.T) {
-	for _, tc := range []struct {
-		schema map[string]any
-		text   string
-		want   bool
-	}{
-		{map[string]any{"type": "integer", "minimum": 8000.0}, "28", false},
-		{map[string]any{"type": "integer", "minimum": 8000.0}, "96000", true},
-		{map[string]any{"type": []any{"integer", "null"}, "maximum": 10.0}, "11", false},
-		{map[string]any{"type": "number", "exclusiveMinimum": 0.0}, "0", false},
-		{map[string]any{"type": "number", "exclusiveMaximum": 1.0}, "0.5", true},
-		{map[string]any{"type": "string", "minLength": 3.0}, "ab", false},
-		{map[string]any{"type": "string", "maxLength": 3.0}, "été", true},
-		{map[string]any{"type": "string", "maxLength": 3.0}, "abcd", false},
-		{map[string]any{"type": "string"}, "anything", true},
-		{map[string]any{"type": "integer", "minimum": 1.0}, "not a number", true},
-	} {
-		if got := withinBounds(tc.schema, tc.text); got != tc.want {
-			t.Errorf("withinBounds(%v, %q) = %v, want %v", tc.schema, tc.text, got, tc.want)
-		}
 	}
 }

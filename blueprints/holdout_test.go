@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 )
@@ -15,7 +16,7 @@ import (
 func TestHoldoutNeverReleased(t *testing.T) {
 	m := *models(t)["retail"]
 	spec := Spec{Seed: 7, Writes: Range{1, 2}, Reads: Range{2, 7}, Behaviors: allProfiles}
-	gen := func(m *Model) []*record.Blueprint {
+	gen := func(m *model.Model) []*record.Blueprint {
 		t.Helper()
 		g, err := NewGeneric(m, spec)
 		if err != nil {

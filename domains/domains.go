@@ -5,25 +5,22 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/synth-data/synth/agent"
-	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
 	"github.com/synth-data/synth/domains/tau2"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
-	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
-	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
 )
 
-// Domain is a loaded domain, ready for a run.
+// Domain is a loaded domain, ready for a run: the pack compiled into the
+// model the stages share, and the verifier's rules.
 type Domain struct {
 	Name    string
 	Version string
@@ -31,39 +28,20 @@ type Domain struct {
 	Tools   *tools.Toolkit
 	Base    *tools.Base
 	Verify  verify.Domain
-	// Generator builds the blueprint generator for a spec.
-	Generator func(spec blueprints.Spec) (blueprints.Generator, error)
 	// Files are the domain's defining files, shipped in a release's
 	// domain/ folder so the release re-verifies on its own.
 	Files map[string][]byte
 	// HoldoutFile names the file of Files holding the tasks generation
 	// must not reproduce ("" for none).
 	HoldoutFile string
-	// NewUser creates the embedded engine's simulated customer of a
-	// blueprint; rng is the blueprint's "user" stream.
-	NewUser func(bp *record.Blueprint, rng *rand.Rand) (User, error)
-	// NewAgent creates the embedded engine's agent for one episode on
-	// its own state; a non-nil flaw makes it a flawed agent (DPO).
-	NewAgent func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent
-	// Model is the compiled pack.
-	Model *blueprints.Model
-}
-
-// User is a simulated customer of the embedded engine.
-type User interface {
-	Start() usersim.Turn
-	Respond(ask usersim.Ask) usersim.Turn
-}
-
-// Agent is an agent of the embedded engine; Fired reports whether its
-// flaw (if any) fired.
-type Agent interface {
-	agent.Agent
-	Fired() bool
+	// Model is the compiled pack: the generator builds tasks from it, the
+	// engines the customer and the agent.
+	Model *model.Model
 }
 
 // builtins are the built-in domains: packs in the format users write,
-// embedded in the binary.
+// embedded in the binary. Each is a package under domains/ that embeds
+// its folder and names itself (Name, FS); building one in is a line here.
 func builtins() map[string]fs.FS {
 	return map[string]fs.FS{retail.Name: retail.FS(), airline.Name: airline.FS()}
 }
@@ -100,10 +78,7 @@ func Load(nameOrDir string, seed uint64) (*Domain, error) {
 // sets built into synth, which packs name as handlers: builtin:NAME.
 func PackOptions() pack.Options {
 	return pack.Options{
-		Builtins: map[string]pack.HandlerSet{
-			"tau2-retail":  tau2.RetailHandlers(),
-			"tau2-airline": tau2.AirlineHandlers(),
-		},
+		Builtins: tau2.HandlerSets(),
 		Databases: map[string]pack.DatabaseReader{
 			"tau2-retail":  tau2.ReadRetailDB,
 			"tau2-airline": tau2.ReadAirlineDB,
@@ -117,10 +92,10 @@ func IsPackDir(dir string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// FromPack makes a domain of a loaded pack: the generic generator, user
-// and agent, and verification rules derived from its manifest.
+// FromPack makes a domain of a loaded pack: its compiled model and the
+// verification rules derived from it.
 func FromPack(p *pack.Pack) (*Domain, error) {
-	m, err := blueprints.NewModel(context.Background(), p)
+	m, err := model.NewModel(context.Background(), p)
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", p.Manifest.Name, err)
 	}
@@ -143,19 +118,6 @@ func FromPack(p *pack.Pack) (*Domain, error) {
 		Files:       p.Files,
 		HoldoutFile: p.Manifest.Holdout,
 		Model:       m,
-	}
-	d.Generator = func(spec blueprints.Spec) (blueprints.Generator, error) {
-		return blueprints.NewGeneric(m, spec)
-	}
-	d.NewUser = func(bp *record.Blueprint, rng *rand.Rand) (User, error) {
-		return usersim.NewGeneric(m, bp, rng)
-	}
-	d.NewAgent = func(st *tools.State, rng *rand.Rand, flaw *agent.Flaw) Agent {
-		a := agent.NewGeneric(m, st, rng)
-		if flaw != nil {
-			a.WithFlaw(*flaw)
-		}
-		return a
 	}
 	return d, nil
 }

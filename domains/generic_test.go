@@ -15,6 +15,7 @@ import (
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
@@ -23,7 +24,7 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-// packDirs are the packs the generic engine is tested on: the testdata
+// packDirs are the packs the generic engine is tested on: the test packs
 // library (identify returns a record, loans listed whole, a search with
 // an items path) and catalog (no users), the scaffold of synth domain
 // init, and the built-in airline.
@@ -33,16 +34,9 @@ func packDirs(t testing.TB) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	return map[string]string{
-		"library":  abs("../blueprints/testdata/library"),
-		"catalog":  abs("../blueprints/testdata/catalog"),
+		"library":  testpacks.Dir("library"),
+		"catalog":  testpacks.Dir("catalog"),
 		"scaffold": scaffold,
 		"airline":  "airline",
 	}
@@ -83,7 +77,7 @@ func TestNamesAndLoad(t *testing.T) {
 		}
 	}
 	d := load(t, "airline")
-	if d.Name != "airline" || d.Model == nil || d.Files["domain.yaml"] == nil || d.NewUser == nil || d.NewAgent == nil {
+	if d.Name != "airline" || d.Model == nil || d.Files["domain.yaml"] == nil || d.Base == nil || d.Tools == nil {
 		t.Errorf("airline: name %q, model %v, files %d", d.Name, d.Model != nil, len(d.Files))
 	}
 	if !slices.Contains(d.Verify.AuthTools, "get_user_details") {
@@ -117,7 +111,7 @@ func TestPackDialogues(t *testing.T) {
 				d := load(t, dirs[tc.pack])
 				w, _ := blueprints.ParseRange(tc.writes)
 				r, _ := blueprints.ParseRange(tc.reads)
-				gen, err := d.Generator(blueprints.Spec{Seed: seed, Writes: w, Reads: r, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+				gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: seed, Writes: w, Reads: r, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +166,7 @@ func TestPackFlaws(t *testing.T) {
 	for _, name := range []string{"scaffold", "airline"} {
 		t.Run(name, func(t *testing.T) {
 			d := load(t, dirs[name])
-			gen, err := d.Generator(blueprints.Spec{Seed: 5, Writes: blueprints.Range{Min: 1, Max: 2}, Reads: blueprints.Range{Min: 2, Max: 7},
+			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 5, Writes: blueprints.Range{Min: 1, Max: 2}, Reads: blueprints.Range{Min: 2, Max: 7},
 				Behaviors: usersim.Profiles()})
 			if err != nil {
 				t.Fatal(err)
@@ -276,7 +270,7 @@ func BenchmarkEpisode(b *testing.B) {
 	for _, name := range []string{"scaffold", "airline"} {
 		b.Run(name, func(b *testing.B) {
 			d := load(b, dirs[name])
-			gen, err := d.Generator(blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1},
+			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1},
 				Reads: blueprints.Range{Min: 2, Max: 7}, Behaviors: usersim.Profiles()})
 			if err != nil {
 				b.Fatal(err)

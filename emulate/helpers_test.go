@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
@@ -32,7 +33,7 @@ func newFixture(domain string, n int) (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen, err := d.Generator(spec)
+	gen, err := blueprints.NewGeneric(d.Model, spec)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/audit"
-	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/openapi"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
@@ -340,7 +340,7 @@ func TestNestedRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := blueprints.NewModel(ctx, p)
+	m, err := model.NewModel(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestNestedRecords(t *testing.T) {
 		t.Errorf("ScopeWords = %q", w)
 	}
 	for _, want := range []struct{ tool, coll string }{{"update_message", "channels_messages"}, {"delete_guild_role", "guilds_roles"}} {
-		var w *blueprints.WriteModel
+		var w *model.WriteModel
 		for _, x := range m.Writes {
 			if x.Name == want.tool {
 				w = x
@@ -378,7 +378,7 @@ func TestNestedRecords(t *testing.T) {
 			continue
 		}
 		for _, pm := range w.Params {
-			if slices.Contains(w.Coll.Scope, pm.Name) && (pm.Source != blueprints.SrcTarget || pm.Path != pm.Name) {
+			if slices.Contains(w.Coll.Scope, pm.Name) && (pm.Source != model.SrcTarget || pm.Path != pm.Name) {
 				t.Errorf("%s.%s is the target's parent and must come from it, not %s", want.tool, pm.Name, pm.Source)
 			}
 		}
@@ -391,7 +391,7 @@ func TestNestedRecords(t *testing.T) {
 // optional id names the record it makes (museum's createSpecialEvent)
 // acts on no existing record.
 func TestWritesOfEveryKind(t *testing.T) {
-	model := func(file string) *blueprints.Model {
+	modelOf := func(file string) *model.Model {
 		var c crudCase
 		for _, rc := range realSpecs {
 			if rc.file == file {
@@ -403,20 +403,20 @@ func TestWritesOfEveryKind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := blueprints.NewModel(context.Background(), p)
+		m, err := model.NewModel(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
-	tw := model("twilio-verify-v2-3.0.json")
+	tw := modelOf("twilio-verify-v2-3.0.json")
 	hooks := tw.Colls["webhooks"]
 	if hooks == nil || hooks.Get != "FetchWebhook" || hooks.ScopeField["ServiceSid"] != "service_sid" {
 		t.Errorf("twilio webhooks: %+v", hooks)
 	}
-	mu := model("museum-3.1.yaml")
+	mu := modelOf("museum-3.1.yaml")
 	for _, w := range mu.Writes {
-		if w.Name == "createSpecialEvent" && w.TargetKind != blueprints.TargetNone {
+		if w.Name == "createSpecialEvent" && w.TargetKind != model.TargetNone {
 			t.Errorf("createSpecialEvent targets %v %+v: a create makes its record", w.TargetKind, w.Coll)
 		}
 	}

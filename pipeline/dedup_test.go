@@ -234,7 +234,7 @@ func loadRetail(tb testing.TB) retailFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := d.Generator(spec)
+	g, err := blueprints.NewGeneric(d.Model, spec)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
@@ -31,11 +32,14 @@ func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint
 // the oracle's word for word until the flaw fires.
 func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
-	user, err := d.NewUser(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
+	user, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {
 		return nil, false, err
 	}
-	ag := d.NewAgent(st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"), flaw)
+	ag := agent.NewGeneric(d.Model, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
+	if flaw != nil {
+		ag.WithFlaw(*flaw)
+	}
 	tr := &record.Trajectory{
 		ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "embedded", Behavior: bp.Behavior,
 		Messages: []record.Message{{Role: "system", Content: d.Policy}},
@@ -44,11 +48,11 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 	turn := user.Start()
 	for t := 0; t < maxTurns; t++ {
 		switch turn.Stop {
-		case usersim.TokenStop:
+		case dialog.TokenStop:
 			tr.Ending = record.EndStop
-		case usersim.TokenTransfer:
+		case dialog.TokenTransfer:
 			tr.Ending = record.EndTransfer
-		case usersim.TokenOutOfScope:
+		case dialog.TokenOutOfScope:
 			tr.Ending = record.EndOutScope
 		}
 		if turn.Stop != "" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -150,7 +150,7 @@ func (c *llmCustomer) next(ctx context.Context, msgs []record.Message, _ []users
 // embeddedCustomer is the domain's rule-based user answering an LLM
 // agent: it reads the agent's words for what they ask (usersim.Classify).
 type embeddedCustomer struct {
-	u       domains.User
+	u       *usersim.Generic
 	l       *usersim.Listener
 	started bool
 }
@@ -162,7 +162,7 @@ type piecer interface {
 }
 
 func (c *embeddedCustomer) next(_ context.Context, msgs []record.Message, calls []usersim.Executed) (string, string, error) {
-	var t usersim.Turn
+	var t dialog.Turn
 	if !c.started {
 		c.started = true
 		t = c.u.Start()
@@ -234,15 +234,11 @@ func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Bluepri
 		if trial > 0 {
 			purpose = "user-t" + strconv.Itoa(trial)
 		}
-		u, err := e.d.NewUser(bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, purpose))
+		u, err := usersim.NewGeneric(e.d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, purpose))
 		if err != nil {
 			return nil, err
 		}
-		var pieces func(record.Goal) []string
-		if p, ok := u.(piecer); ok {
-			pieces = p.Pieces
-		}
-		cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, pieces)}
+		cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, u.Pieces)}
 	} else {
 		cust = &llmCustomer{ch: ch, bp: bp, trial: trial, system: system, session: session}
 	}

@@ -54,7 +54,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := d.Generator(spec)
+	gen, err := blueprints.NewGeneric(d.Model, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
@@ -127,11 +128,11 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen, err := d.Generator(spec)
+	gen, err := blueprints.NewGeneric(d.Model, spec)
 	if err != nil {
 		return nil, err
 	}
-	m, err := finalize(cfg, d, notesOf(gen), dirs, dir, work, false, nil)
+	m, err := finalize(cfg, d, gen.Notes(), dirs, dir, work, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -150,7 +150,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	cfg.bindDomain(d)
 	// So is the generator, which checks that the domain can meet the
 	// controls (--writes, --reads).
-	gen, err := d.Generator(spec)
+	gen, err := blueprints.NewGeneric(d.Model, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 			todo = append(todo, c)
 		}
 	}
-	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo, Redone: redone, Notes: notesOf(gen)}
+	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo, Redone: redone, Notes: gen.Notes()}
 	var ch llm.Chatter
 	if cfg.llmEngine() && len(todo) > 0 {
 		var closeChat func() error
@@ -251,14 +251,6 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	}
 	res.Manifest, res.Elapsed = m, time.Since(start)
 	return res, nil
-}
-
-// notesOf returns what a generator says about the controls it adapted.
-func notesOf(gen blueprints.Generator) []string {
-	if n, ok := gen.(blueprints.Noter); ok {
-		return n.Notes()
-	}
-	return nil
 }
 
 // ParseShard reads "I/N" (0 <= I < N); "" means the whole run.

@@ -32,7 +32,7 @@ func Tasks(cfg Config) func(ctx context.Context, id string) (*record.Blueprint, 
 			if d, err = domains.Load(cfg.Domain, cfg.Seed); err != nil {
 				return
 			}
-			gen, err = d.Generator(spec)
+			gen, err = blueprints.NewGeneric(d.Model, spec)
 		})
 		if err != nil {
 			return nil, err

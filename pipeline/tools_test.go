@@ -68,7 +68,7 @@ func TestToolsOffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := d.Generator(mustSpec(t))
+	gen, err := blueprints.NewGeneric(d.Model, mustSpec(t))
 	if err != nil {
 		t.Fatal(err)
 	}

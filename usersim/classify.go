@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
 )
 
@@ -64,27 +65,27 @@ var rules = []rule{
 // method. Anything else?"), so the rules read the last sentence first,
 // then the last two, and so on: a report before the question does not
 // decide what the question is.
-func Classify(text string) Ask {
+func Classify(text string) dialog.Ask {
 	a, _ := classify(text)
 	return a
 }
 
 // classify is Classify that also reports whether a rule matched.
-func classify(text string) (Ask, bool) {
+func classify(text string) (dialog.Ask, bool) {
 	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
 	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
 	if !strings.Contains(text, "?") && farewell.MatchString(tail(min(2, len(sentences)))) {
-		return Ask{Kind: "closing"}, true
+		return dialog.Ask{Kind: "closing"}, true
 	}
 	for k := 1; k <= len(sentences); k++ {
 		seg := tail(k)
 		for _, r := range rules {
 			if r.re.MatchString(seg) {
-				return Ask{Kind: r.kind, Piece: r.piece}, true
+				return dialog.Ask{Kind: r.kind, Piece: r.piece}, true
 			}
 		}
 	}
-	return Ask{Kind: "anything_else"}, false
+	return dialog.Ask{Kind: "anything_else"}, false
 }
 
 // sentenceEnd splits sentences; a point inside "$12.50" or an id is
@@ -126,7 +127,7 @@ func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Liste
 }
 
 // Heard records a turn of the user's: the requests it makes.
-func (l *Listener) Heard(t Turn) {
+func (l *Listener) Heard(t dialog.Turn) {
 	for _, a := range t.Acts {
 		if a.Type == "request" && a.Goal >= 0 && a.Goal < len(l.bp.Goals) {
 			l.current = a.Goal
@@ -141,7 +142,7 @@ func (l *Listener) Heard(t Turn) {
 // successful write calls matched against the ground truth, and for
 // goals without writes from the agent moving on after answering — and
 // whether the agent just refused.
-func (l *Listener) Interpret(text string, calls []Executed) Ask {
+func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 	ask, matched := classify(text)
 	ask.Goal = l.current
 	g := l.bp.Goals[l.current]
@@ -149,7 +150,7 @@ func (l *Listener) Interpret(text string, calls []Executed) Ask {
 	switch {
 	case ask.Kind == "piece" && ask.Piece == "topic" && g.Slots["topic"] == "":
 		// "What would you like to do?" outside a transfer is an open question.
-		ask = Ask{Kind: "help", Goal: l.current}
+		ask = dialog.Ask{Kind: "help", Goal: l.current}
 	case ask.Kind == "piece" && !slices.Contains(pieces, ask.Piece):
 		// The goal's own piece of that kind (the payment method is its
 		// choice:payment_method_id), one the message names, or an open
@@ -158,15 +159,15 @@ func (l *Listener) Interpret(text string, calls []Executed) Ask {
 			ask.Piece = p
 			break
 		}
-		ask = Ask{Kind: "anything_else", Goal: l.current}
+		ask = dialog.Ask{Kind: "anything_else", Goal: l.current}
 		if p := namedPiece(text, pieces); p != "" {
-			ask = Ask{Kind: "piece", Piece: p, Goal: l.current}
+			ask = dialog.Ask{Kind: "piece", Piece: p, Goal: l.current}
 		}
 	case !matched && strings.Contains(text, "?"):
 		// A question no rule knows: a piece it names (a pack's own slot,
 		// "What priority should the ticket get?").
 		if p := namedPiece(text, pieces); p != "" {
-			ask = Ask{Kind: "piece", Piece: p, Goal: l.current}
+			ask = dialog.Ask{Kind: "piece", Piece: p, Goal: l.current}
 		}
 	}
 	if ask.Kind == "anything_else" || ask.Kind == "help" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -49,14 +50,14 @@ func TestClassifyGeneric(t *testing.T) {
 // oracleRun plays blueprints with the oracle agent, handing the user
 // either the oracle's own Ask (listen false) or the Ask the user reads
 // from the agent's words (listen true); check sees every agent reply.
-func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint, text string, truth usersim.Ask, read usersim.Ask)) []*record.Trajectory {
+func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint, text string, truth dialog.Ask, read dialog.Ask)) []*record.Trajectory {
 	t.Helper()
 	ctx := context.Background()
 	d, err := domains.Load("retail", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := d.Generator(blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
 		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 		l.Heard(turn)
 		for range 60 {
 			if turn.Stop != "" {
-				tr.Ending = map[string]string{usersim.TokenStop: record.EndStop, usersim.TokenTransfer: record.EndTransfer}[turn.Stop]
+				tr.Ending = map[string]string{dialog.TokenStop: record.EndStop, dialog.TokenTransfer: record.EndTransfer}[turn.Stop]
 				break
 			}
 			tr.Messages = append(tr.Messages, record.Message{Role: "user", Content: turn.Text})
@@ -118,7 +119,7 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 // the Ask the oracle meant.
 func TestClassifyOracle(t *testing.T) {
 	seen := map[string]int{}
-	oracleRun(t, 250, false, func(bp *record.Blueprint, text string, truth, read usersim.Ask) {
+	oracleRun(t, 250, false, func(bp *record.Blueprint, text string, truth, read dialog.Ask) {
 		key := truth.Kind + "/" + truth.Piece
 		seen[key]++
 		if read.Kind != truth.Kind || read.Piece != truth.Piece {
@@ -149,12 +150,12 @@ func TestListenerDialoguesVerify(t *testing.T) {
 	}
 	ver := verify.New(d.Verify, sch)
 	ctx := context.Background()
-	g, err := d.Generator(blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
 		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
-	trs := oracleRun(t, 150, true, func(*record.Blueprint, string, usersim.Ask, usersim.Ask) {})
+	trs := oracleRun(t, 150, true, func(*record.Blueprint, string, dialog.Ask, dialog.Ask) {})
 	failed := 0
 	for i, tr := range trs {
 		bp, _ := g.Generate(ctx, i)

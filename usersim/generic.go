@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 )
 
@@ -16,11 +17,11 @@ import (
 // never ends the conversation while a goal it raised is open.
 type Generic struct {
 	speaker
-	m *blueprints.Model
+	m *model.Model
 }
 
 // NewGeneric creates the customer of a pack blueprint.
-func NewGeneric(m *blueprints.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic, error) {
+func NewGeneric(m *model.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic, error) {
 	s, err := newSpeaker(bp, rng)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func (u *Generic) Pieces(g record.Goal) []string {
 		switch grp := groupOf(w, n); {
 		case grp != "":
 			named[n] = "like:" + grp
-		case w != nil && w.Param(n) != nil && w.Param(n).Source == blueprints.SrcChoose:
+		case w != nil && w.Param(n) != nil && w.Param(n).Source == model.SrcChoose:
 			// "The original payment method" answers the same question
 			// as naming one of their payment methods.
 			named[n] = "choice:" + n
@@ -80,12 +81,12 @@ func (u *Generic) Pieces(g record.Goal) []string {
 
 // write is the write a goal asks for (a forbidden request asks for one
 // too), or nil.
-func (u *Generic) write(g record.Goal) *blueprints.WriteModel {
-	tool, _ := blueprints.ParseIntent(strings.TrimPrefix(g.Intent, blueprints.IntentRefusePrefix))
+func (u *Generic) write(g record.Goal) *model.WriteModel {
+	tool, _ := model.ParseIntent(strings.TrimPrefix(g.Intent, model.IntentRefusePrefix))
 	return u.m.Write(tool)
 }
 
-func groupOf(w *blueprints.WriteModel, param string) string {
+func groupOf(w *model.WriteModel, param string) string {
 	if w == nil {
 		return ""
 	}
@@ -110,7 +111,7 @@ func (u *Generic) identity(wrong bool) map[string]string {
 	for i, p := range params {
 		v := k[p]
 		if wrong && i == 0 {
-			v = blueprints.Misspell(v)
+			v = model.Misspell(v)
 		}
 		id[p] = v
 	}
@@ -137,28 +138,28 @@ var genericIdentifyRetry = []string{
 	"{Sorry|Apologies}, {I typed that wrong|I mixed something up}. {It's|Try} <values>{.|}",
 }
 
-func (u *Generic) identifyTurn(wrong bool, tmpls []string) Turn {
+func (u *Generic) identifyTurn(wrong bool, tmpls []string) dialog.Turn {
 	id := u.identity(wrong)
 	slots := map[string]string{"pairs": isJoin(id), "values": u.identityValues(id), "name": u.bp.Persona.Name}
-	return Turn{Text: u.say(tmpls, slots), Acts: []Act{{Type: "identify", Identity: id}}}
+	return dialog.Turn{Text: u.say(tmpls, slots), Acts: []dialog.Act{{Type: "identify", Identity: id}}}
 }
 
 func isJoin(id map[string]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(id)) {
-		parts = append(parts, blueprints.Words(k)+" is "+id[k])
+		parts = append(parts, model.Words(k)+" is "+id[k])
 	}
-	return blueprints.JoinAnd(parts)
+	return model.JoinAnd(parts)
 }
 
 // Start is the customer's opening message.
-func (u *Generic) Start() Turn { return u.start(u) }
+func (u *Generic) Start() dialog.Turn { return u.start(u) }
 
 // openingIdentity volunteers the identity in a statement, when the pack's
 // task has the customer identify at all.
-func (u *Generic) openingIdentity() (Turn, bool) {
+func (u *Generic) openingIdentity() (dialog.Turn, bool) {
 	if u.bp.Persona.Known["identify"] == "" {
-		return Turn{}, false
+		return dialog.Turn{}, false
 	}
 	return u.identifyTurn(false, []string{genericIdentify[0]}), true
 }
@@ -181,13 +182,13 @@ func (u *Generic) slotValue(i int, name string) string {
 func (u *Generic) sayValue(i int, name string) string {
 	v := u.slotValue(i, name)
 	if p := u.param(i, name); p != nil && len(p.Choices) > 0 {
-		return blueprints.ValueWords(v)
+		return model.ValueWords(v)
 	}
 	return v
 }
 
 // param is the write parameter a slot of goal i fills (nil for none).
-func (u *Generic) param(i int, name string) *blueprints.ParamModel {
+func (u *Generic) param(i int, name string) *model.ParamModel {
 	if w := u.write(u.bp.Goals[i]); w != nil {
 		return w.Param(name)
 	}
@@ -228,7 +229,7 @@ func (u *Generic) replacements(i int, name string) []record.Selector {
 }
 
 // pieceAct adds one piece of goal i to an act.
-func (u *Generic) pieceAct(i int, piece string, act *Act) {
+func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 	g := u.bp.Goals[i]
 	kind, name, _ := strings.Cut(piece, ":")
 	switch kind {
@@ -300,8 +301,8 @@ var genericChoicePieces = []string{
 
 // phrase renders a write goal's verb phrase with the target's words and
 // the slots the phrase itself names.
-func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *Act) string {
-	tmpl := expand(u.rng, w.VerbPhrase())
+func (u *Generic) phrase(i int, w *model.WriteModel, target string, act *dialog.Act) string {
+	tmpl := dialog.Expand(u.rng, w.VerbPhrase())
 	slots := map[string]string{"target": target}
 	for _, p := range w.Params {
 		if strings.Contains(tmpl, "<"+p.Name+">") {
@@ -311,30 +312,30 @@ func (u *Generic) phrase(i int, w *blueprints.WriteModel, target string, act *Ac
 			}
 		}
 	}
-	return blueprints.FillPhrase(tmpl, target, slots)
+	return model.FillPhrase(tmpl, target, slots)
 }
 
 // request states goal i: whole for revealing profiles and questions,
 // with just the intent otherwise. A forbidden request is asked like any
 // other write: finding out that it is forbidden is the agent's job.
-func (u *Generic) request(i int) (string, Act) {
+func (u *Generic) request(i int) (string, dialog.Act) {
 	u.requested[i] = true
 	g := u.bp.Goals[i]
-	intent := strings.TrimPrefix(g.Intent, blueprints.IntentRefusePrefix)
-	act := Act{Type: "request", Goal: i, Intent: intent}
-	if f, ok := strings.CutPrefix(g.Intent, blueprints.IntentInformPrefix); ok {
+	intent := strings.TrimPrefix(g.Intent, model.IntentRefusePrefix)
+	act := dialog.Act{Type: "request", Goal: i, Intent: intent}
+	if f, ok := strings.CutPrefix(g.Intent, model.IntentInformPrefix); ok {
 		u.pieceAct(i, "target", &act)
 		about := g.Target.Label
 		if len(g.Items) > 0 {
 			about = g.Items[0].Label
 		}
-		return u.say(genericQuestions, map[string]string{"field": blueprints.Words(blueprints.LastStep(f)), "target": about}), act
+		return u.say(genericQuestions, map[string]string{"field": model.Words(model.LastStep(f)), "target": about}), act
 	}
-	if g.Intent == blueprints.IntentTransfer {
+	if g.Intent == model.IntentTransfer {
 		act.Slots = map[string]string{"topic": g.Slots["topic"]}
 		return u.say(genericRequests, map[string]string{"phrase": g.Slots["topic"]}), act
 	}
-	tool, _ := blueprints.ParseIntent(intent)
+	tool, _ := model.ParseIntent(intent)
 	w := u.m.Write(tool)
 	if w == nil {
 		return u.say([]string{"I need help with <target>."}, map[string]string{"target": g.Target.Label}), act
@@ -356,7 +357,7 @@ func (u *Generic) request(i int) (string, Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
+		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
 	}
 	for _, p := range pieces {
 		if p == "target" {
@@ -368,20 +369,20 @@ func (u *Generic) request(i int) (string, Act) {
 }
 
 // vague names a goal's target without the details.
-func (u *Generic) vague(g record.Goal, w *blueprints.WriteModel) string {
+func (u *Generic) vague(g record.Goal, w *model.WriteModel) string {
 	noun := w.TargetNoun()
 	switch w.TargetKind {
-	case blueprints.TargetUser:
+	case model.TargetUser:
 		return g.Target.Label
-	case blueprints.TargetNone:
+	case model.TargetNone:
 		return ""
-	case blueprints.TargetSearch:
-		return expand(u.rng, "{a|one}") + " " + noun
+	case model.TargetSearch:
+		return dialog.Expand(u.rng, "{a|one}") + " " + noun
 	}
 	if u.m.Users == nil {
-		return expand(u.rng, "{a|one}") + " " + noun
+		return dialog.Expand(u.rng, "{a|one}") + " " + noun
 	}
-	return expand(u.rng, "{one of my "+blueprints.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
+	return dialog.Expand(u.rng, "{one of my "+model.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
 }
 
 // pieceText says one piece; asked for one its goal does not have (a
@@ -407,7 +408,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": blueprints.ArgWords(name), "value": u.sayValue(i, name)})
+		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": u.sayValue(i, name)})
 	case "like":
 		w := u.write(g)
 		slots := map[string]string{}
@@ -418,7 +419,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": blueprints.Words(blueprints.LastStep(name)), "value": blueprints.GroupText(w, name, slots)})
+		return u.say(tmpls, map[string]string{"what": model.Words(model.LastStep(name)), "value": model.GroupText(w, name, slots)})
 	case "choice":
 		if v, ok := g.Slots[name]; ok {
 			// The target's original one ("the original payment method").
@@ -426,17 +427,17 @@ func (u *Generic) pieceText(i int, piece string) string {
 			if u.prof.terse {
 				tmpls = tmpls[1:2]
 			}
-			return u.say(tmpls, map[string]string{"what": blueprints.ArgWords(name), "label": v})
+			return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": v})
 		}
 		sels := u.items(i, name)
 		tmpls := genericChoicePieces
-		if len(sels) > 1 || u.param(i, name) != nil && u.param(i, name).Source == blueprints.SrcPick {
+		if len(sels) > 1 || u.param(i, name) != nil && u.param(i, name).Source == model.SrcPick {
 			tmpls = genericPickPieces
 		}
 		if u.prof.terse {
 			tmpls = tmpls[1:2]
 		}
-		return u.say(tmpls, map[string]string{"what": blueprints.ArgWords(name), "label": labels(sels)})
+		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": labels(sels)})
 	case "new":
 		sels := u.replacements(i, name)
 		tmpls := genericNewPieces
@@ -484,7 +485,7 @@ func labels(sels []record.Selector) string {
 	for _, s := range sels {
 		out = append(out, s.Label)
 	}
-	return blueprints.JoinAnd(out)
+	return model.JoinAnd(out)
 }
 
 var genericGroupPieces = []string{
@@ -514,7 +515,7 @@ var genericNewPiecesMany = []string{
 // choiceWords names what a choice is for in a customer's words: "payment"
 // for payment_id; customers name the thing, not its identifier.
 func choiceWords(param string) string {
-	w := blueprints.Words(param)
+	w := model.Words(param)
 	for _, suffix := range []string{" ids", " id", " key"} {
 		if t, ok := strings.CutSuffix(w, suffix); ok && t != "" {
 			return t
@@ -524,9 +525,9 @@ func choiceWords(param string) string {
 }
 
 // Respond answers the agent's last turn.
-func (u *Generic) Respond(ask Ask) Turn { return u.respond(u, ask) }
+func (u *Generic) Respond(ask dialog.Ask) dialog.Turn { return u.respond(u, ask) }
 
-func (u *Generic) answerIdentity(ask Ask, wrong bool) Turn {
+func (u *Generic) answerIdentity(ask dialog.Ask, wrong bool) dialog.Turn {
 	tmpls := genericIdentify
 	switch {
 	case ask.Kind == "identify_again":
@@ -540,5 +541,5 @@ func (u *Generic) answerIdentity(ask Ask, wrong bool) Turn {
 // freeText reports whether a slot is prose rather than a code or a number.
 func (u *Generic) freeText(i int, name string) bool {
 	p := u.param(i, name)
-	return p != nil && len(p.Choices) == 0 && p.Path == "" && blueprints.ParamType(p.Schema) == "string" && strings.Contains(u.bp.Goals[i].Slots[name], " ")
+	return p != nil && len(p.Choices) == 0 && p.Path == "" && model.ParamType(p.Schema) == "string" && strings.Contains(u.bp.Goals[i].Slots[name], " ")
 }

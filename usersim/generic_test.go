@@ -3,30 +3,28 @@ package usersim_test
 import (
 	"context"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 )
 
-// packBlueprints generates tasks of the testdata library pack, which has
+// packBlueprints generates tasks of the library test pack, which has
 // slots, choices among the customer's cards, and searches.
-func packBlueprints(t *testing.T) (*blueprints.Model, []*record.Blueprint) {
+func packBlueprints(t *testing.T) (*model.Model, []*record.Blueprint) {
 	t.Helper()
-	dir, err := filepath.Abs("../blueprints/testdata/library")
+	d, err := domains.Load(testpacks.Dir("library"), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := domains.Load(dir, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := d.Generator(blueprints.Spec{Seed: 2, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 6}, Behaviors: usersim.Profiles()})
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 2, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 6}, Behaviors: usersim.Profiles()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +49,7 @@ func TestGenericUserProfiles(t *testing.T) {
 		}
 		start := u.Start()
 		checkTurn(t, bp, start)
-		var req *usersim.Act
+		var req *dialog.Act
 		identified := false
 		for i := range start.Acts {
 			switch start.Acts[i].Type {
@@ -79,7 +77,7 @@ func TestGenericUserProfiles(t *testing.T) {
 		// Every piece the agent asks for is answered with what the
 		// blueprint holds (or, before a change of mind, its first value).
 		for _, p := range u.Pieces(g) {
-			turn := u.Respond(usersim.Ask{Kind: "piece", Goal: 0, Piece: p})
+			turn := u.Respond(dialog.Ask{Kind: "piece", Goal: 0, Piece: p})
 			checkTurn(t, bp, turn)
 			act := turn.Acts[0]
 			kind, name, _ := strings.Cut(p, ":")
@@ -95,10 +93,10 @@ func TestGenericUserProfiles(t *testing.T) {
 			}
 		}
 		// A customer never ends while a requested goal is open.
-		if turn := u.Respond(usersim.Ask{Kind: "anything_else"}); turn.Stop != "" || turn.Acts[0].Type != "request" || turn.Acts[0].Goal != 0 {
+		if turn := u.Respond(dialog.Ask{Kind: "anything_else"}); turn.Stop != "" || turn.Acts[0].Type != "request" || turn.Acts[0].Goal != 0 {
 			t.Errorf("%s: with goal 0 open the customer answered %+v", bp.ID, turn)
 		}
-		if turn := u.Respond(usersim.Ask{Kind: "closing"}); turn.Stop != usersim.TokenStop {
+		if turn := u.Respond(dialog.Ask{Kind: "closing"}); turn.Stop != dialog.TokenStop {
 			t.Errorf("%s: closing answered %+v", bp.ID, turn)
 		}
 	}
@@ -111,12 +109,12 @@ func TestGenericUserIdentityAndRevision(t *testing.T) {
 		u, _ := usersim.NewGeneric(m, bp, blueprints.Stream(1, "test", bp.Index, "user"))
 		u.Start()
 		known := slices.Collect(maps.Values(bp.Persona.Known))
-		first := u.Respond(usersim.Ask{Kind: "identify"})
-		second := u.Respond(usersim.Ask{Kind: "identify_again"})
-		for _, turn := range []usersim.Turn{first, second} {
+		first := u.Respond(dialog.Ask{Kind: "identify"})
+		second := u.Respond(dialog.Ask{Kind: "identify_again"})
+		for _, turn := range []dialog.Turn{first, second} {
 			checkTurn(t, bp, turn)
 		}
-		correct := func(turn usersim.Turn) bool {
+		correct := func(turn dialog.Turn) bool {
 			for _, v := range turn.Acts[0].Identity {
 				if !slices.Contains(known, v) {
 					return false
@@ -137,11 +135,11 @@ func TestGenericUserIdentityAndRevision(t *testing.T) {
 				continue
 			}
 			seen["revised"] = true
-			turn := u.Respond(usersim.Ask{Kind: "confirm", Goal: gi})
-			if turn.Acts[0].Type != "revise" || blueprints.JoinAnd(slices.Collect(maps.Values(turn.Acts[0].Slots))) == "" {
+			turn := u.Respond(dialog.Ask{Kind: "confirm", Goal: gi})
+			if turn.Acts[0].Type != "revise" || model.JoinAnd(slices.Collect(maps.Values(turn.Acts[0].Slots))) == "" {
 				t.Errorf("%s: changes_mind at confirm gave %+v", bp.ID, turn.Acts)
 			}
-			if again := u.Respond(usersim.Ask{Kind: "confirm", Goal: gi}); again.Acts[0].Type != "confirm" {
+			if again := u.Respond(dialog.Ask{Kind: "confirm", Goal: gi}); again.Acts[0].Type != "confirm" {
 				t.Errorf("%s: after revising, the customer should confirm: %+v", bp.ID, again.Acts)
 			}
 		}
@@ -151,7 +149,7 @@ func TestGenericUserIdentityAndRevision(t *testing.T) {
 	}
 }
 
-func checkTurn(t *testing.T, bp *record.Blueprint, turn usersim.Turn) {
+func checkTurn(t *testing.T, bp *record.Blueprint, turn dialog.Turn) {
 	t.Helper()
 	if turn.Stop != "" {
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 )
 
@@ -27,7 +27,7 @@ func entities(bp *record.Blueprint) []string {
 			out = append(out, s.Label)
 			labels = append(labels, s.Label)
 		}
-		out = append(out, blueprints.JoinAnd(labels))
+		out = append(out, model.JoinAnd(labels))
 		for _, m := range []map[string]string{g.Slots, g.Revised} {
 			for _, v := range m {
 				out = append(out, v)
@@ -35,7 +35,7 @@ func entities(bp *record.Blueprint) []string {
 		}
 		if len(g.Slots) > 1 {
 			// Slots said together (an address).
-			out = append(out, blueprints.SayGroup(slices.Sorted(maps.Keys(g.Slots)), g.Slots))
+			out = append(out, model.SayGroup(slices.Sorted(maps.Keys(g.Slots)), g.Slots))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })

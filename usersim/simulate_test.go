@@ -47,7 +47,7 @@ func simulated(t *testing.T) []dialogue {
 			simErr = err
 			return
 		}
-		g, err := d.Generator(blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
+		g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
 			Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 		if err != nil {
 			simErr = err

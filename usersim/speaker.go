@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
 )
 
@@ -31,15 +32,15 @@ var nonNativeOrder = slices.Sorted(maps.Keys(nonNative))
 // customer is what a domain's simulated customer says in its own words.
 type customer interface {
 	// request states goal i and marks it requested.
-	request(i int) (string, Act)
+	request(i int) (string, dialog.Act)
 	// answerIdentity answers an identify or identify_again ask; wrong asks
 	// for the confused profile's mistaken identity.
-	answerIdentity(ask Ask, wrong bool) Turn
+	answerIdentity(ask dialog.Ask, wrong bool) dialog.Turn
 	// openingIdentity is the identity an identity-first customer volunteers
 	// in the opening message, if it has one to give.
-	openingIdentity() (Turn, bool)
+	openingIdentity() (dialog.Turn, bool)
 	// pieceAct fills act with the stated piece of goal i.
-	pieceAct(i int, piece string, act *Act)
+	pieceAct(i int, piece string, act *dialog.Act)
 	// pieceText is the message stating that piece.
 	pieceText(i int, piece string) string
 }
@@ -57,7 +58,7 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 }
 
 func (u *speaker) say(tmpls []string, slots map[string]string) string {
-	t := capitalize(expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
+	t := dialog.Capitalize(dialog.Expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		for _, from := range nonNativeOrder {
 			if strings.Contains(t, from) && u.rng.IntN(2) == 0 {
@@ -66,17 +67,17 @@ func (u *speaker) say(tmpls []string, slots map[string]string) string {
 		}
 		t = typo(u.rng, t, 0.25)
 	}
-	return tidy(fill(t, slots))
+	return dialog.Tidy(dialog.Fill(t, slots))
 }
 
 // start is the customer's opening message.
-func (u *speaker) start(c customer) Turn {
+func (u *speaker) start(c customer) dialog.Turn {
 	var parts []string
-	var acts []Act
+	var acts []dialog.Act
 	if u.prof.impatient {
-		parts = append(parts, expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
+		parts = append(parts, dialog.Expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
 	} else if !u.prof.terse {
-		parts = append(parts, expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
+		parts = append(parts, dialog.Expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
 	}
 	text, act := c.request(0)
 	parts = append(parts, text)
@@ -88,32 +89,32 @@ func (u *speaker) start(c customer) Turn {
 		}
 	}
 	if u.prof.verbose {
-		parts = append(parts, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
+		parts = append(parts, dialog.Expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
 	}
-	return Turn{Text: joinSentences(parts), Acts: acts}
+	return dialog.Turn{Text: joinSentences(parts), Acts: acts}
 }
 
 // respond answers the agent's last turn.
-func (u *speaker) respond(c customer, ask Ask) Turn {
-	var t Turn
+func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
+	var t dialog.Turn
 	switch ask.Kind {
 	case "closing":
-		return Turn{Stop: TokenStop}
+		return dialog.Turn{Stop: dialog.TokenStop}
 	case "transferred":
-		return Turn{Stop: TokenTransfer}
+		return dialog.Turn{Stop: dialog.TokenTransfer}
 	case "identify", "identify_again":
 		wrong := u.prof.confused && !u.wrongSent
 		u.wrongSent = u.wrongSent || wrong
 		t = c.answerIdentity(ask, wrong)
 	case "piece":
-		act := Act{Type: "provide", Goal: ask.Goal}
+		act := dialog.Act{Type: "provide", Goal: ask.Goal}
 		c.pieceAct(ask.Goal, ask.Piece, &act)
-		t = Turn{Text: c.pieceText(ask.Goal, ask.Piece), Acts: []Act{act}}
+		t = dialog.Turn{Text: c.pieceText(ask.Goal, ask.Piece), Acts: []dialog.Act{act}}
 	case "confirm":
 		g := u.bp.Goals[ask.Goal]
 		if u.prof.changes && !u.revised[ask.Goal] && (len(g.Revised) > 0 || len(g.RevisedItems) > 0) {
 			u.revised[ask.Goal] = true
-			act := Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
+			act := dialog.Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
 			var val string
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
@@ -131,14 +132,14 @@ func (u *speaker) respond(c customer, ask Ask) Turn {
 					}
 				}
 			}
-			t = Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []Act{act}}
+			t = dialog.Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []dialog.Act{act}}
 			break
 		}
 		tmpls := confirms
 		if u.prof.terse {
 			tmpls = confirms[1:2]
 		}
-		t = Turn{Text: u.say(tmpls, nil), Acts: []Act{{Type: "confirm", Goal: ask.Goal}}}
+		t = dialog.Turn{Text: u.say(tmpls, nil), Acts: []dialog.Act{{Type: "confirm", Goal: ask.Goal}}}
 	default: // help, anything_else
 		t = u.next(c, ask)
 	}
@@ -146,7 +147,7 @@ func (u *speaker) respond(c customer, ask Ask) Turn {
 }
 
 // next moves to the following goal, re-raises an unfinished one, or ends.
-func (u *speaker) next(c customer, ask Ask) Turn {
+func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 	done := map[int]bool{}
 	for _, d := range ask.Done {
 		done[d] = true
@@ -160,7 +161,7 @@ func (u *speaker) next(c customer, ask Ask) Turn {
 	for i := range u.bp.Goals {
 		if u.requested[i] && !done[i] {
 			text, act := c.request(i)
-			return Turn{Text: joinSentences([]string{prefix, u.say(reminders, nil), text}), Acts: []Act{act}}
+			return dialog.Turn{Text: joinSentences([]string{prefix, u.say(reminders, nil), text}), Acts: []dialog.Act{act}}
 		}
 	}
 	for i := range u.bp.Goals {
@@ -168,28 +169,28 @@ func (u *speaker) next(c customer, ask Ask) Turn {
 			text, act := c.request(i)
 			lead := ""
 			if ask.Kind == "anything_else" {
-				lead = expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
+				lead = dialog.Expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
 			}
-			return Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []Act{act}}
+			return dialog.Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []dialog.Act{act}}
 		}
 	}
 	tmpls := dones
 	if u.prof.terse {
 		tmpls = []string{"{That's all|No|Nothing else}{.|}"}
 	}
-	return Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []Act{{Type: "done"}}}
+	return dialog.Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []dialog.Act{{Type: "done"}}}
 }
 
 // colour adds the profile's manner to a turn without changing its meaning.
-func (u *speaker) colour(t Turn) Turn {
+func (u *speaker) colour(t dialog.Turn) dialog.Turn {
 	if t.Text == "" {
 		return t
 	}
 	if u.prof.verbose && u.rng.IntN(2) == 0 {
-		t.Text = joinSentences([]string{t.Text, expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))])})
+		t.Text = joinSentences([]string{t.Text, dialog.Expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))])})
 	}
 	if u.prof.impatient && u.rng.IntN(2) == 0 {
-		t.Text = joinSentences([]string{t.Text, expand(u.rng, impatientClosers[u.rng.IntN(len(impatientClosers))])})
+		t.Text = joinSentences([]string{t.Text, dialog.Expand(u.rng, impatientClosers[u.rng.IntN(len(impatientClosers))])})
 	}
 	return t
 }

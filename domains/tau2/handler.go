@@ -176,3 +176,9 @@ func orderKeys(st *tools.State, coll string) ([]any, bool) {
 	l, ok := m["keys"].([]any)
 	return l, ok
 }
+
+// HandlerSets are the handler sets this package builds into synth, by the
+// names packs give them as handlers: builtin:NAME.
+func HandlerSets() map[string]pack.HandlerSet {
+	return map[string]pack.HandlerSet{"tau2-retail": RetailHandlers(), "tau2-airline": AirlineHandlers()}
+}

@@ -1,4 +1,4 @@
-package blueprints
+package model
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package blueprints
+package model
 
 import (
 	"cmp"
@@ -150,7 +150,7 @@ func unmet(when map[string][]string, obj map[string]any) []string {
 	var out []string
 	for _, f := range slices.Sorted(maps.Keys(when)) {
 		conds := when[f]
-		v, _ := valueAt(obj, f)
+		v, _ := ValueAt(obj, f)
 		vals := []any{v}
 		if l, ok := v.([]any); ok {
 			vals = l
@@ -236,7 +236,7 @@ func (w *WriteModel) Refusable() bool { return len(w.When) > 0 }
 func expandFields(elem map[string]any, fields []string) []string {
 	var out []string
 	for _, f := range fields {
-		v, ok := valueAt(elem, f)
+		v, ok := ValueAt(elem, f)
 		if !ok {
 			continue
 		}
@@ -255,11 +255,11 @@ func expandFields(elem map[string]any, fields []string) []string {
 	return out
 }
 
-// wheres lists the conditions that may single out element i, fewest
+// Wheres lists the conditions that may single out element i, fewest
 // fields first: each field alone, then pairs, then all of them.
-func wheres(elem map[string]any, fields []string) []map[string]string {
+func Wheres(elem map[string]any, fields []string) []map[string]string {
 	paths := expandFields(elem, fields)
-	val := func(p string) string { v, _ := valueAt(elem, p); return tools.Text(v) }
+	val := func(p string) string { v, _ := ValueAt(elem, p); return tools.Text(v) }
 	var out []map[string]string
 	for _, a := range paths {
 		out = append(out, map[string]string{a: val(a)})
@@ -282,24 +282,24 @@ func wheres(elem map[string]any, fields []string) []map[string]string {
 // ElementSelector describes element i of elems so that it alone fits:
 // the fewest describe fields that single it out, else its id.
 func ElementSelector(coll string, elems []map[string]any, i int, id string, describe []string, say string) (record.Selector, error) {
-	forms := wheres(elems[i], describe)
+	forms := Wheres(elems[i], describe)
 	forms = append(forms, map[string]string{id: tools.Text(elems[i][id])})
 	for _, where := range forms {
 		sel := record.Selector{Collection: coll, Where: where}
 		if j, err := tools.ResolveKey(sel, elems, id); err == nil && j == i {
-			sel.Label = "the " + elementWords(say, where, elems[i])
+			sel.Label = "the " + ElementWords(say, where, elems[i])
 			return sel, nil
 		}
 	}
 	return record.Selector{}, fmt.Errorf("%s: element %d cannot be told apart", coll, i)
 }
 
-// elementWords renders an element's description from a template: an
+// ElementWords renders an element's description from a template: an
 // object field ({options}) says the values of its keys the description
 // uses, a scalar field ({name}) the element's value; {field|lower} and
 // {field|title} change the case. Without a template the values the
 // description uses are listed.
-func elementWords(say string, where map[string]string, elem map[string]any) string {
+func ElementWords(say string, where map[string]string, elem map[string]any) string {
 	if say == "" {
 		var vals []string
 		for _, k := range slices.Sorted(maps.Keys(where)) {
@@ -310,7 +310,7 @@ func elementWords(say string, where map[string]string, elem map[string]any) stri
 	out := sayField.ReplaceAllStringFunc(say, func(s string) string {
 		name, filter, _ := strings.Cut(s[1:len(s)-1], "|")
 		var vals []string
-		if v, ok := valueAt(elem, name); ok {
+		if v, ok := ValueAt(elem, name); ok {
 			if _, isObj := v.(map[string]any); !isObj && v != nil {
 				vals = append(vals, ValueWords(tools.Text(v)))
 			}
@@ -363,7 +363,7 @@ func caseFilter(s, filter string) string {
 func fillSay(say string, elem map[string]any) string {
 	out := sayField.ReplaceAllStringFunc(say, func(s string) string {
 		name, filter, _ := strings.Cut(s[1:len(s)-1], "|")
-		v, ok := valueAt(elem, name)
+		v, ok := ValueAt(elem, name)
 		if !ok {
 			return ""
 		}
@@ -377,7 +377,7 @@ func fillSay(say string, elem map[string]any) string {
 // element itself.
 func (r *ReplaceModel) Candidates(related map[string]any, elem map[string]any) []map[string]any {
 	var out []map[string]any
-	v, _ := valueAt(related, r.Among)
+	v, _ := ValueAt(related, r.Among)
 	for _, c := range Elements(v) {
 		if tools.Matches(c, r.Where) && tools.Text(c[r.ID]) != tools.Text(elem[r.ID]) {
 			out = append(out, c)
@@ -386,24 +386,24 @@ func (r *ReplaceModel) Candidates(related map[string]any, elem map[string]any) [
 	return out
 }
 
-// replacementForms are the ways a customer describes candidate c to
+// ReplacementForms are the ways a customer describes candidate c to
 // replace elem: by all its attributes ("the navy, large one"), or by one
 // attribute it has that elem lacks and a criterion ("the cheapest
 // available navy one").
-func (r *ReplaceModel) replacementForms(c, elem map[string]any) []record.Selector {
+func (r *ReplaceModel) ReplacementForms(c, elem map[string]any) []record.Selector {
 	var forms []record.Selector
 	paths := expandFields(c, r.Describe)
 	full := map[string]string{}
 	for _, p := range paths {
-		v, _ := valueAt(c, p)
+		v, _ := ValueAt(c, p)
 		full[p] = tools.Text(v)
 	}
 	if len(full) > 0 {
 		forms = append(forms, record.Selector{Where: full})
 	}
 	for _, p := range paths {
-		v, _ := valueAt(c, p)
-		own, _ := valueAt(elem, p)
+		v, _ := ValueAt(c, p)
+		own, _ := ValueAt(elem, p)
 		if tools.Text(v) == tools.Text(own) {
 			continue
 		}
@@ -417,7 +417,7 @@ func (r *ReplaceModel) replacementForms(c, elem map[string]any) []record.Selecto
 
 // ReplacementLabel names a replacement the way a customer would.
 func (r *ReplaceModel) ReplacementLabel(sel record.Selector, c map[string]any) string {
-	padj, _ := pickWords(sel.Pick)
+	padj, _ := PickWords(sel.Pick)
 	words := []string{"the"}
 	if padj != "" {
 		words = append(words, padj)
@@ -433,16 +433,16 @@ func (r *ReplaceModel) ReplacementLabel(sel record.Selector, c map[string]any) s
 	}
 	if sel.Pick == "" {
 		if r.Say != "" {
-			return strings.Join(append(words, elementWords(r.Say, sel.Where, c)), " ")
+			return strings.Join(append(words, ElementWords(r.Say, sel.Where, c)), " ")
 		}
-		return strings.Join(append(words, elementWords("", sel.Where, c), "one"), " ")
+		return strings.Join(append(words, ElementWords("", sel.Where, c), "one"), " ")
 	}
-	return strings.Join(append(words, elementWords("", sel.Where, c), "one"), " ")
+	return strings.Join(append(words, ElementWords("", sel.Where, c), "one"), " ")
 }
 
 // ChoiceElements are the customer's things a choose argument picks among.
 func (ch *ChooseModel) ChoiceElements(user map[string]any) []map[string]any {
-	v, _ := valueAt(user, ch.From)
+	v, _ := ValueAt(user, ch.From)
 	return Elements(v)
 }
 
@@ -451,7 +451,7 @@ func (ch *ChooseModel) DefaultValue(target map[string]any) (any, bool) {
 	if ch.Default == "" {
 		return nil, false
 	}
-	v, ok := valueAt(target, ch.Default)
+	v, ok := ValueAt(target, ch.Default)
 	if l, isList := v.([]any); isList {
 		if len(l) == 0 {
 			return nil, false
@@ -464,7 +464,7 @@ func (ch *ChooseModel) DefaultValue(target map[string]any) (any, bool) {
 // Allowed reports whether the customer may choose an element.
 func (ch *ChooseModel) Allowed(e map[string]any) bool {
 	for f, vals := range ch.Where {
-		v, _ := valueAt(e, f)
+		v, _ := ValueAt(e, f)
 		if !slices.ContainsFunc(vals, func(s string) bool { return strings.EqualFold(s, tools.Text(v)) }) {
 			return false
 		}
@@ -486,7 +486,7 @@ func (ch *ChooseModel) ChoiceSelector(param string, elems []map[string]any, i in
 			where := map[string]string{ch.By: tools.Text(e[ch.By])}
 			for _, f := range sayField.FindAllString(tmpl, -1) {
 				name, _, _ := strings.Cut(f[1:len(f)-1], "|")
-				if v, ok := valueAt(e, name); ok {
+				if v, ok := ValueAt(e, name); ok {
 					where[name] = tools.Text(v)
 				}
 			}
@@ -613,7 +613,7 @@ func (m *Model) Inform(coll, ask string) *InformModel {
 func (in *InformModel) Answer(rec map[string]any) (any, string, error) {
 	if len(in.Value.terms) == 1 && !in.Value.terms[0].sum && in.Value.terms[0].ref != "" {
 		// A plain field: its value as it is.
-		v, ok := valueAt(rec, strings.TrimPrefix(in.Value.terms[0].ref, "record."))
+		v, ok := ValueAt(rec, strings.TrimPrefix(in.Value.terms[0].ref, "record."))
 		if !ok || v == nil {
 			return nil, "", fmt.Errorf("no %s", in.Ask)
 		}
@@ -632,7 +632,7 @@ func (in *InformModel) Answer(rec map[string]any) (any, string, error) {
 
 // SubCandidates are the sub-records a within-question picks among.
 func (in *InformModel) SubCandidates(rec map[string]any) []map[string]any {
-	v, _ := valueAt(rec, in.Within)
+	v, _ := ValueAt(rec, in.Within)
 	var out []map[string]any
 	for _, e := range Elements(v) {
 		if tools.Matches(e, in.Where) {

@@ -1,4 +1,4 @@
-package blueprints
+package model
 
 import (
 	"maps"
@@ -206,9 +206,9 @@ func LastStep(path string) string {
 	return path
 }
 
-// pickWords names an ordering criterion: an adjective ("cheapest") when
+// PickWords names an ordering criterion: an adjective ("cheapest") when
 // the field reads as one, else a "with the highest X" clause.
-func pickWords(pick string) (adj, clause string) {
+func PickWords(pick string) (adj, clause string) {
 	dir, field, ok := strings.Cut(pick, ":")
 	if !ok {
 		return "", ""
@@ -255,7 +255,7 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 		return "the " + caseFilter(where[by], "lower")
 	}
 	adj, preps, with := phraseParts(single(where), c.Say)
-	padj, pclause := pickWords(pick)
+	padj, pclause := PickWords(pick)
 	var words []string
 	if mine {
 		words = append(words, "my")
@@ -269,7 +269,7 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 	words = append(words, noun)
 	words = append(words, preps...)
 	if len(with) > 0 {
-		words = append(words, "with "+joinAnd(with))
+		words = append(words, "with "+JoinAnd(with))
 	}
 	if pclause != "" {
 		if len(with) > 0 {
@@ -285,7 +285,7 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 func SearchLabel(noun string, among map[string][]string, where map[string]string, pick string) string {
 	_, preps, with := phraseParts(among, nil)
 	wadj, wpreps, wwith := phraseParts(single(where), nil)
-	padj, pclause := pickWords(pick)
+	padj, pclause := PickWords(pick)
 	words := []string{"the"}
 	if padj != "" {
 		words = append(words, padj)
@@ -296,7 +296,7 @@ func SearchLabel(noun string, among map[string][]string, where map[string]string
 	words = append(words, wpreps...)
 	with = append(with, wwith...)
 	if len(with) > 0 {
-		words = append(words, "with "+joinAnd(with))
+		words = append(words, "with "+JoinAnd(with))
 	}
 	if pclause != "" {
 		if len(with) > 0 {
@@ -324,12 +324,13 @@ func ChoiceLabel(noun string, where map[string]string) string {
 	words = append(words, lead...)
 	words = append(words, noun)
 	if len(with) > 0 {
-		words = append(words, "with "+joinAnd(with))
+		words = append(words, "with "+JoinAnd(with))
 	}
 	return strings.Join(words, " ")
 }
 
-func joinAnd(parts []string) string {
+// JoinAnd joins phrases as an English list.
+func JoinAnd(parts []string) string {
 	switch len(parts) {
 	case 0:
 		return ""
@@ -338,9 +339,6 @@ func joinAnd(parts []string) string {
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
-
-// JoinAnd joins phrases as an English list.
-func JoinAnd(parts []string) string { return joinAnd(parts) }
 
 var (
 	byIDSuffix = regexp.MustCompile(`(?i)\s+(by|using|with|via)\s+(its\s+|the\s+|their\s+)?(\w+\s+)?(id|key|identifier)\b.*$`)

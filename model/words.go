@@ -1,4 +1,4 @@
-package blueprints
+package model
 
 import (
 	"fmt"
@@ -27,10 +27,15 @@ var notes = []string{
 
 var nouns = []string{"aurora", "harbor", "maple", "summit", "cobalt", "meadow", "falcon", "juniper", "atlas", "ember", "willow", "orbit"}
 
-// schemaValues lists values a customer may state for a parameter known
+// PersonName draws a first and a last name.
+func PersonName(rng *rand.Rand) string {
+	return firstNames[rng.IntN(len(firstNames))] + " " + lastNames[rng.IntN(len(lastNames))]
+}
+
+// SchemaValues lists values a customer may state for a parameter known
 // only by its name and schema: examples, then values by type, format and
 // name.
-func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []string {
+func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []string {
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		var out []string
 		for _, e := range ex {
@@ -41,13 +46,13 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	if enum := enumOf(s); len(enum) > 0 {
 		return enum
 	}
-	if paramType(s) == "array" {
+	if ParamType(s) == "array" {
 		items, _ := s["items"].(map[string]any)
-		if t := paramType(items); t == "" || t == "array" || t == "object" {
+		if t := ParamType(items); t == "" || t == "array" || t == "object" {
 			return nil
 		}
 		var out []string
-		for _, v := range m.schemaValues(rng, Singular(name), items) {
+		for _, v := range m.SchemaValues(rng, Singular(name), items) {
 			// A one-element list, said as its element.
 			if !strings.Contains(v, ", ") {
 				out = append(out, v)
@@ -57,7 +62,7 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	}
 	lo, hasLo := number(s["minimum"])
 	hi, hasHi := number(s["maximum"])
-	switch paramType(s) {
+	switch ParamType(s) {
 	case "boolean":
 		return []string{"true", "false"}
 	case "integer":
@@ -146,7 +151,7 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 		if len(out) > 0 {
 			break
 		}
-		out = inventedText(rng, name)
+		out = InventedText(rng, name)
 	}
 	if maxLen, ok := number(s["maxLength"]); ok {
 		for i, v := range out {
@@ -167,9 +172,9 @@ func (m *Model) schemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	return out
 }
 
-// inventedText is text for a parameter no value of the data or the spec
+// InventedText is text for a parameter no value of the data or the spec
 // fits, by what its name says it is.
-func inventedText(rng *rand.Rand, name string) []string {
+func InventedText(rng *rand.Rand, name string) []string {
 	var out []string
 	lower := strings.ToLower(name)
 	switch {
@@ -198,8 +203,8 @@ func inventedText(rng *rand.Rand, name string) []string {
 // places end the names of made-up locations ("Harbor Hall").
 var places = []string{"Hall", "Room", "Gallery", "Wing", "Court", "Pavilion"}
 
-// withoutExamples is a schema less its examples.
-func withoutExamples(s map[string]any) map[string]any {
+// WithoutExamples is a schema less its examples.
+func WithoutExamples(s map[string]any) map[string]any {
 	out := make(map[string]any, len(s))
 	for k, v := range s {
 		if k != "examples" && k != "example" {
@@ -213,7 +218,7 @@ func withoutExamples(s map[string]any) map[string]any {
 // bounds: minimum, maximum (exclusive ones too) for numbers, minLength
 // and maxLength for text. The tool's schema check has the last word;
 // this keeps values it would refuse from being drawn.
-func withinBounds(s map[string]any, text string) bool {
+func WithinBounds(s map[string]any, text string) bool {
 	switch v := Typed(s, text).(type) {
 	case int64, float64:
 		x, _ := number(v)

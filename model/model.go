@@ -1,4 +1,4 @@
-package blueprints
+package model
 
 import (
 	"context"
@@ -147,11 +147,11 @@ type SearchModel struct {
 	Describe []string
 	types    map[string]map[string]any // param -> schema (first tool that has it)
 	pools    map[string][]string
-	// seedColl is a collection whose records hold several of the search
+	// SeedColl is a collection whose records hold several of the search
 	// parameters as fields (flights: origin, destination, date): values
 	// drawn together from one record describe something that exists.
-	seedColl   string
-	seedFields []string
+	SeedColl   string
+	SeedFields []string
 }
 
 // Parameter sources.
@@ -374,7 +374,7 @@ func transferParam(t *tools.Tool) string {
 	if len(req) != 1 {
 		return ""
 	}
-	if paramType(paramSchema(t, req[0])) != "string" {
+	if ParamType(paramSchema(t, req[0])) != "string" {
 		return ""
 	}
 	return req[0]
@@ -722,7 +722,7 @@ func (m *Model) inferName(c *CollModel) []string {
 		{"full_name"}, {"name"}, {"display_name"}, {"username"}} {
 		ok := true
 		for _, p := range cand {
-			x, found := valueAt(obj, p)
+			x, found := ValueAt(obj, p)
 			if s, isStr := x.(string); !found || !isStr || s == "" {
 				ok = false
 			}
@@ -840,7 +840,7 @@ func (m *Model) inferList(ctx context.Context, c *CollModel) *ListModel {
 		} else if len(req) != 0 {
 			continue
 		}
-		out, ok := m.read(ctx, nil, t.Name, args)
+		out, ok := m.Read(ctx, nil, t.Name, args)
 		if !ok {
 			continue
 		}
@@ -868,7 +868,7 @@ func (m *Model) listsRecordsOf(c *CollModel, out any, field string, keys []strin
 	}
 	var list any = out
 	if field != "" {
-		list, _ = valueAt(out, field)
+		list, _ = ValueAt(out, field)
 	}
 	l, _ := list.([]any)
 	for _, e := range l {
@@ -922,7 +922,7 @@ func listFields(out any) []string {
 func (m *Model) keysIn(c *CollModel, out any, field string) []string {
 	var list any = out
 	if field != "" {
-		list, _ = valueAt(out, field)
+		list, _ = ValueAt(out, field)
 	}
 	l, ok := list.([]any)
 	if !ok {
@@ -951,7 +951,7 @@ func (m *Model) keysIn(c *CollModel, out any, field string) []string {
 func (m *Model) ListedRecords(c *CollModel, out any) ([]string, []map[string]any) {
 	var list any = out
 	if c.List.Field != "" {
-		list, _ = valueAt(out, c.List.Field)
+		list, _ = ValueAt(out, c.List.Field)
 	}
 	if c.List.By != "" {
 		obj, _ := list.(map[string]any)
@@ -988,7 +988,7 @@ func (m *Model) listed(ctx context.Context, c *CollModel, user string) ([]string
 	if c.List.Param != "" {
 		args[c.List.Param] = user
 	}
-	out, ok := m.read(ctx, nil, c.List.Tool, args)
+	out, ok := m.Read(ctx, nil, c.List.Tool, args)
 	if !ok {
 		return nil, nil, false
 	}
@@ -1053,7 +1053,7 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 			}
 		}
 		if len(fields) > best {
-			best, sm.seedColl, sm.seedFields = len(fields), coll, fields
+			best, sm.SeedColl, sm.SeedFields = len(fields), coll, fields
 		}
 	}
 	for _, p := range sm.Params {
@@ -1095,7 +1095,7 @@ func isDateParam(name string, schema map[string]any) bool {
 	if p, _ := schema["pattern"].(string); strings.Contains(p, `\d{4}-\d{2}-\d{2}`) {
 		return true
 	}
-	return paramType(schema) == "string" && (name == "date" || strings.HasSuffix(name, "_date") || strings.HasPrefix(name, "date_"))
+	return ParamType(schema) == "string" && (name == "date" || strings.HasSuffix(name, "_date") || strings.HasPrefix(name, "date_"))
 }
 
 // compileWrite decides a write's target and each parameter's source.
@@ -1191,7 +1191,7 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 		default:
 			if !m.inferSource(w, p, userKey) {
 				if p.Required {
-					return nil, fmt.Errorf("no source for required parameter %q (%s); say where it comes from in hints.writes.%s.args", name, paramType(schema), t.Name)
+					return nil, fmt.Errorf("no source for required parameter %q (%s); say where it comes from in hints.writes.%s.args", name, ParamType(schema), t.Name)
 				}
 				continue
 			}
@@ -1249,12 +1249,12 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 		} else if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil {
 			p.Path = p.Name
 		} else if !m.canDraw(p.Name, p.Schema) {
-			return fmt.Errorf("slot of type %s cannot be drawn from its schema; use slot:A|B or const:JSON", paramType(p.Schema))
+			return fmt.Errorf("slot of type %s cannot be drawn from its schema; use slot:A|B or const:JSON", ParamType(p.Schema))
 		}
 	case strings.HasPrefix(src, "slot:"):
 		p.Source, p.Choices = SrcSlot, strings.Split(strings.TrimPrefix(src, "slot:"), "|")
 	case strings.HasPrefix(src, "like:"):
-		group, field, ok := cutLast(strings.TrimPrefix(src, "like:"))
+		group, field, ok := CutLast(strings.TrimPrefix(src, "like:"))
 		coll, _, _ := strings.Cut(group, ".")
 		if !ok || m.Colls[coll] == nil {
 			return fmt.Errorf("%q: want like:COLLECTION.PATH.FIELD", src)
@@ -1294,7 +1294,7 @@ func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
 		}
 		return true
 	}
-	if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil && scalarType(paramType(p.Schema)) {
+	if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil && scalarType(ParamType(p.Schema)) {
 		p.Source, p.Path = SrcSlot, p.Name
 		return true
 	}
@@ -1325,7 +1325,7 @@ func scalarType(t string) bool {
 // canDraw reports whether a value for a parameter can be drawn from its
 // schema, name and the database's values.
 func (m *Model) canDraw(name string, s map[string]any) bool {
-	return len(m.schemaValues(rand.New(rand.NewPCG(1, 2)), name, s)) > 0
+	return len(m.SchemaValues(rand.New(rand.NewPCG(1, 2)), name, s)) > 0
 }
 
 // Schema helpers: tool schemas arrive as generic JSON.
@@ -1364,12 +1364,9 @@ func RequiredParams(t *tools.Tool) []string {
 	return out
 }
 
-// ParamType is a schema's main type ("" when untyped).
-func ParamType(s map[string]any) string { return paramType(s) }
-
-// paramType is a schema's main type ("" when untyped); a nullable type
+// ParamType is a schema's main type ("" when untyped); a nullable type
 // list counts as its non-null member.
-func paramType(s map[string]any) string {
+func ParamType(s map[string]any) string {
 	switch t := s["type"].(type) {
 	case string:
 		return t
@@ -1476,7 +1473,7 @@ func (m *Model) DetailsArgs(user string) map[string]any {
 // Typed converts what a customer said into the type a parameter's schema
 // wants; text that does not parse stays text, for the schema to reject.
 func Typed(schema map[string]any, text string) any {
-	switch paramType(schema) {
+	switch ParamType(schema) {
 	case "integer":
 		var n json.Number = json.Number(strings.TrimSpace(text))
 		if i, err := n.Int64(); err == nil {
@@ -1501,10 +1498,10 @@ func Typed(schema map[string]any, text string) any {
 	return text
 }
 
-// valueAt walks a dotted path through objects; a list met on the way
+// ValueAt walks a dotted path through objects; a list met on the way
 // fans out, so "payment_methods.id" yields every method's id as a list.
 // It reports whether anything was found.
-func valueAt(obj any, path string) (any, bool) {
+func ValueAt(obj any, path string) (any, bool) {
 	if path == "" {
 		return obj, obj != nil
 	}
@@ -1518,11 +1515,11 @@ func valueAt(obj any, path string) (any, bool) {
 		if !more {
 			return next, true
 		}
-		return valueAt(next, rest)
+		return ValueAt(next, rest)
 	case []any:
 		var out []any
 		for _, e := range x {
-			if v, ok := valueAt(e, path); ok {
+			if v, ok := ValueAt(e, path); ok {
 				if l, isList := v.([]any); isList && more {
 					out = append(out, l...)
 				} else {
@@ -1535,19 +1532,15 @@ func valueAt(obj any, path string) (any, bool) {
 	return nil, false
 }
 
-// ValueAt is valueAt for callers outside the package (the agent builds
-// arguments from what its reads returned exactly as the generator does).
-func ValueAt(obj any, path string) (any, bool) { return valueAt(obj, path) }
-
 // UserChoices returns the elements a customer chooses among for a
 // user-record path ("payment_methods.id": the payment methods, field
 // "id"), or nil when the path names one value.
 func UserChoices(user map[string]any, path string) ([]map[string]any, string) {
-	prefix, field, ok := cutLast(path)
+	prefix, field, ok := CutLast(path)
 	if !ok {
 		return nil, ""
 	}
-	v, found := valueAt(user, prefix)
+	v, found := ValueAt(user, prefix)
 	if !found {
 		return nil, ""
 	}
@@ -1569,7 +1562,7 @@ func UserChoices(user map[string]any, path string) ([]map[string]any, string) {
 	return elems, field
 }
 
-func cutLast(path string) (string, string, bool) {
+func CutLast(path string) (string, string, bool) {
 	i := strings.LastIndexByte(path, '.')
 	if i < 0 {
 		return "", "", false
@@ -1637,10 +1630,10 @@ func Decode(output string) any {
 	return output
 }
 
-// read runs a read tool and returns its value; ok is false when the
+// Read runs a read tool and returns its value; ok is false when the
 // tool failed. st nil reads the base. The generator reads values only:
 // nothing renders an observation it does not show anyone.
-func (m *Model) read(ctx context.Context, st *tools.State, tool string, args map[string]any) (any, bool) {
+func (m *Model) Read(ctx context.Context, st *tools.State, tool string, args map[string]any) (any, bool) {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, false

@@ -1,0 +1,121 @@
+package dialog
+
+import (
+	"math/rand/v2"
+	"strings"
+)
+
+// Expand picks one alternative of every "{a|b|c}" group of a template
+// (nesting allowed). "<name>" slots are left for Fill, which runs after
+// the alternatives are chosen, so a slot value is never altered by
+// choice or noise.
+func Expand(rng *rand.Rand, tmpl string) string {
+	var b strings.Builder
+	expandInto(&b, rng, tmpl)
+	return b.String()
+}
+
+func expandInto(b *strings.Builder, rng *rand.Rand, s string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			b.WriteByte(s[i])
+			continue
+		}
+		end, alts := splitAlts(s, i)
+		if alts == nil {
+			// An unclosed group is taken literally rather than failing a dialogue.
+			b.WriteString(s[i:])
+			return
+		}
+		expandInto(b, rng, alts[rng.IntN(len(alts))])
+		i = end
+	}
+}
+
+// splitAlts finds the group starting at s[start] == '{' and returns the
+// index of its closing brace and its top-level alternatives, or nil
+// alternatives when the group is never closed.
+func splitAlts(s string, start int) (int, []string) {
+	depth := 0
+	var alts []string
+	last := start + 1
+	for i := start; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i, append(alts, s[last:i])
+			}
+		case '|':
+			if depth == 1 {
+				alts = append(alts, s[last:i])
+				last = i + 1
+			}
+		}
+	}
+	return len(s), nil
+}
+
+// Fill replaces each "<name>" with slots[name]; unknown names stay as
+// they are, and slot values are not filled again.
+func Fill(s string, slots map[string]string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		name := s[i+1 : i+j]
+		if v, ok := slots[name]; ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString(s[i : i+j+1])
+		}
+		s = s[i+j+1:]
+	}
+	return b.String()
+}
+
+// Render expands a template and fills its slots.
+func Render(rng *rand.Rand, tmpl string, slots map[string]string) string {
+	return Tidy(Fill(Capitalize(Expand(rng, tmpl)), slots))
+}
+
+// Capitalize upper-cases the first letter of template text. It runs
+// before slots are filled, so a message that opens with a fact (an email,
+// an id) keeps the fact exactly as it is.
+func Capitalize(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if t == "" || t[0] < 'a' || t[0] > 'z' {
+		return s
+	}
+	return strings.ToUpper(t[:1]) + t[1:]
+}
+
+// Tidy collapses the double spaces and stray spaces before punctuation
+// that empty alternatives leave behind.
+func Tidy(s string) string {
+	for strings.Contains(s, "  ") {
+		s = strings.ReplaceAll(s, "  ", " ")
+	}
+	for _, p := range []string{" ,", " .", " ?", " !"} {
+		s = strings.ReplaceAll(s, p, p[1:])
+	}
+	// An empty slot before punctuation ("Thanks, <first>.") leaves a comma.
+	for _, p := range []string{",.", ",!", ",?"} {
+		s = strings.ReplaceAll(s, p, p[1:])
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,82 @@
+package dialog
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func rngFor(i int) *rand.Rand { return rand.New(rand.NewPCG(uint64(i), 99)) }
+
+func TestExpand(t *testing.T) {
+	cases := []struct {
+		tmpl string
+		want []string // every possible output
+	}{
+		{"plain", []string{"plain"}},
+		{"{a|b|c}", []string{"a", "b", "c"}},
+		{"x{|y}", []string{"x", "xy"}},
+		{"{Hi|Hello}, {I|we} {need help|{want|would like} help}", nil},
+		{"{a{1|2}|b}", []string{"a1", "a2", "b"}},
+		{"<email>{.|!}", []string{"<email>.", "<email>!"}},
+		{"}", []string{"}"}},
+		{"a|b", []string{"a|b"}}, // a bar outside a group is text
+	}
+	for _, tc := range cases {
+		seen := map[string]bool{}
+		for seed := range 200 {
+			got := Expand(rngFor(seed), tc.tmpl)
+			if strings.Contains(got, "{") {
+				t.Errorf("expand(%q) = %q still has braces", tc.tmpl, got)
+			}
+			seen[got] = true
+		}
+		if tc.want == nil {
+			if len(seen) != 2*2*3 {
+				t.Errorf("expand(%q) reached %d forms, want 12: %v", tc.tmpl, len(seen), seen)
+			}
+			continue
+		}
+		for _, w := range tc.want {
+			if !seen[w] {
+				t.Errorf("expand(%q) never gave %q (got %v)", tc.tmpl, w, seen)
+			}
+		}
+		if len(seen) != len(tc.want) {
+			t.Errorf("expand(%q) gave %v, want %v", tc.tmpl, seen, tc.want)
+		}
+	}
+}
+
+// grammar.go: "An unclosed group is taken literally rather than failing a dialogue."
+func TestExpandUnclosedGroup(t *testing.T) {
+	for _, tmpl := range []string{"{a|b", "x {a|b", "{", "{{a}"} {
+		if got := Expand(rngFor(1), tmpl); !strings.Contains(got, "a") && tmpl != "{" {
+			t.Errorf("expand(%q) = %q", tmpl, got)
+		}
+	}
+}
+
+func TestFillAndTidy(t *testing.T) {
+	slots := map[string]string{"email": "a@b.c", "target": "order #W1", "odd": "<email>"}
+	cases := []struct{ in, want string }{
+		{"my email is <email>.", "My email is a@b.c."},
+		{"cancel <target> , please .", "Cancel order #W1, please."},
+		{"<unknown> stays", "<unknown> stays"},
+		{"a < b and <email>", "A < b and <email>"}, // an unmatched '<' ends the filling
+		{"value <odd>", "Value <email>"},           // slot values are not filled again
+		{"  lots   of    space  ", "Lots of space"},
+		{"", ""},
+		{"what ?", "What?"},
+		{"wow !", "Wow!"},
+		{"<email> is mine", "a@b.c is mine"}, // a fact opening a message keeps its case
+	}
+	for _, tc := range cases {
+		if got := Tidy(Fill(Capitalize(tc.in), slots)); got != tc.want {
+			t.Errorf("tidy(fill(%q)) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := Render(rngFor(1), "{hi|hi} <email>", slots); got != "Hi a@b.c" {
+		t.Errorf("Render = %q", got)
+	}
+}

@@ -1,0 +1,255 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/synth-data/synth/domains/airline"
+	"github.com/synth-data/synth/domains/retail"
+	"github.com/synth-data/synth/domains/tau2"
+	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/tools"
+)
+
+// testModels compiles each test pack once: the library and catalog test
+// packs, a pack built in Go, airline and retail.
+var testModels = sync.OnceValues(func() (map[string]*Model, error) {
+	ctx := context.Background()
+	out := map[string]*Model{}
+	load := func(name string, p *pack.Pack, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		m, err := NewModel(ctx, p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = m
+		return nil
+	}
+	for _, name := range []string{"library", "catalog"} {
+		p, err := testpacks.Load(ctx, name)
+		if err := load(name, p, err); err != nil {
+			return nil, err
+		}
+	}
+	p, err := pack.Load(ctx, airline.FS(), 1, pack.Options{})
+	if err := load("airline", p, err); err != nil {
+		return nil, err
+	}
+	p, err = pack.Load(ctx, retail.FS(), 1, pack.Options{Builtins: tau2.HandlerSets(),
+		Databases: map[string]pack.DatabaseReader{"tau2-retail": tau2.ReadRetailDB}})
+	if err := load("retail", p, err); err != nil {
+		return nil, err
+	}
+	p, err = testpacks.GoPack()
+	if err := load("gopack", p, err); err != nil {
+		return nil, err
+	}
+	return out, nil
+})
+
+func models(t testing.TB) map[string]*Model {
+	t.Helper()
+	ms, err := testModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+func TestModelInference(t *testing.T) {
+	m := models(t)["gopack"]
+	notes := m.Colls["notes"]
+	if notes.Get != "get_note" || notes.GetParam != "note_id" {
+		t.Errorf("notes get = %s(%s), want get_note(note_id)", notes.Get, notes.GetParam)
+	}
+	if notes.List == nil || notes.List.Tool != "get_customer" || notes.List.Field != "notes" || notes.List.Param != "customer_id" {
+		t.Errorf("notes list = %+v, want get_customer(customer_id).notes", notes.List)
+	}
+	if !slices.Contains(notes.Describe, "topic") || !slices.Contains(notes.Compare, "created_at") || !slices.Contains(notes.Compare, "stars") {
+		t.Errorf("notes describe %v compare %v", notes.Describe, notes.Compare)
+	}
+	if m.Users.Details != "get_customer" {
+		t.Errorf("user details tool %q", m.Users.Details)
+	}
+	w := m.Write("retitle_note")
+	if w == nil || w.TargetKind != TargetColl || w.Coll != notes {
+		t.Fatalf("retitle_note target: %+v", w)
+	}
+	tests := []struct{ param, source, path string }{
+		{"note_id", SrcTargetKey, ""},
+		{"topic", SrcSlot, "topic"}, // a field of the target: a new value from the data
+	}
+	for _, tc := range tests {
+		p := w.Param(tc.param)
+		if p == nil || p.Source != tc.source || p.Path != tc.path {
+			t.Errorf("%s: got %+v, want source %s path %q", tc.param, p, tc.source, tc.path)
+		}
+	}
+	if got := m.UserKeyOf(`"c3"`); got != "c3" {
+		t.Errorf("UserKeyOf string = %q", got)
+	}
+	lib := models(t)["library"]
+	if got := lib.UserKeyOf(`{"member_id":"M004","email":"x"}`); got != "M004" {
+		t.Errorf("UserKeyOf record = %q", got)
+	}
+	if lib.Users.Details != "get_member" || lib.Colls["loans"].List == nil || lib.Colls["loans"].List.Tool != "list_loans" {
+		t.Errorf("library: details %q, loans list %+v", lib.Users.Details, lib.Colls["loans"].List)
+	}
+	if cat := models(t)["catalog"]; cat.Users != nil || cat.Colls["items"].List == nil || cat.Write("create_item").TargetKind != TargetNone {
+		t.Errorf("catalog: users %v, items list %+v", cat.Users, cat.Colls["items"].List)
+	}
+	// Open tools: generic ones and reads that name no customer or owned record.
+	open := models(t)["airline"].OpenTools()
+	for _, want := range []string{"search_direct_flight", "search_onestop_flight", "list_all_airports", "calculate"} {
+		if !slices.Contains(open, want) {
+			t.Errorf("airline open tools %v lack %s", open, want)
+		}
+	}
+	for _, not := range []string{"get_reservation_details", "book_reservation", "get_user_details"} {
+		if slices.Contains(open, not) {
+			t.Errorf("airline open tools include %s", not)
+		}
+	}
+}
+
+func TestLanguage(t *testing.T) {
+	words := []struct{ in, want string }{
+		{"total_baggages", "total baggages"}, {"petId", "pet id"}, {"Passkeys_RelyingParty_Id", "passkeys relying party id"},
+		{"reservations", "reservations"},
+	}
+	for _, tc := range words {
+		if got := Words(tc.in); got != tc.want {
+			t.Errorf("Words(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	singular := []struct{ in, want string }{{"reservations", "reservation"}, {"categories", "category"}, {"addresses", "address"},
+		{"status", "status"}, {"payment methods", "payment method"}, {"boxes", "box"},
+		{"emojis", "emoji"}, {"guild emojis", "guild emoji"}, {"kiwis", "kiwi"}, {"basis", "basis"}, {"axis", "axis"}, {"tennis", "tennis"}, {"iris", "iris"}}
+	for _, tc := range singular {
+		if got := Singular(tc.in); got != tc.want {
+			t.Errorf("Singular(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	money := map[string]bool{"refund_amount": true, "baggage_fee": true, "total": true, "total_baggages": false, "price_difference": true,
+		"nonfree_baggages": false, "duration_minutes": false, "deposit": false, "charge": true}
+	for name, want := range money {
+		if got := IsMoney(name); got != want {
+			t.Errorf("IsMoney(%q) = %v", name, got)
+		}
+	}
+	phrases := []struct{ desc, noun, kind, want string }{
+		{"Cancels a reservation.", "reservation", TargetColl, "cancel <target>"},
+		{"Update the baggage information of a reservation. Be careful.", "reservation", TargetColl, "update the baggage information of <target>"},
+		{"Updates an existing pet by Id", "pet", TargetColl, "update <target>"},
+		{"Modifies the flights", "reservation", TargetColl, "modify the flights for <target>"},
+		{"Change the email address of a member.", "account", TargetUser, "change the email address of <target>"},
+		{"Create a new item in the catalogue.", "", TargetNone, "create a new item in the catalogue"},
+	}
+	for _, tc := range phrases {
+		if got := withTarget(imperative(firstSentence(tc.desc)), tc.noun, tc.kind); got != tc.want {
+			t.Errorf("phrase of %q = %q, want %q", tc.desc, got, tc.want)
+		}
+	}
+	if got := Plain("{book|reserve} {a flight|a {long|short} trip} <target>"); got != "book a flight <target>" {
+		t.Errorf("Plain = %q", got)
+	}
+	labels := []struct {
+		where map[string]string
+		pick  string
+		want  string
+	}{
+		{map[string]string{"status": "active", "origin": "SFO"}, "max:created_at", "my most recent active reservation from SFO"},
+		{map[string]string{"cabin": "basic_economy"}, "", "my reservation in basic economy"},
+		{map[string]string{"priority": "high"}, "min:total_baggages", "my reservation with priority high and with the lowest total baggages"},
+	}
+	for _, tc := range labels {
+		if got := RecordLabel(&CollModel{Noun: "reservation"}, tc.where, tc.pick, true); got != tc.want {
+			t.Errorf("RecordLabel(%v, %s) = %q, want %q", tc.where, tc.pick, got, tc.want)
+		}
+	}
+	if got := FormatValue(12.5); got != "12.50" {
+		t.Errorf("FormatValue(12.5) = %q", got)
+	}
+	if got := SayValue("refund_amount", 300.0); got != "$300" {
+		t.Errorf("SayValue = %q", got)
+	}
+}
+
+// FuzzPlain checks the phrase-hint renderer on any template a pack
+// author writes: it never panics and leaves no unbalanced group open.
+func FuzzPlain(f *testing.F) {
+	for _, s := range []string{"{book|reserve} {a flight|a trip} {target}", "{{a|b}|c", "}{|", "plain text", "{a|{b|{c|d}}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_ = Plain(s)
+		w := &WriteModel{Phrase: s, Name: "do_it", Tool: &tools.Tool{Name: "do_it", Description: s}, TargetKind: TargetNone, param: map[string]*ParamModel{}}
+		_ = FillPhrase(w.VerbPhrase(), "x", map[string]string{"a": "b"})
+	})
+}
+
+// FuzzDecodeOutputs checks what the model reads from tool observations
+// (a pack's handlers are outside input): the user key of an identify
+// result and typed customer text never panic.
+func FuzzDecodeOutputs(f *testing.F) {
+	for _, s := range []string{`"c1"`, `{"member_id":"M1"}`, `null`, `Error: no`, `[1,2]`, `{"member_id":{"x":1}}`, `"`, `12.5`} {
+		f.Add(s)
+	}
+	m := &Model{Users: &UserModel{Coll: &CollModel{Key: "member_id"}}}
+	schemas := []map[string]any{{"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "array", "items": map[string]any{"type": "integer"}}, {"type": []any{"string", "null"}}}
+	f.Fuzz(func(t *testing.T, s string) {
+		_ = m.UserKeyOf(s)
+		_ = Decode(s)
+		for _, sc := range schemas {
+			_ = Typed(sc, s)
+		}
+	})
+}
+
+// TestCachedReadText: a read the generator made first (keeping only the
+// decoded value) later gives the agent the very text the tool answers.
+// list_all_product_types answers with JSON text in Python's spacing,
+// which rendering the decoded value would compact.
+func TestCachedReadText(t *testing.T) {
+	ctx := context.Background()
+	m := models(t)["retail"]
+	args := map[string]any{}
+	if _, ok := m.Read(ctx, nil, "list_all_product_types", args); !ok {
+		t.Fatal("list_all_product_types failed")
+	}
+	st := m.Base.NewState()
+	got := m.Call(ctx, st, "list_all_product_types", "{}").Output
+	want := m.Kit.Call(ctx, m.Base.NewState(), "list_all_product_types", "{}").Output
+	if got != want {
+		t.Errorf("the cached read gives %.60q, the tool %.60q", got, want)
+	}
+}
+
+func TestWithinBounds(t *testing.T) {
+	for _, tc := range []struct {
+		schema map[string]any
+		text   string
+		want   bool
+	}{
+		{map[string]any{"type": "integer", "minimum": 8000.0}, "28", false},
+		{map[string]any{"type": "integer", "minimum": 8000.0}, "96000", true},
+		{map[string]any{"type": []any{"integer", "null"}, "maximum": 10.0}, "11", false},
+		{map[string]any{"type": "number", "exclusiveMinimum": 0.0}, "0", false},
+		{map[string]any{"type": "number", "exclusiveMaximum": 1.0}, "0.5", true},
+		{map[string]any{"type": "string", "minLength": 3.0}, "ab", false},
+		{map[string]any{"type": "string", "maxLength": 3.0}, "été", true},
+		{map[string]any{"type": "string", "maxLength": 3.0}, "abcd", false},
+		{map[string]any{"type": "string"}, "anything", true},
+		{map[string]any{"type": "integer", "minimum": 1.0}, "not a number", true},
+	} {
+		if got := WithinBounds(tc.schema, tc.text); got != tc.want {
+			t.Errorf("WithinBounds(%v, %q) = %v, want %v", tc.schema, tc.text, got, tc.want)
+		}
+	}
+}
