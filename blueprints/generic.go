@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )

@@ -64,6 +64,7 @@ func (m *Model) OwnedKeys(c *CollModel, user string) []string {
 	}
 	return m.byOwner[c.Name][user]
 }
+
 // UserKeys lists the customers' keys in base order.
 func (m *Model) UserKeys() []string { return m.userKeys }
 
