@@ -9,8 +9,9 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 )
 
@@ -113,7 +114,7 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	if info != nil {
 		bp = info.bp
 	}
-	if why := pipeline.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, r.Messages, bp); why != "" {
+	if why := engine.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, r.Messages, bp); why != "" {
 		bad("row", "%s (domain %s)", why, s.dom.Name)
 	}
 	if len(r.Messages) == 0 {
@@ -296,7 +297,7 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 			bp = info.bp
 		}
 		all := slices.Concat(r.Prompt, r.Chosen, r.Rejected)
-		if why := pipeline.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, all, bp); why != "" {
+		if why := engine.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, all, bp); why != "" {
 			bad("dpo", "%s (domain %s)", why, s.dom.Name)
 		}
 	}
@@ -330,7 +331,7 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if rec.BlueprintID != r.BlueprintID || rec.Failure != r.Failure || rec.Split != bp.Split {
 		bad("dpo", "failure record (%s line %d) says blueprint %s, failure %s, split %s", rec.file, rec.line+1, rec.BlueprintID, rec.Failure, rec.Split)
 	}
-	expected := pipeline.Expected(r.Failure)
+	expected := engine.Expected(r.Failure)
 	switch {
 	case len(expected) == 0:
 		bad("dpo", "unknown failure type %q", r.Failure)
@@ -359,7 +360,7 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 		}
 		return
 	}
-	flawed, fired, err := pipeline.SimulateFlawed(ctx, s.dom, bp, s.maxTurns, agent.Flaw{Kind: r.Failure, Goal: rec.FlawGoal})
+	flawed, fired, err := embedded.SimulateFlawed(ctx, s.dom, bp, s.maxTurns, agent.Flaw{Kind: r.Failure, Goal: rec.FlawGoal})
 	switch {
 	case err != nil:
 		bad("dpo", "re-simulating the flawed agent: %v", err)

@@ -15,6 +15,8 @@ import (
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
@@ -122,7 +124,7 @@ func TestPackDialogues(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					tr, err := pipeline.Simulate(context.Background(), d, bp, 60)
+					tr, err := embedded.Simulate(context.Background(), d, bp, 60)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -179,14 +181,14 @@ func TestPackFlaws(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, kind := range pipelineFlaws() {
-					bad, fired, err := pipeline.SimulateFlawed(context.Background(), d, bp, 60, agentFlaw(kind))
+					bad, fired, err := embedded.SimulateFlawed(context.Background(), d, bp, 60, agentFlaw(kind))
 					if err != nil {
 						t.Fatal(err)
 					}
 					if !fired {
 						continue
 					}
-					if f := ver.Verify(context.Background(), bp, bad).Failed(); f != nil && slices.Contains(pipeline.Expected(kind), f.Name) {
+					if f := ver.Verify(context.Background(), bp, bad).Failed(); f != nil && slices.Contains(engine.Expected(kind), f.Name) {
 						paired[kind]++
 					}
 				}
@@ -282,7 +284,7 @@ func BenchmarkEpisode(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				tr, err := pipeline.Simulate(context.Background(), d, bp, 60)
+				tr, err := embedded.Simulate(context.Background(), d, bp, 60)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/llm"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 )
 
@@ -165,14 +165,14 @@ func (s *Server) play(ctx context.Context, ss *session) (rp *replay, err error) 
 		for _, g := range goalsToTry {
 			for i := range kinds {
 				kind := kinds[(start+i)%len(kinds)]
-				tr, fired, err := pipeline.SimulateFlawed(ctx, d, bp, maxTurns, agent.Flaw{Kind: kind, Goal: g})
+				tr, fired, err := embedded.SimulateFlawed(ctx, d, bp, maxTurns, agent.Flaw{Kind: kind, Goal: g})
 				if err == nil && fired {
 					return newReplay(tr, kind), nil
 				}
 			}
 		}
 	}
-	tr, err := pipeline.Simulate(ctx, d, bp, maxTurns)
+	tr, err := embedded.Simulate(ctx, d, bp, maxTurns)
 	if err != nil {
 		return nil, badf("customer request: the embedded engine cannot play blueprint %q: %v", bp.ID, err)
 	}

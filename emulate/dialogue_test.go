@@ -10,9 +10,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pack"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -29,7 +29,7 @@ func TestDialogueReplaysEmbeddedEngine(t *testing.T) {
 			session = ""
 		}
 		t.Run(bp.ID, func(t *testing.T) {
-			want, err := pipeline.Simulate(context.Background(), f.d, bp, maxTurns)
+			want, err := embedded.Simulate(context.Background(), f.d, bp, maxTurns)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ func TestMistakesMakeFlawedTrials(t *testing.T) {
 	_, _, c := start(t, Options{MistakeRate: 1})
 	differ, failed := 0, 0
 	for i, bp := range f.bps[:12] {
-		want, err := pipeline.Simulate(context.Background(), f.d, bp, maxTurns)
+		want, err := embedded.Simulate(context.Background(), f.d, bp, maxTurns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestDialoguesOfPacks(t *testing.T) {
 				s.domains.put(f.d.Name, 1, f.d)
 			}
 			for _, bp := range f.bps {
-				want, err := pipeline.Simulate(context.Background(), f.d, bp, maxTurns)
+				want, err := embedded.Simulate(context.Background(), f.d, bp, maxTurns)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,8 +10,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/llm"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -168,7 +168,7 @@ func TestJudge(t *testing.T) {
 func dialogueLines(t testing.TB, f *fixture) []refineCase {
 	var out []refineCase
 	for _, bp := range f.bps[:10] {
-		tr, err := pipeline.Simulate(context.Background(), f.d, bp, maxTurns)
+		tr, err := embedded.Simulate(context.Background(), f.d, bp, maxTurns)
 		if err != nil {
 			t.Fatal(err)
 		}

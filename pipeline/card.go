@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/synth-data/synth/engine"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -134,15 +135,15 @@ func generatedText(m *Manifest) string {
 // toolsText says what a row's tools column holds under --tools.
 func toolsText(v any) string {
 	mode, _ := v.(string)
-	c, err := parseTools(mode)
+	c, err := engine.ParseTools(mode)
 	switch {
-	case mode == "" || err != nil || c.all:
+	case mode == "" || err != nil || c.All():
 		return "every tool of the domain, in every row."
-	case c.extra == 0:
+	case c.Distractors() == 0:
 		return "the tools the task's ground truth uses and the generic ones (transfer, calculator), in the domain's order; the agent was given exactly these (plus, in a row, any other tool of the domain it called)."
 	}
 	return fmt.Sprintf("the tools the task's ground truth uses, the generic ones (transfer, calculator) and %d others drawn per task as distractors, in the domain's order; "+
-		"the agent was given exactly these (plus, in a row, any other tool of the domain it called). A large API's rows so hold a choice of tools a model is given in practice.", c.extra)
+		"the agent was given exactly these (plus, in a row, any other tool of the domain it called). A large API's rows so hold a choice of tools a model is given in practice.", c.Distractors())
 }
 
 // provenance lists the synth version and the domain a release was made
@@ -416,7 +417,7 @@ func pipelineText(m *Manifest) string {
 }
 
 // llmSection reports what the LLM engines did and used.
-func llmSection(l *LLMStats) string {
+func llmSection(l *engine.LLMStats) string {
 	var b strings.Builder
 	b.WriteString("## LLM\n\n")
 	roles := make([]string, 0, len(l.Models))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/synth-data/synth/engine"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,7 +40,7 @@ func cardManifest(license string, sft, dpo int) *Manifest {
 		Counts: Counts{SFTRows: sft},
 	}
 	if dpo > 0 {
-		m.DPO = &DPOStats{Pairs: dpo}
+		m.DPO = &engine.DPOStats{Pairs: dpo}
 	}
 	return m
 }

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 )
 
@@ -61,8 +62,8 @@ type ChunkSummary struct {
 	UsersSet         []uint64               `json:"users_set,omitempty"`
 	Overflow         bool                   `json:"exact_sets_overflowed,omitempty"`
 	Ngrams           map[string]*ngrams     `json:"ngrams"`
-	DPO              *DPOStats              `json:"dpo,omitempty"`
-	LLM              *LLMStats              `json:"llm,omitempty"`
+	DPO              *engine.DPOStats       `json:"dpo,omitempty"`
+	LLM              *engine.LLMStats       `json:"llm,omitempty"`
 	Files            []ChunkFile            `json:"files"`
 }
 
@@ -163,7 +164,7 @@ func openChunk(work string, idx, first, end int, cfg Config, kindOf func(string)
 		return nil, err
 	}
 	if cfg.DPO {
-		c.sum.DPO = &DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
+		c.sum.DPO = &engine.DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
 		if c.dpo, err = export.NewWriter(tmp, "dpo", export.DPOSchema(), opts); err != nil {
 			c.abort()
 			return nil, err
@@ -199,39 +200,40 @@ func (c *chunkWriter) write(kind, split string, line []byte) error {
 }
 
 func (c *chunkWriter) add(it item) error {
+	out := it.out
 	cn := &c.sum.Counts
 	cn.Blueprints++
 	cn.Simulated++
 	cn.HeldOut += it.bp.HeldOut
-	addVerdict(c.sum.Checks, it.verdict)
+	addVerdict(c.sum.Checks, out.Verdict)
 	if err := c.write("blueprints", it.bp.Split, it.bpJSON); err != nil {
 		return err
 	}
-	if it.llm != nil {
+	if out.Usage != nil {
 		if c.sum.LLM == nil {
-			c.sum.LLM = &LLMStats{}
+			c.sum.LLM = &engine.LLMStats{}
 		}
-		c.sum.LLM.merge(it.llm)
+		c.sum.LLM.Merge(out.Usage)
 	}
 	// Failed trials before the outcome: each a dialogue simulated and rejected.
-	for _, a := range it.attempts {
+	for _, a := range out.Attempts {
 		cn.Simulated++
 		cn.Rejected++
-		addVerdict(c.sum.Checks, a.verdict)
-		c.sum.Failures[a.verdict.Failed().Name]++
-		if err := c.write("rejected", "", a.rejJSON); err != nil {
+		addVerdict(c.sum.Checks, a.Verdict)
+		c.sum.Failures[a.Verdict.Failed().Name]++
+		if err := c.write("rejected", "", a.Record); err != nil {
 			return err
 		}
 	}
-	if !it.verdict.Passed {
+	if !out.Verdict.Passed {
 		cn.Rejected++
-		c.sum.Failures[it.verdict.Failed().Name]++
+		c.sum.Failures[out.Verdict.Failed().Name]++
 		return c.write("rejected", "", it.rejJSON)
 	}
 	cn.Verified++
 	cn.SFTRows++
 	cn.BySplit[it.bp.Split]++
-	c.stats.add(it.bp, it.tr)
+	c.stats.add(it.bp, out.Trajectory)
 	if err := c.sft.WriteSFT(it.bp.Split, it.row); err != nil {
 		return err
 	}
@@ -242,13 +244,13 @@ func (c *chunkWriter) add(it item) error {
 		return nil
 	}
 	d := c.sum.DPO
-	mergeDPO(d, &it.dpo.stats) // the attempt counts; pairs are counted as written
-	for i, row := range it.dpo.rows {
+	mergeDPO(d, &out.Pairs.Stats) // the attempt counts; pairs are counted as written
+	for i, row := range out.Pairs.Rows {
 		// A blueprint's pairs go to the split of its SFT row.
 		if err := c.dpo.WriteDPO(it.bp.Split, row); err != nil {
 			return err
 		}
-		if err := c.write("dpo_failures", "", it.dpo.proofs[i]); err != nil {
+		if err := c.write("dpo_failures", "", out.Pairs.Proofs[i]); err != nil {
 			return err
 		}
 		d.Pairs++
@@ -257,6 +259,67 @@ func (c *chunkWriter) add(it item) error {
 	}
 	cn.DPOPairs = d.Pairs
 	return nil
+}
+
+// chunkSink writes a run's items, in index order, into its chunks: a
+// chunk is opened at its first item and committed after its last, so
+// the writer of a run and of synth verify --keep is the same.
+type chunkSink struct {
+	work   string
+	cfg    Config
+	n      int // items in the run
+	kindOf func(string) string
+	cw     *chunkWriter
+	// dirs are the chunks committed, in order.
+	dirs []string
+}
+
+// put writes the item of index i.
+func (s *chunkSink) put(i int, it item) error {
+	size := s.cfg.ChunkSize
+	c := i / size
+	end := min((c+1)*size, s.n)
+	if s.cw == nil {
+		var err error
+		if s.cw, err = openChunk(s.work, c, c*size, end, s.cfg, s.kindOf); err != nil {
+			return err
+		}
+	}
+	if err := s.cw.add(it); err != nil {
+		return err
+	}
+	if i == end-1 {
+		return s.commit()
+	}
+	return nil
+}
+
+// cut commits the open chunk as ending before index end (the run
+// stopped there); with no chunk open there is nothing to do.
+func (s *chunkSink) cut(end int) error {
+	if s.cw == nil {
+		return nil
+	}
+	s.cw.sum.End = end
+	return s.commit()
+}
+
+func (s *chunkSink) commit() error {
+	cw := s.cw
+	s.cw = nil
+	if err := cw.commit(); err != nil {
+		return err
+	}
+	s.dirs = append(s.dirs, cw.final)
+	return nil
+}
+
+// abort drops a chunk left open.
+func (s *chunkSink) abort() {
+	if s.cw != nil {
+		s.cw.abort()
+		s.cw = nil
+	}
 }
 
 // commit closes every file, writes the summary and publishes the chunk.

@@ -16,6 +16,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/engine/hybrid"
+	llmengine "github.com/synth-data/synth/engine/llm"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/synth-data/synth/blueprints"
@@ -91,7 +96,7 @@ type Config struct {
 // was spelled.
 func (c *Config) bindDomain(d *domains.Domain) {
 	if c.Tools == "" {
-		c.Tools = defaultTools(len(d.Tools.Tools()))
+		c.Tools = engine.DefaultTools(len(d.Tools.Tools()))
 	}
 	if slices.Contains(domains.Names(), c.Domain) {
 		c.domainID = ""
@@ -107,9 +112,9 @@ func (c *Config) bindDomain(d *domains.Domain) {
 
 // Engines.
 const (
-	EngineEmbedded = "embedded"
-	EngineLLM      = "llm"
-	EngineHybrid   = "hybrid"
+	EngineEmbedded = embedded.Name
+	EngineLLM      = llmengine.Name
+	EngineHybrid   = hybrid.Name
 )
 
 // llmEngine reports whether the engine talks to a model endpoint.
@@ -168,7 +173,7 @@ func Defaults() Config {
 		ChunkSize:  10000,
 		Workers:    runtime.GOMAXPROCS(0),
 		License:    "other",
-		DPOMode:    PairSegment,
+		DPOMode:    engine.PairSegment,
 		DPOPairs:   1,
 
 		User:          "llm",
@@ -296,7 +301,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 		errs = append(errs, fmt.Errorf("--engine %q: want embedded, llm or hybrid", c.Engine))
 	}
 	if c.Tools != "" {
-		if _, err := parseTools(c.Tools); err != nil {
+		if _, err := engine.ParseTools(c.Tools); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -350,7 +355,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	// The DPO keys are checked even without --dpo: a typo in them must
 	// not wait for the run that finally uses them.
-	if _, err := newDPOPlan(*c); err != nil {
+	if _, err := engine.NewPlan(c.Seed, c.DPOMix, c.DPOMode, c.DPOPairs); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 )
@@ -199,7 +200,7 @@ func BenchmarkDedup100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tr, err := Simulate(context.Background(), d.dom, bp, 60)
+		tr, err := embedded.Simulate(context.Background(), d.dom, bp, 60)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -240,3 +241,5 @@ func loadRetail(tb testing.TB) retailFixture {
 	}
 	return retailFixture{dom: d, gen: g}
 }
+
+func msg(role, content string) record.Message { return record.Message{Role: role, Content: content} }

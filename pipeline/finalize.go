@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 )
 
@@ -85,10 +86,10 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		Counts: Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: checkStats(), Failures: map[string]int{}, Stats: newStats(d.Tools.Kind),
 	}
 	if cfg.DPO {
-		m.DPO = &DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
+		m.DPO = &engine.DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
 	}
 	if cfg.llmEngine() {
-		m.LLM = &LLMStats{}
+		m.LLM = &engine.LLMStats{}
 	}
 	m.Notes = notes
 	if n := len(sums); n > 0 && sums[n-1].End < cfg.N {
@@ -118,7 +119,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 			mergeDPO(m.DPO, s.DPO)
 		}
 		if m.LLM != nil {
-			m.LLM.merge(s.LLM)
+			m.LLM.Merge(s.LLM)
 		}
 		for _, f := range s.Files {
 			total[f.Kind+"/"+f.Split]++
@@ -129,7 +130,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		m.Holdout = &HoldoutInfo{File: "domain/" + d.HoldoutFile, Tasks: d.Model.Holdout.Len(), Dropped: m.Counts.HeldOut}
 	}
 	if m.LLM != nil {
-		m.LLM.finish(cfg)
+		finishLLM(m.LLM, cfg)
 	}
 	if extra != nil {
 		extra(m)
@@ -231,7 +232,7 @@ func mergeCounts(dst *Counts, src Counts) {
 	}
 }
 
-func mergeDPO(dst, src *DPOStats) {
+func mergeDPO(dst, src *engine.DPOStats) {
 	dst.Attempts += src.Attempts
 	dst.NotFired += src.NotFired
 	dst.NoFailure += src.NoFailure

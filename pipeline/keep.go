@@ -14,6 +14,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pack"
@@ -73,7 +74,7 @@ type keptRecord struct {
 // (or, for a keep's own leftovers, nothing) lets it replace.
 func NewKeeper(d *domains.Domain, domain string, seed uint64, out string, force bool) (*Keeper, error) {
 	cfg := Defaults()
-	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, EngineOutside, ToolsAll
+	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, EngineOutside, engine.ToolsAll
 	cfg.Validation, cfg.Test, cfg.Writes, cfg.Reads, cfg.Behaviors = 0, 0, "", "", nil
 	cfg.bindDomain(d)
 	_, statErr := os.Stat(out)
@@ -295,13 +296,8 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("read the spool: %w", err)
 	}
 	br := bufio.NewReaderSize(zr, 1<<16)
-	var dirs []string
-	var cw *chunkWriter
-	defer func() {
-		if cw != nil {
-			cw.abort()
-		}
-	}()
+	sink := &chunkSink{work: k.work, cfg: k.cfg, n: k.n, kindOf: k.d.Tools.Kind}
+	defer sink.abort()
 	for i := 0; i < k.n; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -314,30 +310,15 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return nil, fmt.Errorf("read the spool, dialogue %d: %w", i, err)
 		}
-		c := i / k.cfg.ChunkSize
-		if cw == nil {
-			first, end := c*k.cfg.ChunkSize, min((c+1)*k.cfg.ChunkSize, k.n)
-			if cw, err = openChunk(k.work, c, first, end, k.cfg, k.d.Tools.Kind); err != nil {
-				return nil, err
-			}
-		}
-		it := item{index: i, bp: rec.Blueprint, tr: rec.Trajectory, verdict: rec.Verdict}
+		it := item{index: i, bp: rec.Blueprint, out: &engine.Outcome{Trajectory: rec.Trajectory, Verdict: rec.Verdict}}
 		if it.bpJSON, err = json.Marshal(it.bp); err != nil {
 			return nil, err
 		}
-		it.row = sftRow(it.bp, it.tr, k.d.Tools.OpenAI())
-		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
-		if err := cw.add(it); err != nil {
+		it.row = sftRow(it.bp, rec.Trajectory, k.d.Tools.OpenAI())
+		it.sig = signTrajectory(i, rec.Trajectory.ID, it.bp.Split, rec.Trajectory)
+		if err := sink.put(i, it); err != nil {
 			return nil, err
 		}
-		if i == min((c+1)*k.cfg.ChunkSize, k.n)-1 {
-			dirs = append(dirs, cw.final)
-			err := cw.commit()
-			cw = nil
-			if err != nil {
-				return nil, err
-			}
-		}
 	}
-	return dirs, nil
+	return sink.dirs, nil
 }

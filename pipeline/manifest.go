@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
 )
@@ -31,8 +32,8 @@ type Manifest struct {
 	Checks      map[string]*CheckStats `json:"checks"`
 	Failures    map[string]int         `json:"failures"`
 	Stats       *Stats                 `json:"stats"`
-	DPO         *DPOStats              `json:"dpo,omitempty"`
-	LLM         *LLMStats              `json:"llm,omitempty"`
+	DPO         *engine.DPOStats       `json:"dpo,omitempty"`
+	LLM         *engine.LLMStats       `json:"llm,omitempty"`
 	// Stopped is "budget" when the LLM budget ran out; the release then
 	// holds the first BlueprintsDone blueprints of the n asked for.
 	Stopped        string `json:"stopped,omitempty"`

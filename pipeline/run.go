@@ -16,11 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/pool"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -54,7 +54,7 @@ type Result struct {
 	Stopped string
 	Done    int
 	// LLM is what this process sent and paid for (LLM engines only).
-	LLM *LLMBilling
+	LLM *engine.Billing
 }
 
 // StoppedBudget marks a run the LLM budget stopped.
@@ -62,27 +62,16 @@ const StoppedBudget = "budget"
 
 // item is one blueprint's journey through the stages.
 type item struct {
-	index   int
-	bp      *record.Blueprint
-	tr      *record.Trajectory
-	verdict record.Verdict
+	index int
+	bp    *record.Blueprint
+	// out is what the engine made of it: the dialogue kept, its
+	// verdict, failed attempts, DPO pairs and LLM usage.
+	out     *engine.Outcome
 	bpJSON  []byte
-	rejJSON []byte
+	rejJSON []byte // the rejected/ record of a failed dialogue
 	row     export.SFTRow
 	sig     signature
-	dpo     dpoOutcome
 	err     error
-	// attempts are the LLM engine's failed trials before the outcome
-	// above, each a rejected record of its own.
-	attempts []attempt
-	// llm counts what the LLM engines used for this blueprint.
-	llm *LLMStats
-}
-
-// attempt is a failed dialogue of a blueprint that has a later outcome.
-type attempt struct {
-	verdict record.Verdict
-	rejJSON []byte
 }
 
 // Progress receives counts as the run advances; it may be nil.
@@ -101,7 +90,7 @@ type Snapshot struct {
 	Written   int // blueprints whose rows are in a chunk
 	Pairs     int // DPO pairs written
 	// LLM is what the LLM engines billed so far (nil for the embedded engine).
-	LLM *LLMBilling
+	LLM *engine.Billing
 }
 
 // runFile records the config of the work in a work dir.
@@ -200,7 +189,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	stopped := -1
 	if len(todo) > 0 {
 		err := produce(ctx, cfg, d, gen, work, todo, resumed, prog, ch)
-		res.LLM = billingOf(ch)
+		res.LLM = engine.BillingOf(ch)
 		var bs *budgetStop
 		switch {
 		case errors.As(err, &bs) && shards > 1:
@@ -268,21 +257,19 @@ func ParseShard(s string) (int, int, error) {
 // produce runs the stages over the blueprints of the given chunks on a
 // bounded pool and writes each chunk as its last item arrives. Results
 // are re-ordered by index, so files do not depend on scheduling.
-func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.Generator, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
+func produce(ctx context.Context, cfg Config, d *domains.Domain, gen *blueprints.Generic, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
 	sch, err := schemas.Compile()
 	if err != nil {
 		return err
 	}
 	ver := verify.New(d.Verify, sch)
-	choice, err := parseTools(cfg.Tools)
+	choice, err := engine.ParseTools(cfg.Tools)
 	if err != nil {
 		return err
 	}
-	var plan *dpoPlan
-	if cfg.DPO {
-		if plan, err = newDPOPlan(cfg); err != nil {
-			return err
-		}
+	eng, err := newEngine(cfg, d, ver, ch)
+	if err != nil {
+		return err
 	}
 	var indices []int
 	for _, c := range todo {
@@ -293,203 +280,86 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 	if prog != nil {
 		prog.Start(len(indices), min(resumed*cfg.ChunkSize, cfg.N))
 	}
-	var eng *llmEngine
-	pool := cfg.Workers
-	if ch != nil {
-		if eng, err = newLLMEngine(cfg, d, ver, ch); err != nil {
-			return err
-		}
-		pool = cfg.Dialogues
+	// The window bounds the results held for in-order writing. Dialogues
+	// that wait on the network vary a lot in length: a wide window keeps
+	// the pool busy behind a slow one.
+	opts := pool.Options{Workers: cfg.Workers, Window: cfg.Workers * 32}
+	if w, ok := eng.(engine.Waiting); ok {
+		opts.Workers = w.InFlight()
+		opts.Window = opts.Workers * 8
 	}
+	budgeted, _ := eng.(engine.Budgeted)
+	metered, _ := eng.(engine.Metered)
+	// cpu bounds generation to --workers however many dialogues wait.
+	cpu := make(chan struct{}, max(cfg.Workers, 1))
 	var generated, simulated atomic.Int64
 	// budget is set once the LLM budget is spent: no blueprint starts after.
 	var budget atomic.Bool
+	opts.Stop = budget.Load
 	process := func(ctx context.Context, i int) item {
 		it := item{index: i}
-		if budget.Load() {
+		if budget.Load() || budgeted != nil && budgeted.Spent() != nil {
+			budget.Store(true)
 			it.err = errBudgetSkipped
 			return it
 		}
-		if eng != nil {
-			// Admit the blueprint only while the budget lasts; once
-			// admitted, its dialogue finishes even if the budget runs
-			// out meanwhile, so the work in flight is not wasted.
-			if s, ok := ch.(interface{ Spent() error }); ok {
-				if s.Spent() != nil {
-					budget.Store(true)
-					it.err = errBudgetSkipped
-					return it
-				}
-				ctx = llm.Admitted(ctx)
-			}
+		select {
+		case cpu <- struct{}{}:
+		case <-ctx.Done():
+			it.err = ctx.Err()
+			return it
 		}
-		generate := func() { it.bp, it.err = gen.Generate(ctx, i) }
-		if eng != nil {
-			if err := eng.onCPU(ctx, generate); err != nil {
-				it.err = err
-				return it
-			}
-		} else {
-			generate()
-		}
+		it.bp, it.err = gen.Generate(ctx, i)
+		<-cpu
 		if it.err != nil {
 			return it
 		}
 		generated.Add(1)
-		offered := choice.offered(d.Tools, it.bp)
-		if eng != nil {
-			if it.err = eng.dialogue(ctx, &it, plan, offered); it.err != nil {
-				if isBudget(it.err) {
-					budget.Store(true)
-				}
-				return it
+		offered := choice.Offered(d.Tools, it.bp)
+		if it.out, it.err = eng.Dialogue(ctx, it.bp, offered); it.err != nil {
+			if isBudget(it.err) {
+				budget.Store(true)
 			}
-		} else {
-			if it.tr, it.err = Simulate(ctx, d, it.bp, cfg.MaxTurns); it.err != nil {
-				return it
-			}
-			it.verdict = ver.Verify(ctx, it.bp, it.tr)
+			return it
 		}
 		simulated.Add(1)
-		if it.bpJSON, it.err = json.Marshal(it.bp); it.err != nil {
-			return it
-		}
-		if !it.verdict.Passed && it.rejJSON != nil {
-			return it
-		}
-		if !it.verdict.Passed {
-			f := it.verdict.Failed()
-			it.rejJSON, it.err = json.Marshal(map[string]any{"blueprint_id": it.bp.ID, "split": it.bp.Split,
-				"check": f.Name, "reason": f.Reason, "verdict": it.verdict, "trajectory": it.tr})
-			return it
-		}
-		it.row = sftRow(it.bp, it.tr, rowTools(d.Tools, offered, it.tr.Messages))
-		it.sig = signTrajectory(i, it.tr.ID, it.bp.Split, it.tr)
-		if plan != nil && eng == nil {
-			it.dpo, it.err = dpoPairs(ctx, d, ver, plan, cfg, it.bp, it.tr, offered)
-		}
+		it.err = finish(&it, d, offered)
 		return it
 	}
-
-	// The window bounds the results held for in-order writing. LLM
-	// dialogues vary a lot in length: a wide window keeps the pool busy
-	// behind a slow one.
-	window := pool * 32
-	if eng != nil {
-		window = pool * 8
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	jobs := make(chan int)
-	results := make(chan item, window)
-	slots := make(chan struct{}, window)
-	g.Go(func() error {
-		defer close(jobs)
-		for k := range indices {
-			if budget.Load() {
-				return nil
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-			select {
-			case jobs <- k:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
-	for w := 0; w < pool; w++ {
-		g.Go(func() error {
-			for k := range jobs {
-				it := process(gctx, indices[k])
-				it.index = k
-				select {
-				case results <- it:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-			}
-			return nil
-		})
-	}
+	sink := &chunkSink{work: work, cfg: cfg, n: cfg.N, kindOf: d.Tools.Kind}
+	defer sink.abort()
 	var snap Snapshot
-	g.Go(func() error {
-		var cw *chunkWriter
-		defer func() {
-			if cw != nil {
-				cw.abort()
+	deliver := func(k int, it item) error {
+		i := indices[k]
+		if isBudget(it.err) {
+			// The first blueprint the budget left unfinished: the chunk
+			// so far is committed as the release's last.
+			if err := sink.cut(i); err != nil {
+				return err
 			}
-		}()
-		pending := map[int]item{}
-		for next := 0; next < len(indices); {
-			var it item
-			select {
-			case it = <-results:
-			case <-gctx.Done():
-				return gctx.Err()
+			return &budgetStop{Done: i}
+		}
+		if it.err != nil {
+			return it.err
+		}
+		if err := sink.put(i, it); err != nil {
+			return err
+		}
+		if it.out.Verdict.Passed {
+			snap.Verified++
+		}
+		snap.Pairs += len(it.out.Pairs.Rows)
+		if prog != nil {
+			snap.Written = k + 1
+			snap.Generated, snap.Simulated = int(generated.Load()), int(simulated.Load())
+			if metered != nil {
+				snap.LLM = metered.Billing()
 			}
-			pending[it.index] = it
-			for {
-				cur, ok := pending[next]
-				if !ok {
-					break
-				}
-				delete(pending, next)
-				i := indices[next]
-				if isBudget(cur.err) {
-					// The first blueprint the budget left unfinished: the
-					// chunk so far is committed as the release's last.
-					if cw != nil {
-						cw.sum.End = i
-						err := cw.commit()
-						cw = nil
-						if err != nil {
-							return err
-						}
-					}
-					return &budgetStop{Done: i}
-				}
-				if cur.err != nil {
-					return cur.err
-				}
-				c := i / cfg.ChunkSize
-				if cw == nil {
-					first, end := c*cfg.ChunkSize, min((c+1)*cfg.ChunkSize, cfg.N)
-					var err error
-					if cw, err = openChunk(work, c, first, end, cfg, d.Tools.Kind); err != nil {
-						return err
-					}
-				}
-				if err := cw.add(cur); err != nil {
-					return err
-				}
-				if cur.verdict.Passed {
-					snap.Verified++
-				}
-				snap.Pairs += len(cur.dpo.rows)
-				if i == min((c+1)*cfg.ChunkSize, cfg.N)-1 {
-					if err := cw.commit(); err != nil {
-						cw = nil
-						return err
-					}
-					cw = nil
-				}
-				next++
-				<-slots
-				if prog != nil {
-					snap.Written = next
-					snap.Generated, snap.Simulated = int(generated.Load()), int(simulated.Load())
-					snap.LLM = billingOf(ch)
-					prog.Update(snap)
-				}
-			}
+			prog.Update(snap)
 		}
 		return nil
-	})
-	if err := g.Wait(); err != nil {
+	}
+	if err := pool.Run(ctx, len(indices), opts, func(ctx context.Context, k int) item { return process(ctx, indices[k]) }, deliver); err != nil {
 		var bs *budgetStop
 		if errors.As(err, &bs) && ctx.Err() == nil {
 			return bs
@@ -499,6 +369,28 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen blueprints.
 		}
 		return err
 	}
+	return nil
+}
+
+// finish makes the records of a played blueprint: its JSON, and the SFT
+// row and dedup signature of a verified dialogue or the rejected/ record
+// of a failed one.
+func finish(it *item, d *domains.Domain, offered map[string]bool) error {
+	var err error
+	if it.bpJSON, err = json.Marshal(it.bp); err != nil {
+		return err
+	}
+	out := it.out
+	if !out.Verdict.Passed {
+		if it.rejJSON = out.Rejected; it.rejJSON == nil {
+			f := out.Verdict.Failed()
+			it.rejJSON, err = json.Marshal(map[string]any{"blueprint_id": it.bp.ID, "split": it.bp.Split,
+				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory})
+		}
+		return err
+	}
+	it.row = sftRow(it.bp, out.Trajectory, engine.RowTools(d.Tools, offered, out.Trajectory.Messages))
+	it.sig = signTrajectory(it.index, out.Trajectory.ID, it.bp.Split, out.Trajectory)
 	return nil
 }
 

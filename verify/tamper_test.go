@@ -10,7 +10,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/usersim"
@@ -62,7 +62,7 @@ func loadFixture(t *testing.T) *fixture {
 				fixErr = err
 				return
 			}
-			tr, err := pipeline.Simulate(context.Background(), d, bp, 60)
+			tr, err := embedded.Simulate(context.Background(), d, bp, 60)
 			if err != nil {
 				fixErr = err
 				return

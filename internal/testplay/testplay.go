@@ -7,7 +7,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/record"
 )
 
@@ -31,7 +31,7 @@ func Play(d *domains.Domain, g blueprints.Generator, n int) ([]Dialogue, error) 
 					errs[i] = err
 					continue
 				}
-				tr, err := pipeline.Simulate(context.Background(), d, bp, 60)
+				tr, err := embedded.Simulate(context.Background(), d, bp, 60)
 				out[i], errs[i] = Dialogue{bp, tr}, err
 			}
 		})

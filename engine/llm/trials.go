@@ -1,4 +1,4 @@
-package pipeline
+package llm
 
 import (
 	"context"
@@ -15,8 +15,9 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
-	"github.com/synth-data/synth/llm"
+	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/usersim"
@@ -45,7 +46,8 @@ var behaviorText = map[string]string{
 	usersim.Typos:       "typos: write quickly, with typos and missing capitals, but never in ids, emails, amounts or addresses",
 }
 
-func behaviorOf(name string) string {
+// BehaviorOf describes a behaviour profile to an LLM.
+func BehaviorOf(name string) string {
 	if t, ok := behaviorText[name]; ok {
 		return t
 	}
@@ -66,26 +68,31 @@ func parseCustomer(reply string) (text, stop string) {
 	}
 	switch w := strings.ToLower(reply[loc[2]:loc[3]]); {
 	case w == "stop":
-		stop = llm.TokenStop
+		stop = client.TokenStop
 	case w == "transfer":
-		stop = llm.TokenTransfer
+		stop = client.TokenTransfer
 	default:
-		stop = llm.TokenOutOfScope
+		stop = client.TokenOutOfScope
 	}
 	return strings.TrimSpace(reply[:loc[0]]), stop
 }
 
 func endingOf(stop string) string {
 	switch stop {
-	case llm.TokenStop:
+	case client.TokenStop:
 		return record.EndStop
-	case llm.TokenTransfer:
+	case client.TokenTransfer:
 		return record.EndTransfer
-	case llm.TokenOutOfScope:
+	case client.TokenOutOfScope:
 		return record.EndOutScope
 	}
 	return record.EndMaxTurns
 }
+
+// agentStepsPerTurn caps the agent's requests between two customer
+// messages: as the oracle, which gives up after 64 steps, a model that
+// keeps calling tools without answering ends the dialogue.
+const agentStepsPerTurn = 64
 
 // errEmptyTurn ends a dialogue whose customer or agent said nothing twice.
 var errEmptyTurn = errors.New("empty turn")
@@ -115,7 +122,7 @@ type customer interface {
 
 // llmCustomer is the customer played by the user role.
 type llmCustomer struct {
-	ch      llm.Chatter
+	ch      client.Chatter
 	bp      *record.Blueprint
 	trial   int
 	system  string
@@ -123,7 +130,7 @@ type llmCustomer struct {
 }
 
 func (c *llmCustomer) next(ctx context.Context, msgs []record.Message, _ []usersim.Executed) (string, string, error) {
-	hist := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: c.system}, {Role: openai.ChatMessageRoleUser, Content: llm.Kickoff}}
+	hist := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: c.system}, {Role: openai.ChatMessageRoleUser, Content: client.Kickoff}}
 	for _, m := range msgs[1:] {
 		switch {
 		case m.Role == "user":
@@ -135,8 +142,8 @@ func (c *llmCustomer) next(ctx context.Context, msgs []record.Message, _ []users
 	// An empty reply is asked once more with another seed: the same
 	// request would come back from the cache as empty as before.
 	for attempt := range 2 {
-		req := openai.ChatCompletionRequest{Messages: hist, User: c.session, Seed: seed(c.bp, c.trial, llm.User, strconv.Itoa(attempt))}
-		resp, err := c.ch.Chat(ctx, llm.User, llm.StageSimulate, req)
+		req := openai.ChatCompletionRequest{Messages: hist, User: c.session, Seed: Seed(c.bp, c.trial, client.User, strconv.Itoa(attempt))}
+		resp, err := c.ch.Chat(ctx, client.User, client.StageSimulate, req)
 		if err != nil {
 			return "", "", fmt.Errorf("blueprint %s trial %d, customer: %w", c.bp.ID, c.trial, err)
 		}
@@ -221,13 +228,13 @@ func toOpenAI(msgs []record.Message) []openai.ChatCompletionMessage {
 }
 
 // play runs one trial of a blueprint.
-func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, trial int, system string) (*episode, error) {
+func (e *Engine) play(ctx context.Context, ch client.Chatter, bp *record.Blueprint, trial int, system string, offered map[string]bool) (*episode, error) {
 	st := e.d.Base.NewState()
-	ep := &episode{trial: trial, tr: &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: EngineLLM, Behavior: bp.Behavior,
-		Messages: []record.Message{{Role: "system", Content: e.d.Policy}}, Ending: record.EndMaxTurns}, tools: e.toolsFor(bp)}
-	session := llm.SessionID(bp.ID, trial)
+	ep := &episode{trial: trial, tr: &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: Name, Behavior: bp.Behavior,
+		Messages: []record.Message{{Role: "system", Content: e.d.Policy}}, Ending: record.EndMaxTurns}, tools: e.toolsFor(offered)}
+	session := client.SessionID(bp.ID, trial)
 	var cust customer
-	if e.cfg.User == "embedded" {
+	if e.opts.User == "embedded" {
 		// Trial 0 draws from the embedded engine's user stream; later
 		// trials from their own, so they say things differently.
 		purpose := "user"
@@ -244,7 +251,7 @@ func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Bluepri
 	}
 	ids := &idFixer{rng: blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "llm-ids-"+strconv.Itoa(trial)), used: map[string]bool{}}
 	var calls []usersim.Executed
-	for turn := 0; turn < e.cfg.MaxTurns; turn++ {
+	for turn := 0; turn < e.opts.MaxTurns; turn++ {
 		text, stop, err := cust.next(ctx, ep.tr.Messages, calls)
 		if errors.Is(err, errEmptyTurn) {
 			ep.label, ep.detail = LabelEmptyTurn, "the customer said nothing, twice"
@@ -278,7 +285,7 @@ func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Bluepri
 	if ep.label == "" && ep.tr.Ending == record.EndStop && !agentClosed(ep.tr.Messages) {
 		if tool, ok := missedWrite(bp, calls); ok {
 			ep.label = LabelPrematureStop
-			ep.detail = fmt.Sprintf("the customer sent %s before the agent ran %s", llm.TokenStop, tool)
+			ep.detail = fmt.Sprintf("the customer sent %s before the agent ran %s", client.TokenStop, tool)
 		}
 	}
 	return ep, nil
@@ -287,7 +294,7 @@ func (e *llmEngine) play(ctx context.Context, ch llm.Chatter, bp *record.Bluepri
 // agentTurn lets the agent act until it answers the customer. It
 // reports false when the dialogue must end: too many tool errors, too
 // many steps, or an agent that said nothing twice.
-func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, trial int, session string, st *tools.State,
+func (e *Engine) agentTurn(ctx context.Context, ch client.Chatter, bp *record.Blueprint, trial int, session string, st *tools.State,
 	ep *episode, ids *idFixer, calls *[]usersim.Executed) (bool, error) {
 	tr := ep.tr
 	for step := 0; step < agentStepsPerTurn; step++ {
@@ -295,8 +302,8 @@ func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Bl
 		var msg openai.ChatCompletionMessage
 		for attempt := range 2 {
 			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: ep.tools, User: session,
-				Seed: seed(bp, trial, llm.Agent, strconv.Itoa(attempt))}
-			resp, err := ch.Chat(ctx, llm.Agent, llm.StageSimulate, req)
+				Seed: Seed(bp, trial, client.Agent, strconv.Itoa(attempt))}
+			resp, err := ch.Chat(ctx, client.Agent, client.StageSimulate, req)
 			if err != nil {
 				return false, fmt.Errorf("blueprint %s trial %d, agent: %w", bp.ID, trial, err)
 			}
@@ -340,7 +347,7 @@ func (e *llmEngine) agentTurn(ctx context.Context, ch llm.Chatter, bp *record.Bl
 			*calls = append(*calls, usersim.Executed{Tool: c.Function.Name, Arguments: c.Function.Arguments,
 				Write: e.d.Tools.Kind(c.Function.Name) == record.KindWrite, Failed: res.Err})
 		}
-		if ep.toolErrors >= e.cfg.MaxToolErrors {
+		if ep.toolErrors >= e.opts.MaxToolErrors {
 			return false, nil
 		}
 	}
@@ -384,43 +391,42 @@ func missedWrite(bp *record.Blueprint, calls []usersim.Executed) (string, bool) 
 // trials plays up to --trials dialogues of a blueprint and keeps the
 // first that verifies; the failed ones go to rejected/ and, with --dpo,
 // are paired with the verified one.
-func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats, plan *dpoPlan, offered map[string]bool) error {
-	bp := it.bp
-	system, err := llm.UserPrompt(bp, behaviorOf(bp.Behavior))
+func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Blueprint, st *engine.LLMStats, offered map[string]bool) (*engine.Outcome, error) {
+	system, err := client.UserPrompt(bp, BehaviorOf(bp.Behavior))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var fails []failedTrial
 	var good *record.Trajectory
 	var goodV record.Verdict
-	for t := 0; t < e.cfg.Trials && good == nil; t++ {
-		ep, err := e.play(ctx, m, bp, t, system)
+	for t := 0; t < e.opts.Trials && good == nil; t++ {
+		ep, err := e.play(ctx, m, bp, t, system, offered)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		v, err := e.verify(ctx, bp, ep.tr)
+		v, err := e.Verify(ctx, e.ver, bp, ep.tr)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		n := strconv.Itoa(t + 1)
-		bump(&st.TrialRuns, n, 1)
+		engine.Bump(&st.TrialRuns, n, 1)
 		st.ToolErrors += ep.toolErrors
 		st.MixedText += ep.mixed
 		st.FixedCallIDs += ep.fixedIDs
 		if v.Passed {
-			bump(&st.TrialPasses, n, 1)
-			bump(&st.TrialsToPass, n, 1)
+			engine.Bump(&st.TrialPasses, n, 1)
+			engine.Bump(&st.TrialsToPass, n, 1)
 			good, goodV = ep.tr, v
 			break
 		}
 		f := failedTrial{ep: ep, v: v}
 		if ep.label == "" {
-			f.flaw = FailureLabel(bp, ep.tr, v, e.d.Tools.Kind)
+			f.flaw = engine.FailureLabel(bp, ep.tr, v, e.d.Tools.Kind)
 		}
 		fails = append(fails, f)
 	}
 	if good == nil {
-		bump(&st.TrialsToPass, "none", 1)
+		engine.Bump(&st.TrialsToPass, "none", 1)
 	}
 	records := make([][]byte, len(fails))
 	for i, f := range fails {
@@ -437,33 +443,34 @@ func (e *llmEngine) trials(ctx context.Context, m *meter, it *item, st *LLMStats
 		if label == "" {
 			label = "unlabelled"
 		}
-		bump(&st.Failures, label, 1)
+		engine.Bump(&st.Failures, label, 1)
 		fc := f.v.Failed()
 		rec := map[string]any{"blueprint_id": bp.ID, "split": bp.Split, "check": fc.Name, "reason": fc.Reason, "verdict": f.v,
-			"trajectory": f.ep.tr, "engine": EngineLLM, "trial": f.ep.trial, "label": label}
+			"trajectory": f.ep.tr, "engine": Name, "trial": f.ep.trial, "label": label}
 		if f.ep.detail != "" {
 			rec["detail"] = f.ep.detail
 		}
 		if records[i], err = json.Marshal(rec); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	out := &engine.Outcome{}
 	if good != nil {
-		it.tr, it.verdict = good, goodV
+		out.Trajectory, out.Verdict = good, goodV
 		for i, f := range fails {
-			it.attempts = append(it.attempts, attempt{verdict: f.v, rejJSON: records[i]})
+			out.Attempts = append(out.Attempts, engine.Attempt{Verdict: f.v, Record: records[i]})
 		}
-		if plan != nil {
-			it.dpo, err = e.pairs(bp, good, fails, plan, offered)
+		if e.plan != nil {
+			out.Pairs, err = e.pairs(bp, good, fails, offered)
 		}
-		return err
+		return out, err
 	}
 	last := len(fails) - 1
 	for i, f := range fails[:last] {
-		it.attempts = append(it.attempts, attempt{verdict: f.v, rejJSON: records[i]})
+		out.Attempts = append(out.Attempts, engine.Attempt{Verdict: f.v, Record: records[i]})
 	}
-	it.tr, it.verdict, it.rejJSON = fails[last].ep.tr, fails[last].v, records[last]
-	return nil
+	out.Trajectory, out.Verdict, out.Rejected = fails[last].ep.tr, fails[last].v, records[last]
+	return out, nil
 }
 
 // failedTrial is a trial that did not verify.
@@ -479,34 +486,34 @@ type failedTrial struct {
 // by the same MakePair as the embedded engine's. A failure the taxonomy
 // has no label for (a simulator error, an id the engine fixed, a
 // malformed turn) is not paired.
-func (e *llmEngine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, plan *dpoPlan, offered map[string]bool) (dpoOutcome, error) {
-	var out dpoOutcome
+func (e *Engine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, offered map[string]bool) (engine.Pairs, error) {
+	var out engine.Pairs
 	for _, f := range fails {
-		if len(out.rows) >= plan.pairs {
+		if len(out.Rows) >= e.plan.Most() {
 			break
 		}
-		out.stats.Attempts++
+		out.Stats.Attempts++
 		label := f.flaw
 		if label == "" {
-			out.stats.OtherReason++
+			out.Stats.OtherReason++
 			continue
 		}
-		pair, err := MakePair(plan.mode, good.Messages, f.ep.tr.Messages)
+		pair, err := engine.MakePair(e.plan.Mode(), good.Messages, f.ep.tr.Messages)
 		if err != nil {
-			out.stats.Unpairable++
+			out.Stats.Unpairable++
 			continue
 		}
 		fc := f.v.Failed()
 		id := fmt.Sprintf("%s-%s-t%d", bp.ID, label, f.ep.trial)
-		out.rows = append(out.rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
-			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: rowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
+		out.Rows = append(out.Rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
+			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: engine.RowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
 			Failure: label, DivergenceTurn: int32(pair.DivergenceTurn)})
 		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
-			"failure": label, "check": fc.Name, "reason": fc.Reason, "engine": EngineLLM, "trial": f.ep.trial, "trajectory": f.ep.tr})
+			"failure": label, "check": fc.Name, "reason": fc.Reason, "engine": Name, "trial": f.ep.trial, "trajectory": f.ep.tr})
 		if err != nil {
 			return out, err
 		}
-		out.proofs = append(out.proofs, proof)
+		out.Proofs = append(out.Proofs, proof)
 	}
 	return out, nil
 }

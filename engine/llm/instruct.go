@@ -1,4 +1,4 @@
-package pipeline
+package llm
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/engine"
+	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 )
 
@@ -33,31 +34,37 @@ const judgeInstructions = "Decide two things about the instruction. entails: a c
 
 // The system messages of the writer's and the judges' requests.
 const (
-	writerSystem = llm.WriterHeader + "\n\n" + writerInstructions
-	judgeSystem  = llm.JudgeHeader + "\n\n" + judgeInstructions
+	writerSystem = client.WriterHeader + "\n\n" + writerInstructions
+	judgeSystem  = client.JudgeHeader + "\n\n" + judgeInstructions
 )
 
-// instruct replaces bp.Instruction with an accepted LLM instruction, or
+// Writer writes customer instructions and has a committee review them.
+type Writer struct {
+	Judges   int // judges per review (0: every instruction is accepted)
+	Rewrites int // rewrites with the judges' feedback before the template is kept
+}
+
+// Instruct replaces bp.Instruction with an accepted LLM instruction, or
 // keeps the template one.
-func (e *llmEngine) instruct(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, st *LLMStats) error {
-	rs := st.review()
+func (e Writer) Instruct(ctx context.Context, ch client.Chatter, bp *record.Blueprint, st *engine.LLMStats) error {
+	rs := st.ReviewCounts()
 	rs.Written++
 	raw, err := json.Marshal(bp)
 	if err != nil {
 		return err
 	}
-	blueprint := llm.Tag("blueprint", string(raw))
+	blueprint := client.Tag("blueprint", string(raw))
 	var feedback []string
-	for round := 0; round <= e.cfg.Rewrites; round++ {
+	for round := 0; round <= e.Rewrites; round++ {
 		user := blueprint
 		if round > 0 {
 			rs.Rewrites++
-			user += "\n\n" + llm.Tag("feedback", strings.Join(feedback, "\n"))
+			user += "\n\n" + client.Tag("feedback", strings.Join(feedback, "\n"))
 		}
-		req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Writer, "instruct", strconv.Itoa(round)), Messages: []openai.ChatCompletionMessage{
+		req := openai.ChatCompletionRequest{Seed: Seed(bp, 0, client.Writer, "instruct", strconv.Itoa(round)), Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: writerSystem},
 			{Role: openai.ChatMessageRoleUser, Content: user}}}
-		resp, err := ch.Chat(ctx, llm.Writer, llm.StageInstruct, req)
+		resp, err := ch.Chat(ctx, client.Writer, client.StageInstruct, req)
 		if err != nil {
 			return fmt.Errorf("blueprint %s, instruction writer: %w", bp.ID, err)
 		}
@@ -87,25 +94,25 @@ func (e *llmEngine) instruct(ctx context.Context, ch llm.Chatter, bp *record.Blu
 
 // review asks the committee; it accepts when a strict majority votes
 // entails and realistic. A reply that is not a review counts against.
-func (e *llmEngine) review(ctx context.Context, ch llm.Chatter, bp *record.Blueprint, blueprint, text string, round int, rs *ReviewStats) (bool, []string, error) {
-	n := e.cfg.Judges
+func (e Writer) review(ctx context.Context, ch client.Chatter, bp *record.Blueprint, blueprint, text string, round int, rs *engine.ReviewStats) (bool, []string, error) {
+	n := e.Judges
 	if n == 0 {
 		return true, nil, nil
 	}
-	votes := make([]llm.Review, n)
+	votes := make([]client.Review, n)
 	readable := make([]bool, n)
-	user := blueprint + "\n\n" + llm.Tag("instruction", text)
+	user := blueprint + "\n\n" + client.Tag("instruction", text)
 	g, gctx := errgroup.WithContext(ctx)
 	for j := range n {
 		g.Go(func() error {
-			req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Judge, "review", strconv.Itoa(round), strconv.Itoa(j)), Messages: []openai.ChatCompletionMessage{
+			req := openai.ChatCompletionRequest{Seed: Seed(bp, 0, client.Judge, "review", strconv.Itoa(round), strconv.Itoa(j)), Messages: []openai.ChatCompletionMessage{
 				{Role: openai.ChatMessageRoleSystem, Content: judgeSystem},
 				{Role: openai.ChatMessageRoleUser, Content: user}}}
-			resp, err := ch.Chat(gctx, llm.Judge, llm.StageReview, req)
+			resp, err := ch.Chat(gctx, client.Judge, client.StageReview, req)
 			if err != nil {
 				return fmt.Errorf("blueprint %s, judge %d: %w", bp.ID, j+1, err)
 			}
-			r, err := llm.ParseReview(resp.Choices[0].Message.Content)
+			r, err := client.ParseReview(resp.Choices[0].Message.Content)
 			votes[j], readable[j] = r, err == nil
 			return nil
 		})

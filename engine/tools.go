@@ -1,4 +1,4 @@
-package pipeline
+package engine
 
 import (
 	"encoding/json"
@@ -28,42 +28,48 @@ const (
 	maxDistractors     = 1000
 )
 
-// toolChoice is a parsed --tools value.
-type toolChoice struct {
+// ToolChoice is a parsed --tools value.
+type ToolChoice struct {
 	all   bool
 	extra int // distractors drawn besides the task's tools
 }
 
-// parseTools reads --tools: all, relevant or relevant+K; "" (a config
+// All reports whether every row carries every tool.
+func (c ToolChoice) All() bool { return c.all }
+
+// Distractors is how many tools besides the task's a row carries.
+func (c ToolChoice) Distractors() int { return c.extra }
+
+// ParseTools reads --tools: all, relevant or relevant+K; "" (a config
 // not bound to a domain yet, or a release made before --tools) is all.
-func parseTools(s string) (toolChoice, error) {
+func ParseTools(s string) (ToolChoice, error) {
 	switch {
 	case s == ToolsAll || s == "":
-		return toolChoice{all: true}, nil
+		return ToolChoice{all: true}, nil
 	case s == ToolsRelevant:
-		return toolChoice{}, nil
+		return ToolChoice{}, nil
 	case strings.HasPrefix(s, ToolsRelevant+"+"):
 		k, err := strconv.Atoi(strings.TrimPrefix(s, ToolsRelevant+"+"))
 		if err == nil && k >= 0 && k <= maxDistractors {
-			return toolChoice{extra: k}, nil
+			return ToolChoice{extra: k}, nil
 		}
 	}
-	return toolChoice{}, fmt.Errorf("--tools %q: want all, relevant or relevant+K (K distractors, 0-%d)", s, maxDistractors)
+	return ToolChoice{}, fmt.Errorf("--tools %q: want all, relevant or relevant+K (K distractors, 0-%d)", s, maxDistractors)
 }
 
-// defaultTools is --tools for a domain of n tools when none is given.
-func defaultTools(n int) string {
+// DefaultTools is --tools for a domain of n tools when none is given.
+func DefaultTools(n int) string {
 	if n <= manyTools {
 		return ToolsAll
 	}
 	return ToolsRelevant + "+" + strconv.Itoa(defaultDistractors)
 }
 
-// offered returns the tools a blueprint's agent is given: every tool;
+// Offered returns the tools a blueprint's agent is given: every tool;
 // or the tools of its ground truth, every generic tool (a transfer or a
 // calculator, which any task may need) and c.extra others drawn from
 // the blueprint's own stream, so the set is the same in every run.
-func (c toolChoice) offered(k *tools.Toolkit, bp *record.Blueprint) map[string]bool {
+func (c ToolChoice) Offered(k *tools.Toolkit, bp *record.Blueprint) map[string]bool {
 	list := k.Tools()
 	names := make(map[string]bool, len(list))
 	if c.all {
@@ -93,11 +99,11 @@ func (c toolChoice) offered(k *tools.Toolkit, bp *record.Blueprint) map[string]b
 	return names
 }
 
-// rowTools is the tools column of a row: the tools offered, and any
+// RowTools is the tools column of a row: the tools offered, and any
 // other tool of the domain its dialogues call (a model may name a tool
 // it was not shown; the row then shows it), so that every call in a row
 // is to a tool the row lists.
-func rowTools(k *tools.Toolkit, offered map[string]bool, dialogues ...[]record.Message) string {
+func RowTools(k *tools.Toolkit, offered map[string]bool, dialogues ...[]record.Message) string {
 	names := offered
 	for _, msgs := range dialogues {
 		for _, m := range msgs {

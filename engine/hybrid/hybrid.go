@@ -1,4 +1,4 @@
-package pipeline
+package hybrid
 
 import (
 	"context"
@@ -14,7 +14,11 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/engine/llm"
+	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -28,6 +32,23 @@ import (
 // the original line stays. Tool calls and results are never touched. The
 // refined dialogue is verified again; if it fails, the skeleton goes out.
 
+// Name is the engine's name, as --engine takes it and trajectories record.
+const Name = "hybrid"
+
+// Engine is the hybrid engine.
+type Engine struct {
+	llm.Base
+	opts llm.Options
+	d    *domains.Domain
+	ver  *verify.Verifier
+}
+
+// New makes the hybrid engine of a domain. It makes no DPO pairs: a
+// refined dialogue has no failed twin to pair with.
+func New(d *domains.Domain, ver *verify.Verifier, ch client.Chatter, opts llm.Options) *Engine {
+	return &Engine{Base: llm.NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver}
+}
+
 // refineRetries is how often a rejected rewrite is asked again.
 const refineRetries = 2
 
@@ -36,7 +57,7 @@ const refineRetries = 2
 const refineParallel = 8
 
 // refineSystem is the system message of every rewrite request.
-const refineSystem = llm.RefineHeader + "\n\n" + refineInstructions
+const refineSystem = client.RefineHeader + "\n\n" + refineInstructions
 
 const refineInstructions = "Rewrite the line so it sounds natural in the speaker's voice (for the customer: the persona and " +
 	"the behaviour). Keep its meaning and every request, question, answer and promise; add no fact. Every string in " +
@@ -161,30 +182,48 @@ func acceptRewrite(speaker, orig, rewrite string, entities []string) bool {
 	return speaker != "user" || verify.Affirmative(rewrite) == verify.Affirmative(orig)
 }
 
-// hybrid plays the skeleton and refines it.
-func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LLMStats) error {
-	bp := it.bp
+// Dialogue writes the instruction (with Instructions "llm"), plays the
+// skeleton and refines it.
+func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, _ map[string]bool) (*engine.Outcome, error) {
+	// Once started, a dialogue finishes even if the budget runs out.
+	ctx = client.Admitted(ctx)
+	st := &engine.LLMStats{}
+	m := engine.NewMeter(e.Chat, st)
+	if e.opts.Instructions == "llm" {
+		w := llm.Writer{Judges: e.opts.Judges, Rewrites: e.opts.Rewrites}
+		if err := w.Instruct(ctx, m, bp, st); err != nil {
+			return nil, err
+		}
+	}
+	tr, v, err := e.refine(ctx, m, bp, st)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.Outcome{Trajectory: tr, Verdict: v, Usage: st}, nil
+}
+
+// refine plays the skeleton and has the LLM rewrite its lines.
+func (e *Engine) refine(ctx context.Context, ch client.Chatter, bp *record.Blueprint, st *engine.LLMStats) (*record.Trajectory, record.Verdict, error) {
 	var skel *record.Trajectory
 	var err error
-	if cerr := e.onCPU(ctx, func() { skel, err = Simulate(ctx, e.d, bp, e.cfg.MaxTurns) }); cerr != nil {
-		return cerr
+	if cerr := e.OnCPU(ctx, func() { skel, err = embedded.Simulate(ctx, e.d, bp, e.opts.MaxTurns) }); cerr != nil {
+		return nil, record.Verdict{}, cerr
 	}
 	if err != nil {
-		return err
+		return nil, record.Verdict{}, err
 	}
-	v, err := e.verify(ctx, bp, skel)
+	v, err := e.Verify(ctx, e.ver, bp, skel)
 	if err != nil {
-		return err
+		return nil, record.Verdict{}, err
 	}
 	if !v.Passed {
 		// Nothing verified to refine: the skeleton goes to rejected/.
-		it.tr, it.verdict = skel, v
-		return nil
+		return skel, v, nil
 	}
-	rs := st.refine()
+	rs := st.RefineCounts()
 	persona, err := json.Marshal(bp.Persona)
 	if err != nil {
-		return err
+		return nil, record.Verdict{}, err
 	}
 	values := blueprintValues(bp)
 	refined := slices.Clone(skel.Messages)
@@ -205,14 +244,14 @@ func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LL
 			if err != nil {
 				return err
 			}
-			user := strings.Join([]string{llm.Tag("speaker", m.Role), llm.Tag("persona", string(persona)), llm.Tag("behavior", behaviorOf(bp.Behavior)),
-				llm.Tag("entities", string(entsJSON)), llm.Tag("line", m.Content)}, "\n\n")
+			user := strings.Join([]string{client.Tag("speaker", m.Role), client.Tag("persona", string(persona)), client.Tag("behavior", llm.BehaviorOf(bp.Behavior)),
+				client.Tag("entities", string(entsJSON)), client.Tag("line", m.Content)}, "\n\n")
 			for attempt := 0; attempt <= refineRetries; attempt++ {
-				req := openai.ChatCompletionRequest{Seed: seed(bp, 0, llm.Writer, "refine", strconv.Itoa(i), strconv.Itoa(attempt)),
+				req := openai.ChatCompletionRequest{Seed: llm.Seed(bp, 0, client.Writer, "refine", strconv.Itoa(i), strconv.Itoa(attempt)),
 					Messages: []openai.ChatCompletionMessage{
 						{Role: openai.ChatMessageRoleSystem, Content: refineSystem},
 						{Role: openai.ChatMessageRoleUser, Content: user}}}
-				resp, err := ch.Chat(gctx, llm.Writer, llm.StageRefine, req)
+				resp, err := ch.Chat(gctx, client.Writer, client.StageRefine, req)
 				if err != nil {
 					return fmt.Errorf("blueprint %s, rewriting message %d: %w", bp.ID, i, err)
 				}
@@ -228,7 +267,7 @@ func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LL
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, record.Verdict{}, err
 	}
 	// Every line offered is kept or rejected; only offered lines have
 	// retries or a kept rewrite.
@@ -242,16 +281,14 @@ func (e *llmEngine) hybrid(ctx context.Context, ch llm.Chatter, it *item, st *LL
 	rs.Kept += nkept
 	rs.Rejected += offered - nkept
 	tr := *skel
-	tr.Messages, tr.Engine = refined, EngineHybrid
-	v2, err := e.verify(ctx, bp, &tr)
+	tr.Messages, tr.Engine = refined, Name
+	v2, err := e.Verify(ctx, e.ver, bp, &tr)
 	if err != nil {
-		return err
+		return nil, record.Verdict{}, err
 	}
 	if !v2.Passed {
 		rs.Fallbacks++
-		it.tr, it.verdict = skel, v
-		return nil
+		return skel, v, nil
 	}
-	it.tr, it.verdict = &tr, v2
-	return nil
+	return &tr, v2, nil
 }

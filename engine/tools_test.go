@@ -1,4 +1,4 @@
-package pipeline
+package engine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
 )
 
 func TestParseTools(t *testing.T) {
@@ -31,15 +32,15 @@ func TestParseTools(t *testing.T) {
 		{in: "some", bad: true},
 		{in: "", all: true},
 	} {
-		c, err := parseTools(tc.in)
+		c, err := ParseTools(tc.in)
 		if (err != nil) != tc.bad || c.all != tc.all || c.extra != tc.extra {
-			t.Errorf("parseTools(%q) = %+v, %v", tc.in, c, err)
+			t.Errorf("ParseTools(%q) = %+v, %v", tc.in, c, err)
 		}
 		if err != nil && !strings.Contains(err.Error(), "--tools") {
-			t.Errorf("parseTools(%q): the error does not name the flag: %v", tc.in, err)
+			t.Errorf("ParseTools(%q): the error does not name the flag: %v", tc.in, err)
 		}
 	}
-	if defaultTools(16) != ToolsAll || defaultTools(manyTools) != ToolsAll || defaultTools(manyTools+1) != "relevant+8" {
+	if DefaultTools(16) != ToolsAll || DefaultTools(manyTools) != ToolsAll || DefaultTools(manyTools+1) != "relevant+8" {
 		t.Error("defaultTools does not follow the domain's size")
 	}
 }
@@ -68,20 +69,21 @@ func TestToolsOffered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := blueprints.NewGeneric(d.Model, mustSpec(t))
+	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 0, Max: 6},
+		AdaptReads: true, Behaviors: usersim.Profiles()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := d.Tools
-	c := toolChoice{extra: 2}
+	c := ToolChoice{extra: 2}
 	draws := map[string]bool{}
 	for i := range 20 {
 		bp, err := gen.Generate(context.Background(), i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := c.offered(k, bp)
-		if !maps.Equal(got, c.offered(k, bp)) {
+		got := c.Offered(k, bp)
+		if !maps.Equal(got, c.Offered(k, bp)) {
 			t.Fatalf("blueprint %d: offered tools differ between calls", i)
 		}
 		want := map[string]bool{}
@@ -103,12 +105,12 @@ func TestToolsOffered(t *testing.T) {
 		}
 		extra := slices.Sorted(maps.Keys(got))
 		draws[strings.Join(extra, ",")] = true
-		row := rowTools(k, got)
+		row := RowTools(k, got)
 		if why := CheckRowTools(k, "relevant+2", row, nil, bp); why != "" {
 			t.Errorf("blueprint %d: its own tools are refused: %s", i, why)
 		}
-		if all := c.offered(k, bp); len(toolChoice{all: true}.offered(k, bp)) != len(k.Tools()) || len(all) == len(k.Tools()) {
-			t.Errorf("blueprint %d: all offers %d, relevant+2 %d of %d", i, len(toolChoice{all: true}.offered(k, bp)), len(all), len(k.Tools()))
+		if all := c.Offered(k, bp); len(ToolChoice{all: true}.Offered(k, bp)) != len(k.Tools()) || len(all) == len(k.Tools()) {
+			t.Errorf("blueprint %d: all offers %d, relevant+2 %d of %d", i, len(ToolChoice{all: true}.Offered(k, bp)), len(all), len(k.Tools()))
 		}
 	}
 	if len(draws) < 5 {
@@ -116,7 +118,7 @@ func TestToolsOffered(t *testing.T) {
 	}
 
 	bp, _ := gen.Generate(context.Background(), 0)
-	offered := toolChoice{}.offered(k, bp)
+	offered := ToolChoice{}.Offered(k, bp)
 	var other string
 	for _, tl := range k.Tools() {
 		if !offered[tl.Name] {
@@ -125,7 +127,7 @@ func TestToolsOffered(t *testing.T) {
 		}
 	}
 	call := []record.Message{{Role: "assistant", ToolCalls: []record.ToolCall{{ID: "a", Type: "function", Function: record.FunctionCall{Name: other, Arguments: "{}"}}}}}
-	row := rowTools(k, offered, call)
+	row := RowTools(k, offered, call)
 	if !slices.Contains(names(t, row), other) {
 		t.Fatalf("a called tool (%s) is not in the row's tools %v", other, names(t, row))
 	}
@@ -138,9 +140,9 @@ func TestToolsOffered(t *testing.T) {
 		want              string
 	}{
 		{"all, whole", "all", k.OpenAI(), nil, ""},
-		{"all, a subset", "all", rowTools(k, offered), nil, "differ from the domain's tools"},
+		{"all, a subset", "all", RowTools(k, offered), nil, "differ from the domain's tools"},
 		{"relevant, called tool listed", "relevant", row, call, ""},
-		{"relevant, called tool left out", "relevant", rowTools(k, offered), call, "leave out " + other},
+		{"relevant, called tool left out", "relevant", RowTools(k, offered), call, "leave out " + other},
 		{"relevant, ground truth left out", "relevant", "[]", nil, "leave out"},
 		{"relevant, edited description", "relevant", strings.Replace(row, `"description":"`, `"description":"x`, 1), call, "not the domain's own definitions"},
 		{"relevant, listed twice", "relevant", strings.Replace(row, "[", "["+strings.TrimSuffix(strings.TrimPrefix(row, "["), "]")+",", 1), call, "listed twice"},
@@ -151,14 +153,4 @@ func TestToolsOffered(t *testing.T) {
 			t.Errorf("%s: CheckRowTools = %q, want %q", tc.name, got, tc.want)
 		}
 	}
-}
-
-func mustSpec(t *testing.T) blueprints.Spec {
-	t.Helper()
-	cfg := Defaults()
-	spec, err := cfg.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return spec
 }

@@ -1,4 +1,4 @@
-package pipeline
+package testplay
 
 import (
 	"context"
@@ -12,48 +12,52 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 )
 
-// fakeLLM answers the LLM engines in process, as synth emulate does over
+// FakeLLM answers the LLM engines in process, as synth emulate does over
 // HTTP: the customer and the agent replay the embedded dialogue of the
 // blueprint (or a flawed one), the writer returns the template
 // instruction reworded, judges accept, the refiner prefixes the line.
 // Hooks change single replies to exercise the guards.
-type fakeLLM struct {
+type FakeLLM struct {
 	d *domains.Domain
 
 	mu       sync.Mutex
 	sessions map[string]*record.Trajectory
-	requests atomic.Int64
+	requests atomic.Int64 // requests answered, see Requests
 
-	// flaw names the flaw the agent of a session plays ("" none).
-	flaw func(session string) string
-	// customer may replace the customer's k-th reply of a session.
-	customer func(session string, k int, reply string) string
-	// agent may replace the agent's k-th reply of a session.
-	agent func(session string, k int, msg openai.ChatCompletionMessage) openai.ChatCompletionMessage
-	// refine may replace a rewrite.
-	refine func(line string, seed int) string
-	// review answers a judge; nil accepts.
-	review func(instruction string, seed int) string
-	// budget makes every request after this many fail with ErrBudget (0: none).
-	budget int64
+	// Flaw names the flaw the agent of a session plays ("" none).
+	Flaw func(session string) string
+	// Customer may replace the customer's k-th reply of a session.
+	Customer func(session string, k int, reply string) string
+	// Agent may replace the agent's k-th reply of a session.
+	Agent func(session string, k int, msg openai.ChatCompletionMessage) openai.ChatCompletionMessage
+	// Refine may replace a rewrite.
+	Refine func(line string, seed int) string
+	// Review answers a judge; nil accepts.
+	Review func(instruction string, seed int) string
+	// Budget makes every request after this many fail with ErrBudget (0: none).
+	Budget int64
 }
 
-func newFake(d *domains.Domain) *fakeLLM {
-	return &fakeLLM{d: d, sessions: map[string]*record.Trajectory{}}
+// NewFake answers for the dialogues of d.
+func NewFake(d *domains.Domain) *FakeLLM {
+	return &FakeLLM{d: d, sessions: map[string]*record.Trajectory{}}
 }
 
-func reply(content string, calls ...openai.ToolCall) openai.ChatCompletionResponse {
+// Reply is a response with content and tool calls, its usage made up.
+func Reply(content string, calls ...openai.ToolCall) openai.ChatCompletionResponse {
 	return openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{
 		Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: calls}}},
 		Usage: openai.Usage{PromptTokens: 10, CompletionTokens: len(content)/4 + 1, TotalTokens: 11 + len(content)/4}}
 }
 
-func (f *fakeLLM) Chat(ctx context.Context, role llm.Role, stage string, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
-	if n := f.requests.Add(1); f.budget > 0 && n > f.budget {
+// Chat answers a request as the role it is for.
+func (f *FakeLLM) Chat(ctx context.Context, role llm.Role, stage string, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+	if n := f.requests.Add(1); f.Budget > 0 && n > f.Budget {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("fake: %w", llm.ErrBudget)
 	}
 	if err := ctx.Err(); err != nil {
@@ -76,25 +80,25 @@ func (f *fakeLLM) Chat(ctx context.Context, role llm.Role, stage string, req ope
 		if err := json.Unmarshal([]byte(raw), &bp); err != nil {
 			return openai.ChatCompletionResponse{}, err
 		}
-		return reply("In short: " + bp.Instruction), nil
+		return Reply("In short: " + bp.Instruction), nil
 	case strings.HasPrefix(system, llm.JudgeHeader):
 		text, _ := llm.Between(last, "instruction")
-		if f.review != nil {
-			return reply(f.review(text, seed)), nil
+		if f.Review != nil {
+			return Reply(f.Review(text, seed)), nil
 		}
-		return reply(`{"entails": true, "realistic": true, "feedback": ""}`), nil
+		return Reply(`{"entails": true, "realistic": true, "feedback": ""}`), nil
 	case strings.HasPrefix(system, llm.RefineHeader):
 		line, _ := llm.Between(last, "line")
-		if f.refine != nil {
-			return reply(f.refine(line, seed)), nil
+		if f.Refine != nil {
+			return Reply(f.Refine(line, seed)), nil
 		}
-		return reply("So, " + line), nil
+		return Reply("So, " + line), nil
 	}
 	return openai.ChatCompletionResponse{}, fmt.Errorf("fake: unexpected %s request", role)
 }
 
-// play returns the dialogue a session replays.
-func (f *fakeLLM) play(ctx context.Context, session string, bp *record.Blueprint) (*record.Trajectory, error) {
+// Play returns the dialogue a session replays.
+func (f *FakeLLM) Play(ctx context.Context, session string, bp *record.Blueprint) (*record.Trajectory, error) {
 	f.mu.Lock()
 	tr, ok := f.sessions[session]
 	f.mu.Unlock()
@@ -103,9 +107,9 @@ func (f *fakeLLM) play(ctx context.Context, session string, bp *record.Blueprint
 	}
 	var err error
 	if kind := f.flawOf(session); kind != "" {
-		tr, _, err = SimulateFlawed(ctx, f.d, bp, 60, agent.Flaw{Kind: kind})
+		tr, _, err = embedded.SimulateFlawed(ctx, f.d, bp, 60, agent.Flaw{Kind: kind})
 	} else {
-		tr, err = Simulate(ctx, f.d, bp, 60)
+		tr, err = embedded.Simulate(ctx, f.d, bp, 60)
 	}
 	if err != nil {
 		return nil, err
@@ -116,19 +120,19 @@ func (f *fakeLLM) play(ctx context.Context, session string, bp *record.Blueprint
 	return tr, nil
 }
 
-func (f *fakeLLM) flawOf(session string) string {
-	if f.flaw == nil {
+func (f *FakeLLM) flawOf(session string) string {
+	if f.Flaw == nil {
 		return ""
 	}
-	return f.flaw(session)
+	return f.Flaw(session)
 }
 
-func (f *fakeLLM) customerTurn(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+func (f *FakeLLM) customerTurn(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	bp, err := llm.ParseScenario(req.Messages[0].Content)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
-	tr, err := f.play(ctx, req.User, bp)
+	tr, err := f.Play(ctx, req.User, bp)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, err
 	}
@@ -151,13 +155,13 @@ func (f *fakeLLM) customerTurn(ctx context.Context, req openai.ChatCompletionReq
 	if k < len(users) {
 		out = users[k]
 	}
-	if f.customer != nil {
-		out = f.customer(req.User, k, out)
+	if f.Customer != nil {
+		out = f.Customer(req.User, k, out)
 	}
-	return reply(out), nil
+	return Reply(out), nil
 }
 
-func (f *fakeLLM) agentTurn(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+func (f *FakeLLM) agentTurn(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	f.mu.Lock()
 	tr, ok := f.sessions[req.User]
 	f.mu.Unlock()
@@ -199,10 +203,13 @@ func (f *fakeLLM) agentTurn(req openai.ChatCompletionRequest) (openai.ChatComple
 		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: c.ID, Type: openai.ToolTypeFunction,
 			Function: openai.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}})
 	}
-	if f.agent != nil {
-		msg = f.agent(req.User, k, msg)
+	if f.Agent != nil {
+		msg = f.Agent(req.User, k, msg)
 	}
-	resp := reply(msg.Content)
+	resp := Reply(msg.Content)
 	resp.Choices[0].Message = msg
 	return resp, nil
 }
+
+// Requests counts the requests answered so far.
+func (f *FakeLLM) Requests() int64 { return f.requests.Load() }

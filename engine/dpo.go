@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
+)
+
+// expected lists, per flaw, the checks a dialogue with that flaw must
+// fail for its pair to count: a rejected side is wrong because it was
+// executed and failed for the right reason, not because we assumed so.
+var expected = map[string][]string{
+	agent.FlawPrematureWrite:      {verify.CheckState},
+	agent.FlawWrongTarget:         {verify.CheckState},
+	agent.FlawWrongArgument:       {verify.CheckState},
+	agent.FlawNoConfirmation:      {verify.CheckConfirmation},
+	agent.FlawUnauthenticated:     {verify.CheckAuth},
+	agent.FlawHallucinatedID:      {verify.CheckState},
+	agent.FlawWrongTool:           {verify.CheckState},
+	agent.FlawSchemaInvalid:       {verify.CheckToolSchema},
+	agent.FlawStopsEarly:          {verify.CheckState, verify.CheckEnding},
+	agent.FlawUnnecessaryTransfer: {verify.CheckState, verify.CheckOutputs, verify.CheckEnding},
+	agent.FlawOmitsOutput:         {verify.CheckOutputs},
+}
+
+// Expected returns the checks a flaw must fail.
+func Expected(flaw string) []string { return expected[flaw] }
+
+// DPOStats counts how flawed attempts ended.
+type DPOStats struct {
+	Attempts    int            `json:"attempts"`
+	NotFired    int            `json:"not_applicable"`
+	NoFailure   int            `json:"verified_anyway"`
+	OtherReason int            `json:"failed_for_another_reason"`
+	Unpairable  int            `json:"unpairable"`
+	Pairs       int            `json:"pairs"`
+	ByFailure   map[string]int `json:"pairs_by_failure"`
+	BySplit     map[string]int `json:"pairs_by_split"`
+}
+
+// Plan chooses which flaws to try per blueprint and how pairs are cut.
+type Plan struct {
+	kinds   []string
+	primary *blueprints.Allocator
+	mix     map[string]float64
+	mode    string
+	pairs   int
+}
+
+// defaultMix weights the flaws that need a target described by its
+// properties (about half of the tasks offer one) so that every type ends
+// up with a similar share of the pairs.
+var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 2.5}
+
+// NewPlan makes the DPO plan of a run: mix weighs the failure types (nil:
+// the default mix), mode is how pairs are cut (PairModes), pairs is the
+// most pairs a blueprint gives.
+func NewPlan(seed uint64, mix map[string]float64, mode string, pairs int) (*Plan, error) {
+	kinds := agent.Flaws()
+	weights := make([]float64, len(kinds))
+	for i, k := range kinds {
+		weights[i] = 1
+		if w, ok := defaultMix[k]; ok && mix == nil {
+			weights[i] = w
+		}
+		if w, ok := mix[k]; ok {
+			weights[i] = w
+		}
+	}
+	for k := range mix {
+		if !slices.Contains(kinds, k) {
+			return nil, fmt.Errorf("dpo_mix: unknown failure type %q (known: %s)", k, strings.Join(kinds, ", "))
+		}
+	}
+	a, err := blueprints.NewAllocator(blueprints.Range{Min: 0, Max: len(kinds) - 1}, weights, seed, "dpo", 0.5698402909980532)
+	if err != nil {
+		return nil, fmt.Errorf("dpo_mix: %w", err)
+	}
+	if !slices.Contains(PairModes(), mode) {
+		return nil, fmt.Errorf("--dpo-mode %q: want one of %s", mode, strings.Join(PairModes(), ", "))
+	}
+	if pairs < 1 {
+		return nil, fmt.Errorf("dpo_pairs %d: need at least 1", pairs)
+	}
+	return &Plan{kinds: kinds, primary: a, mix: mix, mode: mode, pairs: pairs}, nil
+}
+
+// Order is the sequence of flaws tried for a blueprint: the allocated
+// one first (so the mix holds over any range of blueprints), then the
+// rest in a per-blueprint order, skipping zero-weight kinds.
+func (p *Plan) Order(bp *record.Blueprint) []string {
+	first := p.kinds[p.primary.At(bp.Index)]
+	rest := slices.DeleteFunc(slices.Clone(p.kinds), func(k string) bool {
+		w, set := p.mix[k]
+		return k == first || set && w == 0
+	})
+	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo")
+	rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+	return append([]string{first}, rest...)
+}
+
+// Pairs are a blueprint's DPO pairs, each with its proof (the
+// dpo_failures/ record saying which check its rejected side failed), and
+// how the flawed attempts ended.
+type Pairs struct {
+	Rows   []export.DPORow
+	Proofs [][]byte
+	Stats  DPOStats
+}
+
+// Mode is how the plan cuts pairs (PairModes).
+func (p *Plan) Mode() string { return p.mode }
+
+// Most is the most pairs a blueprint gives.
+func (p *Plan) Most() int { return p.pairs }

@@ -1,0 +1,168 @@
+package embedded
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
+	"github.com/synth-data/synth/verify"
+)
+
+// Name is the engine's name, as --engine takes it and trajectories record.
+const Name = "embedded"
+
+// Engine is the embedded engine: the rule-based customer and the oracle
+// agent of the domain's model, and with a DPO plan, the flawed agents.
+type Engine struct {
+	d        *domains.Domain
+	ver      *verify.Verifier
+	maxTurns int
+	plan     *engine.Plan
+}
+
+// New makes the embedded engine of a domain; plan may be nil (no pairs).
+func New(d *domains.Domain, ver *verify.Verifier, maxTurns int, plan *engine.Plan) *Engine {
+	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan}
+}
+
+// Dialogue plays the blueprint, verifies it and, when it verifies and the
+// engine has a plan, pairs it with flawed agents' dialogues.
+func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map[string]bool) (*engine.Outcome, error) {
+	tr, err := Simulate(ctx, e.d, bp, e.maxTurns)
+	if err != nil {
+		return nil, err
+	}
+	out := &engine.Outcome{Trajectory: tr, Verdict: e.ver.Verify(ctx, bp, tr)}
+	if out.Verdict.Passed && e.plan != nil {
+		if out.Pairs, err = e.pairs(ctx, bp, tr, offered); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Simulate plays one dialogue of the embedded engine: the rule-based user
+// and the oracle agent talk; every tool call runs on the episode's own
+// copy-on-write state.
+func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
+	tr, _, err := simulate(ctx, d, bp, maxTurns, nil)
+	return tr, err
+}
+
+// SimulateFlawed replays a blueprint with a flawed agent, as the DPO
+// stage did: the same streams, so the same dialogue, word for word.
+func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw agent.Flaw) (*record.Trajectory, bool, error) {
+	return simulate(ctx, d, bp, maxTurns, &flaw)
+}
+
+// simulate plays the dialogue with the oracle, or with a flawed oracle
+// when flaw is set; it reports whether the flaw fired. The user and the
+// agent draw from the same streams either way, so a flawed dialogue is
+// the oracle's word for word until the flaw fires.
+func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
+	st := d.Base.NewState()
+	user, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
+	if err != nil {
+		return nil, false, err
+	}
+	ag := agent.NewGeneric(d.Model, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
+	if flaw != nil {
+		ag.WithFlaw(*flaw)
+	}
+	tr := &record.Trajectory{
+		ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: Name, Behavior: bp.Behavior,
+		Messages: []record.Message{{Role: "system", Content: d.Policy}},
+		Ending:   record.EndMaxTurns,
+	}
+	turn := user.Start()
+	for t := 0; t < maxTurns; t++ {
+		switch turn.Stop {
+		case dialog.TokenStop:
+			tr.Ending = record.EndStop
+		case dialog.TokenTransfer:
+			tr.Ending = record.EndTransfer
+		case dialog.TokenOutOfScope:
+			tr.Ending = record.EndOutScope
+		}
+		if turn.Stop != "" {
+			break
+		}
+		if turn.Text == "" {
+			return nil, false, fmt.Errorf("blueprint %s: the user produced an empty turn", bp.ID)
+		}
+		tr.Messages = append(tr.Messages, record.Message{Role: "user", Content: turn.Text})
+		reply, err := ag.Respond(ctx, turn)
+		if err != nil {
+			return nil, false, fmt.Errorf("blueprint %s: %w", bp.ID, err)
+		}
+		tr.Messages = append(tr.Messages, reply.Messages...)
+		turn = user.Respond(reply.Ask)
+	}
+	tr.StateHash = st.Hash()
+	return tr, ag.Fired(), nil
+}
+
+// pairs runs flawed agents on a verified blueprint until enough of
+// them fail for their expected reason, and pairs each with the oracle's
+// dialogue at the point where they part.
+func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.Trajectory, offered map[string]bool) (engine.Pairs, error) {
+	var out engine.Pairs
+	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo-goal")
+	for _, kind := range e.plan.Order(bp) {
+		if len(out.Rows) >= e.plan.Most() {
+			break
+		}
+		out.Stats.Attempts++
+		flaw := agent.Flaw{Kind: kind, Goal: rng.IntN(len(bp.Goals))}
+		bad, fired, err := simulate(ctx, e.d, bp, e.maxTurns, &flaw)
+		if err != nil {
+			return out, err
+		}
+		if !fired && flaw.Goal > 0 {
+			// No opportunity in the later goals: try from the first.
+			flaw.Goal = 0
+			if bad, fired, err = simulate(ctx, e.d, bp, e.maxTurns, &flaw); err != nil {
+				return out, err
+			}
+		}
+		if !fired {
+			out.Stats.NotFired++
+			continue
+		}
+		v := e.ver.Verify(ctx, bp, bad)
+		f := v.Failed()
+		switch {
+		case f == nil:
+			out.Stats.NoFailure++
+			continue
+		case !slices.Contains(engine.Expected(kind), f.Name):
+			out.Stats.OtherReason++
+			continue
+		}
+		pair, err := engine.MakePair(e.plan.Mode(), good.Messages, bad.Messages)
+		if err != nil {
+			out.Stats.Unpairable++
+			continue
+		}
+		id := bp.ID + "-" + kind
+		out.Rows = append(out.Rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
+			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: engine.RowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
+			Failure: kind, DivergenceTurn: int32(pair.DivergenceTurn)})
+		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
+			"failure": kind, "check": f.Name, "reason": f.Reason, "flaw_goal": flaw.Goal})
+		if err != nil {
+			return out, err
+		}
+		out.Proofs = append(out.Proofs, proof)
+	}
+	return out, nil
+}
