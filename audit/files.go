@@ -22,8 +22,8 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/internal/limitio"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 // checkFiles compares every listed file with its entry: present, a
@@ -167,11 +167,11 @@ func (s *state) checkDomain() {
 			}
 		}
 	}
-	if got := pipeline.DomainHash(sums); got != m.Domain.Hash {
+	if got := release.DomainHash(sums); got != m.Domain.Hash {
 		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", short(got), short(m.Domain.Hash))
 	}
 
-	want := pipeline.DomainFiles(d, m.Seed)
+	want := release.DomainFiles(d, m.Seed)
 	// domain.json is compared field by field below, for a clearer message.
 	delete(want, "domain/domain.json")
 	for _, name := range slices.Sorted(maps.Keys(want)) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 )
 
 // makeRelease runs synth on the embedded engine, with DPO pairs, into a
@@ -64,16 +65,16 @@ func copyRelease(t testing.TB, src string) string {
 	return dst
 }
 
-func readManifest(t testing.TB, dir string) *pipeline.Manifest {
+func readManifest(t testing.TB, dir string) *release.Manifest {
 	t.Helper()
-	m, err := pipeline.ReadManifest(dir)
+	m, err := release.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func writeManifest(t testing.TB, dir string, m *pipeline.Manifest) {
+func writeManifest(t testing.TB, dir string, m *release.Manifest) {
 	t.Helper()
 	raw, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 )
 
 // Release folders that hold data; validate owns what is in them and
@@ -39,7 +39,7 @@ const (
 // entry is a manifest file entry that is safe to open: its path stays
 // inside the release and its name says what it holds.
 type entry struct {
-	pipeline.FileEntry
+	release.FileEntry
 	kind  string
 	split string // from the file name; "" for files without a split
 	shard int    // index in the name
@@ -49,7 +49,7 @@ type entry struct {
 // manifestDoc is a parsed manifest: the manifest itself, the entries that
 // can be checked, and what is wrong with it.
 type manifestDoc struct {
-	m        *pipeline.Manifest
+	m        *release.Manifest
 	entries  []entry
 	problems []manifestProblem
 }
@@ -63,7 +63,7 @@ type manifestProblem struct {
 // that names no file a release can hold, is reported and left out of
 // entries, so nothing later opens it.
 func parseManifest(raw []byte) (*manifestDoc, error) {
-	var m pipeline.Manifest
+	var m release.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("not a valid manifest: %w", err)
 	}
@@ -105,7 +105,7 @@ func parseManifest(raw []byte) (*manifestDoc, error) {
 }
 
 // classify checks one entry and says what kind of file it is.
-func classify(f pipeline.FileEntry) (entry, error) {
+func classify(f release.FileEntry) (entry, error) {
 	e := entry{FileEntry: f}
 	if err := safeRel(f.Path); err != nil {
 		return e, err
@@ -220,7 +220,7 @@ const defaultMaxTurns = 60
 
 // maxTurns reads config.max_turns, which the DPO re-simulation needs to
 // replay a flawed dialogue exactly.
-func maxTurns(m *pipeline.Manifest) (int, error) {
+func maxTurns(m *release.Manifest) (int, error) {
 	v, ok := m.Config["max_turns"]
 	if !ok {
 		return defaultMaxTurns, nil

@@ -18,7 +18,7 @@ import (
 
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/verify"
 )
 
@@ -243,7 +243,7 @@ func splitNote(counts map[string]int) string {
 
 // passRates charts the share of simulated dialogues that passed each
 // check, in the order the verifier runs them.
-func passRates(m *pipeline.Manifest) *chart {
+func passRates(m *release.Manifest) *chart {
 	names := verify.Checks()
 	for _, n := range slices.Sorted(maps.Keys(m.Checks)) {
 		if !slices.Contains(names, n) {

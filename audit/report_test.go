@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/synth-data/synth/export"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -85,18 +85,18 @@ func fixtureRelease(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := pipeline.Manifest{
+	m := release.Manifest{
 		SynthVersion: "0.0.0-fixture", Seed: 7,
 		Config: map[string]any{"domain": "retail", "n": 3, "seed": 7, "dpo": true, "writes": "0-2"},
-		Domain: pipeline.DomainInfo{Name: "retail", Version: "1.0.0", StateHash: strings.Repeat("ab", 32)},
-		Counts: pipeline.Counts{Blueprints: 4, Simulated: 4, Verified: 3, Rejected: 1, SFTRows: 3, BySplit: map[string]int{"train": 2, "test": 1}, DPOPairs: 3},
-		Checks: map[string]*pipeline.CheckStats{
+		Domain: release.DomainInfo{Name: "retail", Version: "1.0.0", StateHash: strings.Repeat("ab", 32)},
+		Counts: release.Counts{Blueprints: 4, Simulated: 4, Verified: 3, Rejected: 1, SFTRows: 3, BySplit: map[string]int{"train": 2, "test": 1}, DPOPairs: 3},
+		Checks: map[string]*release.CheckStats{
 			"record_schema": {Passed: 4}, "tool_schema": {Passed: 4}, "state": {Passed: 3, Failed: 1}, "ending": {Passed: 4},
 			"<b>custom</b>": {Passed: 1, Failed: 1},
 		},
 	}
 	for _, f := range append(files, more...) {
-		m.Files = append(m.Files, pipeline.FileEntry{Path: f.Path, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+		m.Files = append(m.Files, release.FileEntry{Path: f.Path, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
 	}
 	raw, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

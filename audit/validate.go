@@ -342,7 +342,7 @@ func (s *state) loadDomain() error {
 	if err != nil {
 		return fmt.Errorf("record schemas: %w", err)
 	}
-	s.dom, s.ver = d, verify.New(d.Verify, sch)
+	s.dom, s.ver = d, verify.ForDomain(d, sch)
 	return nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 )
 
 // TestValidate makes one release and checks that validate passes it,
@@ -381,7 +382,7 @@ func testDeduplicatedRelease(t *testing.T, dir string) {
 	writeGzipLines(t, filepath.Join(dir, dups), []string{fmt.Sprintf(`{"id":%q,"split":"train","kept_blueprint_index":%d,"reason":"near"}`, gone.BlueprintID, keptIndex)})
 
 	m := readManifest(t, dir)
-	m.Files = append(m.Files, pipeline.FileEntry{Path: dups})
+	m.Files = append(m.Files, release.FileEntry{Path: dups})
 	m.Counts.SFTRows--
 	m.Counts.BySplit["train"]--
 	m.Counts.DPOPairs--

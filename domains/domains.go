@@ -16,18 +16,17 @@ import (
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/tools"
-	"github.com/synth-data/synth/verify"
 )
 
 // Domain is a loaded domain, ready for a run: the pack compiled into the
-// model the stages share, and the verifier's rules.
+// model the stages share. The verifier takes its rules from the same
+// model (verify.ForDomain).
 type Domain struct {
 	Name    string
 	Version string
 	Policy  string
 	Tools   *tools.Toolkit
 	Base    *tools.Base
-	Verify  verify.Domain
 	// Files are the domain's defining files, shipped in a release's
 	// domain/ folder so the release re-verifies on its own.
 	Files map[string][]byte
@@ -100,21 +99,11 @@ func FromPack(p *pack.Pack) (*Domain, error) {
 		return nil, fmt.Errorf("pack %s: %w", p.Manifest.Name, err)
 	}
 	d := &Domain{
-		Name:    m.Name,
-		Version: m.Version,
-		Policy:  p.Policy,
-		Tools:   p.Tools,
-		Base:    p.Base,
-		Verify: verify.Domain{
-			Tools:       p.Tools,
-			Base:        p.Base,
-			AuthTools:   m.AuthTools(),
-			OpenTools:   m.OpenTools(),
-			Owner:       m.Owner,
-			UserOf:      m.UserKeyOf,
-			StatedKey:   m.KeyIdentifies(),
-			Identifying: m.Identifying(),
-		},
+		Name:        m.Name,
+		Version:     m.Version,
+		Policy:      p.Policy,
+		Tools:       p.Tools,
+		Base:        p.Base,
 		Files:       p.Files,
 		HoldoutFile: p.Manifest.Holdout,
 		Model:       m,

@@ -82,8 +82,8 @@ func TestNamesAndLoad(t *testing.T) {
 	if d.Name != "airline" || d.Model == nil || d.Files["domain.yaml"] == nil || d.Base == nil || d.Tools == nil {
 		t.Errorf("airline: name %q, model %v, files %d", d.Name, d.Model != nil, len(d.Files))
 	}
-	if !slices.Contains(d.Verify.AuthTools, "get_user_details") {
-		t.Errorf("airline auth tools %v", d.Verify.AuthTools)
+	if !slices.Contains(d.Model.AuthTools(), "get_user_details") {
+		t.Errorf("airline auth tools %v", d.Model.AuthTools())
 	}
 }
 
@@ -117,7 +117,7 @@ func TestPackDialogues(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ver := verify.New(d.Verify, sch)
+				ver := verify.ForDomain(d, sch)
 				behaviors := map[string]int{}
 				for i := 0; i < tc.n; i++ {
 					bp, err := gen.Generate(context.Background(), i)
@@ -173,7 +173,7 @@ func TestPackFlaws(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ver := verify.New(d.Verify, sch)
+			ver := verify.ForDomain(d, sch)
 			paired := map[string]int{}
 			for i := 0; i < 40; i++ {
 				bp, err := gen.Generate(context.Background(), i)
@@ -277,7 +277,7 @@ func BenchmarkEpisode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ver := verify.New(d.Verify, sch)
+			ver := verify.ForDomain(d, sch)
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				bp, err := gen.Generate(context.Background(), i)

@@ -55,7 +55,7 @@ func TestMistakesMakeFlawedTrials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ver := verify.New(f.d.Verify, sch)
+	ver := verify.ForDomain(f.d, sch)
 	_, _, c := start(t, Options{MistakeRate: 1})
 	differ, failed := 0, 0
 	for i, bp := range f.bps[:12] {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -109,9 +108,22 @@ func (p *Plan) Order(bp *record.Blueprint) []string {
 // dpo_failures/ record saying which check its rejected side failed), and
 // how the flawed attempts ended.
 type Pairs struct {
-	Rows   []export.DPORow
+	Rows   []PairRow
 	Proofs [][]byte
 	Stats  DPOStats
+}
+
+// PairRow is one DPO row: the fields of export.DPORow, which it converts
+// to, so that engines make rows without depending on the file format.
+type PairRow struct {
+	ID, BlueprintID, Domain string
+	// Prompt ends with a user or tool message; Chosen and Rejected start
+	// with an assistant message.
+	Prompt, Chosen, Rejected []record.Message
+	Tools                    string
+	// Failure is the taxonomy label of the rejected continuation.
+	Failure        string
+	DivergenceTurn int32
 }
 
 // Mode is how the plan cuts pairs (PairModes).

@@ -226,4 +226,3 @@ func (s *LLMStats) Merge(o *LLMStats) {
 		d.Fallbacks += r.Fallbacks
 	}
 }
-

@@ -18,6 +18,7 @@ import (
 
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/release"
 )
 
 // A run is cut into chunks of consecutive blueprints. A chunk is the unit
@@ -31,41 +32,6 @@ const workDirName = ".synth-work"
 
 // sigFileName holds a chunk's dedup signatures, one per verified row.
 const sigFileName = "dedup.sig"
-
-// ChunkFile is one file a chunk produced.
-type ChunkFile struct {
-	Kind   string `json:"kind"` // sft, dpo, blueprints, rejected, dpo_failures
-	Split  string `json:"split,omitempty"`
-	Name   string `json:"name"` // relative to the chunk folder
-	Rows   int64  `json:"rows"`
-	SHA256 string `json:"sha256"`
-	Bytes  int64  `json:"bytes"`
-}
-
-// ChunkSummary is written last into a chunk folder: counts, statistics
-// and files, everything the final manifest needs without re-reading rows.
-type ChunkSummary struct {
-	Index       int    `json:"index"`
-	First       int    `json:"first"`
-	End         int    `json:"end"`
-	Fingerprint string `json:"fingerprint"`
-	// SignaturesSHA256 is the hash of the chunk's dedup signatures.
-	SignaturesSHA256 string                 `json:"signatures_sha256"`
-	Counts           Counts                 `json:"counts"`
-	Checks           map[string]*CheckStats `json:"checks"`
-	Failures         map[string]int         `json:"failures"`
-	Stats            *Stats                 `json:"stats"`
-	FirstSketch      *hll                   `json:"first_sketch"`
-	UsersSketch      *hll                   `json:"users_sketch"`
-	Sequences        map[string]int         `json:"tool_sequences"`
-	FirstSet         []uint64               `json:"first_set,omitempty"`
-	UsersSet         []uint64               `json:"users_set,omitempty"`
-	Overflow         bool                   `json:"exact_sets_overflowed,omitempty"`
-	Ngrams           map[string]*ngrams     `json:"ngrams"`
-	DPO              *engine.DPOStats       `json:"dpo,omitempty"`
-	LLM              *engine.LLMStats       `json:"llm,omitempty"`
-	Files            []ChunkFile            `json:"files"`
-}
 
 func chunkName(i int) string { return fmt.Sprintf("c-%06d", i) }
 
@@ -113,18 +79,6 @@ func cleanTemps(work string) error {
 	return nil
 }
 
-func readSummary(dir string) (*ChunkSummary, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return nil, err
-	}
-	var s ChunkSummary
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
-	}
-	return &s, nil
-}
-
 // chunkWriter collects one chunk's items into its files.
 type chunkWriter struct {
 	tmp, final string
@@ -134,8 +88,8 @@ type chunkWriter struct {
 	sigs       *bufio.Writer
 	sigFile    *os.File
 	sigHash    hash.Hash
-	sum        ChunkSummary
-	stats      *Stats
+	sum        release.ChunkSummary
+	stats      *release.Stats
 }
 
 func openChunk(work string, idx, first, end int, cfg Config, kindOf func(string) string) (*chunkWriter, error) {
@@ -148,9 +102,9 @@ func openChunk(work string, idx, first, end int, cfg Config, kindOf func(string)
 		return nil, fmt.Errorf("create chunk folder in %s: %w", chunks, err)
 	}
 	c := &chunkWriter{tmp: tmp, final: filepath.Join(chunks, chunkName(idx)), cfg: cfg, sinks: map[string]*jsonlSink{},
-		stats: newStats(kindOf),
-		sum: ChunkSummary{Index: idx, First: first, End: end, Fingerprint: cfg.Fingerprint(),
-			Counts: Counts{BySplit: map[string]int{}}, Checks: checkStats(), Failures: map[string]int{}}}
+		stats: release.NewStats(kindOf),
+		sum: release.ChunkSummary{Index: idx, First: first, End: end, Fingerprint: cfg.Fingerprint(),
+			Counts: release.Counts{BySplit: map[string]int{}}, Checks: release.NewCheckStats(), Failures: map[string]int{}}}
 	if c.sigFile, err = os.Create(filepath.Join(tmp, sigFileName)); err != nil {
 		c.abort()
 		return nil, err
@@ -205,7 +159,7 @@ func (c *chunkWriter) add(it item) error {
 	cn.Blueprints++
 	cn.Simulated++
 	cn.HeldOut += it.bp.HeldOut
-	addVerdict(c.sum.Checks, out.Verdict)
+	release.AddVerdict(c.sum.Checks, out.Verdict)
 	if err := c.write("blueprints", it.bp.Split, it.bpJSON); err != nil {
 		return err
 	}
@@ -219,7 +173,7 @@ func (c *chunkWriter) add(it item) error {
 	for _, a := range out.Attempts {
 		cn.Simulated++
 		cn.Rejected++
-		addVerdict(c.sum.Checks, a.Verdict)
+		release.AddVerdict(c.sum.Checks, a.Verdict)
 		c.sum.Failures[a.Verdict.Failed().Name]++
 		if err := c.write("rejected", "", a.Record); err != nil {
 			return err
@@ -233,7 +187,7 @@ func (c *chunkWriter) add(it item) error {
 	cn.Verified++
 	cn.SFTRows++
 	cn.BySplit[it.bp.Split]++
-	c.stats.add(it.bp, out.Trajectory)
+	c.stats.Add(it.bp, out.Trajectory)
 	if err := c.sft.WriteSFT(it.bp.Split, it.row); err != nil {
 		return err
 	}
@@ -247,7 +201,7 @@ func (c *chunkWriter) add(it item) error {
 	mergeDPO(d, &out.Pairs.Stats) // the attempt counts; pairs are counted as written
 	for i, row := range out.Pairs.Rows {
 		// A blueprint's pairs go to the split of its SFT row.
-		if err := c.dpo.WriteDPO(it.bp.Split, row); err != nil {
+		if err := c.dpo.WriteDPO(it.bp.Split, export.DPORow(row)); err != nil {
 			return err
 		}
 		if err := c.write("dpo_failures", "", out.Pairs.Proofs[i]); err != nil {
@@ -324,7 +278,7 @@ func (s *chunkSink) abort() {
 
 // commit closes every file, writes the summary and publishes the chunk.
 func (c *chunkWriter) commit() error {
-	var files []ChunkFile
+	var files []release.ChunkFile
 	for kind, w := range map[string]*export.Writer{"sft": c.sft, "dpo": c.dpo} {
 		if w == nil {
 			continue
@@ -335,7 +289,7 @@ func (c *chunkWriter) commit() error {
 			return err
 		}
 		for _, f := range fs {
-			files = append(files, ChunkFile{Kind: kind, Split: f.Split, Name: f.Path, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+			files = append(files, release.ChunkFile{Kind: kind, Split: f.Split, Name: f.Path, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
 	}
 	c.sft, c.dpo = nil, nil
@@ -345,7 +299,7 @@ func (c *chunkWriter) commit() error {
 			c.abort()
 			return err
 		}
-		files = append(files, ChunkFile{Kind: s.kind, Split: s.split, Name: name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes})
+		files = append(files, release.ChunkFile{Kind: s.kind, Split: s.split, Name: name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes})
 	}
 	c.sinks = nil
 	if err := c.sigs.Flush(); err != nil {

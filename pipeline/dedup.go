@@ -17,6 +17,7 @@ import (
 
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 // Duplicate removal. Every verified dialogue gets an exact key and two
@@ -59,7 +60,7 @@ func minhash(tokens []uint64) [sigHashes]uint32 {
 	}
 	for _, t := range tokens {
 		for i := range sig {
-			if h := uint32(splitmixHLL(t ^ uint64(i)*0x9e3779b97f4a7c15)); h < sig[i] {
+			if h := uint32(release.Mix(t ^ uint64(i)*0x9e3779b97f4a7c15)); h < sig[i] {
 				sig[i] = h
 			}
 		}
@@ -84,16 +85,16 @@ func signTrajectory(index int, id, split string, tr *record.Trajectory) signatur
 		case "assistant":
 			for _, c := range m.ToolCalls {
 				exact.Write([]byte("c\x00" + c.Function.Name + "\x00" + c.Function.Arguments + "\x00"))
-				calls = append(calls, fnvString(c.Function.Name+"("+c.Function.Arguments+")"))
+				calls = append(calls, release.StringHash(c.Function.Name+"("+c.Function.Arguments+")"))
 			}
 		}
 	}
 	var ut []uint64
 	for i := 0; i+3 <= len(user); i++ {
-		ut = append(ut, fnvString(user[i]+" "+user[i+1]+" "+user[i+2]))
+		ut = append(ut, release.StringHash(user[i]+" "+user[i+1]+" "+user[i+2]))
 	}
 	if len(ut) == 0 {
-		ut = append(ut, fnvString(strings.Join(user, " ")))
+		ut = append(ut, release.StringHash(strings.Join(user, " ")))
 	}
 	tt := append([]uint64(nil), calls...)
 	for i := 0; i+1 < len(calls); i++ {
@@ -187,7 +188,7 @@ func newBandTable(entries int) *bandTable {
 	return &bandTable{keys: make([]uint64, n), idx: make([]int32, n)}
 }
 
-func (t *bandTable) slot(key uint64) int { return int(splitmixHLL(key) & uint64(len(t.keys)-1)) }
+func (t *bandTable) slot(key uint64) int { return int(release.Mix(key) & uint64(len(t.keys)-1)) }
 
 // probes bounds linear probing; only a table crowded past it forgets.
 const probes = 16
@@ -282,7 +283,7 @@ func (d *deduper) check(s signature) *Duplicate {
 
 // findDuplicates reads every chunk's signatures in order and returns the
 // removed dialogues, and per chunk the ids to drop.
-func findDuplicates(chunkDirs []string, sums []*ChunkSummary) ([]Duplicate, map[int]map[string]bool, error) {
+func findDuplicates(chunkDirs []string, sums []*release.ChunkSummary) ([]Duplicate, map[int]map[string]bool, error) {
 	rows := 0
 	for _, s := range sums {
 		rows += s.Counts.Verified
@@ -321,9 +322,9 @@ func findDuplicates(chunkDirs []string, sums []*ChunkSummary) ([]Duplicate, map[
 // dropRows rewrites the files of one chunk without the dropped dialogues
 // (their SFT rows, DPO pairs and failure records) into tmp, and updates
 // the chunk's summary to match. It returns the new source of each file.
-func dropRows(chunkDir, tmp string, s *ChunkSummary, drop map[string]bool) (map[string]string, error) {
+func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]bool) (map[string]string, error) {
 	src := map[string]string{}
-	var kept []ChunkFile
+	var kept []release.ChunkFile
 	w := map[string]*export.Writer{}
 	opts := export.Options{RowsPerFile: 1 << 30, MaxFileBytes: 1 << 40}
 	var err error
@@ -359,7 +360,7 @@ func dropRows(chunkDir, tmp string, s *ChunkSummary, drop map[string]bool) (map[
 				return w["dpo"].WriteDPO(f.Split, r)
 			})
 		case "dpo_failures":
-			var cf ChunkFile
+			var cf release.ChunkFile
 			if cf, err = filterJSONL(path, tmp, f, drop); err == nil && cf.Rows > 0 {
 				src[cf.Name] = filepath.Join(tmp, cf.Name)
 				kept = append(kept, cf)
@@ -380,7 +381,7 @@ func dropRows(chunkDir, tmp string, s *ChunkSummary, drop map[string]bool) (map[
 			return nil, err
 		}
 		for _, f := range files {
-			kept = append(kept, ChunkFile{Kind: kind, Split: f.Split, Name: f.Path, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+			kept = append(kept, release.ChunkFile{Kind: kind, Split: f.Split, Name: f.Path, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
 			src[f.Path] = filepath.Join(tmp, filepath.FromSlash(f.Path))
 		}
 	}
@@ -390,19 +391,19 @@ func dropRows(chunkDir, tmp string, s *ChunkSummary, drop map[string]bool) (map[
 }
 
 // filterJSONL copies a gzip JSON-lines file without the lines of dropped blueprints.
-func filterJSONL(path, tmp string, f ChunkFile, drop map[string]bool) (ChunkFile, error) {
+func filterJSONL(path, tmp string, f release.ChunkFile, drop map[string]bool) (release.ChunkFile, error) {
 	in, err := os.Open(path)
 	if err != nil {
-		return ChunkFile{}, err
+		return release.ChunkFile{}, err
 	}
 	defer in.Close()
 	zr, err := gzip.NewReader(in)
 	if err != nil {
-		return ChunkFile{}, err
+		return release.ChunkFile{}, err
 	}
 	out, err := newJSONLSink(tmp, f.Name)
 	if err != nil {
-		return ChunkFile{}, err
+		return release.ChunkFile{}, err
 	}
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
@@ -412,23 +413,23 @@ func filterJSONL(path, tmp string, f ChunkFile, drop map[string]bool) (ChunkFile
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			out.abort()
-			return ChunkFile{}, err
+			return release.ChunkFile{}, err
 		}
 		if drop[rec.BlueprintID] {
 			continue
 		}
 		if err := out.write(append([]byte(nil), sc.Bytes()...)); err != nil {
 			out.abort()
-			return ChunkFile{}, err
+			return release.ChunkFile{}, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		out.abort()
-		return ChunkFile{}, err
+		return release.ChunkFile{}, err
 	}
 	e, err := out.commit()
 	if err != nil {
-		return ChunkFile{}, err
+		return release.ChunkFile{}, err
 	}
-	return ChunkFile{Kind: f.Kind, Split: f.Split, Name: f.Name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes}, nil
+	return release.ChunkFile{Kind: f.Kind, Split: f.Split, Name: f.Name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 func dialogue(user []string, calls ...string) *record.Trajectory {
@@ -127,7 +128,7 @@ func TestDedupEndToEnd(t *testing.T) {
 	}
 	// The chunk's summary records its signatures' hash: keep it true, or
 	// the merge refuses the chunk as damaged.
-	sum, err := readSummary(filepath.Join(chunks, chunkName(1)))
+	sum, err := release.ReadSummary(filepath.Join(chunks, chunkName(1)))
 	if err != nil {
 		t.Fatal(err)
 	}

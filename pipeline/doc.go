@@ -6,19 +6,19 @@
 // dir behind; then it claims the out dir under a lock and resumes whatever
 // finished chunks an earlier run of the same config left. Blueprints are
 // cut into chunks of consecutive indices, each the unit of durability,
-// resume and sharding: a bounded pool of workers generates each blueprint,
-// plays it (Simulate: the rule-based customer and the oracle agent of the
-// embedded engine; or the LLM engines of llm.go, which keep the first
-// trial that verifies or have a model rewrite the embedded dialogue's
-// lines), verifies it with verify, and for --dpo replays it with flawed
-// agents to pair the verified dialogue with failures that fail for the
-// expected reason. Results are put back in index order and each chunk is
-// written whole into a hidden folder and renamed when complete, so after
-// any crash a chunk is either finished or absent. finalize then assembles
+// resume and sharding: an ordered, bounded pool (internal/pool) generates
+// each blueprint and hands it to the run's engine.Engine, which plays,
+// verifies and, for --dpo, pairs it (newEngine in engines.go is the one
+// place that knows which engine: embedded, llm or hybrid); optional
+// capabilities (a budget, metering, waiting on the network) are asked of
+// the engine through engine's named interfaces. Results come back in
+// index order into a chunk sink: each chunk is written whole into a
+// hidden folder and renamed when complete, so after any crash a chunk is
+// either finished or absent. finalize then assembles
 // the release: duplicates removed in blueprint order (exact keys and
 // MinHash over user turns and tool calls, in bounded tables), files linked
 // to their final names and hashed as they are placed, statistics merged,
-// the dataset card (Card) and the manifest written last. Merge does the
+// the dataset card and the manifest (package release) written last. Merge does the
 // same over the chunks of shard runs, Keeper over dialogues that passed
 // synth verify, and Tasks rebuilds any blueprint of a config from its id
 // for synth emulate.

@@ -18,6 +18,7 @@ import (
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -83,7 +84,7 @@ func TestDPORelease(t *testing.T) {
 			t.Errorf("%s differs between --workers 1 and --workers 8", name)
 		}
 	}
-	m, err := ReadManifest(dir)
+	m, err := release.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestDPORelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ver := verify.New(d.Verify, sch)
+	ver := verify.ForDomain(d, sch)
 	for i, p := range readProofs(t, dir) {
 		kind, check := p["failure"].(string), p["check"].(string)
 		if !slices.Contains(engine.Expected(kind), check) {

@@ -19,11 +19,12 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/release"
 )
 
 // finalName is where a chunk file lands in the release: the k-th of n
 // files of its kind and split.
-func finalName(f ChunkFile, k, n int) string {
+func finalName(f release.ChunkFile, k, n int) string {
 	switch f.Kind {
 	case "sft", "dpo":
 		return fmt.Sprintf("%s/%s-%05d-of-%05d.parquet", f.Kind, f.Split, k, n)
@@ -44,15 +45,15 @@ func finalName(f ChunkFile, k, n int) string {
 //
 // extra, when not nil, adds to the manifest before the card is written
 // from it (a kept release's sources).
-func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string, out, work string, link bool, extra func(*Manifest)) (*Manifest, error) {
-	sums := make([]*ChunkSummary, len(chunkDirs))
+func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string, out, work string, link bool, extra func(*release.Manifest)) (*release.Manifest, error) {
+	sums := make([]*release.ChunkSummary, len(chunkDirs))
 	for i, dir := range chunkDirs {
-		s, err := readSummary(dir)
+		s, err := release.ReadSummary(dir)
 		if err != nil {
 			return nil, fmt.Errorf("chunk %d is incomplete (%w); rerun the same command to finish it", i, err)
 		}
 		if s.Index != i || s.Fingerprint != cfg.Fingerprint() {
-			return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, short(s.Fingerprint))
+			return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, release.Short(s.Fingerprint))
 		}
 		sums[i] = s
 	}
@@ -81,9 +82,9 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	m := &Manifest{
+	m := &release.Manifest{
 		SynthVersion: Version, Format: export.FormatVersion, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
-		Counts: Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: checkStats(), Failures: map[string]int{}, Stats: newStats(d.Tools.Kind),
+		Counts: release.Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: release.NewCheckStats(), Failures: map[string]int{}, Stats: release.NewStats(d.Tools.Kind),
 	}
 	if cfg.DPO {
 		m.DPO = &engine.DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
@@ -93,7 +94,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 	}
 	m.Notes = notes
 	if n := len(sums); n > 0 && sums[n-1].End < cfg.N {
-		m.Stopped, m.BlueprintsDone = StoppedBudget, sums[n-1].End
+		m.Stopped, m.BlueprintsDone = release.StoppedBudget, sums[n-1].End
 	}
 	total := map[string]int{}
 	for _, s := range sums {
@@ -101,12 +102,12 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		for k, c := range s.Checks {
 			cs := m.Checks[k]
 			if cs == nil {
-				cs = &CheckStats{}
+				cs = &release.CheckStats{}
 				m.Checks[k] = cs
 			}
 			cs.Passed += c.Passed
 			cs.Failed += c.Failed
-			cs.Rate = ratio(cs.Passed, cs.Passed+cs.Failed)
+			cs.Rate = release.Ratio(cs.Passed, cs.Passed+cs.Failed)
 		}
 		for k, v := range s.Failures {
 			m.Failures[k] += v
@@ -114,7 +115,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		s.Stats.FirstSketch, s.Stats.UsersSketch = s.FirstSketch, s.UsersSketch
 		s.Stats.ToolSequences, s.Stats.Ngrams = s.Sequences, s.Ngrams
 		s.Stats.FirstSet, s.Stats.UsersSet = setOf(s.FirstSet, s.Overflow), setOf(s.UsersSet, s.Overflow)
-		m.Stats.merge(s.Stats)
+		m.Stats.Merge(s.Stats)
 		if m.DPO != nil && s.DPO != nil {
 			mergeDPO(m.DPO, s.DPO)
 		}
@@ -125,9 +126,9 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 			total[f.Kind+"/"+f.Split]++
 		}
 	}
-	m.Stats.distinct()
+	m.Stats.Distinct()
 	if d.Model != nil && d.Model.Holdout != nil {
-		m.Holdout = &HoldoutInfo{File: "domain/" + d.HoldoutFile, Tasks: d.Model.Holdout.Len(), Dropped: m.Counts.HeldOut}
+		m.Holdout = &release.HoldoutInfo{File: "domain/" + d.HoldoutFile, Tasks: d.Model.Holdout.Len(), Dropped: m.Counts.HeldOut}
 	}
 	if m.LLM != nil {
 		finishLLM(m.LLM, cfg)
@@ -136,7 +137,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		extra(m)
 	}
 	seen := map[string]int{}
-	var entries []FileEntry
+	var entries []release.FileEntry
 	var plan []placement
 	for i, s := range sums {
 		for _, f := range s.Files {
@@ -148,7 +149,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 				src = alt
 			}
 			plan = append(plan, placement{path: name, src: src, sha: f.SHA256})
-			entries = append(entries, FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+			entries = append(entries, release.FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
 	}
 	for _, dup := range dups {
@@ -162,17 +163,17 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		plan = append(plan, placement{path: e.Path, src: filepath.Join(scratch, filepath.FromSlash(e.Path)), sha: e.SHA256})
 		entries = append(entries, e)
 	}
-	domFiles := DomainFiles(d, cfg.Seed)
+	domFiles := release.DomainFiles(d, cfg.Seed)
 	domSums := map[string]string{}
 	for _, n := range slices.Sorted(maps.Keys(domFiles)) {
-		e := fileEntry(n, domFiles[n])
+		e := release.FileEntryOf(n, domFiles[n])
 		domSums[n] = e.SHA256
 		plan = append(plan, placement{path: n, data: domFiles[n], sha: e.SHA256})
 		entries = append(entries, e)
 	}
-	m.Domain = DomainInfo{Name: d.Name, Version: d.Version, Hash: DomainHash(domSums), StateHash: d.Base.Hash()}
-	card := []byte(Card(m, entries))
-	ce := fileEntry("README.md", card)
+	m.Domain = release.DomainInfo{Name: d.Name, Version: d.Version, Hash: release.DomainHash(domSums), StateHash: d.Base.Hash()}
+	card := []byte(release.Card(m, entries))
+	ce := release.FileEntryOf("README.md", card)
 	plan = append(plan, placement{path: ce.Path, data: card, sha: ce.SHA256})
 	entries = append(entries, ce)
 	if err := logPublish(work, plan); err != nil {
@@ -197,29 +198,29 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 }
 
 // writeDuplicates records each removed dialogue with its kept twin.
-func writeDuplicates(dir string, dups []Duplicate) (FileEntry, error) {
+func writeDuplicates(dir string, dups []Duplicate) (release.FileEntry, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "rejected"), 0o755); err != nil {
-		return FileEntry{}, err
+		return release.FileEntry{}, err
 	}
 	s, err := newJSONLSink(dir, "rejected/duplicates.jsonl.gz")
 	if err != nil {
-		return FileEntry{}, err
+		return release.FileEntry{}, err
 	}
 	for _, d := range dups {
 		raw, err := json.Marshal(d)
 		if err != nil {
 			s.abort()
-			return FileEntry{}, err
+			return release.FileEntry{}, err
 		}
 		if err := s.write(raw); err != nil {
 			s.abort()
-			return FileEntry{}, err
+			return release.FileEntry{}, err
 		}
 	}
 	return s.commit()
 }
 
-func mergeCounts(dst *Counts, src Counts) {
+func mergeCounts(dst *release.Counts, src release.Counts) {
 	dst.Blueprints += src.Blueprints
 	dst.Simulated += src.Simulated
 	dst.Verified += src.Verified
@@ -315,7 +316,7 @@ func (p placement) place(out string, link bool) error {
 }
 
 func damaged(path, got, want string) error {
-	return fmt.Errorf("%s is %w: its sha256 is %s, but %s was recorded when it was written", path, ErrDamaged, short(got), short(want))
+	return fmt.Errorf("%s is %w: its sha256 is %s, but %s was recorded when it was written", path, ErrDamaged, release.Short(got), release.Short(want))
 }
 
 // logPublish appends the files finalisation will place to the work dir's

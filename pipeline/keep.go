@@ -19,26 +19,14 @@ import (
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
-
-// EngineOutside marks a release of dialogues made elsewhere and kept by
-// synth verify --keep.
-const EngineOutside = "outside"
 
 // Why a dialogue that passed synth verify is not kept.
 const (
 	NotKeptHeldOut = "held_out"       // its writes equal a held-out task's: a benchmark's test task
 	NotKeptRelease = "release_checks" // it fails a check of synth's own rows
 )
-
-// Source is one input file of a kept release.
-type Source struct {
-	File      string `json:"file"` // the name it was given, without its folders
-	SHA256    string `json:"sha256"`
-	Dialogues int    `json:"dialogues"`
-	Passed    int    `json:"passed"`
-	Kept      int    `json:"kept"`
-}
 
 // Keeper writes the dialogues that passed synth verify as a release, which
 // synth validate re-verifies like any other: a filter for outside data.
@@ -56,7 +44,7 @@ type Keeper struct {
 	bw      *bufio.Writer
 	n       int
 	ids     map[string]int
-	sources []Source
+	sources []release.Source
 	byFile  map[string]int
 	notKept map[string]int
 	created bool // out did not exist before: an empty keep removes it
@@ -74,17 +62,17 @@ type keptRecord struct {
 // (or, for a keep's own leftovers, nothing) lets it replace.
 func NewKeeper(d *domains.Domain, domain string, seed uint64, out string, force bool) (*Keeper, error) {
 	cfg := Defaults()
-	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, EngineOutside, engine.ToolsAll
+	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, release.EngineOutside, engine.ToolsAll
 	cfg.Validation, cfg.Test, cfg.Writes, cfg.Reads, cfg.Behaviors = 0, 0, "", "", nil
 	cfg.bindDomain(d)
 	_, statErr := os.Stat(out)
-	release, err := claimOut("--keep", out, force)
+	unlock, err := claimOut("--keep", out, force)
 	if err != nil {
 		return nil, err
 	}
-	k := &Keeper{cfg: cfg, d: d, release: release, created: errors.Is(statErr, os.ErrNotExist), work: filepath.Join(out, workDirName), ids: map[string]int{}, byFile: map[string]int{}, notKept: map[string]int{}}
+	k := &Keeper{cfg: cfg, d: d, release: unlock, created: errors.Is(statErr, os.ErrNotExist), work: filepath.Join(out, workDirName), ids: map[string]int{}, byFile: map[string]int{}, notKept: map[string]int{}}
 	if err := k.prepare(); err != nil {
-		release()
+		unlock()
 		return nil, err
 	}
 	return k, nil
@@ -129,7 +117,7 @@ func (k *Keeper) leftoverOfKeep() bool {
 		return false
 	}
 	var rf runFile
-	return json.Unmarshal(raw, &rf) == nil && rf.Config["engine"] == EngineOutside
+	return json.Unmarshal(raw, &rf) == nil && rf.Config["engine"] == release.EngineOutside
 }
 
 // Sources records the input files, in the order their dialogues come,
@@ -141,7 +129,7 @@ func (k *Keeper) Sources(files []string) {
 			continue // named twice: its dialogues count once, under its first entry
 		}
 		sum, _ := fileSHA(path)
-		k.sources = append(k.sources, Source{File: filepath.Base(path), SHA256: sum})
+		k.sources = append(k.sources, release.Source{File: filepath.Base(path), SHA256: sum})
 		k.byFile[path] = len(k.sources) - 1
 	}
 }
@@ -212,7 +200,7 @@ func (k *Keeper) NotKept() map[string]int { return k.notKept }
 
 // Close writes the kept dialogues as a release and returns its manifest;
 // with none kept it writes nothing, removes what it made and returns nil.
-func (k *Keeper) Close(ctx context.Context) (*Manifest, error) {
+func (k *Keeper) Close(ctx context.Context) (*release.Manifest, error) {
 	defer k.release()
 	if err := k.closeSpool(); err != nil {
 		return nil, err
@@ -235,7 +223,7 @@ func (k *Keeper) Close(ctx context.Context) (*Manifest, error) {
 			notes = append(notes, fmt.Sprintf("%d passing dialogues were not kept (%s)", n, why))
 		}
 	}
-	m, err := finalize(k.cfg, k.d, notes, dirs, k.cfg.Out, k.work, true, func(m *Manifest) {
+	m, err := finalize(k.cfg, k.d, notes, dirs, k.cfg.Out, k.work, true, func(m *release.Manifest) {
 		m.Sources = k.sources
 		m.Counts.HeldOut = k.notKept[NotKeptHeldOut]
 		if m.Holdout != nil {

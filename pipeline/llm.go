@@ -9,6 +9,7 @@ import (
 
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/release"
 )
 
 // The LLM engines. --engine llm plays each blueprint with an LLM agent
@@ -76,7 +77,7 @@ func finishLLM(s *engine.LLMStats, cfg Config) {
 		if s.PassRate == nil {
 			s.PassRate = map[string]float64{}
 		}
-		s.PassRate[k] = ratio(s.TrialPasses[k], runs)
+		s.PassRate[k] = release.Ratio(s.TrialPasses[k], runs)
 	}
 }
 

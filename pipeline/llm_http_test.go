@@ -21,6 +21,7 @@ import (
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 // The LLM engines over real HTTP: go-openai, through synth's llm
@@ -83,7 +84,7 @@ func validate(t *testing.T, dir string) *audit.Validation {
 
 // indices lists, per blueprint index, where it ended up: "sft" or
 // "rejected" (once per blueprint, however many trials failed).
-func outcomes(t *testing.T, dir string, m *pipeline.Manifest) map[int][]string {
+func outcomes(t *testing.T, dir string, m *release.Manifest) map[int][]string {
 	t.Helper()
 	out := map[int][]string{}
 	index := func(id string) int {
@@ -256,7 +257,7 @@ func TestHTTPBudgetStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Manifest
-	if m.Stopped != pipeline.StoppedBudget || m.BlueprintsDone == 0 || m.BlueprintsDone >= 60 || m.Counts.Blueprints != m.BlueprintsDone {
+	if m.Stopped != release.StoppedBudget || m.BlueprintsDone == 0 || m.BlueprintsDone >= 60 || m.Counts.Blueprints != m.BlueprintsDone {
 		t.Fatalf("stopped %q after %d, blueprints %d", m.Stopped, m.BlueprintsDone, m.Counts.Blueprints)
 	}
 	validate(t, cfg.Out)

@@ -19,6 +19,7 @@ import (
 	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -60,7 +61,7 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{d: d, gen: gen, ver: verify.New(d.Verify, sch), cfg: cfg}
+	return &fixture{d: d, gen: gen, ver: verify.ForDomain(d, sch), cfg: cfg}
 }
 
 // blueprint returns the first blueprint with at least minWrites writes.
@@ -133,7 +134,7 @@ func TestLLMRunTrials(t *testing.T) {
 	}
 }
 
-func readSFT(t *testing.T, dir string, m *Manifest) []export.SFTRow {
+func readSFT(t *testing.T, dir string, m *release.Manifest) []export.SFTRow {
 	t.Helper()
 	var out []export.SFTRow
 	for _, f := range m.Files {
@@ -225,7 +226,7 @@ func TestLLMBudgetStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Manifest
-	if res.Stopped != StoppedBudget || m.Stopped != StoppedBudget || m.BlueprintsDone != res.Done || res.Done <= 0 || res.Done >= 40 {
+	if res.Stopped != release.StoppedBudget || m.Stopped != release.StoppedBudget || m.BlueprintsDone != res.Done || res.Done <= 0 || res.Done >= 40 {
 		t.Fatalf("stopped %q/%q after %d (manifest %d)", res.Stopped, m.Stopped, res.Done, m.BlueprintsDone)
 	}
 	if m.Counts.Blueprints != res.Done {

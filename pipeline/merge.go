@@ -12,13 +12,14 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
+	"github.com/synth-data/synth/release"
 )
 
 // Merge combines the work of shard runs (synth run --shard I/N into
 // several out dirs, e.g. on a shared volume) into one release in dir,
 // byte-identical to a single-machine run of the same config. The shard
 // outputs are read, not changed.
-func Merge(outs []string, dir string, force bool) (*Manifest, error) {
+func Merge(outs []string, dir string, force bool) (*release.Manifest, error) {
 	if len(outs) == 0 {
 		return nil, errors.New("give the shard output directories to merge")
 	}
@@ -29,7 +30,7 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 		work := filepath.Join(out, workDirName)
 		raw, err := limitio.ReadRegular(filepath.Join(work, "run.json"), limitio.SmallFile)
 		if err != nil {
-			if _, merr := ReadManifest(out); merr == nil {
+			if _, merr := release.ReadManifest(out); merr == nil {
 				return nil, fmt.Errorf("%s is a finished release, not a shard output; merge the outputs of synth run --shard I/N", out)
 			}
 			return nil, fmt.Errorf("%s holds no shard output (%v); run synth run --shard I/N --out %s first", out, err, out)
@@ -81,16 +82,16 @@ func Merge(outs []string, dir string, force bool) (*Manifest, error) {
 			return nil, fmt.Errorf("chunk %d in %s cannot be merged: %w; rerun the shard that made it", i, d, err)
 		}
 	}
-	release, err := claimOut("-o", dir, force)
+	unlock, err := claimOut("-o", dir, force)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer unlock()
 	o, err := readOwned(dir)
 	if err != nil {
 		return nil, err
 	}
-	if m, err := ReadManifest(dir); err == nil {
+	if m, err := release.ReadManifest(dir); err == nil {
 		if m.Fingerprint == fp {
 			return m, nil
 		}

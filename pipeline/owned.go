@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/synth-data/synth/release"
 )
 
 // synth deletes only what it can prove it wrote: the files a release's
@@ -52,7 +54,7 @@ type owned struct {
 // readOwned works out what in out synth wrote.
 func readOwned(out string) (*owned, error) {
 	o := &owned{out: out, files: map[string]string{}}
-	if m, err := ReadManifest(out); err == nil && m.Fingerprint != "" {
+	if m, err := release.ReadManifest(out); err == nil && m.Fingerprint != "" {
 		o.manifest = true
 		for _, f := range m.Files {
 			o.files[f.Path] = f.SHA256
@@ -288,7 +290,7 @@ func clearWork(work string) error {
 // removeStale deletes, after a release was finalised, what an earlier
 // interrupted finalisation placed that the new manifest does not list, and
 // temporaries of listed files.
-func removeStale(out string, m *Manifest) error {
+func removeStale(out string, m *release.Manifest) error {
 	keep := map[string]bool{"manifest.json": true}
 	for _, f := range m.Files {
 		keep[f.Path] = true

@@ -23,6 +23,7 @@ import (
 	"github.com/synth-data/synth/internal/pool"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -30,13 +31,10 @@ import (
 // Version is synth's version, recorded in every release.
 const Version = "0.4.0"
 
-// Splits in release order.
-var Splits = []string{"train", "validation", "test"}
-
 // Result is the outcome of a run.
 type Result struct {
 	Dir      string
-	Manifest *Manifest // nil for a shard run, which leaves chunks to merge
+	Manifest *release.Manifest // nil for a shard run, which leaves chunks to merge
 	Elapsed  time.Duration
 	// Existing is true when the out dir already held this exact release.
 	Existing bool
@@ -56,9 +54,6 @@ type Result struct {
 	// LLM is what this process sent and paid for (LLM engines only).
 	LLM *engine.Billing
 }
-
-// StoppedBudget marks a run the LLM budget stopped.
-const StoppedBudget = "budget"
 
 // item is one blueprint's journey through the stages.
 type item struct {
@@ -143,11 +138,11 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	release, err := claimOut("--out", cfg.Out, cfg.Force)
+	unlock, err := claimOut("--out", cfg.Out, cfg.Force)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer unlock()
 	if m, err := prepareOut(cfg); err != nil || m != nil {
 		if m != nil {
 			return &Result{Dir: cfg.Out, Manifest: m, Existing: true}, nil
@@ -212,7 +207,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	if stopped >= 0 {
 		// The completed prefix: whole chunks and the partial last one.
 		nChunks = (stopped + cfg.ChunkSize - 1) / cfg.ChunkSize
-		res.Stopped, res.Done = StoppedBudget, stopped
+		res.Stopped, res.Done = release.StoppedBudget, stopped
 	}
 	dirs := make([]string, nChunks)
 	for c := range dirs {
@@ -262,7 +257,7 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen *blueprints
 	if err != nil {
 		return err
 	}
-	ver := verify.New(d.Verify, sch)
+	ver := verify.ForDomain(d, sch)
 	choice, err := engine.ParseTools(cfg.Tools)
 	if err != nil {
 		return err
@@ -442,7 +437,7 @@ func claimOut(flag, out string, force bool) (release func(), err error) {
 // forced; with --force only what synth provably wrote is deleted, and a
 // folder holding anything else is refused. It records the config in the
 // work dir.
-func prepareOut(cfg Config) (*Manifest, error) {
+func prepareOut(cfg Config) (*release.Manifest, error) {
 	out := cfg.Out
 	o, err := readOwned(out)
 	if err != nil {
@@ -450,7 +445,7 @@ func prepareOut(cfg Config) (*Manifest, error) {
 	}
 	work := filepath.Join(out, workDirName)
 	runPath := filepath.Join(work, "run.json")
-	m, err := ReadManifest(out)
+	m, err := release.ReadManifest(out)
 	switch {
 	case err == nil && m.Fingerprint == cfg.Fingerprint() && m.Stopped != "":
 		// A release the budget stopped is redone whole: its blueprints'
@@ -583,13 +578,13 @@ func dropBroken(done map[int]string, cfg Config) ([]string, error) {
 
 // checkChunk reads a finished chunk's summary and checks every file it
 // lists against its size and sha256.
-func checkChunk(dir string, idx int, fingerprint string) (*ChunkSummary, error) {
-	s, err := readSummary(dir)
+func checkChunk(dir string, idx int, fingerprint string) (*release.ChunkSummary, error) {
+	s, err := release.ReadSummary(dir)
 	if err != nil {
 		return nil, fmt.Errorf("its summary cannot be read (%v)", err)
 	}
 	if s.Index != idx || s.Fingerprint != fingerprint {
-		return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, short(s.Fingerprint))
+		return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, release.Short(s.Fingerprint))
 	}
 	names := []string{sigFileName}
 	sums := []string{s.SignaturesSHA256}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/internal/testtree"
+	"github.com/synth-data/synth/release"
 )
 
 // interrupted leaves cfg.Out as a killed run does: some chunks finished,
@@ -30,7 +31,7 @@ func interrupted(t *testing.T, cfg Config, stopAt int) {
 // firstChunkFile is a file of chunk 0 of the kind given.
 func firstChunkFile(t *testing.T, work, kind string) string {
 	t.Helper()
-	s, err := readSummary(filepath.Join(work, "chunks", chunkName(0)))
+	s, err := release.ReadSummary(filepath.Join(work, "chunks", chunkName(0)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/release"
 )
 
 // jsonlSink streams JSON lines into a gzip file published atomically.
@@ -60,15 +61,15 @@ func (s *jsonlSink) write(line []byte) error {
 	return nil
 }
 
-func (s *jsonlSink) commit() (FileEntry, error) {
+func (s *jsonlSink) commit() (release.FileEntry, error) {
 	if err := s.gz.Close(); err != nil {
 		s.af.Abort()
-		return FileEntry{}, fmt.Errorf("write %s: %w", s.rel, err)
+		return release.FileEntry{}, fmt.Errorf("write %s: %w", s.rel, err)
 	}
 	if err := s.af.Commit(); err != nil {
-		return FileEntry{}, fmt.Errorf("write %s: %w", s.rel, err)
+		return release.FileEntry{}, fmt.Errorf("write %s: %w", s.rel, err)
 	}
-	return FileEntry{Path: s.rel, Rows: s.rows, SHA256: hex.EncodeToString(s.sum.Sum(nil)), Bytes: s.size.n}, nil
+	return release.FileEntry{Path: s.rel, Rows: s.rows, SHA256: hex.EncodeToString(s.sum.Sum(nil)), Bytes: s.size.n}, nil
 }
 
 func (s *jsonlSink) abort() { s.af.Abort() }

@@ -148,7 +148,7 @@ func TestListenerDialoguesVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ver := verify.New(d.Verify, sch)
+	ver := verify.ForDomain(d, sch)
 	ctx := context.Background()
 	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
 		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})

@@ -55,7 +55,7 @@ func loadFixture(t *testing.T) *fixture {
 			fixErr = err
 			return
 		}
-		f := &fixture{d: d, v: verify.New(d.Verify, sch), kind: d.Tools.Kind}
+		f := &fixture{d: d, v: verify.ForDomain(d, sch), kind: d.Tools.Kind}
 		for i := range 32 {
 			bp, err := g.Generate(context.Background(), i)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/tools"
@@ -58,6 +59,23 @@ type Domain struct {
 	// the user's yes (ids, the first address line): a yes to a proposal
 	// that does not say what will change is no consent.
 	Identifying []string
+}
+
+// ForDomain is the verifier of a loaded domain: authentication,
+// ownership and consent rules come from its compiled model, the same
+// model the generator, the customer and the agent work from.
+func ForDomain(d *domains.Domain, sch *schemas.Set) *Verifier {
+	m := d.Model
+	return New(Domain{
+		Tools:       d.Tools,
+		Base:        d.Base,
+		AuthTools:   m.AuthTools(),
+		OpenTools:   m.OpenTools(),
+		Owner:       m.Owner,
+		UserOf:      m.UserKeyOf,
+		StatedKey:   m.KeyIdentifies(),
+		Identifying: m.Identifying(),
+	}, sch)
 }
 
 // Verifier checks dialogues of one domain. Safe for concurrent use.

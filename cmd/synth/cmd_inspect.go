@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/export"
-	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 // errFound stops a scan once the wanted row is printed.
@@ -27,7 +27,7 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := pipeline.ReadManifest(dir)
+	m, err := release.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}

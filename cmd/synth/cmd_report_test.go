@@ -8,7 +8,7 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
-	dir := release(t)
+	dir := makeRelease(t)
 	code, stdout, stderr := synth(t, "report", dir)
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 )
 
 func version() string { return pipeline.Version }
@@ -104,7 +105,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "%s already holds this release (%d rows); nothing to do\n", res.Dir, m.Counts.SFTRows)
 		return nil
 	}
-	if res.Stopped == pipeline.StoppedBudget {
+	if res.Stopped == release.StoppedBudget {
 		fmt.Fprintf(stdout, "stopped: the LLM budget (--max-cost / --max-tokens) ran out; the release holds the first %d of %d blueprints. "+
 			"Rerun the same command with a larger budget to complete it (cached responses are not paid again).\n", res.Done, final.N)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/internal/termtext"
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 )
 
 func cmdStats(args []string, stdout io.Writer) error {
@@ -19,7 +19,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := pipeline.ReadManifest(dir)
+	m, err := release.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
@@ -50,7 +50,7 @@ func cmdStats(args []string, stdout io.Writer) error {
 	fmt.Fprintln(stdout)
 	for _, row := range []struct {
 		name string
-		v    pipeline.Summary
+		v    release.Summary
 	}{{"messages/dialogue", s.Messages}, {"user turns/dialogue", s.UserTurns}, {"tool calls/dialogue", s.ToolCalls}, {"read calls/dialogue", s.ReadCalls}} {
 		fmt.Fprintf(stdout, "%-22s mean %6.2f  min %3d  max %3d\n", row.name, row.v.Mean, row.v.Min, row.v.Max)
 	}
@@ -85,7 +85,7 @@ func printHist(w io.Writer, m map[string]int) {
 	for _, v := range m {
 		total += v
 	}
-	for _, k := range pipeline.SortedCounts(m) {
+	for _, k := range release.SortedCounts(m) {
 		share := float64(m[k]) / float64(total)
 		fmt.Fprintf(w, "  %-22s %6d  %5.1f%%  %s\n", k, m[k], 100*share, strings.Repeat("█", int(share*40+0.5)))
 	}

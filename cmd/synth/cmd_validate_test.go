@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// release makes a small release with DPO pairs through the CLI.
-func release(t *testing.T) string {
+// makeRelease makes a small release with DPO pairs through the CLI.
+func makeRelease(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "rel")
 	if code, _, stderr := synth(t, "run", "-n", "30", "--seed", "4", "--dpo", "--quiet", "--out", out); code != 0 {
@@ -19,7 +19,7 @@ func release(t *testing.T) string {
 }
 
 func TestValidateCommand(t *testing.T) {
-	dir := release(t)
+	dir := makeRelease(t)
 	code, stdout, stderr := synth(t, "validate", dir)
 	if code != 0 || !strings.Contains(stdout, "OK: no defects") {
 		t.Fatalf("fresh release: exit %d\n%s%s", code, stdout, stderr)

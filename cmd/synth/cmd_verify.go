@@ -13,6 +13,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/intake"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -89,7 +90,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 	job := intake.Job{
 		Files:   files,
 		Domain:  intake.Domain{Name: d.Name, Policy: d.Policy, Tools: d.Tools, Base: d.Base},
-		Verify:  verify.New(d.Verify, sch),
+		Verify:  verify.ForDomain(d, sch),
 		Options: opts,
 		Workers: *workers,
 		Release: *keep != "",
@@ -128,7 +129,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		return err
 	}
 	out := map[string]any{"summary": sum}
-	var m *pipeline.Manifest
+	var m *release.Manifest
 	if keeper != nil {
 		if m, err = keeper.Close(ctx); err != nil {
 			return err

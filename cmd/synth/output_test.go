@@ -13,7 +13,7 @@ import (
 // TestReportKeepsReleaseFiles: report -o never writes over a file or into
 // a folder of the release, however the path is spelled.
 func TestReportKeepsReleaseFiles(t *testing.T) {
-	dir := release(t)
+	dir := makeRelease(t)
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(dir, link); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/emulate"
-	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/release"
 )
 
 // The API key goes from the environment to the endpoint and nowhere
@@ -63,7 +63,7 @@ func TestRunLLMNoSecret(t *testing.T) {
 	if files < 10 {
 		t.Fatalf("only %d files written", files)
 	}
-	m, err := pipeline.ReadManifest(out)
+	m, err := release.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}

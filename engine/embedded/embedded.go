@@ -11,7 +11,6 @@ import (
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
-	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
@@ -154,7 +153,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 			continue
 		}
 		id := bp.ID + "-" + kind
-		out.Rows = append(out.Rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
+		out.Rows = append(out.Rows, engine.PairRow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
 			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: engine.RowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
 			Failure: kind, DivergenceTurn: int32(pair.DivergenceTurn)})
 		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,

@@ -23,15 +23,6 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-// The hybrid engine, after ToolACE-MT's mask-and-fill: the embedded
-// engine plays a verified skeleton, then the LLM rewrites every user and
-// assistant line in the persona's (or the agent's) voice, in parallel.
-// A rewrite must keep every entity of its line verbatim, hold no stop
-// token, and keep a customer's yes a yes (the confirmation check reads
-// it); otherwise it is asked again with another seed, twice, and then
-// the original line stays. Tool calls and results are never touched. The
-// refined dialogue is verified again; if it fails, the skeleton goes out.
-
 // Name is the engine's name, as --engine takes it and trajectories record.
 const Name = "hybrid"
 

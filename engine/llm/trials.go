@@ -16,7 +16,6 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/engine"
-	"github.com/synth-data/synth/export"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -505,7 +504,7 @@ func (e *Engine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []fa
 		}
 		fc := f.v.Failed()
 		id := fmt.Sprintf("%s-%s-t%d", bp.ID, label, f.ep.trial)
-		out.Rows = append(out.Rows, export.DPORow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
+		out.Rows = append(out.Rows, engine.PairRow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
 			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: engine.RowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
 			Failure: label, DivergenceTurn: int32(pair.DivergenceTurn)})
 		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,

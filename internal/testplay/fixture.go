@@ -32,5 +32,5 @@ func NewFixture(domain string, seed uint64) (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fixture{D: d, Gen: gen, Ver: verify.New(d.Verify, sch)}, nil
+	return &Fixture{D: d, Gen: gen, Ver: verify.ForDomain(d, sch)}, nil
 }

@@ -1,4 +1,4 @@
-package pipeline
+package release
 
 import (
 	"hash/fnv"
@@ -73,7 +73,8 @@ func (s *Summary) merge(o Summary) {
 	s.Mean = float64(int(float64(s.Sum)/float64(s.N)*100+0.5)) / 100
 }
 
-func newStats(kindOf func(string) string) *Stats {
+// NewStats makes empty stats; kindOf says whether a tool reads or writes.
+func NewStats(kindOf func(string) string) *Stats {
 	return &Stats{kindOf: kindOf, Behaviors: map[string]int{}, Writes: map[string]int{}, Evidence: map[string]int{},
 		Intents: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL(),
 		FirstSet: map[uint64]bool{}, UsersSet: map[uint64]bool{},
@@ -99,7 +100,7 @@ func (g *ngrams) add(text string) {
 		if start < 0 {
 			return
 		}
-		h := fnvString(strings.ToLower(text[start:end]))
+		h := StringHash(strings.ToLower(text[start:end]))
 		g.Uni.add(h)
 		g.NUni++
 		if have {
@@ -127,7 +128,8 @@ func (g *ngrams) merge(o *ngrams) {
 	g.NBi += o.NBi
 }
 
-func fnvString(s string) uint64 {
+// StringHash is the 64-bit FNV-1a hash of s.
+func StringHash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()
@@ -168,8 +170,8 @@ func mergeExact(dst, src map[uint64]bool) map[uint64]bool {
 // sequences count as one "other" bucket, so the entropy is a lower bound.
 const maxToolSequences = 50000
 
-// merge adds another chunk's stats.
-func (s *Stats) merge(o *Stats) {
+// Merge adds another chunk's stats.
+func (s *Stats) Merge(o *Stats) {
 	for _, p := range []struct{ dst, src map[string]int }{{s.Behaviors, o.Behaviors}, {s.Writes, o.Writes}, {s.Evidence, o.Evidence}, {s.Intents, o.Intents}, {s.Endings, o.Endings}} {
 		for k, v := range p.src {
 			p.dst[k] += v
@@ -202,16 +204,16 @@ func (s *Stats) countSequence(seq string, n int) {
 	s.ToolSequences[seq] += n
 }
 
-// distinct computes the distinct shares from the sketches; it is costly
+// Distinct computes the distinct shares from the sketches; it is costly
 // enough to run once, when the stats are complete.
-func (s *Stats) distinct() {
-	s.DistinctFirst = ratio(int(math.Round(s.FirstSketch.count())), s.Rows)
-	s.DistinctUsers = ratio(int(math.Round(s.UsersSketch.count())), s.Rows)
+func (s *Stats) Distinct() {
+	s.DistinctFirst = Ratio(int(math.Round(s.FirstSketch.count())), s.Rows)
+	s.DistinctUsers = Ratio(int(math.Round(s.UsersSketch.count())), s.Rows)
 	if s.FirstSet != nil {
-		s.DistinctFirst = ratio(len(s.FirstSet), s.Rows)
+		s.DistinctFirst = Ratio(len(s.FirstSet), s.Rows)
 	}
 	if s.UsersSet != nil {
-		s.DistinctUsers = ratio(len(s.UsersSet), s.Rows)
+		s.DistinctUsers = Ratio(len(s.UsersSet), s.Rows)
 	}
 	// An estimate may overshoot by a hair; a share of distinct rows cannot.
 	s.DistinctFirst = math.Min(s.DistinctFirst, 1)
@@ -219,8 +221,8 @@ func (s *Stats) distinct() {
 	s.DistinctN = map[string]map[string]float64{}
 	for role, g := range s.Ngrams {
 		s.DistinctN[role] = map[string]float64{
-			"distinct_1": math.Min(ratio(int(math.Round(g.Uni.count())), g.NUni), 1),
-			"distinct_2": math.Min(ratio(int(math.Round(g.Bi.count())), g.NBi), 1),
+			"distinct_1": math.Min(Ratio(int(math.Round(g.Uni.count())), g.NUni), 1),
+			"distinct_2": math.Min(Ratio(int(math.Round(g.Bi.count())), g.NBi), 1),
 		}
 	}
 	total := 0
@@ -235,7 +237,8 @@ func (s *Stats) distinct() {
 	s.ToolSequenceEntropy = math.Round(h*1000) / 1000
 }
 
-func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
+// Add counts one verified dialogue.
+func (s *Stats) Add(bp *record.Blueprint, tr *record.Trajectory) {
 	s.Rows++
 	s.Behaviors[bp.Behavior]++
 	s.Writes[strconv.Itoa(bp.NWrites)]++
@@ -285,7 +288,8 @@ func (s *Stats) add(bp *record.Blueprint, tr *record.Trajectory) {
 	s.countSequence(strings.Join(tools, ">"), 1)
 }
 
-func ratio(a, b int) float64 {
+// Ratio is a/b rounded to four decimals, 0 when b is 0.
+func Ratio(a, b int) float64 {
 	if b == 0 {
 		return 0
 	}
@@ -299,7 +303,8 @@ type CheckStats struct {
 	Rate   float64 `json:"pass_rate"`
 }
 
-func checkStats() map[string]*CheckStats {
+// NewCheckStats has an entry for every check, so a release lists them all.
+func NewCheckStats() map[string]*CheckStats {
 	m := map[string]*CheckStats{}
 	for _, c := range verify.Checks() {
 		m[c] = &CheckStats{}
@@ -307,7 +312,8 @@ func checkStats() map[string]*CheckStats {
 	return m
 }
 
-func addVerdict(m map[string]*CheckStats, v record.Verdict) {
+// AddVerdict counts a verdict's checks.
+func AddVerdict(m map[string]*CheckStats, v record.Verdict) {
 	for _, c := range v.Checks {
 		cs := m[c.Name]
 		if cs == nil {
@@ -319,7 +325,7 @@ func addVerdict(m map[string]*CheckStats, v record.Verdict) {
 		} else {
 			cs.Failed++
 		}
-		cs.Rate = ratio(cs.Passed, cs.Passed+cs.Failed)
+		cs.Rate = Ratio(cs.Passed, cs.Passed+cs.Failed)
 	}
 }
 

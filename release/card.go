@@ -1,4 +1,4 @@
-package pipeline
+package release
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/synth-data/synth/engine/hybrid"
+	llmengine "github.com/synth-data/synth/engine/llm"
 
 	"github.com/synth-data/synth/engine"
 	"go.yaml.in/yaml/v3"
@@ -105,7 +108,7 @@ func generatedText(m *Manifest) string {
 	}
 
 	b.WriteString("## How it was generated\n\n")
-	fmt.Fprintf(&b, "%s- seed: %d\n- config fingerprint: `%s`\n\n", provenance(m), m.Seed, short(m.Fingerprint))
+	fmt.Fprintf(&b, "%s- seed: %d\n- config fingerprint: `%s`\n\n", provenance(m), m.Seed, Short(m.Fingerprint))
 	b.WriteString("Full config (rerun it with `synth run --config` on a file holding these keys to reproduce this release byte for byte):\n\n```yaml\n")
 	keys := make([]string, 0, len(m.Config))
 	for k := range m.Config {
@@ -150,7 +153,7 @@ func toolsText(v any) string {
 // with, as the card's first lines of how it came to be.
 func provenance(m *Manifest) string {
 	return fmt.Sprintf("- synth version: %s\n- domain: %s %s (files hash `%s`, initial state `%s`)\n",
-		m.SynthVersion, m.Domain.Name, m.Domain.Version, short(m.Domain.Hash), short(m.Domain.StateHash))
+		m.SynthVersion, m.Domain.Name, m.Domain.Version, Short(m.Domain.Hash), Short(m.Domain.StateHash))
 }
 
 // outsideText says where a release synth verify --keep made came from.
@@ -163,7 +166,7 @@ func outsideText(m *Manifest) string {
 	fmt.Fprintf(&b, "%s- seed of the database: %d\n\n", provenance(m), m.Seed)
 	b.WriteString("| source file | sha256 | dialogues | passed | kept |\n|---|---|---|---|---|\n")
 	for _, s := range m.Sources {
-		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d |\n", s.File, short(s.SHA256), s.Dialogues, s.Passed, s.Kept)
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %d |\n", s.File, Short(s.SHA256), s.Dialogues, s.Passed, s.Kept)
 	}
 	b.WriteString("\nA passing dialogue is not kept when its ground-truth writes equal a held-out task's, or when it fails a check of synth's own rows " +
 		"(its ground truth must replay without errors, its blueprint must be a complete record). Rerun `synth verify --domain DOMAIN --keep OUT FILE...` " +
@@ -318,7 +321,8 @@ func sizeCategory(n int) string {
 	return "1M<n<10M"
 }
 
-func short(h string) string {
+// Short is the first 12 characters of a hash, for text.
+func Short(h string) string {
 	if len(h) > 12 {
 		return h[:12]
 	}
@@ -393,9 +397,9 @@ const loading = "## Loading\n\n" +
 // engineText names the engine that played the dialogues.
 func engineText(m *Manifest) string {
 	switch m.Config["engine"] {
-	case EngineLLM:
+	case llmengine.Name:
 		return "LLM engine (a model played the agent and the customer through an OpenAI-compatible endpoint)"
-	case EngineHybrid:
+	case hybrid.Name:
 		return "hybrid engine (embedded dialogues whose lines a model rewrote, every entity kept)"
 	}
 	return "embedded engine"
@@ -404,11 +408,11 @@ func engineText(m *Manifest) string {
 func pipelineText(m *Manifest) string {
 	const head = "Pipeline: blueprints (tasks whose ground truth was executed and whose targets are identifiable) → "
 	switch m.Config["engine"] {
-	case EngineLLM:
+	case llmengine.Name:
 		return head + "up to `trials` dialogues per blueprint between an LLM agent (the policy as system prompt, the tools in OpenAI format, " +
 			"every call executed on the episode's own database) and a simulated customer → verification, keeping the first dialogue that " +
 			"passes (rejection sampling, after APIGen-MT; the failed ones are in `rejected/`) → Parquet.\n\n"
-	case EngineHybrid:
+	case hybrid.Name:
 		return head + "embedded dialogues (a rule-based user and a policy-following agent) verified as skeletons → every user and " +
 			"assistant line rewritten by an LLM in the speaker's voice, each rewrite checked to keep every entity of its line " +
 			"(after ToolACE-MT's mask-and-fill; tool calls untouched) → verification again → Parquet.\n\n"

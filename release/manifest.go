@@ -1,4 +1,4 @@
-package pipeline
+package release
 
 import (
 	"crypto/sha256"
@@ -14,6 +14,12 @@ import (
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
 )
+
+// Splits in release order.
+var Splits = []string{"train", "validation", "test"}
+
+// StoppedBudget is Manifest.Stopped of a run the LLM budget stopped.
+const StoppedBudget = "budget"
 
 // Manifest describes a release. It is written last; a folder without one
 // is not a release.
@@ -103,7 +109,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-func fileEntry(rel string, data []byte) FileEntry {
+// FileEntryOf is the entry of a file of the release at rel holding data.
+func FileEntryOf(rel string, data []byte) FileEntry {
 	sum := sha256.Sum256(data)
 	return FileEntry{Path: rel, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data))}
 }
@@ -133,4 +140,17 @@ func DomainHash(sums map[string]string) string {
 		h.Write([]byte(p + "\x00" + sums[p] + "\n"))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// EngineOutside marks a release of dialogues made elsewhere and kept by
+// synth verify --keep.
+const EngineOutside = "outside"
+
+// Source is one input file of a kept release.
+type Source struct {
+	File      string `json:"file"` // the name it was given, without its folders
+	SHA256    string `json:"sha256"`
+	Dialogues int    `json:"dialogues"`
+	Passed    int    `json:"passed"`
+	Kept      int    `json:"kept"`
 }

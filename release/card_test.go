@@ -1,4 +1,4 @@
-package pipeline
+package release
 
 import (
 	"flag"
@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var updateCard = flag.Bool("update-card", false, "rewrite pipeline/testdata/card_front_matter.golden")
+var updateCard = flag.Bool("update-card", false, "rewrite release/testdata/card_front_matter.golden")
 
 // frontMatter returns the card's YAML front matter, decoded, and its text.
 func frontMatter(t *testing.T, card string) (map[string]any, string) {
@@ -34,7 +34,7 @@ func frontMatter(t *testing.T, card string) (map[string]any, string) {
 
 func cardManifest(license string, sft, dpo int) *Manifest {
 	m := &Manifest{
-		SynthVersion: Version, Format: 2, Seed: 7,
+		SynthVersion: "0.4.0", Format: 2, Seed: 7,
 		Config: map[string]any{"license": license, "engine": "embedded", "writes": "0-5", "reads": "2-7", "n": 10},
 		Domain: DomainInfo{Name: "retail", Version: "1.0.0", Hash: "abcdef0123456789", StateHash: "0123456789abcdef"},
 		Counts: Counts{SFTRows: sft},
@@ -113,7 +113,7 @@ func TestCardFrontMatterGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./pipeline -run CardFrontMatterGolden -update-card)", err)
+		t.Fatalf("%v (run go test ./release -run CardFrontMatterGolden -update-card)", err)
 	}
 	if fm != string(want) {
 		t.Errorf("front matter differs from %s (rerun with -update-card if intended):\n%s", path, fm)

@@ -1,4 +1,4 @@
-package pipeline
+package release
 
 import (
 	"encoding/base64"
@@ -19,7 +19,7 @@ const hllP = 14
 func newHLL() *hll { return &hll{reg: make([]uint8, 1<<hllP)} }
 
 func (h *hll) add(x uint64) {
-	x = splitmixHLL(x)
+	x = Mix(x)
 	i := x >> (64 - hllP)
 	rank := uint8(bits.LeadingZeros64(x<<hllP|1<<(hllP-1))) + 1
 	if rank > h.reg[i] {
@@ -70,7 +70,8 @@ func (h *hll) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func splitmixHLL(x uint64) uint64 {
+// Mix is splitmix64's finalizer: it spreads a hash over all 64 bits.
+func Mix(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb

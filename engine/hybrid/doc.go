@@ -1,0 +1,7 @@
+// Package hybrid is the hybrid engine, after ToolACE-MT's mask-and-fill:
+// the embedded engine plays a verified skeleton, then an LLM rewrites
+// every customer and agent line in the persona's (or the agent's) voice,
+// keeping every entity of the line; tool calls and results are never
+// touched. The refined dialogue is verified again, and the skeleton goes
+// out instead when it fails. It makes no DPO pairs.
+package hybrid
