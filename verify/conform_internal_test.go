@@ -126,8 +126,12 @@ func TestConformsAgreesWithSchemas(t *testing.T) {
 		{"bad call type", func(_ *record.Blueprint, tr *record.Trajectory) { tr.Messages[2].ToolCalls[0].Type = "tool" }},
 		{"no call name", func(_ *record.Blueprint, tr *record.Trajectory) { tr.Messages[2].ToolCalls[0].Function.Name = "" }},
 		{"short arguments", func(_ *record.Blueprint, tr *record.Trajectory) { tr.Messages[2].ToolCalls[0].Function.Arguments = "{" }},
-		{"two-rune arguments", func(_ *record.Blueprint, tr *record.Trajectory) { tr.Messages[2].ToolCalls[0].Function.Arguments = "é!" }},
-		{"one-rune arguments", func(_ *record.Blueprint, tr *record.Trajectory) { tr.Messages[2].ToolCalls[0].Function.Arguments = "é" }},
+		{"two-rune arguments", func(_ *record.Blueprint, tr *record.Trajectory) {
+			tr.Messages[2].ToolCalls[0].Function.Arguments = "é!"
+		}},
+		{"one-rune arguments", func(_ *record.Blueprint, tr *record.Trajectory) {
+			tr.Messages[2].ToolCalls[0].Function.Arguments = "é"
+		}},
 		{"empty tool calls", func(_ *record.Blueprint, tr *record.Trajectory) { tr.Messages[2].ToolCalls = []record.ToolCall{} }},
 	}
 	for _, m := range muts {
