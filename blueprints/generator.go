@@ -2,7 +2,6 @@ package blueprints
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -60,7 +59,7 @@ func (l *ledger) add(kind string, goal int, tool string, args map[string]any, ne
 			return i
 		}
 	}
-	raw, _ := json.Marshal(args)
+	raw, _ := tools.Marshal(args)
 	ns := closure(l.actions, needs)
 	l.actions = append(l.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
 	i := len(l.actions) - 1

@@ -243,7 +243,7 @@ func Render(v any) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	b, err := json.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("tool result is not JSON: %w", err)
 	}
