@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -96,7 +95,7 @@ func (a *Generic) say(tmpls []string, slots map[string]string) string {
 
 // call runs a tool and records the call and its observation.
 func (a *Generic) call(ctx context.Context, name string, args map[string]any, reasoning string) (any, string, bool) {
-	raw, _ := json.Marshal(args)
+	raw, _ := tools.Marshal(args)
 	return a.callRaw(ctx, name, string(raw), reasoning)
 }
 
@@ -116,7 +115,7 @@ func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any
 // read calls a read tool once per state: what it returned stays valid
 // until the next write.
 func (a *Generic) read(ctx context.Context, name string, args map[string]any) (any, bool) {
-	raw, _ := json.Marshal(args)
+	raw, _ := tools.Marshal(args)
 	key := readKey(name, string(raw))
 	if r, ok := a.reads[key]; ok {
 		return r.v, r.ok
@@ -290,7 +289,7 @@ func (a *Generic) authenticate(ctx context.Context) bool {
 		if !ok {
 			continue
 		}
-		raw, _ := json.Marshal(args)
+		raw, _ := tools.Marshal(args)
 		v, out, good := a.callRaw(ctx, im.Tool, string(raw), "")
 		if !good {
 			return false

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -259,7 +258,7 @@ func sameType(v any, t string) bool {
 }
 
 func mustJSON(v any) string {
-	raw, err := json.Marshal(v)
+	raw, err := tools.Marshal(v)
 	if err != nil {
 		return "{}"
 	}

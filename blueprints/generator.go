@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -60,7 +59,7 @@ func (l *ledger) add(kind string, goal int, tool string, args map[string]any, ne
 			return i
 		}
 	}
-	raw, _ := json.Marshal(args)
+	raw, _ := tools.Marshal(args)
 	ns := closure(l.actions, needs)
 	l.actions = append(l.actions, record.Action{Tool: tool, Kind: kind, Arguments: raw, Goal: goal, Needs: ns})
 	i := len(l.actions) - 1
@@ -76,14 +75,27 @@ func (l *ledger) add(kind string, goal int, tool string, args map[string]any, ne
 // readKey identifies a read by tool and arguments without marshalling
 // them: reads take a few string arguments.
 func readKey(tool string, args map[string]any) string {
-	keys := slices.Sorted(maps.Keys(args))
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
 	var b strings.Builder
 	b.WriteString(tool)
 	for _, k := range keys {
 		b.WriteByte(0)
 		b.WriteString(k)
 		b.WriteByte('=')
-		fmt.Fprint(&b, args[k])
+		// Text values, most of them, print as themselves; fmt, which the
+		// rest goes through, was most of the key's cost.
+		switch v := args[k].(type) {
+		case string:
+			b.WriteString(v)
+		case json.Number:
+			b.WriteString(string(v))
+		default:
+			fmt.Fprint(&b, v)
+		}
 	}
 	return b.String()
 }

@@ -1309,7 +1309,7 @@ func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 	default:
 		goal.RevisedItems = nil
 	}
-	raw, err := json.Marshal(a.args)
+	raw, err := tools.Marshal(a.args)
 	if err != nil {
 		return err
 	}

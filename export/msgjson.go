@@ -142,6 +142,14 @@ type wireToolCall struct {
 // keys it does not have), a missing role or content, or arguments that
 // are neither an object nor a string.
 func ParseMessageJSON(b []byte) (record.Message, error) {
+	if m, ok := parseCanonical(b); ok {
+		return m, nil
+	}
+	return parseMessage(b)
+}
+
+// parseMessage is ParseMessageJSON for any message text.
+func parseMessage(b []byte) (record.Message, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
 		return record.Message{}, fmt.Errorf("not a message object: %w", err)

@@ -597,7 +597,7 @@ func lastWord(s string) string {
 }
 
 func mustJSON(v any) string {
-	raw, _ := json.Marshal(v)
+	raw, _ := tools.Marshal(v)
 	return string(raw)
 }
 
@@ -1634,7 +1634,7 @@ func Decode(output string) any {
 // tool failed. st nil reads the base. The generator reads values only:
 // nothing renders an observation it does not show anyone.
 func (m *Model) Read(ctx context.Context, st *tools.State, tool string, args map[string]any) (any, bool) {
-	raw, err := json.Marshal(args)
+	raw, err := tools.Marshal(args)
 	if err != nil {
 		return nil, false
 	}

@@ -29,7 +29,7 @@ func (d *digest) sub(o digest) {
 }
 
 func recordDigest(coll, key string, v any) (digest, error) {
-	b, err := json.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return digest{}, fmt.Errorf("hash %s/%s: %w", coll, key, err)
 	}
@@ -93,7 +93,7 @@ func NewBase(colls map[string]map[string]any) (*Base, error) {
 		ds := make(map[string]digest, len(recs))
 		for k, v := range recs {
 			ks = append(ks, k)
-			raw, err := json.Marshal(v)
+			raw, err := Marshal(v)
 			if err != nil {
 				return nil, fmt.Errorf("hash %s/%s: %w", coll, k, err)
 			}
@@ -180,7 +180,7 @@ func (s *State) Put(coll, key string, v any) error {
 	if !plainJSON(v, 0) {
 		// Not the generic JSON a handler builds: make sure it marshals,
 		// or the state could not be hashed.
-		if _, err := json.Marshal(v); err != nil {
+		if _, err := Marshal(v); err != nil {
 			return fmt.Errorf("put %s/%s: %w", coll, key, err)
 		}
 	}

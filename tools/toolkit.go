@@ -35,11 +35,12 @@ type Toolkit struct {
 	byName map[string]*Tool
 	spec   string
 	defs   []string // each tool's OpenAI definition, in definition order
+	parsed *argCache
 }
 
 // NewToolkit compiles every tool's parameter schema (Draft 2020-12).
 func NewToolkit(list []*Tool) (*Toolkit, error) {
-	k := &Toolkit{list: list, byName: make(map[string]*Tool, len(list))}
+	k := &Toolkit{list: list, byName: make(map[string]*Tool, len(list)), parsed: newArgCache()}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	for _, t := range list {
@@ -141,6 +142,10 @@ func (k *Toolkit) ParseArgs(name, args string) (*Tool, map[string]any, error) {
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
+	key := name + "\x00" + args
+	if m, ok := k.parsed.get(key); ok {
+		return t, m, nil
+	}
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(args))
 	if err != nil {
 		return t, nil, fmt.Errorf("arguments of %s are not valid JSON: %v", name, err)
@@ -152,6 +157,7 @@ func (k *Toolkit) ParseArgs(name, args string) (*Tool, map[string]any, error) {
 	if !ok {
 		return t, nil, fmt.Errorf("arguments of %s must be a JSON object", name)
 	}
+	k.parsed.put(key, m)
 	return t, m, nil
 }
 
@@ -243,7 +249,7 @@ func Render(v any) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	b, err := json.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("tool result is not JSON: %w", err)
 	}

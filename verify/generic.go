@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -96,10 +97,7 @@ func ints(list []int) []any {
 	return out
 }
 
-func itoa(x int) string {
-	b, _ := json.Marshal(x)
-	return string(b)
-}
+func itoa(x int) string { return strconv.Itoa(x) }
 
 func stringList(list []string) any {
 	if list == nil {
@@ -177,7 +175,4 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 	}, nil
 }
 
-func uitoa(x uint64) string {
-	b, _ := json.Marshal(x)
-	return string(b)
-}
+func uitoa(x uint64) string { return strconv.FormatUint(x, 10) }
