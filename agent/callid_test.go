@@ -79,6 +79,7 @@ var phraseBanks = map[string]phraseBank{
 	"confirmAsk":           {confirmAsk, nil},
 	"doneLead":             {doneLead, nil},
 	"transferMsg":          {transferMsg, nil},
+	"transferSorry":        {transferSorry, nil},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced

@@ -20,12 +20,17 @@ const (
 	FlawStopsEarly          = "stops_early"          // ends before every sub-goal is done
 	FlawUnnecessaryTransfer = "unnecessary_transfer" // hands over a request it could handle
 	FlawOmitsOutput         = "omits_output"         // never tells the user the amount
+	// The policy's rules (pack rules):
+	FlawUndisclosed       = "undisclosed"         // asks for the yes without the figure (refund, total) the policy says to tell first
+	FlawNoReminder        = "no_reminder"         // skips a reminder or question the policy requires before a write
+	FlawNoTransferMessage = "no_transfer_message" // transfers without the policy's exact message
 )
 
 // Flaws lists every flaw kind.
 func Flaws() []string {
 	return []string{FlawPrematureWrite, FlawWrongTarget, FlawWrongArgument, FlawNoConfirmation, FlawUnauthenticated,
-		FlawHallucinatedID, FlawWrongTool, FlawSchemaInvalid, FlawStopsEarly, FlawUnnecessaryTransfer, FlawOmitsOutput}
+		FlawHallucinatedID, FlawWrongTool, FlawSchemaInvalid, FlawStopsEarly, FlawUnnecessaryTransfer, FlawOmitsOutput,
+		FlawUndisclosed, FlawNoReminder, FlawNoTransferMessage}
 }
 
 // Flaw configures a flawed oracle: the mistake fires at its first

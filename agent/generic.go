@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -483,7 +484,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	}
 	if !g.confirm {
 		g.propose = true
-		t := a.reply(a.proposal(g), dialog.Ask{Kind: "confirm", Goal: g.idx})
+		t := a.reply(a.proposal(ctx, g), dialog.Ask{Kind: "confirm", Goal: g.idx})
 		return &t, "", false
 	}
 	if a.fire(FlawStopsEarly, g) {
@@ -504,7 +505,12 @@ func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 		who = "Customer " + a.userKey
 	}
 	a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: who + " wants to " + what + "; this is outside what I can handle."}, "")
-	t := a.reply(a.say(transferMsg, nil), dialog.Ask{Kind: "transferred"})
+	msg := a.say(transferMsg, nil)
+	if exact := a.m.TransferMessage(); exact != "" && !a.fire(FlawNoTransferMessage, g) {
+		// The policy's words, as it prescribes them, after the apology.
+		msg = a.say(transferSorry, nil) + " " + exact
+	}
+	t := a.reply(msg, dialog.Ask{Kind: "transferred"})
 	return &t
 }
 
@@ -954,13 +960,54 @@ func (a *Generic) phraseOf(g *ggoal) string {
 	return model.FillPhrase(g.phrase, a.targetWords(g), g.slots)
 }
 
-func (a *Generic) proposal(g *ggoal) string {
+func (a *Generic) proposal(ctx context.Context, g *ggoal) string {
 	what := a.phraseOf(g) + " with these details — " + a.details(g) + "."
 	lead := a.say(proposeLead, nil)
 	if strings.HasSuffix(lead, ":") {
 		what = "I'll " + what
 	}
-	return lead + " " + what + " " + a.say(confirmAsk, nil)
+	parts := []string{lead, what}
+	if len(a.m.Disclosed(g.w.Name)) == 0 || !a.fire(FlawUndisclosed, g) {
+		// The flawed agent asks for the yes without the figures.
+		parts = append(parts, a.figures(ctx, g)...)
+	}
+	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
+		if !a.fire(FlawNoReminder, g) {
+			parts = append(parts, r.Text)
+		}
+	}
+	return strings.Join(append(parts, a.say(confirmAsk, nil)), " ")
+}
+
+// figures states what the write will do that the policy says to tell
+// before the yes (a refund, a total, a price difference). The write is
+// tried on a fork of the state, so the figure is the one the write will
+// then give, computed as its outputs are after it runs.
+func (a *Generic) figures(ctx context.Context, g *ggoal) []string {
+	names := a.m.Disclosed(g.w.Name)
+	if len(names) == 0 {
+		return nil
+	}
+	raw, err := tools.Marshal(g.args)
+	if err != nil {
+		return nil
+	}
+	res := a.m.Kit.Exec(ctx, a.st.Fork(), g.w.Name, string(raw))
+	if res.Err {
+		return nil
+	}
+	before := g.obj
+	if g.w.TargetKind != model.TargetColl && g.w.TargetKind != model.TargetSearch {
+		before = nil
+	}
+	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: model.ResultValue(res), User: g.user, Elems: g.elems})
+	var said []string
+	for _, o := range outs {
+		if slices.Contains(names, o.Name) {
+			said = append(said, fmt.Sprintf("The %s will be %s.", model.Words(o.Name), model.SayValue(o.Name, o.Raw)))
+		}
+	}
+	return said
 }
 
 // execute makes the confirmed write and reports its outcome.

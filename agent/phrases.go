@@ -47,6 +47,11 @@ var doneLead = []string{
 	"{I've completed that|The change went through|That's taken care of}{.|!}",
 }
 
+// transferSorry comes before a transfer message the policy prescribes.
+var transferSorry = []string{
+	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}.",
+}
+
 var transferMsg = []string{
 	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}. {I'm transferring you to a human agent|I'll transfer you to a human agent who can help|Let me hand you over to a human colleague}{.| now.} {Please hold on.|Thanks for your patience.|}",
 }

@@ -336,7 +336,7 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	case len(expected) == 0:
 		bad("dpo", "unknown failure type %q", r.Failure)
 		return
-	case !slices.Contains(expected, rec.Check):
+	case !engine.Explains(r.Failure, rec.Check):
 		bad("dpo", "failure %s was recorded failing %s; it must fail one of %s", r.Failure, rec.Check, strings.Join(expected, ", "))
 	case rec.FlawGoal < 0 || rec.FlawGoal >= len(bp.Goals):
 		bad("dpo", "flaw_goal %d, but the blueprint has %d goals", rec.FlawGoal, len(bp.Goals))

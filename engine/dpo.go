@@ -7,6 +7,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -26,10 +27,22 @@ var expected = map[string][]string{
 	agent.FlawStopsEarly:          {verify.CheckState, verify.CheckEnding},
 	agent.FlawUnnecessaryTransfer: {verify.CheckState, verify.CheckOutputs, verify.CheckEnding},
 	agent.FlawOmitsOutput:         {verify.CheckOutputs},
+	// Rule flaws fail a rule of their kind, whatever the pack names it.
+	agent.FlawUndisclosed:       {verify.RulePrefix + pack.RuleDisclose + ":"},
+	agent.FlawNoReminder:        {verify.RulePrefix + pack.RuleSay + ":"},
+	agent.FlawNoTransferMessage: {verify.RulePrefix + pack.RuleMessage + ":"},
 }
 
-// Expected returns the checks a flaw must fail.
+// Expected returns the checks a flaw must fail; an entry ending in ":"
+// stands for every check it begins (the rules of one kind).
 func Expected(flaw string) []string { return expected[flaw] }
+
+// Explains reports whether failing check is what flaw must do.
+func Explains(flaw, check string) bool {
+	return slices.ContainsFunc(expected[flaw], func(e string) bool {
+		return e == check || strings.HasSuffix(e, ":") && strings.HasPrefix(check, e)
+	})
+}
 
 // DPOStats counts how flawed attempts ended.
 type DPOStats struct {

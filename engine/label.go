@@ -24,7 +24,8 @@ import (
 //	                 a transfer the task did not need → unnecessary_transfer; fewer writes → stops_early;
 //	                 another tool → wrong_tool; an id no tool result or customer message held → hallucinated_id;
 //	                 another target (an *_id argument, payment methods aside) → wrong_target; else wrong_argument
-//	record_schema, tool_call_ids, turns → "" (no agent decision of the taxonomy: not paired)
+//	rule:disclose, rule:say, rule:message → undisclosed, no_reminder, no_transfer_message
+//	record_schema, tool_call_ids, turns, other rules → "" (no agent decision of the taxonomy: not paired)
 func FailureLabel(bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, kind func(string) string) string {
 	f := v.Failed()
 	if f == nil {
@@ -49,6 +50,12 @@ func FailureLabel(bp *record.Blueprint, tr *record.Trajectory, v record.Verdict,
 		return agent.FlawStopsEarly
 	case verify.CheckState:
 		return stateLabel(bp, tr, kind)
+	}
+	// A policy rule: the flaw of its kind, where the taxonomy has one.
+	for flaw := range expected {
+		if strings.HasPrefix(f.Name, verify.RulePrefix) && Explains(flaw, f.Name) {
+			return flaw
+		}
 	}
 	return ""
 }

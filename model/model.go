@@ -34,6 +34,9 @@ type Model struct {
 	Clock time.Time
 	// Holdout are tasks generation must not reproduce (nil: none).
 	Holdout *pack.Holdout
+	// Rules are the policy rules every dialogue is held to: the defaults
+	// every pack has, then the pack's own.
+	Rules []pack.Rule
 	// Users is nil for a pack without customer accounts: no
 	// authentication, every record a candidate.
 	Users    *UserModel
@@ -242,6 +245,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	if len(p.Holdout) > 0 {
 		m.Holdout = pack.NewHoldout(p.Holdout)
 	}
+	m.Rules = append(pack.DefaultRules(), man.Rules...)
 	m.Clock = time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
 	if man.Clock != "" {
 		t, err := time.Parse(time.RFC3339, man.Clock)

@@ -40,6 +40,10 @@ type Manifest struct {
 	Users Users `json:"users"`
 	// Hints improve generated tasks and their language; all optional.
 	Hints Hints `json:"hints,omitempty"`
+	// Rules are the policy's checkable rules, besides DefaultRules.
+	Rules []Rule `json:"rules,omitempty"`
+	// Unchecked lists the policy's text no rule checks, with why.
+	Unchecked []Unchecked `json:"unchecked,omitempty"`
 }
 
 // Collection is one entity collection of the database.

@@ -161,6 +161,7 @@ func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *check
 	c.database()
 	if c.manOK {
 		c.references()
+		c.checkRules()
 		c.readHoldout()
 	}
 	return c

@@ -150,6 +150,30 @@ func TestValidateMore(t *testing.T) {
 			delete(f, "db.json")
 			f["generator.star"] = "def gen(seed):\n    return {}\n"
 		}, "generator.star:1: generator.star must define def generate(seed)", false},
+		{"rule of an unknown kind", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: vibes, policy: Be helpful.}\n"
+		}, "rules[0].kind", true},
+		{"rule naming no sentence of the policy", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: refuse, policy: Be rude.}\n"
+		}, `rule r1: give the sentence of policy.md it enforces, word for word ("Be rude." is not in it)`, false},
+		{"rule on a tool that is not there", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: say, tool: g, phrases: [hi], text: hi there, policy: Be helpful.}\n"
+		}, `rules[0].tool: "g" is not a tool of tools.json`, false},
+		{"disclosed figure that is not an output", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: disclose, tool: f, figures: [refund], policy: Be helpful.}\n"
+		}, `rule r1: "refund" is not an output of hints.writes.f`, false},
+		{"message not in the policy", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: message, after: f, text: GOODBYE, policy: Be helpful.}\n"
+		}, `rule r1: the message "GOODBYE" is not in policy.md word for word`, false},
+		{"say text without its phrase", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: say, tool: f, phrases: [only once], text: Hello., policy: Be helpful.}\n"
+		}, `rule r1: text "Hello." says none of its phrases`, false},
+		{"rule named like a default one", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: only_requested_writes, kind: refuse, policy: Be helpful.}\n"
+		}, `rule "only_requested_writes" is declared twice`, false},
+		{"unchecked without why", func(f map[string]string) {
+			f["domain.yaml"] += "unchecked:\n  - {policy: Be helpful., why: \" \"}\n"
+		}, "unchecked[0].why: say why no rule checks it", false},
 		{"generator loops", func(f map[string]string) {
 			delete(f, "db.json")
 			f["generator.star"] = "def generate(seed):\n    while True:\n        pass\n"

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"sort"
@@ -293,6 +294,18 @@ func (s *State) Hash() string {
 		}
 	}
 	return formatDigest(sum)
+}
+
+// Fork is a copy of the state that can be written without touching s:
+// an agent tries a write on it to learn what the write would do (the
+// refund, the total) before the customer confirms it. Records are never
+// modified in place (Put's contract), so the copy shares them.
+func (s *State) Fork() *State {
+	f := &State{base: s.base, over: make(map[string]map[string]entry, len(s.over)), seq: maps.Clone(s.seq)}
+	for coll, m := range s.over {
+		f.over[coll] = maps.Clone(m)
+	}
+	return f
 }
 
 // Changed reports the number of records the overlay holds.

@@ -14,7 +14,8 @@ import (
 	"github.com/synth-data/synth/schemas"
 )
 
-// OutsideChecks lists the checks of Outside, in the order they run.
+// OutsideChecks lists the checks of Outside, in the order they run; the
+// domain's policy rules follow them (RulePrefix).
 func OutsideChecks() []string {
 	return append([]string{CheckToolResults}, Checks()...)
 }
@@ -42,6 +43,9 @@ func (v *Verifier) Outside(ctx context.Context, bp *record.Blueprint, tr *record
 		checks = append(checks, noTruth(CheckState), noTruth(CheckOutputs), endingUnknownTask(tr))
 	} else {
 		checks = append(checks, v.state(ctx, bp, tr, false), outputs(bp, tr), ending(bp, tr))
+		// The policy's rules too: what is disclosed, asked and said is
+		// held to the same rules as synth's own dialogues.
+		checks = append(checks, v.rules(ctx, bp, tr)...)
 	}
 	return verdictOf(checks)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/tools"
@@ -59,6 +60,9 @@ type Domain struct {
 	// the user's yes (ids, the first address line): a yes to a proposal
 	// that does not say what will change is no consent.
 	Identifying []string
+	// Model is the compiled domain whose policy rules (Model.Rules) are
+	// checked, one check each named RulePrefix+NAME; nil checks none.
+	Model *model.Model
 }
 
 // ForDomain is the verifier of a loaded domain: authentication,
@@ -75,6 +79,7 @@ func ForDomain(d *domains.Domain, sch *schemas.Set) *Verifier {
 		UserOf:      m.UserKeyOf,
 		StatedKey:   m.KeyIdentifies(),
 		Identifying: m.Identifying(),
+		Model:       m,
 	}, sch)
 }
 
@@ -103,7 +108,7 @@ func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.
 		outputs(bp, tr),
 		ending(bp, tr),
 	}
-	return verdictOf(checks)
+	return verdictOf(append(checks, v.rules(ctx, bp, tr)...))
 }
 
 func verdictOf(checks []record.Check) record.Verdict {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/release"
+	"github.com/synth-data/synth/verify"
 )
 
 func cmdStats(args []string, stdout io.Writer) error {
@@ -40,8 +41,21 @@ func cmdStats(args []string, stdout io.Writer) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// The policy's rules (rule:KIND:NAME) after the checks every
+	// dialogue gets, each column as wide as its longest name.
+	width := 16
 	for _, n := range names {
-		fmt.Fprintf(stdout, "  %-16s %6.2f%%  (%d failed)\n", n, 100*m.Checks[n].Rate, m.Checks[n].Failed)
+		width = max(width, len(n))
+	}
+	for _, rules := range []bool{false, true} {
+		if rules {
+			fmt.Fprintln(stdout, "policy rules:")
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, verify.RulePrefix) == rules {
+				fmt.Fprintf(stdout, "  %-*s %6.2f%%  (%d failed)\n", width, n, 100*m.Checks[n].Rate, m.Checks[n].Failed)
+			}
+		}
 	}
 	s := m.Stats
 	if s == nil {

@@ -350,6 +350,15 @@ func manifestFor(tmpl []byte, domain, dir string, db map[string]map[string]any) 
 	del("generator")
 	set("database", dbFile)
 	set("holdout", HoldoutFile)
+	// The template's rules quote synth's policy; the pack has τ²'s, so it
+	// carries the rules that quote it.
+	del("rules")
+	del("unchecked")
+	var rules yaml.Node
+	if err := yaml.Unmarshal(rulesOf(domain), &rules); err != nil || rules.Kind != yaml.DocumentNode || len(rules.Content) == 0 {
+		return nil, fmt.Errorf("the rules of τ²'s %s policy: %v", domain, err)
+	}
+	m.Content = append(m.Content, rules.Content[0].Content...)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value != "collections" || m.Content[i+1].Kind != yaml.MappingNode {
 			continue
@@ -472,6 +481,21 @@ func writeAll(dir string, files map[string][]byte) error {
 
 //go:embed airline_pack.yaml
 var airlineTemplate []byte
+
+var (
+	//go:embed retail_rules.yaml
+	retailRules []byte
+	//go:embed airline_rules.yaml
+	airlineRules []byte
+)
+
+// rulesOf is the rules file of τ²'s policy of a domain.
+func rulesOf(domain string) []byte {
+	if domain == "airline" {
+		return airlineRules
+	}
+	return retailRules
+}
 
 // AirlineTemplate is the domain.yaml an airline import starts from.
 func AirlineTemplate() []byte { return slices.Clone(airlineTemplate) }

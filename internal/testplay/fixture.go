@@ -16,14 +16,14 @@ type Fixture struct {
 	Ver *verify.Verifier
 }
 
-// NewFixture loads a domain for seed with 1-2 writes per task and every
+// NewFixture loads a domain for seed with 0-2 writes per task and every
 // behaviour, read levels adapted to the domain.
 func NewFixture(domain string, seed uint64) (*Fixture, error) {
 	d, err := domains.Load(domain, seed)
 	if err != nil {
 		return nil, err
 	}
-	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: seed, Writes: blueprints.Range{Min: 1, Max: 2},
+	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: seed, Writes: blueprints.Range{Min: 0, Max: 2},
 		Reads: blueprints.Range{Min: 0, Max: 6}, AdaptReads: true, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,83 @@
+package domains_test
+
+import (
+	"context"
+	"io/fs"
+	"testing"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domains/airline"
+	"github.com/synth-data/synth/domains/retail"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/pack"
+)
+
+// Every sentence of a built-in policy is enforced by a rule or listed,
+// with why, as not machine-checkable.
+func TestPolicyCovered(t *testing.T) {
+	for name, fsys := range map[string]fs.FS{"retail": retail.FS(), "airline": airline.FS()} {
+		p, err := pack.Load(context.Background(), fsys, 1, domains.PackOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Manifest.Rules) == 0 {
+			t.Errorf("%s declares no rules", name)
+		}
+		for _, s := range pack.Uncovered(p.Policy, p.Manifest.Rules, p.Manifest.Unchecked) {
+			t.Errorf("%s: no rule or unchecked entry covers %q", name, s)
+		}
+	}
+}
+
+// Each rule flaw breaks a rule of its kind in each built-in domain that
+// has one, and the oracle's dialogue of the same blueprint passes: the
+// rule is what tells them apart.
+func TestRuleFlaws(t *testing.T) {
+	ctx := context.Background()
+	// Airline's tasks have no out-of-scope topics, so no transfer.
+	flaws := map[string][]string{
+		"retail":  {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawNoTransferMessage},
+		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder},
+	}
+	for dom, kinds := range flaws {
+		fx, err := testplay.NewFixture(dom, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range kinds {
+			broken := 0
+			for i := 0; i < 2000 && broken < 3; i++ {
+				bp, err := fx.Gen.Generate(ctx, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: kind})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !fired {
+					continue
+				}
+				f := fx.Ver.Verify(ctx, bp, bad).Failed()
+				if f == nil || !engine.Explains(kind, f.Name) {
+					t.Errorf("%s %s: flaw %s fails %v, want a rule of its kind", dom, bp.ID, kind, f)
+					continue
+				}
+				good, err := embedded.Simulate(ctx, fx.D, bp, 60)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := fx.Ver.Verify(ctx, bp, good); !v.Passed {
+					t.Errorf("%s %s: the oracle fails %v", dom, bp.ID, v.Failed())
+				}
+				broken++
+			}
+			if broken == 0 {
+				t.Errorf("%s: flaw %s never fired in 2,000 blueprints", dom, kind)
+			}
+		}
+	}
+}

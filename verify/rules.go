@@ -1,0 +1,390 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// RulePrefix begins the name of a policy rule's check
+// ("rule:KIND:NAME"), so verdicts, pass rates and DPO labels name the
+// rule a dialogue broke and its kind.
+const RulePrefix = "rule:"
+
+// call is one tool call of a dialogue in order, with what it answered.
+type call struct {
+	msg    int // index of the assistant message holding it
+	name   string
+	raw    string
+	args   map[string]any
+	write  bool
+	failed bool
+	// changed is whether a write changed the replayed state.
+	changed bool
+}
+
+// replay walks the dialogue's calls on a fresh state, so that every rule
+// sees what each write did without trusting the recorded results.
+func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) []call {
+	st := v.d.Base.NewState()
+	var out []call
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			cl := call{msg: i, name: c.Function.Name, raw: c.Function.Arguments, write: v.d.Tools.Kind(c.Function.Name) == record.KindWrite}
+			_ = json.Unmarshal([]byte(c.Function.Arguments), &cl.args)
+			if cl.write {
+				before := st.Hash()
+				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
+				cl.failed = res.Err
+				cl.changed = st.Hash() != before
+			} else {
+				cl.failed = strings.HasPrefix(resultOf(tr, i, c.ID), "Error")
+			}
+			out = append(out, cl)
+		}
+	}
+	return out
+}
+
+// resultOf is the tool message answering call id after message i.
+func resultOf(tr *record.Trajectory, i int, id string) string {
+	for _, m := range tr.Messages[i+1:] {
+		if m.Role == "tool" && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// rules runs the domain's policy rules, one check each.
+func (v *Verifier) rules(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) []record.Check {
+	if v.d.Model == nil || len(v.d.Model.Rules) == 0 {
+		return nil
+	}
+	calls := v.replay(ctx, tr)
+	out := make([]record.Check, 0, len(v.d.Model.Rules))
+	for _, r := range v.d.Model.Rules {
+		name := RuleCheck(r)
+		why := v.rule(r, bp, tr, calls)
+		if why == "" {
+			out = append(out, pass(name))
+		} else {
+			out = append(out, fail(name, "%s (policy: %q)", why, r.Policy))
+		}
+	}
+	return out
+}
+
+// RuleCheck is the name of a rule's check.
+func RuleCheck(r pack.Rule) string { return RulePrefix + r.Kind + ":" + r.Name }
+
+// rule says how a dialogue breaks one rule, "" when it does not.
+func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
+	switch r.Kind {
+	case pack.RuleDisclose:
+		return disclosed(r, bp, tr, calls)
+	case pack.RuleFromCustomer:
+		return fromCustomer(r, tr, calls)
+	case pack.RuleMessage:
+		return messaged(r, tr, calls)
+	case pack.RuleSay:
+		return saidBefore(r, tr, calls)
+	case pack.RuleChangesState:
+		for _, c := range calls {
+			if c.write && !c.failed && !c.changed {
+				return "message " + strconv.Itoa(c.msg) + ": " + c.name + " changed nothing"
+			}
+		}
+	case pack.RuleOneWritePerYes:
+		return oneWritePerYes(tr, calls)
+	case pack.RuleRequested:
+		return requested(bp, calls)
+	case pack.RuleRefuse:
+		return refused(bp, tr, calls)
+	}
+	return ""
+}
+
+// proposalBefore is the agent's last words before the customer's yes that
+// preceded message i: where a write's details, figures and reminders
+// must be.
+func proposalBefore(tr *record.Trajectory, i int) (text string, yes int) {
+	yes = -1
+	for j := i - 1; j >= 0; j-- {
+		m := tr.Messages[j]
+		if yes < 0 {
+			if m.Role == "user" {
+				yes = j
+			}
+			continue
+		}
+		if m.Role == "assistant" && m.Content != "" {
+			return m.Content, yes
+		}
+	}
+	return "", yes
+}
+
+var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
+
+// statesFigure reports whether text states the number v (commas, a
+// currency sign and trailing zeros aside).
+func statesFigure(text, v string) bool {
+	want, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimPrefix(v, "$"), ",", ""), 64)
+	if err != nil {
+		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
+	}
+	for _, n := range numberPattern.FindAllString(text, -1) {
+		if got, err := strconv.ParseFloat(strings.ReplaceAll(n, ",", ""), 64); err == nil && abs(got-want) < 0.005 {
+			return true
+		}
+	}
+	return false
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// disclosed: each write of the rule's tool was proposed with its figures,
+// and they are the ground truth's (which the state check holds the
+// write to). A blueprint without the figures (a task made elsewhere
+// that records none) cannot be judged and passes.
+func disclosed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
+	k := 0
+	for _, c := range calls {
+		if c.name != r.Tool || !c.write || c.failed {
+			continue
+		}
+		goal := nthGoal(bp, r.Tool, k)
+		k++
+		text, _ := proposalBefore(tr, c.msg)
+		for _, o := range bp.Outputs {
+			if o.Goal != goal || !slices.Contains(r.Figures, o.Name) {
+				continue
+			}
+			if !statesFigure(text, o.Value) {
+				return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the " + model.Words(o.Name) + " (" + o.Value + ") being stated first"
+			}
+		}
+	}
+	return ""
+}
+
+// nthGoal is the goal of the k-th ground-truth write of a tool (-1: none).
+func nthGoal(bp *record.Blueprint, tool string, k int) int {
+	for _, a := range bp.Actions {
+		if a.Kind == record.KindWrite && a.Tool == tool {
+			if k == 0 {
+				return a.Goal
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+// fromCustomer: each text value of the rule's arguments was said by the
+// customer before the write.
+func fromCustomer(r pack.Rule, tr *record.Trajectory, calls []call) string {
+	for _, c := range calls {
+		if c.name != r.Tool || !c.write || c.failed {
+			continue
+		}
+		var heard strings.Builder
+		for _, m := range tr.Messages[:c.msg] {
+			if m.Role == "user" {
+				heard.WriteString(strings.ToLower(m.Content))
+				heard.WriteByte('\n')
+			}
+		}
+		for _, path := range r.Args {
+			v, ok := model.ValueAt(c.args, path)
+			if !ok {
+				continue
+			}
+			vals := []any{v}
+			if l, ok := v.([]any); ok {
+				vals = l
+			}
+			for _, x := range vals {
+				s := tools.Text(x)
+				if s != "" && !strings.Contains(heard.String(), strings.ToLower(s)) {
+					return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + "'s " + path + " " + strconv.Quote(s) + " was never given by the customer"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// messaged: after each call of the rule's tool the agent's next words
+// hold the exact message.
+func messaged(r pack.Rule, tr *record.Trajectory, calls []call) string {
+	for _, c := range calls {
+		if c.name != r.After || c.failed {
+			continue
+		}
+		next := ""
+		for _, m := range tr.Messages[c.msg+1:] {
+			if m.Role == "assistant" && m.Content != "" {
+				next = m.Content
+				break
+			}
+			if m.Role == "user" {
+				break
+			}
+		}
+		if !strings.Contains(next, r.Text) {
+			return "message " + strconv.Itoa(c.msg) + ": after " + r.After + " the agent did not send " + strconv.Quote(r.Text)
+		}
+	}
+	return ""
+}
+
+// saidBefore: before the yes to each write of the rule's tool, the agent
+// said one of its phrases.
+func saidBefore(r pack.Rule, tr *record.Trajectory, calls []call) string {
+	for _, c := range calls {
+		if c.name != r.Tool || !c.write || c.failed {
+			continue
+		}
+		_, yes := proposalBefore(tr, c.msg)
+		said := false
+		for _, m := range tr.Messages[:max(yes, 0)] {
+			if m.Role == "assistant" && saysAny(m.Content, r.Phrases) {
+				said = true
+				break
+			}
+		}
+		if !said {
+			return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the agent saying " + strconv.Quote(r.Text)
+		}
+	}
+	return ""
+}
+
+func saysAny(text string, phrases []string) bool {
+	low := strings.ToLower(text)
+	return slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(low, strings.ToLower(p)) })
+}
+
+// requested: every successful write is a ground-truth write of the same
+// tool on the same target (its first argument naming a key), so an
+// action the customer did not ask for fails even when it changes
+// nothing the state check sees.
+func requested(bp *record.Blueprint, calls []call) string {
+	var gold []map[string]any
+	var tools_ []string
+	for _, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		var args map[string]any
+		_ = json.Unmarshal(a.Arguments, &args)
+		gold = append(gold, args)
+		tools_ = append(tools_, a.Tool)
+	}
+	used := make([]bool, len(gold))
+	for _, c := range calls {
+		if !c.write || c.failed {
+			continue
+		}
+		found := false
+		for k := range gold {
+			if !used[k] && tools_[k] == c.name && sameKeys(gold[k], c.args) {
+				used[k], found = true, true
+				break
+			}
+		}
+		if !found {
+			return "message " + strconv.Itoa(c.msg) + ": " + c.name + " on what the customer did not ask for"
+		}
+	}
+	return ""
+}
+
+// sameKeys reports whether two calls' id arguments (*_id, id) agree.
+func sameKeys(a, b map[string]any) bool {
+	for k, v := range a {
+		if k != "id" && !strings.HasSuffix(k, "_id") || strings.Contains(k, "payment") {
+			continue
+		}
+		if tools.Text(v) != tools.Text(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+var refusalWords = regexp.MustCompile(`(?i)\b(cannot|can't|can not|unable|not able|not possible|only possible|not allowed|not permitted|won't be able)\b`)
+
+// refused: a request the blueprint marks forbidden is refused in words,
+// and no write of its tool runs.
+func refused(bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
+	for gi, g := range bp.Goals {
+		if g.Kind != record.GoalRefuse {
+			continue
+		}
+		// The task's allowed writes of the same tool are the ground
+		// truth's; one more is the forbidden one carried out.
+		tool := strings.TrimPrefix(g.Intent, model.IntentRefusePrefix)
+		allowed := 0
+		for _, a := range bp.Actions {
+			if a.Kind == record.KindWrite && a.Tool == tool {
+				allowed++
+			}
+		}
+		for _, c := range calls {
+			if c.write && !c.failed && c.name == tool {
+				if allowed--; allowed < 0 {
+					return "message " + strconv.Itoa(c.msg) + ": " + tool + " ran though the policy forbids it (goal " + strconv.Itoa(gi) + ")"
+				}
+			}
+		}
+		said := false
+		for _, msg := range tr.Messages {
+			if msg.Role == "assistant" && refusalWords.MatchString(msg.Content) {
+				said = true
+				break
+			}
+		}
+		if !said {
+			return "the agent never told the customer that the forbidden request (goal " + strconv.Itoa(gi) + ") cannot be done"
+		}
+	}
+	return ""
+}
+
+// oneWritePerYes: no two writes run on the same customer turn.
+func oneWritePerYes(tr *record.Trajectory, calls []call) string {
+	used := map[int]bool{}
+	for _, c := range calls {
+		if !c.write || c.failed {
+			continue
+		}
+		yes := -1
+		for j := c.msg - 1; j >= 0; j-- {
+			if tr.Messages[j].Role == "user" {
+				yes = j
+				break
+			}
+		}
+		if used[yes] {
+			return "message " + strconv.Itoa(c.msg) + ": " + c.name + " ran on the yes an earlier write used"
+		}
+		used[yes] = true
+	}
+	return ""
+}

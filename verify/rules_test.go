@@ -1,0 +1,213 @@
+package verify_test
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/record"
+)
+
+// oracleWith is the first verified oracle dialogue of the fixture whose
+// calls include tool (or whose blueprint has a goal of kind goalKind)
+// and at least minWrites writes.
+func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWrites int) (*record.Blueprint, *record.Trajectory) {
+	t.Helper()
+	ctx := context.Background()
+	for i := range 3000 {
+		bp, err := fx.Gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bp.NWrites < minWrites {
+			continue
+		}
+		if goalKind != "" && !slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == goalKind }) {
+			continue
+		}
+		if tool != "" && !slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == tool }) {
+			continue
+		}
+		tr, err := embedded.Simulate(ctx, fx.D, bp, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := fx.Ver.Verify(ctx, bp, tr); v.Passed {
+			return bp, tr
+		}
+	}
+	t.Fatalf("no verified dialogue with %s %s", tool, goalKind)
+	return nil, nil
+}
+
+// callAt is the index of the message calling tool (the k-th such call).
+func callAt(tr *record.Trajectory, tool string) int {
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			if c.Function.Name == tool {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// proposalAt is the index of the agent's words before the yes that
+// precedes message i.
+func proposalAt(tr *record.Trajectory, i int) int {
+	seenYes := false
+	for j := i - 1; j >= 0; j-- {
+		m := tr.Messages[j]
+		if m.Role == "user" {
+			seenYes = true
+		}
+		if seenYes && m.Role == "assistant" && m.Content != "" {
+			return j
+		}
+	}
+	return -1
+}
+
+func failed(v record.Verdict) []string {
+	var out []string
+	for _, c := range v.Checks {
+		if !c.Passed {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+var figureSentence = regexp.MustCompile(`The [a-z ]+ will be [^.]*\.\d*\.?`)
+
+// Each policy rule rejects a hand-edited dialogue that breaks it, by
+// the rule's name, and passes the clean dialogue it was edited from.
+func TestRulesRejectBrokenDialogues(t *testing.T) {
+	retail, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	airline, err := testplay.NewFixture("airline", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		fx       *testplay.Fixture
+		tool     string
+		goalKind string
+		rule     string
+		edit     func(t *testing.T, tr *record.Trajectory)
+		writes   int
+	}{
+		{"refund not stated before the yes", retail, "cancel_pending_order", "", "rule:disclose:cancel_refund", func(t *testing.T, tr *record.Trajectory) {
+			p := proposalAt(tr, callAt(tr, "cancel_pending_order"))
+			tr.Messages[p].Content = figureSentence.ReplaceAllString(tr.Messages[p].Content, "")
+		}, 0},
+		{"a wrong refund stated", retail, "cancel_pending_order", "", "rule:disclose:cancel_refund", func(t *testing.T, tr *record.Trajectory) {
+			p := proposalAt(tr, callAt(tr, "cancel_pending_order"))
+			tr.Messages[p].Content = figureSentence.ReplaceAllString(tr.Messages[p].Content, "The refund will be $1.01.")
+		}, 0},
+		{"booking total not stated", airline, "book_reservation", "", "rule:disclose:booking_total", func(t *testing.T, tr *record.Trajectory) {
+			p := proposalAt(tr, callAt(tr, "book_reservation"))
+			tr.Messages[p].Content = figureSentence.ReplaceAllString(tr.Messages[p].Content, "")
+		}, 0},
+		{"no reminder that an exchange is once", retail, "exchange_delivered_order_items", "", "rule:say:exchange_only_once", func(t *testing.T, tr *record.Trajectory) {
+			p := proposalAt(tr, callAt(tr, "exchange_delivered_order_items"))
+			tr.Messages[p].Content = strings.ReplaceAll(tr.Messages[p].Content, "only once", "once more")
+		}, 0},
+		{"insurance never offered", airline, "book_reservation", "", "rule:say:insurance_offer", func(t *testing.T, tr *record.Trajectory) {
+			p := proposalAt(tr, callAt(tr, "book_reservation"))
+			tr.Messages[p].Content = strings.ReplaceAll(tr.Messages[p].Content, "$25 per passenger", "a fee")
+		}, 0},
+		{"transfer without the policy's message", retail, "transfer_to_human_agents", "", "rule:message:transfer_message", func(t *testing.T, tr *record.Trajectory) {
+			for i := callAt(tr, "transfer_to_human_agents"); i < len(tr.Messages); i++ {
+				tr.Messages[i].Content = strings.ReplaceAll(tr.Messages[i].Content, "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.", "A colleague will take over.")
+			}
+		}, 0},
+		{"cancellation reason the customer never gave", retail, "cancel_pending_order", "", "rule:from_customer:cancel_reason_from_customer", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "cancel_pending_order")
+			var args map[string]any
+			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+			reason, _ := args["reason"].(string)
+			for j := range tr.Messages[:i] {
+				if tr.Messages[j].Role == "user" {
+					tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), reason, "something")
+				}
+			}
+		}, 0},
+		{"a write that changes nothing", retail, "modify_user_address", "", "rule:changes_state:write_changes_something", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "modify_user_address")
+			repeat := []record.Message{{Role: "assistant", Content: tr.Messages[proposalAt(tr, i)].Content}, {Role: "user", Content: "Yes, please."}, tr.Messages[i], tr.Messages[i+1]}
+			repeat[2].ToolCalls = []record.ToolCall{tr.Messages[i].ToolCalls[0]}
+			repeat[2].ToolCalls[0].ID = "zzzzzzzz9"
+			repeat[3].ToolCallID = "zzzzzzzz9"
+			tr.Messages = slices.Insert(tr.Messages, i+2, repeat...)
+		}, 0},
+		{"a write on what the customer did not ask for", retail, "modify_user_address", "", "rule:requested:only_requested_writes", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "modify_user_address")
+			c := &tr.Messages[i].ToolCalls[0]
+			var args map[string]any
+			_ = json.Unmarshal([]byte(c.Function.Arguments), &args)
+			for _, k := range retail.D.Base.Keys("users") {
+				if k != args["user_id"] {
+					args["user_id"] = k
+					break
+				}
+			}
+			raw, _ := json.Marshal(args)
+			c.Function.Arguments = string(raw)
+		}, 0},
+		{"two writes on one yes", retail, "", "", "rule:one_write_per_yes:one_write_per_confirmation", func(t *testing.T, tr *record.Trajectory) {
+			var writes []int
+			for i, m := range tr.Messages {
+				for _, c := range m.ToolCalls {
+					if retail.D.Tools.Kind(c.Function.Name) == record.KindWrite {
+						writes = append(writes, i)
+					}
+				}
+			}
+			// Drop the customer's turns between the two writes.
+			var kept []record.Message
+			for i, m := range tr.Messages {
+				if i > writes[0] && i < writes[1] && (m.Role == "user" || m.Role == "assistant" && len(m.ToolCalls) == 0) {
+					continue
+				}
+				kept = append(kept, m)
+			}
+			tr.Messages = kept
+		}, 2},
+		{"a refusal carried out in words", retail, "", record.GoalRefuse, "rule:refuse:refuse_forbidden", func(t *testing.T, tr *record.Trajectory) {
+			for i := range tr.Messages {
+				if tr.Messages[i].Role == "assistant" {
+					tr.Messages[i].Content = regexp.MustCompile(`(?i)can't|cannot|can not|only possible|unable|not possible`).ReplaceAllString(tr.Messages[i].Content, "will")
+				}
+			}
+		}, 0},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			bp, tr := oracleWith(t, tc.fx, tc.tool, tc.goalKind, tc.writes)
+			if v := tc.fx.Ver.Verify(ctx, bp, tr); !v.Passed {
+				t.Fatalf("the clean twin fails: %v", v.Failed())
+			}
+			bad := clone(t, tr)
+			tc.edit(t, bad)
+			v := tc.fx.Ver.Verify(ctx, bp, bad)
+			if !slices.Contains(failed(v), tc.rule) {
+				t.Fatalf("the broken dialogue fails %v, want %s", failed(v), tc.rule)
+			}
+			for _, c := range v.Checks {
+				if c.Name == tc.rule && !strings.Contains(c.Reason, "policy:") {
+					t.Errorf("the reason %q does not quote the policy", c.Reason)
+				}
+			}
+		})
+	}
+}
