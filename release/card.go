@@ -31,8 +31,8 @@ func Card(m *Manifest, files []FileEntry) string {
 	b.WriteString("## Verification\n\nEvery row passed every check: tool-call arguments valid against the tool's JSON Schema; records valid against " +
 		"the schemas in `domain/schemas/`; tool-call ids matched; authentication before account access; a proposal with the details and an explicit yes " +
 		"before each write, one write at a time; the final database state equal to the state reached by replaying the ground truth on a fresh copy; " +
-		"required outputs (refunds, price differences, answers) said to the user; a proper ending; and every rule of the domain's policy that its pack "+
-		"declares (`rule:KIND:NAME`: figures stated before the yes and equal to what the write did, values the customer must give, messages and reminders "+
+		"required outputs (refunds, price differences, answers) said to the user; a proper ending; and every rule of the domain's policy that its pack " +
+		"declares (`rule:KIND:NAME`: figures stated before the yes and equal to what the write did, values the customer must give, messages and reminders " +
 		"the policy prescribes, refusals, no write that changes nothing or that nobody asked for), each naming the policy sentence it enforces in `domain/domain.yaml`.\n\n")
 	b.WriteString("| check | passed | failed | pass rate |\n|---|---|---|---|\n")
 	names := make([]string, 0, len(m.Checks))
