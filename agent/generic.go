@@ -47,8 +47,9 @@ type Generic struct {
 }
 
 type readOut struct {
-	v  any
-	ok bool
+	v   any
+	out string // the observation, for the callers that parse its text
+	ok  bool
 }
 
 // ggoal is what the agent has understood of one request.
@@ -116,14 +117,25 @@ func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any
 // read calls a read tool once per state: what it returned stays valid
 // until the next write.
 func (a *Generic) read(ctx context.Context, name string, args map[string]any) (any, bool) {
+	r := a.lookup(ctx, name, args)
+	return r.v, r.ok
+}
+
+// lookup is read with the observation: every read, the identify call
+// included, goes through the results kept since the last write, so a
+// dialogue never shows the same call twice with nothing changed between
+// (a model trained on it would learn to re-read). A failed read is kept
+// too: asking again cannot answer differently on the same state.
+func (a *Generic) lookup(ctx context.Context, name string, args map[string]any) readOut {
 	raw, _ := tools.Marshal(args)
 	key := readKey(name, string(raw))
 	if r, ok := a.reads[key]; ok {
-		return r.v, r.ok
+		return r
 	}
-	v, _, ok := a.callRaw(ctx, name, string(raw), "")
-	a.reads[key] = readOut{v, ok}
-	return v, ok
+	v, out, ok := a.callRaw(ctx, name, string(raw), "")
+	r := readOut{v: v, out: out, ok: ok}
+	a.reads[key] = r
+	return r
 }
 
 // readKey identifies a read among the results since the last write.
@@ -290,18 +302,16 @@ func (a *Generic) authenticate(ctx context.Context) bool {
 		if !ok {
 			continue
 		}
-		raw, _ := tools.Marshal(args)
-		v, out, good := a.callRaw(ctx, im.Tool, string(raw), "")
-		if !good {
+		r := a.lookup(ctx, im.Tool, args)
+		if !r.ok {
 			return false
 		}
-		key := a.m.UserKeyOf(out)
+		key := a.m.UserKeyOf(r.out)
 		if key == "" {
 			return false
 		}
 		a.userKey = key
-		if obj, isObj := v.(map[string]any); isObj {
-			a.reads[readKey(im.Tool, string(raw))] = readOut{obj, true}
+		if obj, isObj := r.v.(map[string]any); isObj {
 			a.first = a.firstName(obj)
 		}
 		return true
@@ -602,7 +612,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	}
 	keys, recs := a.m.ListedRecords(c, out)
 	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
-		// Guesses the latest one instead of reading them all.
+		// Guesses the last one listed instead of reading them all.
 		k := keys[len(keys)-1]
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))
 		obj, _ := v.(map[string]any)

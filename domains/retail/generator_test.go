@@ -215,10 +215,14 @@ func checkStarStats(t *testing.T, db *DB) {
 			heavy++
 			heavyOrders += n
 		}
-		// Orders to an old address come first and all go to the same one.
+		// Orders to an old address were placed first and all go to the
+		// same one. The user's list is shuffled, so walk it by date.
+		byDate := slices.SortedFunc(slices.Values(u.Orders), func(a, b string) int {
+			return strings.Compare(db.Orders[a].CreatedAt, db.Orders[b].CreatedAt)
+		})
 		var old *Address
 		current := false
-		for _, oid := range u.Orders {
+		for _, oid := range byDate {
 			a := db.Orders[oid].Address
 			switch {
 			case a == u.Address:
