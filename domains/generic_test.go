@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
@@ -194,12 +195,42 @@ func TestPackFlaws(t *testing.T) {
 				}
 			}
 			for _, kind := range pipelineFlaws() {
-				if paired[kind] == 0 {
+				if paired[kind] == 0 && canBreak(d, kind) {
 					t.Errorf("flaw %s never failed for its expected reason (pairs: %v)", kind, paired)
 				}
 			}
 		})
 	}
+}
+
+// canBreak reports whether a pack gives a flaw its mistake: the rule
+// flaws need a rule of their kind (and a transfer, for its message), and
+// hiding an output after the write is no mistake when the policy has it
+// stated before the yes.
+func canBreak(d *domains.Domain, kind string) bool {
+	m := d.Model
+	switch kind {
+	case agent.FlawUndisclosed:
+		return len(m.RulesFor(pack.RuleDisclose, "")) > 0
+	case agent.FlawNoReminder:
+		return len(m.RulesFor(pack.RuleSay, "")) > 0
+	case agent.FlawNoTransferMessage:
+		return m.TransferMessage() != "" && len(m.Transfers) > 0
+	case agent.FlawOmitsOutput:
+		// Most writes with outputs must leave one unstated before the
+		// yes for 40 tasks to hold a chance.
+		with, hidden := 0, 0
+		for _, w := range m.Writes {
+			if len(w.Outputs) > 0 {
+				with++
+				if len(w.Outputs) > len(m.Disclosed(w.Name)) {
+					hidden++
+				}
+			}
+		}
+		return 2*hidden > with
+	}
+	return true
 }
 
 // TestPackRelease runs the pipeline on a pack directory: the release

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/verify"
 )
 
 // verifyOut is synth verify's stdout: the lines by id and the summary.
@@ -188,8 +190,14 @@ func TestVerifyOwnDialogues(t *testing.T) {
 		if !l.Pass {
 			t.Errorf("%s: synth's own row fails: %+v", l.ID, l.Checks)
 		}
-		if len(l.Checks) != 10 {
-			t.Errorf("%s: %d checks reported, want all 10", l.ID, len(l.Checks))
+		rules := 0
+		for name := range l.Checks {
+			if strings.HasPrefix(name, verify.RulePrefix) {
+				rules++
+			}
+		}
+		if len(l.Checks)-rules != len(verify.OutsideChecks()) || rules == 0 {
+			t.Errorf("%s: %d checks reported (%d of the policy's rules), want all %d and the rules", l.ID, len(l.Checks), rules, len(verify.OutsideChecks()))
 		}
 	}
 	if c := out.lines["changed-result"].Checks["tool_results"]; c.Pass || !strings.Contains(c.Reason, "call 1 find_user_id_by_") || !strings.Contains(c.Reason, "recorded result differs at . (recorded an object") {
