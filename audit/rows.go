@@ -140,6 +140,13 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	}
 }
 
+// dpoTools is the release's --dpo-tools; releases before it kept the
+// tool results.
+func (s *state) dpoTools() string {
+	mode, _ := s.doc.m.Config["dpo_tools"].(string)
+	return mode
+}
+
 // toolsMode is the release's --tools; releases before it carry all.
 func (s *state) toolsMode() string {
 	mode, _ := s.doc.m.Config["tools"].(string)
@@ -301,6 +308,16 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 			bad("dpo", "%s (domain %s)", why, s.dom.Name)
 		}
 	}
+	if s.dpoTools() == engine.DPOToolsCut {
+		for _, side := range []struct {
+			name string
+			msgs []record.Message
+		}{{"chosen", r.Chosen}, {"rejected", r.Rejected}} {
+			if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "tool" }); i >= 0 {
+				bad("dpo", "dpo_tools is cut, but %s message %d is a tool result", side.name, i)
+			}
+		}
+	}
 	if info == nil {
 		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)
 		return
@@ -308,6 +325,13 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	bp := info.bp
 	if e.split != bp.Split {
 		bad("split", "pair is in the %s split, its blueprint in %s", e.split, bp.Split)
+	}
+	if s.labels != nil && len(engine.Expected(r.Failure)) > 0 {
+		// The label is what the rows teach: the rejected side itself must
+		// make the mistake, whatever its dialogue did after the cut.
+		if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, r.Chosen, r.Rejected); !ok {
+			bad("dpo/label", "the rejected side does not show its label %s: %s", r.Failure, why)
+		}
 	}
 	if r.Domain != bp.Domain {
 		bad("dpo", "domain %q, blueprint %q", r.Domain, bp.Domain)

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -209,6 +210,8 @@ type state struct {
 	seed     maphash.Seed // of the message digests
 	dom      *domains.Domain
 	ver      *verify.Verifier
+	// labels checks that each pair's rejected side shows its label.
+	labels *engine.LabelChecker
 	// sums holds the sha256 of every listed file as found on disk.
 	sums       map[string]string
 	bps        map[string]*bpInfo
@@ -343,6 +346,7 @@ func (s *state) loadDomain() error {
 		return fmt.Errorf("record schemas: %w", err)
 	}
 	s.dom, s.ver = d, verify.ForDomain(d, sch)
+	s.labels = engine.NewLabelChecker(d, s.ver)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
@@ -176,6 +177,22 @@ func testCatchesDamage(t *testing.T, base string) {
 			rewriteDPO(t, dir, "train", rows)
 			relist(t, dir, dpoFile("train"), -1)
 			return []want{{file: dpoFile("train"), check: "dpo", row: 2, id: rows[2].ID, reason: "prompt+rejected is not the re-simulated"}}
+		}},
+		{"rejected side cut before its mistake", func(t *testing.T, dir string) []want {
+			// The proposal of a wrong argument or id, without the write
+			// made after the customer's yes: still the flawed dialogue's
+			// prefix, but it no longer shows the label.
+			rows := readDPO(t, dir, "train")
+			for i, r := range rows {
+				if (r.Failure == agent.FlawWrongArgument || r.Failure == agent.FlawHallucinatedID) && len(r.Rejected[0].ToolCalls) == 0 {
+					rows[i].Rejected = r.Rejected[:1]
+					rewriteDPO(t, dir, "train", rows)
+					relist(t, dir, dpoFile("train"), -1)
+					return []want{{file: dpoFile("train"), check: "dpo/label", row: i, id: r.ID, reason: "does not show its label " + r.Failure}}
+				}
+			}
+			t.Fatal("no wrong_argument or hallucinated_id pair that proposes before it writes")
+			return nil
 		}},
 		{"edited domain policy", func(t *testing.T, dir string) []want {
 			p := filepath.Join(dir, "domain", "policy.md")

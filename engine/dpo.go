@@ -46,14 +46,18 @@ func Explains(flaw, check string) bool {
 
 // DPOStats counts how flawed attempts ended.
 type DPOStats struct {
-	Attempts    int            `json:"attempts"`
-	NotFired    int            `json:"not_applicable"`
-	NoFailure   int            `json:"verified_anyway"`
-	OtherReason int            `json:"failed_for_another_reason"`
-	Unpairable  int            `json:"unpairable"`
-	Pairs       int            `json:"pairs"`
-	ByFailure   map[string]int `json:"pairs_by_failure"`
-	BySplit     map[string]int `json:"pairs_by_split"`
+	Attempts    int `json:"attempts"`
+	NotFired    int `json:"not_applicable"`
+	NoFailure   int `json:"verified_anyway"`
+	OtherReason int `json:"failed_for_another_reason"`
+	Unpairable  int `json:"unpairable"`
+	// LabelNotShown counts the failed dialogues whose every cut leaves
+	// the labelled mistake out of the rejected side (Plan.Cut): paired,
+	// they would teach a label the rows do not show.
+	LabelNotShown int            `json:"label_not_shown"`
+	Pairs         int            `json:"pairs"`
+	ByFailure     map[string]int `json:"pairs_by_failure"`
+	BySplit       map[string]int `json:"pairs_by_split"`
 }
 
 // Plan chooses which flaws to try per blueprint and how pairs are cut.
@@ -62,6 +66,7 @@ type Plan struct {
 	primary *blueprints.Allocator
 	mix     map[string]float64
 	mode    string
+	tools   string
 	pairs   int
 }
 
@@ -71,9 +76,10 @@ type Plan struct {
 var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 2.5}
 
 // NewPlan makes the DPO plan of a run: mix weighs the failure types (nil:
-// the default mix), mode is how pairs are cut (PairModes), pairs is the
-// most pairs a blueprint gives.
-func NewPlan(seed uint64, mix map[string]float64, mode string, pairs int) (*Plan, error) {
+// the default mix), mode is how pairs are cut (PairModes), tools what
+// the sides keep of the tool observations (DPOToolsModes; "" keeps
+// them), pairs is the most pairs a blueprint gives.
+func NewPlan(seed uint64, mix map[string]float64, mode, tools string, pairs int) (*Plan, error) {
 	kinds := agent.Flaws()
 	weights := make([]float64, len(kinds))
 	for i, k := range kinds {
@@ -97,10 +103,16 @@ func NewPlan(seed uint64, mix map[string]float64, mode string, pairs int) (*Plan
 	if !slices.Contains(PairModes(), mode) {
 		return nil, fmt.Errorf("--dpo-mode %q: want one of %s", mode, strings.Join(PairModes(), ", "))
 	}
+	if tools == "" {
+		tools = DPOToolsKeep
+	}
+	if !slices.Contains(DPOToolsModes(), tools) {
+		return nil, fmt.Errorf("--dpo-tools %q: want one of %s", tools, strings.Join(DPOToolsModes(), ", "))
+	}
 	if pairs < 1 {
 		return nil, fmt.Errorf("dpo_pairs %d: need at least 1", pairs)
 	}
-	return &Plan{kinds: kinds, primary: a, mix: mix, mode: mode, pairs: pairs}, nil
+	return &Plan{kinds: kinds, primary: a, mix: mix, mode: mode, tools: tools, pairs: pairs}, nil
 }
 
 // Order is the sequence of flaws tried for a blueprint: the allocated
@@ -141,6 +153,9 @@ type PairRow struct {
 
 // Mode is how the plan cuts pairs (PairModes).
 func (p *Plan) Mode() string { return p.mode }
+
+// Tools is what the plan's sides keep of tool observations (DPOToolsModes).
+func (p *Plan) Tools() string { return p.tools }
 
 // Most is the most pairs a blueprint gives.
 func (p *Plan) Most() int { return p.pairs }

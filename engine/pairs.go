@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -11,7 +13,8 @@ import (
 const (
 	// PairSegment: prompt = the shared history up to the divergence (it
 	// ends with a user or tool message), chosen and rejected = each side's
-	// next assistant segment, up to the next user turn (ToolGraph).
+	// next assistant segment, up to the next user turn (ToolGraph), or
+	// the next after it where the mistake comes later (Plan.Cut).
 	PairSegment = "segment"
 	// PairSession: whole conversations after the opening user message (DMPO, ETO).
 	PairSession = "session"
@@ -84,4 +87,83 @@ func nextUser(msgs []record.Message, from, k int) int {
 		}
 	}
 	return len(msgs)
+}
+
+// What chosen and rejected hold of the tool observations (--dpo-tools).
+const (
+	// DPOToolsKeep: each side as the dialogue went, tool results included.
+	DPOToolsKeep = "keep"
+	// DPOToolsCut: each side ends at (and includes) its first assistant
+	// message whose calls a tool answers. TRL's DPO loss counts every
+	// completion token, so a kept observation trains the model to
+	// produce the tool's answer, which it never writes; a cut pair
+	// compares the agent's own decisions only.
+	DPOToolsCut = "cut"
+)
+
+// DPOToolsModes lists the --dpo-tools values.
+func DPOToolsModes() []string { return []string{DPOToolsKeep, DPOToolsCut} }
+
+// ErrLabelNotShown is why a pair was not made: no cut of it has a
+// rejected side that shows its label.
+var ErrLabelNotShown = errors.New("the rejected side does not show its label")
+
+// Cut makes the pair of a verified dialogue (good) and a failed one
+// (bad) that the plan's mode and tool cut give, and checks with lc that
+// its rejected side shows label. A segment (or equal) cut ends at the
+// next user turn, but many mistakes are made in one turn and acted on
+// in the next: a wrong order is proposed, and cancelled after the
+// customer's yes. Such a pair would be labelled with a mistake its
+// rejected side does not make, so both sides grow by one user turn at a
+// time until the rejected side shows it; a pair no cut shows is an
+// error wrapping ErrLabelNotShown, and never mislabelled.
+func (p *Plan) Cut(ctx context.Context, lc *LabelChecker, bp *record.Blueprint, label string, good, bad []record.Message) (Pair, error) {
+	base, err := MakePair(p.mode, good, bad)
+	if err != nil {
+		return Pair{}, err
+	}
+	d := len(base.Prompt)
+	side := func(msgs []record.Message, end int) []record.Message {
+		s := msgs[d:end]
+		if p.tools == DPOToolsCut {
+			s = cutTools(s)
+		}
+		return s
+	}
+	why := ""
+	var prevC, prevR int
+	for k := 1; ; k++ {
+		pair := base
+		switch p.mode {
+		case PairSegment, "":
+			pair.Chosen, pair.Rejected = side(good, nextUser(good, d, k)), side(bad, nextUser(bad, d, k))
+		case PairEqual:
+			n := min(nextUser(good, d, k+1)-d, nextUser(bad, d, k+1)-d)
+			pair.Chosen, pair.Rejected = side(good, d+n), side(bad, d+n)
+		default:
+			pair.Chosen, pair.Rejected = side(good, len(good)), side(bad, len(bad))
+		}
+		ok, w := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen, pair.Rejected)
+		if ok {
+			return pair, nil
+		}
+		why = w
+		// Grown as far as it goes: the dialogues, or the tool cut, end.
+		if k > 1 && len(pair.Chosen) == prevC && len(pair.Rejected) == prevR || p.mode == PairSession {
+			break
+		}
+		prevC, prevR = len(pair.Chosen), len(pair.Rejected)
+	}
+	return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
+}
+
+// cutTools ends a side at its first assistant message whose calls a
+// tool message answers.
+func cutTools(side []record.Message) []record.Message {
+	for i, m := range side {
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 && i+1 < len(side) && side[i+1].Role == "tool" {
+			return side[:i+1]
+		}
+	}
+	return side
 }

@@ -52,8 +52,11 @@ type Config struct {
 	DPO          bool               `json:"dpo"`
 	DPOMode      string             `json:"dpo_mode"`
 	DPOMix       map[string]float64 `json:"dpo_mix,omitempty"`
-	DPOPairs     int                `json:"dpo_pairs"`
-	License      string             `json:"license"`
+	// DPOTools is what chosen and rejected keep of tool observations:
+	// keep, or cut (each side ends at its first call a tool answers).
+	DPOTools string `json:"dpo_tools"`
+	DPOPairs int    `json:"dpo_pairs"`
+	License  string `json:"license"`
 	// Tools is which tools each row carries: all, relevant or
 	// relevant+K ("" chooses by the domain's size, see defaultTools).
 	Tools string `json:"tools"`
@@ -174,6 +177,7 @@ func Defaults() Config {
 		Workers:    runtime.GOMAXPROCS(0),
 		License:    "other",
 		DPOMode:    engine.PairSegment,
+		DPOTools:   engine.DPOToolsKeep,
 		DPOPairs:   1,
 
 		User:          "llm",
@@ -355,7 +359,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	// The DPO keys are checked even without --dpo: a typo in them must
 	// not wait for the run that finally uses them.
-	if _, err := engine.NewPlan(c.Seed, c.DPOMix, c.DPOMode, c.DPOPairs); err != nil {
+	if _, err := engine.NewPlan(c.Seed, c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {
@@ -554,6 +558,11 @@ func (c Config) outputConfig() map[string]any {
 // of synth: another version may phrase or verify differently.
 func (c Config) Fingerprint() string {
 	oc := c.outputConfig()
+	// dpo_tools came after releases were made: the default leaves the
+	// fingerprint as it was, so they resume and count as done.
+	if v, _ := oc["dpo_tools"].(string); v == "" || v == engine.DPOToolsKeep {
+		delete(oc, "dpo_tools")
+	}
 	if c.domainID != "" {
 		oc["domain"] = c.domainID
 	}

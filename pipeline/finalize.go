@@ -239,6 +239,7 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	dst.NoFailure += src.NoFailure
 	dst.OtherReason += src.OtherReason
 	dst.Unpairable += src.Unpairable
+	dst.LabelNotShown += src.LabelNotShown
 	dst.Pairs += src.Pairs
 	for k, v := range src.ByFailure {
 		dst.ByFailure[k] += v

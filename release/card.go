@@ -76,8 +76,19 @@ func Card(m *Manifest, files []FileEntry) string {
 			"(recorded in `rejected/dpo_failures-*.jsonl.gz`). The chosen side is the oracle's verified path from the same history. Pair mode: `%v`.\n\n",
 			d.Pairs, m.Config["dpo_mode"])
 		b.WriteString(histogram("Failure types", d.ByFailure))
-		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d.\n\n",
-			d.Attempts, d.NotFired, d.NoFailure, d.OtherReason)
+		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d; "+
+			"mistake not in the rejected side however cut (dropped): %d.\n\n",
+			d.Attempts, d.NotFired, d.NoFailure, d.OtherReason, d.LabelNotShown)
+		b.WriteString("Every label is checked against the rejected side itself: it makes the labelled mistake (runs the premature or wrong write, " +
+			"calls before authenticating, ends without the write, ...). A mistake made in one turn and acted on in the next (a wrong order " +
+			"proposed, then cancelled after the customer's yes) grows both sides by whole user turns until the rejected side holds it.\n\n")
+		if m.Config["dpo_tools"] == "cut" {
+			b.WriteString("Tool results (`--dpo-tools cut`): chosen and rejected each end at their first tool call, so no tool message is in " +
+				"them. TRL's DPO loss counts every completion token, tool observations included; cut pairs compare the agent's own decisions only.\n\n")
+		} else {
+			b.WriteString("Tool results (`--dpo-tools keep`): chosen and rejected keep the tool messages their calls got. TRL's DPO loss counts " +
+				"every completion token, these included; `--dpo-tools cut` ends each side at its first tool call instead.\n\n")
+		}
 		b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `prompt` (shared history; ends with a user or tool message), `chosen`, `rejected` " +
 			"(each starts with an assistant message), `tools`, `failure` (taxonomy label), `divergence_turn` (user turns before the divergence). " +
 			"Load with `load_dataset(\"parquet\", data_files={\"train\": \"dpo/train-*.parquet\"})` and pass to TRL's `DPOTrainer` (explicit prompt).\n\n")

@@ -151,7 +151,7 @@ func (k *Toolkit) ParseArgs(name, args string) (*Tool, map[string]any, error) {
 		return t, nil, fmt.Errorf("arguments of %s are not valid JSON: %v", name, err)
 	}
 	if err := t.schema.Validate(v); err != nil {
-		return t, nil, fmt.Errorf("arguments of %s do not match its schema: %s", name, flatten(err))
+		return t, nil, fmt.Errorf("arguments of %s do not match its schema: %s", name, plainSchemaError(err))
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -159,28 +159,6 @@ func (k *Toolkit) ParseArgs(name, args string) (*Tool, map[string]any, error) {
 	}
 	k.parsed.put(key, m)
 	return t, m, nil
-}
-
-func flatten(err error) string {
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		out := ve.BasicOutput()
-		var parts []string
-		for _, e := range out.Errors {
-			if e.Error == nil {
-				continue
-			}
-			msg := e.Error.String()
-			if e.InstanceLocation != "" {
-				msg = e.InstanceLocation + ": " + msg
-			}
-			parts = append(parts, msg)
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, "; ")
-		}
-	}
-	return err.Error()
 }
 
 // Result is what a tool call returns to the agent.

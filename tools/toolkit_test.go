@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,9 @@ import (
 
 // testKit is a small toolkit over testColls: one read, one write, one
 // generic tool, and tools whose handlers misbehave.
+// validatorText is the jsonschema library's own phrasing of a failure.
+var validatorText = regexp.MustCompile(`got \w+, want|missing propert|additional propert|value must be|(^|\s)/\w*:`)
+
 func testKit(t *testing.T) *Toolkit {
 	t.Helper()
 	orderArg := map[string]any{
@@ -94,19 +98,19 @@ func TestToolkitCall(t *testing.T) {
 		{"malformed JSON", "get_order", `{"order_id": "#W1"`, true, record.KindRead, "not valid JSON", false},
 		{"not JSON at all", "get_order", `order #W1 please`, true, record.KindRead, "not valid JSON", false},
 		{"trailing garbage", "get_order", `{"order_id": "#W1"} x`, true, record.KindRead, "not valid JSON", false},
-		{"number for string", "get_order", `{"order_id": 5}`, true, record.KindRead, "do not match its schema", false},
-		{"pattern mismatch", "get_order", `{"order_id": "W1"}`, true, record.KindRead, "do not match its schema", false},
-		{"missing required", "get_order", `{}`, true, record.KindRead, "do not match its schema", false},
+		{"number for string", "get_order", `{"order_id": 5}`, true, record.KindRead, "do not match its schema: order_id must be a string", false},
+		{"pattern mismatch", "get_order", `{"order_id": "W1"}`, true, record.KindRead, "do not match its schema: order_id is not in the expected format", false},
+		{"missing required", "get_order", `{}`, true, record.KindRead, "do not match its schema: order_id is required", false},
 		{"empty arguments mean {}", "get_order", ``, true, record.KindRead, "do not match its schema", false},
-		{"extra property", "get_order", `{"order_id": "#W1", "x": 1}`, true, record.KindRead, "do not match its schema", false},
+		{"extra property", "get_order", `{"order_id": "#W1", "x": 1}`, true, record.KindRead, "do not match its schema: unknown argument x", false},
 		{"array instead of object", "get_order", `["#W1"]`, true, record.KindRead, "", false},
 		{"null arguments", "get_order", `null`, true, record.KindRead, "", false},
-		{"enum violation", "cancel_order", `{"order_id": "#W1", "reason": "bored"}`, true, record.KindWrite, "do not match its schema", false},
+		{"enum violation", "cancel_order", `{"order_id": "#W1", "reason": "bored"}`, true, record.KindWrite, "do not match its schema: reason must be one of", false},
 		{"valid write", "cancel_order", `{"order_id": "#W1", "reason": "no longer needed"}`, false, record.KindWrite, "cancelled", true},
 		{"write handler error leaves state", "cancel_order", `{"order_id": "#W404", "reason": "no longer needed"}`, true, record.KindWrite, "order not found", false},
 		{"generic with numbers", "sum", `{"xs": [1, 2.5, 3]}`, false, record.KindGeneric, `{"total":6.5}`, false},
 		{"generic no arguments", "sum", ``, false, record.KindGeneric, `{"total":0}`, false},
-		{"generic wrong item type", "sum", `{"xs": [1, "2"]}`, true, record.KindGeneric, "do not match its schema", false},
+		{"generic wrong item type", "sum", `{"xs": [1, "2"]}`, true, record.KindGeneric, "do not match its schema: xs[1] must be a number", false},
 		{"unmarshalable result", "bad_result", `{}`, true, record.KindGeneric, "not JSON", false},
 	}
 	kit := testKit(t)
@@ -126,6 +130,11 @@ func TestToolkitCall(t *testing.T) {
 			}
 			if !strings.Contains(res.Output, tc.contains) {
 				t.Errorf("output %q does not contain %q", res.Output, tc.contains)
+			}
+			// The agent sees a plain API error, never the validator's
+			// own phrasing or JSON pointers.
+			if validatorText.MatchString(res.Output) {
+				t.Errorf("output %q carries the validator's text", res.Output)
 			}
 			if res.Kind != tc.wantKind {
 				t.Errorf("Kind = %q, want %q", res.Kind, tc.wantKind)

@@ -28,7 +28,7 @@ var flagSamples = map[string]string{
 	"writes": "1-2", "write-weights": "1,3", "reads": "3-4", "read-weights": "2,1",
 	"behaviors": "minimal,typos", "workers": "3", "max-turns": "20", "chunk-size": "50",
 	"shard": "1/2", "validation": "0.1", "test": "0.2", "license": "mit", "tools": "relevant+3", "dpo": "",
-	"dpo-mode": "session", "dpo-pairs": "2", "dpo-mix": "wrong_target=2", "force": "",
+	"dpo-mode": "session", "dpo-tools": "cut", "dpo-pairs": "2", "dpo-mix": "wrong_target=2", "force": "",
 }
 
 // fileOnly are the config keys that have no flag: they are set in the

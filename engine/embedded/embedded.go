@@ -3,6 +3,7 @@ package embedded
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/synth-data/synth/agent"
@@ -25,11 +26,12 @@ type Engine struct {
 	ver      *verify.Verifier
 	maxTurns int
 	plan     *engine.Plan
+	labels   *engine.LabelChecker
 }
 
 // New makes the embedded engine of a domain; plan may be nil (no pairs).
 func New(d *domains.Domain, ver *verify.Verifier, maxTurns int, plan *engine.Plan) *Engine {
-	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan}
+	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan, labels: engine.NewLabelChecker(d, ver)}
 }
 
 // Dialogue plays the blueprint, verifies it and, when it verifies and the
@@ -146,8 +148,12 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 			out.Stats.OtherReason++
 			continue
 		}
-		pair, err := engine.MakePair(e.plan.Mode(), good.Messages, bad.Messages)
-		if err != nil {
+		pair, err := e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
+		switch {
+		case errors.Is(err, engine.ErrLabelNotShown):
+			out.Stats.LabelNotShown++
+			continue
+		case err != nil:
 			out.Stats.Unpairable++
 			continue
 		}

@@ -93,6 +93,8 @@ type Engine struct {
 	ver   *verify.Verifier
 	plan  *engine.Plan
 	tools []openai.Tool // every tool of the domain, in definition order
+	// labels checks that a pair's rejected side shows its label.
+	labels *engine.LabelChecker
 }
 
 // New makes the LLM engine of a domain; plan may be nil (no pairs).
@@ -101,7 +103,7 @@ func New(d *domains.Domain, ver *verify.Verifier, ch client.Chatter, plan *engin
 	if err := json.Unmarshal([]byte(d.Tools.OpenAI()), &tools); err != nil {
 		return nil, fmt.Errorf("domain %s: its tools are not an OpenAI tools array: %w", d.Name, err)
 	}
-	return &Engine{Base: NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver, plan: plan, tools: tools}, nil
+	return &Engine{Base: NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver, plan: plan, tools: tools, labels: engine.NewLabelChecker(d, ver)}, nil
 }
 
 // Dialogue writes the instruction (with Instructions "llm"), then plays

@@ -460,7 +460,7 @@ func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Bluepri
 			out.Attempts = append(out.Attempts, engine.Attempt{Verdict: f.v, Record: records[i]})
 		}
 		if e.plan != nil {
-			out.Pairs, err = e.pairs(bp, good, fails, offered)
+			out.Pairs, err = e.pairs(ctx, bp, good, fails, offered)
 		}
 		return out, err
 	}
@@ -482,10 +482,11 @@ type failedTrial struct {
 }
 
 // pairs turns failed trials into DPO pairs against the verified one, cut
-// by the same MakePair as the embedded engine's. A failure the taxonomy
+// by the same Plan.Cut as the embedded engine's, so a pair's label is
+// what its rejected side shows. A failure the taxonomy
 // has no label for (a simulator error, an id the engine fixed, a
 // malformed turn) is not paired.
-func (e *Engine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, offered map[string]bool) (engine.Pairs, error) {
+func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.Trajectory, fails []failedTrial, offered map[string]bool) (engine.Pairs, error) {
 	var out engine.Pairs
 	for _, f := range fails {
 		if len(out.Rows) >= e.plan.Most() {
@@ -497,8 +498,12 @@ func (e *Engine) pairs(bp *record.Blueprint, good *record.Trajectory, fails []fa
 			out.Stats.OtherReason++
 			continue
 		}
-		pair, err := engine.MakePair(e.plan.Mode(), good.Messages, f.ep.tr.Messages)
-		if err != nil {
+		pair, err := e.plan.Cut(ctx, e.labels, bp, label, good.Messages, f.ep.tr.Messages)
+		switch {
+		case errors.Is(err, engine.ErrLabelNotShown):
+			out.Stats.LabelNotShown++
+			continue
+		case err != nil:
 			out.Stats.Unpairable++
 			continue
 		}

@@ -1,0 +1,399 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+	"github.com/synth-data/synth/verify"
+)
+
+// LabelChecker decides whether a pair's rejected side shows the mistake
+// its label names. A label is a claim about the rows a model trains on:
+// that the flawed agent failed for the right reason somewhere in its
+// dialogue is not enough when the pair's cut leaves the mistake out (a
+// wrong order proposed in one turn and cancelled after the customer's
+// yes, in the next). Engines emit only pairs that pass it, and synth
+// validate re-checks every row with it. Safe for concurrent use.
+type LabelChecker struct {
+	tools    *tools.Toolkit
+	ver      *verify.Verifier
+	transfer string
+}
+
+// NewLabelChecker is the checker of a domain: its tools (kinds and
+// schemas), its verifier (who counts as authenticated) and its transfer
+// tool, if it has one.
+func NewLabelChecker(d *domains.Domain, ver *verify.Verifier) *LabelChecker {
+	c := &LabelChecker{tools: d.Tools, ver: ver}
+	if d.Model != nil && d.Model.Transfer != nil {
+		c.transfer = d.Model.Transfer.Name
+	}
+	return c
+}
+
+// toolCall is one tool call of a pair, with where it stands.
+type toolCall struct {
+	msg  int // index in the messages it was found in
+	name string
+	raw  string
+	args map[string]any
+}
+
+func callsOf(msgs []record.Message, from int) []toolCall {
+	var out []toolCall
+	for i := from; i < len(msgs); i++ {
+		for _, c := range msgs[i].ToolCalls {
+			var args map[string]any
+			_ = json.Unmarshal([]byte(c.Function.Arguments), &args)
+			out = append(out, toolCall{msg: i, name: c.Function.Name, raw: c.Function.Arguments, args: args})
+		}
+	}
+	return out
+}
+
+// Shows reports whether the rejected continuation of a pair shows the
+// behaviour its label names, and when it does not, why. The prompt and
+// the chosen side are the context: the chosen side is the ground truth
+// at that point, the blueprint's actions where the chosen side does not
+// reach them.
+//
+//	premature_write      a write none of the ground truth's, made on fewer reads than the chosen side makes before its own
+//	wrong_target         a write whose target (its *_id argument) is none the ground truth's writes of that tool act on
+//	wrong_argument       a write none of the ground truth's, on one of their targets
+//	no_confirmation      a write without the customer's explicit yes to its proposal (the verifier's rule)
+//	unauthenticated      a call on the customer's data before they were identified
+//	hallucinated_id      an *_id argument that no tool result or customer message before the call held
+//	wrong_tool           a write by another tool than the one the chosen side (or the ground truth) runs next
+//	schema_invalid       a call whose arguments fail the tool's schema
+//	stops_early          the agent's last words with no write or transfer, where the chosen side makes one
+//	unnecessary_transfer a transfer the task does not need
+//	omits_output         the agent's words without an output the chosen side tells
+func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label string, prompt, chosen, rejected []record.Message) (bool, string) {
+	hist := append(append([]record.Message(nil), prompt...), rejected...)
+	rcalls := callsOf(hist, len(prompt))
+	ccalls := callsOf(chosen, 0)
+	writes := func(cs []toolCall) []toolCall {
+		var out []toolCall
+		for _, x := range cs {
+			if c.tools.Kind(x.name) == record.KindWrite {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	rw, cw := writes(rcalls), writes(ccalls)
+	switch label {
+	case agent.FlawPrematureWrite:
+		// The first write that is none of the ground truth's: a correct
+		// write of a later goal, made after the flawed one was refused,
+		// is not the guess.
+		for _, w := range rw {
+			if anyEqual(c.reference(bp, cw, w.name), w.args) {
+				continue
+			}
+			// Where the chosen side writes nothing yet, all its reads
+			// come before the write it proposes.
+			end := toolCall{msg: len(chosen)}
+			if len(cw) > 0 {
+				end = cw[0]
+			}
+			rReads, cReads := c.readsBefore(rcalls, w), c.readsBefore(ccalls, end)
+			if rReads < cReads {
+				return true, ""
+			}
+			return false, fmt.Sprintf("the rejected side's %s follows %d reads, the chosen side reads %d", w.name, rReads, cReads)
+		}
+		return false, "the rejected side runs no write other than the ground truth's"
+	case agent.FlawWrongTarget:
+		for _, w := range rw {
+			refs := c.reference(bp, cw, w.name)
+			if len(refs) == 0 {
+				continue
+			}
+			if key := targetKey(refs[0]); key != "" && !anyHas(refs, key, w.args[key]) {
+				return true, ""
+			}
+		}
+		return false, "no write of the rejected side acts on another target than the ground truth's"
+	case agent.FlawWrongArgument:
+		for _, w := range rw {
+			refs := c.reference(bp, cw, w.name)
+			if anyEqual(refs, w.args) {
+				continue
+			}
+			for _, ref := range refs {
+				if key := targetKey(ref); key == "" || reflect.DeepEqual(w.args[key], ref[key]) {
+					return true, ""
+				}
+			}
+		}
+		return false, "no write of the rejected side changes an argument of the ground truth's write on the same target"
+	case agent.FlawNoConfirmation:
+		// The verifier's rule: a write needs the customer's explicit yes
+		// to a proposal that named its details, one yes per write.
+		if c.fails(ctx, bp, hist, verify.CheckConfirmation) && !c.fails(ctx, bp, prompt, verify.CheckConfirmation) {
+			return true, ""
+		}
+		return false, "every write of the rejected side follows the customer's explicit yes to its proposal"
+	case agent.FlawUnauthenticated:
+		if c.fails(ctx, bp, hist, verify.CheckAuth) && !c.fails(ctx, bp, prompt, verify.CheckAuth) {
+			return true, ""
+		}
+		return false, "the rejected side calls no tool on the customer's data before they are identified"
+	case agent.FlawHallucinatedID:
+		for _, x := range rcalls {
+			if unseenID(hist[:x.msg], x.args) {
+				return true, ""
+			}
+		}
+		return false, "every id the rejected side uses was in a tool result or a customer message"
+	case agent.FlawWrongTool:
+		if len(rw) == 0 {
+			return false, "the rejected side runs no write"
+		}
+		want := ""
+		if len(cw) > 0 {
+			want = cw[0].name
+		} else if next := c.pendingGold(bp, prompt); len(next) > 0 {
+			want = next[0].Tool
+		}
+		if rw[0].name != want {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the rejected side runs %s, as the ground truth does", want)
+	case agent.FlawSchemaInvalid:
+		for _, x := range rcalls {
+			if t, _, err := c.tools.ParseArgs(x.name, x.raw); t != nil && err != nil {
+				return true, ""
+			}
+		}
+		return false, "every call of the rejected side matches its tool's schema"
+	case agent.FlawStopsEarly:
+		acts := func(cs []toolCall) bool {
+			for _, x := range cs {
+				if c.tools.Kind(x.name) == record.KindWrite || x.name == c.transfer && x.name != "" {
+					return true
+				}
+			}
+			return false
+		}
+		switch {
+		case acts(rcalls):
+			return false, "the rejected side writes or transfers"
+		case !acts(ccalls):
+			return false, "the chosen side makes no write or transfer there either"
+		case !endsWithWords(rejected):
+			return false, "the rejected side does not end with the agent's words"
+		}
+		return true, ""
+	case agent.FlawUnnecessaryTransfer:
+		for _, g := range bp.Goals {
+			if g.Kind == record.GoalTransfer {
+				return false, "the task needs a transfer"
+			}
+		}
+		for _, x := range rcalls {
+			if c.transfer != "" && x.name == c.transfer {
+				return true, ""
+			}
+		}
+		return false, "the rejected side makes no transfer"
+	case agent.FlawOmitsOutput:
+		if !endsWithWords(rejected) {
+			return false, "the rejected side does not end with the agent's words"
+		}
+		for _, o := range bp.Outputs {
+			if says(chosen, o.Value) && !says(rejected, o.Value) {
+				return true, ""
+			}
+		}
+		return false, "the rejected side tells every output the chosen side tells"
+	}
+	// The rule flaws: the rejected side breaks a policy rule of the
+	// flaw's kind that the chosen side keeps.
+	for _, kind := range []string{pack.RuleDisclose, pack.RuleSay, pack.RuleMessage} {
+		if !Explains(label, verify.RulePrefix+kind+":") {
+			continue
+		}
+		good := append(append([]record.Message(nil), prompt...), chosen...)
+		if c.failsRule(ctx, bp, hist, kind) && !c.failsRule(ctx, bp, good, kind) {
+			return true, ""
+		}
+		return false, "the rejected side keeps every " + kind + " rule the chosen side keeps"
+	}
+	return false, fmt.Sprintf("unknown failure type %q", label)
+}
+
+// failsRule reports whether a policy rule of a kind fails on msgs.
+func (c *LabelChecker) failsRule(ctx context.Context, bp *record.Blueprint, msgs []record.Message, kind string) bool {
+	v := c.ver.Verify(ctx, bp, &record.Trajectory{BlueprintID: bp.ID, Domain: bp.Domain, Messages: msgs})
+	for _, ch := range v.Checks {
+		if strings.HasPrefix(ch.Name, verify.RulePrefix+kind+":") && !ch.Passed {
+			return true
+		}
+	}
+	return false
+}
+
+// readsBefore counts the read calls before the message of call x.
+func (c *LabelChecker) readsBefore(cs []toolCall, x toolCall) int {
+	n := 0
+	for _, y := range cs {
+		if y.msg >= x.msg {
+			break
+		}
+		if c.tools.Kind(y.name) == record.KindRead {
+			n++
+		}
+	}
+	return n
+}
+
+// reference is what a write of tool may be: the chosen side's writes of
+// that tool and the ground truth's (where the chosen side does not reach
+// them, or they belong to another goal).
+func (c *LabelChecker) reference(bp *record.Blueprint, chosen []toolCall, tool string) []map[string]any {
+	var out []map[string]any
+	for _, x := range chosen {
+		if x.name == tool {
+			out = append(out, x.args)
+		}
+	}
+	for _, a := range bp.Actions {
+		if a.Kind == record.KindWrite && a.Tool == tool {
+			var args map[string]any
+			_ = json.Unmarshal(a.Arguments, &args)
+			out = append(out, args)
+		}
+	}
+	return out
+}
+
+// pendingGold is the ground truth's writes not yet run successfully in
+// the prompt, in order.
+func (c *LabelChecker) pendingGold(bp *record.Blueprint, prompt []record.Message) []record.Action {
+	failed := map[string]bool{}
+	for _, m := range prompt {
+		if m.Role == "tool" && strings.HasPrefix(m.Content, "Error") {
+			failed[m.ToolCallID] = true
+		}
+	}
+	done := 0
+	for _, m := range prompt {
+		for _, x := range m.ToolCalls {
+			if c.tools.Kind(x.Function.Name) == record.KindWrite && !failed[x.ID] {
+				done++
+			}
+		}
+	}
+	var gold []record.Action
+	for _, a := range bp.Actions {
+		if a.Kind == record.KindWrite {
+			gold = append(gold, a)
+		}
+	}
+	if done >= len(gold) {
+		return nil
+	}
+	return gold[done:]
+}
+
+func anyEqual(refs []map[string]any, args map[string]any) bool {
+	for _, r := range refs {
+		if reflect.DeepEqual(r, args) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyHas(refs []map[string]any, key string, v any) bool {
+	for _, r := range refs {
+		if reflect.DeepEqual(r[key], v) {
+			return true
+		}
+	}
+	return false
+}
+
+// fails reports whether the verifier's check fails on the messages
+// (authentication: a call touched the customer's data before they were
+// identified, or another customer's; confirmation: a write without its
+// own yes). The prompt is checked too, so that the mistake is the
+// rejected side's, not the shared history's.
+func (c *LabelChecker) fails(ctx context.Context, bp *record.Blueprint, msgs []record.Message, check string) bool {
+	v := c.ver.Verify(ctx, bp, &record.Trajectory{BlueprintID: bp.ID, Domain: bp.Domain, Messages: msgs})
+	for _, ch := range v.Checks {
+		if ch.Name == check {
+			return !ch.Passed
+		}
+	}
+	return false
+}
+
+// unseenID reports whether an id argument (a string *_id argument, or an
+// element of an *_ids list) is one no customer message or tool result in
+// msgs holds.
+func unseenID(msgs []record.Message, args map[string]any) bool {
+	var seen strings.Builder
+	for _, m := range msgs {
+		if m.Role == "user" || m.Role == "tool" {
+			seen.WriteString(m.Content)
+			seen.WriteByte('\n')
+		}
+	}
+	text := seen.String()
+	for k, v := range args {
+		var ids []string
+		switch {
+		case strings.HasSuffix(k, "_id"):
+			if s, ok := v.(string); ok {
+				ids = append(ids, s)
+			}
+		case strings.HasSuffix(k, "_ids"):
+			l, _ := v.([]any)
+			for _, e := range l {
+				if s, ok := e.(string); ok {
+					ids = append(ids, s)
+				}
+			}
+		}
+		for _, id := range ids {
+			if id != "" && !strings.Contains(text, id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsWithWords reports whether a side ends with the agent's words (a
+// message with text and no tool calls): the answer the customer reads.
+func endsWithWords(side []record.Message) bool {
+	if len(side) == 0 {
+		return false
+	}
+	last := side[len(side)-1]
+	return last.Role == "assistant" && last.Content != "" && len(last.ToolCalls) == 0
+}
+
+// says reports whether the agent's words on a side tell value, compared
+// as the outputs check does (case and commas aside).
+func says(side []record.Message, value string) bool {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), ",", "") }
+	want := norm(value)
+	for _, m := range side {
+		if m.Role == "assistant" && strings.Contains(norm(m.Content), want) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,151 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/record"
+)
+
+// Each label's check accepts a pair of its own flaw cut by Plan.Cut and
+// rejects a pair of another flaw that does not make its mistake, on
+// both built-in domains, in every pair mode and tool cut.
+func TestLabelCheckerShows(t *testing.T) {
+	// mislabel is, per label, a flaw whose rejected side does not show it.
+	mislabel := map[string]string{
+		agent.FlawPrematureWrite:      agent.FlawOmitsOutput,
+		agent.FlawWrongTarget:         agent.FlawStopsEarly,
+		agent.FlawWrongArgument:       agent.FlawUnnecessaryTransfer,
+		agent.FlawNoConfirmation:      agent.FlawOmitsOutput,
+		agent.FlawUnauthenticated:     agent.FlawStopsEarly,
+		agent.FlawHallucinatedID:      agent.FlawNoConfirmation,
+		agent.FlawWrongTool:           agent.FlawUnnecessaryTransfer,
+		agent.FlawSchemaInvalid:       agent.FlawWrongTool,
+		agent.FlawStopsEarly:          agent.FlawWrongTool,
+		agent.FlawUnnecessaryTransfer: agent.FlawStopsEarly,
+		agent.FlawOmitsOutput:         agent.FlawNoConfirmation,
+	}
+	if len(mislabel) != len(agent.Flaws()) {
+		t.Fatalf("mislabel covers %d of the %d labels", len(mislabel), len(agent.Flaws()))
+	}
+	ctx := context.Background()
+	for _, tc := range []struct{ domain, mode, tools string }{
+		{"retail", engine.PairSegment, engine.DPOToolsKeep},
+		{"airline", engine.PairSegment, engine.DPOToolsKeep},
+		{"retail", engine.PairSession, engine.DPOToolsKeep},
+		{"retail", engine.PairEqual, engine.DPOToolsCut},
+	} {
+		t.Run(tc.domain+"/"+tc.mode+"/"+tc.tools, func(t *testing.T) {
+			fx, err := testplay.NewFixture(tc.domain, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := engine.NewPlan(1, nil, tc.mode, tc.tools, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc := engine.NewLabelChecker(fx.D, fx.Ver)
+			type example struct {
+				bp   *record.Blueprint
+				pair engine.Pair
+			}
+			found := map[string]example{}
+			for i := 0; i < 300 && len(found) < len(agent.Flaws()); i++ {
+				bp, err := fx.Gen.Generate(ctx, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				good, err := embedded.Simulate(ctx, fx.D, bp, 60)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, kind := range agent.Flaws() {
+					if _, done := found[kind]; done {
+						continue
+					}
+					bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: kind})
+					if err != nil {
+						t.Fatal(err)
+					}
+					v := fx.Ver.Verify(ctx, bp, bad)
+					if !fired || v.Passed || !slices.Contains(engine.Expected(kind), v.Failed().Name) {
+						continue
+					}
+					pair, err := plan.Cut(ctx, lc, bp, kind, good.Messages, bad.Messages)
+					if err != nil {
+						continue
+					}
+					found[kind] = example{bp, pair}
+				}
+			}
+			for _, label := range agent.Flaws() {
+				t.Run(label, func(t *testing.T) {
+					ex, ok := found[label]
+					if !ok {
+						if tc.tools == engine.DPOToolsCut || tc.domain == "airline" {
+							t.Skipf("no %s pair in 300 blueprints", label)
+						}
+						t.Fatalf("no %s pair in 300 blueprints", label)
+					}
+					if ok, why := lc.Shows(ctx, ex.bp, label, ex.pair.Prompt, ex.pair.Chosen, ex.pair.Rejected); !ok {
+						t.Errorf("a %s pair does not show its label: %s", label, why)
+					}
+					if tc.tools == engine.DPOToolsCut {
+						for _, side := range [][]record.Message{ex.pair.Chosen, ex.pair.Rejected} {
+							for i, m := range side {
+								if m.Role == "tool" {
+									t.Errorf("dpo_tools cut, but side message %d is a tool result", i)
+								}
+							}
+						}
+					}
+					other, ok := found[mislabel[label]]
+					if !ok {
+						t.Skipf("no %s pair to mislabel", mislabel[label])
+					}
+					if ok, _ := lc.Shows(ctx, other.bp, label, other.pair.Prompt, other.pair.Chosen, other.pair.Rejected); ok {
+						t.Errorf("a %s pair labelled %s shows it", mislabel[label], label)
+					}
+				})
+			}
+		})
+	}
+}
+
+// A pair whose mistake lies past every cut is refused, never mislabelled.
+func TestCutRefusesUnshownLabel(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	plan, err := engine.NewPlan(1, nil, engine.PairSegment, engine.DPOToolsKeep, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := engine.NewLabelChecker(fx.D, fx.Ver)
+	for i := range 40 {
+		bp, err := fx.Gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, _ := embedded.Simulate(ctx, fx.D, bp, 60)
+		bad, fired, _ := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: agent.FlawOmitsOutput})
+		if !fired {
+			continue
+		}
+		// An omitted output is no hallucinated id.
+		if _, err := plan.Cut(ctx, lc, bp, agent.FlawHallucinatedID, good.Messages, bad.Messages); err == nil {
+			t.Fatalf("blueprint %d: an omits_output dialogue was cut as hallucinated_id", i)
+		} else if _, err := plan.Cut(ctx, lc, bp, agent.FlawOmitsOutput, good.Messages, bad.Messages); err != nil {
+			t.Fatalf("blueprint %d: %v", i, err)
+		}
+		return
+	}
+	t.Fatal("no omits_output dialogue in 40 blueprints")
+}

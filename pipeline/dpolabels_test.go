@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"context"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/synth-data/synth/audit"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/verify"
+)
+
+// validatorText is the jsonschema library's own phrasing of a failure
+// ("/item_ids: got string, want array"), which no real API returns.
+var validatorText = regexp.MustCompile(`got \w+, want|missing propert|additional propert|value must be|(^|\s)/\w*:`)
+
+// Every pair of a DPO release shows its label in its rejected side, no
+// rejected side carries validator text, a cut release holds no tool
+// message in chosen or rejected, and each release passes synth validate.
+func TestDPOLabelsShown(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ domain, tools string }{
+		{"retail", engine.DPOToolsKeep},
+		{"airline", engine.DPOToolsKeep},
+		{"retail", engine.DPOToolsCut},
+	} {
+		t.Run(tc.domain+"/"+tc.tools, func(t *testing.T) {
+			cfg := smallConfig(t, 200)
+			cfg.Domain, cfg.DPO, cfg.DPOTools = tc.domain, true, tc.tools
+			res, err := Run(ctx, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := res.Manifest
+			d, err := domains.Load(tc.domain, cfg.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sch, err := schemas.Compile()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc := engine.NewLabelChecker(d, verify.ForDomain(d, sch))
+			bps := readBlueprints(t, cfg.Out)
+			paths, _ := filepath.Glob(filepath.Join(cfg.Out, "dpo", "*.parquet"))
+			pairs, shown := map[string]int{}, map[string]int{}
+			for _, p := range paths {
+				err := export.ScanDPO(p, func(r export.DPORow) error {
+					pairs[r.Failure]++
+					if ok, why := lc.Shows(ctx, bps[r.BlueprintID], r.Failure, r.Prompt, r.Chosen, r.Rejected); ok {
+						shown[r.Failure]++
+					} else {
+						t.Errorf("%s: the rejected side does not show %s: %s", r.ID, r.Failure, why)
+					}
+					for _, msg := range r.Rejected {
+						if validatorText.MatchString(msg.Content) {
+							t.Errorf("%s: the rejected side carries validator text: %q", r.ID, msg.Content)
+						}
+					}
+					if tc.tools == engine.DPOToolsCut {
+						for _, side := range [][]record.Message{r.Chosen, r.Rejected} {
+							for i, msg := range side {
+								if msg.Role == "tool" {
+									t.Errorf("%s: dpo_tools cut, but side message %d is a tool result", r.ID, i)
+								}
+							}
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(pairs) < 5 || m.DPO.Pairs == 0 {
+				t.Fatalf("too few pairs to judge: %v", pairs)
+			}
+			for label, n := range pairs {
+				t.Logf("%s: %d of %d pairs show their label", label, shown[label], n)
+			}
+			if m.Config["dpo_tools"] != tc.tools {
+				t.Errorf("manifest config dpo_tools = %v, want %s", m.Config["dpo_tools"], tc.tools)
+			}
+			v, err := audit.Validate(ctx, cfg.Out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range v.Defects {
+				t.Errorf("validate: %s", d)
+			}
+		})
+	}
+}
+
+// --dpo-tools keep is the default and leaves the fingerprint of a
+// release made before the option; cut changes it.
+func TestDPOToolsFingerprint(t *testing.T) {
+	cfg := Defaults()
+	keep := cfg.Fingerprint()
+	cfg.DPOTools = ""
+	if cfg.Fingerprint() != keep {
+		t.Error("dpo_tools \"\" and keep fingerprint differently")
+	}
+	cfg.DPOTools = engine.DPOToolsCut
+	if cfg.Fingerprint() == keep {
+		t.Error("dpo_tools cut has the fingerprint of keep")
+	}
+	cfg.DPOTools = "trim"
+	if err := cfg.Check(); err == nil {
+		t.Error("dpo_tools trim passes Check")
+	}
+}
