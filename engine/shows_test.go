@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"github.com/synth-data/synth/agent"
@@ -29,6 +28,9 @@ func TestLabelCheckerShows(t *testing.T) {
 		agent.FlawStopsEarly:          agent.FlawWrongTool,
 		agent.FlawUnnecessaryTransfer: agent.FlawStopsEarly,
 		agent.FlawOmitsOutput:         agent.FlawNoConfirmation,
+		agent.FlawUndisclosed:         agent.FlawStopsEarly,
+		agent.FlawNoReminder:          agent.FlawStopsEarly,
+		agent.FlawNoTransferMessage:   agent.FlawStopsEarly,
 	}
 	if len(mislabel) != len(agent.Flaws()) {
 		t.Fatalf("mislabel covers %d of the %d labels", len(mislabel), len(agent.Flaws()))
@@ -73,7 +75,7 @@ func TestLabelCheckerShows(t *testing.T) {
 						t.Fatal(err)
 					}
 					v := fx.Ver.Verify(ctx, bp, bad)
-					if !fired || v.Passed || !slices.Contains(engine.Expected(kind), v.Failed().Name) {
+					if !fired || v.Passed || !engine.Explains(kind, v.Failed().Name) {
 						continue
 					}
 					pair, err := plan.Cut(ctx, lc, bp, kind, good.Messages, bad.Messages)
