@@ -42,10 +42,11 @@ func (v *Verifier) Outside(ctx context.Context, bp *record.Blueprint, tr *record
 	if bp == nil {
 		checks = append(checks, noTruth(CheckState), noTruth(CheckOutputs), endingUnknownTask(tr))
 	} else {
-		checks = append(checks, v.state(ctx, bp, tr, false), outputs(bp, tr), ending(bp, tr))
+		rp := v.replay(ctx, tr)
+		checks = append(checks, v.state(ctx, bp, tr, rp, false), outputs(bp, tr), ending(bp, tr))
 		// The policy's rules too: what is disclosed, asked and said is
 		// held to the same rules as synth's own dialogues.
-		checks = append(checks, v.rules(ctx, bp, tr)...)
+		checks = append(checks, v.rules(bp, tr, rp)...)
 	}
 	return verdictOf(checks)
 }

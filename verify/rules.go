@@ -31,9 +31,17 @@ type call struct {
 	changed bool
 }
 
-// replay walks the dialogue's calls on a fresh state, so that every rule
-// sees what each write did without trusting the recorded results.
-func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) []call {
+// replayed is the dialogue's calls run again on a fresh state: the state
+// check compares where they end, and every rule sees what each write did
+// without trusting the recorded results.
+type replayed struct {
+	calls []call
+	hash  string // the state the writes end in
+}
+
+// replay runs the dialogue's writes on a fresh state, in order; a failed
+// write changes nothing, as it did in the dialogue.
+func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed {
 	st := v.d.Base.NewState()
 	var out []call
 	for i, m := range tr.Messages {
@@ -51,7 +59,7 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) []call {
 			out = append(out, cl)
 		}
 	}
-	return out
+	return &replayed{calls: out, hash: st.Hash()}
 }
 
 // resultOf is the tool message answering call id after message i.
@@ -65,11 +73,11 @@ func resultOf(tr *record.Trajectory, i int, id string) string {
 }
 
 // rules runs the domain's policy rules, one check each.
-func (v *Verifier) rules(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) []record.Check {
+func (v *Verifier) rules(bp *record.Blueprint, tr *record.Trajectory, rp *replayed) []record.Check {
 	if v.d.Model == nil || len(v.d.Model.Rules) == 0 {
 		return nil
 	}
-	calls := v.replay(ctx, tr)
+	calls := rp.calls
 	out := make([]record.Check, 0, len(v.d.Model.Rules))
 	for _, r := range v.d.Model.Rules {
 		name := RuleCheck(r)

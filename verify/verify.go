@@ -97,6 +97,7 @@ var callID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
 // Verify runs every check; the verdict passes only if all pass.
 func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Verdict {
 	calls := v.parseCalls(tr)
+	rp := v.replay(ctx, tr)
 	checks := []record.Check{
 		v.recordSchema(bp, tr),
 		toolSchema(tr, calls),
@@ -104,11 +105,11 @@ func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.
 		turns(tr),
 		v.auth(tr, calls),
 		v.confirmation(tr),
-		v.state(ctx, bp, tr, true),
+		v.state(ctx, bp, tr, rp, true),
 		outputs(bp, tr),
 		ending(bp, tr),
 	}
-	return verdictOf(append(checks, v.rules(ctx, bp, tr)...))
+	return verdictOf(append(checks, v.rules(bp, tr, rp)...))
 }
 
 func verdictOf(checks []record.Check) record.Verdict {
@@ -390,18 +391,8 @@ func mentions(text, rawArgs string, identifying []string) bool {
 // ground truth must replay without errors (synth executed it); outside
 // ground truth may hold a write that fails and so changes nothing, as
 // τ²'s evaluation allows.
-func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory, strict bool) record.Check {
-	st := v.d.Base.NewState()
-	for _, m := range tr.Messages {
-		for _, c := range m.ToolCalls {
-			if v.d.Tools.Kind(c.Function.Name) != record.KindWrite {
-				continue
-			}
-			// A failed write changes nothing, as it did in the dialogue.
-			v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
-		}
-	}
-	got := st.Hash()
+func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory, rp *replayed, strict bool) record.Check {
+	got := rp.hash
 	gold := v.d.Base.NewState()
 	for i, a := range bp.Actions {
 		if a.Kind != record.KindWrite {
