@@ -165,7 +165,7 @@ func (c *checker) checkRules() {
 		case RuleSay:
 			needs("phrases", len(r.Phrases) > 0)
 			needs("text", r.Text != "")
-			if r.Text != "" && len(r.Phrases) > 0 && !saysAny(r.Text, r.Phrases) {
+			if r.Text != "" && len(r.Phrases) > 0 && !SaysAny(r.Text, r.Phrases) {
 				c.addY(child(at, "text"), "rule %s: text %q says none of its phrases", r.Name, r.Text)
 			}
 		}
@@ -181,8 +181,9 @@ func (c *checker) checkRules() {
 	}
 }
 
-// saysAny reports whether text holds one of phrases, case aside.
-func saysAny(text string, phrases []string) bool {
+// SaysAny reports whether text holds one of phrases, case aside: how a
+// say rule is judged, and checked against its own text.
+func SaysAny(text string, phrases []string) bool {
 	low := strings.ToLower(text)
 	return slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(low, strings.ToLower(p)) })
 }

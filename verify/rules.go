@@ -271,7 +271,7 @@ func saidBefore(r pack.Rule, tr *record.Trajectory, calls []call) string {
 		_, yes := proposalBefore(tr, c.msg)
 		said := false
 		for _, m := range tr.Messages[:max(yes, 0)] {
-			if m.Role == "assistant" && saysAny(m.Content, r.Phrases) {
+			if m.Role == "assistant" && pack.SaysAny(m.Content, r.Phrases) {
 				said = true
 				break
 			}
@@ -283,26 +283,23 @@ func saidBefore(r pack.Rule, tr *record.Trajectory, calls []call) string {
 	return ""
 }
 
-func saysAny(text string, phrases []string) bool {
-	low := strings.ToLower(text)
-	return slices.ContainsFunc(phrases, func(p string) bool { return strings.Contains(low, strings.ToLower(p)) })
-}
-
 // requested: every successful write is a ground-truth write of the same
 // tool on the same target (its first argument naming a key), so an
 // action the customer did not ask for fails even when it changes
 // nothing the state check sees.
 func requested(bp *record.Blueprint, calls []call) string {
-	var gold []map[string]any
-	var tools_ []string
+	type goldWrite struct {
+		tool string
+		args map[string]any
+	}
+	var gold []goldWrite
 	for _, a := range bp.Actions {
 		if a.Kind != record.KindWrite {
 			continue
 		}
-		var args map[string]any
-		_ = json.Unmarshal(a.Arguments, &args)
-		gold = append(gold, args)
-		tools_ = append(tools_, a.Tool)
+		g := goldWrite{tool: a.Tool}
+		_ = json.Unmarshal(a.Arguments, &g.args)
+		gold = append(gold, g)
 	}
 	used := make([]bool, len(gold))
 	for _, c := range calls {
@@ -310,8 +307,8 @@ func requested(bp *record.Blueprint, calls []call) string {
 			continue
 		}
 		found := false
-		for k := range gold {
-			if !used[k] && tools_[k] == c.name && sameKeys(gold[k], c.args) {
+		for k, g := range gold {
+			if !used[k] && g.tool == c.name && sameKeys(g.args, c.args) {
 				used[k], found = true, true
 				break
 			}
