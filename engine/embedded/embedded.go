@@ -97,6 +97,9 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 		if turn.Text == "" {
 			return nil, false, fmt.Errorf("blueprint %s: the user produced an empty turn", bp.ID)
 		}
+		if turnsDown(turn) {
+			tr.Corrections = append(tr.Corrections, len(tr.Messages))
+		}
 		tr.Messages = append(tr.Messages, record.Message{Role: "user", Content: turn.Text})
 		reply, err := ag.Respond(ctx, turn)
 		if err != nil {
@@ -107,6 +110,17 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 	}
 	tr.StateHash = st.Hash()
 	return tr, ag.Fired(), nil
+}
+
+// turnsDown reports whether a customer's turn turns the agent's proposal
+// down (a correction, or a figure asked for before the yes).
+func turnsDown(t dialog.Turn) bool {
+	for _, a := range t.Acts {
+		if a.Type == "correct" || a.Type == "figure" {
+			return true
+		}
+	}
+	return false
 }
 
 // pairs runs flawed agents on a verified blueprint until enough of
