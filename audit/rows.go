@@ -372,6 +372,15 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if i, ok := isPrefix(s.seed, digestMessages(s.seed, flawed.Messages), r.Prompt, r.Rejected); !ok {
 		bad("dpo", "prompt+rejected is not the re-simulated %s dialogue: they part at message %d", r.Failure, i)
 	}
+	if rec.Check == engine.CheckCaught {
+		// A mistake the customer caught: the customer turns the flawed
+		// proposal down after the rejected side, not before it.
+		end := len(r.Prompt) + len(r.Rejected)
+		if !slices.ContainsFunc(flawed.Corrections, func(c int) bool { return c >= end }) {
+			bad("dpo", "the customer never turns the re-simulated %s dialogue down after message %d", r.Failure, end)
+		}
+		return
+	}
 	switch f := s.ver.Verify(ctx, bp, flawed).Failed(); {
 	case f == nil:
 		bad("dpo", "the re-simulated %s dialogue passes verification; a rejected side must fail", r.Failure)

@@ -25,6 +25,31 @@ type Engine struct {
 	ver      *verify.Verifier
 	maxTurns int
 	plan     *engine.Plan
+	// recovery picks the blueprints whose dialogue is a recovery; nil
+	// for none.
+	recovery *blueprints.Allocator
+}
+
+// RecoveryFlaws are the mistakes a recovery dialogue shows the customer
+// catching: a wrong argument, a near-miss record, a figure not stated.
+func RecoveryFlaws() []string {
+	return []string{agent.FlawWrongArgument, agent.FlawWrongTarget, agent.FlawUndisclosed}
+}
+
+// WithRecovery makes share of the blueprints (an exact share over any
+// range of them, drawn from the seed) recovery dialogues where a flawed
+// agent's mistake can be caught, corrected and verified.
+func (e *Engine) WithRecovery(seed uint64, share float64) (*Engine, error) {
+	if share <= 0 {
+		e.recovery = nil
+		return e, nil
+	}
+	a, err := blueprints.NewAllocator(blueprints.Range{Min: 0, Max: 1}, []float64{1 - share, share}, seed, "recovery", 0.6180339887498949)
+	if err != nil {
+		return nil, fmt.Errorf("recovery_share %g: %w", share, err)
+	}
+	e.recovery = a
+	return e, nil
 }
 
 // New makes the embedded engine of a domain; plan may be nil (no pairs).
@@ -40,6 +65,18 @@ func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map
 		return nil, err
 	}
 	out := &engine.Outcome{Trajectory: tr, Verdict: e.ver.Verify(ctx, bp, tr)}
+	if out.Verdict.Passed && e.recovery != nil && e.recovery.At(bp.Index) == 1 {
+		rec, err := e.recover(ctx, bp)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			// The pairs' chosen side is the oracle's dialogue, which is
+			// not this blueprint's row now: a recovery gives no pairs.
+			out.Trajectory = rec
+			return out, nil
+		}
+	}
 	if out.Verdict.Passed && e.plan != nil {
 		if out.Pairs, err = e.pairs(ctx, bp, tr, offered); err != nil {
 			return nil, err
@@ -112,6 +149,27 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 	return tr, ag.Fired(), nil
 }
 
+// recover plays the recovery flaws in a per-blueprint order and returns
+// the first dialogue whose mistake the customer caught and that then
+// verified, marked as a recovery; nil when none did.
+func (e *Engine) recover(ctx context.Context, bp *record.Blueprint) (*record.Trajectory, error) {
+	kinds := RecoveryFlaws()
+	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "recovery")
+	rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
+	for _, kind := range kinds {
+		tr, fired, err := simulate(ctx, e.d, bp, e.maxTurns, &agent.Flaw{Kind: kind})
+		if err != nil {
+			return nil, err
+		}
+		if !fired || len(tr.Corrections) == 0 || !e.ver.Verify(ctx, bp, tr).Passed {
+			continue
+		}
+		tr.Kind = record.KindRecovery
+		return tr, nil
+	}
+	return nil, nil
+}
+
 // turnsDown reports whether a customer's turn turns the agent's proposal
 // down (a correction, or a figure asked for before the yes).
 func turnsDown(t dialog.Turn) bool {
@@ -152,6 +210,14 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 		}
 		v := e.ver.Verify(ctx, bp, bad)
 		f := v.Failed()
+		if f == nil && len(bad.Corrections) > 0 && engine.Explains(kind, engine.CheckCaught) {
+			// The customer caught the mistake and the agent recovered:
+			// the pair is at the mistake, its rejected side ending where
+			// the customer said no.
+			at := bad.Corrections[0]
+			f = &record.Check{Name: engine.CheckCaught, Reason: fmt.Sprintf("message %d: the customer turned the proposal down: %s", at, bad.Messages[at].Content)}
+			bad = &record.Trajectory{Messages: bad.Messages[:at]}
+		}
 		switch {
 		case f == nil:
 			out.Stats.NoFailure++
