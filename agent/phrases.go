@@ -69,5 +69,5 @@ var figureLead = []string{
 // holdRefusal answers a plea for an exception: the policy stands.
 var holdRefusal = []string{
 	"{I understand|I hear you|I'm really sorry}{, and I wish I could help|}{.|,} {but I can't make an exception|but the policy doesn't allow exceptions here|but this isn't something I'm able to override}{.|, I'm afraid.}",
-	"{I'm sorry|I understand how frustrating this is}{,|.} {I'm not able to make an exception to the policy|the policy is the same for every customer, so I can't make an exception}{.|}",
+	"{I'm sorry|I understand how frustrating this is}, {but I'm not able to make an exception to the policy|but the policy is the same for every customer, so I can't make an exception}.",
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
@@ -71,14 +73,11 @@ func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map
 			return nil, err
 		}
 		if rec != nil {
-			// The pairs' chosen side is the oracle's dialogue, which is
-			// not this blueprint's row now: a recovery gives no pairs.
 			out.Trajectory = rec
-			return out, nil
 		}
 	}
 	if out.Verdict.Passed && e.plan != nil {
-		if out.Pairs, err = e.pairs(ctx, bp, tr, offered); err != nil {
+		if out.Pairs, err = e.pairs(ctx, bp, tr, out.Trajectory, offered); err != nil {
 			return nil, err
 		}
 	}
@@ -184,7 +183,10 @@ func turnsDown(t dialog.Turn) bool {
 // pairs runs flawed agents on a verified blueprint until enough of
 // them fail for their expected reason, and pairs each with the oracle's
 // dialogue at the point where they part.
-func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.Trajectory, offered map[string]bool) (engine.Pairs, error) {
+// A pair's chosen side must be the kept dialogue's (kept, a recovery
+// where the blueprint's row is one): a pair that parts from the oracle
+// after the recovery's mistake is not made.
+func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *record.Trajectory, offered map[string]bool) (engine.Pairs, error) {
 	var out engine.Pairs
 	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo-goal")
 	for _, kind := range e.plan.Order(bp) {
@@ -227,7 +229,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 			continue
 		}
 		pair, err := engine.MakePair(e.plan.Mode(), good.Messages, bad.Messages)
-		if err != nil {
+		if err != nil || !isPrefix(kept.Messages, pair.Prompt, pair.Chosen) {
 			out.Stats.Unpairable++
 			continue
 		}
@@ -243,4 +245,17 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 		out.Proofs = append(out.Proofs, proof)
 	}
 	return out, nil
+}
+
+// isPrefix reports whether prompt then chosen begin msgs.
+func isPrefix(msgs []record.Message, prompt, chosen []record.Message) bool {
+	if len(prompt)+len(chosen) > len(msgs) {
+		return false
+	}
+	for i, m := range slices.Concat(prompt, chosen) {
+		if !reflect.DeepEqual(m, msgs[i]) {
+			return false
+		}
+	}
+	return true
 }
