@@ -80,6 +80,9 @@ var phraseBanks = map[string]phraseBank{
 	"doneLead":             {doneLead, nil},
 	"transferMsg":          {transferMsg, nil},
 	"transferSorry":        {transferSorry, nil},
+	"correctionLead":       {correctionLead, nil},
+	"figureLead":           {figureLead, nil},
+	"holdRefusal":          {holdRefusal, nil},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced

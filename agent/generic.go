@@ -42,8 +42,14 @@ type Generic struct {
 	flaw  *Flaw
 	fired bool
 	hide  bool
-	// refused is set when the agent refused a request since its last reply.
-	refused bool
+	// refused is set when the agent refused a request since its last
+	// reply; refusedGoal is the goal it refused.
+	refused     bool
+	refusedGoal int
+	// sorry is what the agent says first after the customer turned its
+	// proposal down (a correction, a figure asked for, a plea against a
+	// refusal), "" when the customer did not.
+	sorry []string
 }
 
 type readOut struct {
@@ -144,6 +150,10 @@ func readKey(name, raw string) string { return name + "\x00" + raw }
 func (a *Generic) reply(text string, ask dialog.Ask) Turn {
 	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
 	ask.Done = slices.Clone(a.done)
+	if a.refused {
+		g := a.refusedGoal
+		ask.RefusedGoal = &g
+	}
 	ask.Refused, a.refused = a.refused, false
 	t := Turn{Messages: a.out, Ask: ask}
 	a.out = nil
@@ -155,7 +165,8 @@ func (a *Generic) Respond(ctx context.Context, in dialog.Turn) (Turn, error) {
 	for _, act := range in.Acts {
 		a.absorb(act)
 	}
-	var lead []string
+	lead := a.sorry
+	a.sorry = nil
 	for steps := 0; steps < 64; steps++ {
 		if err := ctx.Err(); err != nil {
 			return Turn{}, err
@@ -208,7 +219,15 @@ func (a *Generic) absorb(act dialog.Act) {
 	switch act.Type {
 	case "identify":
 		a.identity = act.Identity
-	case "request", "provide", "revise":
+	case "pushback":
+		// The refusal stands: the policy does not bend to a plea.
+		a.refused, a.refusedGoal = true, act.Goal
+		a.sorry = append(a.sorry, a.say(holdRefusal, nil))
+	case "figure":
+		if g := a.goals[act.Goal]; g != nil && g.propose {
+			a.sorry = append(a.sorry, a.say(figureLead, nil))
+		}
+	case "request", "provide", "revise", "correct":
 		g := a.goals[act.Goal]
 		if g == nil {
 			g = &ggoal{idx: act.Goal, slots: map[string]string{}, items: map[string][]record.Selector{}, news: map[string][]record.Selector{}}
@@ -252,10 +271,18 @@ func (a *Generic) absorb(act dialog.Act) {
 				delete(g.items, k)
 			}
 		}
-		if act.Type == "revise" {
+		if act.Type == "revise" || act.Type == "correct" {
 			g.propose, g.confirm, g.args = false, false, nil
 		}
-		if act.Type == "request" && slices.Contains(a.done, act.Goal) {
+		if act.Type == "correct" {
+			// The customer's correction is taken as said: the target is
+			// found again and the arguments rebuilt from it.
+			if act.Target != nil {
+				g.resolved, g.key, g.obj = false, "", nil
+			}
+			a.sorry = append(a.sorry, a.say(correctionLead, nil))
+		}
+		if (act.Type == "request" || act.Type == "correct") && slices.Contains(a.done, act.Goal) {
 			a.done = slices.DeleteFunc(a.done, func(d int) bool { return d == act.Goal })
 			if !slices.Contains(a.queue, act.Goal) && (a.cur == nil || a.cur.idx != act.Goal) {
 				a.queue = append(a.queue, act.Goal)
@@ -494,7 +521,8 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	}
 	if !g.confirm {
 		g.propose = true
-		t := a.reply(a.proposal(ctx, g), dialog.Ask{Kind: "confirm", Goal: g.idx})
+		text, stated := a.proposal(ctx, g)
+		t := a.reply(text, dialog.Ask{Kind: "confirm", Goal: g.idx, Proposal: &dialog.Proposal{Tool: g.w.Name, Args: g.args, Stated: stated}})
 		return &t, "", false
 	}
 	if a.fire(FlawStopsEarly, g) {
@@ -526,7 +554,7 @@ func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 
 // refusal explains why the policy forbids a write on this target.
 func (a *Generic) refusal(g *ggoal) string {
-	a.refused = true
+	a.refused, a.refusedGoal = true, g.idx
 	var why []string
 	for _, f := range g.w.Unmet(g.obj) {
 		v, _ := model.ValueAt(g.obj, f)
@@ -970,7 +998,9 @@ func (a *Generic) phraseOf(g *ggoal) string {
 	return model.FillPhrase(g.phrase, a.targetWords(g), g.slots)
 }
 
-func (a *Generic) proposal(ctx context.Context, g *ggoal) string {
+// proposal asks for the yes to a write; stated names the figures it
+// states.
+func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated []string) {
 	what := a.phraseOf(g) + " with these details — " + a.details(g) + "."
 	lead := a.say(proposeLead, nil)
 	if strings.HasSuffix(lead, ":") {
@@ -979,45 +1009,46 @@ func (a *Generic) proposal(ctx context.Context, g *ggoal) string {
 	parts := []string{lead, what}
 	if len(a.m.Disclosed(g.w.Name)) == 0 || !a.fire(FlawUndisclosed, g) {
 		// The flawed agent asks for the yes without the figures.
-		parts = append(parts, a.figures(ctx, g)...)
+		said, names := a.figures(ctx, g)
+		parts, stated = append(parts, said...), names
 	}
 	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
 		if !a.fire(FlawNoReminder, g) {
 			parts = append(parts, r.Text)
 		}
 	}
-	return strings.Join(append(parts, a.say(confirmAsk, nil)), " ")
+	return strings.Join(append(parts, a.say(confirmAsk, nil)), " "), stated
 }
 
 // figures states what the write will do that the policy says to tell
 // before the yes (a refund, a total, a price difference). The write is
 // tried on a fork of the state, so the figure is the one the write will
 // then give, computed as its outputs are after it runs.
-func (a *Generic) figures(ctx context.Context, g *ggoal) []string {
+func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string) {
 	names := a.m.Disclosed(g.w.Name)
 	if len(names) == 0 {
-		return nil
+		return nil, nil
 	}
 	raw, err := tools.Marshal(g.args)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	res := a.m.Kit.Exec(ctx, a.st.Fork(), g.w.Name, string(raw))
 	if res.Err {
-		return nil
+		return nil, nil
 	}
 	before := g.obj
 	if g.w.TargetKind != model.TargetColl && g.w.TargetKind != model.TargetSearch {
 		before = nil
 	}
 	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: model.ResultValue(res), User: g.user, Elems: g.elems})
-	var said []string
 	for _, o := range outs {
 		if slices.Contains(names, o.Name) {
 			said = append(said, fmt.Sprintf("The %s will be %s.", model.Words(o.Name), model.SayValue(o.Name, o.Raw)))
+			stated = append(stated, o.Name)
 		}
 	}
-	return said
+	return said, stated
 }
 
 // execute makes the confirmed write and reports its outcome.

@@ -55,3 +55,19 @@ var transferSorry = []string{
 var transferMsg = []string{
 	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}. {I'm transferring you to a human agent|I'll transfer you to a human agent who can help|Let me hand you over to a human colleague}{.| now.} {Please hold on.|Thanks for your patience.|}",
 }
+
+// What the agent says first when the customer turns a proposal down.
+var correctionLead = []string{
+	"{Sorry about that|My apologies|Thanks for catching that|Apologies for the mix-up}{!|.} {Let me fix that.|I'll correct it.|Let me put that right.|}",
+	"{You're right to check|Good catch}{, sorry|}{!|.} {I'll fix the details.|Let me correct that.}",
+}
+
+var figureLead = []string{
+	"{Of course|Certainly|Good question|Absolutely}{!|.} {Here are the full details.|I should have said so.|Let me go through it again.|}",
+}
+
+// holdRefusal answers a plea for an exception: the policy stands.
+var holdRefusal = []string{
+	"{I understand|I hear you|I'm really sorry}{, and I wish I could help|}{.|,} {but I can't make an exception|but the policy doesn't allow exceptions here|but this isn't something I'm able to override}{.|, I'm afraid.}",
+	"{I'm sorry|I understand how frustrating this is}, {but I'm not able to make an exception to the policy|but the policy is the same for every customer, so I can't make an exception}.",
+}

@@ -326,9 +326,11 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if e.split != bp.Split {
 		bad("split", "pair is in the %s split, its blueprint in %s", e.split, bp.Split)
 	}
-	if s.labels != nil && len(engine.Expected(r.Failure)) > 0 {
+	if s.labels != nil && len(engine.Expected(r.Failure)) > 0 && (rec == nil || rec.Check != engine.CheckCaught) {
 		// The label is what the rows teach: the rejected side itself must
-		// make the mistake, whatever its dialogue did after the cut.
+		// make the mistake, whatever its dialogue did after the cut. A
+		// mistake the customer caught is the proposal itself, which the
+		// caught check below holds to the customer's no.
 		if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, r.Chosen, r.Rejected); !ok {
 			bad("dpo/label", "the rejected side does not show its label %s: %s", r.Failure, why)
 		}
@@ -395,6 +397,15 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	}
 	if i, ok := isPrefix(s.seed, digestMessages(s.seed, flawed.Messages), r.Prompt, r.Rejected); !ok {
 		bad("dpo", "prompt+rejected is not the re-simulated %s dialogue: they part at message %d", r.Failure, i)
+	}
+	if rec.Check == engine.CheckCaught {
+		// A mistake the customer caught: the customer turns the flawed
+		// proposal down after the rejected side, not before it.
+		end := len(r.Prompt) + len(r.Rejected)
+		if !slices.ContainsFunc(flawed.Corrections, func(c int) bool { return c >= end }) {
+			bad("dpo", "the customer never turns the re-simulated %s dialogue down after message %d", r.Failure, end)
+		}
+		return
 	}
 	switch f := s.ver.Verify(ctx, bp, flawed).Failed(); {
 	case f == nil:

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
 )
 
@@ -179,19 +181,24 @@ func testCatchesDamage(t *testing.T, base string) {
 			return []want{{file: dpoFile("train"), check: "dpo", row: 2, id: rows[2].ID, reason: "prompt+rejected is not the re-simulated"}}
 		}},
 		{"rejected side cut before its mistake", func(t *testing.T, dir string) []want {
-			// The proposal of a wrong argument or id, without the write
-			// made after the customer's yes: still the flawed dialogue's
-			// prefix, but it no longer shows the label.
+			// A proposal without the reminder the policy requires, without
+			// the write made after the customer's yes: still the flawed
+			// dialogue's prefix, but it no longer shows the label. (Wrong
+			// arguments and ids are now caught by the customer at the
+			// proposal, so their pairs end there.)
 			rows := readDPO(t, dir, "train")
 			for i, r := range rows {
-				if (r.Failure == agent.FlawWrongArgument || r.Failure == agent.FlawHallucinatedID) && len(r.Rejected[0].ToolCalls) == 0 {
+				// A pair the customer caught ends at the proposal; this one
+				// goes on to the write.
+				writes := slices.ContainsFunc(r.Rejected, func(m record.Message) bool { return len(m.ToolCalls) > 0 })
+				if r.Failure == agent.FlawNoReminder && len(r.Rejected[0].ToolCalls) == 0 && writes {
 					rows[i].Rejected = r.Rejected[:1]
 					rewriteDPO(t, dir, "train", rows)
 					relist(t, dir, dpoFile("train"), -1)
 					return []want{{file: dpoFile("train"), check: "dpo/label", row: i, id: r.ID, reason: "does not show its label " + r.Failure}}
 				}
 			}
-			t.Fatal("no wrong_argument or hallucinated_id pair that proposes before it writes")
+			t.Fatal("no no_reminder pair that proposes before it writes")
 			return nil
 		}},
 		{"edited domain policy", func(t *testing.T, dir string) []want {

@@ -12,7 +12,12 @@ const (
 // Act is the meaning of a user turn. The embedded agent reads acts; the
 // text says the same thing in words.
 type Act struct {
-	Type     string // identify, request, provide, confirm, revise, done
+	// Type is identify, request, provide, confirm, revise, done, or one
+	// of the ways a customer who holds its goal turns a proposal down:
+	// correct (a detail was wrong; the act carries the right one), figure
+	// (the policy's figure was not stated before the yes was asked for)
+	// and pushback (asks for an exception to a refusal).
+	Type     string
 	Goal     int
 	Intent   string
 	Target   *record.Selector
@@ -29,6 +34,21 @@ type Ask struct {
 	Piece   string
 	Done    []int // goals the agent has finished
 	Refused bool  // the agent just refused a request
+	// RefusedGoal is the goal refused, from an agent that knows it (the
+	// oracle); nil otherwise.
+	RefusedGoal *int
+	// Proposal is what a confirm ask proposes, so the customer can check
+	// it against what it wants without parsing the words; nil from an
+	// agent that does not hand it over (an LLM).
+	Proposal *Proposal
+}
+
+// Proposal is the write an agent asks the customer to say yes to.
+type Proposal struct {
+	Tool string
+	Args map[string]any
+	// Stated names the figures (outputs) the proposal states.
+	Stated []string
 }
 
 // Turn is one user message.

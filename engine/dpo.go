@@ -16,22 +16,27 @@ import (
 // fail for its pair to count: a rejected side is wrong because it was
 // executed and failed for the right reason, not because we assumed so.
 var expected = map[string][]string{
-	agent.FlawPrematureWrite:      {verify.CheckState},
-	agent.FlawWrongTarget:         {verify.CheckState},
-	agent.FlawWrongArgument:       {verify.CheckState},
+	agent.FlawPrematureWrite:      {verify.CheckState, CheckCaught},
+	agent.FlawWrongTarget:         {verify.CheckState, CheckCaught},
+	agent.FlawWrongArgument:       {verify.CheckState, CheckCaught},
 	agent.FlawNoConfirmation:      {verify.CheckConfirmation},
 	agent.FlawUnauthenticated:     {verify.CheckAuth},
-	agent.FlawHallucinatedID:      {verify.CheckState},
+	agent.FlawHallucinatedID:      {verify.CheckState, CheckCaught},
 	agent.FlawWrongTool:           {verify.CheckState},
 	agent.FlawSchemaInvalid:       {verify.CheckToolSchema},
 	agent.FlawStopsEarly:          {verify.CheckState, verify.CheckEnding},
 	agent.FlawUnnecessaryTransfer: {verify.CheckState, verify.CheckOutputs, verify.CheckEnding},
 	agent.FlawOmitsOutput:         {verify.CheckOutputs},
 	// Rule flaws fail a rule of their kind, whatever the pack names it.
-	agent.FlawUndisclosed:       {verify.RulePrefix + pack.RuleDisclose + ":"},
+	agent.FlawUndisclosed:       {verify.RulePrefix + pack.RuleDisclose + ":", CheckCaught},
 	agent.FlawNoReminder:        {verify.RulePrefix + pack.RuleSay + ":"},
 	agent.FlawNoTransferMessage: {verify.RulePrefix + pack.RuleMessage + ":"},
 }
+
+// CheckCaught is the failure record's check of a mistake the customer
+// caught: the flawed proposal was turned down (a wrong detail, a figure
+// not stated), so the rejected side ends where the customer said no.
+const CheckCaught = "caught_by_customer"
 
 // Expected returns the checks a flaw must fail; an entry ending in ":"
 // stands for every check it begins (the rules of one kind).

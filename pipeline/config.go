@@ -56,7 +56,11 @@ type Config struct {
 	// keep, or cut (each side ends at its first call a tool answers).
 	DPOTools string `json:"dpo_tools"`
 	DPOPairs int    `json:"dpo_pairs"`
-	License  string `json:"license"`
+	// RecoveryShare is the share of the embedded engine's blueprints
+	// whose SFT row is a recovery dialogue: a flawed agent's mistake the
+	// customer catches, corrected to a verified end.
+	RecoveryShare float64 `json:"recovery_share"`
+	License       string  `json:"license"`
 	// Tools is which tools each row carries: all, relevant or
 	// relevant+K ("" chooses by the domain's size, see defaultTools).
 	Tools string `json:"tools"`
@@ -179,6 +183,9 @@ func Defaults() Config {
 		DPOMode:    engine.PairSegment,
 		DPOTools:   engine.DPOToolsKeep,
 		DPOPairs:   1,
+		// Enough recoveries to teach taking a correction, few enough
+		// that most rows show the mistake-free path.
+		RecoveryShare: 0.1,
 
 		User:          "llm",
 		Trials:        3,
@@ -364,6 +371,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {
 		errs = append(errs, err)
+	}
+	if !(c.RecoveryShare >= 0 && c.RecoveryShare <= 1) {
+		errs = append(errs, fmt.Errorf("--recovery-share %g: want a share from 0 to 1 (0: no recovery dialogues)", c.RecoveryShare))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return blueprints.Spec{}, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,6 +73,7 @@ func TestDPORelease(t *testing.T) {
 		cfg := smallConfig(t, 250)
 		cfg.Workers = workers
 		cfg.DPO = true
+		cfg.RecoveryShare = 0 // the pair count is the oracle rows' (see TestDPOMix)
 		if _, err := Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -148,11 +150,18 @@ func TestDPORelease(t *testing.T) {
 		if err != nil || !fired {
 			t.Fatalf("pair %v: re-simulation: fired=%v err=%v", p["pair_id"], fired, err)
 		}
+		row := rows[p["pair_id"].(string)]
 		f := ver.Verify(context.Background(), bp, bad).Failed()
-		if f == nil || f.Name != check {
+		if check == engine.CheckCaught {
+			// Caught: the dialogue recovers, and the customer says no
+			// after the rejected side.
+			end := len(row.Prompt) + len(row.Rejected)
+			if f != nil || !slices.ContainsFunc(bad.Corrections, func(c int) bool { return c >= end }) {
+				t.Errorf("pair %v: caught, but re-verified as %+v with the customer's no at %v (rejected ends at %d)", p["pair_id"], f, bad.Corrections, end)
+			}
+		} else if f == nil || f.Name != check {
 			t.Errorf("pair %v: re-verified as %+v, recorded %s", p["pair_id"], f, check)
 		}
-		row := rows[p["pair_id"].(string)]
 		if !reflect.DeepEqual(bad.Messages[len(row.Prompt):len(row.Prompt)+len(row.Rejected)], row.Rejected) {
 			t.Errorf("pair %v: the rejected side is not the flawed dialogue's continuation", p["pair_id"])
 		}
@@ -168,6 +177,10 @@ func TestDPOMix(t *testing.T) {
 	}
 	cfg := smallConfig(t, 1000)
 	cfg.DPO = true
+	// A recovery row keeps only the pairs that part from the oracle
+	// before its mistake (about 5 in 100 blueprints lose their pair): the
+	// issue's numbers are for the oracle's rows.
+	cfg.RecoveryShare = 0
 	res, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -29,5 +29,9 @@ func newEngine(cfg Config, d *domains.Domain, ver *verify.Verifier, ch llm.Chatt
 	case EngineHybrid:
 		return hybrid.New(d, ver, ch, opts), nil
 	}
-	return embedded.New(d, ver, cfg.MaxTurns, plan), nil
+	e, err := embedded.New(d, ver, cfg.MaxTurns, plan).WithRecovery(cfg.Seed, cfg.RecoveryShare)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }

@@ -150,7 +150,17 @@ type Trajectory struct {
 	Messages    []Message `json:"messages"`
 	Ending      string    `json:"ending"`
 	StateHash   string    `json:"state_hash"`
+	// Kind is "" for the oracle's dialogue and KindRecovery for a flawed
+	// agent's mistake that the customer caught, corrected and saw through
+	// to a verified end.
+	Kind string `json:"kind,omitempty"`
+	// Corrections are the indices of the customer's messages that turned
+	// a proposal down: a wrong detail corrected, a figure asked for.
+	Corrections []int `json:"corrections,omitempty"`
 }
+
+// KindRecovery marks a recovery dialogue (Trajectory.Kind).
+const KindRecovery = "recovery"
 
 // Check is the outcome of one verification check.
 type Check struct {

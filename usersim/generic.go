@@ -18,6 +18,10 @@ import (
 type Generic struct {
 	speaker
 	m *model.Model
+	// corrections counts, per goal, the proposals turned down for a wrong
+	// detail; figureAsked marks the goals whose figure was asked for.
+	corrections []int
+	figureAsked []bool
 }
 
 // NewGeneric creates the customer of a pack blueprint.
@@ -26,7 +30,7 @@ func NewGeneric(m *model.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic,
 	if err != nil {
 		return nil, err
 	}
-	return &Generic{speaker: s, m: m}, nil
+	return &Generic{speaker: s, m: m, corrections: make([]int, len(bp.Goals)), figureAsked: make([]bool, len(bp.Goals))}, nil
 }
 
 // Pieces lists what a customer states for a goal beyond the request, in

@@ -23,6 +23,8 @@ type speaker struct {
 	wrongSent bool
 	requested []bool
 	revised   []bool
+	// pushed marks the refused goals the customer has asked an exception for.
+	pushed []bool
 }
 
 // nonNativeOrder is nonNative's keys in the order a typo-prone customer
@@ -43,6 +45,13 @@ type customer interface {
 	pieceAct(i int, piece string, act *dialog.Act)
 	// pieceText is the message stating that piece.
 	pieceText(i int, piece string) string
+	// check turns down a proposal that is not what the customer wants,
+	// or that lacks a figure it must hear first; ok is false otherwise.
+	check(ask dialog.Ask) (t dialog.Turn, ok bool)
+	// refusedWrongly answers the refusal of goal i, which the policy
+	// allows, by naming the record it meant; ok is false when it has
+	// said so often enough.
+	refusedWrongly(i int) (t dialog.Turn, ok bool)
 }
 
 func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
@@ -54,7 +63,7 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 		return speaker{}, fmt.Errorf("blueprint %s has no goals", bp.ID)
 	}
 	return speaker{bp: bp, rng: rng, prof: p,
-		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals))}, nil
+		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals)), pushed: make([]bool, len(bp.Goals))}, nil
 }
 
 func (u *speaker) say(tmpls []string, slots map[string]string) string {
@@ -135,6 +144,10 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 			t = dialog.Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []dialog.Act{act}}
 			break
 		}
+		if turn, no := c.check(ask); no {
+			t = turn
+			break
+		}
 		tmpls := confirms
 		if u.prof.terse {
 			tmpls = confirms[1:2]
@@ -151,6 +164,27 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 	done := map[int]bool{}
 	for _, d := range ask.Done {
 		done[d] = true
+	}
+	if ask.Refused {
+		i := ask.Goal
+		if ask.RefusedGoal != nil {
+			i = *ask.RefusedGoal
+		}
+		if i >= 0 && i < len(u.pushed) && u.requested[i] {
+			switch g := u.bp.Goals[i]; {
+			case g.Kind == record.GoalRefuse && !u.pushed[i]:
+				// One plea for an exception, as real customers make; the
+				// second refusal is accepted.
+				u.pushed[i] = true
+				return dialog.Turn{Text: u.say(pushbacks, nil), Acts: []dialog.Act{{Type: "pushback", Goal: i}}}
+			case g.Kind == record.GoalWrite && ask.RefusedGoal != nil:
+				// A request the policy allows was refused: the agent has
+				// the wrong record in front of it.
+				if t, ok := c.refusedWrongly(i); ok {
+					return t
+				}
+			}
+		}
 	}
 	var prefix string
 	if ask.Refused && !u.prof.terse {

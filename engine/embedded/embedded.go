@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
@@ -27,6 +29,31 @@ type Engine struct {
 	maxTurns int
 	plan     *engine.Plan
 	labels   *engine.LabelChecker
+	// recovery picks the blueprints whose dialogue is a recovery; nil
+	// for none.
+	recovery *blueprints.Allocator
+}
+
+// RecoveryFlaws are the mistakes a recovery dialogue shows the customer
+// catching: a wrong argument, a near-miss record, a figure not stated.
+func RecoveryFlaws() []string {
+	return []string{agent.FlawWrongArgument, agent.FlawWrongTarget, agent.FlawUndisclosed}
+}
+
+// WithRecovery makes share of the blueprints (an exact share over any
+// range of them, drawn from the seed) recovery dialogues where a flawed
+// agent's mistake can be caught, corrected and verified.
+func (e *Engine) WithRecovery(seed uint64, share float64) (*Engine, error) {
+	if share <= 0 {
+		e.recovery = nil
+		return e, nil
+	}
+	a, err := blueprints.NewAllocator(blueprints.Range{Min: 0, Max: 1}, []float64{1 - share, share}, seed, "recovery", 0.6180339887498949)
+	if err != nil {
+		return nil, fmt.Errorf("recovery_share %g: %w", share, err)
+	}
+	e.recovery = a
+	return e, nil
 }
 
 // New makes the embedded engine of a domain; plan may be nil (no pairs).
@@ -42,8 +69,17 @@ func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map
 		return nil, err
 	}
 	out := &engine.Outcome{Trajectory: tr, Verdict: e.ver.Verify(ctx, bp, tr)}
+	if out.Verdict.Passed && e.recovery != nil && e.recovery.At(bp.Index) == 1 {
+		rec, err := e.recover(ctx, bp)
+		if err != nil {
+			return nil, err
+		}
+		if rec != nil {
+			out.Trajectory = rec
+		}
+	}
 	if out.Verdict.Passed && e.plan != nil {
-		if out.Pairs, err = e.pairs(ctx, bp, tr, offered); err != nil {
+		if out.Pairs, err = e.pairs(ctx, bp, tr, out.Trajectory, offered); err != nil {
 			return nil, err
 		}
 	}
@@ -99,6 +135,9 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 		if turn.Text == "" {
 			return nil, false, fmt.Errorf("blueprint %s: the user produced an empty turn", bp.ID)
 		}
+		if turnsDown(turn) {
+			tr.Corrections = append(tr.Corrections, len(tr.Messages))
+		}
 		tr.Messages = append(tr.Messages, record.Message{Role: "user", Content: turn.Text})
 		reply, err := ag.Respond(ctx, turn)
 		if err != nil {
@@ -111,10 +150,45 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 	return tr, ag.Fired(), nil
 }
 
+// recover plays the recovery flaws in a per-blueprint order and returns
+// the first dialogue whose mistake the customer caught and that then
+// verified, marked as a recovery; nil when none did.
+func (e *Engine) recover(ctx context.Context, bp *record.Blueprint) (*record.Trajectory, error) {
+	kinds := RecoveryFlaws()
+	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "recovery")
+	rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
+	for _, kind := range kinds {
+		tr, fired, err := simulate(ctx, e.d, bp, e.maxTurns, &agent.Flaw{Kind: kind})
+		if err != nil {
+			return nil, err
+		}
+		if !fired || len(tr.Corrections) == 0 || !e.ver.Verify(ctx, bp, tr).Passed {
+			continue
+		}
+		tr.Kind = record.KindRecovery
+		return tr, nil
+	}
+	return nil, nil
+}
+
+// turnsDown reports whether a customer's turn turns the agent's proposal
+// down (a correction, or a figure asked for before the yes).
+func turnsDown(t dialog.Turn) bool {
+	for _, a := range t.Acts {
+		if a.Type == "correct" || a.Type == "figure" {
+			return true
+		}
+	}
+	return false
+}
+
 // pairs runs flawed agents on a verified blueprint until enough of
 // them fail for their expected reason, and pairs each with the oracle's
 // dialogue at the point where they part.
-func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.Trajectory, offered map[string]bool) (engine.Pairs, error) {
+// A pair's chosen side must be the kept dialogue's (kept, a recovery
+// where the blueprint's row is one): a pair that parts from the oracle
+// after the recovery's mistake is not made.
+func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *record.Trajectory, offered map[string]bool) (engine.Pairs, error) {
 	var out engine.Pairs
 	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo-goal")
 	for _, kind := range e.plan.Order(bp) {
@@ -140,6 +214,14 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 		}
 		v := e.ver.Verify(ctx, bp, bad)
 		f := v.Failed()
+		if f == nil && len(bad.Corrections) > 0 && engine.Explains(kind, engine.CheckCaught) {
+			// The customer caught the mistake and the agent recovered:
+			// the pair is at the mistake, its rejected side ending where
+			// the customer said no.
+			at := bad.Corrections[0]
+			f = &record.Check{Name: engine.CheckCaught, Reason: fmt.Sprintf("message %d: the customer turned the proposal down: %s", at, bad.Messages[at].Content)}
+			bad = &record.Trajectory{Messages: bad.Messages[:at]}
+		}
 		switch {
 		case f == nil:
 			out.Stats.NoFailure++
@@ -148,12 +230,19 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 			out.Stats.OtherReason++
 			continue
 		}
-		pair, err := e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
+		var pair engine.Pair
+		if f.Name == engine.CheckCaught {
+			// The mistake is the proposal the customer turned down: the
+			// rejected side is that proposal, as it was cut above.
+			pair, err = engine.MakePair(e.plan.Mode(), good.Messages, bad.Messages)
+		} else {
+			pair, err = e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
+		}
 		switch {
 		case errors.Is(err, engine.ErrLabelNotShown):
 			out.Stats.LabelNotShown++
 			continue
-		case err != nil:
+		case err != nil || !isPrefix(kept.Messages, pair.Prompt, pair.Chosen):
 			out.Stats.Unpairable++
 			continue
 		}
@@ -169,4 +258,17 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 		out.Proofs = append(out.Proofs, proof)
 	}
 	return out, nil
+}
+
+// isPrefix reports whether prompt then chosen begin msgs.
+func isPrefix(msgs []record.Message, prompt, chosen []record.Message) bool {
+	if len(prompt)+len(chosen) > len(msgs) {
+		return false
+	}
+	for i, m := range slices.Concat(prompt, chosen) {
+		if !reflect.DeepEqual(m, msgs[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,227 @@
+package usersim
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// A customer who holds its goal checks each proposal before saying yes:
+// real customers read the order number and the address back, and a yes
+// to a wrong detail teaches an agent that customers never object. The
+// check compares the proposal's arguments with the goal's ground-truth
+// write, and the words say only what the customer knows: the record it
+// named, the values it gave, the items it chose.
+
+// mostCorrections bounds how often one goal's proposal is turned down,
+// so an agent that cannot take a correction ends in a failed dialogue
+// rather than an endless one.
+const mostCorrections = 3
+
+// Every template that turns a proposal down holds a negation of two or
+// three letters ("No", "not"): the typos profile leaves such words alone,
+// so the verifier never reads a correction as a yes.
+
+var correctTargetID = []string{
+	"{No|Hmm, no|Wait, no}{,|.|!} {that's the wrong <noun>|that isn't the <noun> I mean}{.|!} {It's|I meant|I'm talking about} <noun> <want>, not <got>{.|}",
+	"No{,| —} it's <noun> <want>, not <got>{.|!}",
+	"{No|Nope}{,|.} {I said|I meant|It should be} <noun> <want>{, not <got>|}{.|}",
+}
+
+var correctTargetLabel = []string{
+	"{No|Hmm, no|Wait, no}{,|.} {that's not the <noun> I mean|that's the wrong <noun>}{.|!} {I mean|I'm talking about|It should be} <label>{.|}",
+	"{No|Nope}{,| —} {not that one|that isn't it}. {I meant|It's} <label>{.|}",
+}
+
+var correctSlot = []string{
+	"{No|Hmm, no|Wait, no}{,|.|!} the <what> {is|should be} <want>{, not <got>|}{.|}",
+	"No{,| —} {I said|it should be|make it} <want>{ for the <what>|}{, not <got>|}{.|}",
+	"{That's not it|That's not what I said}{ -|,} the <what> {is|should be} <want>{.|}",
+}
+
+// correctSlotPlain is correctSlot for a wrong value not worth quoting
+// (a list, or one said the same way as the right one).
+var correctSlotPlain = []string{
+	"{No|Hmm, no|Wait, no}{,|.|!} the <what> {is|should be} <want>{.|}",
+	"{That's not it|That's not what I said}{ -|,} the <what> {is|should be} <want>{.|}",
+}
+
+var correctChoice = []string{
+	"{No|Hmm, no|Wait, no}{,|.|!} {I meant|I want|it should be} <label>{.|}",
+	"{That's not what I asked for|Not that one}{.|,} {I meant|It's|I said} <label>{.|}",
+}
+
+var correctNew = []string{
+	"{No|Hmm, no|Wait, no}{,|.} {I wanted|I asked for|I'd like} <label> instead{.|}",
+	"{That's not what I asked for|Not that one}{.|,} {I want|I asked for} <label>{.|}",
+}
+
+var askFigure = []string{
+	"{Not yet|No, hold on|Not so fast}{ —|,|.} before I {say yes|agree|confirm}, {how much will the <figure> be|what will the <figure> be|can you tell me the <figure>}?",
+	"{Not yet|No, wait}{.|,} {What will the <figure> be|How much is the <figure>|What's the <figure>} {first|before I decide}?",
+}
+
+var pushbacks = []string{
+	"{No, really|Are you certain there's nothing you can do|Please}{?|.|,} {Can't you make an exception|Is there no way to make an exception|Couldn't you make an exception} {just this once|for me|this time}? {It's really important to me|I've been a loyal customer for years|It would mean a lot}{.|!}",
+	"{That's not what I hoped to hear|I'm not happy about that}{.|!} {Can't you make an exception|Is there not some way around it}{ this once|}? {It really matters to me|I'd really appreciate it}{.|}",
+}
+
+// check reads the agent's proposal for goal i and turns it down when a
+// detail is not what the customer wants, or when it lacks a figure the
+// policy says the agent must state before the yes; ok is false when the
+// customer has nothing against it.
+func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
+	p := ask.Proposal
+	i := ask.Goal
+	if p == nil || i < 0 || i >= len(u.bp.Goals) || u.corrections[i] >= mostCorrections {
+		return dialog.Turn{}, false
+	}
+	w := u.m.Write(p.Tool)
+	if w == nil {
+		return dialog.Turn{}, false
+	}
+	if want := u.truth(i, p.Tool); want != nil {
+		if t, ok := u.correction(i, w, want, p.Args); ok {
+			u.corrections[i]++
+			return t, true
+		}
+	}
+	if !u.figureAsked[i] {
+		for _, f := range u.m.Disclosed(p.Tool) {
+			if !slices.Contains(p.Stated, f) {
+				u.figureAsked[i] = true
+				text := u.say(askFigure, map[string]string{"figure": model.Words(f)})
+				return dialog.Turn{Text: text, Acts: []dialog.Act{{Type: "figure", Goal: i}}}, true
+			}
+		}
+	}
+	return dialog.Turn{}, false
+}
+
+// truth is the arguments of goal i's ground-truth write with the tool,
+// when the goal has exactly one: what the customer wants done.
+func (u *Generic) truth(i int, tool string) map[string]any {
+	var want map[string]any
+	n := 0
+	for _, a := range u.bp.Actions {
+		if a.Goal != i || a.Kind != record.KindWrite || a.Tool != tool {
+			continue
+		}
+		n++
+		if err := json.Unmarshal(a.Arguments, &want); err != nil {
+			return nil
+		}
+	}
+	if n != 1 {
+		return nil
+	}
+	return want
+}
+
+// correction is the customer's no to the first wrong detail: the target
+// first (everything else follows from it), then each argument the
+// customer gave, in the write's order.
+func (u *Generic) correction(i int, w *model.WriteModel, want, got map[string]any) (dialog.Turn, bool) {
+	differs := func(name string) bool {
+		wv, inWant := want[name]
+		gv, inGot := got[name]
+		return inWant && inGot && canon(wv) != canon(gv)
+	}
+	for _, p := range w.Params {
+		if (p.Source == model.SrcTargetKey || p.Source == model.SrcTarget) && differs(p.Name) {
+			return u.targetCorrection(i, w, p, got), true
+		}
+	}
+	for _, p := range w.Params {
+		if !differs(p.Name) {
+			continue
+		}
+		piece := ""
+		switch p.Source {
+		case model.SrcSlot:
+			piece = "slot:" + p.Name
+			if grp := w.GroupOf(p.Name); grp != "" {
+				piece = "like:" + grp
+			}
+		case model.SrcLike:
+			piece = "like:" + p.Group
+		case model.SrcPick, model.SrcChoose:
+			piece = "choice:" + p.Name
+		case model.SrcReplace:
+			piece = "new:" + p.Name
+		}
+		if piece == "" || !u.has(i, piece) {
+			continue
+		}
+		act := dialog.Act{Type: "correct", Goal: i}
+		u.pieceAct(i, piece, &act)
+		return dialog.Turn{Text: u.correctionText(i, p, piece, got[p.Name]), Acts: []dialog.Act{act}}, true
+	}
+	return dialog.Turn{}, false
+}
+
+func (u *Generic) refusedWrongly(i int) (dialog.Turn, bool) {
+	w := u.write(u.bp.Goals[i])
+	if w == nil || u.corrections[i] >= mostCorrections || u.bp.Goals[i].Target.Label == "" {
+		return dialog.Turn{}, false
+	}
+	u.corrections[i]++
+	t := u.bp.Goals[i].Target
+	act := dialog.Act{Type: "correct", Goal: i, Target: &t}
+	return dialog.Turn{Text: u.say(correctTargetLabel, map[string]string{"noun": w.TargetNoun(), "label": t.Label}), Acts: []dialog.Act{act}}, true
+}
+
+func (u *Generic) targetCorrection(i int, w *model.WriteModel, p *model.ParamModel, got map[string]any) dialog.Turn {
+	g := u.bp.Goals[i]
+	t := g.Target
+	act := dialog.Act{Type: "correct", Goal: i, Target: &t}
+	noun := w.TargetNoun()
+	if g.Target.ID != "" && p.Source == model.SrcTargetKey {
+		return dialog.Turn{Text: u.say(correctTargetID, map[string]string{"noun": noun, "want": g.Target.ID, "got": tools.Text(got[p.Name])}), Acts: []dialog.Act{act}}
+	}
+	return dialog.Turn{Text: u.say(correctTargetLabel, map[string]string{"noun": noun, "label": g.Target.Label}), Acts: []dialog.Act{act}}
+}
+
+func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got any) string {
+	g := u.bp.Goals[i]
+	kind, name, _ := strings.Cut(piece, ":")
+	switch kind {
+	case "slot", "like":
+		gotText := ""
+		if s, scalar := got.(string); scalar {
+			gotText = s
+		} else if _, list := got.([]any); !list {
+			gotText = model.SlotText(got)
+		}
+		want := u.sayValue(i, p.Name)
+		if len(p.Choices) > 0 {
+			gotText = model.ValueWords(gotText)
+		}
+		tmpls := correctSlot
+		if gotText == "" || gotText == want {
+			tmpls = correctSlotPlain
+		}
+		return u.say(tmpls, map[string]string{"what": model.ArgWords(p.Name), "want": want, "got": gotText})
+	case "choice":
+		if v, ok := g.Slots[name]; ok {
+			return u.say(correctChoice, map[string]string{"label": v})
+		}
+		return u.say(correctChoice, map[string]string{"label": labels(u.items(i, name))})
+	}
+	return u.say(correctNew, map[string]string{"label": labels(u.replacements(i, name))})
+}
+
+// canon is a value's JSON text: the proposal's typed values and the
+// ground truth's decoded ones compare equal when they encode alike.
+func canon(v any) string {
+	b, err := tools.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
