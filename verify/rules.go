@@ -222,11 +222,7 @@ func fromCustomer(r pack.Rule, tr *record.Trajectory, calls []call) string {
 			if !ok {
 				continue
 			}
-			vals := []any{v}
-			if l, ok := v.([]any); ok {
-				vals = l
-			}
-			for _, x := range vals {
+			for _, x := range elementsOf(v) {
 				s := tools.Text(x)
 				if s != "" && !strings.Contains(heard.String(), strings.ToLower(s)) {
 					return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + "'s " + path + " " + strconv.Quote(s) + " was never given by the customer"
@@ -392,4 +388,12 @@ func oneWritePerYes(tr *record.Trajectory, calls []call) string {
 		used[yes] = true
 	}
 	return ""
+}
+
+// elementsOf is a list's elements, or a lone value as one.
+func elementsOf(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
 }

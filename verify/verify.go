@@ -373,11 +373,7 @@ func mentions(text, rawArgs string, identifying []string) bool {
 		if !ok {
 			continue
 		}
-		vals := []any{v}
-		if l, ok := v.([]any); ok {
-			vals = l
-		}
-		for _, x := range vals {
+		for _, x := range elementsOf(v) {
 			if s := tools.Text(x); s != "" && !strings.Contains(text, s) {
 				return false
 			}
