@@ -157,6 +157,20 @@ func (p *Plan) Cut(ctx context.Context, lc *LabelChecker, bp *record.Blueprint, 
 	return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
 }
 
+// CutAt cuts a pair at the first difference without a label check: for
+// a mistake the customer caught, whose rejected side is the proposal it
+// turned down. The tool cut applies as in Cut.
+func (p *Plan) CutAt(good, bad []record.Message) (Pair, error) {
+	pair, err := MakePair(p.mode, good, bad)
+	if err != nil {
+		return Pair{}, err
+	}
+	if p.tools == DPOToolsCut {
+		pair.Chosen, pair.Rejected = cutTools(pair.Chosen), cutTools(pair.Rejected)
+	}
+	return pair, nil
+}
+
 // cutTools ends a side at its first assistant message whose calls a
 // tool message answers.
 func cutTools(side []record.Message) []record.Message {

@@ -57,6 +57,9 @@ func TestLabelCheckerShows(t *testing.T) {
 				pair engine.Pair
 			}
 			found := map[string]example{}
+			// caught are the flaws the customer caught at the proposal: their
+			// pairs end there and are held to the customer's no instead.
+			caught := map[string]bool{}
 			for i := 0; i < 300 && len(found) < len(agent.Flaws()); i++ {
 				bp, err := fx.Gen.Generate(ctx, i)
 				if err != nil {
@@ -75,6 +78,9 @@ func TestLabelCheckerShows(t *testing.T) {
 						t.Fatal(err)
 					}
 					v := fx.Ver.Verify(ctx, bp, bad)
+					if fired && v.Passed && len(bad.Corrections) > 0 {
+						caught[kind] = true
+					}
 					if !fired || v.Passed || !engine.Explains(kind, v.Failed().Name) {
 						continue
 					}
@@ -89,6 +95,9 @@ func TestLabelCheckerShows(t *testing.T) {
 				t.Run(label, func(t *testing.T) {
 					ex, ok := found[label]
 					if !ok {
+						if caught[label] {
+							t.Skipf("every %s mistake was caught by the customer", label)
+						}
 						if tc.tools == engine.DPOToolsCut || tc.domain == "airline" {
 							t.Skipf("no %s pair in 300 blueprints", label)
 						}

@@ -234,7 +234,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 		if f.Name == engine.CheckCaught {
 			// The mistake is the proposal the customer turned down: the
 			// rejected side is that proposal, as it was cut above.
-			pair, err = engine.MakePair(e.plan.Mode(), good.Messages, bad.Messages)
+			pair, err = e.plan.CutAt(good.Messages, bad.Messages)
 		} else {
 			pair, err = e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
 		}
