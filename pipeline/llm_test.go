@@ -18,7 +18,6 @@ import (
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/llm"
-	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -62,22 +61,6 @@ func newFixture(t *testing.T, cfg Config) *fixture {
 		t.Fatal(err)
 	}
 	return &fixture{d: d, gen: gen, ver: verify.ForDomain(d, sch), cfg: cfg}
-}
-
-// blueprint returns the first blueprint with at least minWrites writes.
-func (fx *fixture) blueprint(t *testing.T, minWrites int) *record.Blueprint {
-	t.Helper()
-	for i := range 200 {
-		bp, err := fx.gen.Generate(context.Background(), i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bp.NWrites >= minWrites {
-			return bp
-		}
-	}
-	t.Fatalf("no blueprint with %d writes", minWrites)
-	return nil
 }
 
 // The LLM engine with a faithful agent and customer reproduces the
