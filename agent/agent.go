@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -38,8 +39,18 @@ func joinText(lead []string, last string) string {
 	return strings.TrimSpace(strings.Join(append(slices.Clone(lead), last), " "))
 }
 
-// yours turns the customer's words about their things into the agent's.
+// yours turns the customer's words about their things into the agent's,
+// whole words only: "economy" keeps its "my".
 func yours(label string) string {
-	r := strings.NewReplacer("my ", "your ", "I have", "you have", "I placed", "you placed")
-	return r.Replace(label)
+	return firstPerson.ReplaceAllStringFunc(label, func(w string) string {
+		switch w {
+		case "my":
+			return "your"
+		case "My":
+			return "Your"
+		}
+		return "you " + strings.Fields(w)[1]
+	})
 }
+
+var firstPerson = regexp.MustCompile(`\b(?:[Mm]y|I have|I placed)\b`)

@@ -64,7 +64,7 @@ var phraseBanks = map[string]phraseBank{
 	"askHelp":              {askHelp, nil},
 	"askAnythingElse":      {askAnythingElse, nil},
 	"closings":             {closings, []string{"first"}},
-	"genericAskSearch":     {genericAskSearch, []string{"noun", "params", "grid"}},
+	"genericAskSearch":     {genericAskSearch, []string{"noun", "a_noun", "params", "grid"}},
 	"genericAskTarget":     {genericAskTarget, []string{"noun", "key"}},
 	"genericAskSlot":       {genericAskSlot, []string{"what"}},
 	"genericAskGroup":      {genericAskGroup, []string{"what"}},
@@ -83,6 +83,7 @@ var phraseBanks = map[string]phraseBank{
 	"correctionLead":       {correctionLead, nil},
 	"figureLead":           {figureLead, nil},
 	"holdRefusal":          {holdRefusal, nil},
+	"passOver":             {passOver, []string{"what"}},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced

@@ -24,13 +24,18 @@ const (
 	FlawUndisclosed       = "undisclosed"         // asks for the yes without the figure (refund, total) the policy says to tell first
 	FlawNoReminder        = "no_reminder"         // skips a reminder or question the policy requires before a write
 	FlawNoTransferMessage = "no_transfer_message" // transfers without the policy's exact message
+	FlawAssumedArgument   = "assumed_argument"    // fills in what the policy says the customer must give (a reason, the passengers)
+	FlawNoOpWrite         = "no_op_write"         // proposes a change to the value the record already has (economy to economy)
+	FlawUnrequestedWrite  = "unrequested_write"   // also does the same to another of the customer's records, unasked
+	FlawSilentRefusal     = "silent_refusal"      // passes over a forbidden request without saying it cannot be done
 )
 
 // Flaws lists every flaw kind.
 func Flaws() []string {
 	return []string{FlawPrematureWrite, FlawWrongTarget, FlawWrongArgument, FlawNoConfirmation, FlawUnauthenticated,
 		FlawHallucinatedID, FlawWrongTool, FlawSchemaInvalid, FlawStopsEarly, FlawUnnecessaryTransfer, FlawOmitsOutput,
-		FlawUndisclosed, FlawNoReminder, FlawNoTransferMessage}
+		FlawUndisclosed, FlawNoReminder, FlawNoTransferMessage, FlawAssumedArgument, FlawNoOpWrite,
+		FlawUnrequestedWrite, FlawSilentRefusal}
 }
 
 // Flaw configures a flawed oracle: the mistake fires at its first

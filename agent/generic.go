@@ -389,7 +389,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			for _, p := range s.Grid {
 				grid = append(grid, model.Plural(model.Words(p)))
 			}
-			text = a.say(genericAskSearch, map[string]string{"noun": s.Noun, "params": model.JoinAnd(ps), "grid": strings.Join(grid, " or ")})
+			text = a.say(genericAskSearch, map[string]string{"noun": s.Noun, "a_noun": model.A(s.Noun), "params": model.JoinAnd(ps), "grid": strings.Join(grid, " or ")})
 		} else {
 			noun, key := "record", "id"
 			if c := a.collOf(g); c != nil {
@@ -490,6 +490,13 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			}
 			g.resolved = true
 			if g.w != nil && !g.w.Allowed(g.obj) {
+				if a.fire(FlawSilentRefusal, g) {
+					what := a.targetWords(g)
+					if g.key != "" {
+						what = g.w.TargetNoun() + " " + g.key
+					}
+					return nil, joinText([]string{said}, a.say(passOver, map[string]string{"what": what})), true
+				}
 				return nil, joinText([]string{said}, a.refusal(g)), true
 			}
 			if said != "" {
@@ -502,6 +509,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	}
 	if g.args == nil {
 		args, piece, msg := a.build(ctx, g)
+		if piece != "" && a.assume(ctx, g, piece) {
+			args, piece, msg = a.build(ctx, g)
+		}
 		if piece != "" {
 			return a.askPiece(g, piece), "", false
 		}
@@ -511,6 +521,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		g.args = args
 		if a.wants(FlawWrongArgument, g) && a.corrupt(g) {
 			a.fire(FlawWrongArgument, g)
+		}
+		if a.wants(FlawNoOpWrite, g) && a.noOp(g) {
+			a.fire(FlawNoOpWrite, g)
 		}
 	}
 	if !g.confirm && !g.propose {
@@ -719,7 +732,7 @@ func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 		case map[string]any, []any:
 			continue
 		}
-		parts = append(parts, model.Words(f)+" "+model.ValueWords(model.SayValue(f, v)))
+		parts = append(parts, model.Attribute(f, v))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -740,7 +753,7 @@ func (a *Generic) summary(obj map[string]any, n int) string {
 		case []any:
 			parts = append(parts, model.Words(f)+" "+valueText(f, v))
 		default:
-			parts = append(parts, model.Words(f)+" "+model.SayValue(f, v))
+			parts = append(parts, model.Attribute(f, v))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -850,15 +863,22 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 			if len(sels) == 0 {
 				return nil, "choice:" + p.Name, ""
 			}
-			v, _ := model.ValueAt(g.obj, p.Pick.From)
+			owner, where := g.obj, "in "+a.targetWords(g)
+			if p.Pick.User {
+				if owner = a.user(ctx); owner == nil {
+					return nil, "", "I'm sorry, I couldn't read your account."
+				}
+				g.user, where = owner, "on your account"
+			}
+			v, _ := model.ValueAt(owner, p.Pick.From)
 			elems := model.Elements(v)
 			var ids []any
 			for _, sel := range sels {
 				i, err := tools.ResolveKey(sel, elems, p.Pick.ID)
 				if err != nil {
-					return nil, "", "I'm sorry, I couldn't find " + yours(sel.Label) + " in " + a.targetWords(g) + "."
+					return nil, "", "I'm sorry, I couldn't find " + yours(sel.Label) + " " + where + "."
 				}
-				ids = append(ids, elems[i][p.Pick.ID])
+				ids = append(ids, p.Pick.Value(elems[i]))
 				picked[p.Name] = append(picked[p.Name], elems[i])
 			}
 			args[p.Name] = ids
@@ -1076,6 +1096,9 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 		for _, o := range outs {
 			report = append(report, fmt.Sprintf("The %s is %s.", model.Words(o.Name), model.SayValue(o.Name, o.Raw)))
 		}
+	}
+	if extra := a.extraWrite(ctx, g, reason); extra != "" {
+		report = append(report, extra)
 	}
 	lead := a.say(doneLead, nil)
 	if len(report) == 0 {

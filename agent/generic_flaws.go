@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
 
@@ -87,10 +89,14 @@ func (a *Generic) corrupt(g *ggoal) bool {
 	for _, p := range g.w.Included(g.opts) {
 		switch p.Source {
 		case model.SrcPick:
-			v, _ := model.ValueAt(g.obj, p.Pick.From)
+			owner := g.obj
+			if p.Pick.User {
+				owner = g.user
+			}
+			v, _ := model.ValueAt(owner, p.Pick.From)
 			ids, _ := g.args[p.Name].([]any)
 			for _, e := range model.Elements(v) {
-				if id := e[p.Pick.ID]; len(ids) > 0 && !slices.ContainsFunc(ids, func(x any) bool { return tools.Text(x) == tools.Text(id) }) {
+				if id := p.Pick.Value(e); len(ids) > 0 && !slices.ContainsFunc(ids, func(x any) bool { return p.Pick.Same(x, id) }) {
 					out := slices.Clone(ids)
 					out[0] = id
 					return set(p.Name, out)
@@ -281,4 +287,158 @@ func guessKey(email string) string {
 		return ""
 	}
 	return strings.ReplaceAll(local[:i], ".", "_") + "_" + local[i:]
+}
+
+// assume is the assumed_argument flaw: instead of asking the customer for
+// an argument the policy says must come from them (a pack's from_customer
+// rule: the cancellation reason, the passengers), the agent fills it in
+// itself: the first of the slot's choices, or every sub-record a pick
+// chooses among.
+func (a *Generic) assume(ctx context.Context, g *ggoal, piece string) bool {
+	if !a.wants(FlawAssumedArgument, g) || g.w == nil {
+		return false
+	}
+	kind, name, _ := strings.Cut(piece, ":")
+	if !slices.ContainsFunc(a.m.RulesFor(pack.RuleFromCustomer, g.w.Name), func(r pack.Rule) bool {
+		return slices.ContainsFunc(r.Args, func(path string) bool { return strings.Split(path, ".")[0] == name })
+	}) {
+		return false
+	}
+	p := g.w.Param(name)
+	switch {
+	case p == nil:
+		return false
+	case kind == "slot" && p.Source == model.SrcSlot && len(p.Choices) > 0:
+		g.slots[name] = p.Choices[0]
+	case kind == "choice" && p.Source == model.SrcPick && p.Pick.User:
+		u := a.user(ctx)
+		if u == nil {
+			return false
+		}
+		v, _ := model.ValueAt(u, p.Pick.From)
+		elems := model.Elements(v)
+		var sels []record.Selector
+		for i := range elems {
+			sel, err := model.ElementSelector(name, elems, i, p.Pick.ID, p.Pick.Describe, p.Pick.Say, p.Pick.Bare)
+			if err != nil {
+				return false
+			}
+			sels = append(sels, sel)
+		}
+		if len(sels) == 0 {
+			return false
+		}
+		g.items[name] = sels
+	default:
+		return false
+	}
+	return a.fire(FlawAssumedArgument, g)
+}
+
+// noOp is the no_op_write flaw: a slot the customer set to a new value
+// (a cabin, a number of bags) gets the value the target already has, or
+// a new address the one it has, so the write would change nothing there.
+func (a *Generic) noOp(g *ggoal) bool {
+	if g.obj == nil {
+		return false
+	}
+	for _, p := range g.w.Included(g.opts) {
+		if p.Source == model.SrcLike {
+			if a.noOpGroup(g, p.Group) {
+				return true
+			}
+			continue
+		}
+		if p.Source != model.SrcSlot {
+			continue
+		}
+		cur, ok := g.obj[p.Name]
+		if !ok || cur == nil || model.SlotText(cur) == model.SlotText(g.args[p.Name]) {
+			continue
+		}
+		if _, isObj := cur.(map[string]any); isObj {
+			continue
+		}
+		g.args = maps.Clone(g.args)
+		g.args[p.Name] = model.Typed(p.Schema, model.SlotText(cur))
+		return true
+	}
+	return false
+}
+
+// noOpGroup sets the arguments drawn together from another record (an
+// address) to the target's own values there.
+func (a *Generic) noOpGroup(g *ggoal, group string) bool {
+	_, path, _ := strings.Cut(group, ".")
+	v, _ := model.ValueAt(g.obj, path)
+	cur, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	args := maps.Clone(g.args)
+	changed := false
+	for _, p := range g.w.Included(g.opts) {
+		if p.Source != model.SrcLike || p.Group != group {
+			continue
+		}
+		x, ok := cur[p.Path]
+		if !ok {
+			return false
+		}
+		old := model.SlotText(args[p.Name])
+		args[p.Name] = model.Typed(p.Schema, model.SlotText(x))
+		changed = changed || old != model.SlotText(x)
+	}
+	if !changed {
+		return false
+	}
+	g.args = args
+	return true
+}
+
+// extraWrite is the unrequested_write flaw: having done what the customer
+// asked, the agent does the same to another of their records that the
+// write accepts, unasked and on the same yes.
+func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) string {
+	if !a.wants(FlawUnrequestedWrite, g) || g.w.TargetKind != model.TargetColl || g.key == "" {
+		return ""
+	}
+	c := g.w.Coll
+	keyParam := ""
+	for _, p := range g.w.Params {
+		if p.Source == model.SrcTargetKey {
+			keyParam = p.Name
+		}
+	}
+	if c.List == nil || c.Get == "" || keyParam == "" || a.userKey == "" {
+		return ""
+	}
+	out, ok := a.read(ctx, c.List.Tool, a.m.ListArgs(c, a.userKey))
+	if !ok {
+		return ""
+	}
+	keys, recs := a.m.ListedRecords(c, out)
+	for i, k := range keys {
+		if k == g.key {
+			continue
+		}
+		var obj map[string]any
+		if recs != nil {
+			obj = recs[i]
+		} else {
+			v, _ := a.read(ctx, c.Get, a.m.GetArgs(c, k))
+			obj, _ = v.(map[string]any)
+		}
+		if obj == nil || !g.w.Allowed(obj) {
+			continue
+		}
+		args := maps.Clone(g.args)
+		args[keyParam] = k
+		a.fire(FlawUnrequestedWrite, g)
+		if _, _, ok := a.call(ctx, g.w.Name, args, reason); !ok {
+			return ""
+		}
+		return "I've done the same for " + c.Noun + " " + k + " too."
+	}
+	return ""
 }

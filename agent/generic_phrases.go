@@ -16,7 +16,7 @@ var genericAskTarget = []string{
 
 var genericAskSearch = []string{
 	"{Sure|Happy to help|Of course}{!|.} {What are you looking for|Tell me what you need}: the <params>? {You can give me several <grid>|Several <grid> are fine}, and tell me how I should choose{, for example the cheapest|}.",
-	"{I can search for that|Let me find you a <noun>}. {Please tell me|Could you give me} the <params>{ — several <grid> are fine|}, and what matters most to you{, like price or duration|}?",
+	"{I can search for that|Let me find you <a_noun>}. {Please tell me|Could you give me} the <params>{ — several <grid> are fine|}, and what matters most to you{, like price or duration|}?",
 }
 
 var genericAskSlot = []string{

@@ -47,6 +47,12 @@ var doneLead = []string{
 	"{I've completed that|The change went through|That's taken care of}{.|!}",
 }
 
+// passOver is the silent_refusal flaw's answer to a forbidden request:
+// it neither does it nor says that it cannot be done.
+var passOver = []string{
+	"{I've looked into|I've checked|I've gone over} <what>{.|, thanks.}",
+}
+
 // transferSorry comes before a transfer message the policy prescribes.
 var transferSorry = []string{
 	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}.",

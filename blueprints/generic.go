@@ -410,8 +410,8 @@ type gplan struct {
 	ctx    context.Context
 	rng    *rand.Rand
 	st     *tools.State
-	done   []record.Action // the accepted writes, to rebuild st
 	memo   map[string]readResult
+	undo   undo // the state before the last accepted write
 	user   string
 	ident  *model.IdentifyModel
 	idArgs map[string]any
@@ -434,6 +434,12 @@ type gplan struct {
 func (g *Generic) newPlan(ctx context.Context, rng *rand.Rand) *gplan {
 	return &gplan{g: g, m: g.m, ctx: ctx, rng: rng, st: g.m.Base.NewState(), memo: map[string]readResult{},
 		ledger: ledger{seen: map[string]int{}}, used: map[string]bool{}, known: map[string]string{}}
+}
+
+// undo is a plan's state and reads at one point, to return to.
+type undo struct {
+	st   *tools.State
+	memo map[string]readResult
 }
 
 type readResult struct {
@@ -1001,7 +1007,8 @@ func (p *gplan) userDetails() (int, map[string]any, error) {
 // attempt runs a goal builder and rolls the plan back if it fails or its
 // write misses the wanted evidence.
 func (p *gplan) attempt(build func() error) error {
-	snap, nw, ng, no, nd, nu := len(p.actions), len(p.writes), len(p.goals), len(p.outputs), len(p.done), len(p.unknown)
+	snap, nw, ng, no, nu := len(p.actions), len(p.writes), len(p.goals), len(p.outputs), len(p.unknown)
+	prev := p.undo
 	seen := maps.Clone(p.seen)
 	used := maps.Clone(p.used)
 	known := maps.Clone(p.known)
@@ -1013,24 +1020,13 @@ func (p *gplan) attempt(build func() error) error {
 	if err != nil {
 		p.actions, p.writes, p.goals, p.outputs, p.unknown = p.actions[:snap], p.writes[:nw], p.goals[:ng], p.outputs[:no], p.unknown[:nu]
 		p.seen, p.used, p.known, p.revised = seen, used, known, revised
-		if len(p.done) != nd {
-			p.done = p.done[:nd]
-			p.rebuild()
+		if p.undo.st != prev.st {
+			// The goal's write ran (a build runs at most one): undo it.
+			p.st, p.memo = p.undo.st, p.undo.memo
 		}
+		p.undo = prev
 	}
 	return err
-}
-
-// rebuild replays the accepted writes on a fresh state: a failed write
-// may have changed records before it failed.
-func (p *gplan) rebuild() {
-	p.st = p.m.Base.NewState()
-	for _, a := range p.done {
-		p.m.Kit.Exec(p.ctx, p.st, a.Tool, string(a.Arguments))
-	}
-	if len(p.done) > 0 {
-		p.memo = map[string]readResult{}
-	}
 }
 
 // target is what a goal acts on, once found.
@@ -1313,17 +1309,18 @@ func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 	if err != nil {
 		return err
 	}
+	// The handler may change records or advance a counter before it
+	// fails, and a goal built on it may still be rolled back: the state
+	// before it (a fork shares the records) and its reads come back then.
+	before := undo{st: p.st.Fork(), memo: p.memo}
 	res := m.Kit.Exec(p.ctx, p.st, w.Name, string(raw))
 	if res.Err {
-		// The handler may have changed records or advanced a counter
-		// before it failed; replay the accepted writes on a fresh copy
-		// (none, most often: then this is free).
-		p.rebuild()
+		p.st, p.memo = before.st, before.memo
 		return fmt.Errorf("%s fails: %s", w.Name, res.Output)
 	}
+	p.undo = before
 	p.memo = map[string]readResult{}
 	p.call(gi, w.Name, a.args, needs)
-	p.done = append(p.done, p.actions[len(p.actions)-1])
 	if t.key != "" {
 		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
@@ -1498,25 +1495,38 @@ func (a *argState) like(pm *model.ParamModel) error {
 	return nil
 }
 
-// pick names some of the target's sub-records, each so that it alone fits.
+// pick names some of the target's sub-records, or of the customer's
+// record, each so that it alone fits.
 func (a *argState) pick(pm *model.ParamModel) error {
 	p := a.plan
 	pk := pm.Pick
-	v, _ := model.ValueAt(a.t.obj, pk.From)
+	owner, whose := a.t.obj, "the target"
+	if pk.User {
+		if a.user == nil {
+			i, obj, err := p.userDetails()
+			if err != nil {
+				return err
+			}
+			a.user = obj
+			a.needs = append(a.needs, i)
+		}
+		owner, whose = a.user, "the customer"
+	}
+	v, _ := model.ValueAt(owner, pk.From)
 	elems := model.Elements(v)
 	if len(elems) < pk.Min {
-		return fmt.Errorf("the target has %d %s, fewer than %d", len(elems), model.Words(pk.From), pk.Min)
+		return fmt.Errorf("%s has %d %s, fewer than %d", whose, len(elems), model.Words(pk.From), pk.Min)
 	}
 	n := pk.Min + p.rng.IntN(min(pk.Max, len(elems))-pk.Min+1)
 	var ids []any
 	var chosen []map[string]any
 	for _, i := range p.rng.Perm(len(elems))[:n] {
-		sel, err := model.ElementSelector(pm.Name, elems, i, pk.ID, pk.Describe, pk.Say)
+		sel, err := model.ElementSelector(pm.Name, elems, i, pk.ID, pk.Describe, pk.Say, pk.Bare)
 		if err != nil {
 			return err
 		}
 		a.goal.Items = append(a.goal.Items, sel)
-		ids = append(ids, elems[i][pk.ID])
+		ids = append(ids, pk.Value(elems[i]))
 		chosen = append(chosen, elems[i])
 	}
 	if a.picked == nil {

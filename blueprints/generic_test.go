@@ -295,7 +295,12 @@ func checkArgs(m *model.Model, st *tools.State, bp *record.Blueprint, g record.G
 				return nil, fmt.Errorf("%s=%v, the customer says %q", p.Name, args[p.Name], g.Slots[p.Name])
 			}
 		case model.SrcPick:
-			v, _ := model.ValueAt(obj, p.Pick.From)
+			owner := obj
+			if p.Pick.User {
+				user, _ := m.Read(ctx, st, m.Users.Details, m.DetailsArgs(userOf(m, m.Base.NewState(), bp.Persona.Known)))
+				owner, _ = user.(map[string]any)
+			}
+			v, _ := model.ValueAt(owner, p.Pick.From)
 			list := model.Elements(v)
 			var ids []any
 			for _, sel := range sels(g.Items, p.Name) {
@@ -303,7 +308,7 @@ func checkArgs(m *model.Model, st *tools.State, bp *record.Blueprint, g record.G
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", p.Name, err)
 				}
-				ids = append(ids, list[i][p.Pick.ID])
+				ids = append(ids, p.Pick.Value(list[i]))
 				picked[p.Name] = append(picked[p.Name], list[i])
 				elems[p.Name] = append(elems[p.Name], list[i])
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
@@ -219,6 +220,10 @@ func canBreak(d *domains.Domain, kind string) bool {
 		return len(m.RulesFor(pack.RuleDisclose, "")) > 0
 	case agent.FlawNoReminder:
 		return len(m.RulesFor(pack.RuleSay, "")) > 0
+	case agent.FlawAssumedArgument:
+		return len(m.RulesFor(pack.RuleFromCustomer, "")) > 0
+	case agent.FlawSilentRefusal:
+		return slices.ContainsFunc(m.Writes, (*model.WriteModel).Refusable)
 	case agent.FlawNoTransferMessage:
 		return m.TransferMessage() != "" && len(m.Transfers) > 0
 	case agent.FlawOmitsOutput:

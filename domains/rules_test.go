@@ -38,10 +38,12 @@ func TestPolicyCovered(t *testing.T) {
 // rule is what tells them apart.
 func TestRuleFlaws(t *testing.T) {
 	ctx := context.Background()
-	// Airline's tasks have no out-of-scope topics, so no transfer.
+	// Airline's tasks have no out-of-scope topics, so no transfer, and no
+	// forbidden requests, so no refusal.
 	flaws := map[string][]string{
-		"retail":  {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawNoTransferMessage},
-		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder},
+		"retail": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawNoTransferMessage, agent.FlawAssumedArgument,
+			agent.FlawNoOpWrite, agent.FlawUnrequestedWrite, agent.FlawSilentRefusal},
+		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite},
 	}
 	for dom, kinds := range flaws {
 		fx, err := testplay.NewFixture(dom, 1)

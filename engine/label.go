@@ -25,6 +25,8 @@ import (
 //	                 another tool → wrong_tool; an id no tool result or customer message held → hallucinated_id;
 //	                 another target (an *_id argument, payment methods aside) → wrong_target; else wrong_argument
 //	rule:disclose, rule:say, rule:message → undisclosed, no_reminder, no_transfer_message
+//	rule:from_customer, rule:changes_state → assumed_argument, no_op_write
+//	rule:requested, rule:one_write_per_yes → unrequested_write; rule:refuse → silent_refusal
 //	record_schema, tool_call_ids, turns, other rules → "" (no agent decision of the taxonomy: not paired)
 func FailureLabel(bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, kind func(string) string) string {
 	f := v.Failed()

@@ -31,6 +31,10 @@ func TestLabelCheckerShows(t *testing.T) {
 		agent.FlawUndisclosed:         agent.FlawStopsEarly,
 		agent.FlawNoReminder:          agent.FlawStopsEarly,
 		agent.FlawNoTransferMessage:   agent.FlawStopsEarly,
+		agent.FlawAssumedArgument:     agent.FlawStopsEarly,
+		agent.FlawNoOpWrite:           agent.FlawStopsEarly,
+		agent.FlawUnrequestedWrite:    agent.FlawStopsEarly,
+		agent.FlawSilentRefusal:       agent.FlawStopsEarly,
 	}
 	if len(mislabel) != len(agent.Flaws()) {
 		t.Fatalf("mislabel covers %d of the %d labels", len(mislabel), len(agent.Flaws()))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,13 +23,18 @@ import (
 // another record (an address). The generator, the customer and the agent
 // share these models, so a choice means the same to all three.
 
-// PickModel is a list argument of some of the target's sub-records.
+// PickModel is a list argument of some of the target's sub-records, or
+// of the customer's record's (User): each element's ID field, or the
+// whole element when ID is empty.
 type PickModel struct {
+	User     bool
 	From     string
 	ID       string
 	Min, Max int
 	Describe []string
 	Say      string
+	// Bare names an element without an article (a person).
+	Bare bool
 }
 
 // ReplaceModel is a list argument parallel to a pick: for each picked
@@ -58,12 +64,32 @@ type ChooseModel struct {
 	Say        map[string]string
 }
 
+// Value is what a picked element gives the argument.
+func (pk *PickModel) Value(e map[string]any) any {
+	if pk.ID == "" {
+		return e
+	}
+	return e[pk.ID]
+}
+
+// Same reports whether two argument values name the same element.
+func (pk *PickModel) Same(x, y any) bool {
+	if pk.ID == "" {
+		return reflect.DeepEqual(x, y)
+	}
+	return tools.Text(x) == tools.Text(y)
+}
+
 // hintedArg compiles a hinted argument source.
 func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
 	switch {
 	case a.Pick != nil:
-		if w.TargetKind != TargetColl {
-			return errors.New("pick needs a target collection")
+		from, mine := strings.CutPrefix(a.Pick.From, "user.")
+		switch {
+		case mine && m.Users == nil:
+			return errors.New("pick from user. needs users")
+		case !mine && w.TargetKind != TargetColl:
+			return errors.New("pick needs a target collection or from: user.PATH")
 		}
 		lo, hi := 1, 2
 		if a.Pick.Count != "" {
@@ -73,7 +99,7 @@ func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
 			}
 		}
 		p.Source = SrcPick
-		p.Pick = &PickModel{From: a.Pick.From, ID: a.Pick.ID, Min: lo, Max: hi, Describe: a.Pick.Describe, Say: a.Pick.Say}
+		p.Pick = &PickModel{User: mine, From: from, ID: a.Pick.ID, Min: lo, Max: hi, Describe: a.Pick.Describe, Say: a.Pick.Say, Bare: a.Pick.Article == "none"}
 	case a.Replace != nil:
 		r := a.Replace
 		c := m.Colls[r.From]
@@ -281,13 +307,18 @@ func Wheres(elem map[string]any, fields []string) []map[string]string {
 
 // ElementSelector describes element i of elems so that it alone fits:
 // the fewest describe fields that single it out, else its id.
-func ElementSelector(coll string, elems []map[string]any, i int, id string, describe []string, say string) (record.Selector, error) {
+func ElementSelector(coll string, elems []map[string]any, i int, id string, describe []string, say string, bare bool) (record.Selector, error) {
 	forms := Wheres(elems[i], describe)
-	forms = append(forms, map[string]string{id: tools.Text(elems[i][id])})
+	if id != "" {
+		forms = append(forms, map[string]string{id: tools.Text(elems[i][id])})
+	}
 	for _, where := range forms {
 		sel := record.Selector{Collection: coll, Where: where}
 		if j, err := tools.ResolveKey(sel, elems, id); err == nil && j == i {
-			sel.Label = "the " + ElementWords(say, where, elems[i])
+			sel.Label = ElementWords(say, where, elems[i])
+			if !bare {
+				sel.Label = "the " + sel.Label
+			}
 			return sel, nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/synth-data/synth/tools"
@@ -58,6 +59,14 @@ func Singular(s string) string {
 }
 
 // Plural makes the last word of a phrase plural.
+// A puts the indefinite article before a noun: "a flight", "an itinerary".
+func A(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) && !strings.HasPrefix(strings.ToLower(noun), "us") && !strings.HasPrefix(strings.ToLower(noun), "uni") {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
 func Plural(s string) string {
 	switch {
 	case strings.HasSuffix(s, "y") && !strings.HasSuffix(s, "ay") && !strings.HasSuffix(s, "ey") && !strings.HasSuffix(s, "oy"):
@@ -77,6 +86,43 @@ func ValueWords(v string) string {
 		return strings.ReplaceAll(v, "_", " ")
 	}
 	return v
+}
+
+// Attribute is how a person states a record's field: "cabin basic
+// economy", "duration 144 minutes", "created April 6, 2024 at 6:03 AM",
+// "price $233", never the field's raw spelling ("duration minutes 144")
+// or a machine timestamp.
+func Attribute(field string, v any) string {
+	words := Words(LastStep(field))
+	if s, ok := v.(string); ok {
+		if t, ok := parseStamp(s); ok {
+			words = strings.TrimSuffix(strings.TrimSuffix(words, " at"), " time")
+			return words + " " + t.Format("January 2, 2006 at 3:04 PM")
+		}
+		return words + " " + ValueWords(s)
+	}
+	w := strings.Fields(words)
+	if n := len(w); n > 1 && units[w[n-1]] {
+		// The unit goes after the number it counts.
+		return strings.Join(w[:n-1], " ") + " " + SayValue(field, v) + " " + w[n-1]
+	}
+	return words + " " + SayValue(field, v)
+}
+
+var units = map[string]bool{"minutes": true, "hours": true, "days": true, "miles": true, "km": true, "kg": true, "nights": true, "seats": true}
+
+// parseStamp reads an RFC 3339 date and time ("2024-04-06T06:03:00-05:00",
+// with or without the zone or seconds).
+func parseStamp(s string) (time.Time, bool) {
+	if len(s) < 16 || s[10] != 'T' {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 var moneyWords = map[string]bool{"refund": true, "refunded": true, "total": true, "amount": true, "price": true, "cost": true, "fee": true,
@@ -133,6 +179,9 @@ func SayValue(field string, v any) string {
 	switch v.(type) {
 	case float64, int64, int:
 		if IsMoney(field) {
+			if neg, ok := strings.CutPrefix(s, "-"); ok {
+				return "-$" + neg // "-$435", never "$-435"
+			}
 			return "$" + s
 		}
 		return s

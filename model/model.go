@@ -1645,37 +1645,42 @@ func (m *Model) Read(ctx context.Context, st *tools.State, tool string, args map
 	if st == nil {
 		st = m.Base.NewState()
 	}
-	if !m.cacheable(st, tool) {
+	if m.Kit.Kind(tool) != record.KindRead {
 		res := m.Kit.Exec(ctx, st, tool, string(raw))
 		return ResultValue(res), !res.Err
 	}
 	key := tool + "\x00" + string(raw)
-	if out, ok := m.cache.get(key); ok {
+	if out, ok := m.cache.get(key); ok && st.Holds(out.trace) {
 		return out.value, !out.err
 	}
-	res := m.Kit.Exec(ctx, st, tool, string(raw))
+	var res tools.Result
+	tr := st.Traced(func() { res = m.Kit.Exec(ctx, st, tool, string(raw)) })
 	v := ResultValue(res)
-	m.cache.put(key, cachedRead{text: res.Output, rendered: res.Err, err: res.Err, value: v, result: res.Value})
+	m.keep(st, key, tr, cachedRead{text: res.Output, rendered: res.Err, err: res.Err, value: v, result: res.Value})
 	return v, !res.Err
 }
 
-// cacheable reports whether a call's answer depends only on the base:
-// a read on a state no write has touched.
-func (m *Model) cacheable(st *tools.State, name string) bool {
-	return m.Kit.Kind(name) == record.KindRead && st.Changed() == 0
+// keep caches a read's answer when it is the base's: the call only read,
+// and st holds what it read as the base does.
+func (m *Model) keep(st *tools.State, key string, tr *tools.Trace, r cachedRead) {
+	if tr.Reusable() && st.Holds(tr) {
+		r.trace = tr
+		m.cache.put(key, r)
+	}
 }
 
-// Call runs a tool as Toolkit.Call does, but answers a read on a state
-// no write has touched from a cache of the base's results: handlers are
-// deterministic, so the answer is the one the tool would give, and
-// generator and agents ask the same questions (the same searches) often.
+// Call runs a tool as Toolkit.Call does, but answers a read from a cache
+// of the base's answers when the state holds, as the base does, every
+// record the answer was read from: handlers are deterministic, so the
+// answer is the one the tool would give, and generator and agents ask
+// the same questions (the same searches) often.
 func (m *Model) Call(ctx context.Context, st *tools.State, name, args string) tools.Result {
-	if !m.cacheable(st, name) {
+	kind := m.Kit.Kind(name)
+	if kind != record.KindRead {
 		return m.Kit.Call(ctx, st, name, args)
 	}
-	kind := m.Kit.Kind(name)
 	key := name + "\x00" + args
-	if out, ok := m.cache.get(key); ok {
+	if out, ok := m.cache.get(key); ok && st.Holds(out.trace) {
 		if !out.rendered {
 			// The generator asked first and kept only the value.
 			text := m.Kit.Observe(st, tools.Result{Kind: kind, Value: out.result}).Output
@@ -1684,10 +1689,11 @@ func (m *Model) Call(ctx context.Context, st *tools.State, name, args string) to
 		}
 		return tools.Result{Output: out.text, Err: out.err, Kind: kind, Value: out.value}
 	}
-	res := m.Kit.Call(ctx, st, name, args)
+	var res tools.Result
+	tr := st.Traced(func() { res = m.Kit.Call(ctx, st, name, args) })
 	// The value is kept with the text: every later reader shares it, so
 	// no one may change it (they only read it).
-	m.cache.put(key, cachedRead{text: res.Output, rendered: true, err: res.Err, value: ResultValue(res)})
+	m.keep(st, key, tr, cachedRead{text: res.Output, rendered: true, err: res.Err, value: ResultValue(res)})
 	return res
 }
 
@@ -1709,6 +1715,8 @@ type cachedRead struct {
 	// value is decoded (a tool answering with JSON text gives a map),
 	// and rendering that would change the text's spacing.
 	result any
+	// trace is what the answer was read from.
+	trace *tools.Trace
 }
 
 func newReadCache(maxBytes int) *readCache {
@@ -1735,7 +1743,7 @@ func (c *readCache) set(k string, v cachedRead) {
 func (c *readCache) put(k string, v cachedRead) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := len(k) + len(v.text); c.bytes+n <= c.max {
+	if n := len(k) + len(v.text) + v.trace.Size(); c.bytes+n <= c.max {
 		if _, dup := c.m[k]; !dup {
 			c.m[k] = v
 			c.bytes += n

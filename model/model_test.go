@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -176,6 +177,9 @@ func TestLanguage(t *testing.T) {
 	if got := FormatValue(12.5); got != "12.50" {
 		t.Errorf("FormatValue(12.5) = %q", got)
 	}
+	if got := SayValue("price_difference", -435.0); got != "-$435" {
+		t.Errorf("SayValue = %q, want -$435", got)
+	}
 	if got := SayValue("refund_amount", 300.0); got != "$300" {
 		t.Errorf("SayValue = %q", got)
 	}
@@ -231,6 +235,37 @@ func TestCachedReadText(t *testing.T) {
 	}
 }
 
+// TestCachedReadAfterWrite: a read served from the base's answers
+// after a write gives what the tool gives on that state, whether the
+// write touched the records the read used or others.
+func TestCachedReadAfterWrite(t *testing.T) {
+	ctx := context.Background()
+	m := models(t)["retail"]
+	users := m.Base.Keys("users")
+	if len(users) < 2 {
+		t.Fatal("the retail base has fewer than two users")
+	}
+	args := func(u string) string { return `{"user_id":"` + u + `"}` }
+	for _, u := range users[:2] {
+		m.Call(ctx, m.Base.NewState(), "get_user_details", args(u)) // the base's answers, cached
+	}
+	st := m.Base.NewState()
+	write := `{"user_id":"` + users[0] + `","address1":"1 New St","address2":"","city":"Austin","state":"TX","country":"USA","zip":"78701"}`
+	if res := m.Kit.Call(ctx, st, "modify_user_address", write); res.Err {
+		t.Fatalf("modify_user_address: %s", res.Output)
+	}
+	for _, u := range users[:2] {
+		got := m.Call(ctx, st, "get_user_details", args(u)).Output
+		want := m.Kit.Call(ctx, st.Fork(), "get_user_details", args(u)).Output
+		if got != want {
+			t.Errorf("user %s after the write: the model gives %.80q, the tool %.80q", u, got, want)
+		}
+	}
+	if got := m.Call(ctx, st, "get_user_details", args(users[0])).Output; !strings.Contains(got, "1 New St") {
+		t.Errorf("the changed user reads %.120q, without the new address", got)
+	}
+}
+
 func TestWithinBounds(t *testing.T) {
 	for _, tc := range []struct {
 		schema map[string]any
@@ -250,6 +285,34 @@ func TestWithinBounds(t *testing.T) {
 	} {
 		if got := WithinBounds(tc.schema, tc.text); got != tc.want {
 			t.Errorf("WithinBounds(%v, %q) = %v, want %v", tc.schema, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestAttribute(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		v     any
+		want  string
+	}{
+		{"cabin", "basic_economy", "cabin basic economy"},
+		{"duration_minutes", 144.0, "duration 144 minutes"},
+		{"created_at", "2024-04-06T06:03:00-05:00", "created April 6, 2024 at 6:03 AM"},
+		{"scheduled_departure", "2024-05-16T14:25:00-05:00", "scheduled departure May 16, 2024 at 2:25 PM"},
+		{"price", 233.0, "price $233"},
+		{"date", "2024-05-16", "date 2024-05-16"},
+		{"flights.origin", "DEN", "origin DEN"},
+	} {
+		if got := Attribute(tc.field, tc.v); got != tc.want {
+			t.Errorf("Attribute(%q, %v) = %q, want %q", tc.field, tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestA(t *testing.T) {
+	for in, want := range map[string]string{"itinerary": "an itinerary", "order": "an order", "flight": "a flight", "user": "a user", "unit": "a unit", "event": "an event"} {
+		if got := A(in); got != want {
+			t.Errorf("A(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -121,10 +121,12 @@ func (a Arg) MarshalJSON() ([]byte, error) {
 // customer names some of them (the items of an order to return).
 type Pick struct {
 	// From is the path in the target of its sub-records (a list, or an
-	// object of records by key).
+	// object of records by key); "user.PATH" names the customer's own
+	// (the saved passengers a booking takes).
 	From string `json:"from"`
-	// ID is the field of a sub-record that goes into the argument.
-	ID string `json:"id"`
+	// ID is the field of a sub-record that goes into the argument; empty,
+	// the whole sub-record does (a passenger's name and birth date).
+	ID string `json:"id,omitempty"`
 	// Count is how many a customer names, "MIN-MAX" (default 1-2).
 	Count string `json:"count,omitempty"`
 	// Describe are the fields a customer singles one out by, first
@@ -132,6 +134,9 @@ type Pick struct {
 	Describe []string `json:"describe,omitempty"`
 	// Say is how a customer names one: "{options} {name}".
 	Say string `json:"say,omitempty"`
+	// Article is "the" (the default: "the blue kettle") or "none", for
+	// sub-records named as people are ("Ana Lopez").
+	Article string `json:"article,omitempty"`
 }
 
 // Replace is a list argument parallel to a Pick: for each element picked,

@@ -1218,11 +1218,19 @@ func (c *checker) checkArg(at string, w WriteHint, a Arg) {
 	_, isColl := c.man.Collections[target]
 	switch {
 	case a.Pick != nil:
-		if !isColl {
-			c.addY(at, "pick needs a target collection: set target: to one")
+		path := strings.TrimSuffix(a.Pick.From+"."+a.Pick.ID, ".")
+		if rest, mine := strings.CutPrefix(path, "user."); mine {
+			if c.man.Users.Collection == "" {
+				c.addY(child(at, "pick"), "from: %q names the customer's record, but the pack declares no users", a.Pick.From)
+				return
+			}
+			c.fieldRef(child(at, "pick"), c.man.Users.Collection, rest)
+		} else if !isColl {
+			c.addY(at, "pick needs a target collection (set target: to one) or sub-records of the customer (from: user.PATH)")
 			return
+		} else {
+			c.fieldRef(child(at, "pick"), target, path)
 		}
-		c.fieldRef(child(at, "pick"), target, a.Pick.From+"."+a.Pick.ID)
 		if a.Pick.Count != "" {
 			if _, _, err := ParseCount(a.Pick.Count); err != nil {
 				c.addY(child(at, "pick"), "count %q: %v", a.Pick.Count, err)

@@ -197,9 +197,16 @@ func TestDPOMix(t *testing.T) {
 	// retail the premature and near-miss guesses mostly land on an order
 	// the write refuses (delivered, not pending), so the wrong write never
 	// runs and the pair is dropped, until the flawed agents guess records
-	// the write accepts. Those types need a pair, not 5%.
+	// the write accepts. An argument the policy says the customer must
+	// give can only be assumed when the customer has not already given it
+	// (retail's cancellation reason, which most requests state), and a
+	// write can only be made a no-op where the customer changes an
+	// address. A forbidden request to pass over comes in one write task
+	// in six, and a second record the write accepts (another pending
+	// order) is rare. Those types need a pair, not 5%.
 	rare := map[string]bool{agent.FlawNoReminder: true, agent.FlawNoTransferMessage: true, agent.FlawOmitsOutput: true,
-		agent.FlawPrematureWrite: true, agent.FlawWrongTarget: true}
+		agent.FlawPrematureWrite: true, agent.FlawWrongTarget: true, agent.FlawAssumedArgument: true, agent.FlawNoOpWrite: true,
+		agent.FlawSilentRefusal: true, agent.FlawUnrequestedWrite: true}
 	for _, f := range agent.Flaws() {
 		share := float64(d.ByFailure[f]) / float64(d.Pairs)
 		switch {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 )
 
@@ -157,9 +159,81 @@ type entry struct {
 // computed when asked for, from the records the overlay holds last: a
 // record written twice, or a state thrown away, costs no hashing.
 type State struct {
-	base *Base
-	over map[string]map[string]entry
-	seq  map[string]int
+	base  *Base
+	over  map[string]map[string]entry
+	seq   map[string]int
+	trace *Trace
+}
+
+// Trace records what a call used of a state: the records it got and the
+// collections it listed. A read's answer depends on nothing else (its
+// handler is deterministic), so it is the answer on any state that holds
+// those as the base does (Holds): the generator's and the agent's reads
+// after a write that touched other records reuse the base's answers.
+type Trace struct {
+	recs  []traced
+	colls []string
+	// spent is set when the call counted, wrote or deleted: its answer is
+	// then not reusable.
+	spent bool
+}
+
+type traced struct{ coll, key string }
+
+// Reusable reports whether the traced call only read.
+func (t *Trace) Reusable() bool { return !t.spent }
+
+// Size is about the bytes the trace holds, for cache budgets.
+func (t *Trace) Size() int {
+	n := 24 * (len(t.recs) + len(t.colls))
+	for _, r := range t.recs {
+		n += len(r.coll) + len(r.key)
+	}
+	return n
+}
+
+// compact drops the records of collections the call listed: a change to
+// any record of a listed collection already voids the answer.
+func (t *Trace) compact() {
+	slices.Sort(t.colls)
+	t.colls = slices.Compact(t.colls)
+	t.recs = slices.DeleteFunc(t.recs, func(r traced) bool {
+		_, listed := slices.BinarySearch(t.colls, r.coll)
+		return listed
+	})
+	slices.SortFunc(t.recs, func(a, b traced) int { return cmp.Or(cmp.Compare(a.coll, b.coll), cmp.Compare(a.key, b.key)) })
+	t.recs = slices.Compact(t.recs)
+}
+
+// Traced runs f with s recording what it uses, and returns the trace.
+// A state serves one episode on one goroutine, so the recording needs
+// no lock.
+func (s *State) Traced(f func()) *Trace {
+	t := &Trace{}
+	prev := s.trace
+	s.trace = t
+	defer func() { s.trace = prev }()
+	f()
+	t.compact()
+	return t
+}
+
+// Holds reports whether s holds everything t used as the base does.
+func (s *State) Holds(t *Trace) bool {
+	if len(s.over) == 0 {
+		return true
+	}
+	for _, c := range t.colls {
+		if len(s.over[c]) > 0 {
+			return false
+		}
+	}
+	for _, r := range t.recs {
+		if _, ok := s.over[r.coll][r.key]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Base returns the database the state started from: handlers that index
@@ -168,6 +242,9 @@ func (s *State) Base() *Base { return s.base }
 
 // Get returns the current record, or false when absent or deleted.
 func (s *State) Get(coll, key string) (any, bool) {
+	if s.trace != nil {
+		s.trace.recs = append(s.trace.recs, traced{coll, key})
+	}
 	if e, ok := s.over[coll][key]; ok {
 		return e.v, !e.deleted
 	}
@@ -229,6 +306,9 @@ func (s *State) Delete(coll, key string) error {
 }
 
 func (s *State) set(coll, key string, e entry) {
+	if s.trace != nil {
+		s.trace.spent = true
+	}
 	if s.over == nil {
 		s.over = make(map[string]map[string]entry)
 	}
@@ -242,6 +322,9 @@ func (s *State) set(coll, key string, e entry) {
 
 // Keys returns the sorted keys of a collection as the episode sees it.
 func (s *State) Keys(coll string) []string {
+	if s.trace != nil {
+		s.trace.colls = append(s.trace.colls, coll)
+	}
 	base := s.base.Keys(coll)
 	over := s.over[coll]
 	if len(over) == 0 {
@@ -265,6 +348,9 @@ func (s *State) Keys(coll string) []string {
 // Next returns the next value of a named counter, starting at 1. Counters
 // are part of the episode so new ids are deterministic.
 func (s *State) Next(name string) int {
+	if s.trace != nil {
+		s.trace.spent = true
+	}
 	if s.seq == nil {
 		s.seq = make(map[string]int)
 	}

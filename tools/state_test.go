@@ -366,3 +366,47 @@ func TestBaseCollections(t *testing.T) {
 		t.Error("a fresh state of an empty base hashes differently from it")
 	}
 }
+
+// TestTraceHolds: a traced read's answer is reusable on exactly the
+// states that hold what it read as the base does.
+func TestTraceHolds(t *testing.T) {
+	b := newTestBase(t, testColls())
+	read := func(st *State) *Trace {
+		return st.Traced(func() {
+			st.Get("orders", "#W1")
+			st.Keys("users")
+		})
+	}
+	tr := read(b.NewState())
+	if !tr.Reusable() {
+		t.Fatal("a call that only read is not reusable")
+	}
+	for _, tc := range []struct {
+		name string
+		ops  []op
+		want bool
+	}{
+		{"the base", nil, true},
+		{"another record changed", []op{{"orders", "#W2", rec("order_id", "#W2", "status", "cancelled")}}, true},
+		{"the record read changed", []op{{"orders", "#W1", rec("order_id", "#W1", "status", "cancelled")}}, false},
+		{"the record read deleted", []op{{"orders", "#W1", nil}}, false},
+		{"a record added to the listed collection", []op{{"users", "u3", rec("user_id", "u3")}}, false},
+	} {
+		st := b.NewState()
+		apply(t, st, tc.ops)
+		if got := st.Holds(tr); got != tc.want {
+			t.Errorf("%s: Holds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	st := b.NewState()
+	if tr := st.Traced(func() { st.Next("order") }); tr.Reusable() {
+		t.Error("a call that advanced a counter is reusable")
+	}
+	if tr := st.Traced(func() { _ = st.Put("orders", "#W9", rec("order_id", "#W9")) }); tr.Reusable() {
+		t.Error("a call that wrote is reusable")
+	}
+	st.Traced(func() {})
+	if st.trace != nil {
+		t.Error("the state still records after Traced returned")
+	}
+}

@@ -22,6 +22,8 @@ type Generic struct {
 	// detail; figureAsked marks the goals whose figure was asked for.
 	corrections []int
 	figureAsked []bool
+	// bundling is set while a request states several details at once.
+	bundling bool
 }
 
 // NewGeneric creates the customer of a pack blueprint.
@@ -285,7 +287,7 @@ var genericQuestions = []string{
 }
 
 var genericSlotPieces = []string{
-	"{The|For the} <what> {should be|is|will be} <value>{.|}",
+	"{The <what> {should be|is|will be}|For the <what>, {use|make it}} <value>{.|}",
 	"<value>{.|}",
 	"{Make it|Let's go with|Please use|Set it to} <value>{.|}",
 }
@@ -363,12 +365,16 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
 		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
 	}
+	// Several details at once each say what they are for: a bare "no."
+	// or "2." in a list means nothing.
+	u.bundling = true
 	for _, p := range pieces {
 		if p == "target" {
 			continue
 		}
 		parts = append(parts, u.pieceText(i, p))
 	}
+	u.bundling = false
 	return joinSentences(parts), act
 }
 
@@ -381,12 +387,33 @@ func (u *Generic) vague(g record.Goal, w *model.WriteModel) string {
 	case model.TargetNone:
 		return ""
 	case model.TargetSearch:
-		return dialog.Expand(u.rng, "{a|one}") + " " + noun
+		return dialog.Expand(u.rng, "{"+model.A(noun)+"|one "+noun+"}")
 	}
 	if u.m.Users == nil {
-		return dialog.Expand(u.rng, "{a|one}") + " " + noun
+		return dialog.Expand(u.rng, "{"+model.A(noun)+"|one "+noun+"}")
 	}
-	return dialog.Expand(u.rng, "{one of my "+model.Plural(noun)+"|my "+noun+"|a "+noun+" of mine}")
+	return dialog.Expand(u.rng, "{one of my "+model.Plural(noun)+"|my "+noun+"|"+model.A(noun)+" of mine}")
+}
+
+// forms are the templates a piece is said with: the bare value for a
+// terse customer, and in a request that gives several details at once
+// only those that name what the value is for.
+func (u *Generic) forms(tmpls []string) []string {
+	if u.bundling {
+		var named []string
+		for _, t := range tmpls {
+			if strings.Contains(t, "<what>") {
+				named = append(named, t)
+			}
+		}
+		if len(named) > 0 {
+			return named
+		}
+	}
+	if u.prof.terse {
+		return tmpls[1:2]
+	}
+	return tmpls
 }
 
 // pieceText says one piece; asked for one its goal does not have (a
@@ -400,18 +427,14 @@ func (u *Generic) pieceText(i int, piece string) string {
 	switch kind {
 	case "target":
 		tmpls := pieces["target"]
-		if u.prof.terse {
-			tmpls = tmpls[1:2]
-		}
+		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"target": g.Target.Label})
 	case "slot":
 		tmpls := genericSlotPieces
 		if u.freeText(i, name) {
 			tmpls = genericTextPieces
 		}
-		if u.prof.terse {
-			tmpls = tmpls[1:2]
-		}
+		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": u.sayValue(i, name)})
 	case "like":
 		w := u.write(g)
@@ -420,17 +443,13 @@ func (u *Generic) pieceText(i int, piece string) string {
 			slots[n] = u.slotValue(i, n)
 		}
 		tmpls := genericGroupPieces
-		if u.prof.terse {
-			tmpls = tmpls[1:2]
-		}
+		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.Words(model.LastStep(name)), "value": model.GroupText(w, name, slots)})
 	case "choice":
 		if v, ok := g.Slots[name]; ok {
 			// The target's original one ("the original payment method").
 			tmpls := genericChoicePieces
-			if u.prof.terse {
-				tmpls = tmpls[1:2]
-			}
+			tmpls = u.forms(tmpls)
 			return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": v})
 		}
 		sels := u.items(i, name)
@@ -438,9 +457,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if len(sels) > 1 || u.param(i, name) != nil && u.param(i, name).Source == model.SrcPick {
 			tmpls = genericPickPieces
 		}
-		if u.prof.terse {
-			tmpls = tmpls[1:2]
-		}
+		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": labels(sels)})
 	case "new":
 		sels := u.replacements(i, name)
@@ -448,9 +465,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if len(sels) > 1 {
 			tmpls = genericNewPiecesMany
 		}
-		if u.prof.terse {
-			tmpls = tmpls[1:2]
-		}
+		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"label": labels(sels)})
 	}
 	return u.say(notSure, nil)
@@ -502,6 +517,7 @@ var genericPickPieces = []string{
 	"{It's|That's|I mean} <label>{.|}",
 	"<label>{.|}",
 	"{Just|Only} <label>{.|}",
+	"{The <what> will be|For the <what>:} <label>{.|}",
 }
 
 var genericNewPieces = []string{

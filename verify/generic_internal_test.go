@@ -79,3 +79,23 @@ func TestMentionsIdentifying(t *testing.T) {
 		}
 	}
 }
+
+// TestStatesFigure: a figure counts as stated however the text writes
+// its sign, currency and thousands.
+func TestStatesFigure(t *testing.T) {
+	for _, tc := range []struct {
+		text, v string
+		want    bool
+	}{
+		{"The refund will be $1,038.", "1038", true},
+		{"The price difference will be -$435.", "-435", true},
+		{"The price difference will be $-435.", "-435", true},
+		{"The price difference will be $435.", "-435", false},
+		{"The total will be $12.50.", "12.5", true},
+		{"The total will be $12.", "12.5", false},
+	} {
+		if got := statesFigure(tc.text, tc.v); got != tc.want {
+			t.Errorf("statesFigure(%q, %q) = %v, want %v", tc.text, tc.v, got, tc.want)
+		}
+	}
+}

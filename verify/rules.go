@@ -129,7 +129,8 @@ func proposalBefore(tr *record.Trajectory, i int) (text string, yes int) {
 	return "", yes
 }
 
-var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
+// A number as text writes it: "1,038", "12.50", "-435", "-$435".
+var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
 
 // statesFigure reports whether text states the number v (commas, a
 // currency sign and trailing zeros aside).
@@ -139,7 +140,7 @@ func statesFigure(text, v string) bool {
 		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
 	}
 	for _, n := range numberPattern.FindAllString(text, -1) {
-		if got, err := strconv.ParseFloat(strings.ReplaceAll(n, ",", ""), 64); err == nil && abs(got-want) < 0.005 {
+		if got, err := strconv.ParseFloat(strings.NewReplacer(",", "", "$", "").Replace(n), 64); err == nil && abs(got-want) < 0.005 {
 			return true
 		}
 	}

@@ -141,6 +141,23 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 				}
 			}
 		}, 0},
+		{"passengers the customer never named", airline, "book_reservation", "", "rule:from_customer:passengers_from_customer", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "book_reservation")
+			var args struct {
+				Passengers []struct {
+					First string `json:"first_name"`
+				} `json:"passengers"`
+			}
+			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+			if len(args.Passengers) == 0 {
+				t.Skip("the booking has no passengers")
+			}
+			for j := range tr.Messages[:i] {
+				if tr.Messages[j].Role == "user" {
+					tr.Messages[j].Content = strings.ReplaceAll(tr.Messages[j].Content, args.Passengers[0].First, "my companion")
+				}
+			}
+		}, 0},
 		{"a write that changes nothing", retail, "modify_user_address", "", "rule:changes_state:write_changes_something", func(t *testing.T, tr *record.Trajectory) {
 			i := callAt(tr, "modify_user_address")
 			repeat := []record.Message{{Role: "assistant", Content: tr.Messages[proposalAt(tr, i)].Content}, {Role: "user", Content: "Yes, please."}, tr.Messages[i], tr.Messages[i+1]}

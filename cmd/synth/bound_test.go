@@ -78,3 +78,18 @@ func TestMemoryBound(t *testing.T) {
 		t.Errorf("the child's crash dump reached stderr:\n%s", stderr)
 	}
 }
+
+func TestSoftLimit(t *testing.T) {
+	for _, c := range []struct {
+		physical, want int64
+	}{
+		{0, 256 << 20},       // unknown
+		{1 << 30, 256 << 20}, // a small machine: the floor
+		{4 << 30, 512 << 20}, // an eighth
+		{64 << 30, 1 << 30},  // a large machine: the cap
+	} {
+		if got := softLimit(c.physical); got != c.want {
+			t.Errorf("softLimit(%d) = %d, want %d", c.physical, got, c.want)
+		}
+	}
+}

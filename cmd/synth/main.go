@@ -44,18 +44,28 @@ func main() {
 		os.Exit(1)
 	}
 	if os.Getenv("GOGC") == "" && os.Getenv(memoryEnv) == "" {
-		// The live heap is small (the base database plus a bounded window
-		// of dialogues) and allocation is heavy: trading memory for fewer
-		// collections buys throughput. The soft limit keeps the trade from
-		// growing the process when the live heap is large (big row groups).
+		// Allocation is heavy and the live heap moderate (the base
+		// database, a bounded window of dialogues, the Parquet row groups
+		// being built): trading memory for fewer collections buys
+		// throughput. The soft limit caps the trade. It must sit well above
+		// the live heap (airline's is about 160 MB), or the collector runs
+		// back to back and takes up to half the CPU.
 		debug.SetGCPercent(400)
 		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(200 << 20)
+			debug.SetMemoryLimit(softLimit(physicalMemory()))
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(runWith(ctx, os.Args[1:], os.Stdout, os.Stderr, newBounder(os.Stderr)))
+}
+
+// softLimit is the heap a run may grow to before the collector works
+// harder: an eighth of the machine's memory, between 256 MiB and 1 GiB
+// (256 MiB where the size is unknown). GOMEMLIMIT overrides it.
+func softLimit(physical int64) int64 {
+	const lo, hi = 256 << 20, 1 << 30
+	return min(max(physical/8, lo), hi)
 }
 
 // run runs a synth command in this process, with no memory bound.

@@ -387,7 +387,9 @@ func handlerCases(t *testing.T, p *pack.Pack) []hcase {
 		return f.active(r) && r["cabin"] == "business" && f.departed(r)
 	})
 	cancelled := f.reservation("cancelled", func(r, u map[string]any) bool { return r["status"] == "cancelled" })
-	cancel := func(id any) step { return step{"cancel_reservation", fixed(map[string]any{"reservation_id": id})} }
+	cancel := func(id any) step {
+		return step{"cancel_reservation", fixed(map[string]any{"reservation_id": id, "reason": "change of plan"})}
+	}
 	cases = append(cases,
 		hcase{name: "cancel_reservation/refund", call: cancel(refundable["reservation_id"]),
 			check: func(t *testing.T, st *tools.State, out map[string]any, _ any) {
@@ -398,7 +400,7 @@ func handlerCases(t *testing.T, p *pack.Pack) []hcase {
 				}
 				stored := get(st, "reservations", refundable["reservation_id"].(string))
 				h := list(stored["payment_history"])
-				if stored["status"] != "cancelled" || num(obj(h[len(h)-1])["amount"]) != -amount {
+				if stored["status"] != "cancelled" || stored["cancellation_reason"] != "change of plan" || num(obj(h[len(h)-1])["amount"]) != -amount {
 					t.Errorf("stored %v", stored)
 				}
 				u := userOf(p, refundable)
@@ -416,7 +418,7 @@ func handlerCases(t *testing.T, p *pack.Pack) []hcase {
 		hcase{name: "cancel_reservation/within 24 hours",
 			setup: []step{{"book_reservation", fixed(book(direct, booker, pax, card, 0, "no"))}},
 			call: step{"cancel_reservation", func(prev []tools.Result) any {
-				return map[string]any{"reservation_id": obj(prev[0].Value)["reservation_id"]}
+				return map[string]any{"reservation_id": obj(prev[0].Value)["reservation_id"], "reason": "bad weather"}
 			}},
 			check: func(t *testing.T, st *tools.State, out map[string]any, _ any) {
 				if num(out["refund_amount"]) != num(direct["price"])*n {
@@ -432,6 +434,7 @@ func handlerCases(t *testing.T, p *pack.Pack) []hcase {
 		hcase{name: "cancel_reservation/departed", call: cancel(flown["reservation_id"]), err: "has already departed"},
 		hcase{name: "cancel_reservation/cancelled", call: cancel(cancelled["reservation_id"]), err: "is cancelled"},
 		hcase{name: "cancel_reservation/unknown", call: cancel("ZZZZZ9"), err: "not found"},
+		hcase{name: "cancel_reservation/reason", call: step{"cancel_reservation", fixed(map[string]any{"reservation_id": refundable["reservation_id"], "reason": "just because"})}, err: "must be one of"},
 	)
 
 	// ---- update_reservation_flights
