@@ -152,6 +152,10 @@ func (b *Base) NewState() *State { return &State{base: b} }
 type entry struct {
 	v       any
 	deleted bool
+	// sum is the record's digest once Hash has computed it: records are
+	// never modified in place, so it holds until the entry is replaced.
+	sum    digest
+	summed bool
 }
 
 // State is one episode's view of the database: reads fall through to the
@@ -372,11 +376,15 @@ func (s *State) Hash() string {
 			if e.deleted {
 				continue
 			}
-			d, err := recordDigest(coll, key, e.v)
-			if err != nil {
-				d = digestOf(coll, key, []byte(fmt.Sprintf("%#v", e.v)))
+			if !e.summed {
+				d, err := recordDigest(coll, key, e.v)
+				if err != nil {
+					d = digestOf(coll, key, []byte(fmt.Sprintf("%#v", e.v)))
+				}
+				e.sum, e.summed = d, true
+				m[key] = e
 			}
-			sum.add(d)
+			sum.add(e.sum)
 		}
 	}
 	return formatDigest(sum)

@@ -11,6 +11,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
 )
 
 // oracleWith is the first verified oracle dialogue of the fixture whose
@@ -227,4 +228,51 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGoldReplayPerBlueprint: the verifier replays each blueprint's
+// ground truth once, and a second blueprint of the same id whose ground
+// truth differs is judged by its own.
+func TestGoldReplayPerBlueprint(t *testing.T) {
+	ctx := context.Background()
+	fx, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		bp, err := fx.Gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bp.NWrites < 2 {
+			continue
+		}
+		tr, err := embedded.Simulate(ctx, fx.D, bp, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < 2; k++ {
+			if v := fx.Ver.Verify(ctx, bp, tr); !v.Passed {
+				t.Fatalf("%s, verified again (%d): %v", bp.ID, k, v.Failed())
+			}
+		}
+		// The same id, one write fewer in the ground truth: the dialogue
+		// now does more than it.
+		short := *bp
+		short.Actions = nil
+		dropped := false
+		for j := len(bp.Actions) - 1; j >= 0; j-- {
+			if a := bp.Actions[j]; a.Kind == record.KindWrite && !dropped {
+				dropped = true
+				continue
+			}
+			short.Actions = append([]record.Action{bp.Actions[j]}, short.Actions...)
+		}
+		v := fx.Ver.Verify(ctx, &short, tr)
+		if f := v.Failed(); f == nil || f.Name != verify.CheckState {
+			t.Fatalf("a ground truth without its last write: %v, want the state check to fail", f)
+		}
+		return
+	}
+	t.Fatal("no blueprint with two writes in 50")
 }

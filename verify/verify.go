@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/model"
@@ -87,10 +88,56 @@ func ForDomain(d *domains.Domain, sch *schemas.Set) *Verifier {
 type Verifier struct {
 	d       Domain
 	schemas *schemas.Set
+	golds   golds
 }
 
 // New creates a verifier.
 func New(d Domain, s *schemas.Set) *Verifier { return &Verifier{d: d, schemas: s} }
+
+// golds remembers the ground truth's replay per blueprint: each attempt
+// at one blueprint (the oracle's, every flawed agent's, the label
+// checks') is verified against the same ground truth, which need not run
+// again. An entry holds its blueprint, so its address is not reused
+// while the entry lives.
+type golds struct {
+	mu    sync.Mutex
+	m     map[goldKey]gold
+	order []goldKey
+}
+
+type goldKey struct {
+	bp     *record.Blueprint
+	strict bool
+}
+
+// gold is a ground truth's final state hash, or why it failed to replay.
+type gold struct{ hash, failed string }
+
+const maxGolds = 1024
+
+func (g *golds) get(k goldKey) (gold, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, ok := g.m[k]
+	return r, ok
+}
+
+func (g *golds) put(k goldKey, r gold) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.m == nil {
+		g.m = map[goldKey]gold{}
+	}
+	if _, ok := g.m[k]; ok {
+		return
+	}
+	if len(g.order) >= maxGolds {
+		delete(g.m, g.order[0])
+		g.order = g.order[1:]
+	}
+	g.m[k] = r
+	g.order = append(g.order, k)
+}
 
 var callID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
 
@@ -389,16 +436,11 @@ func mentions(text, rawArgs string, identifying []string) bool {
 // τ²'s evaluation allows.
 func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory, rp *replayed, strict bool) record.Check {
 	got := rp.hash
-	gold := v.d.Base.NewState()
-	for i, a := range bp.Actions {
-		if a.Kind != record.KindWrite {
-			continue
-		}
-		if res := v.d.Tools.Exec(ctx, gold, a.Tool, string(a.Arguments)); res.Err && strict {
-			return fail(CheckState, "ground-truth action %d (%s) fails on replay: %s", i, a.Tool, res.Output)
-		}
+	g := v.gold(ctx, bp, strict)
+	if g.failed != "" {
+		return fail(CheckState, "%s", g.failed)
 	}
-	want := gold.Hash()
+	want := g.hash
 	if want != bp.StateHash {
 		return fail(CheckState, "ground truth replays to %s, blueprint recorded %s", short(want), short(bp.StateHash))
 	}
@@ -409,6 +451,33 @@ func (v *Verifier) state(ctx context.Context, bp *record.Blueprint, tr *record.T
 		return fail(CheckState, "dialogue ended in state %s but its writes replay to %s", short(tr.StateHash), short(got))
 	}
 	return pass(CheckState)
+}
+
+// gold replays a blueprint's ground truth once per verifier.
+func (v *Verifier) gold(ctx context.Context, bp *record.Blueprint, strict bool) gold {
+	k := goldKey{bp, strict}
+	if g, ok := v.golds.get(k); ok {
+		return g
+	}
+	st := v.d.Base.NewState()
+	var g gold
+	for i, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		if res := v.d.Tools.Exec(ctx, st, a.Tool, string(a.Arguments)); res.Err && strict {
+			g.failed = fmt.Sprintf("ground-truth action %d (%s) fails on replay: %s", i, a.Tool, res.Output)
+			break
+		}
+	}
+	if g.failed == "" {
+		g.hash = st.Hash()
+	}
+	if ctx.Err() == nil {
+		// A cancelled run's replay may have failed for that alone.
+		v.golds.put(k, g)
+	}
+	return g
 }
 
 func short(h string) string {
