@@ -293,7 +293,7 @@ func guessKey(email string) string {
 // an argument the policy says must come from them (a pack's from_customer
 // rule: the cancellation reason, the passengers), the agent fills it in
 // itself: the first of the slot's choices, or every sub-record a pick
-// chooses among.
+// chooses among (all the saved passengers, every item of the order).
 func (a *Generic) assume(ctx context.Context, g *ggoal, piece string) bool {
 	if !a.wants(FlawAssumedArgument, g) || g.w == nil {
 		return false
@@ -310,12 +310,15 @@ func (a *Generic) assume(ctx context.Context, g *ggoal, piece string) bool {
 		return false
 	case kind == "slot" && p.Source == model.SrcSlot && len(p.Choices) > 0:
 		g.slots[name] = p.Choices[0]
-	case kind == "choice" && p.Source == model.SrcPick && p.Pick.User:
-		u := a.user(ctx)
-		if u == nil {
+	case kind == "choice" && p.Source == model.SrcPick:
+		owner := g.obj
+		if p.Pick.User {
+			owner = a.user(ctx)
+		}
+		if owner == nil {
 			return false
 		}
-		v, _ := model.ValueAt(u, p.Pick.From)
+		v, _ := model.ValueAt(owner, p.Pick.From)
 		elems := model.Elements(v)
 		var sels []record.Selector
 		for i := range elems {

@@ -31,7 +31,7 @@ var expected = map[string][]string{
 	agent.FlawUndisclosed:       {verify.RulePrefix + pack.RuleDisclose + ":", CheckCaught},
 	agent.FlawNoReminder:        {verify.RulePrefix + pack.RuleSay + ":"},
 	agent.FlawNoTransferMessage: {verify.RulePrefix + pack.RuleMessage + ":"},
-	agent.FlawAssumedArgument:   {verify.RulePrefix + pack.RuleFromCustomer + ":", CheckCaught},
+	agent.FlawAssumedArgument:   {verify.RulePrefix + pack.RuleFromCustomer + ":", CheckCaught, verify.CheckState},
 	agent.FlawNoOpWrite:         {verify.RulePrefix + pack.RuleChangesState + ":", CheckCaught},
 	// Two writes run on one yes, the second on a record no one named.
 	agent.FlawUnrequestedWrite: {verify.CheckConfirmation, verify.CheckState, verify.RulePrefix + pack.RuleRequested + ":", verify.RulePrefix + pack.RuleOneWritePerYes + ":"},

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -88,7 +89,7 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 	case pack.RuleDisclose:
 		return disclosed(r, bp, tr, calls)
 	case pack.RuleFromCustomer:
-		return fromCustomer(r, tr, calls)
+		return fromCustomer(v.d.Model, r, tr, calls)
 	case pack.RuleMessage:
 		return messaged(r, tr, calls)
 	case pack.RuleSay:
@@ -193,8 +194,11 @@ func nthGoal(bp *record.Blueprint, tool string, k int) int {
 }
 
 // fromCustomer: each text value of the rule's arguments was said by the
-// customer before the write.
-func fromCustomer(r pack.Rule, tr *record.Trajectory, calls []call) string {
+// customer before the write. An argument of ids the customer picks
+// among a record's sub-records (the items to return) is held to the
+// sub-record the customer must have named: its first described field
+// ("Wireless Earbuds"), as a tool result showed it.
+func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []call) string {
 	for _, c := range calls {
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
@@ -211,6 +215,15 @@ func fromCustomer(r pack.Rule, tr *record.Trajectory, calls []call) string {
 			if !ok {
 				continue
 			}
+			if pk := pickedIDs(m, r.Tool, path); pk != nil {
+				for _, x := range elementsOf(v) {
+					name := namedAs(tr.Messages[:c.msg], pk, tools.Text(x))
+					if name != "" && !strings.Contains(heard.String(), strings.ToLower(name)) {
+						return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + "'s " + path + " " + strconv.Quote(tools.Text(x)) + " (" + name + ") was never named by the customer"
+					}
+				}
+				continue
+			}
 			for _, x := range elementsOf(v) {
 				s := tools.Text(x)
 				if s != "" && !strings.Contains(heard.String(), strings.ToLower(s)) {
@@ -220,6 +233,69 @@ func fromCustomer(r pack.Rule, tr *record.Trajectory, calls []call) string {
 		}
 	}
 	return ""
+}
+
+// pickedIDs is the pick of a write's argument that holds ids of
+// sub-records the customer names by their description, or nil.
+func pickedIDs(m *model.Model, tool, arg string) *model.PickModel {
+	if m == nil {
+		return nil
+	}
+	w := m.Write(tool)
+	if w == nil {
+		return nil
+	}
+	p := w.Param(arg)
+	if p == nil || p.Source != model.SrcPick || p.Pick.ID == "" || len(p.Pick.Describe) == 0 {
+		return nil
+	}
+	return p.Pick
+}
+
+// namedAs is what a customer calls the sub-record with id: the first
+// described field of the object holding it in a tool result before the
+// write ("" when no result shows it).
+func namedAs(msgs []record.Message, pk *model.PickModel, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != "tool" || !strings.Contains(msgs[i].Content, id) {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(msgs[i].Content), &v) != nil {
+			continue
+		}
+		if e := findByField(v, pk.ID, id, 0); e != nil {
+			if s, ok := e[pk.Describe[0]].(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// findByField finds the object whose field equals want.
+func findByField(v any, field, want string, depth int) map[string]any {
+	if depth > 16 {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if f, ok := x[field]; ok && tools.Text(f) == want {
+			return x
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if e := findByField(x[k], field, want, depth+1); e != nil {
+				return e
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if o := findByField(e, field, want, depth+1); o != nil {
+				return o
+			}
+		}
+	}
+	return nil
 }
 
 // messaged: after each call of the rule's tool the agent's next words

@@ -142,6 +142,51 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 				}
 			}
 		}, 0},
+		{"a cancellation reason the customer never gave", airline, "cancel_reservation", "", "rule:from_customer:cancellation_reason_from_customer", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "cancel_reservation")
+			var args map[string]any
+			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+			reason, _ := args["reason"].(string)
+			for j := range tr.Messages[:i] {
+				if tr.Messages[j].Role == "user" {
+					tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), reason, "something")
+				}
+			}
+		}, 0},
+		{"an item the customer never named", retail, "return_delivered_order_items", "", "rule:from_customer:returned_items_from_customer", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "return_delivered_order_items")
+			var args struct {
+				Items []string `json:"item_ids"`
+			}
+			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+			name := ""
+			for _, m := range tr.Messages[:i] {
+				if m.Role != "tool" || len(args.Items) == 0 || !strings.Contains(m.Content, args.Items[0]) {
+					continue
+				}
+				var order struct {
+					Items []struct {
+						ID   string `json:"item_id"`
+						Name string `json:"name"`
+					} `json:"items"`
+				}
+				if json.Unmarshal([]byte(m.Content), &order) == nil {
+					for _, it := range order.Items {
+						if it.ID == args.Items[0] {
+							name = it.Name
+						}
+					}
+				}
+			}
+			if name == "" {
+				t.Fatal("no tool result names the returned item")
+			}
+			for j := range tr.Messages[:i] {
+				if tr.Messages[j].Role == "user" {
+					tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), strings.ToLower(name), "thing")
+				}
+			}
+		}, 0},
 		{"passengers the customer never named", airline, "book_reservation", "", "rule:from_customer:passengers_from_customer", func(t *testing.T, tr *record.Trajectory) {
 			i := callAt(tr, "book_reservation")
 			var args struct {

@@ -99,8 +99,10 @@ func blueprintValues(bp *record.Blueprint) []string {
 }
 
 // Entities lists what a rewrite of line must keep verbatim: the pattern
-// matches and the blueprint values the line holds as whole words, in
-// order of appearance, without those inside a longer one.
+// matches and the blueprint values the line holds as whole words (a name
+// of several words in any case: a customer says "the wireless earbuds"
+// for the item "Wireless Earbuds", kept as the line spells it), in order
+// of appearance, without those inside a longer one.
 func Entities(line string, values []string) []string {
 	type hit struct {
 		at   int
@@ -116,6 +118,12 @@ func Entities(line string, values []string) []string {
 		}
 		if at := wordIndex(line, v); at >= 0 {
 			hits = append(hits, hit{at, v})
+		} else if strings.Contains(v, " ") && len(strings.ToLower(line)) == len(line) {
+			// A name of several words in another case: a lowercased
+			// product name.
+			if at := wordIndex(strings.ToLower(line), strings.ToLower(v)); at >= 0 {
+				hits = append(hits, hit{at, line[at : at+len(v)]})
+			}
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool {

@@ -11,6 +11,7 @@ import (
 func TestEntities(t *testing.T) {
 	bp := &record.Blueprint{Persona: record.Persona{Name: "Mia Li", Known: map[string]string{"email": "mia.li@example.com", "zip": "80218"}},
 		Goals: []record.Goal{{Target: record.Selector{Where: map[string]string{"status": "pending", "color": "navy"}},
+			Items: []record.Selector{{Where: map[string]string{"name": "Wireless Earbuds"}}},
 			Slots: map[string]string{"reason": "no longer needed", "address1": "12 Elm St"}}}}
 	values := blueprintValues(bp)
 	cases := []struct {
@@ -23,6 +24,7 @@ func TestEntities(t *testing.T) {
 		{"Ship it to 12 Elm St, zip 80218 please", []string{"12 Elm St", "80218"}},
 		{"It was placed on 2024-05-01 at 10:22:00.", []string{"2024-05-01", "10:22:00"}},
 		{"Pending items in the navyblue bag", nil},
+		{"Return the black wireless earbuds, please.", []string{"wireless earbuds"}},
 		{"pay with gift_card_7 or credit_card_12", []string{"gift_card_7", "credit_card_12"}},
 	}
 	for _, tc := range cases {
