@@ -131,7 +131,7 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	if info == nil {
 		return
 	}
-	tr := &record.Trajectory{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Engine: r.Engine, Behavior: r.Behavior,
+	tr := &record.Trajectory{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Engine: r.Engine, Behavior: r.Behavior, Kind: r.Kind,
 		Messages: r.Messages, Ending: ending(r.Messages), StateHash: hash}
 	for _, c := range s.ver.Verify(ctx, info.bp, tr).Checks {
 		if !c.Passed {

@@ -191,7 +191,7 @@ func EncodeSFT(dst []byte, format Format, r *SFTRow) ([]byte, error) {
 		return appendJSON(dst, shareGPTExample{Conversations: turns, System: sys, Tools: r.Tools})
 	case FormatJSONL:
 		return appendJSON(dst, jsonlSFT{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Messages: wire(r.Messages), Tools: tools,
-			NWrites: r.NWrites, NReads: r.NReads, Evidence: nonNil(r.Evidence), Behavior: r.Behavior, Engine: r.Engine})
+			NWrites: r.NWrites, NReads: r.NReads, Evidence: nonNil(r.Evidence), Behavior: r.Behavior, Engine: r.Engine, Kind: r.Kind})
 	}
 	return nil, fmt.Errorf("unknown format %q", format)
 }
@@ -292,6 +292,7 @@ type jsonlSFT struct {
 	Evidence    []int32          `json:"evidence"`
 	Behavior    string           `json:"behavior"`
 	Engine      string           `json:"engine"`
+	Kind        string           `json:"kind"`
 }
 
 type jsonlDPO struct {

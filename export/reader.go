@@ -70,7 +70,7 @@ func readDPO(path string, mem memory.Allocator) ([]DPORow, error) {
 }
 
 func scanSFT(path string, mem memory.Allocator, fn func(SFTRow) error) error {
-	return scan(path, mem, "sft", []*arrow.Schema{sftSchemaRead(), SFTSchema(), SFTSchemaV1()}, func(rec arrow.RecordBatch) error {
+	return scan(path, mem, "sft", []*arrow.Schema{sftSchemaRead(), SFTSchema(), sftSchemaReadV2(), sftSchemaV2(), SFTSchemaV1()}, func(rec arrow.RecordBatch) error {
 		c, err := newSFTColumns(rec)
 		if err != nil {
 			return err
@@ -324,6 +324,7 @@ func column[T any](rec arrow.RecordBatch, i int) (T, error) {
 
 type sftColumns struct {
 	id, blueprintID, domain, behavior, engine *array.String
+	kind                                      *array.String // nil before format 3
 	tools                                     *toolsColumn
 	messages                                  *messagesColumn
 	nWrites, nReads                           *array.Int32
@@ -365,6 +366,9 @@ func newSFTColumns(rec arrow.RecordBatch) (*sftColumns, error) {
 	})
 	strCol(&c.behavior, 8)
 	strCol(&c.engine, 9)
+	if rec.NumCols() > 10 {
+		strCol(&c.kind, 10)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -382,6 +386,9 @@ func (c *sftColumns) row(i int) (SFTRow, error) {
 		Evidence:    c.evidence.at(i),
 		Behavior:    stringAt(c.behavior, i),
 		Engine:      stringAt(c.engine, i),
+	}
+	if c.kind != nil {
+		r.Kind = stringAt(c.kind, i)
 	}
 	var err error
 	r.Messages, err = c.messages.at(i)

@@ -13,6 +13,9 @@ type SFTRow struct {
 	// became identifiable.
 	Evidence         []int32
 	Behavior, Engine string
+	// Kind is "" for the oracle's dialogue and "recovery" for one in which
+	// the customer caught a flawed agent's mistake and the agent recovered.
+	Kind string
 }
 
 // DPORow is one row of the dpo config: a shared prompt and two

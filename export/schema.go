@@ -14,9 +14,11 @@ import (
 // message as a null-padded struct and arguments and tools as JSON text;
 // version 2 stores every message and every tool as a JSON object in a
 // Json() column, so that a row loaded with Hugging Face datasets is the
-// canonical conversation and renders under chat templates as it is. The
-// readers read both.
-const FormatVersion = 2
+// canonical conversation and renders under chat templates as it is.
+// Version 3 adds the sft column kind: "" for the oracle's dialogue,
+// "recovery" for a dialogue in which the customer catches a flawed
+// agent's mistake and the agent corrects it. The readers read all three.
+const FormatVersion = 3
 
 // Every field is nullable because Hugging Face datasets, DuckDB and pyarrow
 // treat Parquet fields as nullable anyway, and a required field in one shard
@@ -92,7 +94,15 @@ var (
 		return dpoSchemaWith(listOf(bin), listOf(bin), nil)
 	})
 	sftSchemaV1 = sync.OnceValue(func() *arrow.Schema {
-		return sftSchemaWith(listOf(messageTypeV1()), arrow.BinaryTypes.String, nil)
+		return arrow.NewSchema(sftFields(listOf(messageTypeV1()), arrow.BinaryTypes.String), nil)
+	})
+	// Format 2 is format 3 without kind.
+	sftSchemaV2 = sync.OnceValue(func() *arrow.Schema {
+		return arrow.NewSchema(sftFields(listOf(jsonType()), listOf(jsonType())), nil)
+	})
+	sftSchemaReadV2 = sync.OnceValue(func() *arrow.Schema {
+		bin := arrow.BinaryTypes.Binary
+		return arrow.NewSchema(sftFields(listOf(bin), listOf(bin)), nil)
 	})
 	dpoSchemaV1 = sync.OnceValue(func() *arrow.Schema {
 		return dpoSchemaWith(listOf(messageTypeV1()), arrow.BinaryTypes.String, nil)
@@ -100,9 +110,14 @@ var (
 )
 
 func sftSchemaWith(msgs, tools arrow.DataType, md *arrow.Metadata) *arrow.Schema {
+	return arrow.NewSchema(append(sftFields(msgs, tools), nullable("kind", arrow.BinaryTypes.String)), md)
+}
+
+// sftFields are the sft columns of formats 1 and 2.
+func sftFields(msgs, tools arrow.DataType) []arrow.Field {
 	str := arrow.BinaryTypes.String
 	i32 := arrow.PrimitiveTypes.Int32
-	return arrow.NewSchema([]arrow.Field{
+	return []arrow.Field{
 		nullable("id", str),
 		nullable("blueprint_id", str),
 		nullable("domain", str),
@@ -113,7 +128,7 @@ func sftSchemaWith(msgs, tools arrow.DataType, md *arrow.Metadata) *arrow.Schema
 		nullable("evidence", listOf(i32)),
 		nullable("behavior", str),
 		nullable("engine", str),
-	}, md)
+	}
 }
 
 func dpoSchemaWith(msgs, tools arrow.DataType, md *arrow.Metadata) *arrow.Schema {
@@ -140,7 +155,7 @@ func sftFeatures() []featureEntry {
 	str, i32, jsons := featureValue("string"), featureValue("int32"), featureList(map[string]any{"_type": "Json"})
 	return []featureEntry{
 		{"id", str}, {"blueprint_id", str}, {"domain", str}, {"messages", jsons}, {"tools", jsons},
-		{"n_writes", i32}, {"n_reads", i32}, {"evidence", featureList(i32)}, {"behavior", str}, {"engine", str},
+		{"n_writes", i32}, {"n_reads", i32}, {"evidence", featureList(i32)}, {"behavior", str}, {"engine", str}, {"kind", str},
 	}
 }
 
@@ -183,7 +198,7 @@ func featuresMetadata(fs []featureEntry) *arrow.Metadata {
 	return &md
 }
 
-// SFTSchema returns the Arrow schema of the sft config (format version 2).
+// SFTSchema returns the Arrow schema of the sft config (format version 3).
 //
 // messages and tools are lists of arrow.json values: each message is the
 // JSON object of an OpenAI chat message with only the keys it has (role

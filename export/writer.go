@@ -535,7 +535,7 @@ type sftBuilder struct {
 	nWrites, nReads         *array.Int32Builder
 	evidence                *array.ListBuilder
 	evidenceValues          *array.Int32Builder
-	behavior, engine        *array.StringBuilder
+	behavior, engine, kind  *array.StringBuilder
 }
 
 func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
@@ -571,6 +571,7 @@ func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
 	})
 	strCol(&b.behavior, 8)
 	strCol(&b.engine, 9)
+	strCol(&b.kind, 10)
 	if err != nil {
 		return nil, err
 	}
@@ -590,7 +591,8 @@ func (b *sftBuilder) append(r *SFTRow, tools []json.RawMessage) int64 {
 	b.evidenceValues.AppendValues(r.Evidence, nil)
 	b.behavior.Append(r.Behavior)
 	b.engine.Append(r.Engine)
-	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Behavior)+len(r.Engine)+4*len(r.Evidence)) + 64
+	b.kind.Append(r.Kind)
+	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Behavior)+len(r.Engine)+len(r.Kind)+4*len(r.Evidence)) + 64
 }
 
 // dpoBuilder holds typed handles on the column builders of a DPO record.
@@ -651,7 +653,7 @@ func (b *dpoBuilder) append(r *DPORow, tools []json.RawMessage) int64 {
 func checkSFT(r *SFTRow) error {
 	bad := firstInvalid(
 		"id", r.ID, "blueprint_id", r.BlueprintID, "domain", r.Domain, "tools", r.Tools,
-		"behavior", r.Behavior, "engine", r.Engine)
+		"behavior", r.Behavior, "engine", r.Engine, "kind", r.Kind)
 	if bad == "" {
 		bad = invalidUTF8("messages", r.Messages)
 	}

@@ -397,7 +397,7 @@ func sftRow(bp *record.Blueprint, tr *record.Trajectory, toolsJSON string) expor
 	}
 	return export.SFTRow{ID: tr.ID, BlueprintID: bp.ID, Domain: bp.Domain, Messages: tr.Messages,
 		Tools: toolsJSON, NWrites: int32(bp.NWrites), NReads: int32(bp.NReads), Evidence: ev,
-		Behavior: bp.Behavior, Engine: tr.Engine}
+		Behavior: bp.Behavior, Engine: tr.Engine, Kind: tr.Kind}
 }
 
 // claimOut makes sure out can be written and takes its lock: the target

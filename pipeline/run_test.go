@@ -5,12 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/testtree"
+	"github.com/synth-data/synth/record"
 )
 
 func smallConfig(t *testing.T, n int) Config {
@@ -231,3 +233,43 @@ type progressFunc func(done, accepted, total int)
 
 func (f progressFunc) Start(total, done int) {}
 func (f progressFunc) Update(s Snapshot)     { f(s.Written, s.Verified, 0) }
+
+// TestRecoveryRowsLabelled: a recovery dialogue reaches the SFT Parquet
+// labelled kind "recovery", and the oracle's rows carry no kind.
+func TestRecoveryRowsLabelled(t *testing.T) {
+	cfg := Defaults()
+	cfg.N = 120
+	cfg.RecoveryShare = 0.5
+	cfg.Out = filepath.Join(t.TempDir(), "out")
+	res, err := Run(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, r := range readSFT(t, cfg.Out, res.Manifest) {
+		kinds[r.Kind]++
+		if r.Kind == record.KindRecovery && !hasCorrection(r.Messages) {
+			t.Errorf("%s: a recovery row in which the customer never turns a proposal down", r.ID)
+		}
+	}
+	if kinds[record.KindRecovery] == 0 || kinds[""] == 0 || len(kinds) != 2 {
+		t.Fatalf("rows by kind %v: want oracle rows and recovery rows only", kinds)
+	}
+}
+
+// hasCorrection reports whether the customer turns the agent down before
+// the closing: "Wait, no, that's the wrong order!", "No, the zip is …".
+func hasCorrection(msgs []record.Message) bool {
+	last := len(msgs) - 1
+	for last > 0 && msgs[last].Role != "user" {
+		last--
+	}
+	for i := 1; i < last; i++ {
+		if msgs[i].Role == "user" && msgs[i-1].Role == "assistant" && msgs[i-1].Content != "" && turnDown.MatchString(msgs[i].Content) {
+			return true
+		}
+	}
+	return false
+}
+
+var turnDown = regexp.MustCompile(`(?i)\b(no|nope|wrong|not)\b`)

@@ -102,7 +102,7 @@ func Card(m *Manifest, files []FileEntry) string {
 		"`rejected/dpo_failures-*.jsonl.gz`: the verified failure behind each DPO pair.\n" +
 		"- `domain/`: the policy, the tools and the record schemas used.\n- `manifest.json`: config, counts, pass rates and every file with its rows and sha256.\n\n")
 	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages`, `tools`, `n_writes`, `n_reads`, `evidence` (reads needed before each write), " +
-		"`behavior`, `engine`. Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
+		"`behavior`, `engine`, `kind` (empty for the oracle's dialogue; `recovery` where the customer catches a flawed agent's mistake and the agent corrects it). Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
 		"`tool_calls`, `tool_call_id`, `name` when set), each call's `arguments` an object; each tool is one OpenAI tool definition.\n\n")
 	b.WriteString(loading)
 	b.WriteString(licenseText(m))
@@ -276,7 +276,7 @@ func cardFrontMatter(m *Manifest, files []FileEntry) string {
 	jsons := func(n string) cardFeature { return cardFeature{Name: n, List: "json"} }
 	infos := map[string][]cardFeature{
 		"sft": {str("id"), str("blueprint_id"), str("domain"), jsons("messages"), jsons("tools"), i32("n_writes"), i32("n_reads"),
-			{Name: "evidence", List: "int32"}, str("behavior"), str("engine")},
+			{Name: "evidence", List: "int32"}, str("behavior"), str("engine"), str("kind")},
 		"dpo": {str("id"), str("blueprint_id"), str("domain"), jsons("prompt"), jsons("chosen"), jsons("rejected"), jsons("tools"),
 			str("failure"), i32("divergence_turn")},
 	}

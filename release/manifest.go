@@ -27,8 +27,9 @@ type Manifest struct {
 	SynthVersion string `json:"synth_version"`
 	// Format is the version of the column contract of the release's
 	// Parquet files (export.FormatVersion): 2 stores messages and tools as
-	// Json() objects; releases without it are format 1 (struct messages,
-	// arguments and tools as JSON text), which the readers still read.
+	// Json() objects, 3 adds the sft column kind (recovery rows); releases
+	// without it are format 1 (struct messages, arguments and tools as JSON
+	// text). The readers read all three.
 	Format      int                    `json:"format,omitempty"`
 	Config      map[string]any         `json:"config"`
 	Fingerprint string                 `json:"fingerprint"`

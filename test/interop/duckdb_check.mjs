@@ -71,6 +71,7 @@ const WANT_TYPES = {
   evidence: "INTEGER[]",
   behavior: "VARCHAR",
   engine: "VARCHAR",
+  kind: "VARCHAR",
 };
 
 // The keys a message may have; anything else, or a null, breaks templates.
