@@ -11,8 +11,11 @@ build:
 	$(GO) build -o $(BIN) ./cmd/synth
 
 # The main job: a small run on the embedded engine, writing a release.
+# The demo releases are this Makefile's own output: --force replaces one
+# an older synth made (a new version refuses to resume it), and synth
+# still refuses a folder holding files that are not its own.
 demo: build
-	$(BIN) run --domain retail -n 200 --seed 1 --out $(DEMO)
+	$(BIN) run --domain retail -n 200 --seed 1 --force --out $(DEMO)
 	$(BIN) stats $(DEMO)
 
 # Every test: Go tests with the race detector, then the DuckDB interop
@@ -32,12 +35,12 @@ test-go:
 test-interop: demo
 	@test -d test/interop/node_modules/@duckdb/node-api -a -d test/interop/node_modules/@huggingface/jinja || { echo "the interop checks' packages are missing: run npm ci --prefix test/interop"; exit 1; }
 	node test/interop/duckdb_check.mjs $(DEMO)
-	$(BIN) run --domain retail -n 150 --seed 2 --dpo --quiet --out out/demo-dpo
+	$(BIN) run --domain retail -n 150 --seed 2 --dpo --quiet --force --out out/demo-dpo
 	node test/interop/duckdb_check.mjs out/demo-dpo
 	$(BIN) validate $(DEMO)
 	$(BIN) validate out/demo-dpo
 	$(BIN) report out/demo-dpo -o out/demo-dpo-report.html
-	$(BIN) run --domain airline -n 150 --seed 3 --dpo --quiet --out out/demo-airline
+	$(BIN) run --domain airline -n 150 --seed 3 --dpo --quiet --force --out out/demo-airline
 	node test/interop/duckdb_check.mjs out/demo-airline
 	$(BIN) validate out/demo-airline
 	rm -rf out/demo-pack out/demo-pack-release

@@ -1749,10 +1749,21 @@ func choiceSelector(pm *model.ParamModel, elems []map[string]any, i int, field s
 // drawSlot draws the value a customer states for a parameter and, for a
 // customer who changes their mind, a different first value.
 func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[string]any) (string, string, error) {
+	// The value the target has now is no change: a slot named as one of
+	// the target's fields (a cabin, a number of bags) sets that field, so
+	// neither the customer's choice nor a first one they revise is it.
+	field := pm.Path
+	if field == "" {
+		field = pm.Name
+	}
 	var cur string
-	if pm.Path != "" && obj != nil {
-		if v, ok := model.ValueAt(obj, pm.Path); ok {
-			cur = tools.Text(v)
+	if obj != nil {
+		if v, ok := model.ValueAt(obj, field); ok {
+			switch v.(type) {
+			case map[string]any, []any:
+			default:
+				cur = model.SlotText(v)
+			}
 		}
 	}
 	var pool []string
@@ -1776,7 +1787,7 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 	}
 	var opts []string
 	for _, v := range pool {
-		if v != cur || pm.Path == "" {
+		if v != cur || cur == "" {
 			opts = append(opts, v)
 		}
 	}

@@ -113,8 +113,9 @@ func Tidy(s string) string {
 	for _, p := range []string{" ,", " .", " ?", " !"} {
 		s = strings.ReplaceAll(s, p, p[1:])
 	}
-	// An empty slot before punctuation ("Thanks, <first>.") leaves a comma.
-	for _, p := range []string{",.", ",!", ",?"} {
+	// An empty slot before punctuation ("Thanks, <first>.", "Thanks,
+	// <first>, I've …") leaves a comma.
+	for _, p := range []string{",.", ",!", ",?", ",,"} {
 		s = strings.ReplaceAll(s, p, p[1:])
 	}
 	return strings.TrimSpace(s)

@@ -58,7 +58,7 @@ func TestExpandUnclosedGroup(t *testing.T) {
 }
 
 func TestFillAndTidy(t *testing.T) {
-	slots := map[string]string{"email": "a@b.c", "target": "order #W1", "odd": "<email>"}
+	slots := map[string]string{"email": "a@b.c", "target": "order #W1", "odd": "<email>", "first": ""}
 	cases := []struct{ in, want string }{
 		{"my email is <email>.", "My email is a@b.c."},
 		{"cancel <target> , please .", "Cancel order #W1, please."},
@@ -69,7 +69,8 @@ func TestFillAndTidy(t *testing.T) {
 		{"", ""},
 		{"what ?", "What?"},
 		{"wow !", "Wow!"},
-		{"<email> is mine", "a@b.c is mine"}, // a fact opening a message keeps its case
+		{"thanks, <first>, I've found it", "Thanks, I've found it"}, // an empty slot between commas
+		{"<email> is mine", "a@b.c is mine"},                        // a fact opening a message keeps its case
 	}
 	for _, tc := range cases {
 		if got := Tidy(Fill(Capitalize(tc.in), slots)); got != tc.want {

@@ -220,6 +220,7 @@ func TestJoinSentences(t *testing.T) {
 		{[]string{"Hi", "I need help"}, "Hi. I need help."},
 		{[]string{"Hi!", "", "  ", "Can you help?"}, "Hi! Can you help?"},
 		{[]string{"Note:", "x"}, "Note: x."},
+		{[]string{"Hello,", "Can you help?"}, "Hello. Can you help?"}, // not "Hello,."
 		{nil, ""},
 	}
 	for _, tc := range cases {

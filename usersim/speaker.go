@@ -237,6 +237,10 @@ func joinSentences(parts []string) string {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
 		}
+		// A greeting that leads into more ("Hello,") ends its sentence.
+		if q, ok := strings.CutSuffix(p, ","); ok {
+			p = q
+		}
 		if !strings.ContainsAny(p[len(p)-1:], ".?!:") {
 			p += "."
 		}

@@ -47,6 +47,28 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 }
 
 // callAt is the index of the message calling tool (the k-th such call).
+// unsay takes word out of every customer message before message i (in
+// any case: the rules compare what the customer said case aside).
+func unsay(tr *record.Trajectory, i int, word, with string) {
+	for j := range tr.Messages[:i] {
+		if tr.Messages[j].Role == "user" {
+			tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), strings.ToLower(word), with)
+		}
+	}
+}
+
+// reasonUnsaid is the edit of a cancellation whose reason the customer
+// never gave.
+func reasonUnsaid(tool string) func(*testing.T, *record.Trajectory) {
+	return func(t *testing.T, tr *record.Trajectory) {
+		i := callAt(tr, tool)
+		var args map[string]any
+		_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+		reason, _ := args["reason"].(string)
+		unsay(tr, i, reason, "something")
+	}
+}
+
 func callAt(tr *record.Trajectory, tool string) int {
 	for i, m := range tr.Messages {
 		for _, c := range m.ToolCalls {
@@ -131,28 +153,8 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 				tr.Messages[i].Content = strings.ReplaceAll(tr.Messages[i].Content, "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.", "A colleague will take over.")
 			}
 		}, 0},
-		{"cancellation reason the customer never gave", retail, "cancel_pending_order", "", "rule:from_customer:cancel_reason_from_customer", func(t *testing.T, tr *record.Trajectory) {
-			i := callAt(tr, "cancel_pending_order")
-			var args map[string]any
-			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
-			reason, _ := args["reason"].(string)
-			for j := range tr.Messages[:i] {
-				if tr.Messages[j].Role == "user" {
-					tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), reason, "something")
-				}
-			}
-		}, 0},
-		{"a cancellation reason the customer never gave", airline, "cancel_reservation", "", "rule:from_customer:cancellation_reason_from_customer", func(t *testing.T, tr *record.Trajectory) {
-			i := callAt(tr, "cancel_reservation")
-			var args map[string]any
-			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
-			reason, _ := args["reason"].(string)
-			for j := range tr.Messages[:i] {
-				if tr.Messages[j].Role == "user" {
-					tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), reason, "something")
-				}
-			}
-		}, 0},
+		{"cancellation reason the customer never gave", retail, "cancel_pending_order", "", "rule:from_customer:cancel_reason_from_customer", reasonUnsaid("cancel_pending_order"), 0},
+		{"a cancellation reason the customer never gave", airline, "cancel_reservation", "", "rule:from_customer:cancellation_reason_from_customer", reasonUnsaid("cancel_reservation"), 0},
 		{"an item the customer never named", retail, "return_delivered_order_items", "", "rule:from_customer:returned_items_from_customer", func(t *testing.T, tr *record.Trajectory) {
 			i := callAt(tr, "return_delivered_order_items")
 			var args struct {
@@ -181,11 +183,7 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 			if name == "" {
 				t.Fatal("no tool result names the returned item")
 			}
-			for j := range tr.Messages[:i] {
-				if tr.Messages[j].Role == "user" {
-					tr.Messages[j].Content = strings.ReplaceAll(strings.ToLower(tr.Messages[j].Content), strings.ToLower(name), "thing")
-				}
-			}
+			unsay(tr, i, name, "thing")
 		}, 0},
 		{"passengers the customer never named", airline, "book_reservation", "", "rule:from_customer:passengers_from_customer", func(t *testing.T, tr *record.Trajectory) {
 			i := callAt(tr, "book_reservation")
@@ -198,11 +196,7 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 			if len(args.Passengers) == 0 {
 				t.Skip("the booking has no passengers")
 			}
-			for j := range tr.Messages[:i] {
-				if tr.Messages[j].Role == "user" {
-					tr.Messages[j].Content = strings.ReplaceAll(tr.Messages[j].Content, args.Passengers[0].First, "my companion")
-				}
-			}
+			unsay(tr, i, args.Passengers[0].First, "my companion")
 		}, 0},
 		{"a write that changes nothing", retail, "modify_user_address", "", "rule:changes_state:write_changes_something", func(t *testing.T, tr *record.Trajectory) {
 			i := callAt(tr, "modify_user_address")
