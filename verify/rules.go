@@ -133,6 +133,9 @@ func proposalBefore(tr *record.Trajectory, i int) (text string, yes int) {
 // A number as text writes it: "1,038", "12.50", "-435", "-$435".
 var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
 
+// figureForm makes a number as text one ParseFloat reads.
+var figureForm = strings.NewReplacer(",", "", "$", "")
+
 // statesFigure reports whether text states the number v (commas, a
 // currency sign and trailing zeros aside).
 func statesFigure(text, v string) bool {
@@ -141,7 +144,7 @@ func statesFigure(text, v string) bool {
 		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
 	}
 	for _, n := range numberPattern.FindAllString(text, -1) {
-		if got, err := strconv.ParseFloat(strings.NewReplacer(",", "", "$", "").Replace(n), 64); err == nil && abs(got-want) < 0.005 {
+		if got, err := strconv.ParseFloat(figureForm.Replace(n), 64); err == nil && abs(got-want) < 0.005 {
 			return true
 		}
 	}

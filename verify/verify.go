@@ -487,12 +487,17 @@ func short(h string) string {
 	return h
 }
 
+// outputForm drops what the outputs check ignores in a figure. A
+// replacer builds its tables on first use, so it is made once: built per
+// message it was a tenth of all a run allocated.
+var outputForm = strings.NewReplacer(",", "", "-$", "-")
+
 // outputs checks that the agent said every required output, compared as
 // τ-bench does: case and commas aside (23,553 says 23553); and a sign
 // before a currency sign, which τ-bench's agents never write, as before
 // the number (-$272 says -272).
 func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {
-	norm := func(s string) string { return strings.NewReplacer(",", "", "-$", "-").Replace(strings.ToLower(s)) }
+	norm := func(s string) string { return outputForm.Replace(strings.ToLower(s)) }
 	for _, o := range bp.Outputs {
 		said := false
 		want := norm(o.Value)
