@@ -1313,10 +1313,17 @@ func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 	// fails, and a goal built on it may still be rolled back: the state
 	// before it (a fork shares the records) and its reads come back then.
 	before := undo{st: p.st.Fork(), memo: p.memo}
+	was := p.st.Hash()
 	res := m.Kit.Exec(p.ctx, p.st, w.Name, string(raw))
 	if res.Err {
 		p.st, p.memo = before.st, before.memo
 		return fmt.Errorf("%s fails: %s", w.Name, res.Output)
+	}
+	if p.st.Hash() == was {
+		// The policy forbids a write that changes nothing (a member
+		// added to a thread they are in): no task asks for one.
+		p.st, p.memo = before.st, before.memo
+		return fmt.Errorf("%s changes nothing on %s", w.Name, t.sel.Label)
 	}
 	p.undo = before
 	p.memo = map[string]readResult{}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -488,7 +489,11 @@ func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) 
 			if t.Kind != record.KindRead {
 				continue
 			}
-			if req := RequiredParams(t); len(req) == 1 && req[0] == cm.Key {
+			// A read taking only a parameter named like the key counts
+			// when it gives a record of this collection back: get_user's
+			// user_id does not read a channel's recipient, keyed by the
+			// same name.
+			if req := RequiredParams(t); len(req) == 1 && req[0] == cm.Key && m.readsBack(&CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, GetParam: cm.Key}) {
 				cm.Get, cm.GetParam = t.Name, cm.Key
 				break
 			}
@@ -535,7 +540,7 @@ func (m *Model) scopedGet(cm *CollModel) {
 		for _, r := range req {
 			f := fieldNamed(rec, r)
 			switch {
-			case keyParam == "" && (f == cm.Key || strings.TrimSuffix(r, "_id") == lastWord(cm.Noun)):
+			case keyParam == "" && (f == cm.Key || namesNoun(r, cm.Noun)):
 				keyParam = r
 			case f != "" && f != cm.Key:
 				scope = append(scope, r)
@@ -546,12 +551,88 @@ func (m *Model) scopedGet(cm *CollModel) {
 			continue
 		}
 		c := &CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, GetParam: keyParam, Scope: scope, ScopeField: fields}
-		res := m.Kit.Exec(context.Background(), m.Base.NewState(), t.Name, mustJSON(m.GetArgs(c, keys[0])))
-		if got, ok := res.Value.(map[string]any); ok && !res.Err && tools.Text(got[cm.Key]) == tools.Text(rec[cm.Key]) {
+		if m.readsBack(c) {
 			cm.Get, cm.GetParam, cm.Scope, cm.ScopeField = t.Name, keyParam, scope, fields
 			return
 		}
 	}
+}
+
+// holds counts the parameters among names, other than c's key, that
+// name a field of c's first record.
+func (m *Model) holds(c *CollModel, names []string) int {
+	n := 0
+	for _, p := range names {
+		if f := m.fieldOf(c, p); f != "" && f != c.Key && p != c.GetParam {
+			n++
+		}
+	}
+	return n
+}
+
+// fieldOf is the field of c's records that a parameter names, as
+// fieldNamed finds it on the first record; "" when none.
+func (m *Model) fieldOf(c *CollModel, param string) string {
+	_, rec, ok := m.firstRecord(c)
+	if !ok || rec == nil {
+		return ""
+	}
+	return fieldNamed(rec, param)
+}
+
+// firstRecord is c's first record by key; ok is false when it is not an
+// object, rec nil when c has none.
+func (m *Model) firstRecord(c *CollModel) (key string, rec map[string]any, ok bool) {
+	keys := m.Base.Keys(c.Name)
+	if len(keys) == 0 {
+		return "", nil, true
+	}
+	v, _ := m.Base.Get(c.Name, keys[0])
+	rec, err := tools.ToObject(v)
+	return keys[0], rec, err == nil
+}
+
+// refersTo reports whether a parameter's name says it refers to a record
+// (guild_id, ServiceSid, webhook_token) rather than holding a value.
+func refersTo(param string) bool {
+	for _, suffix := range []string{"_id", "Id", "ID", "Sid", "_token"} {
+		if strings.HasSuffix(param, suffix) {
+			return true
+		}
+	}
+	return param == "id"
+}
+
+// readsBack reports whether c's get, given the first record's key (and
+// scope), returns that record.
+func (m *Model) readsBack(c *CollModel) bool {
+	key, rec, ok := m.firstRecord(c)
+	if !ok || rec == nil {
+		return ok // no record: the name is all there is to go by
+	}
+	res := m.Kit.Exec(context.Background(), m.Base.NewState(), c.Get, mustJSON(m.GetArgs(c, key)))
+	got, isObj := res.Value.(map[string]any)
+	return isObj && !res.Err && tools.Text(got[c.Key]) == tools.Text(rec[c.Key])
+}
+
+// singularWords makes every word of a phrase singular.
+func singularWords(s string) string {
+	f := strings.Fields(s)
+	for i, w := range f {
+		f[i] = Singular(w)
+	}
+	return strings.Join(f, " ")
+}
+
+// namesNoun reports whether a parameter names a record by its noun:
+// emoji_id an emoji, guild_scheduled_event_id a scheduled event.
+func namesNoun(param, noun string) bool {
+	base, ok := strings.CutSuffix(param, "_id")
+	if !ok || noun == "" {
+		return false
+	}
+	n := strings.ReplaceAll(noun, " ", "_")
+	return base == lastWord(noun) || base == n || strings.HasSuffix(base, "_"+n)
 }
 
 // createsInto reports whether a tool makes a record of c, so that c's key
@@ -1131,6 +1212,8 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 		var best *CollModel
 		bestScore := 0
 		toolWords := " " + Words(t.Name) + " "
+		// delete_all_message_reactions_by_emoji names reactions.
+		singWords := " " + singularWords(Words(t.Name)) + " "
 		for _, name := range slices.Sorted(maps.Keys(m.Colls)) {
 			c := m.Colls[name]
 			if m.Users != nil && c == m.Users.Coll {
@@ -1142,8 +1225,11 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 				continue
 			}
 			score := 1
-			if strings.Contains(toolWords, " "+c.Noun+" ") || strings.Contains(toolWords, " "+Singular(Words(c.Name))+" ") {
-				score += 2
+			for _, words := range []string{toolWords, singWords} {
+				if strings.Contains(words, " "+c.Noun+" ") || strings.Contains(words, " "+Singular(Words(c.Name))+" ") {
+					score += 2
+					break
+				}
 			}
 			if c.Owner != "" {
 				score++
@@ -1151,9 +1237,21 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 			if genericKey(c.Key) && (!byGet || genericKey(c.GetParam)) && score < 3 {
 				continue
 			}
-			// On a tie the collection named last in the tool's name is
-			// the target: delete_guild_role acts on a role of a guild.
-			if score > bestScore || score == bestScore && best != nil && nounAt(toolWords, c) > nounAt(toolWords, best) {
+			if slices.ContainsFunc(c.Scope, func(s string) bool { return props[s] == nil }) {
+				// The record is read within a parent the tool cannot name:
+				// delete_guild_emoji has no application_id.
+				continue
+			}
+			// On a tie the collection whose records hold more of the
+			// tool's required parameters is the target (a member's role
+			// holds guild_id and user_id, a guild's role only guild_id),
+			// then the one read within more parents, then the one named
+			// last in the tool's name: delete_guild_role acts on a role of
+			// a guild.
+			if best == nil || score > bestScore || score == bestScore && cmp.Or(
+				cmp.Compare(m.holds(c, req), m.holds(best, req)),
+				cmp.Compare(len(c.Scope), len(best.Scope)),
+				cmp.Compare(nounAt(toolWords, c), nounAt(toolWords, best))) > 0 {
 				best, bestScore = c, score
 			}
 		}
@@ -1286,6 +1384,15 @@ func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
 		// The parent the target belongs to: its own, never a new value.
 		p.Source, p.Path = SrcTarget, w.Coll.ScopeField[p.Name]
 		return true
+	}
+	if w.TargetKind == TargetColl && p.Required && refersTo(p.Name) {
+		// A record the target refers to that the write must name too,
+		// though the get does not: DELETE /guilds/{guild_id}/templates/
+		// {code} takes the template's own guild.
+		if f := m.fieldOf(w.Coll, p.Name); f != "" && f != w.Coll.Key {
+			p.Source, p.Path = SrcTarget, f
+			return true
+		}
 	}
 	if userKey != "" && p.Name == userKey {
 		p.Source = SrcUserKey

@@ -414,6 +414,45 @@ func TestWritesOfEveryKind(t *testing.T) {
 	if hooks == nil || hooks.Get != "FetchWebhook" || hooks.ScopeField["ServiceSid"] != "service_sid" {
 		t.Errorf("twilio webhooks: %+v", hooks)
 	}
+	// Discord: writes whose target shares a noun with another collection
+	// act on the one whose records hold their parameters, and every
+	// parent they name comes from the target.
+	dc := modelOf("discord-3.1.json")
+	cases := []struct {
+		write, coll, keyParam string
+		fromTarget            []string
+	}{
+		{"delete_guild_emoji", "guilds_emojis", "emoji_id", []string{"guild_id"}},
+		{"update_guild_emoji", "guilds_emojis", "emoji_id", []string{"guild_id"}},
+		{"delete_guild_application_command", "guilds_commands", "command_id", []string{"application_id", "guild_id"}},
+		{"delete_guild_scheduled_event", "scheduled_events", "guild_scheduled_event_id", []string{"guild_id"}},
+		// The tool's plural names the collection: reactions, not messages.
+		{"delete_all_message_reactions_by_emoji", "reactions", "emoji_name", []string{"channel_id", "message_id"}},
+	}
+	for _, c := range cases {
+		w := dc.Write(c.write)
+		if w == nil {
+			t.Errorf("discord %s: no write model (skipped: %s)", c.write, dc.Skipped[c.write])
+			continue
+		}
+		if w.Coll == nil || w.Coll.Name != c.coll {
+			t.Errorf("discord %s targets %+v, want %s", c.write, w.Coll, c.coll)
+			continue
+		}
+		if p := w.Param(c.keyParam); p == nil || p.Source != model.SrcTargetKey {
+			t.Errorf("discord %s.%s: %+v, want the target's key", c.write, c.keyParam, p)
+		}
+		for _, name := range c.fromTarget {
+			if p := w.Param(name); p == nil || p.Source != model.SrcTarget {
+				t.Errorf("discord %s.%s: %+v, want the target's own", c.write, name, p)
+			}
+		}
+	}
+	// A read that takes a parameter named like the key but reads another
+	// collection is not the collection's get: get_user is no recipient's.
+	if r := dc.Colls["recipients"]; r == nil || r.Get != "" {
+		t.Errorf("discord recipients read by %+v, want no get", r)
+	}
 	mu := modelOf("museum-3.1.yaml")
 	for _, w := range mu.Writes {
 		if w.Name == "createSpecialEvent" && w.TargetKind != model.TargetNone {
