@@ -21,7 +21,7 @@ var expected = map[string][]string{
 	agent.FlawWrongArgument:       {verify.CheckState, CheckCaught},
 	agent.FlawNoConfirmation:      {verify.CheckConfirmation},
 	agent.FlawUnauthenticated:     {verify.CheckAuth},
-	agent.FlawHallucinatedID:      {verify.CheckState, CheckCaught},
+	agent.FlawHallucinatedID:      {verify.CheckState, CheckCaught, verify.RulePrefix + pack.RuleGrounded + ":"},
 	agent.FlawWrongTool:           {verify.CheckState},
 	agent.FlawSchemaInvalid:       {verify.CheckToolSchema},
 	agent.FlawStopsEarly:          {verify.CheckState, verify.CheckEnding},

@@ -150,7 +150,7 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 		return false, "the rejected side calls no tool on the customer's data before they are identified"
 	case agent.FlawHallucinatedID:
 		for _, x := range rcalls {
-			if unseenID(hist[:x.msg], x.args) {
+			if _, id := verify.UnsaidID(hist[:x.msg], x.args); id != "" {
 				return true, ""
 			}
 		}
@@ -334,42 +334,6 @@ func (c *LabelChecker) fails(ctx context.Context, bp *record.Blueprint, msgs []r
 	for _, ch := range v.Checks {
 		if ch.Name == check {
 			return !ch.Passed
-		}
-	}
-	return false
-}
-
-// unseenID reports whether an id argument (a string *_id argument, or an
-// element of an *_ids list) is one no customer message or tool result in
-// msgs holds.
-func unseenID(msgs []record.Message, args map[string]any) bool {
-	var seen strings.Builder
-	for _, m := range msgs {
-		if m.Role == "user" || m.Role == "tool" {
-			seen.WriteString(m.Content)
-			seen.WriteByte('\n')
-		}
-	}
-	text := seen.String()
-	for k, v := range args {
-		var ids []string
-		switch {
-		case strings.HasSuffix(k, "_id"):
-			if s, ok := v.(string); ok {
-				ids = append(ids, s)
-			}
-		case strings.HasSuffix(k, "_ids"):
-			l, _ := v.([]any)
-			for _, e := range l {
-				if s, ok := e.(string); ok {
-					ids = append(ids, s)
-				}
-			}
-		}
-		for _, id := range ids {
-			if id != "" && !strings.Contains(text, id) {
-				return true
-			}
 		}
 	}
 	return false

@@ -109,6 +109,25 @@ func Attribute(field string, v any) string {
 	return words + " " + SayValue(field, v)
 }
 
+// StampWords says an RFC 3339 date and time as a person does, keeping
+// all it holds: "September 8, 2025 at 9:00 AM UTC", "... at 9:00:30 AM
+// UTC-05:00". It reports false for anything else.
+func StampWords(s string) (string, bool) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil || len(s) < 20 {
+		return "", false
+	}
+	clock := "3:04 PM"
+	if t.Second() != 0 || t.Nanosecond() != 0 {
+		clock = "3:04:05 PM"
+	}
+	zone := "UTC"
+	if _, off := t.Zone(); off != 0 {
+		zone += t.Format("-07:00")
+	}
+	return t.Format("January 2, 2006 at "+clock) + " " + zone, true
+}
+
 var units = map[string]bool{"minutes": true, "hours": true, "days": true, "miles": true, "km": true, "kg": true, "nights": true, "seats": true}
 
 // parseStamp reads an RFC 3339 date and time ("2024-04-06T06:03:00-05:00",
@@ -404,12 +423,19 @@ var (
 // tool's name in words.
 func (w *WriteModel) VerbPhrase() string {
 	if w.Phrase != "" {
-		return hintSlot.ReplaceAllStringFunc(w.Phrase, func(s string) string {
+		phrase := hintSlot.ReplaceAllStringFunc(w.Phrase, func(s string) string {
 			if name := s[1 : len(s)-1]; name == "target" || w.param[name] != nil {
 				return "<" + name + ">"
 			}
 			return s
 		})
+		if (w.TargetKind == TargetColl || w.TargetKind == TargetSearch) && !strings.Contains(phrase, "<target>") {
+			// The customer says what the write acts on, or the agent
+			// could only guess it: "create a new command" becomes
+			// "create a new command for application 85".
+			phrase += " for <target>"
+		}
+		return phrase
 	}
 	noun := w.TargetNoun()
 	if s := imperative(firstSentence(w.Tool.Description)); s != "" && !httpRoute.MatchString(s) {

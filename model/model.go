@@ -571,8 +571,11 @@ func (m *Model) holds(c *CollModel, names []string) int {
 }
 
 // fieldOf is the field of c's records that a parameter names, as
-// fieldNamed finds it on the first record; "" when none.
+// fieldNamed finds it on the first record; "" when none (or no c).
 func (m *Model) fieldOf(c *CollModel, param string) string {
+	if c == nil {
+		return ""
+	}
 	_, rec, ok := m.firstRecord(c)
 	if !ok || rec == nil {
 		return ""
@@ -590,6 +593,26 @@ func (m *Model) firstRecord(c *CollModel) (key string, rec map[string]any, ok bo
 	v, _ := m.Base.Get(c.Name, keys[0])
 	rec, err := tools.ToObject(v)
 	return keys[0], rec, err == nil
+}
+
+// addresses reports whether a parameter locates records of c rather
+// than setting a value: a read of c requires it (list_guild_templates
+// takes guild_id; no read of a messaging configuration takes the
+// MessagingServiceSid an update sets).
+func (m *Model) addresses(c *CollModel, param string) bool {
+	for _, t := range m.Kit.Tools() {
+		if t.Kind != record.KindRead || !slices.Contains(RequiredParams(t), param) {
+			continue
+		}
+		if t.Name == c.Get || c.List != nil && t.Name == c.List.Tool {
+			return true
+		}
+		words := " " + singularWords(Words(t.Name)) + " "
+		if strings.Contains(words, " "+c.Noun+" ") || strings.Contains(words, " "+Singular(Words(c.Name))+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // refersTo reports whether a parameter's name says it refers to a record
@@ -1350,6 +1373,10 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 			p.Choices = enum
 		} else if w.TargetKind == TargetColl && m.collPools[w.Coll.Name][p.Name] != nil {
 			p.Path = p.Name
+		} else if f := m.fieldOf(w.Coll, p.Name); f != "" && m.collPools[w.Coll.Name][f] != nil {
+			// The field under another spelling: FriendlyName sets
+			// friendly_name.
+			p.Path = f
 		} else if !m.canDraw(p.Name, p.Schema) {
 			return fmt.Errorf("slot of type %s cannot be drawn from its schema; use slot:A|B or const:JSON", ParamType(p.Schema))
 		}
@@ -1385,7 +1412,7 @@ func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
 		p.Source, p.Path = SrcTarget, w.Coll.ScopeField[p.Name]
 		return true
 	}
-	if w.TargetKind == TargetColl && p.Required && refersTo(p.Name) {
+	if w.TargetKind == TargetColl && p.Required && refersTo(p.Name) && m.addresses(w.Coll, p.Name) {
 		// A record the target refers to that the write must name too,
 		// though the get does not: DELETE /guilds/{guild_id}/templates/
 		// {code} takes the template's own guild.

@@ -316,3 +316,21 @@ func TestA(t *testing.T) {
 		}
 	}
 }
+
+func TestStampWords(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"2025-09-08T09:00:00Z", "September 8, 2025 at 9:00 AM UTC", true},
+		{"2024-04-06T18:03:30-05:00", "April 6, 2024 at 6:03:30 PM UTC-05:00", true},
+		{"2024-05-16", "", false},
+		{"2024-05-16T14:25", "", false},
+		{"HAT001", "", false},
+	} {
+		got, ok := StampWords(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("StampWords(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -383,7 +383,7 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			// An update changes something: offer up to two scalar fields
 			// the customer can set to a value other records have.
 			m, _ := a.Schema.(map[string]any)
-			if p.Kind == hUpdate && isField && field == a.Name && optional < 2 && m != nil && (m["enum"] != nil || scalar(m)) {
+			if p.Kind == hUpdate && isField && sameName(field, a.Name) && optional < 2 && m != nil && (m["enum"] != nil || scalar(m)) {
 				h.Args[a.Name] = pack.Arg{Source: "slot"}
 				optional++
 			}
@@ -408,6 +408,14 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		h.Args = nil
 	}
 	return h, true
+}
+
+// sameName reports whether an argument sets the record's field of the
+// same name, case and underscores aside (Twilio's FriendlyName sets
+// friendly_name), as the generator finds a slot's field.
+func sameName(field, arg string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	return !strings.Contains(field, ".") && norm(field) == norm(arg)
 }
 
 func scalar(m map[string]any) bool {

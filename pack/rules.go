@@ -40,11 +40,15 @@ const (
 	// RuleRefuse: a request the policy forbids is refused in words and
 	// never carried out.
 	RuleRefuse = "refuse"
+	// RuleGrounded: every id a call passes (an argument named like an
+	// id: order_id, ServiceSid, item_ids) was said before it, by the
+	// customer or in a tool result; none is made up.
+	RuleGrounded = "grounded"
 )
 
 // RuleKinds lists the rule kinds.
 func RuleKinds() []string {
-	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse}
+	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded}
 }
 
 // Rule is one checkable rule of a domain's policy.
@@ -85,6 +89,7 @@ func DefaultRules() []Rule {
 		{Name: "one_write_per_confirmation", Kind: RuleOneWritePerYes, Policy: "(every domain) Obtain the user's explicit confirmation before each update."},
 		{Name: "write_changes_something", Kind: RuleChangesState, Policy: "(every domain) Make no update that changes nothing."},
 		{Name: "only_requested_writes", Kind: RuleRequested, Policy: "(every domain) Take no action the user did not ask for."},
+		{Name: "ids_from_the_dialogue", Kind: RuleGrounded, Policy: "(every domain) Never make up an id: use only ids the user gave or a tool returned."},
 	}
 }
 

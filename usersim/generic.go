@@ -183,12 +183,16 @@ func (u *Generic) slotValue(i int, name string) string {
 }
 
 // sayValue is a slot's value in the customer's words: one of a fixed set
-// of choices is said as words ("basic economy" for basic_economy); codes
-// and free text stay exactly as they are.
+// of choices is said as words ("basic economy" for basic_economy), a
+// timestamp as a date and a time ("September 8, 2025 at 9:00 AM UTC");
+// codes and free text stay exactly as they are.
 func (u *Generic) sayValue(i int, name string) string {
 	v := u.slotValue(i, name)
 	if p := u.param(i, name); p != nil && len(p.Choices) > 0 {
 		return model.ValueWords(v)
+	}
+	if w, ok := model.StampWords(v); ok {
+		return w
 	}
 	return v
 }

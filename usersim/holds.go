@@ -201,6 +201,8 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 		want := u.sayValue(i, p.Name)
 		if len(p.Choices) > 0 {
 			gotText = model.ValueWords(gotText)
+		} else if w, ok := model.StampWords(gotText); ok {
+			gotText = w
 		}
 		tmpls := correctSlot
 		if gotText == "" || gotText == want {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/model"
+
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
 )
@@ -128,6 +130,9 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
 				val = g.Slots[k]
+				if w, ok := model.StampWords(val); ok {
+					val = w
+				}
 			}
 			for _, first := range g.RevisedItems {
 				// The final choice: one of their things, or the original.

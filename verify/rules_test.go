@@ -239,6 +239,21 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 			}
 			tr.Messages = kept
 		}, 2},
+		{"an order id nobody gave", retail, "cancel_pending_order", "", "rule:grounded:ids_from_the_dialogue", func(t *testing.T, tr *record.Trajectory) {
+			i := callAt(tr, "cancel_pending_order")
+			var args struct {
+				Order string `json:"order_id"`
+			}
+			_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+			if args.Order == "" {
+				t.Fatal("the cancellation names no order")
+			}
+			for j := range tr.Messages[:i] {
+				if m := &tr.Messages[j]; m.Role == "user" || m.Role == "tool" {
+					m.Content = strings.ReplaceAll(m.Content, args.Order, "that order")
+				}
+			}
+		}, 0},
 		{"a refusal carried out in words", retail, "", record.GoalRefuse, "rule:refuse:refuse_forbidden", func(t *testing.T, tr *record.Trajectory) {
 			for i := range tr.Messages {
 				if tr.Messages[i].Role == "assistant" {
@@ -314,4 +329,37 @@ func TestGoldReplayPerBlueprint(t *testing.T) {
 		return
 	}
 	t.Fatal("no blueprint with two writes in 50")
+}
+
+func TestUnsaidID(t *testing.T) {
+	msgs := []record.Message{
+		{Role: "system", Content: "policy: order #W0000001"},
+		{Role: "user", Content: "My order is #w1234567 and my email is ana@example.com."},
+		{Role: "assistant", Content: "Let me check #W7654321."},
+		{Role: "tool", Content: `{"items":[{"item_id":"4421"},{"item_id":"9001"}],"user_id":"ana_5"}`},
+		{Role: "tool", Content: "Error: no order #W5555555"},
+	}
+	cases := []struct {
+		name     string
+		args     map[string]any
+		wantName string
+		wantID   string
+	}{
+		{"said by the customer, in another case", map[string]any{"order_id": "#W1234567"}, "", ""},
+		{"given by a tool result", map[string]any{"user_id": "ana_5", "item_ids": []any{"4421", "9001"}}, "", ""},
+		{"one item of a list never given", map[string]any{"item_ids": []any{"4421", "7777"}}, "item_ids", "7777"},
+		{"said only by the agent", map[string]any{"order_id": "#W7654321"}, "order_id", "#W7654321"},
+		{"said only by the system prompt", map[string]any{"order_id": "#W0000001"}, "order_id", "#W0000001"},
+		{"echoed only by an error", map[string]any{"order_id": "#W5555555"}, "order_id", "#W5555555"},
+		{"a number id", map[string]any{"ServiceSid": 4421.0}, "", ""},
+		{"not an id argument", map[string]any{"reason": "no longer needed", "email": "bob@example.com"}, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name, id := verify.UnsaidID(msgs, tc.args)
+			if name != tc.wantName || id != tc.wantID {
+				t.Errorf("UnsaidID = %q %q, want %q %q", name, id, tc.wantName, tc.wantID)
+			}
+		})
+	}
 }
