@@ -130,6 +130,27 @@ func NewGeneric(m *model.Model, spec Spec) (*Generic, error) {
 // Notes say how the generator adapted default controls to the pack.
 func (g *Generic) Notes() []string { return g.notes }
 
+// Unused says, for each write tool of the pack no task can use, why: the
+// pack left it out, no argument source was found, or every trial of it
+// failed or changed nothing.
+func (g *Generic) Unused() map[string]string {
+	out := map[string]string{}
+	for _, t := range g.m.Kit.Tools() {
+		if t.Kind != record.KindWrite || slices.ContainsFunc(g.usable, func(w *model.WriteModel) bool { return w.Name == t.Name }) {
+			continue
+		}
+		switch {
+		case g.m.Skipped[t.Name] != "":
+			out[t.Name] = g.m.Skipped[t.Name]
+		case g.unusable[t.Name] != "":
+			out[t.Name] = g.unusable[t.Name]
+		default:
+			out[t.Name] = "no trial of it succeeded"
+		}
+	}
+	return out
+}
+
 // fitReads makes sure the reads range holds a level some write can need:
 // a default range moves to the levels the pack gives, one the user asked
 // for is refused naming them.

@@ -334,3 +334,26 @@ func TestStampWords(t *testing.T) {
 		}
 	}
 }
+
+// TestVerbPhraseNamesTarget: a phrase hint that does not say what the
+// write acts on gets it, so no customer asks for a write on a record
+// they never name.
+func TestVerbPhraseNamesTarget(t *testing.T) {
+	coll := &CollModel{Name: "applications", Noun: "application"}
+	for _, tc := range []struct {
+		phrase, kind, want string
+	}{
+		{"{create|add} a new command", TargetColl, "{create|add} a new command for <target>"},
+		{"{add|create} a command for {target}", TargetColl, "{add|create} a command for <target>"},
+		{"{get compensation|be compensated}", TargetUser, "{get compensation|be compensated}"},
+		{"{create|add} a pet", TargetNone, "{create|add} a pet"},
+	} {
+		w := &WriteModel{Phrase: tc.phrase, Name: "w", Tool: &tools.Tool{Name: "w"}, TargetKind: tc.kind, param: map[string]*ParamModel{}}
+		if tc.kind == TargetColl {
+			w.Coll = coll
+		}
+		if got := w.VerbPhrase(); got != tc.want {
+			t.Errorf("VerbPhrase(%q, %s) = %q, want %q", tc.phrase, tc.kind, got, tc.want)
+		}
+	}
+}

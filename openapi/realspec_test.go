@@ -288,6 +288,23 @@ func TestRealSpecsRun(t *testing.T) {
 			if m.Counts.Verified < m.Counts.Blueprints*9/10 {
 				t.Errorf("only %d of %d dialogues verified (rejections %v)", m.Counts.Verified, m.Counts.Blueprints, m.Failures)
 			}
+			// The writes no task uses are listed, each with why, and no
+			// task uses one of them.
+			for name, why := range m.UnusedWrites {
+				if m.Stats.Intents[name] > 0 || why == "" {
+					t.Errorf("unused write %s (%q) is the intent of %d tasks", name, why, m.Stats.Intents[name])
+				}
+			}
+			if c.file == "discord-3.1.json" && m.UnusedWrites["delete_group_dm_user"] == "" {
+				t.Errorf("discord's delete_group_dm_user, on recipients nothing reads, is not listed as unused")
+			}
+			// The oracle never breaks a rule every pack has: no write
+			// that changes nothing, no id nobody gave.
+			for check, n := range m.Failures {
+				if strings.HasPrefix(check, "rule:changes_state:") || strings.HasPrefix(check, "rule:grounded:") {
+					t.Errorf("%d dialogues fail %s", n, check)
+				}
+			}
 			sft, _ := filepath.Glob(filepath.Join(cfg.Out, "sft", "*.parquet"))
 			if len(sft) == 0 {
 				t.Errorf("no SFT Parquet files in %s", cfg.Out)

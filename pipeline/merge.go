@@ -133,7 +133,8 @@ func Merge(outs []string, dir string, force bool) (*release.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := finalize(cfg, d, gen.Notes(), dirs, dir, work, false, nil)
+	unused := gen.Unused()
+	m, err := finalize(cfg, d, gen.Notes(), dirs, dir, work, false, func(m *release.Manifest) { m.UnusedWrites = unused })
 	if err != nil {
 		return nil, err
 	}

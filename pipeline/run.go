@@ -213,7 +213,8 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	for c := range dirs {
 		dirs[c] = done[c]
 	}
-	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true, nil)
+	unused := gen.Unused()
+	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true, func(m *release.Manifest) { m.UnusedWrites = unused })
 	if errors.Is(err, ErrDamaged) {
 		// A chunk that went bad after it was checked: drop it so that
 		// the rerun redoes it.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -144,7 +146,24 @@ func generatedText(m *Manifest) string {
 		b.WriteString(histogram("Behaviour profiles", m.Stats.Behaviors))
 		b.WriteString(histogram("Intents", m.Stats.Intents))
 	}
+	b.WriteString(unusedText(m.UnusedWrites))
 
+	return b.String()
+}
+
+// unusedText lists the write tools no task uses, with why, so a reader
+// knows which of the domain's writes the release does not cover.
+func unusedText(unused map[string]string) string {
+	if len(unused) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Write tools no task uses (%d)\n\nNo task's ground truth uses these writes; give the missing source or handler in the pack's `domain.yaml` or `handlers.star` to cover them.\n\n| tool | why |\n|---|---|\n", len(unused))
+	cell := strings.NewReplacer("|", "\\|", "\n", " ")
+	for _, name := range slices.Sorted(maps.Keys(unused)) {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", name, cell.Replace(unused[name]))
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 

@@ -119,3 +119,25 @@ func TestCardFrontMatterGolden(t *testing.T) {
 		t.Errorf("front matter differs from %s (rerun with -update-card if intended):\n%s", path, fm)
 	}
 }
+
+// TestCardUnusedWrites: the card lists the writes no task uses, each
+// with its reason in one table cell, and says nothing when all are used.
+func TestCardUnusedWrites(t *testing.T) {
+	m := cardManifest("mit", 200, 0)
+	if card := Card(m, cardFiles); strings.Contains(card, "no task uses") {
+		t.Errorf("a release using every write lists unused ones")
+	}
+	m.UnusedWrites = map[string]string{
+		"send_certificate": "every trial failed",
+		"bulk_edit":        "no source for required parameter \"body\" | array\nsee hints",
+	}
+	card := Card(m, cardFiles)
+	for _, want := range []string{
+		"### Write tools no task uses (2)",
+		"| `bulk_edit` | no source for required parameter \"body\" \\| array see hints |\n| `send_certificate` | every trial failed |",
+	} {
+		if !strings.Contains(card, want) {
+			t.Errorf("card lacks %q", want)
+		}
+	}
+}

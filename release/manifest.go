@@ -48,6 +48,10 @@ type Manifest struct {
 	// Notes say how default controls were adapted to the domain (a pack
 	// whose writes need fewer reads than the default range).
 	Notes []string `json:"notes,omitempty"`
+	// UnusedWrites are the domain's write tools no task uses, each with
+	// why (the pack leaves it out, no source for an argument, every trial
+	// failed or changed nothing): the writes a release does not cover.
+	UnusedWrites map[string]string `json:"unused_writes,omitempty"`
 	// Holdout is set when the domain holds tasks out of generation.
 	Holdout *HoldoutInfo `json:"holdout,omitempty"`
 	// Sources are the input files of a release synth verify --keep made.
