@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/corpus"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/release"
@@ -31,6 +32,7 @@ var reportHTML string
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"addf":  func(a, b float64) float64 { return a + b },
 	"halff": func(a float64) float64 { return a / 2 },
+	"pct":   func(a float64) float64 { return 100 * a },
 }).Parse(reportHTML))
 
 // DefaultReportRows is how many dialogues a report shows.
@@ -82,6 +84,10 @@ func (r Reporter) Write(ctx context.Context, dir string, w io.Writer) error {
 	return err
 }
 
+// languageSample is how many rows the language measures read: the
+// default of synth stats --language, so the two agree.
+const languageSample = 1000
+
 // reportData is everything the page shows.
 type reportData struct {
 	Title, Subtitle string
@@ -90,8 +96,11 @@ type reportData struct {
 	Notes           []string
 	Charts          []*chart
 	Policy          string
-	Dialogues       []dialogueView
-	Shown, Total    int
+	// Language is corpus's measure of the first rows, as synth stats
+	// --language gives it.
+	Language     *corpus.Summary
+	Dialogues    []dialogueView
+	Shown, Total int
 }
 
 type stat struct{ Label, Value, Note string }
@@ -158,10 +167,14 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 		return out
 	}
 	bySplit, dpoBySplit := map[string]int{}, map[string]int{}
+	meter := corpus.NewMeter()
 	for _, e := range byKind(kindSFT) {
 		err := export.ScanSFT(filepath.Join(dir, filepath.FromSlash(e.Path)), func(r export.SFTRow) error {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if data.Total < languageSample {
+				meter.Add(r.Messages, r.Kind)
 			}
 			data.Total++
 			bySplit[e.split]++
@@ -186,6 +199,10 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", e.Path, err)
 		}
+	}
+	if data.Total > 0 {
+		sum := meter.Summary(5)
+		data.Language = &sum
 	}
 	dpoPairs := 0
 	for _, e := range byKind(kindDPO) {

@@ -1,21 +1,27 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
+	"github.com/synth-data/synth/corpus"
 	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/release"
 	"github.com/synth-data/synth/verify"
 )
 
-func cmdStats(args []string, stdout io.Writer) error {
+func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
+	language := fs.Bool("language", false, "measure the dialogues' language: repeated sentences, distinct-n per role, situation counts")
+	sample := fs.Int("sample", 1000, "with --language: dialogues measured (train, validation, then test; 0: all)")
+	top := fs.Int("top", 5, "with --language: most common sentences shown per role")
 	dir, err := parseWithDir(fs, args)
 	if err != nil {
 		return err
@@ -23,6 +29,23 @@ func cmdStats(args []string, stdout io.Writer) error {
 	m, err := release.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
+	}
+	if *language {
+		if *sample < 0 || *top < 0 {
+			return errors.New("--sample and --top take 0 or more")
+		}
+		meter, err := corpus.Measure(ctx, dir, m, *sample)
+		if err != nil {
+			return fmt.Errorf("stats --language %s: %w", dir, err)
+		}
+		sum := meter.Summary(*top)
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(sum)
+		}
+		printLanguage(termtext.Writer(stdout), dir, sum)
+		return nil
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -103,4 +126,22 @@ func printHist(w io.Writer, m map[string]int) {
 		share := float64(m[k]) / float64(total)
 		fmt.Fprintf(w, "  %-22s %6d  %5.1f%%  %s\n", k, m[k], 100*share, strings.Repeat("█", int(share*40+0.5)))
 	}
+}
+
+// printLanguage prints what corpus measured of a release's dialogues.
+func printLanguage(w io.Writer, dir string, s corpus.Summary) {
+	fmt.Fprintf(w, "release %s: language of %d dialogues\n", dir, s.Dialogues)
+	for _, name := range []string{corpus.Customer, corpus.Agent} {
+		r := s.Roles[name]
+		who := map[string]string{corpus.Customer: "customer", corpus.Agent: "agent"}[name]
+		fmt.Fprintf(w, "\n%s: %d sentences, %d distinct; %.1f%% of uses are of a sentence used 5 times or more\n", who, r.Sentences, r.Distinct, 100*r.RepeatedShare)
+		fmt.Fprintf(w, "  distinct-1 %.3f  distinct-2 %.3f  (first %d dialogues: %.3f, %.3f)\n", r.Distinct1, r.Distinct2, corpus.Small, r.Distinct1Small, r.Distinct2Small)
+		fmt.Fprintf(w, "  sentences in more than %.0f%% of dialogues: %d\n", 100*r.Threshold, r.OverThreshold)
+		for _, t := range r.Top {
+			fmt.Fprintf(w, "  %5.1f%%  %s\n", 100*t.Share, t.Text)
+		}
+	}
+	c := s.Counts
+	fmt.Fprintf(w, "\nsituations (dialogues): corrections %d  pushbacks %d  tool errors %d  transfers %d  recovery rows %d\n",
+		c.Corrections, c.Pushbacks, c.ToolErrors, c.Transfers, c.Recovery)
 }

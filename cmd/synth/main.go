@@ -19,7 +19,7 @@ Usage:
   synth run      [--config FILE] [--domain NAME|DIR] [-n N] [--seed S] [--out DIR] [flags]
   synth merge    OUT... -o DIR        merge the outputs of synth run --shard I/N
   synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
-  synth stats    DIR [--json]
+  synth stats    DIR [--json] [--language [--sample N] [--top K]]
   synth validate DIR [--json]         re-check a release on its own
   synth verify   --domain NAME|PACK [--tasks T] FILE...   verify dialogues made elsewhere (JSONL, τ²/τ-bench files)
   synth report   DIR [-o FILE]        self-contained HTML report with plots
@@ -90,7 +90,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bo
 		// Rows come from the release: their text is shown, never obeyed.
 		err = cmdInspect(args[1:], termtext.Writer(stdout))
 	case "stats":
-		err = cmdStats(args[1:], stdout)
+		err = cmdStats(ctx, args[1:], stdout)
 	case "validate", "report":
 		err = cmdAudit(ctx, args[0], args[1:], stdout, b)
 	case "domain":

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/corpus"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -63,6 +65,18 @@ func TestRunInspectStats(t *testing.T) {
 	code, stdout, _ = synth(t, "stats", out, "--json")
 	if code != 0 || !strings.Contains(stdout, `"sft_rows": 30`) {
 		t.Errorf("stats --json exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = synth(t, "stats", out, "--language", "--sample", "20")
+	if code != 0 || !strings.Contains(stdout, "language of 20 dialogues") || !strings.Contains(stdout, "distinct-2") || !strings.Contains(stdout, "situations (dialogues)") {
+		t.Errorf("stats --language exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = synth(t, "stats", out, "--language", "--json", "--sample", "0")
+	var lang corpus.Summary
+	if err := json.Unmarshal([]byte(stdout), &lang); code != 0 || err != nil || lang.Dialogues != 30 || lang.Roles[corpus.Customer].Sentences == 0 {
+		t.Errorf("stats --language --json exit %d (%v): %s", code, err, stdout)
+	}
+	if code, _, stderr := synth(t, "stats", out, "--language", "--sample", "-1"); code == 0 || !strings.Contains(stderr, "--sample") {
+		t.Errorf("stats --sample -1: exit %d: %s", code, stderr)
 	}
 }
 

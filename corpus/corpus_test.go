@@ -1,0 +1,83 @@
+package corpus
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/synth-data/synth/record"
+)
+
+func TestSentences(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Hi. Can you help? Thanks!", []string{"Hi.", "Can you help?", "Thanks!"}},
+		{"The total is $1,038.50. Confirm (yes/no).", []string{"The total is $1,038.50.", "Confirm (yes/no)."}},
+		{"Order #W123.\nNext line", []string{"Order #W123.", "Next line"}},
+		{"ok", []string{"ok"}},
+		{"  ", nil},
+		{"Dr.Smith is here", []string{"Dr.Smith is here"}},
+	} {
+		if got := Sentences(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Sentences(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := Words("Hi, it's order #W12!"); !slices.Equal(got, []string{"hi", "it", "s", "order", "w12"}) {
+		t.Errorf("Words = %q", got)
+	}
+}
+
+func dialogue(user, agent []string) []record.Message {
+	msgs := []record.Message{{Role: "system", Content: "policy text. never measured."}}
+	for i := range user {
+		msgs = append(msgs, record.Message{Role: "user", Content: user[i]})
+		if i < len(agent) {
+			msgs = append(msgs, record.Message{Role: "assistant", Content: agent[i]})
+		}
+	}
+	return msgs
+}
+
+func TestMeter(t *testing.T) {
+	m := NewMeter()
+	for i := 0; i < 10; i++ {
+		// Every dialogue opens the same way; the second customer turn is
+		// its own.
+		m.Add(dialogue([]string{"Hello there.", "Order " + string(rune('A'+i)) + " please."}, []string{"Please confirm (yes/no).", "Done."}), "")
+	}
+	turned := dialogue([]string{"Cancel it.", "No, make it the red one.", "Can't you make an exception?"}, []string{"I'll cancel it. Please confirm (yes/no).", "Sorry, I cannot."})
+	turned = append(turned[:3], append([]record.Message{
+		{Role: "assistant", ToolCalls: []record.ToolCall{{Function: record.FunctionCall{Name: "transfer_to_human_agents"}}}},
+		{Role: "tool", Content: "Error: not allowed"},
+	}, turned[3:]...)...)
+	m.Add(turned, "recovery")
+	s := m.Summary(2)
+	if s.Dialogues != 11 {
+		t.Fatalf("dialogues %d", s.Dialogues)
+	}
+	c := s.Roles[Customer]
+	if len(c.Top) != 2 || c.Top[0].Text != "Hello there." || c.Top[0].Share != 10.0/11 {
+		t.Errorf("customer top %+v", c.Top)
+	}
+	// 10 uses of "Hello there." among 23 customer sentences.
+	if c.Sentences != 23 || c.RepeatedShare != 10.0/23 {
+		t.Errorf("customer sentences %d, repeated share %v", c.Sentences, c.RepeatedShare)
+	}
+	// In 11 dialogues a sentence of one of them is in 9% of them: each of
+	// the 14 distinct ones is over 2%.
+	if c.OverThreshold != 14 || c.Distinct != 14 {
+		t.Errorf("customer sentences over 2%%: %d of %d, want 14 of 14", c.OverThreshold, c.Distinct)
+	}
+	a := s.Roles[Agent]
+	if a.Top[0].Text != "Please confirm (yes/no)." || a.Top[0].Share != 1 {
+		t.Errorf("agent top %+v", a.Top)
+	}
+	want := Counts{Dialogues: 11, Recovery: 1, Corrections: 1, Pushbacks: 1, ToolErrors: 1, Transfers: 1}
+	if s.Counts != want {
+		t.Errorf("counts %+v, want %+v", s.Counts, want)
+	}
+	if c.Distinct2 <= 0 || c.Distinct2 > 1 || c.Distinct1Small != c.Distinct1 {
+		t.Errorf("distinct-n %+v (11 dialogues: the first 50 are all of them)", c)
+	}
+}
