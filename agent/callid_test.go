@@ -84,6 +84,7 @@ var phraseBanks = map[string]phraseBank{
 	"figureLead":           {figureLead, nil},
 	"holdRefusal":          {holdRefusal, nil},
 	"passOver":             {passOver, []string{"what"}},
+	"defaultChoice":        {defaultChoice, []string{"default"}},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced

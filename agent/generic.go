@@ -422,7 +422,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			}
 			text = a.say(tmpls, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 			if p.Choose.Default != "" && !p.Choose.Other {
-				text += " " + a.say([]string{"{It can also be|Or I can use} <default>."}, map[string]string{"default": p.Choose.DefaultSay})
+				text += " " + a.say(defaultChoice, map[string]string{"default": p.Choose.DefaultSay})
 			}
 		default:
 			noun := model.ArgWords(name)

@@ -8,9 +8,11 @@ var identifyAgain = []string{
 	"{Hmm, that|That} {didn't match any account|doesn't match our records}. {Would you mind checking|Could you re-check} {the details|what you sent}?",
 }
 
+// Variety inside each sentence: a sentence said in most dialogues needs
+// dozens of forms, or the same one recurs in a fifth of them.
 var authed = []string{
-	"{Thanks|Thank you|Thanks, <first>|Great, thanks}{,|!|.} {I've found your account|you're verified|I've located your account}.",
-	"{Thank you|Thanks}{, <first>|}. {Your identity is confirmed|I've verified your account}.",
+	"{Thanks|Thank you|Thanks a lot|Great, thanks|Perfect, thank you|Thanks for that}{, <first>|}, {I've found your account|you're verified|I've located your account|your account is verified|I've pulled up your account|I can see your account now}.",
+	"{Thank you|Thanks|Great|Perfect|All right}{, <first>|} — {your identity is confirmed|I've verified your account|you're all verified|I've confirmed it's you|that matches our records}.",
 }
 
 var askHelp = []string{
@@ -18,13 +20,13 @@ var askHelp = []string{
 }
 
 var askAnythingElse = []string{
-	"{Is there anything else|Anything else} {I can help you with|I can do for you|you need}{ today|}?",
-	"{Can I help with anything else|Is there something else you'd like to do}{ today|}?",
+	"{Is there anything else|Is there something else|Anything else} {I can help you with|I can do for you|you need|I can take care of|you'd like me to look into}{ today| for you|}?",
+	"{Can I help with anything else|Can I help you with anything else|Is there something else you'd like to do|Do you need help with anything else|Would you like help with anything else}{ today| while I have you|}?",
 }
 
 var closings = []string{
-	"{You're welcome|My pleasure|Glad I could help}{!|.} {Have a great day|Take care|Have a wonderful day|Enjoy the rest of your day}{!|.}",
-	"{Thanks for contacting us|Thank you for reaching out}{, <first>|}{!|.} {Have a nice day|Goodbye|Take care}{!|.}",
+	"{You're welcome|My pleasure|Glad I could help|Happy to help|Anytime}, {have a great day|take care|have a wonderful day|enjoy the rest of your day|have a good one|all the best}{!|.}",
+	"{Thanks for contacting us|Thank you for reaching out|Thanks for getting in touch|Thank you for your patience}{, <first>|}, {have a nice day|goodbye|take care|and have a good one|and enjoy your day}{!|.}",
 }
 
 var found = []string{
@@ -33,8 +35,8 @@ var found = []string{
 }
 
 var confirmAsk = []string{
-	"{Shall I proceed|Would you like me to proceed|Do you want me to go ahead|Can you confirm you'd like to proceed}? {Please reply yes to confirm.|Please confirm with yes.|}",
-	"{Please confirm|Can you confirm} {that's correct|you want this done} (yes/no).",
+	"{Shall I|Should I|Would you like me to|Do you want me to} {proceed|go ahead|make this change|go ahead with this|carry this out}{ now| for you|}? {Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|}",
+	"{Please confirm|Can you confirm|Could you confirm|Would you confirm} {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead} (yes/no).",
 }
 
 var proposeLead = []string{
@@ -43,8 +45,8 @@ var proposeLead = []string{
 }
 
 var doneLead = []string{
-	"{Done|All set|That's done|Success}{!|.}",
-	"{I've completed that|The change went through|That's taken care of}{.|!}",
+	"{Done|All set|All done|That's done|Finished|Success} — {the change went through|it's gone through|everything went through|that's in place now|it's been processed|your request is complete}{.|!}",
+	"{I've completed that|The change went through|That's taken care of|It's all been processed|Everything is updated}{ for you|, as requested| successfully|}{.|!}",
 }
 
 // passOver is the silent_refusal flaw's answer to a forbidden request:
@@ -76,4 +78,10 @@ var figureLead = []string{
 var holdRefusal = []string{
 	"{I understand|I hear you|I'm really sorry}{, and I wish I could help|}{.|,} {but I can't make an exception|but the policy doesn't allow exceptions here|but this isn't something I'm able to override}{.|, I'm afraid.}",
 	"{I'm sorry|I understand how frustrating this is}, {but I'm not able to make an exception to the policy|but the policy is the same for every customer, so I can't make an exception}.",
+}
+
+// defaultChoice offers the target's own one besides the customer's
+// things ("the original payment method").
+var defaultChoice = []string{
+	"{It can also be|Or I can use|You can also choose|Another option is|I can also use|Or we can go with} <default>{.| if you prefer.| instead.}",
 }

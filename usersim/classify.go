@@ -32,15 +32,15 @@ func anyOf(alts ...string) *regexp.Regexp {
 // farewell marks closing words; a closing never asks a question, which
 // tells "Thanks for reaching out! Could you ...?" from a goodbye.
 var farewell = anyOf(`have a (great|nice|wonderful|good) (day|one|evening)`, `\btake care\b`, `\bgoodbye\b`, `\bbye\b`,
-	`enjoy the rest of your day`, `thanks for contacting us`, `thank you for contacting us`)
+	`enjoy (the rest of )?your day`, `thanks for contacting us`, `thank you for contacting us`, `all the best`, `thanks for getting in touch`)
 
 // rules, most specific first.
 var rules = []rule{
 	{"transferred", "", anyOf(`transfer(ring)? you to`, `transferred you`, `hand you over`, `connect you (with|to) a human`, `human (agent|colleague|representative)`)},
 	{"identify_again", "", anyOf(`(couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to) (find|locate) (any|an|your|the)? ?account`,
 		`no (matching )?account`, `(didn't|did not|doesn't|does not) match (any|an|our)`, `double-check`, `try again`)},
-	{"confirm", "", anyOf(`shall i (proceed|go ahead)`, `(would|do) you (like|want) me to (proceed|go ahead)`, `(can|could) you confirm`,
-		`please confirm`, `\(yes/no\)`, `reply (with )?yes`, `confirm with yes`, `is that (correct|right)\?`, `should i (proceed|go ahead)`, `ok(ay)? to proceed`)},
+	{"confirm", "", anyOf(`(shall|should) i (proceed|go ahead|make this change|carry this out)`, `(would|do) you (like|want) me to (proceed|go ahead|make this change|carry this out)`, `(can|could|would) you confirm`,
+		`please confirm`, `\(yes/no\)`, `reply (with )?yes`, `confirm with yes`, `is that (correct|right)\?`, `ok(ay)? to proceed`, `a yes from you`)},
 	{"identify", "", anyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
 		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`)},
 	{"piece", "reason", anyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},

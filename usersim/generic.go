@@ -309,6 +309,16 @@ var genericChoicePieces = []string{
 	"{I'd like to use|I want to use} <label> {for the <what>|}{.|}",
 }
 
+// withoutWhat drops the optional "for the <what>" of choice pieces, for
+// a label that already says what it is for.
+func withoutWhat(tmpls []string) []string {
+	out := make([]string, len(tmpls))
+	for i, t := range tmpls {
+		out[i] = strings.ReplaceAll(t, " {for the <what>|}", "")
+	}
+	return out
+}
+
 // phrase renders a write goal's verb phrase with the target's words and
 // the slots the phrase itself names.
 func (u *Generic) phrase(i int, w *model.WriteModel, target string, act *dialog.Act) string {
@@ -367,7 +377,7 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need}{:|.}"))
+		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below}{:|.}"))
 	}
 	// Several details at once each say what they are for: a bare "no."
 	// or "2." in a list means nothing.
@@ -451,8 +461,12 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"what": model.Words(model.LastStep(name)), "value": model.GroupText(w, name, slots)})
 	case "choice":
 		if v, ok := g.Slots[name]; ok {
-			// The target's original one ("the original payment method").
+			// The target's original one ("the original payment method"),
+			// never "… for the payment method" again.
 			tmpls := genericChoicePieces
+			if what := model.ArgWords(name); strings.Contains(strings.ToLower(v), strings.ToLower(what)) {
+				tmpls = withoutWhat(tmpls)
+			}
 			tmpls = u.forms(tmpls)
 			return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": v})
 		}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/verify"
 )
 
 func rngFor(i int) *rand.Rand { return rand.New(rand.NewPCG(uint64(i), 99)) }
@@ -250,6 +253,29 @@ func TestProfiles(t *testing.T) {
 		want := slices.Contains([]string{Upfront, Verbose, Impatient, ChangesMind}, p)
 		if pr.identityFirst != want {
 			t.Errorf("profile %s: identityFirst %v", p, pr.identityFirst)
+		}
+	}
+}
+
+// Every form of a customer's yes is one the verifier takes for an
+// explicit yes: a confirmation bank that grew a "Perfect, that works."
+// would leave writes unconfirmed.
+func TestConfirmsAreExplicit(t *testing.T) {
+	for _, tmpl := range confirms {
+		for seed := range 200 {
+			got := dialog.Render(rand.New(rand.NewPCG(uint64(seed), 9)), tmpl, nil)
+			if !verify.Affirmative(got) {
+				t.Errorf("%q: %q is no explicit yes", tmpl, got)
+				break
+			}
+		}
+	}
+}
+
+func TestWithoutWhat(t *testing.T) {
+	for _, tm := range withoutWhat(genericChoicePieces) {
+		if strings.Contains(tm, "<what>") {
+			t.Errorf("%q still names the what", tm)
 		}
 	}
 }

@@ -6,7 +6,7 @@ package usersim
 
 var greetings = []string{
 	"{Hi|Hello|Hey|Hi there|Hello there|Good afternoon|Hey there|Morning}{,|!|.|} ",
-	"{Hi|Hello}, {I hope you can help me|I need some help|I'm hoping you can help}{.|!} ", "{Hi|Hello}, could you help me out? ",
+	"{Hi|Hello}, {I hope you can help me|I need some help|I'm hoping you can help}{.|!} ", "{Hi|Hello|Hey|Hi there}, {could|can} you help me {out|with something}? ",
 	"",
 }
 
@@ -123,11 +123,14 @@ var pieces = map[string][]string{
 	},
 }
 
+// A yes is said in most dialogues, often twice: each sentence of it has
+// many forms, or one recurs in a tenth of them. Every form holds a word
+// the verifier takes for an explicit yes.
 var confirms = []string{
-	"{Yes|Yeah|Yep|Yes please|Sure|Correct|That's right}{,|!|.} {go ahead|please do|do it|proceed|that's correct|confirm}{.|!|}",
-	"{Yes|Yeah|Yep|Sure|Yes, please}{.|!|}",
-	"{That's all correct|Everything looks right|All good}{,|.} {go ahead|please proceed|yes}{.|!|}",
-	"{Yes|Yep}, {I confirm|confirmed}{.|}",
+	"{Yes|Yeah|Yep|Yes please|Sure|Correct|That's right|Yes, sounds good|Yes, perfect}, {go ahead|please do|do it|proceed|that's correct|go for it|please go ahead|that works}{.|!|}",
+	"{Yes|Yeah|Yep|Sure|Yes, please}{, that's right|, all correct|, exactly| — go ahead|, thanks|}{.|!}",
+	"{That's all correct|Everything looks right|All good|Looks right to me|That's exactly it}{,| —} {go ahead|please proceed|yes|do it|you can go ahead}{.|!|}",
+	"{Yes|Yep|Yeah}, {I confirm|confirmed|I confirm that|that's confirmed}{.|!|}",
 }
 
 var revisions = []string{
@@ -136,9 +139,9 @@ var revisions = []string{
 }
 
 var dones = []string{
-	"{No|Nope|No thanks|That's all|That's everything}{,|.|!} {that's all|that's everything|I'm all set|that covers it|nothing else}{.|!} {Thanks|Thank you|Thanks a lot|Thanks for your help|Appreciate it}{!|.|}",
-	"{That's it|That's all I needed|I'm good}{,|.} {thank you|thanks|thanks so much}{!|.|}",
-	"{Nothing else|No, I'm done}{,|.} {thanks|thank you for the help|have a nice day}{!|.}",
+	"{No|Nope|No thanks|That's all|That's everything}, {that's all|that's everything|I'm all set|that covers it|nothing else|I'm good}{ for today| for now|}{ — thanks| — thank you| — thanks a lot| — thanks for your help| — appreciate it|, thanks|}{!|.}",
+	"{That's it|That's all I needed|I'm good|I'm all set|That covers everything}, {thank you|thanks|thanks so much|many thanks|thanks for the help}{!|.}",
+	"{Nothing else|No, I'm done|Nothing more|No, that's it}{,| —} {thanks|thank you for the help|have a nice day|have a good one|bye}{!|.}",
 }
 
 var nextGoal = []string{

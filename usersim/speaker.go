@@ -215,7 +215,7 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 	}
 	tmpls := dones
 	if u.prof.terse {
-		tmpls = []string{"{That's all|No|Nothing else}{.|}"}
+		tmpls = []string{"{That's all|No|Nothing else|Nope|All set|That's it|No more|Nothing}{.|!|}"}
 	}
 	return dialog.Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []dialog.Act{{Type: "done"}}}
 }
