@@ -615,10 +615,10 @@ func (m *Model) addresses(c *CollModel, param string) bool {
 	return false
 }
 
-// refersTo reports whether a parameter's name says it refers to a record
-// (guild_id, ServiceSid, webhook_token) rather than holding a value.
-func refersTo(param string) bool {
-	for _, suffix := range []string{"_id", "Id", "ID", "Sid", "_token"} {
+// IDName reports whether a parameter's name says it holds ids of records
+// (guild_id, ServiceSid, webhook_token, item_ids) rather than values.
+func IDName(param string) bool {
+	for _, suffix := range []string{"_id", "Id", "ID", "Sid", "_token", "_ids", "Ids"} {
 		if strings.HasSuffix(param, suffix) {
 			return true
 		}
@@ -1412,7 +1412,7 @@ func (m *Model) inferSource(w *WriteModel, p *ParamModel, userKey string) bool {
 		p.Source, p.Path = SrcTarget, w.Coll.ScopeField[p.Name]
 		return true
 	}
-	if w.TargetKind == TargetColl && p.Required && refersTo(p.Name) && m.addresses(w.Coll, p.Name) {
+	if w.TargetKind == TargetColl && p.Required && IDName(p.Name) && scalarType(ParamType(p.Schema)) && m.addresses(w.Coll, p.Name) {
 		// A record the target refers to that the write must name too,
 		// though the get does not: DELETE /guilds/{guild_id}/templates/
 		// {code} takes the template's own guild.

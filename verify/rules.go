@@ -138,7 +138,7 @@ func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 	}
 	text := said.String()
 	for _, name := range slices.Sorted(maps.Keys(args)) {
-		if !idParam(name) {
+		if !model.IDName(name) {
 			continue
 		}
 		for _, id := range idValues(args[name]) {
@@ -148,16 +148,6 @@ func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 		}
 	}
 	return "", ""
-}
-
-// idParam reports whether an argument's name says it holds ids.
-func idParam(name string) bool {
-	for _, suffix := range []string{"_id", "Id", "ID", "Sid", "_token", "_ids", "Ids"} {
-		if strings.HasSuffix(name, suffix) {
-			return true
-		}
-	}
-	return name == "id"
 }
 
 // idValues are the ids an argument holds: a string, a number, or a list
