@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -165,6 +166,11 @@ type env struct {
 	kit    *tools.Toolkit
 	base   *tools.Base
 	colls  []string
+	// texts holds the canonical text of base records a state still
+	// shares (coll + "\x00" + key → text): every task's final database
+	// is hashed, and rewriting the whole database each time was most of
+	// these tests' time.
+	texts sync.Map
 }
 
 var envCache sync.Map // domain → *env; building one imports τ²'s folder
@@ -361,6 +367,62 @@ func pyJSONText(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// stateSHA is canonicalSHA(e.dumpState(st)), reusing the text of every
+// record st shares with the base.
+func (e *env) stateSHA(st *tools.State) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, c := range slices.Sorted(slices.Values(e.colls)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(pyJSONText(c))
+		b.WriteString(":{")
+		keys := slices.Clone(st.Keys(c))
+		sort.Strings(keys)
+		for j, k := range keys {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(pyJSONText(k))
+			b.WriteByte(':')
+			v, _ := st.Get(c, k)
+			bv, _ := e.base.Get(c, k)
+			if !sameRecord(v, bv) {
+				pyCanonical(&b, v)
+				continue
+			}
+			id := c + "\x00" + k
+			if t, ok := e.texts.Load(id); ok {
+				b.WriteString(t.(string))
+				continue
+			}
+			var rb strings.Builder
+			pyCanonical(&rb, v)
+			e.texts.Store(id, rb.String())
+			b.WriteString(rb.String())
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:])
+}
+
+// sameRecord reports whether two records are one held by reference (a
+// map or a pointer), which a state never changes in place.
+func sameRecord(a, b any) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+	switch ra.Kind() {
+	case reflect.Map, reflect.Pointer:
+		return ra.Kind() == rb.Kind() && ra.Pointer() == rb.Pointer()
+	}
+	return false
 }
 
 func canonicalSHA(v any) string {
