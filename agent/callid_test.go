@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/record"
 )
 
 func TestCallID(t *testing.T) {
@@ -295,5 +296,28 @@ func TestAgentSaysCheckedBanks(t *testing.T) {
 		if !said[name] {
 			t.Errorf("phraseBanks checks %s, which the agent no longer says", name)
 		}
+	}
+}
+
+// The agent says how it singled a record out among several: how many
+// match the description and which is the extreme by the field named.
+func TestComparisonReasoning(t *testing.T) {
+	cands := []map[string]any{
+		{"order_id": "#W1", "status": "pending", "created_at": "2024-05-01T10:00:00Z"},
+		{"order_id": "#W2", "status": "pending", "created_at": "2024-05-09T08:30:00Z"},
+		{"order_id": "#W3", "status": "delivered", "created_at": "2024-05-12T09:00:00Z"},
+	}
+	sel := record.Selector{Collection: "orders", Label: "my most recent pending order", Where: map[string]string{"status": "pending"}, Pick: "max:created_at"}
+	got := comparison("order", sel, cands, 1, "order #W2")
+	want := "The customer means your most recent pending order. Of the 3 orders I read, 2 match what they described; by created at, order #W2 is the latest of those (May 9, 2024 at 8:30 AM UTC), so it is the one."
+	if got != want {
+		t.Errorf("comparison =\n%q\nwant\n%q", got, want)
+	}
+	sel = record.Selector{Collection: "orders", Label: "my delivered order", Where: map[string]string{"status": "delivered"}}
+	if got := comparison("order", sel, cands, 2, "order #W3"); !strings.HasSuffix(got, "1 match what they described; that is order #W3.") {
+		t.Errorf("comparison without a pick = %q", got)
+	}
+	if got := comparison("order", sel, cands[2:], 0, "order #W3"); got != "" {
+		t.Errorf("one candidate, nothing compared: %q", got)
 	}
 }

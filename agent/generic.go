@@ -50,6 +50,10 @@ type Generic struct {
 	// proposal down (a correction, a figure asked for, a plea against a
 	// refusal), "" when the customer did not.
 	sorry []string
+	// compared is the agent's reasoning on how it singled the target out
+	// among several records (the hard step of a task); the goal's write
+	// carries it.
+	compared string
 }
 
 type readOut struct {
@@ -109,6 +113,13 @@ func (a *Generic) call(ctx context.Context, name string, args map[string]any, re
 
 // callRaw is call for arguments already encoded.
 func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any, string, bool) {
+	if a.compared != "" && reasoning != "" {
+		// On the write, where the reasoning of a turn already is: a read
+		// carrying it would end some DPO prompts on a turn chat
+		// templates render differently when it is last.
+		reasoning = a.compared + " " + reasoning
+		a.compared = ""
+	}
 	id := CallID(a.rng)
 	a.out = append(a.out, record.Message{Role: "assistant", ReasoningContent: reasoning,
 		ToolCalls: []record.ToolCall{{ID: id, Type: "function", Function: record.FunctionCall{Name: name, Arguments: raw}}}})
@@ -623,6 +634,7 @@ func valueWords(l []any) string {
 // resolve finds the target the customer named: by key, among their
 // records by attributes, or by searching every combination they gave.
 func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
+	a.compared = ""
 	sel := *g.target
 	if s := a.m.Searches[sel.Collection]; s != nil {
 		return a.resolveSearch(ctx, g, s, sel)
@@ -684,6 +696,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 	}
 	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
+	a.compared = comparison(c.Noun, sel, cands, i, c.Noun+" "+g.key)
 	if c.List.By != "" {
 		// The list gave its name and key; the record itself is read now.
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, g.key))
@@ -717,7 +730,46 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 		}
 	}
 	g.obj = cands[i]
+	a.compared = comparison(s.Noun, sel, cands, i, "the "+s.Noun+" with "+a.summary(cands[i], 2))
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "summary": a.summary(cands[i], 8)}), false
+}
+
+// comparison says how the record at i was singled out among cands:
+// how many match what the customer described and which is the highest
+// or lowest by the field they named. It is "" when there was nothing to
+// compare (one candidate).
+func comparison(noun string, sel record.Selector, cands []map[string]any, i int, chosen string) string {
+	if len(cands) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The customer means %s. Of the %d %s I read, ", yours(sel.Label), len(cands), model.Plural(noun))
+	matching := 0
+	for _, c := range cands {
+		if tools.Matches(c, sel.Where) {
+			matching++
+		}
+	}
+	if len(sel.Where) > 0 {
+		fmt.Fprintf(&b, "%d match what they described", matching)
+	} else {
+		b.WriteString("all qualify")
+	}
+	dir, field, ok := strings.Cut(sel.Pick, ":")
+	if !ok {
+		fmt.Fprintf(&b, "; that is %s.", chosen)
+		return b.String()
+	}
+	v, _ := model.ValueAt(cands[i], field)
+	most := map[string]string{"max": "highest", "min": "lowest"}[dir]
+	said := model.SayValue(field, v)
+	if s, isText := v.(string); isText {
+		if w, stamp := model.StampWords(s); stamp {
+			most, said = map[string]string{"max": "latest", "min": "earliest"}[dir], w
+		}
+	}
+	fmt.Fprintf(&b, "; by %s, %s is the %s of those (%s), so it is the one.", model.Words(model.LastStep(field)), chosen, most, said)
+	return b.String()
 }
 
 // describe states a record's attributes.

@@ -201,6 +201,10 @@ func TestLLMDeterministicAcrossDialogues(t *testing.T) {
 func TestLLMBudgetStop(t *testing.T) {
 	cfg := llmConfig(t, EngineLLM, 40)
 	cfg.ChunkSize = 16
+	// Two dialogues at a time, so the first blueprint is done before the
+	// budget runs out however the machine schedules them; 40 at once
+	// could spend it all on their first turns.
+	cfg.Dialogues = 2
 	fx := newFixture(t, cfg)
 	fake := testplay.NewFake(fx.d)
 	fake.Budget = 600
