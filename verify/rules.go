@@ -112,10 +112,16 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 	return ""
 }
 
-// grounded says which id a call passes that nothing said before it.
+// grounded says which id a call passes that nothing said before it. What
+// was said is lower-cased once, message by message, as the calls come.
 func grounded(tr *record.Trajectory, calls []call) string {
+	var said strings.Builder
+	next := 0
 	for _, c := range calls {
-		if name, id := UnsaidID(tr.Messages[:c.msg], c.args); id != "" {
+		for ; next < c.msg; next++ {
+			addSaid(&said, tr.Messages[next])
+		}
+		if name, id := unsaidIn(said.String(), c.args); id != "" {
 			return "message " + strconv.Itoa(c.msg) + ": " + c.name + " passes " + name + " " + strconv.Quote(id) + ", which neither the customer nor a tool result gave"
 		}
 	}
@@ -131,18 +137,28 @@ func grounded(tr *record.Trajectory, calls []call) string {
 func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 	var said strings.Builder
 	for _, m := range msgs {
-		if m.Role == "user" || m.Role == "tool" && !strings.HasPrefix(m.Content, "Error") {
-			said.WriteString(strings.ToLower(m.Content))
-			said.WriteByte('\n')
-		}
+		addSaid(&said, m)
 	}
-	text := said.String()
+	return unsaidIn(said.String(), args)
+}
+
+// addSaid adds what a message gives the agent to know: a customer's
+// words or a successful tool result, lower-cased.
+func addSaid(b *strings.Builder, m record.Message) {
+	if m.Role == "user" || m.Role == "tool" && !strings.HasPrefix(m.Content, "Error") {
+		b.WriteString(strings.ToLower(m.Content))
+		b.WriteByte('\n')
+	}
+}
+
+// unsaidIn is UnsaidID over what was said, already lower-cased.
+func unsaidIn(said string, args map[string]any) (name, id string) {
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		if !model.IDName(name) {
 			continue
 		}
 		for _, id := range idValues(args[name]) {
-			if !strings.Contains(text, strings.ToLower(id)) {
+			if !strings.Contains(said, strings.ToLower(id)) {
 				return name, id
 			}
 		}
