@@ -5,9 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 // Roles measured: the customer and the agent.
@@ -27,9 +27,8 @@ const Small = 50
 
 // Meter accumulates rows.
 type Meter struct {
-	dialogues int
-	roles     map[string]*roleMeter
-	counts    Counts
+	roles  map[string]*roleMeter
+	counts Counts
 }
 
 type roleMeter struct {
@@ -91,7 +90,6 @@ func NewMeter() *Meter {
 // Add measures one dialogue; kind is the SFT row's kind ("recovery" or
 // "").
 func (m *Meter) Add(msgs []record.Message, kind string) {
-	m.dialogues++
 	c := &m.counts
 	c.Dialogues++
 	if kind == "recovery" {
@@ -125,7 +123,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 			}
 		}
 		words := Words(msg.Content)
-		if m.dialogues <= Small {
+		if c.Dialogues <= Small {
 			r.small.add(words)
 		}
 		r.all.add(words)
@@ -194,7 +192,7 @@ type Sentence struct {
 
 // Summary returns the measures, with the top n sentences per role.
 func (m *Meter) Summary(n int) Summary {
-	out := Summary{Dialogues: m.dialogues, Roles: map[string]*Role{}, Counts: m.counts}
+	out := Summary{Dialogues: m.counts.Dialogues, Roles: map[string]*Role{}, Counts: m.counts}
 	for name, r := range m.roles {
 		role := &Role{Sentences: r.total, Distinct: len(r.dialogues), Threshold: thresholds[name]}
 		repeated := 0
@@ -208,7 +206,7 @@ func (m *Meter) Summary(n int) Summary {
 			return cmp.Or(cmp.Compare(r.dialogues[b], r.dialogues[a]), cmp.Compare(a, b))
 		})
 		for i, s := range sents {
-			share := ratio(r.dialogues[s], m.dialogues)
+			share := ratio(r.dialogues[s], m.counts.Dialogues)
 			if share > role.Threshold {
 				role.OverThreshold++
 			}
@@ -250,9 +248,12 @@ func Sentences(text string) []string {
 	return out
 }
 
-// Words are the lower-cased runs of letters and digits of text.
+// Words are the words of text as distinct-n counts them (release's
+// EachWord), so these figures and the manifest's distinct-n agree.
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []string
+	release.EachWord(text, func(w string) { out = append(out, w) })
+	return out
 }
 
 func count(b bool) int {

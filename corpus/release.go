@@ -38,7 +38,7 @@ func Measure(ctx context.Context, dir string, m *release.Manifest, sample int) (
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if sample > 0 && meter.dialogues >= sample {
+			if sample > 0 && meter.counts.Dialogues >= sample {
 				return errEnough
 			}
 			meter.Add(r.Messages, r.Kind)

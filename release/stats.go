@@ -95,20 +95,23 @@ func newNgrams() *ngrams { return &ngrams{Uni: newHLL(), Bi: newHLL()} }
 func (g *ngrams) add(text string) {
 	var prev uint64
 	have := false
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		h := StringHash(strings.ToLower(text[start:end]))
+	EachWord(text, func(w string) {
+		h := StringHash(w)
 		g.Uni.add(h)
 		g.NUni++
 		if have {
 			g.Bi.add(prev*31 + h)
 			g.NBi++
 		}
-		prev, have, start = h, true, -1
-	}
+		prev, have = h, true
+	})
+}
+
+// EachWord calls yield with each word of text, lower-cased: the runs of
+// letters, digits, apostrophes, # and $ (and dots inside them, as in
+// "12.50"), the words distinct-n counts.
+func EachWord(text string, yield func(string)) {
+	start := -1
 	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '#' || r == '$' || r == '.' && start >= 0 {
 			if start < 0 {
@@ -116,9 +119,14 @@ func (g *ngrams) add(text string) {
 			}
 			continue
 		}
-		flush(i)
+		if start >= 0 {
+			yield(strings.ToLower(text[start:i]))
+			start = -1
+		}
 	}
-	flush(len(text))
+	if start >= 0 {
+		yield(strings.ToLower(text[start:]))
+	}
 }
 
 func (g *ngrams) merge(o *ngrams) {
