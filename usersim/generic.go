@@ -187,8 +187,14 @@ func (u *Generic) slotValue(i int, name string) string {
 // timestamp as a date and a time ("September 8, 2025 at 9:00 AM UTC");
 // codes and free text stay exactly as they are.
 func (u *Generic) sayValue(i int, name string) string {
-	v := u.slotValue(i, name)
-	if p := u.param(i, name); p != nil && len(p.Choices) > 0 {
+	return spoken(u.param(i, name), u.slotValue(i, name))
+}
+
+// spoken is a value as the customer says it for parameter p (nil when
+// not known): choices as words, timestamps as a date and a time, the
+// rest as it is.
+func spoken(p *model.ParamModel, v string) string {
+	if p != nil && len(p.Choices) > 0 {
 		return model.ValueWords(v)
 	}
 	if w, ok := model.StampWords(v); ok {

@@ -199,11 +199,7 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 			gotText = model.SlotText(got)
 		}
 		want := u.sayValue(i, p.Name)
-		if len(p.Choices) > 0 {
-			gotText = model.ValueWords(gotText)
-		} else if w, ok := model.StampWords(gotText); ok {
-			gotText = w
-		}
+		gotText = spoken(p, gotText)
 		tmpls := correctSlot
 		if gotText == "" || gotText == want {
 			tmpls = correctSlotPlain

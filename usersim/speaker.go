@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/synth-data/synth/model"
-
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/record"
 )
@@ -129,10 +127,7 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 			var val string
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
-				val = g.Slots[k]
-				if w, ok := model.StampWords(val); ok {
-					val = w
-				}
+				val = spoken(nil, g.Slots[k])
 			}
 			for _, first := range g.RevisedItems {
 				// The final choice: one of their things, or the original.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -497,16 +498,21 @@ var outputForm = strings.NewReplacer(",", "", "-$", "-")
 // before a currency sign, which τ-bench's agents never write, as before
 // the number (-$272 says -272).
 func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {
+	if len(bp.Outputs) == 0 {
+		return pass(CheckOutputs)
+	}
 	norm := func(s string) string { return outputForm.Replace(strings.ToLower(s)) }
-	for _, o := range bp.Outputs {
-		said := false
-		want := norm(o.Value)
-		for _, m := range tr.Messages {
-			if m.Role == "assistant" && strings.Contains(norm(m.Content), want) {
-				said = true
-				break
-			}
+	// Each of the agent's messages is normalised once, whatever the
+	// number of outputs.
+	var agent []string
+	for _, m := range tr.Messages {
+		if m.Role == "assistant" {
+			agent = append(agent, norm(m.Content))
 		}
+	}
+	for _, o := range bp.Outputs {
+		want := norm(o.Value)
+		said := slices.ContainsFunc(agent, func(text string) bool { return strings.Contains(text, want) })
 		if !said {
 			return fail(CheckOutputs, "the agent never told the user the %s (%s)", o.Name, o.Value)
 		}
