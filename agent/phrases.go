@@ -20,7 +20,7 @@ var askHelp = []string{
 }
 
 var askAnythingElse = []string{
-	"{Is there anything else|Is there something else|Anything else} {I can help you with|I can do for you|you need|I can take care of|you'd like me to look into}{ today| for you|}?",
+	"{Is there anything else|Is there something else|Anything else} {I can help you with|I can do for you|you need|I can take care of|you'd like me to look into}{ today| right now|}?",
 	"{Can I help with anything else|Can I help you with anything else|Is there something else you'd like to do|Do you need help with anything else|Would you like help with anything else}{ today| while I have you|}?",
 }
 
