@@ -35,8 +35,8 @@ var found = []string{
 }
 
 var confirmAsk = []string{
-	"{Shall I|Should I|Would you like me to|Do you want me to} {proceed|go ahead|make this change|go ahead with this|carry this out}{ now| for you|}? {Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|}",
-	"{Please confirm|Can you confirm|Could you confirm|Would you confirm} {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead} (yes/no).",
+	"{Shall I|Should I|Would you like me to|Do you want me to} {proceed|go ahead|make this change|go ahead with this|carry this out}{ now| for you|}? {Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|Say yes and it's done.|Once you say yes, I'll make the change.|I'll go ahead as soon as you reply yes.|A simple yes is all I need.|Just say yes to go ahead.|Reply yes and I'll process it.|If everything looks right, reply yes.|I'll need a yes from you before I proceed.|Reply yes to go ahead, or tell me what to change.|If that's all correct, a yes is enough.|}",
+	"{Please confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead} (yes/no).|{Can you|Could you|Would you} confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead} (yes/no)?}",
 }
 
 var proposeLead = []string{
@@ -83,5 +83,6 @@ var holdRefusal = []string{
 // defaultChoice offers the target's own one besides the customer's
 // things ("the original payment method").
 var defaultChoice = []string{
-	"{It can also be|Or I can use|You can also choose|Another option is|I can also use|Or we can go with} <default>{.| if you prefer.| instead.}",
+	"{It can also be|You can also choose|Another option is} <default>{.| if you prefer.}",
+	"{Or I can use|I can also use|Or we can go with} <default>{.| if you prefer.| instead.}",
 }

@@ -38,6 +38,8 @@ type roleMeter struct {
 	occurrences map[string]int
 	total       int
 	small, all  ngrams
+	// malformed counts, per malformed sentence, its uses.
+	malformed map[string]int
 }
 
 type ngrams struct {
@@ -82,8 +84,8 @@ type Counts struct {
 // NewMeter returns an empty meter.
 func NewMeter() *Meter {
 	return &Meter{roles: map[string]*roleMeter{
-		Customer: {dialogues: map[string]int{}, occurrences: map[string]int{}},
-		Agent:    {dialogues: map[string]int{}, occurrences: map[string]int{}},
+		Customer: {dialogues: map[string]int{}, occurrences: map[string]int{}, malformed: map[string]int{}},
+		Agent:    {dialogues: map[string]int{}, occurrences: map[string]int{}, malformed: map[string]int{}},
 	}}
 }
 
@@ -117,6 +119,9 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 		for _, s := range Sentences(msg.Content) {
 			r.occurrences[s]++
 			r.total++
+			if Malformed(s) != "" {
+				r.malformed[s]++
+			}
 			if !seen[msg.Role][s] {
 				seen[msg.Role][s] = true
 				r.dialogues[s]++
@@ -182,6 +187,11 @@ type Role struct {
 	Distinct2Small float64 `json:"distinct2_at_50"`
 	Distinct1      float64 `json:"distinct1"`
 	Distinct2      float64 `json:"distinct2"`
+	// Malformed counts the uses of sentences Malformed finds fault with,
+	// by kind; MalformedTop are the most used of them.
+	Malformed      int            `json:"malformed"`
+	MalformedKinds map[string]int `json:"malformed_kinds,omitempty"`
+	MalformedTop   []Sentence     `json:"malformed_top,omitempty"`
 }
 
 // Sentence is one sentence and the share of dialogues it occurs in.
@@ -214,11 +224,33 @@ func (m *Meter) Summary(n int) Summary {
 				role.Top = append(role.Top, Sentence{Text: s, Share: share})
 			}
 		}
+		role.Malformed, role.MalformedKinds, role.MalformedTop = r.faults(n, m.counts.Dialogues)
 		role.Distinct1Small, role.Distinct2Small = r.small.distinct()
 		role.Distinct1, role.Distinct2 = r.all.distinct()
 		out.Roles[name] = role
 	}
 	return out
+}
+
+// faults sums the malformed sentences' uses by kind and gives the n
+// most used, each with its share of dialogues.
+func (r *roleMeter) faults(n, dialogues int) (int, map[string]int, []Sentence) {
+	if len(r.malformed) == 0 {
+		return 0, nil, nil
+	}
+	total, kinds := 0, map[string]int{}
+	for s, k := range r.malformed {
+		total += k
+		kinds[Malformed(s)] += k
+	}
+	sents := slices.SortedFunc(maps.Keys(r.malformed), func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.malformed[b], r.malformed[a]), cmp.Compare(a, b))
+	})
+	var top []Sentence
+	for _, s := range sents[:min(n, len(sents))] {
+		top = append(top, Sentence{Text: s, Share: ratio(r.dialogues[s], dialogues)})
+	}
+	return total, kinds, top
 }
 
 // Sentences splits text into sentences: each ends at ., ? or ! followed

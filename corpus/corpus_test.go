@@ -81,3 +81,46 @@ func TestMeter(t *testing.T) {
 		t.Errorf("distinct-n %+v (11 dialogues: the first 50 are all of them)", c)
 	}
 }
+
+func TestMalformed(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Please confirm that's correct (yes/no).", ""},
+		{"Could you confirm that's correct (yes/no)?", ""},
+		{"Could you confirm that's correct (yes/no).", QuestionStop},
+		{"Can I return items from an order of mine.", QuestionStop},
+		{"What's the total of my order.", QuestionStop},
+		{"Please tell me which payment method to use?", PleaseQuestion},
+		{"Please be quick: Could you cancel my order?", ""},
+		{"Please be quick: could you cancel my order.", QuestionStop},
+		{"the original payment method.", LowerStart},
+		{"that's a shame.", LowerStart},
+		{"iPhone 12 it is.", ""},
+		{"bob.smith@x.com is my email.", ""},
+		{"#W123 is the order.", ""},
+		{"Morning,.", BadPunctuation},
+		{"What's why you'd like to cancel ?", BadPunctuation},
+		{"Which order is it?", ""},
+		{"Yes.", ""},
+		{"", ""},
+	} {
+		if got := Malformed(tc.in); got != tc.want {
+			t.Errorf("Malformed(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSummaryMalformed(t *testing.T) {
+	m := NewMeter()
+	m.Add([]record.Message{{Role: Customer, Content: "Hi. the original one. Can I pay now."}, {Role: Agent, Content: "Sure."}}, "")
+	m.Add([]record.Message{{Role: Customer, Content: "the original one."}}, "")
+	c := m.Summary(5).Roles[Customer]
+	if c.Malformed != 3 || c.MalformedKinds[LowerStart] != 2 || c.MalformedKinds[QuestionStop] != 1 {
+		t.Fatalf("malformed %d %v, want 3 (2 lowercase, 1 question)", c.Malformed, c.MalformedKinds)
+	}
+	if len(c.MalformedTop) != 2 || c.MalformedTop[0].Text != "the original one." || c.MalformedTop[0].Share != 1 {
+		t.Errorf("top %+v", c.MalformedTop)
+	}
+	if a := m.Summary(5).Roles[Agent]; a.Malformed != 0 || a.MalformedTop != nil {
+		t.Errorf("agent malformed %+v", a)
+	}
+}

@@ -118,5 +118,49 @@ func Tidy(s string) string {
 	for _, p := range []string{",.", ",!", ",?", ",,"} {
 		s = strings.ReplaceAll(s, p, p[1:])
 	}
-	return strings.TrimSpace(s)
+	return sentenceCase(strings.TrimSpace(s))
+}
+
+// sentenceCase upper-cases a sentence's first word where a writer would:
+// a piece that opens with a filled value or follows "{,|.}" ("Oh. that's
+// a shame", "the original payment method.") starts a sentence. Only a
+// word of lower-case letters changes; an id, an email or a name written
+// with inner capitals ("iPhone") stays exactly as it was given.
+func sentenceCase(s string) string {
+	var b []byte
+	start := true
+	for i := 0; i < len(s); i++ {
+		if start && s[i] >= 'a' && s[i] <= 'z' && plainWord(s[i:]) {
+			if b == nil {
+				b = []byte(s)
+			}
+			b[i] -= 'a' - 'A'
+		}
+		start = i+1 < len(s) && s[i+1] == ' ' && (s[i] == '.' || s[i] == '?' || s[i] == '!')
+		if start {
+			i++
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
+// plainWord reports whether s opens with a word of lower-case ASCII
+// letters (and apostrophes) only. Punctuation ends the word only before
+// a space or the end: "bob.smith@x.com" is one token, not "bob".
+func plainWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ' ':
+			return true
+		case c == ',' || c == '.' || c == '?' || c == '!' || c == ':' || c == ';':
+			return i+1 == len(s) || s[i+1] == ' '
+		case c >= 'a' && c <= 'z' || c == '\'':
+		default:
+			return false
+		}
+	}
+	return true
 }

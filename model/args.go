@@ -123,10 +123,30 @@ func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
 		if p.Choose.DefaultSay == "" {
 			p.Choose.DefaultSay = "the original " + Singular(Words(LastStep(ch.From)))
 		}
+	case a.Slot != "":
+		if err := m.hintedSource(w, p, a.SlotSource()); err != nil {
+			return err
+		}
+		p.Say = a.Say
 	default:
 		return m.hintedSource(w, p, a.Source)
 	}
 	return nil
+}
+
+// SaySlot is how a customer says value v of slot p: the pack's words for
+// it (Say), or "" when it has none.
+func SaySlot(p *ParamModel, v string) string {
+	if p == nil {
+		return ""
+	}
+	t, ok := p.Say[v]
+	if !ok {
+		if t, ok = p.Say["*"]; !ok {
+			return ""
+		}
+	}
+	return strings.ReplaceAll(t, "{value}", ValueWords(v))
 }
 
 // Elements returns the sub-records at a value: a list's objects, or an

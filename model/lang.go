@@ -249,6 +249,14 @@ func phraseParts(where map[string][]string, say map[string]string) (adj []string
 			vals[i] = ValueWords(v)
 		}
 		v := strings.Join(vals, " or ")
+		if len(where[f]) == 1 {
+			// A phrase for this very value: "insurance=no": "without
+			// travel insurance", never "with insurance no".
+			if phrase, ok := say[f+"="+where[f][0]]; ok {
+				preps = append(preps, phrase)
+				continue
+			}
+		}
 		if tmpl, ok := say[f]; ok {
 			preps = append(preps, strings.NewReplacer("{value}", v, "{value|lower}", caseFilter(v, "lower"), "{value|title}", caseFilter(v, "title"), "{value|words}", caseFilter(v, "words")).Replace(tmpl))
 			continue
@@ -324,6 +332,11 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 	}
 	adj, preps, with := phraseParts(single(where), c.Say)
 	padj, pclause := PickWords(pick)
+	if phrase, ok := c.Say[pick]; ok && pick != "" {
+		// The pack's words for the order: "max:total_baggages": "with the
+		// most checked bags".
+		padj, pclause = "", phrase
+	}
 	var words []string
 	if mine {
 		words = append(words, "my")

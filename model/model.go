@@ -183,7 +183,10 @@ type ParamModel struct {
 	Path string
 	// Choices are the values a slot takes ("slot:A|B", or an enum).
 	Choices []string
-	Const   any
+	// Say is how a customer says a slot's values, by value or "*"
+	// (pack.Arg.Say); nil says them as words.
+	Say   map[string]string
+	Const any
 	// Optional marks a parameter a task may include or leave out.
 	Optional bool
 	// Group is, for a like source, the record path its value is drawn

@@ -174,6 +174,29 @@ func TestLanguage(t *testing.T) {
 			t.Errorf("RecordLabel(%v, %s) = %q, want %q", tc.where, tc.pick, got, tc.want)
 		}
 	}
+	// The pack's words for one value and for an order.
+	said := &CollModel{Noun: "reservation", Say: map[string]string{"insurance=no": "without travel insurance", "max:total_baggages": "with the most checked bags"}}
+	for _, tc := range []struct {
+		where map[string]string
+		pick  string
+		want  string
+	}{
+		{map[string]string{"insurance": "no"}, "max:total_baggages", "my reservation without travel insurance with the most checked bags"},
+		{map[string]string{"insurance": "yes"}, "min:total_baggages", "my reservation with insurance yes and with the lowest total baggages"},
+	} {
+		if got := RecordLabel(said, tc.where, tc.pick, true); got != tc.want {
+			t.Errorf("RecordLabel(%v, %s) with say = %q, want %q", tc.where, tc.pick, got, tc.want)
+		}
+	}
+	slot := &ParamModel{Choices: []string{"0", "1", "5"}, Say: map[string]string{"0": "no checked bags", "*": "{value} checked bags"}}
+	for v, want := range map[string]string{"0": "no checked bags", "5": "5 checked bags"} {
+		if got := SaySlot(slot, v); got != want {
+			t.Errorf("SaySlot(%s) = %q, want %q", v, got, want)
+		}
+	}
+	if got := SaySlot(&ParamModel{Choices: []string{"a"}}, "a"); got != "" {
+		t.Errorf("SaySlot without say = %q", got)
+	}
 	if got := FormatValue(12.5); got != "12.50" {
 		t.Errorf("FormatValue(12.5) = %q", got)
 	}

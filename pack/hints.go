@@ -80,6 +80,14 @@ type Arg struct {
 	Pick    *Pick    `json:"pick,omitempty"`
 	Replace *Replace `json:"replace,omitempty"`
 	Choose  *Choose  `json:"choose,omitempty"`
+	// Slot with Say is a slot source ("slot" or "slot:A|B") together
+	// with how a customer says its values.
+	Slot string `json:"slot,omitempty"`
+	// Say maps a value to the words a customer says it with, a noun
+	// phrase that names what it is for ("yes": "travel insurance", "0":
+	// "no checked bags"); "*" is the phrase for any other value, with
+	// {value} for the value in words ("{value} checked bags").
+	Say map[string]string `json:"say,omitempty"`
 }
 
 // UnmarshalJSON reads a source string or a structured source.
@@ -96,16 +104,31 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	n := 0
-	for _, set := range []bool{p.Pick != nil, p.Replace != nil, p.Choose != nil} {
+	for _, set := range []bool{p.Pick != nil, p.Replace != nil, p.Choose != nil, p.Slot != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("an argument source object has exactly one of pick, replace or choose")
+		return fmt.Errorf("an argument source object has exactly one of pick, replace, choose or slot")
+	}
+	if p.Slot != "" && len(p.Say) == 0 || p.Slot == "" && len(p.Say) > 0 {
+		return fmt.Errorf("slot and say go together: {slot: \"A|B\", say: {A: \"words for A\"}}")
 	}
 	*a = Arg(p)
 	return nil
+}
+
+// SlotSource is the slot source string of a slot object ("slot" or
+// "slot:A|B"), or the argument's source string.
+func (a Arg) SlotSource() string {
+	switch a.Slot {
+	case "":
+		return a.Source
+	case "*":
+		return "slot"
+	}
+	return "slot:" + a.Slot
 }
 
 // MarshalJSON writes the form it was read from.

@@ -70,7 +70,10 @@ type Collection struct {
 	Compare []string `json:"compare,omitempty"`
 	// Say words a Describe attribute in a customer's description: a
 	// template with {value} per path ("items.name": "with the {value} in
-	// it"); without one the attribute is said by its name.
+	// it"), or a phrase for one value of it ("insurance=no": "without
+	// travel insurance"); "max:PATH" and "min:PATH" word a Compare order
+	// ("max:total_baggages": "with the most checked bags"). Without one
+	// the attribute is said by its name.
 	Say map[string]string `json:"say,omitempty"`
 }
 

@@ -397,7 +397,9 @@ func (c *checker) schemaError(e *jsonschema.ValidationError) {
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
 			msg := fmt.Sprintf("unknown key %q", p)
-			if s := suggest(p, knownKeys(e.InstanceLocation)); s != "" {
+			// One branch of a oneOf may know the key another refuses: no
+			// "did you mean" the very key.
+			if s := suggest(p, knownKeys(e.InstanceLocation)); s != "" && s != p {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			c.addY(child(at, p), "%s", msg)
@@ -1254,6 +1256,18 @@ func (c *checker) checkArg(at string, w WriteHint, a Arg) {
 		c.fieldRef(child(at, "choose"), c.man.Users.Collection, a.Choose.From+"."+a.Choose.ID)
 		if a.Choose.Default != "" && isColl {
 			c.fieldRef(child(at, "choose"), target, a.Choose.Default)
+		}
+	case a.Slot != "":
+		src := a.SlotSource()
+		c.checkSource(child(at, "slot"), target, src)
+		choices := strings.Split(strings.TrimPrefix(src, "slot:"), "|")
+		for _, v := range slices.Sorted(maps.Keys(a.Say)) {
+			switch {
+			case strings.TrimSpace(a.Say[v]) == "":
+				c.addY(child(at, "say"), "%q has no words: say how a customer names this value", v)
+			case v != "*" && src != "slot" && !slices.Contains(choices, v):
+				c.addY(child(at, "say"), "%q is not one of the slot's values (%s); use one of them or \"*\" for any value", v, strings.Join(choices, ", "))
+			}
 		}
 	default:
 		c.checkSource(at, target, a.Source)

@@ -174,6 +174,12 @@ func TestValidateMore(t *testing.T) {
 		{"unchecked without why", func(f map[string]string) {
 			f["domain.yaml"] += "unchecked:\n  - {policy: Be helpful., why: \" \"}\n"
 		}, "unchecked[0].why: say why no rule checks it", false},
+		{"say for a value the slot does not take", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {slot: \"1|2\", say: {\"3\": three things}}\n"
+		}, `say: "3" is not one of the slot's values (1, 2); use one of them or "*" for any value`, true},
+		{"say without a slot", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {say: {\"3\": three things}}\n"
+		}, `missing required key "slot"`, true},
 		{"generator loops", func(f map[string]string) {
 			delete(f, "db.json")
 			f["generator.star"] = "def generate(seed):\n    while True:\n        pass\n"

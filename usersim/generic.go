@@ -194,6 +194,9 @@ func (u *Generic) sayValue(i int, name string) string {
 // not known): choices as words, timestamps as a date and a time, the
 // rest as it is.
 func spoken(p *model.ParamModel, v string) string {
+	if w := model.SaySlot(p, v); w != "" {
+		return w
+	}
 	if p != nil && len(p.Choices) > 0 {
 		return model.ValueWords(v)
 	}
@@ -286,20 +289,28 @@ func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 var genericRequests = []string{
 	"{I'd like to|I want to|I need to|Please} <phrase>{.|}",
 	"{Could you|Can you} <phrase>{ for me|}?",
-	"{Is it possible to|Can I} <phrase>{?|}",
+	"{Is it possible to|Can I} <phrase>?",
 	"{Hi again, I|I} {was hoping to|would like to} <phrase>{.|}",
 }
 
 var genericQuestions = []string{
-	"{What's|What is} the <field> of <target>{?|}",
-	"{Can you tell me|Could you check|I'd like to know} the <field> of <target>{?|.}",
+	"{What's|What is} the <field> of <target>?",
+	"{{Can you tell me|Could you check} the <field> of <target>?|I'd like to know the <field> of <target>.}",
 	"{I need|I'm looking for} the <field> of <target>{.|}",
 }
 
 var genericSlotPieces = []string{
 	"{The <what> {should be|is|will be}|For the <what>, {use|make it}} <value>{.|}",
-	"<value>{.|}",
+	"{<value>|<value>, please}{.|}",
 	"{Make it|Let's go with|Please use|Set it to} <value>{.|}",
+}
+
+// A value the pack says in words ("travel insurance", "2 checked bags")
+// names what it is for: no "For the insurance, use no".
+var genericSaidPieces = []string{
+	"{Let's go with|Make it|I'd prefer} <value>{.|}",
+	"{<value>|<value>, please}{.|}",
+	"{I'll go with|I'd go for} <value>{, please|}{.|}",
 }
 
 // Free text (a comment, a resolution) is quoted rather than "used".
@@ -310,9 +321,10 @@ var genericTextPieces = []string{
 }
 
 var genericChoicePieces = []string{
-	"{Use|Please use|Let's go with|Put it on} <label>{.|}",
-	"<label>{.|}",
-	"{I'd like to use|I want to use} <label> {for the <what>|}{.|}",
+	"{Use|Please use|Let's go with|Put it on|Go with} <label>{.|}",
+	"{<label>|<label>, please|Just <label>|<label> is fine|<label> works for me|<label>, thanks}{.|}",
+	"{I'd like to use|I want to use|I'll use|I'd prefer} <label> {for the <what>|}{.|}",
+	"{Let's do|I'll go with} <label>{, please|}{.|}",
 }
 
 // withoutWhat drops the optional "for the <what>" of choice pieces, for
@@ -415,19 +427,26 @@ func (u *Generic) vague(g record.Goal, w *model.WriteModel) string {
 	return dialog.Expand(u.rng, "{one of my "+model.Plural(noun)+"|my "+noun+"|"+model.A(noun)+" of mine}")
 }
 
-// forms are the templates a piece is said with: the bare value for a
-// terse customer, and in a request that gives several details at once
-// only those that name what the value is for.
+// forms are the templates a piece is said with: the bare value (the
+// second) for a terse customer, and in a request that gives several
+// details at once only those that name what the value is for, or at
+// least say something of it: a bare "the cheapest white one." among
+// other details is a fragment.
 func (u *Generic) forms(tmpls []string) []string {
 	if u.bundling {
-		var named []string
-		for _, t := range tmpls {
+		var named, said []string
+		for k, t := range tmpls {
 			if strings.Contains(t, "<what>") {
 				named = append(named, t)
+			} else if k != 1 {
+				said = append(said, t)
 			}
 		}
 		if len(named) > 0 {
 			return named
+		}
+		if len(said) > 0 {
+			return said
 		}
 	}
 	if u.prof.terse {
@@ -451,8 +470,11 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"target": g.Target.Label})
 	case "slot":
 		tmpls := genericSlotPieces
-		if u.freeText(i, name) {
+		switch {
+		case u.freeText(i, name):
 			tmpls = genericTextPieces
+		case model.SaySlot(u.param(i, name), u.slotValue(i, name)) != "":
+			tmpls = genericSaidPieces
 		}
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": u.sayValue(i, name)})
@@ -546,8 +568,8 @@ var genericPickPieces = []string{
 
 var genericNewPieces = []string{
 	"{I'd like|I want|I'd prefer} <label> instead{.|}",
-	"<label>{.|}",
-	"{Please swap it for|Replace it with} <label>{.|}",
+	"{<label>|<label>, please|Just <label>}{.|}",
+	"{Please swap it for|Replace it with|Swap it for} <label>{.|}",
 }
 
 var genericNewPiecesMany = []string{

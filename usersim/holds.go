@@ -51,6 +51,13 @@ var correctSlotPlain = []string{
 	"{That's not it|That's not what I said}{ -|,} the <what> {is|should be} <want>{.|}",
 }
 
+// correctSaid is correctSlot for a value said in the pack's words,
+// which name what they are for; the first quotes the wrong value.
+var correctSaid = []string{
+	"{No|Hmm, no|Wait, no}{,|.|!} I {want|asked for|said} <want>{, not <got>|}{.|}",
+	"{That's not it|That's not what I said}{ -|,} I {want|need} <want>{.|}",
+}
+
 var correctChoice = []string{
 	"{No|Hmm, no|Wait, no}{,|.|!} {I meant|I want|it should be} <label>{.|}",
 	"{That's not what I asked for|Not that one}{.|,} {I meant|It's|I said} <label>{.|}",
@@ -200,8 +207,14 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 		}
 		want := u.sayValue(i, p.Name)
 		gotText = spoken(p, gotText)
+		said, plain := model.SaySlot(p, u.slotValue(i, p.Name)) != "", gotText == "" || gotText == want
 		tmpls := correctSlot
-		if gotText == "" || gotText == want {
+		switch {
+		case said && plain:
+			tmpls = correctSaid[1:]
+		case said:
+			tmpls = correctSaid
+		case plain:
 			tmpls = correctSlotPlain
 		}
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(p.Name), "want": want, "got": gotText})

@@ -34,12 +34,12 @@ var requests = map[string][]string{
 	"cancel_order": {
 		"{I'd like to|I want to|I need to|Please} cancel <target>{.|}", "{Could you|Can you} cancel <target>{ for me|}?",
 		"{I want|I'd like} <target> {cancelled|canceled}{.|, please.}",
-		"{Is it possible to|Can I still} cancel <target>{?|}",
+		"{Is it possible to|Can I still} cancel <target>?",
 	},
 	"modify_order_address": {
 		"{I need to|I'd like to|I want to|Can you} change the shipping address {on|for} <target>{.|}",
 		"{Could you|Can you} update where <target> {is being shipped|ships to|will be delivered}?", "Please update where <target> {is being shipped|ships to|will be delivered}.",
-		"<target> {is going to|will ship to} the wrong address{,| -} {I need it changed|can we fix that}{.|?}",
+		"<target> {is going to|will ship to} the wrong address{,| -} {I need it changed.|can we fix that?}",
 	},
 	"modify_user_address": {
 		"{I've moved|I moved recently|I have a new address} and {need to|want to|would like to} update {the address on my account|my profile address|my default address}{.|}",
@@ -62,20 +62,20 @@ var requests = map[string][]string{
 		"{Something|An item} in <target> {isn't right|doesn't suit me|is not what I wanted}{,| -} {I'd like to exchange it.|can I swap it for another one?}",
 	},
 	"ask_order_total": {
-		"{How much|What} {did I pay|was the total} for <target>{?|}",
-		"{Can you tell me|Could you check|I'd like to know} the total {of|for} <target>{?|.}",
+		"{How much|What} {did I pay|was the total} for <target>?",
+		"{{Can you tell me|Could you check} the total {of|for} <target>?|I'd like to know the total {of|for} <target>.}",
 	},
 	"ask_order_status": {
-		"{What's the status of|Where is|Can you check on|Any update on} <target>{?|}",
-		"{Could you tell me|I want to know|Can you look up} {what's happening with|the status of} <target>{?|.}",
+		"{What's the status of|Where is|Can you check on|Any update on} <target>?",
+		"{{Could you tell me|Can you look up} {what's happening with|the status of} <target>?|I want to know {what's happening with|the status of} <target>.}",
 	},
 	"ask_cheapest_variant": {
-		"{How much is|What's the price of|What does} <target>{| cost}{?|}",
-		"{I'm looking at|I'm interested in} {your|the} <product> {range|options}{.|,} {What's the price of|How much would} <target>{| be}{?|}",
+		"{How much is <target>|What's the price of <target>|What does <target> cost}?",
+		"{I'm looking at|I'm interested in} {your|the} <product> {range|options}{.|,} {What's the price of <target>|How much would <target> be}?",
 	},
 	"cancel_not_pending": {
 		"{I'd like to|I want to|I need to|Please} cancel <target>{.|}",
-		"{Can you|Could you} cancel <target> {for me|please}{?|}",
+		"{Can you|Could you} cancel <target> {for me|please}?",
 	},
 	"return_not_delivered": {
 		"{I'd like to|I want to} return <items> from <target>.", "Can I return <items> from <target>?",
@@ -83,7 +83,7 @@ var requests = map[string][]string{
 	},
 	"out_of_scope": {
 		"{I need to|I want to|I'd like to} <topic>.", "Can you help me <topic>?",
-		"{Is it possible to|Can I|Could you help me} <topic>{?|}",
+		"{Is it possible to|Can I|Could you help me} <topic>?",
 	},
 }
 
@@ -134,7 +134,7 @@ var confirms = []string{
 }
 
 var revisions = []string{
-	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}{,|...} {can you|could you|let's|please} {make it|change that to|use} <value> instead{?|.}",
+	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}{,|...} {{can you|could you} {make it|change that to|use} <value> instead?|{let's|please} {make it|change that to|use} <value> instead.}",
 	"{Wait|Hold on|Actually}{,|!} {I changed my mind|I'd rather go with something else}{ -|,} <value>{ instead|, please}{.|}",
 }
 
@@ -145,8 +145,8 @@ var dones = []string{
 }
 
 var nextGoal = []string{
-	"{Yes|Yeah|Actually, yes|One more thing|Also|There's one more thing}{,|.|!} ",
-	"{Yes|Sure}{, |. }{there's something else|one more thing|I also have another request}{.|:} ",
+	"{Yes, one more thing|Yeah, actually|Actually, yes|One more thing|Also, one more thing|There's one more thing|Yes, there is|Actually, there is|Now that you ask, yes}{.|!} ",
+	"{Yes|Sure}{, there's something else|, one more thing|. I also have another request|, I have one more request}{.|:|!} ",
 	"",
 }
 

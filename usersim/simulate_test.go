@@ -2,13 +2,16 @@ package usersim_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/corpus"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
@@ -378,4 +381,73 @@ func TestLanguageDiversity(t *testing.T) {
 		t.Errorf("%.1f%% distinct user-message sequences, want ≥ 95%%", 100*r)
 	}
 	t.Logf("%d dialogues: %d distinct first messages, %d distinct sequences", len(all), len(firsts), len(seqs))
+}
+
+// Every sentence of the customer and of the agent reads as well formed
+// (corpus.Malformed): no lower-case sentence start from a bare piece, no
+// "Please …?", no question closed with a full stop, in retail, airline
+// and a pack.
+func TestSentencesWellFormed(t *testing.T) {
+	check := func(name string, dls []dialogue) {
+		for _, dl := range dls {
+			for i, m := range dl.tr.Messages {
+				if m.Role != "user" && m.Role != "assistant" {
+					continue
+				}
+				for _, s := range corpus.Sentences(m.Content) {
+					if k := corpus.Malformed(s); k != "" {
+						t.Errorf("%s blueprint %d (%s) message %d: %s: %q in %q", name, dl.bp.Index, dl.bp.Behavior, i, k, s, m.Content)
+					}
+				}
+			}
+		}
+	}
+	check("retail", simulated(t))
+	for _, domain := range []string{"airline", testpacks.Dir("library"), testpacks.Dir("catalog")} {
+		check(domain, play(t, domain, 200))
+	}
+}
+
+// play simulates n default blueprints of a domain.
+func play(t *testing.T, domain string, n int) []dialogue {
+	t.Helper()
+	d, err := domains.Load(domain, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 4, Writes: blueprints.Range{Min: 0, Max: 3}, Reads: blueprints.Range{Min: 0, Max: 7},
+		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	played, err := testplay.Play(d, g, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]dialogue, len(played))
+	for i, p := range played {
+		out[i] = dialogue{p.BP, p.TR}
+	}
+	return out
+}
+
+// A slot or record attribute the pack words ("travel insurance", "2
+// checked bags in total", "without travel insurance") is said in those
+// words, never as the field name and the raw value.
+func TestSaidInThePacksWords(t *testing.T) {
+	raw := regexp.MustCompile(`(?i)insurance (yes|no)\b|(highest|lowest|for the) total baggages|\b(use|make it|be) (yes|no)([.,!?]|$)|basic_economy|for the cabin,`)
+	said := 0
+	for _, dl := range play(t, "airline", 200) {
+		for _, text := range userTexts(dl.tr) {
+			if m := raw.FindString(text); m != "" {
+				t.Errorf("blueprint %d (%s): %q says %q", dl.bp.Index, dl.bp.Behavior, text, m)
+			}
+			if strings.Contains(text, "travel insurance") || strings.Contains(text, "checked bag") {
+				said++
+			}
+		}
+	}
+	if said == 0 {
+		t.Error("no customer named insurance or bags in the pack's words")
+	}
 }

@@ -45,6 +45,8 @@ type customer interface {
 	pieceAct(i int, piece string, act *dialog.Act)
 	// pieceText is the message stating that piece.
 	pieceText(i int, piece string) string
+	// sayValue is slot name of goal i as the customer says it now.
+	sayValue(i int, name string) string
 	// check turns down a proposal that is not what the customer wants,
 	// or that lacks a figure it must hear first; ok is false otherwise.
 	check(ask dialog.Ask) (t dialog.Turn, ok bool)
@@ -127,7 +129,7 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 			var val string
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
-				val = spoken(nil, g.Slots[k])
+				val = c.sayValue(ask.Goal, k)
 			}
 			for _, first := range g.RevisedItems {
 				// The final choice: one of their things, or the original.
@@ -246,5 +248,5 @@ func joinSentences(parts []string) string {
 		}
 		out = append(out, p)
 	}
-	return strings.Join(out, " ")
+	return dialog.Tidy(strings.Join(out, " "))
 }

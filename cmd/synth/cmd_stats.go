@@ -140,6 +140,14 @@ func printLanguage(w io.Writer, dir string, s corpus.Summary) {
 		for _, t := range r.Top {
 			fmt.Fprintf(w, "  %5.1f%%  %s\n", 100*t.Share, t.Text)
 		}
+		fmt.Fprintf(w, "  malformed sentence uses: %d", r.Malformed)
+		for _, k := range release.SortedCounts(r.MalformedKinds) {
+			fmt.Fprintf(w, "  %s %d", k, r.MalformedKinds[k])
+		}
+		fmt.Fprintln(w)
+		for _, t := range r.MalformedTop {
+			fmt.Fprintf(w, "  %5.1f%%  %s\n", 100*t.Share, t.Text)
+		}
 	}
 	c := s.Counts
 	fmt.Fprintf(w, "\nsituations (dialogues): corrections %d  pushbacks %d  tool errors %d  transfers %d  recovery rows %d\n",
