@@ -74,6 +74,7 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskChoiceSame": {genericAskChoiceSame, []string{"noun", "what"}},
 	"genericAskNew":        {genericAskNew, []string{"what"}},
 	"genericRefuse":        {genericRefuse, []string{"what", "target", "why"}},
+	"toolRefuse":           {toolRefuse, []string{"what", "why"}},
 	"found":                {found, []string{"what", "detail"}},
 	"genericFoundSearch":   {genericFoundSearch, []string{"n", "noun", "summary"}},
 	"proposeLead":          {proposeLead, nil},

@@ -85,6 +85,16 @@ type ggoal struct {
 	args     map[string]any
 	propose  bool
 	confirm  bool
+	// trial is the write tried on a fork of the state, with its
+	// arguments' JSON.
+	trial *trial
+	// assumed is set when the assumed_argument flaw filled a piece in.
+	assumed bool
+}
+
+type trial struct {
+	args string
+	res  tools.Result
 }
 
 // NewGeneric creates the agent of one episode.
@@ -529,6 +539,24 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if msg != "" {
 			return nil, msg, true
 		}
+		if why := a.toolRefuses(ctx, g, args); why != "" {
+			a.refused, a.refusedGoal = true, g.idx
+			if g.assumed {
+				// A piece assumed for a request the tool refuses changes
+				// nothing: the flaw waits for a later goal.
+				a.fired = false
+			}
+			noun := g.w.TargetNoun()
+			if g.key != "" {
+				noun += " " + g.key
+			}
+			if a.fire(FlawSilentRefusal, g) {
+				return nil, a.say(passOver, map[string]string{"what": noun}), true
+			}
+			a.phraseOf(g)
+			what := model.FillPhrase(g.phrase, noun, g.slots)
+			return nil, a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(why)}), true
+		}
 		g.args = args
 		if a.wants(FlawWrongArgument, g) && a.corrupt(g) {
 			a.fire(FlawWrongArgument, g)
@@ -574,6 +602,34 @@ func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 	}
 	t := a.reply(msg, dialog.Ask{Kind: "transferred"})
 	return &t
+}
+
+// toolRefuses tries a write whose preconditions only its tool knows
+// (w.Refusals) on a copy of the state, and gives the tool's reason when
+// it refuses for one of them; "" when it would go through.
+func (a *Generic) toolRefuses(ctx context.Context, g *ggoal, args map[string]any) string {
+	if len(g.w.Refusals) == 0 {
+		return ""
+	}
+	res, ok := a.tryWrite(ctx, g, args)
+	if !ok || !res.Err || !g.w.RefusedBy(res.Output) {
+		return ""
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(res.Output, "Error: "), ".")
+}
+
+// tryWrite runs a write on a fork of the state, once per set of
+// arguments: the refusal check and the figures stated before the yes
+// read the same trial.
+func (a *Generic) tryWrite(ctx context.Context, g *ggoal, args map[string]any) (tools.Result, bool) {
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return tools.Result{}, false
+	}
+	if g.trial == nil || g.trial.args != string(raw) {
+		g.trial = &trial{args: string(raw), res: a.m.Kit.Exec(ctx, a.st.Fork(), g.w.Name, string(raw))}
+	}
+	return g.trial.res, true
 }
 
 // refusal explains why the policy forbids a write on this target.
@@ -1101,12 +1157,8 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 	if len(names) == 0 {
 		return nil, nil
 	}
-	raw, err := tools.Marshal(g.args)
-	if err != nil {
-		return nil, nil
-	}
-	res := a.m.Kit.Exec(ctx, a.st.Fork(), g.w.Name, string(raw))
-	if res.Err {
+	res, ok := a.tryWrite(ctx, g, g.args)
+	if !ok || res.Err {
 		return nil, nil
 	}
 	before := g.obj

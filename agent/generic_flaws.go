@@ -335,7 +335,8 @@ func (a *Generic) assume(ctx context.Context, g *ggoal, piece string) bool {
 	default:
 		return false
 	}
-	return a.fire(FlawAssumedArgument, g)
+	g.assumed = a.fire(FlawAssumedArgument, g)
+	return g.assumed
 }
 
 // noOp is the no_op_write flaw: a slot the customer set to a new value

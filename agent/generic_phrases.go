@@ -56,6 +56,12 @@ var genericAskNew = []string{
 	"{Could you tell me what you'd like {instead|in exchange}?|Please tell me what you'd like {instead|in exchange}.}",
 }
 
+// toolRefuse gives the reason the tool refused a write tried first.
+var toolRefuse = []string{
+	"{I'm sorry|Unfortunately|I'm afraid}, {I can't|I'm not able to} <what>. <why>.",
+	"{I've checked, and|I looked into it, and} {I'm sorry, but|unfortunately} I can't <what>: {the policy doesn't allow it here|this isn't allowed}. <why>.",
+}
+
 var genericRefuse = []string{
 	"I'm sorry, I can't <what>: <why>.",
 	"{Unfortunately|I'm afraid} <target> can't be changed that way: <why>. So I can't <what>.",

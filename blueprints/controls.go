@@ -111,6 +111,7 @@ const (
 	stepGolden = 0.6180339887498949
 	stepSqrt2  = 0.41421356237309515
 	stepSqrt3  = 0.7320508075688772
+	stepSqrt5  = 0.2360679774997898
 )
 
 // Mix hashes a seed with labels into 64 bits.
@@ -160,6 +161,8 @@ type draws struct {
 	writes *Allocator
 	reads  *Allocator
 	behav  *Allocator
+	// refuse is 1 for the tasks that hold a forbidden request.
+	refuse *Allocator
 }
 
 // newDraws checks a spec's controls and builds its allocators.
@@ -182,6 +185,12 @@ func newDraws(spec Spec) (draws, error) {
 		return d, fmt.Errorf("--reads: %w", err)
 	}
 	if d.behav, err = NewAllocator(Range{0, len(spec.Behaviors) - 1}, nil, spec.Seed, "behavior", stepSqrt3); err != nil {
+		return d, err
+	}
+	if !(spec.Refusals >= 0 && spec.Refusals <= 1) {
+		return d, fmt.Errorf("--refusals %g: want a share from 0 to 1", spec.Refusals)
+	}
+	if d.refuse, err = NewAllocator(Range{0, 1}, []float64{1 - spec.Refusals, spec.Refusals}, spec.Seed, "refusal", stepSqrt5); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -90,7 +90,7 @@ func TestGeneratedEvidencePerWrite(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.pack, func(t *testing.T) {
-			g, err := NewGeneric(ms[tc.pack], Spec{Seed: 3, Writes: Range{2, 2}, Reads: tc.reads, Behaviors: allProfiles})
+			g, err := NewGeneric(ms[tc.pack], Spec{Seed: 3, Writes: Range{2, 2}, Reads: tc.reads, Refusals: 0.2, Behaviors: allProfiles})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,6 +26,10 @@ type Spec struct {
 	// user's: a pack that cannot meet them gets the nearest ranges it
 	// can (noted), where a range the user asked for is refused.
 	AdaptWrites, AdaptReads bool
+	// Refusals is the share of tasks that hold a request the policy
+	// forbids (a task's only request when it has no write, a side
+	// request otherwise), where the pack has writes with preconditions.
+	Refusals float64
 }
 
 // Generator makes the blueprint at an index. Implementations are safe for

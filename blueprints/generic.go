@@ -105,6 +105,10 @@ func NewGeneric(m *model.Model, spec Spec) (*Generic, error) {
 	}
 	g.usable = g.probeWrites()
 	g.refusable = slices.ContainsFunc(g.usable, (*model.WriteModel).Refusable)
+	if !g.refusable && g.spec.Refusals > 0 {
+		g.notes = append(g.notes, fmt.Sprintf("--refusals %g: pack %s has no write the policy forbids on some records (hints.writes.*.when or refusals), so no task holds a forbidden request", g.spec.Refusals, m.Name))
+		g.spec.Refusals = 0
+	}
 	if len(g.usable) == 0 && spec.Writes.Max > 0 {
 		if !spec.AdaptWrites || spec.Writes.Min > 0 && len(m.Writes) > 0 {
 			var why []string
@@ -223,7 +227,7 @@ func (g *Generic) probeCounts() error {
 		rng := Stream(g.spec.Seed, m.Name, -1-w, "probe")
 		for a := 0; a < 300 && !ok; a++ {
 			e := g.spec.Reads.Min + a%(g.spec.Reads.Max-g.spec.Reads.Min+1)
-			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior)
+			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior, g.refusable && a%2 == 1)
 			ok = err == nil
 			if !ok {
 				last = worse(last, err)
@@ -271,6 +275,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 	if behavior == "changes_mind" && w == 0 {
 		behavior = g.probeBehavior
 	}
+	refuse := g.refuse.At(index) == 1
 	// Every write must need exactly the allocated reads; when the pack
 	// cannot give w writes at that level (or after a fair search) the
 	// neighbouring levels of the range, and at last any level the pack
@@ -304,7 +309,16 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 			// No write of this task has a slot to revise.
 			behavior = g.probeBehavior
 		}
-		bp, err := g.try(ctx, rng, w, ea, exact, behavior)
+		switch {
+		case a >= maxAttempts/2 && w > 0:
+			// No record of this task's customer is one the policy forbids
+			// a request on: the write task alone.
+			refuse = false
+		case a >= maxAttempts/2:
+			// A task without writes that cannot be the one kind is the other.
+			refuse = g.refusable && a%2 == 0
+		}
+		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse)
 		if err == nil {
 			if id, ok := g.m.Holdout.Match(WriteCalls(bp)); ok {
 				// A benchmark's test task is never training data.
@@ -469,7 +483,7 @@ type readResult struct {
 }
 
 // try builds one candidate task with w writes whose evidence aims at e.
-func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string) (*record.Blueprint, error) {
+func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string, refuse bool) (*record.Blueprint, error) {
 	p := g.newPlan(ctx, rng)
 	p.revise = behavior == "changes_mind"
 	if exact {
@@ -489,8 +503,16 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	if err := p.chooseUserFor(first, firstMode, e, behavior, w); err != nil {
 		return nil, err
 	}
+	if w > 0 && refuse {
+		// A request the policy forbids comes first, the writes after: a
+		// customer none of whose records the policy forbids it on is
+		// dropped before any write is planned.
+		if err := p.attempt(p.buildRefusal); err != nil {
+			return nil, err
+		}
+	}
 	if w == 0 {
-		if err := p.attempt(p.buildNoWrite); err != nil {
+		if err := p.attempt(func() error { return p.buildNoWrite(refuse) }); err != nil {
 			return nil, err
 		}
 	}
@@ -516,10 +538,6 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		if err != nil {
 			return nil, err
 		}
-	}
-	if w > 0 && g.refusable && rng.IntN(6) == 0 {
-		// A side request the policy forbids, mixed into a write task.
-		_ = p.attempt(p.buildRefusal)
 	}
 	if p.revise && !p.revised {
 		return nil, errors.New("no slot to revise for changes_mind")
@@ -1275,6 +1293,13 @@ func (p *gplan) chooseOptional(w *model.WriteModel) []string {
 
 // buildWrite adds one write goal with its reads and executes it.
 func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
+	return p.buildGoal(w, mode, false)
+}
+
+// buildGoal adds a write goal, or with refuse a request the tool refuses
+// for a reason the pack counts as the policy's (w.Refusals): the same
+// target, reads and arguments a write has, the write tried and undone.
+func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	m := p.m
 	gi := len(p.goals)
 	opts := p.chooseOptional(w)
@@ -1297,7 +1322,11 @@ func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 			}
 		}
 	}
-	t, err := p.writeTarget(w, mode, needs, w.Allowed)
+	fits := w.Allowed
+	if refuse {
+		fits = nil
+	}
+	t, err := p.writeTarget(w, mode, needs, fits)
 	if err != nil {
 		return err
 	}
@@ -1311,6 +1340,9 @@ func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 		}
 	}
 	needs = append(needs, a.needs...)
+	if refuse {
+		return p.refusedByTool(w, t, goal, a.args)
+	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
 	}
@@ -1361,6 +1393,33 @@ func (p *gplan) buildWrite(w *model.WriteModel, mode string) error {
 	}
 	if len(goal.Slots) == 0 {
 		goal.Slots = nil
+	}
+	p.goals = append(p.goals, goal)
+	return nil
+}
+
+// refusedByTool keeps goal as a forbidden request when the tool refuses
+// the write on its target with one of the pack's refusals; the state is
+// left as it was either way.
+func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, args map[string]any) error {
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return err
+	}
+	res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
+	switch {
+	case !res.Err:
+		return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
+	case !w.RefusedBy(res.Output):
+		return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+	}
+	goal.Intent, goal.Kind = model.IntentRefusePrefix+goal.Intent, record.GoalRefuse
+	goal.Revised, goal.RevisedItems = nil, nil
+	if len(goal.Slots) == 0 {
+		goal.Slots = nil
+	}
+	if t.key != "" {
+		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
 	p.goals = append(p.goals, goal)
 	return nil
@@ -2063,6 +2122,10 @@ func goalSentence(m *model.Model, g record.Goal) string {
 		}
 		if grp := w.GroupOf(k); grp != "" {
 			groups[grp] = append(groups[grp], k)
+			continue
+		}
+		if said := model.SaySlot(w.Param(k), g.Slots[k]); said != "" {
+			fmt.Fprintf(&b, " You want %s.", said)
 			continue
 		}
 		fmt.Fprintf(&b, " The %s should be %s.", model.ArgWords(k), g.Slots[k])

@@ -15,14 +15,14 @@ import (
 // Goals without a write: a question, a request the policy forbids, and a
 // request outside the tools that ends in a transfer.
 
-// buildNoWrite adds the goal of a task without writes: a question most
-// often, a forbidden request as often when the pack's policy has
-// preconditions, and now and then an out-of-scope request.
-func (p *gplan) buildNoWrite() error {
-	kinds := []func() error{p.buildInform, p.buildInform}
-	if p.g.refusable {
-		kinds = append(kinds, p.buildRefusal, p.buildRefusal)
+// buildNoWrite adds the goal of a task without writes: a forbidden
+// request when the task holds one (--refusals), else a question most
+// often and now and then an out-of-scope request.
+func (p *gplan) buildNoWrite(refuse bool) error {
+	if refuse {
+		return p.buildRefusal()
 	}
+	kinds := []func() error{p.buildInform, p.buildInform}
 	if len(p.m.Transfers) > 0 {
 		kinds = append(kinds, p.buildTransfer)
 	}
@@ -145,6 +145,17 @@ func (p *gplan) buildRefusal() error {
 	mode := modeKey
 	if w.Coll.List != nil && (w.Coll.Get == "" || p.rng.IntN(2) == 0) {
 		mode = modeDescribed
+	}
+	if len(w.When) == 0 {
+		// Only trying tells which records the tool refuses: several
+		// targets before the task is drawn again.
+		var err error
+		for range 8 {
+			if err = p.attempt(func() error { return p.buildGoal(w, mode, true) }); err == nil {
+				return nil
+			}
+		}
+		return err
 	}
 	t, err := p.writeTarget(w, mode, nil, w.Forbidden)
 	if err != nil {

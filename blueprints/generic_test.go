@@ -494,7 +494,7 @@ func reResolve(m *model.Model, st *tools.State, sel record.Selector, known map[s
 
 func TestGenericDeterministic(t *testing.T) {
 	m := models(t)["airline"]
-	spec := Spec{Seed: 9, Writes: Range{0, 3}, Reads: Range{2, 9}, Behaviors: allProfiles}
+	spec := Spec{Seed: 9, Writes: Range{0, 3}, Reads: Range{2, 9}, Refusals: 0.2, Behaviors: allProfiles}
 	gen := func() []*record.Blueprint {
 		g, err := NewGeneric(m, spec)
 		if err != nil {
@@ -536,7 +536,7 @@ func TestGenericDeterministic(t *testing.T) {
 // search every combination before the booking.
 func TestSearchEvidence(t *testing.T) {
 	m := models(t)["airline"]
-	g, err := NewGeneric(m, Spec{Seed: 1, Writes: Range{1, 1}, Reads: Range{9, 10}, Behaviors: allProfiles})
+	g, err := NewGeneric(m, Spec{Seed: 1, Writes: Range{1, 1}, Reads: Range{9, 10}, Refusals: 0.2, Behaviors: allProfiles})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +580,7 @@ func BenchmarkGenerate(b *testing.B) {
 	ms := models(b)
 	for _, name := range []string{"scaffold", "airline", "library", "retail"} {
 		b.Run(name, func(b *testing.B) {
-			g, err := NewGeneric(ms[name], Spec{Seed: 1, Writes: Range{0, 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1}, Reads: Range{2, 7}, Behaviors: allProfiles})
+			g, err := NewGeneric(ms[name], Spec{Seed: 1, Writes: Range{0, 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1}, Reads: Range{2, 7}, Behaviors: allProfiles, Refusals: 0.2})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -591,5 +591,57 @@ func BenchmarkGenerate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRefusalShare: --refusals sets the share of tasks with a forbidden
+// request exactly, none at 0; on airline, whose tool knows who may
+// cancel, such a request's target is one the tool really refuses with a
+// reason the pack counts as the policy's.
+func TestRefusalShare(t *testing.T) {
+	ms := models(t)
+	for _, tc := range []struct {
+		pack  string
+		share float64
+	}{{"airline", 0.3}, {"airline", 0}, {"retail", 0.2}} {
+		m := ms[tc.pack]
+		g, err := NewGeneric(m, Spec{Seed: 2, Writes: Range{0, 3}, Reads: Range{0, 7}, AdaptReads: true, Behaviors: allProfiles, Refusals: tc.share})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 200
+		refusing, byTool := 0, 0
+		for i := range n {
+			bp, err := g.Generate(context.Background(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := false
+			for _, goal := range bp.Goals {
+				if goal.Kind != record.GoalRefuse {
+					continue
+				}
+				has = true
+				tool, _ := model.ParseIntent(strings.TrimPrefix(goal.Intent, model.IntentRefusePrefix))
+				w := m.Write(tool)
+				if len(w.When) > 0 {
+					continue
+				}
+				byTool++
+				if goal.Target.ID == "" && len(goal.Target.Where) == 0 && goal.Target.Pick == "" {
+					t.Errorf("%s: refusal of %s names no target", bp.ID, tool)
+				}
+			}
+			if has {
+				refusing++
+			}
+		}
+		want := int(tc.share * n)
+		if refusing < want-2 || refusing > want+2 {
+			t.Errorf("%s --refusals %g: %d of %d tasks hold a forbidden request, want about %d", tc.pack, tc.share, refusing, n, want)
+		}
+		if tc.pack == "airline" && tc.share > 0 && byTool == 0 {
+			t.Errorf("airline: no refusal comes from the tool's refusals")
+		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 // run is unchanged.
 func TestHoldoutNeverReleased(t *testing.T) {
 	m := *models(t)["retail"]
-	spec := Spec{Seed: 7, Writes: Range{1, 2}, Reads: Range{2, 7}, Behaviors: allProfiles}
+	spec := Spec{Seed: 7, Writes: Range{1, 2}, Reads: Range{2, 7}, Refusals: 0.2, Behaviors: allProfiles}
 	gen := func(m *model.Model) []*record.Blueprint {
 		t.Helper()
 		g, err := NewGeneric(m, spec)

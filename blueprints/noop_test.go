@@ -49,7 +49,7 @@ func TestNoWriteThatChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGeneric(m, Spec{Seed: 1, Writes: Range{1, 1}, Reads: Range{0, 7}, AdaptReads: true, Behaviors: allProfiles})
+	g, err := NewGeneric(m, Spec{Seed: 1, Writes: Range{1, 1}, Reads: Range{0, 7}, AdaptReads: true, Refusals: 0.2, Behaviors: allProfiles})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func TestPackDialogues(t *testing.T) {
 				d := load(t, dirs[tc.pack])
 				w, _ := blueprints.ParseRange(tc.writes)
 				r, _ := blueprints.ParseRange(tc.reads)
-				gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: seed, Writes: w, Reads: r, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+				gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: seed, Writes: w, Reads: r, Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -171,7 +171,7 @@ func TestPackFlaws(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			d := load(t, dirs[name])
 			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 5, Writes: blueprints.Range{Min: 1, Max: 2}, Reads: blueprints.Range{Min: 2, Max: 7},
-				Behaviors: usersim.Profiles()})
+				Refusals: 0.2, Behaviors: usersim.Profiles()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,7 +314,7 @@ func BenchmarkEpisode(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			d := load(b, dirs[name])
 			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1},
-				Reads: blueprints.Range{Min: 2, Max: 7}, Behaviors: usersim.Profiles()})
+				Reads: blueprints.Range{Min: 2, Max: 7}, Refusals: 0.2, Behaviors: usersim.Profiles()})
 			if err != nil {
 				b.Fatal(err)
 			}

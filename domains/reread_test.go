@@ -79,7 +79,7 @@ func TestNoRereadWithoutWrite(t *testing.T) {
 			d := load(t, domain)
 			w, _ := blueprints.ParseRange("0-5")
 			r, _ := blueprints.ParseRange("2-7")
-			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: w, Reads: r, Behaviors: usersim.Profiles()})
+			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: w, Reads: r, Refusals: 0.2, Behaviors: usersim.Profiles()})
 			if err != nil {
 				t.Fatal(err)
 			}

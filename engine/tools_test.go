@@ -70,7 +70,7 @@ func TestToolsOffered(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 0, Max: 6},
-		AdaptReads: true, Behaviors: usersim.Profiles()})
+		AdaptReads: true, Refusals: 0.2, Behaviors: usersim.Profiles()})
 	if err != nil {
 		t.Fatal(err)
 	}

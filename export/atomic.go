@@ -29,12 +29,23 @@ type AtomicFile struct {
 
 // CreateAtomic starts writing the file that Commit will publish at path.
 func CreateAtomic(path string) (*AtomicFile, error) {
+	return CreateAtomicIn("", path)
+}
+
+// CreateAtomicIn is CreateAtomic with the temporary file in stage, a
+// directory on the same file system (a run's work dir), so a crash
+// leaves nothing half-written beside the published files; "" is path's
+// own directory.
+func CreateAtomicIn(stage, path string) (*AtomicFile, error) {
 	dir, base := filepath.Split(path)
 	if base == "" {
 		return nil, fmt.Errorf("export: create %q: not a file name", path)
 	}
 	if dir == "" {
 		dir = "."
+	}
+	if stage != "" {
+		dir = stage
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
@@ -133,7 +144,13 @@ func (a *AtomicFile) publish(path string) error {
 // WriteFileAtomic writes data to path so that path holds either its old
 // content or all of data, even across a crash.
 func WriteFileAtomic(path string, data []byte) error {
-	a, err := CreateAtomic(path)
+	return WriteFileAtomicIn("", path, data)
+}
+
+// WriteFileAtomicIn is WriteFileAtomic with the temporary file in stage
+// (see CreateAtomicIn).
+func WriteFileAtomicIn(stage, path string, data []byte) error {
+	a, err := CreateAtomicIn(stage, path)
 	if err != nil {
 		return err
 	}

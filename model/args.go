@@ -275,7 +275,7 @@ func (w *WriteModel) Revisable() bool {
 
 // Refusable reports whether a write has preconditions a customer's
 // request can fail.
-func (w *WriteModel) Refusable() bool { return len(w.When) > 0 }
+func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
 
 // expandFields turns describe paths into the scalar paths of one element:
 // an object field contributes one path per key ("options" → options.color).

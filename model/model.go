@@ -223,7 +223,21 @@ type WriteModel struct {
 	// Refuse, when set, narrows the targets refusal tasks use to those
 	// the policy surely forbids (When holds its sure yes).
 	Refuse map[string][]string
-	param  map[string]*ParamModel
+	// Refusals are fragments of the tool's errors that mean the policy
+	// forbids the request (pack.WriteHint.Refusals).
+	Refusals []string
+	param    map[string]*ParamModel
+}
+
+// RefusedBy reports whether a tool error is one of the write's refusals:
+// the policy forbids the request, the arguments are not at fault.
+func (w *WriteModel) RefusedBy(toolErr string) bool {
+	for _, f := range w.Refusals {
+		if strings.Contains(toolErr, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // Param returns the parameter of that name, or nil.
@@ -1211,7 +1225,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, param: map[string]*ParamModel{}}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), param: map[string]*ParamModel{}}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""
@@ -1297,8 +1311,8 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 	if w.TargetKind == TargetColl && w.Coll.Get == "" && w.Coll.List == nil {
 		return nil, fmt.Errorf("target collection %s has no get tool to read a record by key", w.Coll.Name)
 	}
-	if len(w.When) > 0 && w.TargetKind != TargetColl {
-		return nil, errors.New("when: preconditions need a target collection")
+	if (len(w.When) > 0 || len(w.Refusals) > 0) && w.TargetKind != TargetColl {
+		return nil, errors.New("when: and refusals: preconditions need a target collection")
 	}
 	if w.TargetKind == TargetUser && m.Users == nil {
 		return nil, errors.New("targets the user but the pack has no users")

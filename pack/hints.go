@@ -52,6 +52,15 @@ type WriteHint struct {
 	// policy's sure yes and the rest depends on more (a reason the
 	// customer gives): without it every target failing When is refused.
 	Refuse map[string][]string `json:"refuse,omitempty"`
+	// Refusals are the errors of the tool that mean the policy forbids
+	// the request, as fragments of their text ("cannot be cancelled",
+	// "can only be added"), for preconditions a when cannot state (one
+	// of several conditions, a flight's status on another record).
+	// Targets on which the tool answers one make refusal tasks, and the
+	// agent tries the write on a copy of the state before it proposes,
+	// refusing with the tool's reason; any other error is a mistake in
+	// the arguments.
+	Refusals []string `json:"refusals,omitempty"`
 	// Args maps a parameter to its source.
 	Args map[string]Arg `json:"args,omitempty"`
 	// Phrase is how a customer asks for it, in the usersim grammar

@@ -1185,6 +1185,9 @@ func (c *checker) hintRefs() {
 				c.addY(loc("hints", "writes", name, "when"), "preconditions need a target collection: set target: to one")
 			}
 		}
+		if _, isColl := c.man.Collections[w.Target]; len(w.Refusals) > 0 && !isColl {
+			c.addY(loc("hints", "writes", name, "refusals"), "refusals need a target collection: set target: to one")
+		}
 		for _, p := range slices.Sorted(maps.Keys(w.Args)) {
 			pat := loc("hints", "writes", name, "args", p)
 			if td != nil && td.params != nil && !td.props[p] {

@@ -177,6 +177,9 @@ func TestValidateMore(t *testing.T) {
 		{"say for a value the slot does not take", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {slot: \"1|2\", say: {\"3\": three things}}\n"
 		}, `say: "3" is not one of the slot's values (1, 2); use one of them or "*" for any value`, true},
+		{"refusals without a target collection", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      refusals: [cannot be done]\n"
+		}, "hints.writes.f.refusals: refusals need a target collection: set target: to one", true},
 		{"say without a slot", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {say: {\"3\": three things}}\n"
 		}, `missing required key "slot"`, true},

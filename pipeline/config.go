@@ -60,7 +60,10 @@ type Config struct {
 	// whose SFT row is a recovery dialogue: a flawed agent's mistake the
 	// customer catches, corrected to a verified end.
 	RecoveryShare float64 `json:"recovery_share"`
-	License       string  `json:"license"`
+	// Refusals is the share of tasks that hold a request the policy
+	// forbids, where the pack has writes with preconditions.
+	Refusals float64 `json:"refusals"`
+	License  string  `json:"license"`
 	// Tools is which tools each row carries: all, relevant or
 	// relevant+K ("" chooses by the domain's size, see defaultTools).
 	Tools string `json:"tools"`
@@ -186,6 +189,7 @@ func Defaults() Config {
 		// Enough recoveries to teach taking a correction, few enough
 		// that most rows show the mistake-free path.
 		RecoveryShare: 0.1,
+		Refusals:      0.2,
 
 		User:          "llm",
 		Trials:        3,
@@ -372,6 +376,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if _, _, err := ParseShard(c.Shard); err != nil {
 		errs = append(errs, err)
 	}
+	if !(c.Refusals >= 0 && c.Refusals <= 1) {
+		errs = append(errs, fmt.Errorf("--refusals %g: want a share from 0 to 1 (0: no task asks for what the policy forbids)", c.Refusals))
+	}
 	if !(c.RecoveryShare >= 0 && c.RecoveryShare <= 1) {
 		errs = append(errs, fmt.Errorf("--recovery-share %g: want a share from 0 to 1 (0: no recovery dialogues)", c.RecoveryShare))
 	}
@@ -381,7 +388,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	d := Defaults()
 	return blueprints.Spec{
 		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
-		Behaviors: behaviors, Validation: c.Validation, Test: c.Test,
+		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals,
 		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
 		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
 	}, nil

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -180,7 +181,7 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		return nil, err
 	}
 	for _, p := range plan {
-		if err := p.place(out, link); err != nil {
+		if err := p.place(out, work, link); err != nil {
 			return nil, err
 		}
 	}
@@ -266,7 +267,10 @@ var ErrDamaged = errors.New("damaged")
 // that crashed midway) is kept as is. Within one file system the file is
 // hard-linked, not moved, so the chunk stays whole until the work dir is
 // removed and a finalisation that crashed can simply run again.
-func (p placement) place(out string, link bool) error {
+//
+// Temporary names live in stage, the work dir, so a kill mid-copy leaves
+// no half-written file among the release's.
+func (p placement) place(out, stage string, link bool) error {
 	dst := filepath.Join(out, filepath.FromSlash(p.path))
 	if got, err := fileSHA(dst); err == nil && got == p.sha {
 		return nil
@@ -275,7 +279,7 @@ func (p placement) place(out string, link bool) error {
 		return err
 	}
 	if p.src == "" {
-		return export.WriteFileAtomic(dst, p.data)
+		return export.WriteFileAtomicIn(stage, dst, p.data)
 	}
 	if link {
 		got, err := fileSHA(p.src)
@@ -285,7 +289,7 @@ func (p placement) place(out string, link bool) error {
 		if got != p.sha {
 			return damaged(p.src, got, p.sha)
 		}
-		tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-link")
+		tmp := filepath.Join(stage, "."+strings.ReplaceAll(p.path, "/", "_")+".tmp-link")
 		os.Remove(tmp)
 		if err := os.Link(p.src, tmp); err == nil {
 			if err := os.Rename(tmp, dst); err != nil {
@@ -300,7 +304,7 @@ func (p placement) place(out string, link bool) error {
 		return fmt.Errorf("assemble %s: %w", dst, err)
 	}
 	defer in.Close()
-	af, err := export.CreateAtomic(dst)
+	af, err := export.CreateAtomicIn(stage, dst)
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,7 @@ func generatedText(m *Manifest) string {
 		b.WriteString(histogram("Reads needed per write", m.Stats.Evidence))
 		b.WriteString(histogram("Behaviour profiles", m.Stats.Behaviors))
 		b.WriteString(histogram("Intents", m.Stats.Intents))
+		b.WriteString(histogramOver("Situations (share of tasks; a task may hold several)", m.Stats.Situations, m.Stats.Rows))
 	}
 	b.WriteString(unusedText(m.UnusedWrites))
 
@@ -207,6 +208,7 @@ func outsideText(m *Manifest) string {
 	if m.Stats != nil {
 		b.WriteString(histogram("Writes per task", m.Stats.Writes))
 		b.WriteString(histogram("Intents", m.Stats.Intents))
+		b.WriteString(histogramOver("Situations (share of tasks; a task may hold several)", m.Stats.Situations, m.Stats.Rows))
 	}
 	return b.String()
 }
@@ -382,12 +384,19 @@ func yamlValue(v any) string {
 }
 
 func histogram(title string, m map[string]int) string {
+	return histogramOver(title, m, 0)
+}
+
+// histogramOver is histogram with shares of over (0: of the counts' sum).
+func histogramOver(title string, m map[string]int, over int) string {
 	if len(m) == 0 {
 		return ""
 	}
-	total := 0
-	for _, v := range m {
-		total += v
+	total := over
+	if total == 0 {
+		for _, v := range m {
+			total += v
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:\n\n| value | count | share |\n|---|---|---|\n", title)

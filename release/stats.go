@@ -3,6 +3,7 @@ package release
 import (
 	"hash/fnv"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,10 +16,14 @@ import (
 // Stats are the distributions of a release, gathered as rows stream past
 // in bounded memory. Stats of chunks merge into the stats of the release.
 type Stats struct {
-	Behaviors     map[string]int `json:"behaviors"`
-	Writes        map[string]int `json:"writes_per_task"`
-	Evidence      map[string]int `json:"reads_per_write"`
-	Intents       map[string]int `json:"intents"`
+	Behaviors map[string]int `json:"behaviors"`
+	Writes    map[string]int `json:"writes_per_task"`
+	Evidence  map[string]int `json:"reads_per_write"`
+	Intents   map[string]int `json:"intents"`
+	// Situations counts the tasks holding each situation that makes one
+	// hard (Situations): a forbidden request, a transfer, a question, a
+	// change of mind, several requests.
+	Situations    map[string]int `json:"situations"`
 	Endings       map[string]int `json:"endings"`
 	Messages      Summary        `json:"messages_per_dialogue"`
 	UserTurns     Summary        `json:"user_turns_per_dialogue"`
@@ -76,7 +81,7 @@ func (s *Summary) merge(o Summary) {
 // NewStats makes empty stats; kindOf says whether a tool reads or writes.
 func NewStats(kindOf func(string) string) *Stats {
 	return &Stats{kindOf: kindOf, Behaviors: map[string]int{}, Writes: map[string]int{}, Evidence: map[string]int{},
-		Intents: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL(),
+		Intents: map[string]int{}, Situations: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL(),
 		FirstSet: map[uint64]bool{}, UsersSet: map[uint64]bool{},
 		ToolSequences: map[string]int{}, Ngrams: map[string]*ngrams{"user": newNgrams(), "assistant": newNgrams()}}
 }
@@ -136,6 +141,31 @@ func (g *ngrams) merge(o *ngrams) {
 	g.NBi += o.NBi
 }
 
+// Situations are what make a task more than one plain request, read
+// from its goals: "refusal" (a request the policy forbids), "transfer",
+// "question", "change_of_mind" (a value revised at the confirmation) and
+// "several_requests".
+func Situations(bp *record.Blueprint) []string {
+	var out []string
+	has := func(f func(record.Goal) bool) bool { return slices.ContainsFunc(bp.Goals, f) }
+	if has(func(g record.Goal) bool { return g.Kind == record.GoalRefuse }) {
+		out = append(out, "refusal")
+	}
+	if has(func(g record.Goal) bool { return g.Kind == record.GoalTransfer }) {
+		out = append(out, "transfer")
+	}
+	if has(func(g record.Goal) bool { return g.Kind == record.GoalInform }) {
+		out = append(out, "question")
+	}
+	if has(func(g record.Goal) bool { return len(g.Revised) > 0 || len(g.RevisedItems) > 0 }) {
+		out = append(out, "change_of_mind")
+	}
+	if len(bp.Goals) > 1 {
+		out = append(out, "several_requests")
+	}
+	return out
+}
+
 // StringHash is the 64-bit FNV-1a hash of s.
 func StringHash(s string) uint64 {
 	h := fnv.New64a()
@@ -180,7 +210,7 @@ const maxToolSequences = 50000
 
 // Merge adds another chunk's stats.
 func (s *Stats) Merge(o *Stats) {
-	for _, p := range []struct{ dst, src map[string]int }{{s.Behaviors, o.Behaviors}, {s.Writes, o.Writes}, {s.Evidence, o.Evidence}, {s.Intents, o.Intents}, {s.Endings, o.Endings}} {
+	for _, p := range []struct{ dst, src map[string]int }{{s.Behaviors, o.Behaviors}, {s.Writes, o.Writes}, {s.Evidence, o.Evidence}, {s.Intents, o.Intents}, {s.Situations, o.Situations}, {s.Endings, o.Endings}} {
 		for k, v := range p.src {
 			p.dst[k] += v
 		}
@@ -255,6 +285,9 @@ func (s *Stats) Add(bp *record.Blueprint, tr *record.Trajectory) {
 	}
 	for _, g := range bp.Goals {
 		s.Intents[g.Intent]++
+	}
+	for _, k := range Situations(bp) {
+		s.Situations[k]++
 	}
 	s.Endings[tr.Ending]++
 	s.Messages.add(len(tr.Messages))

@@ -58,7 +58,7 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 		t.Fatal(err)
 	}
 	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
-		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+		Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestListenerDialoguesVerify(t *testing.T) {
 	ver := verify.ForDomain(d, sch)
 	ctx := context.Background()
 	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
-		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+		Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func packBlueprints(t *testing.T) (*model.Model, []*record.Blueprint) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 2, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 6}, Behaviors: usersim.Profiles()})
+	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 2, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 6}, Refusals: 0.2, Behaviors: usersim.Profiles()})
 	if err != nil {
 		t.Fatal(err)
 	}

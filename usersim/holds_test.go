@@ -27,7 +27,7 @@ func holdBlueprints(t *testing.T) (*domains.Domain, []*record.Blueprint) {
 		t.Fatal(err)
 	}
 	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2}, Reads: blueprints.Range{Min: 2, Max: 7},
-		Behaviors: []string{usersim.Upfront, usersim.Piecemeal, usersim.Minimal, usersim.Typos}})
+		Refusals: 0.2, Behaviors: []string{usersim.Upfront, usersim.Piecemeal, usersim.Minimal, usersim.Typos}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestCustomerPushesBackOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
-		Behaviors: usersim.Profiles()})
+		Refusals: 0.2, Behaviors: usersim.Profiles()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func simulated(t *testing.T) []dialogue {
 			return
 		}
 		g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7},
-			Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+			Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 		if err != nil {
 			simErr = err
 			return
@@ -416,7 +416,7 @@ func play(t *testing.T, domain string, n int) []dialogue {
 		t.Fatal(err)
 	}
 	g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 4, Writes: blueprints.Range{Min: 0, Max: 3}, Reads: blueprints.Range{Min: 0, Max: 7},
-		Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+		Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -257,7 +257,7 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 		{"a refusal carried out in words", retail, "", record.GoalRefuse, "rule:refuse:refuse_forbidden", func(t *testing.T, tr *record.Trajectory) {
 			for i := range tr.Messages {
 				if tr.Messages[i].Role == "assistant" {
-					tr.Messages[i].Content = regexp.MustCompile(`(?i)can't|cannot|can not|only possible|unable|not possible`).ReplaceAllString(tr.Messages[i].Content, "will")
+					tr.Messages[i].Content = regexp.MustCompile(`(?i)can't|cannot|can not|only possible|unable|not possible|not able|not allowed|not permitted|won't be able`).ReplaceAllString(tr.Messages[i].Content, "will")
 				}
 			}
 		}, 0},

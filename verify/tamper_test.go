@@ -50,7 +50,7 @@ func loadFixture(t *testing.T) *fixture {
 			fixErr = err
 			return
 		}
-		g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7}, Behaviors: usersim.Profiles()})
+		g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 0, Max: 5}, Reads: blueprints.Range{Min: 2, Max: 7}, Refusals: 0.2, Behaviors: usersim.Profiles()})
 		if err != nil {
 			fixErr = err
 			return

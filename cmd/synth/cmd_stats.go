@@ -102,25 +102,31 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, h := range []struct {
 		name string
 		m    map[string]int
-	}{{"writes per task", s.Writes}, {"reads needed per write", s.Evidence}, {"behaviour", s.Behaviors}, {"intent", s.Intents}, {"ending", s.Endings}, {"rejected by check", m.Failures}} {
+		over int
+	}{{"writes per task", s.Writes, 0}, {"reads needed per write", s.Evidence, 0}, {"behaviour", s.Behaviors, 0}, {"intent", s.Intents, 0},
+		{"situation (share of tasks)", s.Situations, s.Rows}, {"ending", s.Endings, 0}, {"rejected by check", m.Failures, 0}} {
 		if len(h.m) == 0 {
 			continue
 		}
 		fmt.Fprintf(stdout, "\n%s:\n", h.name)
-		printHist(stdout, h.m)
+		printHist(stdout, h.m, h.over)
 	}
 	if m.DPO != nil {
 		fmt.Fprintf(stdout, "\nDPO pairs %d from %d flawed attempts (no opportunity %d, verified anyway %d, other failure %d); failure types:\n",
 			m.DPO.Pairs, m.DPO.Attempts, m.DPO.NotFired, m.DPO.NoFailure, m.DPO.OtherReason)
-		printHist(stdout, m.DPO.ByFailure)
+		printHist(stdout, m.DPO.ByFailure, 0)
 	}
 	return nil
 }
 
-func printHist(w io.Writer, m map[string]int) {
-	total := 0
-	for _, v := range m {
-		total += v
+// printHist prints counts with their shares of over, or of their sum
+// when over is 0.
+func printHist(w io.Writer, m map[string]int, over int) {
+	total := over
+	if total == 0 {
+		for _, v := range m {
+			total += v
+		}
 	}
 	for _, k := range release.SortedCounts(m) {
 		share := float64(m[k]) / float64(total)

@@ -42,7 +42,7 @@ func TestRecoveryShare(t *testing.T) {
 			}
 			ver := verify.ForDomain(d, sch)
 			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 7},
-				Behaviors: usersim.Profiles()})
+				Refusals: 0.2, Behaviors: usersim.Profiles()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func TestCaughtPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 7}, Behaviors: usersim.Profiles()})
+	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 7}, Refusals: 0.2, Behaviors: usersim.Profiles()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func NewFixture(domain string, seed uint64) (*Fixture, error) {
 		return nil, err
 	}
 	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: seed, Writes: blueprints.Range{Min: 0, Max: 2},
-		Reads: blueprints.Range{Min: 0, Max: 6}, AdaptReads: true, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+		Reads: blueprints.Range{Min: 0, Max: 6}, AdaptReads: true, Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 	if err != nil {
 		return nil, err
 	}
