@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sort"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
