@@ -53,4 +53,14 @@ func yours(label string) string {
 	})
 }
 
+// theirs is a customer's description as the agent's reasoning speaks of
+// the customer: "my oldest order" is "their oldest order".
+func theirs(label string) string {
+	return secondPerson.ReplaceAllStringFunc(yours(label), func(w string) string {
+		return map[string]string{"your": "their", "Your": "Their", "you": "they"}[w]
+	})
+}
+
+var secondPerson = regexp.MustCompile(`\b(?:[Yy]our|you)\b`)
+
 var firstPerson = regexp.MustCompile(`\b(?:[Mm]y|I have|I placed)\b`)

@@ -310,13 +310,22 @@ func TestComparisonReasoning(t *testing.T) {
 	}
 	sel := record.Selector{Collection: "orders", Label: "my most recent pending order", Where: map[string]string{"status": "pending"}, Pick: "max:created_at"}
 	got := comparison("order", sel, cands, 1, "order #W2")
-	want := "The customer means your most recent pending order. Of the 3 orders I read, 2 match what they described; by created at, order #W2 is the latest of those (May 9, 2024 at 8:30 AM UTC), so it is the one."
+	want := "The customer means their most recent pending order. Of the 3 orders I read, 2 match what they described; by created at, order #W2 is the latest of those (May 9, 2024 at 8:30 AM UTC), so it is the one."
 	if got != want {
 		t.Errorf("comparison =\n%q\nwant\n%q", got, want)
 	}
 	sel = record.Selector{Collection: "orders", Label: "my delivered order", Where: map[string]string{"status": "delivered"}}
-	if got := comparison("order", sel, cands, 2, "order #W3"); !strings.HasSuffix(got, "1 match what they described; that is order #W3.") {
+	if got := comparison("order", sel, cands, 2, "order #W3"); !strings.HasSuffix(got, "1 matches what they described; that is order #W3.") {
 		t.Errorf("comparison without a pick = %q", got)
+	}
+	// An order picked by its total: the sum of its items' prices.
+	items := []map[string]any{
+		{"order_id": "#W4", "items": []any{map[string]any{"price": 10.5}, map[string]any{"price": 2}}},
+		{"order_id": "#W5", "items": []any{map[string]any{"price": 3}}},
+	}
+	sel = record.Selector{Collection: "orders", Label: "my most expensive order", Pick: "max:sum:items.price"}
+	if got := comparison("order", sel, items, 0, "order #W4"); !strings.HasSuffix(got, "by price, order #W4 is the highest of those ($12.50), so it is the one.") {
+		t.Errorf("comparison by a sum = %q", got)
 	}
 	if got := comparison("order", sel, cands[2:], 0, "order #W3"); got != "" {
 		t.Errorf("one candidate, nothing compared: %q", got)

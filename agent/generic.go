@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -799,16 +801,19 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The customer means %s. Of the %d %s I read, ", yours(sel.Label), len(cands), model.Plural(noun))
+	fmt.Fprintf(&b, "The customer means %s. Of the %d %s I read, ", theirs(sel.Label), len(cands), model.Plural(noun))
 	matching := 0
 	for _, c := range cands {
 		if tools.Matches(c, sel.Where) {
 			matching++
 		}
 	}
-	if len(sel.Where) > 0 {
+	switch {
+	case len(sel.Where) > 0 && matching == 1:
+		b.WriteString("1 matches what they described")
+	case len(sel.Where) > 0:
 		fmt.Fprintf(&b, "%d match what they described", matching)
-	} else {
+	default:
 		b.WriteString("all qualify")
 	}
 	dir, field, ok := strings.Cut(sel.Pick, ":")
@@ -816,7 +821,8 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 		fmt.Fprintf(&b, "; that is %s.", chosen)
 		return b.String()
 	}
-	v, _ := model.ValueAt(cands[i], field)
+	v := sortValue(cands[i], field)
+	field = strings.TrimPrefix(field, "sum:")
 	most := map[string]string{"max": "highest", "min": "lowest"}[dir]
 	said := model.SayValue(field, v)
 	if s, isText := v.(string); isText {
@@ -824,8 +830,32 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 			most, said = map[string]string{"max": "latest", "min": "earliest"}[dir], w
 		}
 	}
-	fmt.Fprintf(&b, "; by %s, %s is the %s of those (%s), so it is the one.", model.Words(model.LastStep(field)), chosen, most, said)
+	what := model.Words(model.LastStep(field))
+	if said == "" {
+		fmt.Fprintf(&b, "; by %s, %s is the %s of those, so it is the one.", what, chosen, most)
+	} else {
+		fmt.Fprintf(&b, "; by %s, %s is the %s of those (%s), so it is the one.", what, chosen, most, said)
+	}
 	return b.String()
+}
+
+// sortValue is the value a record is ordered by: a field's, or with
+// "sum:" the total of the values at a path (an order's item prices).
+func sortValue(obj map[string]any, field string) any {
+	path, sum := strings.CutPrefix(field, "sum:")
+	if !sum {
+		v, _ := model.ValueAt(obj, path)
+		return v
+	}
+	total := 0.0
+	for _, v := range tools.Field(obj, path) {
+		f, err := strconv.ParseFloat(tools.Text(v), 64)
+		if err != nil {
+			return nil
+		}
+		total += f
+	}
+	return math.Round(total*100) / 100
 }
 
 // describe states a record's attributes.
@@ -1088,6 +1118,10 @@ func (a *Generic) keyParam(g *ggoal) string {
 func (a *Generic) details(g *ggoal) string {
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(g.args)) {
+		if g.args[name] == "" {
+			// An empty line of an address is not a detail to confirm.
+			continue
+		}
 		parts = append(parts, model.Words(name)+": "+valueText(name, g.args[name]))
 	}
 	return strings.Join(parts, "; ")

@@ -118,6 +118,8 @@ func Tidy(s string) string {
 	for _, p := range []string{",.", ",!", ",?", ",,"} {
 		s = strings.ReplaceAll(s, p, p[1:])
 	}
+	// "Great, <first> — …" with no name.
+	s = strings.ReplaceAll(s, ", —", " —")
 	return sentenceCase(strings.TrimSpace(s))
 }
 

@@ -113,19 +113,24 @@ func Attribute(field string, v any) string {
 // all it holds: "September 8, 2025 at 9:00 AM UTC", "... at 9:00:30 AM
 // UTC-05:00". It reports false for anything else.
 func StampWords(s string) (string, bool) {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil || len(s) < 20 {
+	t, ok := parseStamp(s)
+	if !ok {
 		return "", false
 	}
 	clock := "3:04 PM"
 	if t.Second() != 0 || t.Nanosecond() != 0 {
 		clock = "3:04:05 PM"
 	}
+	words := t.Format("January 2, 2006 at " + clock)
+	if _, err := time.Parse(time.RFC3339, s); err != nil {
+		// A time without a zone is said without one.
+		return words, true
+	}
 	zone := "UTC"
 	if _, off := t.Zone(); off != 0 {
 		zone += t.Format("-07:00")
 	}
-	return t.Format("January 2, 2006 at "+clock) + " " + zone, true
+	return words + " " + zone, true
 }
 
 var units = map[string]bool{"minutes": true, "hours": true, "days": true, "miles": true, "km": true, "kg": true, "nights": true, "seats": true}

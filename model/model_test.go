@@ -348,7 +348,8 @@ func TestStampWords(t *testing.T) {
 		{"2025-09-08T09:00:00Z", "September 8, 2025 at 9:00 AM UTC", true},
 		{"2024-04-06T18:03:30-05:00", "April 6, 2024 at 6:03:30 PM UTC-05:00", true},
 		{"2024-05-16", "", false},
-		{"2024-05-16T14:25", "", false},
+		{"2024-05-16T14:25", "May 16, 2024 at 2:25 PM", true}, // no zone given, none said
+		{"2024-01-24T20:01:47", "January 24, 2024 at 8:01:47 PM", true},
 		{"HAT001", "", false},
 	} {
 		got, ok := StampWords(tc.in)

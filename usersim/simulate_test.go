@@ -1,7 +1,10 @@
 package usersim_test
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -450,4 +453,74 @@ func TestSaidInThePacksWords(t *testing.T) {
 	if said == 0 {
 		t.Error("no customer named insurance or bags in the pack's words")
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden dialogues under testdata/dialogues")
+
+// TestGoldenDialogues pins one whole dialogue per behaviour profile and
+// domain (retail, airline, a pack), as a reader sees it: a change to any
+// phrase, any piece of the customer's or the agent's logic, or the tool
+// results shows in the diff. Rewrite with -update and read the diff.
+func TestGoldenDialogues(t *testing.T) {
+	for _, domain := range []struct{ name, dir string }{{"retail", "retail"}, {"airline", "airline"}, {"library", testpacks.Dir("library")}} {
+		t.Run(domain.name, func(t *testing.T) {
+			var b strings.Builder
+			seen := map[string]bool{}
+			for _, dl := range play(t, domain.dir, 80) {
+				if seen[dl.bp.Behavior] {
+					continue
+				}
+				seen[dl.bp.Behavior] = true
+				fmt.Fprintf(&b, "=== %s: blueprint %d, %d writes\n", dl.bp.Behavior, dl.bp.Index, dl.bp.NWrites)
+				renderDialogue(&b, dl.tr)
+			}
+			for _, p := range usersim.Profiles() {
+				if !seen[p] {
+					t.Errorf("no %s dialogue in the first 80 blueprints", p)
+				}
+			}
+			path := filepath.Join("testdata", "dialogues", domain.name+".golden")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got := b.String(); got != string(want) {
+				t.Errorf("dialogues differ from %s; if the change is intended, rerun with -update and read the diff", path)
+			}
+		})
+	}
+}
+
+// renderDialogue writes a dialogue without its system prompt, tool
+// results cut to their first 160 characters.
+func renderDialogue(b *strings.Builder, tr *record.Trajectory) {
+	for _, m := range tr.Messages[1:] {
+		switch m.Role {
+		case "tool":
+			out := m.Content
+			if len(out) > 160 {
+				out = out[:160] + "…"
+			}
+			fmt.Fprintf(b, "  tool: %s\n", out)
+		default:
+			if m.ReasoningContent != "" {
+				fmt.Fprintf(b, "  %s (reasoning): %s\n", m.Role, m.ReasoningContent)
+			}
+			if m.Content != "" {
+				fmt.Fprintf(b, "  %s: %s\n", m.Role, m.Content)
+			}
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(b, "  %s → %s(%s)\n", m.Role, c.Function.Name, c.Function.Arguments)
+			}
+		}
+	}
+	b.WriteString("\n")
 }
