@@ -72,7 +72,7 @@ func TestFillAndTidy(t *testing.T) {
 		{"thanks, <first>, I've found it", "Thanks, I've found it"}, // an empty slot between commas
 		{"<email> is mine", "a@b.c is mine"},                        // a fact opening a message keeps its case
 		{"oh. that's a shame", "Oh. That's a shame"},
-		{"great, <first> — verified", "Great — verified"},                // a sentence after "{,|.}" starts upper-case
+		{"great, <first> — verified", "Great — verified"}, // a sentence after "{,|.}" starts upper-case
 		{"use it. the original one! yes? ok", "Use it. The original one! Yes? Ok"},
 		{"sure. iPhone 12 it is. #W1 too. a@b.c works", "Sure. iPhone 12 it is. #W1 too. a@b.c works"}, // ids keep their case
 		{"about 3.5 kg. e", "About 3.5 kg. E"},
