@@ -79,7 +79,13 @@ type Counts struct {
 	ToolErrors int `json:"tool_errors"`
 	// Transfers: the agent handed the customer to a person.
 	Transfers int `json:"transfers"`
+	// Forgotten: the customer says they do not know something asked
+	// for (an order's id) and describes it instead.
+	Forgotten int `json:"forgotten"`
 }
+
+// forgetting are the customer's words for not knowing what was asked.
+var forgetting = []string{"don't remember", "don't know the", "handy, but", "not sure what the", "can't find the", "no idea about"}
 
 // NewMeter returns an empty meter.
 func NewMeter() *Meter {
@@ -98,7 +104,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 		c.Recovery++
 	}
 	seen := map[string]map[string]bool{Customer: {}, Agent: {}}
-	var corrected, pushed, failed, transferred bool
+	var corrected, pushed, failed, transferred, forgot bool
 	for i, msg := range msgs {
 		switch msg.Role {
 		case "tool":
@@ -108,6 +114,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 			low := strings.ToLower(msg.Content)
 			pushed = pushed || strings.Contains(low, "exception") || strings.Contains(low, "some way around")
 			corrected = corrected || i > 0 && proposal(msgs[:i]) && turnsDown(low)
+			forgot = forgot || slices.ContainsFunc(forgetting, func(f string) bool { return strings.Contains(low, f) })
 		case Agent:
 			for _, tc := range msg.ToolCalls {
 				transferred = transferred || strings.Contains(tc.Function.Name, "transfer")
@@ -137,6 +144,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 	c.Pushbacks += count(pushed)
 	c.ToolErrors += count(failed)
 	c.Transfers += count(transferred)
+	c.Forgotten += count(forgot)
 }
 
 // proposal reports whether the agent's last words before a customer turn

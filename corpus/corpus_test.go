@@ -46,7 +46,7 @@ func TestMeter(t *testing.T) {
 		// its own.
 		m.Add(dialogue([]string{"Hello there.", "Order " + string(rune('A'+i)) + " please."}, []string{"Please confirm (yes/no).", "Done."}), "")
 	}
-	turned := dialogue([]string{"Cancel it.", "No, make it the red one.", "Can't you make an exception?"}, []string{"I'll cancel it. Please confirm (yes/no).", "Sorry, I cannot."})
+	turned := dialogue([]string{"Cancel it.", "No, make it the red one.", "Can't you make an exception? I don't have the order id handy, but it's the red one."}, []string{"I'll cancel it. Please confirm (yes/no).", "Sorry, I cannot."})
 	turned = append(turned[:3], append([]record.Message{
 		{Role: "assistant", ToolCalls: []record.ToolCall{{Function: record.FunctionCall{Name: "transfer_to_human_agents"}}}},
 		{Role: "tool", Content: "Error: not allowed"},
@@ -60,20 +60,20 @@ func TestMeter(t *testing.T) {
 	if len(c.Top) != 2 || c.Top[0].Text != "Hello there." || c.Top[0].Share != 10.0/11 {
 		t.Errorf("customer top %+v", c.Top)
 	}
-	// 10 uses of "Hello there." among 23 customer sentences.
-	if c.Sentences != 23 || c.RepeatedShare != 10.0/23 {
+	// 10 uses of "Hello there." among 24 customer sentences.
+	if c.Sentences != 24 || c.RepeatedShare != 10.0/24 {
 		t.Errorf("customer sentences %d, repeated share %v", c.Sentences, c.RepeatedShare)
 	}
 	// In 11 dialogues a sentence of one of them is in 9% of them: each of
-	// the 14 distinct ones is over 2%.
-	if c.OverThreshold != 14 || c.Distinct != 14 {
-		t.Errorf("customer sentences over 2%%: %d of %d, want 14 of 14", c.OverThreshold, c.Distinct)
+	// the 15 distinct ones is over 2%.
+	if c.OverThreshold != 15 || c.Distinct != 15 {
+		t.Errorf("customer sentences over 2%%: %d of %d, want 15 of 15", c.OverThreshold, c.Distinct)
 	}
 	a := s.Roles[Agent]
 	if a.Top[0].Text != "Please confirm (yes/no)." || a.Top[0].Share != 1 {
 		t.Errorf("agent top %+v", a.Top)
 	}
-	want := Counts{Dialogues: 11, Recovery: 1, Corrections: 1, Pushbacks: 1, ToolErrors: 1, Transfers: 1}
+	want := Counts{Dialogues: 11, Recovery: 1, Corrections: 1, Pushbacks: 1, ToolErrors: 1, Transfers: 1, Forgotten: 1}
 	if s.Counts != want {
 		t.Errorf("counts %+v, want %+v", s.Counts, want)
 	}

@@ -466,8 +466,17 @@ func (u *Generic) pieceText(i int, piece string) string {
 	switch kind {
 	case "target":
 		tmpls := pieces["target"]
+		key := ""
+		if c := u.m.Colls[g.Target.Collection]; c != nil && g.Target.ID == "" {
+			key = model.Words(c.Key)
+		}
+		if key != "" && !u.prof.terse && !u.bundling && u.rng.IntN(2) == 0 {
+			// A record described, not named: its id is what the customer
+			// does not know (the blueprint's unknown), and says so.
+			tmpls = forgotKey
+		}
 		tmpls = u.forms(tmpls)
-		return u.say(tmpls, map[string]string{"target": g.Target.Label})
+		return u.say(tmpls, map[string]string{"target": g.Target.Label, "key": key})
 	case "slot":
 		tmpls := genericSlotPieces
 		switch {
@@ -515,6 +524,12 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"label": labels(sels)})
 	}
 	return u.say(notSure, nil)
+}
+
+// forgotKey answers "which one?" without the id the agent asked for.
+var forgotKey = []string{
+	"{I don't remember the <key>|I don't have the <key> handy|I'm not sure what the <key> is|I can't find the <key> right now}, but it's <target>{.|}",
+	"{Sorry, I don't know the <key>|No idea about the <key>, sorry}{.|!} It's <target>{.|}",
 }
 
 var notSure = []string{"{I'm not sure|I don't know}{.|, sorry.}", "{Hmm, I'm not sure what you mean|I don't have that}{.|, sorry.}"}
