@@ -1601,10 +1601,16 @@ func (a *argState) pick(pm *model.ParamModel) error {
 	}
 	v, _ := model.ValueAt(owner, pk.From)
 	elems := model.Elements(v)
-	if len(elems) < pk.Min {
-		return fmt.Errorf("%s has %d %s, fewer than %d", whose, len(elems), model.Words(pk.From), pk.Min)
+	lo, hi := pk.Min, pk.Max
+	if pk.SameAs != "" {
+		same, _ := model.ValueAt(a.t.obj, pk.SameAs)
+		lo = len(model.Elements(same))
+		hi = lo
 	}
-	n := pk.Min + p.rng.IntN(min(pk.Max, len(elems))-pk.Min+1)
+	if len(elems) < lo || lo == 0 {
+		return fmt.Errorf("%s has %d %s, fewer than %d", whose, len(elems), model.Words(pk.From), max(lo, 1))
+	}
+	n := lo + p.rng.IntN(min(hi, len(elems))-lo+1)
 	var ids []any
 	var chosen []map[string]any
 	for _, i := range p.rng.Perm(len(elems))[:n] {

@@ -31,6 +31,9 @@ type PickModel struct {
 	From     string
 	ID       string
 	Min, Max int
+	// SameAs, when set, is the path in the target of a list whose length
+	// the pick has instead of Min to Max.
+	SameAs   string
 	Describe []string
 	Say      string
 	// Bare names an element without an article (a person).
@@ -92,14 +95,21 @@ func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
 			return errors.New("pick needs a target collection or from: user.PATH")
 		}
 		lo, hi := 1, 2
-		if a.Pick.Count != "" {
+		same, isSame := strings.CutPrefix(a.Pick.Count, "target.")
+		if !isSame {
+			same = ""
+		}
+		if isSame && w.TargetKind != TargetColl {
+			return errors.New("pick.count target.PATH needs a target collection")
+		}
+		if a.Pick.Count != "" && !isSame {
 			var err error
 			if lo, hi, err = pack.ParseCount(a.Pick.Count); err != nil {
 				return fmt.Errorf("pick.count %q: %w", a.Pick.Count, err)
 			}
 		}
 		p.Source = SrcPick
-		p.Pick = &PickModel{User: mine, From: from, ID: a.Pick.ID, Min: lo, Max: hi, Describe: a.Pick.Describe, Say: a.Pick.Say, Bare: a.Pick.Article == "none"}
+		p.Pick = &PickModel{User: mine, From: from, ID: a.Pick.ID, Min: lo, Max: hi, SameAs: same, Describe: a.Pick.Describe, Say: a.Pick.Say, Bare: a.Pick.Article == "none"}
 	case a.Replace != nil:
 		r := a.Replace
 		c := m.Colls[r.From]

@@ -159,7 +159,9 @@ type Pick struct {
 	// ID is the field of a sub-record that goes into the argument; empty,
 	// the whole sub-record does (a passenger's name and birth date).
 	ID string `json:"id,omitempty"`
-	// Count is how many a customer names, "MIN-MAX" (default 1-2).
+	// Count is how many a customer names, "MIN-MAX" (default 1-2), or
+	// "target.PATH": as many as the target's list there has (a new set
+	// of travellers for a reservation of that many).
 	Count string `json:"count,omitempty"`
 	// Describe are the fields a customer singles one out by, first
 	// alone, then together (an object field contributes its values).

@@ -1236,9 +1236,15 @@ func (c *checker) checkArg(at string, w WriteHint, a Arg) {
 		} else {
 			c.fieldRef(child(at, "pick"), target, path)
 		}
-		if a.Pick.Count != "" {
+		if path, same := strings.CutPrefix(a.Pick.Count, "target."); same {
+			if isColl {
+				c.fieldRef(child(at, "pick"), target, path)
+			} else {
+				c.addY(child(at, "pick"), "count %q needs a target collection", a.Pick.Count)
+			}
+		} else if a.Pick.Count != "" {
 			if _, _, err := ParseCount(a.Pick.Count); err != nil {
-				c.addY(child(at, "pick"), "count %q: %v", a.Pick.Count, err)
+				c.addY(child(at, "pick"), "count %q: %v (or target.PATH: as many as the target's list there)", a.Pick.Count, err)
 			}
 		}
 	case a.Replace != nil:

@@ -99,3 +99,22 @@ func TestStatesFigure(t *testing.T) {
 		}
 	}
 }
+
+func TestContainsWords(t *testing.T) {
+	for _, tc := range []struct {
+		text, s string
+		want    bool
+	}{
+		{"my user id is julia_dubois_7776", "julia", false},
+		{"julia dubois, please", "julia", true},
+		{"it's for julia.", "julia", true},
+		{"the reason is no longer needed", "no longer needed", true},
+		{"juliana", "julia", false},
+		{"julia_x and julia", "julia", true},
+		{"", "julia", false},
+	} {
+		if got := containsWords(tc.text, tc.s); got != tc.want {
+			t.Errorf("containsWords(%q, %q) = %v, want %v", tc.text, tc.s, got, tc.want)
+		}
+	}
+}

@@ -299,7 +299,7 @@ func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []ca
 			if pk := pickedIDs(m, r.Tool, path); pk != nil {
 				for _, x := range elementsOf(v) {
 					name := namedAs(tr.Messages[:c.msg], pk, tools.Text(x))
-					if name != "" && !strings.Contains(heard.String(), strings.ToLower(name)) {
+					if name != "" && !containsWords(heard.String(), strings.ToLower(name)) {
 						return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + "'s " + path + " " + strconv.Quote(tools.Text(x)) + " (" + name + ") was never named by the customer"
 					}
 				}
@@ -307,13 +307,33 @@ func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []ca
 			}
 			for _, x := range elementsOf(v) {
 				s := tools.Text(x)
-				if s != "" && !strings.Contains(heard.String(), strings.ToLower(s)) {
+				if s != "" && !containsWords(heard.String(), strings.ToLower(s)) {
 					return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + "'s " + path + " " + strconv.Quote(s) + " was never given by the customer"
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// containsWords reports whether s occurs in text as whole words: a
+// passenger "julia" is not named by the user id "julia_dubois_7776".
+func containsWords(text, s string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], s)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(s)
+		if (start == 0 || !wordByte(text[start-1])) && (end == len(text) || !wordByte(text[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // pickedIDs is the pick of a write's argument that holds ids of
