@@ -75,6 +75,8 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskNew":        {genericAskNew, []string{"what"}},
 	"genericRefuse":        {genericRefuse, []string{"what", "target", "why"}},
 	"toolRefuse":           {toolRefuse, []string{"what", "why"}},
+	"figureWillBe":         {figureWillBe, []string{"what", "value"}},
+	"figureIs":             {figureIs, []string{"what", "value"}},
 	"found":                {found, []string{"what", "detail"}},
 	"genericFoundSearch":   {genericFoundSearch, []string{"n", "noun", "summary"}},
 	"proposeLead":          {proposeLead, nil},

@@ -440,7 +440,8 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		case p != nil && p.Source == model.SrcChoose:
 			noun := model.Singular(model.Words(model.LastStep(p.Choose.From)))
 			tmpls := genericAskChoice
-			if noun == model.ArgWords(name) {
+			if what := model.ArgWords(name); noun == what || strings.Contains(noun, what) {
+				// "payment method", never "… to use for the payment".
 				tmpls = genericAskChoiceSame
 			}
 			text = a.say(tmpls, map[string]string{"noun": noun, "what": model.ArgWords(name)})
@@ -1202,7 +1203,7 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: model.ResultValue(res), User: g.user, Elems: g.elems})
 	for _, o := range outs {
 		if slices.Contains(names, o.Name) {
-			said = append(said, fmt.Sprintf("The %s will be %s.", model.Words(o.Name), model.SayValue(o.Name, o.Raw)))
+			said = append(said, a.say(figureWillBe, map[string]string{"what": model.Words(o.Name), "value": model.SayValue(o.Name, o.Raw)}))
 			stated = append(stated, o.Name)
 		}
 	}
@@ -1232,7 +1233,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 	var report []string
 	if !a.hide {
 		for _, o := range outs {
-			report = append(report, fmt.Sprintf("The %s is %s.", model.Words(o.Name), model.SayValue(o.Name, o.Raw)))
+			report = append(report, a.say(figureIs, map[string]string{"what": model.Words(o.Name), "value": model.SayValue(o.Name, o.Raw)}))
 		}
 	}
 	if extra := a.extraWrite(ctx, g, reason); extra != "" {

@@ -86,3 +86,13 @@ var defaultChoice = []string{
 	"{It can also be|You can also choose|Another option is} <default>{.| if you prefer.}",
 	"{Or I can use|I can also use|Or we can go with} <default>{.| if you prefer.| instead.}",
 }
+
+// figureWillBe states a figure before the yes, figureIs after the write;
+// the value is always said as it is, for the outputs check.
+var figureWillBe = []string{
+	"{The <what> will be|The <what> comes to|That makes the <what>|The <what> would be|So the <what> is} <value>.",
+}
+
+var figureIs = []string{
+	"{The <what> is|The <what> came to|The final <what> is|The <what> was|Your <what> is} <value>.",
+}

@@ -84,8 +84,11 @@ type Counts struct {
 	Forgotten int `json:"forgotten"`
 }
 
+// pleading are the customer's words for asking past a refusal.
+var pleading = []string{"exception", "some way around", "bend the rule", "override it", "anything you can do"}
+
 // forgetting are the customer's words for not knowing what was asked.
-var forgetting = []string{"don't remember", "don't know the", "handy, but", "not sure what the", "can't find the", "no idea about"}
+var forgetting = []string{"don't remember", "don't know the", "handy, but", "not sure what the", "can't find the", "no idea about", "can't recall the", "isn't in front of me"}
 
 // NewMeter returns an empty meter.
 func NewMeter() *Meter {
@@ -112,7 +115,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 			continue
 		case Customer:
 			low := strings.ToLower(msg.Content)
-			pushed = pushed || strings.Contains(low, "exception") || strings.Contains(low, "some way around")
+			pushed = pushed || slices.ContainsFunc(pleading, func(f string) bool { return strings.Contains(low, f) })
 			corrected = corrected || i > 0 && proposal(msgs[:i]) && turnsDown(low)
 			forgot = forgot || slices.ContainsFunc(forgetting, func(f string) bool { return strings.Contains(low, f) })
 		case Agent:

@@ -26,7 +26,7 @@ const (
 var questionOpeners = []string{
 	"could you ", "can you ", "can i ", "could i ", "would you ", "will you ", "shall i ", "should i ",
 	"do you ", "did you ", "is it possible ", "is there ", "are there ", "what's ", "what is ", "which ",
-	"how can ", "how do ", "may i ",
+	"how can ", "how do ", "may i ", "are you ",
 }
 
 // runTogether are punctuation pairs no writer means.

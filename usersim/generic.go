@@ -395,7 +395,7 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below}{:|.}"))
+		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below|All the details follow|Here's the information you'll need|This is what I have|The details are below|I'll give you everything now|So you have it all}{:|.}"))
 	}
 	// Several details at once each say what they are for: a bare "no."
 	// or "2." in a list means nothing.
@@ -528,8 +528,8 @@ func (u *Generic) pieceText(i int, piece string) string {
 
 // forgotKey answers "which one?" without the id the agent asked for.
 var forgotKey = []string{
-	"{I don't remember the <key>|I don't have the <key> handy|I'm not sure what the <key> is|I can't find the <key> right now}, but it's <target>{.|}",
-	"{Sorry, I don't know the <key>|No idea about the <key>, sorry}{.|!} It's <target>{.|}",
+	"{I don't remember the <key>|I don't have the <key> handy|I'm not sure what the <key> is|I can't find the <key> right now|I don't know the <key> offhand|The <key> isn't in front of me}, but it's <target>{.|}",
+	"{Sorry, I|Hmm, I|Honestly, I|I'm afraid I} {don't know|don't remember|can't recall} the <key>{ —|;|, but} {it's|I mean} <target>{.|}",
 }
 
 var notSure = []string{"{I'm not sure|I don't know}{.|, sorry.}", "{Hmm, I'm not sure what you mean|I don't have that}{.|, sorry.}"}

@@ -2,6 +2,7 @@ package usersim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,16 @@ func typo(rng *rand.Rand, s string, rate float64) string {
 		if rng.Float64() >= rate {
 			continue
 		}
+		// Punctuation after the word stays after it: "time?", never "tim?e".
+		tail := len(r)
+		for tail > 0 && strings.ContainsRune(",.!?:;'\"", r[tail-1]) {
+			tail--
+		}
+		if tail < 4 {
+			continue
+		}
+		end := slices.Clone(r[tail:])
+		r = r[:tail]
 		j := 1 + rng.IntN(len(r)-2)
 		switch rng.IntN(3) {
 		case 0: // swap neighbours
@@ -35,7 +46,7 @@ func typo(rng *rand.Rand, s string, rate float64) string {
 		default: // double a letter
 			r = append(r[:j+1], r[j:]...)
 		}
-		words[i] = string(r)
+		words[i] = string(append(r, end...))
 	}
 	out := strings.Join(words, " ")
 	if rng.IntN(2) == 0 && out[0] >= 'A' && out[0] <= 'Z' {

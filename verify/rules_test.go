@@ -106,7 +106,7 @@ func failed(v record.Verdict) []string {
 	return out
 }
 
-var figureSentence = regexp.MustCompile(`The [a-z ]+ will be [^.]*\.\d*\.?`)
+var figureSentence = regexp.MustCompile(`(The [a-z ]+ (will be|comes to|would be)|That makes the [a-z ]+|So the [a-z ]+ is) [^.]*\.\d*\.?`)
 
 // Each policy rule rejects a hand-edited dialogue that breaks it, by
 // the rule's name, and passes the clean dialogue it was edited from.
