@@ -48,9 +48,7 @@ func typo(rng *rand.Rand, s string, rate float64) string {
 		}
 		words[i] = string(append(r, end...))
 	}
-	out := strings.Join(words, " ")
-	if rng.IntN(2) == 0 && out[0] >= 'A' && out[0] <= 'Z' {
-		out = strings.ToLower(out[:1]) + out[1:]
-	}
-	return out
+	// A lower-case first letter would be undone: dialog.Tidy starts each
+	// sentence upper-case.
+	return strings.Join(words, " ")
 }
