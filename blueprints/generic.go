@@ -2097,7 +2097,7 @@ func instruction(m *model.Model, bp *record.Blueprint) string {
 		fmt.Fprintf(&b, " Make sure you learn the %s.", strings.Join(outs, " and the "))
 	}
 	if len(bp.Unknown) > 0 {
-		fmt.Fprintf(&b, " You do not know your %s.", strings.Join(bp.Unknown, " or "))
+		fmt.Fprintf(&b, " You do not know your %s: if asked for one, say so and give what you do know instead.", strings.Join(bp.Unknown, " or "))
 	}
 	return b.String()
 }
@@ -2148,7 +2148,7 @@ func goalSentence(m *model.Model, g record.Goal) string {
 		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
 	if g.Kind == record.GoalRefuse {
-		b.WriteString(" If the agent says it cannot be done, accept it.")
+		b.WriteString(" If the agent says it cannot be done, ask once for an exception; if it still refuses, accept it.")
 	}
 	return b.String()
 }
