@@ -543,22 +543,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			return nil, msg, true
 		}
 		if why := a.toolRefuses(ctx, g, args); why != "" {
-			a.refused, a.refusedGoal = true, g.idx
-			if g.assumed {
-				// A piece assumed for a request the tool refuses changes
-				// nothing: the flaw waits for a later goal.
-				a.fired = false
-			}
-			noun := g.w.TargetNoun()
-			if g.key != "" {
-				noun += " " + g.key
-			}
-			if a.fire(FlawSilentRefusal, g) {
-				return nil, a.say(passOver, map[string]string{"what": noun}), true
-			}
-			a.phraseOf(g)
-			what := model.FillPhrase(g.phrase, noun, g.slots)
-			return nil, a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(why)}), true
+			return nil, a.toolRefusal(g, why), true
 		}
 		g.args = args
 		if a.wants(FlawWrongArgument, g) && a.corrupt(g) {
@@ -619,6 +604,26 @@ func (a *Generic) toolRefuses(ctx context.Context, g *ggoal, args map[string]any
 		return ""
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(res.Output, "Error: "), ".")
+}
+
+// toolRefusal refuses a request with the reason its tool gave.
+func (a *Generic) toolRefusal(g *ggoal, why string) string {
+	a.refused, a.refusedGoal = true, g.idx
+	if g.assumed {
+		// A piece assumed for a request the tool refuses changes
+		// nothing: the flaw waits for a later goal.
+		a.fired = false
+	}
+	noun := g.w.TargetNoun()
+	if g.key != "" {
+		noun += " " + g.key
+	}
+	if a.fire(FlawSilentRefusal, g) {
+		return a.say(passOver, map[string]string{"what": noun})
+	}
+	a.phraseOf(g)
+	what := model.FillPhrase(g.phrase, noun, g.slots)
+	return a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(why)})
 }
 
 // tryWrite runs a write on a fork of the state, once per set of
