@@ -186,16 +186,20 @@ func testCatchesDamage(t *testing.T, base string) {
 			// dialogue's prefix, but it no longer shows the label. (Wrong
 			// arguments and ids are now caught by the customer at the
 			// proposal, so their pairs end there.)
-			rows := readDPO(t, dir, "train")
-			for i, r := range rows {
-				// A pair the customer caught ends at the proposal; this one
-				// goes on to the write.
-				writes := slices.ContainsFunc(r.Rejected, func(m record.Message) bool { return len(m.ToolCalls) > 0 })
-				if r.Failure == agent.FlawNoReminder && len(r.Rejected[0].ToolCalls) == 0 && writes {
-					rows[i].Rejected = r.Rejected[:1]
-					rewriteDPO(t, dir, "train", rows)
-					relist(t, dir, dpoFile("train"), -1)
-					return []want{{file: dpoFile("train"), check: "dpo/label", row: i, id: r.ID, reason: "does not show its label " + r.Failure}}
+			// Any split: which flaws a 100-task release pairs is the luck
+			// of its draws.
+			for _, split := range []string{"train", "validation", "test"} {
+				rows := readDPO(t, dir, split)
+				for i, r := range rows {
+					// A pair the customer caught ends at the proposal; this one
+					// goes on to the write.
+					writes := slices.ContainsFunc(r.Rejected, func(m record.Message) bool { return len(m.ToolCalls) > 0 })
+					if r.Failure == agent.FlawNoReminder && len(r.Rejected[0].ToolCalls) == 0 && writes {
+						rows[i].Rejected = r.Rejected[:1]
+						rewriteDPO(t, dir, split, rows)
+						relist(t, dir, dpoFile(split), -1)
+						return []want{{file: dpoFile(split), check: "dpo/label", row: i, id: r.ID, reason: "does not show its label " + r.Failure}}
+					}
 				}
 			}
 			t.Fatal("no no_reminder pair that proposes before it writes")
