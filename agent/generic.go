@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -827,7 +825,7 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 		fmt.Fprintf(&b, "; that is %s.", chosen)
 		return b.String()
 	}
-	v := sortValue(cands[i], field)
+	v := tools.OrderValue(cands[i], field)
 	field = strings.TrimPrefix(field, "sum:")
 	most := map[string]string{"max": "highest", "min": "lowest"}[dir]
 	said := model.SayValue(field, v)
@@ -843,25 +841,6 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 		fmt.Fprintf(&b, "; by %s, %s is the %s of those (%s), so it is the one.", what, chosen, most, said)
 	}
 	return b.String()
-}
-
-// sortValue is the value a record is ordered by: a field's, or with
-// "sum:" the total of the values at a path (an order's item prices).
-func sortValue(obj map[string]any, field string) any {
-	path, sum := strings.CutPrefix(field, "sum:")
-	if !sum {
-		v, _ := model.ValueAt(obj, path)
-		return v
-	}
-	total := 0.0
-	for _, v := range tools.Field(obj, path) {
-		f, err := strconv.ParseFloat(tools.Text(v), 64)
-		if err != nil {
-			return nil
-		}
-		total += f
-	}
-	return math.Round(total*100) / 100
 }
 
 // describe states a record's attributes.

@@ -38,8 +38,6 @@ type roleMeter struct {
 	occurrences map[string]int
 	total       int
 	small, all  ngrams
-	// malformed counts, per malformed sentence, its uses.
-	malformed map[string]int
 }
 
 type ngrams struct {
@@ -93,8 +91,8 @@ var forgetting = []string{"don't remember", "don't know the", "handy, but", "not
 // NewMeter returns an empty meter.
 func NewMeter() *Meter {
 	return &Meter{roles: map[string]*roleMeter{
-		Customer: {dialogues: map[string]int{}, occurrences: map[string]int{}, malformed: map[string]int{}},
-		Agent:    {dialogues: map[string]int{}, occurrences: map[string]int{}, malformed: map[string]int{}},
+		Customer: {dialogues: map[string]int{}, occurrences: map[string]int{}},
+		Agent:    {dialogues: map[string]int{}, occurrences: map[string]int{}},
 	}}
 }
 
@@ -129,9 +127,6 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 		for _, s := range Sentences(msg.Content) {
 			r.occurrences[s]++
 			r.total++
-			if Malformed(s) != "" {
-				r.malformed[s]++
-			}
 			if !seen[msg.Role][s] {
 				seen[msg.Role][s] = true
 				r.dialogues[s]++
@@ -244,18 +239,23 @@ func (m *Meter) Summary(n int) Summary {
 }
 
 // faults sums the malformed sentences' uses by kind and gives the n
-// most used, each with its share of dialogues.
+// most used, each with its share of dialogues: each distinct sentence
+// is judged once, not at each use.
 func (r *roleMeter) faults(n, dialogues int) (int, map[string]int, []Sentence) {
-	if len(r.malformed) == 0 {
+	total, kinds := 0, map[string]int{}
+	var sents []string
+	for s, k := range r.occurrences {
+		if kind := Malformed(s); kind != "" {
+			total += k
+			kinds[kind] += k
+			sents = append(sents, s)
+		}
+	}
+	if total == 0 {
 		return 0, nil, nil
 	}
-	total, kinds := 0, map[string]int{}
-	for s, k := range r.malformed {
-		total += k
-		kinds[Malformed(s)] += k
-	}
-	sents := slices.SortedFunc(maps.Keys(r.malformed), func(a, b string) int {
-		return cmp.Or(cmp.Compare(r.malformed[b], r.malformed[a]), cmp.Compare(a, b))
+	slices.SortFunc(sents, func(a, b string) int {
+		return cmp.Or(cmp.Compare(r.occurrences[b], r.occurrences[a]), cmp.Compare(a, b))
 	})
 	var top []Sentence
 	for _, s := range sents[:min(n, len(sents))] {

@@ -2,8 +2,8 @@ package corpus
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/synth-data/synth/dialog"
 )
 
 // Kinds of malformed sentence (Malformed).
@@ -45,7 +45,8 @@ func Malformed(s string) string {
 			return BadPunctuation
 		}
 	}
-	if lowerWord(s) {
+	if s[0] >= 'a' && s[0] <= 'z' && dialog.PlainWord(s) {
+		// The words dialog.Tidy capitalises, so the check and the fix agree.
 		return LowerStart
 	}
 	// "Please be quick: could you …?" is judged by what follows the colon.
@@ -65,23 +66,4 @@ func Malformed(s string) string {
 		}
 	}
 	return ""
-}
-
-// lowerWord reports whether s starts with a word of lower-case letters
-// only: an id ("iPhone", "#W123", "bob@x.com", "pm_7") is not a word a
-// writer would capitalise.
-func lowerWord(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	if !unicode.IsLower(r) {
-		return false
-	}
-	word, _, _ := strings.Cut(s, " ")
-	word = strings.TrimRight(word, ".,?!:;")
-	// "bob.smith@x.com" is one token: an inner mark makes it an id.
-	for _, r := range word {
-		if !unicode.IsLower(r) && r != '\'' {
-			return false
-		}
-	}
-	return true
 }

@@ -132,7 +132,7 @@ func sentenceCase(s string) string {
 	var b []byte
 	start := true
 	for i := 0; i < len(s); i++ {
-		if start && s[i] >= 'a' && s[i] <= 'z' && plainWord(s[i:]) {
+		if start && s[i] >= 'a' && s[i] <= 'z' && PlainWord(s[i:]) {
 			if b == nil {
 				b = []byte(s)
 			}
@@ -149,10 +149,11 @@ func sentenceCase(s string) string {
 	return string(b)
 }
 
-// plainWord reports whether s opens with a word of lower-case ASCII
-// letters (and apostrophes) only. Punctuation ends the word only before
-// a space or the end: "bob.smith@x.com" is one token, not "bob".
-func plainWord(s string) bool {
+// PlainWord reports whether s opens with a word of lower-case ASCII
+// letters (and apostrophes) only, one a writer capitalises at a
+// sentence's start. Punctuation ends the word only before a space or the
+// end: "bob.smith@x.com" is one token, not "bob"; "iPhone" is a name.
+func PlainWord(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == ' ':

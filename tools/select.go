@@ -247,6 +247,22 @@ func (a sortKey) cmp(b sortKey) int {
 	return strings.Compare(a.str, b.str)
 }
 
+// OrderValue is the value a record is ordered by under field, as Pick
+// compares it: a number, a text, or with "sum:" the total of the values
+// at a path; nil when the record has none.
+func OrderValue(obj map[string]any, field string) any {
+	k, err := keyOf(obj, field)
+	switch {
+	case err != nil:
+		return nil
+	case k.isNum && strings.HasPrefix(field, "sum:"):
+		return k.num
+	case k.isNum:
+		return Field(obj, field)[0]
+	}
+	return k.str
+}
+
 // keyOf reads an ordering key; a "sum:" prefix adds the values at a path
 // (an order's total is the sum of its item prices).
 func keyOf(obj map[string]any, field string) (sortKey, error) {

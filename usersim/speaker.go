@@ -248,5 +248,5 @@ func joinSentences(parts []string) string {
 		}
 		out = append(out, p)
 	}
-	return dialog.Tidy(strings.Join(out, " "))
+	return strings.Join(out, " ")
 }
