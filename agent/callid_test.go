@@ -68,6 +68,7 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskSearch":     {genericAskSearch, []string{"noun", "a_noun", "params", "grid"}},
 	"genericAskTarget":     {genericAskTarget, []string{"noun", "key"}},
 	"genericAskSlot":       {genericAskSlot, []string{"what"}},
+	"genericAskSaid":       {genericAskSaid, []string{"opts"}},
 	"genericAskGroup":      {genericAskGroup, []string{"what"}},
 	"genericAskPick":       {genericAskPick, []string{"what"}},
 	"genericAskChoice":     {genericAskChoice, []string{"noun", "what"}},

@@ -28,6 +28,7 @@ const (
 	FlawNoOpWrite         = "no_op_write"         // proposes a change to the value the record already has (economy to economy)
 	FlawUnrequestedWrite  = "unrequested_write"   // also does the same to another of the customer's records, unasked
 	FlawSilentRefusal     = "silent_refusal"      // passes over a forbidden request without saying it cannot be done
+	FlawUnchecked         = "unchecked"           // acts or refuses without the reads the policy needs first (the flights' status)
 )
 
 // Flaws lists every flaw kind.
@@ -35,7 +36,7 @@ func Flaws() []string {
 	return []string{FlawPrematureWrite, FlawWrongTarget, FlawWrongArgument, FlawNoConfirmation, FlawUnauthenticated,
 		FlawHallucinatedID, FlawWrongTool, FlawSchemaInvalid, FlawStopsEarly, FlawUnnecessaryTransfer, FlawOmitsOutput,
 		FlawUndisclosed, FlawNoReminder, FlawNoTransferMessage, FlawAssumedArgument, FlawNoOpWrite,
-		FlawUnrequestedWrite, FlawSilentRefusal}
+		FlawUnrequestedWrite, FlawSilentRefusal, FlawUnchecked}
 }
 
 // Flaw configures a flawed oracle: the mistake fires at its first

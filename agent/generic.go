@@ -419,6 +419,10 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			text = a.say(genericAskTarget, map[string]string{"noun": noun, "key": key})
 		}
 	case "slot":
+		if said := saidChoices(g.w.Param(name)); said != nil {
+			text = a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
+			break
+		}
 		opts := ""
 		if p := g.w.Param(name); p != nil && len(p.Choices) > 0 && len(p.Choices) <= 8 {
 			var cs []string
@@ -460,6 +464,23 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 	}
 	t := a.reply(text, dialog.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
 	return &t
+}
+
+// saidChoices are a slot's few choices in the pack's words, nil when
+// the pack does not word every one.
+func saidChoices(p *model.ParamModel) []string {
+	if p == nil || len(p.Choices) == 0 || len(p.Choices) > 8 {
+		return nil
+	}
+	out := make([]string, 0, len(p.Choices))
+	for _, c := range p.Choices {
+		w := model.SaySlot(p, c)
+		if w == "" {
+			return nil
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 func (a *Generic) collOf(g *ggoal) *model.CollModel {
@@ -511,6 +532,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 				return nil, said, true
 			}
 			g.resolved = true
+			a.check(ctx, g)
 			if g.w != nil && !g.w.Allowed(g.obj) {
 				if a.fire(FlawSilentRefusal, g) {
 					what := a.targetWords(g)
@@ -570,6 +592,22 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	return nil, a.execute(ctx, g), true
 }
 
+// check makes the reads the policy needs on what the target points to
+// (each flight's status), before the agent refuses or proposes anything
+// on it.
+func (a *Generic) check(ctx context.Context, g *ggoal) {
+	if g.w == nil {
+		return
+	}
+	calls := g.w.CheckCalls(g.obj)
+	if len(calls) > 0 && a.fire(FlawUnchecked, g) {
+		return
+	}
+	for _, c := range calls {
+		a.read(ctx, c.Name, c.Arguments)
+	}
+}
+
 // transfer hands the customer to a human with a summary of the request.
 func (a *Generic) transfer(ctx context.Context, g *ggoal) *Turn {
 	what := strings.ReplaceAll(g.intent, "_", " ")
@@ -606,7 +644,6 @@ func (a *Generic) toolRefuses(ctx context.Context, g *ggoal, args map[string]any
 
 // toolRefusal refuses a request with the reason its tool gave.
 func (a *Generic) toolRefusal(g *ggoal, why string) string {
-	a.refused, a.refusedGoal = true, g.idx
 	if g.assumed {
 		// A piece assumed for a request the tool refuses changes
 		// nothing: the flaw waits for a later goal.
@@ -617,8 +654,10 @@ func (a *Generic) toolRefusal(g *ggoal, why string) string {
 		noun += " " + g.key
 	}
 	if a.fire(FlawSilentRefusal, g) {
+		// Nothing was refused in words: the customer is not told so.
 		return a.say(passOver, map[string]string{"what": noun})
 	}
+	a.refused, a.refusedGoal = true, g.idx
 	a.phraseOf(g)
 	what := model.FillPhrase(g.phrase, noun, g.slots)
 	return a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(why)})
@@ -1105,6 +1144,12 @@ func (a *Generic) details(g *ggoal) string {
 	for _, name := range slices.Sorted(maps.Keys(g.args)) {
 		if g.args[name] == "" {
 			// An empty line of an address is not a detail to confirm.
+			continue
+		}
+		if w := model.SaySlot(g.w.Param(name), tools.Text(g.args[name])); w != "" {
+			// The pack's words for the value: "travel insurance", not
+			// "insurance: yes".
+			parts = append(parts, w)
 			continue
 		}
 		parts = append(parts, model.Words(name)+": "+valueText(name, g.args[name]))

@@ -24,6 +24,14 @@ var genericAskSlot = []string{
 	"{Could you tell me the <what> {you'd like|you want}?|Please tell me the <what> {you'd like|you want}.}",
 }
 
+// genericAskSaid asks for a slot whose values the pack words ("travel
+// insurance", "two checked bags"): the options are the question, never
+// the parameter's name.
+var genericAskSaid = []string{
+	"{Would you like|Do you want|Should it be} <opts>?",
+	"{Which would you like|What would you prefer|Which do you want}: <opts>?",
+}
+
 var genericAskChoice = []string{
 	"{Which <noun>|What <noun>} {would you like to use|should I use} for the <what>?",
 	"{Could you tell me which <noun> to use for the <what>?|Please tell me which <noun> to use for the <what>.}",

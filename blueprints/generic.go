@@ -720,8 +720,9 @@ func (p *gplan) modes(w *model.WriteModel, e int, exact bool) []string {
 
 // extraReads bounds the reads a write needs beyond naming its target:
 // the customer's record (once, whatever needs it, and not again when the
-// target was found in its list), and a related record per replaced
-// element (an exchanged item's product).
+// target was found in its list), the checks on what the target points
+// to, and a related record per replaced element (an exchanged item's
+// product).
 func (p *gplan) extraReads(w *model.WriteModel, mode string) (int, int) {
 	m := p.m
 	userLo, userHi := 0, 0
@@ -741,7 +742,7 @@ func (p *gplan) extraReads(w *model.WriteModel, mode string) (int, int) {
 			userLo, userHi = 1, 1
 		}
 	}
-	lo, hi := userLo, userHi
+	lo, hi := userLo+w.ChecksMin, userHi+w.ChecksMax
 	for _, pm := range w.Params {
 		if pm.Source == model.SrcReplace {
 			if of := w.Param(pm.Replace.Of); of != nil {
@@ -1331,6 +1332,11 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		return err
 	}
 	needs = append(needs, t.needs...)
+	checks, err := p.checks(w, t)
+	if err != nil {
+		return err
+	}
+	needs = append(needs, checks...)
 	goal.Target = t.sel
 	a := &argState{plan: p, w: w, t: t, goal: &goal, user: userObj, args: map[string]any{}, revisable: map[string]string{},
 		elems: map[string][]any{}, base: needs}
@@ -1396,6 +1402,20 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	p.goals = append(p.goals, goal)
 	return nil
+}
+
+// checks makes the reads the policy needs on what the target points to
+// (each flight's status before a cancellation), after the target's own.
+func (p *gplan) checks(w *model.WriteModel, t *target) ([]int, error) {
+	var out []int
+	for _, c := range w.CheckCalls(t.obj) {
+		i, v, ok := p.read(c.Name, c.Arguments, t.needs)
+		if !ok {
+			return nil, readFailure{fmt.Errorf("%s on %s fails: %s", c.Name, t.sel.Label, p.whyNot(c.Name, c.Arguments, v, ok))}
+		}
+		out = append(out, i)
+	}
+	return out, nil
 }
 
 // refusedByTool keeps goal as a forbidden request when the tool refuses

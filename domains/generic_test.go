@@ -226,6 +226,8 @@ func canBreak(d *domains.Domain, kind string) bool {
 		return slices.ContainsFunc(m.Writes, (*model.WriteModel).Refusable)
 	case agent.FlawNoTransferMessage:
 		return m.TransferMessage() != "" && len(m.Transfers) > 0
+	case agent.FlawUnchecked:
+		return len(m.RulesFor(pack.RuleChecked, "")) > 0
 	case agent.FlawOmitsOutput:
 		// Most writes with outputs must leave one unstated before the
 		// yes for 40 tasks to hold a chance.

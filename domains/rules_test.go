@@ -38,12 +38,13 @@ func TestPolicyCovered(t *testing.T) {
 // rule is what tells them apart.
 func TestRuleFlaws(t *testing.T) {
 	ctx := context.Background()
-	// Airline's tasks have no out-of-scope topics, so no transfer, and no
-	// forbidden requests, so no refusal.
+	// Airline's tasks have no out-of-scope topics, so no transfer; retail
+	// has no checks.
 	flaws := map[string][]string{
 		"retail": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawNoTransferMessage, agent.FlawAssumedArgument,
 			agent.FlawNoOpWrite, agent.FlawUnrequestedWrite, agent.FlawSilentRefusal},
-		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite},
+		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite,
+			agent.FlawSilentRefusal, agent.FlawUnchecked},
 	}
 	for dom, kinds := range flaws {
 		fx, err := testplay.NewFixture(dom, 1)
@@ -65,6 +66,11 @@ func TestRuleFlaws(t *testing.T) {
 					continue
 				}
 				f := fx.Ver.Verify(ctx, bp, bad).Failed()
+				if f == nil && kind == agent.FlawNoOpWrite && bp.Behavior == "changes_mind" {
+					// The customer changed its mind at the no-op proposal:
+					// its new value replaced the wrong one.
+					continue
+				}
 				if f == nil && len(bad.Corrections) > 0 {
 					// The customer asked for the figure: a caught mistake.
 					f = &record.Check{Name: engine.CheckCaught}

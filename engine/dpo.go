@@ -7,6 +7,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
@@ -36,6 +37,7 @@ var expected = map[string][]string{
 	// Two writes run on one yes, the second on a record no one named.
 	agent.FlawUnrequestedWrite: {verify.CheckConfirmation, verify.CheckState, verify.RulePrefix + pack.RuleRequested + ":", verify.RulePrefix + pack.RuleOneWritePerYes + ":"},
 	agent.FlawSilentRefusal:    {verify.RulePrefix + pack.RuleRefuse + ":", verify.CheckEnding},
+	agent.FlawUnchecked:        {verify.RulePrefix + pack.RuleChecked + ":"},
 }
 
 // CheckCaught is the failure record's check of a mistake the customer
@@ -85,12 +87,21 @@ type Plan struct {
 // up with a similar share of the pairs.
 var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 2.5}
 
-// NewPlan makes the DPO plan of a run: mix weighs the failure types (nil:
-// the default mix), mode is how pairs are cut (PairModes), tools what
-// the sides keep of the tool observations (DPOToolsModes; "" keeps
-// them), pairs is the most pairs a blueprint gives.
-func NewPlan(seed uint64, mix map[string]float64, mode, tools string, pairs int) (*Plan, error) {
-	kinds := agent.Flaws()
+// FlawsFor are the failure types a domain can show: a flaw that skips
+// checks needs a rule that holds the agent to them.
+func FlawsFor(m *model.Model) []string {
+	return slices.DeleteFunc(agent.Flaws(), func(k string) bool {
+		return k == agent.FlawUnchecked && (m == nil || len(m.RulesFor(pack.RuleChecked, "")) == 0)
+	})
+}
+
+// NewPlan makes the DPO plan of a run over the failure types kinds
+// (FlawsFor the domain): mix weighs them (nil: the default mix), mode is
+// how pairs are cut (PairModes), tools what the sides keep of the tool
+// observations (DPOToolsModes; "" keeps them), pairs is the most pairs a
+// blueprint gives.
+func NewPlan(seed uint64, kinds []string, mix map[string]float64, mode, tools string, pairs int) (*Plan, error) {
+	kinds = slices.Clone(kinds)
 	weights := make([]float64, len(kinds))
 	for i, k := range kinds {
 		weights[i] = 1
@@ -102,8 +113,8 @@ func NewPlan(seed uint64, mix map[string]float64, mode, tools string, pairs int)
 		}
 	}
 	for k := range mix {
-		if !slices.Contains(kinds, k) {
-			return nil, fmt.Errorf("dpo_mix: unknown failure type %q (known: %s)", k, strings.Join(kinds, ", "))
+		if !slices.Contains(agent.Flaws(), k) {
+			return nil, fmt.Errorf("dpo_mix: unknown failure type %q (known: %s)", k, strings.Join(agent.Flaws(), ", "))
 		}
 	}
 	a, err := blueprints.NewAllocator(blueprints.Range{Min: 0, Max: len(kinds) - 1}, weights, seed, "dpo", 0.5698402909980532)

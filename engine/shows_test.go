@@ -35,6 +35,7 @@ func TestLabelCheckerShows(t *testing.T) {
 		agent.FlawNoOpWrite:           agent.FlawStopsEarly,
 		agent.FlawUnrequestedWrite:    agent.FlawStopsEarly,
 		agent.FlawSilentRefusal:       agent.FlawStopsEarly,
+		agent.FlawUnchecked:           agent.FlawStopsEarly,
 	}
 	if len(mislabel) != len(agent.Flaws()) {
 		t.Fatalf("mislabel covers %d of the %d labels", len(mislabel), len(agent.Flaws()))
@@ -51,7 +52,8 @@ func TestLabelCheckerShows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := engine.NewPlan(1, nil, tc.mode, tc.tools, 1)
+			kinds := engine.FlawsFor(fx.D.Model)
+			plan, err := engine.NewPlan(1, kinds, nil, tc.mode, tc.tools, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +66,7 @@ func TestLabelCheckerShows(t *testing.T) {
 			// caught are the flaws the customer caught at the proposal: their
 			// pairs end there and are held to the customer's no instead.
 			caught := map[string]bool{}
-			for i := 0; i < 300 && len(found) < len(agent.Flaws()); i++ {
+			for i := 0; i < 300 && len(found) < len(kinds); i++ {
 				bp, err := fx.Gen.Generate(ctx, i)
 				if err != nil {
 					t.Fatal(err)
@@ -73,7 +75,7 @@ func TestLabelCheckerShows(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, kind := range agent.Flaws() {
+				for _, kind := range kinds {
 					if _, done := found[kind]; done {
 						continue
 					}
@@ -95,7 +97,7 @@ func TestLabelCheckerShows(t *testing.T) {
 					found[kind] = example{bp, pair}
 				}
 			}
-			for _, label := range agent.Flaws() {
+			for _, label := range kinds {
 				t.Run(label, func(t *testing.T) {
 					ex, ok := found[label]
 					if !ok {
@@ -139,7 +141,7 @@ func TestCutRefusesUnshownLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	plan, err := engine.NewPlan(1, nil, engine.PairSegment, engine.DPOToolsKeep, 1)
+	plan, err := engine.NewPlan(1, agent.Flaws(), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

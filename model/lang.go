@@ -426,6 +426,14 @@ func JoinAnd(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
+// JoinOr joins alternatives: "a, b or c".
+func JoinOr(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
 var (
 	byIDSuffix = regexp.MustCompile(`(?i)\s+(by|using|with|via)\s+(its\s+|the\s+|their\s+)?(\w+\s+)?(id|key|identifier)\b.*$`)
 	hintSlot   = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)

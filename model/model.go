@@ -226,7 +226,53 @@ type WriteModel struct {
 	// Refusals are fragments of the tool's errors that mean the policy
 	// forbids the request (pack.WriteHint.Refusals).
 	Refusals []string
-	param    map[string]*ParamModel
+	// Checks are the reads the policy needs on what the target points to
+	// (pack.WriteHint.Checks); ChecksMin and ChecksMax bound how many
+	// they make on one record of the collection.
+	Checks               []pack.Check
+	ChecksMin, ChecksMax int
+	param                map[string]*ParamModel
+}
+
+// CheckCalls are the reads the write's checks make on a target record,
+// one per element of each check's list, in order.
+func (w *WriteModel) CheckCalls(obj map[string]any) []pack.Call {
+	var out []pack.Call
+	for _, ck := range w.Checks {
+		if len(unmet(ck.When, obj)) > 0 {
+			continue
+		}
+		v, _ := ValueAt(obj, ck.Each)
+		list, _ := v.([]any)
+		for _, e := range list {
+			el, _ := e.(map[string]any)
+			args := map[string]any{}
+			for p, f := range ck.Args {
+				if x, ok := ValueAt(el, f); ok {
+					args[p] = x
+				}
+			}
+			out = append(out, pack.Call{Name: ck.Tool, Arguments: args})
+		}
+	}
+	return out
+}
+
+// TargetRecord is the record of w's collection that a call's arguments
+// name, as st holds it.
+func (w *WriteModel) TargetRecord(st *tools.State, args map[string]any) (map[string]any, bool) {
+	if w.TargetKind != TargetColl {
+		return nil, false
+	}
+	for _, p := range w.Params {
+		if p.Source != SrcTargetKey {
+			continue
+		}
+		v, ok := st.Get(w.Coll.Name, tools.Text(args[p.Name]))
+		obj, _ := v.(map[string]any)
+		return obj, ok && obj != nil
+	}
+	return nil, false
 }
 
 // RefusedBy reports whether a tool error is one of the write's refusals:
@@ -238,6 +284,22 @@ func (w *WriteModel) RefusedBy(toolErr string) bool {
 		}
 	}
 	return false
+}
+
+// boundChecks finds how many check reads a record of the write's
+// collection needs, at least and at most.
+func (m *Model) boundChecks(w *WriteModel) {
+	w.ChecksMin, w.ChecksMax = -1, 0
+	for _, k := range m.Base.Keys(w.Coll.Name) {
+		v, _ := m.Base.Get(w.Coll.Name, k)
+		obj, _ := v.(map[string]any)
+		n := len(w.CheckCalls(obj))
+		if w.ChecksMin < 0 || n < w.ChecksMin {
+			w.ChecksMin = n
+		}
+		w.ChecksMax = max(w.ChecksMax, n)
+	}
+	w.ChecksMin = max(w.ChecksMin, 0)
 }
 
 // Param returns the parameter of that name, or nil.
@@ -1311,8 +1373,12 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 	if w.TargetKind == TargetColl && w.Coll.Get == "" && w.Coll.List == nil {
 		return nil, fmt.Errorf("target collection %s has no get tool to read a record by key", w.Coll.Name)
 	}
-	if (len(w.When) > 0 || len(w.Refusals) > 0) && w.TargetKind != TargetColl {
-		return nil, errors.New("when: and refusals: preconditions need a target collection")
+	if (len(w.When) > 0 || len(w.Refusals) > 0 || len(hint.Checks) > 0) && w.TargetKind != TargetColl {
+		return nil, errors.New("when:, refusals: and checks: need a target collection")
+	}
+	if len(hint.Checks) > 0 {
+		w.Checks = slices.Clone(hint.Checks)
+		m.boundChecks(w)
 	}
 	if w.TargetKind == TargetUser && m.Users == nil {
 		return nil, errors.New("targets the user but the pack has no users")

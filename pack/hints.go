@@ -61,6 +61,13 @@ type WriteHint struct {
 	// refusing with the tool's reason; any other error is a mistake in
 	// the arguments.
 	Refusals []string `json:"refusals,omitempty"`
+	// Checks are reads the policy needs before the write or its refusal,
+	// one per element of a list on the target (each flight's status
+	// before a cancellation): whether the write is allowed, or what it
+	// does, depends on records the target only points to. The tasks'
+	// ground truth holds them, the agent makes them, and a rule of kind
+	// checked holds an agent to them.
+	Checks []Check `json:"checks,omitempty"`
 	// Args maps a parameter to its source.
 	Args map[string]Arg `json:"args,omitempty"`
 	// Phrase is how a customer asks for it, in the usersim grammar
@@ -73,6 +80,21 @@ type WriteHint struct {
 	// Skip leaves the write out of generated tasks, saying why (its
 	// arguments follow rules hints cannot state); the agent still has it.
 	Skip string `json:"skip,omitempty"`
+}
+
+// Check is one read per element of a list on a write's target.
+type Check struct {
+	// Tool is the read.
+	Tool string `json:"tool"`
+	// Each is the dotted path of a list in the target record (flights).
+	Each string `json:"each"`
+	// Args maps each parameter of Tool to a field of the element
+	// ({flight_number: flight_number, date: date}).
+	Args map[string]string `json:"args"`
+	// When limits the check to targets that meet these conditions, in the
+	// form of WriteHint.When ({status: [active]}: a cancelled
+	// reservation's flights need no look).
+	When map[string][]string `json:"when,omitempty"`
 }
 
 // Arg is where one argument comes from: a source string, or one of the

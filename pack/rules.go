@@ -44,11 +44,16 @@ const (
 	// id: order_id, ServiceSid, item_ids) was said before it, by the
 	// customer or in a tool result; none is made up.
 	RuleGrounded = "grounded"
+	// RuleChecked: before each write of Tool, the agent made the reads
+	// its hint's checks name for the target as it then stood, and before
+	// refusing a forbidden request of Tool, the ground truth's reads of
+	// those tools: no refusal or write on facts it never read.
+	RuleChecked = "checked"
 )
 
 // RuleKinds lists the rule kinds.
 func RuleKinds() []string {
-	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded}
+	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded, RuleChecked}
 }
 
 // Rule is one checkable rule of a domain's policy.
@@ -59,7 +64,8 @@ type Rule struct {
 	// policy file says it.
 	Policy string `json:"policy"`
 	Kind   string `json:"kind"`
-	// Tool is the write the rule is about (disclose, from_customer, say).
+	// Tool is the write the rule is about (disclose, from_customer, say,
+	// checked).
 	Tool string `json:"tool,omitempty"`
 	// Figures are outputs of Tool's hint (disclose).
 	Figures []string `json:"figures,omitempty"`
@@ -133,7 +139,7 @@ func (c *checker) checkRules() {
 			}
 		}
 		switch r.Kind {
-		case RuleDisclose, RuleFromCustomer, RuleSay:
+		case RuleDisclose, RuleFromCustomer, RuleSay, RuleChecked:
 			needs("tool", r.Tool != "")
 			if r.Tool != "" {
 				c.toolRef(child(at, "tool"), r.Tool, record.KindWrite)
@@ -157,6 +163,10 @@ func (c *checker) checkRules() {
 						c.addY(loc("rules", strconv.Itoa(i), "args", strconv.Itoa(k)), "rule %s: %s has no parameter %q", r.Name, r.Tool, root)
 					}
 				}
+			}
+		case RuleChecked:
+			if r.Tool != "" && len(m.Hints.Writes[r.Tool].Checks) == 0 {
+				c.addY(child(at, "tool"), "rule %s: hints.writes.%s has no checks to hold the agent to", r.Name, r.Tool)
 			}
 		case RuleMessage:
 			needs("after", r.After != "")

@@ -1051,6 +1051,41 @@ func (c *checker) references() {
 	c.hintRefs()
 }
 
+// checkChecks checks a write's checks: reads, with every required
+// parameter from a field of the target's list elements.
+func (c *checker) checkChecks(name string, w WriteHint) {
+	_, isColl := c.man.Collections[w.Target]
+	for i, ck := range w.Checks {
+		at := loc("hints", "writes", name, "checks", strconv.Itoa(i))
+		if !isColl {
+			c.addY(at, "checks need a target collection: set target: to one")
+			return
+		}
+		if ck.Tool == "" || ck.Each == "" || len(ck.Args) == 0 {
+			c.addY(at, "a check needs tool (a read), each (a list in the %s record) and args (the read's parameters from the list's fields)", w.Target)
+			continue
+		}
+		td := c.toolRef(child(at, "tool"), ck.Tool, record.KindRead)
+		c.fieldRef(child(at, "each"), w.Target, ck.Each)
+		for _, f := range slices.Sorted(maps.Keys(ck.When)) {
+			c.fieldRef(loc("hints", "writes", name, "checks", strconv.Itoa(i), "when", f), w.Target, f)
+		}
+		for _, p := range slices.Sorted(maps.Keys(ck.Args)) {
+			if td != nil && td.params != nil && !td.props[p] {
+				c.addY(loc("hints", "writes", name, "checks", strconv.Itoa(i), "args", p), "tool %s has no parameter %q", ck.Tool, p)
+			}
+			c.fieldRef(loc("hints", "writes", name, "checks", strconv.Itoa(i), "args", p), w.Target, ck.Each+"."+ck.Args[p])
+		}
+		if td != nil {
+			for _, req := range td.required {
+				if _, ok := ck.Args[req]; !ok {
+					c.addY(child(at, "args"), "tool %s needs parameter %q: give it from a field of %s", ck.Tool, req, ck.Each)
+				}
+			}
+		}
+	}
+}
+
 // toolRef checks a manifest reference to a tool and its kind.
 func (c *checker) toolRef(at, name, wantKind string) *toolDef {
 	if !c.toolsOK {
@@ -1188,6 +1223,7 @@ func (c *checker) hintRefs() {
 		if _, isColl := c.man.Collections[w.Target]; len(w.Refusals) > 0 && !isColl {
 			c.addY(loc("hints", "writes", name, "refusals"), "refusals need a target collection: set target: to one")
 		}
+		c.checkChecks(name, w)
 		for _, p := range slices.Sorted(maps.Keys(w.Args)) {
 			pat := loc("hints", "writes", name, "args", p)
 			if td != nil && td.params != nil && !td.props[p] {

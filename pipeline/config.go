@@ -23,6 +23,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/limitio"
@@ -370,7 +371,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	// The DPO keys are checked even without --dpo: a typo in them must
 	// not wait for the run that finally uses them.
-	if _, err := engine.NewPlan(c.Seed, c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
+	if _, err := engine.NewPlan(c.Seed, agent.Flaws(), c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {

@@ -17,7 +17,7 @@ func newEngine(cfg Config, d *domains.Domain, ver *verify.Verifier, ch llm.Chatt
 	var plan *engine.Plan
 	if cfg.DPO {
 		var err error
-		if plan, err = engine.NewPlan(cfg.Seed, cfg.DPOMix, cfg.DPOMode, cfg.DPOTools, cfg.DPOPairs); err != nil {
+		if plan, err = engine.NewPlan(cfg.Seed, engine.FlawsFor(d.Model), cfg.DPOMix, cfg.DPOMode, cfg.DPOTools, cfg.DPOPairs); err != nil {
 			return nil, err
 		}
 	}

@@ -30,6 +30,9 @@ type call struct {
 	failed bool // a write the replay refused (reads are not replayed)
 	// changed is whether a write changed the replayed state.
 	changed bool
+	// checks are the reads the policy needs before a write, on its
+	// target as the replay held it then (model.WriteModel.CheckCalls).
+	checks []pack.Call
 }
 
 // replayed is the dialogue's calls run again on a fresh state: the state
@@ -50,6 +53,11 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 			cl := call{msg: i, name: c.Function.Name, raw: c.Function.Arguments, write: v.d.Tools.Kind(c.Function.Name) == record.KindWrite}
 			_ = json.Unmarshal([]byte(c.Function.Arguments), &cl.args)
 			if cl.write {
+				if w := v.writeModel(c.Function.Name); w != nil && len(w.Checks) > 0 {
+					if obj, ok := w.TargetRecord(st, cl.args); ok {
+						cl.checks = w.CheckCalls(obj)
+					}
+				}
 				before := st.Hash()
 				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 				cl.failed = res.Err
@@ -59,6 +67,14 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 		}
 	}
 	return &replayed{calls: out, hash: st.Hash()}
+}
+
+// writeModel is the domain model's write of that name, nil without one.
+func (v *Verifier) writeModel(name string) *model.WriteModel {
+	if v.d.Model == nil {
+		return nil
+	}
+	return v.d.Model.Write(name)
 }
 
 // rules runs the domain's policy rules, one check each.
@@ -108,6 +124,8 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 		return refused(bp, tr, calls)
 	case pack.RuleGrounded:
 		return grounded(tr, calls)
+	case pack.RuleChecked:
+		return checkedFirst(v.writeModel(r.Tool), bp, calls)
 	}
 	return ""
 }
@@ -532,6 +550,66 @@ func refused(bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 		}
 	}
 	return ""
+}
+
+// checkedFirst: each attempt of w's tool follows the reads its checks
+// make on the target as it then stood, and a refusal of a forbidden
+// request of it follows the ground truth's reads of those tools.
+func checkedFirst(w *model.WriteModel, bp *record.Blueprint, calls []call) string {
+	if w == nil {
+		return ""
+	}
+	read := map[string]bool{}
+	for _, c := range calls {
+		if !c.write {
+			read[callKey(c.name, c.args)] = true
+			continue
+		}
+		if c.name != w.Name {
+			continue
+		}
+		for _, ck := range c.checks {
+			if !read[callKey(ck.Name, ck.Arguments)] {
+				return "message " + strconv.Itoa(c.msg) + ": " + c.name + " ran before " + ck.Name + " " + argsText(ck.Arguments) + ", which the policy needs first"
+			}
+		}
+	}
+	checkTools := map[string]bool{}
+	for _, ck := range w.Checks {
+		checkTools[ck.Tool] = true
+	}
+	for gi, g := range bp.Goals {
+		if g.Kind != record.GoalRefuse || strings.TrimPrefix(g.Intent, model.IntentRefusePrefix) != w.Name {
+			continue
+		}
+		for _, a := range bp.Actions {
+			var args map[string]any
+			if !checkTools[a.Tool] || json.Unmarshal(a.Arguments, &args) != nil {
+				continue
+			}
+			if !read[callKey(a.Tool, args)] {
+				return "the agent refused goal " + strconv.Itoa(gi) + " (" + w.Name + ") without calling " + a.Tool + " " + argsText(args) + ", which the policy needs first"
+			}
+		}
+	}
+	return ""
+}
+
+// callKey identifies a call by its tool and argument values, whatever
+// their JSON types (a replayed number, a record's string).
+func callKey(name string, args map[string]any) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		b.WriteString("\x00" + k + "=" + tools.Text(args[k]))
+	}
+	return b.String()
+}
+
+// argsText shows a call's arguments in a verdict.
+func argsText(args map[string]any) string {
+	raw, _ := json.Marshal(args)
+	return string(raw)
 }
 
 // oneWritePerYes: no two writes run on the same customer turn.

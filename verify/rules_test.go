@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -31,7 +32,13 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 		if goalKind != "" && !slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == goalKind }) {
 			continue
 		}
-		if tool != "" && !slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == tool }) {
+		if refused, ok := strings.CutPrefix(tool, model.IntentRefusePrefix); ok {
+			// A forbidden request of that tool, and no write of it.
+			if !slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Intent == tool }) ||
+				slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == refused }) {
+				continue
+			}
+		} else if tool != "" && !slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == tool }) {
 			continue
 		}
 		tr, err := embedded.Simulate(ctx, fx.D, bp, 60)
@@ -44,6 +51,29 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 	}
 	t.Fatalf("no verified dialogue with %s %s", tool, goalKind)
 	return nil, nil
+}
+
+// dropCalls is the edit of a dialogue that never calls tool: its calls
+// and their results are cut.
+func dropCalls(tool string) func(t *testing.T, tr *record.Trajectory) {
+	return func(t *testing.T, tr *record.Trajectory) {
+		var kept []record.Message
+		dropped := map[string]bool{}
+		for _, m := range tr.Messages {
+			if len(m.ToolCalls) == 1 && m.ToolCalls[0].Function.Name == tool {
+				dropped[m.ToolCalls[0].ID] = true
+				continue
+			}
+			if m.Role == "tool" && dropped[m.ToolCallID] {
+				continue
+			}
+			kept = append(kept, m)
+		}
+		if len(dropped) == 0 {
+			t.Fatalf("the dialogue never calls %s", tool)
+		}
+		tr.Messages = kept
+	}
 }
 
 // callAt is the index of the message calling tool (the k-th such call).
@@ -254,6 +284,8 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 				}
 			}
 		}, 0},
+		{"a cancellation on flights never checked", airline, "cancel_reservation", "", "rule:checked:flight_status_before_cancel", dropCalls("get_flight_status"), 0},
+		{"a refusal on flights never checked", airline, model.IntentRefusePrefix + "cancel_reservation", "", "rule:checked:flight_status_before_cancel", dropCalls("get_flight_status"), 0},
 		{"a refusal carried out in words", retail, "", record.GoalRefuse, "rule:refuse:refuse_forbidden", func(t *testing.T, tr *record.Trajectory) {
 			for i := range tr.Messages {
 				if tr.Messages[i].Role == "assistant" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
@@ -113,7 +114,7 @@ func TestCaughtPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ver := verify.ForDomain(d, sch)
-	plan, err := engine.NewPlan(1, nil, engine.PairSegment, engine.DPOToolsKeep, 3)
+	plan, err := engine.NewPlan(1, agent.Flaws(), nil, engine.PairSegment, engine.DPOToolsKeep, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
