@@ -419,12 +419,13 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			text = a.say(genericAskTarget, map[string]string{"noun": noun, "key": key})
 		}
 	case "slot":
-		if said := saidChoices(g.w.Param(name)); said != nil {
+		p := g.w.Param(name)
+		if said := saidChoices(p); said != nil {
 			text = a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
 			break
 		}
 		opts := ""
-		if p := g.w.Param(name); p != nil && len(p.Choices) > 0 && len(p.Choices) <= 8 {
+		if p != nil && len(p.Choices) > 0 && len(p.Choices) <= 8 {
 			var cs []string
 			for _, c := range p.Choices {
 				cs = append(cs, model.ValueWords(c))
@@ -1119,20 +1120,11 @@ func (a *Generic) choices(p *model.ParamModel, u map[string]any) ([]map[string]a
 func (a *Generic) targetWords(g *ggoal) string {
 	switch g.w.TargetKind {
 	case model.TargetColl:
-		return g.w.Coll.Noun + " " + tools.Text(g.args[a.keyParam(g)])
+		return g.w.Coll.Noun + " " + tools.Text(g.args[g.w.KeyParam()])
 	case model.TargetSearch:
 		return "the " + g.w.Search.Noun + " you chose"
 	case model.TargetUser:
 		return "your account"
-	}
-	return ""
-}
-
-func (a *Generic) keyParam(g *ggoal) string {
-	for _, p := range g.w.Params {
-		if p.Source == model.SrcTargetKey {
-			return p.Name
-		}
 	}
 	return ""
 }

@@ -154,7 +154,7 @@ func (a *Generic) corrupt(g *ggoal) bool {
 // hallucinate is the hallucinated_id flaw: before proposing, the agent
 // states and uses a key no tool returned (one that names no record).
 func (a *Generic) hallucinate(g *ggoal) {
-	kp := a.keyParam(g)
+	kp := g.w.KeyParam()
 	if kp == "" || !a.wants(FlawHallucinatedID, g) {
 		return
 	}
@@ -227,7 +227,7 @@ func (a *Generic) wrongTool(g *ggoal, args map[string]any) (string, map[string]a
 				wargs[r] = model.Typed(p.Schema, a.userKey)
 			default:
 				for _, k := range slices.Sorted(maps.Keys(args)) {
-					if k != a.keyParam(g) && sameType(args[k], model.ParamType(p.Schema)) {
+					if k != g.w.KeyParam() && sameType(args[k], model.ParamType(p.Schema)) {
 						wargs[r] = args[k]
 						break
 					}
@@ -408,12 +408,7 @@ func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) strin
 		return ""
 	}
 	c := g.w.Coll
-	keyParam := ""
-	for _, p := range g.w.Params {
-		if p.Source == model.SrcTargetKey {
-			keyParam = p.Name
-		}
-	}
+	keyParam := g.w.KeyParam()
 	if c.List == nil || c.Get == "" || keyParam == "" || a.userKey == "" {
 		return ""
 	}

@@ -261,18 +261,24 @@ func (w *WriteModel) CheckCalls(obj map[string]any) []pack.Call {
 // TargetRecord is the record of w's collection that a call's arguments
 // name, as st holds it.
 func (w *WriteModel) TargetRecord(st *tools.State, args map[string]any) (map[string]any, bool) {
-	if w.TargetKind != TargetColl {
+	key := w.KeyParam()
+	if w.TargetKind != TargetColl || key == "" {
 		return nil, false
 	}
+	v, ok := st.Get(w.Coll.Name, tools.Text(args[key]))
+	obj, _ := v.(map[string]any)
+	return obj, ok && obj != nil
+}
+
+// KeyParam is the parameter that takes the target record's key, "" when
+// none does.
+func (w *WriteModel) KeyParam() string {
 	for _, p := range w.Params {
-		if p.Source != SrcTargetKey {
-			continue
+		if p.Source == SrcTargetKey {
+			return p.Name
 		}
-		v, ok := st.Get(w.Coll.Name, tools.Text(args[p.Name]))
-		obj, _ := v.(map[string]any)
-		return obj, ok && obj != nil
 	}
-	return nil, false
+	return ""
 }
 
 // RefusedBy reports whether a tool error is one of the write's refusals:

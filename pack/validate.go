@@ -1068,13 +1068,14 @@ func (c *checker) checkChecks(name string, w WriteHint) {
 		td := c.toolRef(child(at, "tool"), ck.Tool, record.KindRead)
 		c.fieldRef(child(at, "each"), w.Target, ck.Each)
 		for _, f := range slices.Sorted(maps.Keys(ck.When)) {
-			c.fieldRef(loc("hints", "writes", name, "checks", strconv.Itoa(i), "when", f), w.Target, f)
+			c.fieldRef(child(child(at, "when"), f), w.Target, f)
 		}
 		for _, p := range slices.Sorted(maps.Keys(ck.Args)) {
+			pat := child(child(at, "args"), p)
 			if td != nil && td.params != nil && !td.props[p] {
-				c.addY(loc("hints", "writes", name, "checks", strconv.Itoa(i), "args", p), "tool %s has no parameter %q", ck.Tool, p)
+				c.addY(pat, "tool %s has no parameter %q", ck.Tool, p)
 			}
-			c.fieldRef(loc("hints", "writes", name, "checks", strconv.Itoa(i), "args", p), w.Target, ck.Each+"."+ck.Args[p])
+			c.fieldRef(pat, w.Target, ck.Each+"."+ck.Args[p])
 		}
 		if td != nil {
 			for _, req := range td.required {

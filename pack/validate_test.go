@@ -180,6 +180,18 @@ func TestValidateMore(t *testing.T) {
 		{"refusals without a target collection", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      refusals: [cannot be done]\n"
 		}, "hints.writes.f.refusals: refusals need a target collection: set target: to one", true},
+		{"checks without a target collection", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      checks: [{tool: f, each: tags, args: {n: n}}]\n"
+		}, "domain.yaml:10: hints.writes.f.checks[0]: checks need a target collection: set target: to one", false},
+		{"a check by a write", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      checks: [{tool: f, each: nested, args: {k: k}}]\n"
+		}, "hints.writes.f.checks[0].tool: tool f is write; want a read tool", true},
+		{"a check on a field no record has", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      checks: [{tool: f, each: nested, args: {k: missing}}]\n"
+		}, `hints.writes.f.checks[0].args.k: no record of items has the field "nested.missing"`, true},
+		{"a checked rule on a write without checks", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - name: looked\n    kind: checked\n    tool: f\n    policy: Be helpful.\n"
+		}, "rule looked: hints.writes.f has no checks to hold the agent to", false},
 		{"say without a slot", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {say: {\"3\": three things}}\n"
 		}, `missing required key "slot"`, true},
