@@ -79,7 +79,7 @@ var phraseBanks = map[string]phraseBank{
 	"figureWillBe":         {figureWillBe, []string{"what", "value"}},
 	"figureIs":             {figureIs, []string{"what", "value"}},
 	"found":                {found, []string{"what", "detail"}},
-	"genericFoundSearch":   {genericFoundSearch, []string{"n", "noun", "summary"}},
+	"genericFoundSearch":   {genericFoundSearch, []string{"n", "noun", "one", "summary"}},
 	"proposeLead":          {proposeLead, nil},
 	"confirmAsk":           {confirmAsk, nil},
 	"doneLead":             {doneLead, nil},
@@ -90,6 +90,8 @@ var phraseBanks = map[string]phraseBank{
 	"holdRefusal":          {holdRefusal, nil},
 	"passOver":             {passOver, []string{"what"}},
 	"defaultChoice":        {defaultChoice, []string{"default"}},
+	"slotOptions":          {slotOptions, []string{"opts"}},
+	"reminderFrames":       {reminderFrames, nil},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced

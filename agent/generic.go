@@ -430,7 +430,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			for _, c := range p.Choices {
 				cs = append(cs, model.ValueWords(c))
 			}
-			opts = " " + a.say([]string{"{The options are|You can choose} <opts>."}, map[string]string{"opts": strings.Join(cs, ", ")})
+			opts = " " + a.say(slotOptions, map[string]string{"opts": model.JoinOr(cs)})
 		}
 		text = a.say(genericAskSlot, map[string]string{"what": model.ArgWords(name)}) + opts
 	case "like":
@@ -832,8 +832,8 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 		}
 	}
 	g.obj = cands[i]
-	a.compared = comparison(s.Noun, sel, cands, i, "the "+s.Noun+" with "+a.summary(cands[i], 2))
-	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "summary": a.summary(cands[i], 8)}), false
+	a.compared = comparison(s.Noun, sel, cands, i, "the "+s.Noun+" "+a.summary(s, cands[i], true))
+	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
 }
 
 // comparison says how the record at i was singled out among cands:
@@ -875,6 +875,10 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 		}
 	}
 	what := model.Words(model.LastStep(field))
+	if w := strings.Fields(what); len(w) > 1 && model.IsUnit(w[len(w)-1]) && said != "" {
+		// "by duration, … (538 minutes)", never "by duration minutes".
+		what, said = strings.Join(w[:len(w)-1], " "), said+" "+w[len(w)-1]
+	}
 	if said == "" {
 		fmt.Fprintf(&b, "; by %s, %s is the %s of those, so it is the one.", what, chosen, most)
 	} else {
@@ -883,43 +887,40 @@ func comparison(noun string, sel record.Selector, cands []map[string]any, i int,
 	return b.String()
 }
 
-// describe states a record's attributes.
+// describe states a record's attributes, in the pack's words.
 func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
-	var parts []string
-	for _, f := range slices.Concat(c.Describe, c.Compare) {
-		v, ok := model.ValueAt(obj, f)
-		if !ok || v == nil {
-			continue
-		}
-		switch v.(type) {
-		case map[string]any, []any:
-			continue
-		}
-		parts = append(parts, model.Attribute(f, v))
-	}
-	if len(parts) == 0 {
+	d := model.Description(c, obj)
+	if d == "" {
 		return ""
 	}
-	return "It has " + model.JoinAnd(parts) + "."
+	return "It's " + d + "."
 }
 
-// summary lists the scalar fields of a search result.
-func (a *Generic) summary(obj map[string]any, n int) string {
-	var parts []string
-	for _, f := range slices.Sorted(maps.Keys(obj)) {
-		if len(parts) >= n {
-			break
-		}
-		switch v := obj[f].(type) {
-		case map[string]any, nil:
-			continue
-		case []any:
-			parts = append(parts, model.Words(f)+" "+valueText(f, v))
-		default:
-			parts = append(parts, model.Attribute(f, v))
-		}
+// summary says a search result where, when and by what the customer
+// picks first, then (unless brief) the parts its lists hold: "from ORD
+// to MCO on May 25, 2024 (price $300, duration 403 minutes, ...);
+// flights SY325 on May 25, 2024 and SY220 on May 25, 2024".
+func (a *Generic) summary(s *model.SearchModel, obj map[string]any, brief bool) string {
+	text := model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say)
+	if brief {
+		return text
 	}
-	return strings.Join(parts, ", ")
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		list, ok := obj[f].([]any)
+		if !ok {
+			continue
+		}
+		els := make([]string, len(list))
+		for i, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				els[i] = model.ElementText(m, a.m.Identifying(), nil, nil)
+			} else {
+				els[i] = model.SayValue(f, e)
+			}
+		}
+		text += "; " + model.Words(f) + " " + model.JoinAnd(els)
+	}
+	return text
 }
 
 func (a *Generic) answer(ctx context.Context, g *ggoal) string {
@@ -1132,43 +1133,84 @@ func (a *Generic) targetWords(g *ggoal) string {
 // details lists every argument, so the proposal names what identifies the
 // write (ids, amounts, dates) before the customer says yes.
 func (a *Generic) details(g *ggoal) string {
+	phrase := a.phraseOf(g)
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(g.args)) {
-		if g.args[name] == "" {
+		v := g.args[name]
+		if v == "" {
 			// An empty line of an address is not a detail to confirm.
 			continue
 		}
-		if w := model.SaySlot(g.w.Param(name), tools.Text(g.args[name])); w != "" {
+		p := g.w.Param(name)
+		if w := model.SaySlot(p, tools.Text(v)); w != "" {
 			// The pack's words for the value: "travel insurance", not
 			// "insurance: yes".
 			parts = append(parts, w)
 			continue
 		}
-		parts = append(parts, model.Words(name)+": "+valueText(name, g.args[name]))
+		if s, ok := v.(string); ok && containsWord(phrase, s) {
+			// "on reservation ALAXV1" already names it.
+			continue
+		}
+		parts = append(parts, model.ArgWords(name)+": "+a.argText(g, p, v))
 	}
 	return strings.Join(parts, "; ")
 }
 
-// valueText renders an argument so that every scalar in it appears
-// verbatim.
-func valueText(name string, v any) string {
+// argText says an argument for the customer to check: in the pack's
+// words where it has them ("your Visa ending in 4421
+// (credit_card_7347912)", "Ana Lopez"), with every id verbatim, since
+// the customer's yes is to exactly these values.
+func (a *Generic) argText(g *ggoal, p *model.ParamModel, v any) string {
 	switch x := v.(type) {
 	case []any:
-		var parts []string
-		for _, e := range x {
-			parts = append(parts, valueText(name, e))
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = a.argText(g, p, e)
 		}
-		return strings.Join(parts, ", ")
+		return model.JoinAnd(parts)
 	case map[string]any:
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			parts = append(parts, valueText(k, x[k]))
+		if p != nil && p.Pick != nil {
+			if w := p.Pick.Words(x); w != "" {
+				return w
+			}
 		}
-		return "(" + strings.Join(parts, " ") + ")"
+		return model.ElementText(x, a.m.Identifying(), nil, nil)
 	case string:
+		if p != nil && p.Choose != nil {
+			if e, ok := p.Choose.Element(g.user, x); ok {
+				if w := p.Choose.Words(e); w != "" {
+					return yours(w) + " (" + x + ")"
+				}
+			}
+		}
+		if p != nil && (slices.Contains(p.Choices, x) || p.Source == model.SrcTarget && !strings.ContainsAny(x, "0123456789")) {
+			// A code of the pack's ("basic_economy") is said as words.
+			return model.ValueWords(x)
+		}
 		return x
 	}
 	return model.SlotText(v)
+}
+
+// containsWord reports whether text holds w as a whole word.
+func containsWord(text, w string) bool {
+	for i := strings.Index(text, w); i >= 0; {
+		end := i + len(w)
+		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
+			return true
+		}
+		j := strings.Index(text[i+1:], w)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 func (a *Generic) phraseOf(g *ggoal) string {
@@ -1185,7 +1227,10 @@ func (a *Generic) phraseOf(g *ggoal) string {
 // proposal asks for the yes to a write; stated names the figures it
 // states.
 func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated []string) {
-	what := a.phraseOf(g) + " with these details — " + a.details(g) + "."
+	what := a.phraseOf(g) + "."
+	if d := a.details(g); d != "" {
+		what = a.phraseOf(g) + " with these details — " + d + "."
+	}
 	lead := a.say(proposeLead, nil)
 	if strings.HasSuffix(lead, ":") {
 		what = "I'll " + what
@@ -1198,10 +1243,26 @@ func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated [
 	}
 	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
 		if !a.fire(FlawNoReminder, g) {
-			parts = append(parts, r.Text)
+			parts = append(parts, a.remind(r.Text))
 		}
 	}
 	return strings.Join(append(parts, a.say(confirmAsk, nil)), " "), stated
+}
+
+// remind says a policy reminder in a frame of its own: the rule's text
+// is fixed (its phrases are what the verifier looks for), so said bare
+// in every proposal it would be the corpus's most repeated sentence.
+func (a *Generic) remind(text string) string {
+	if a.rng.IntN(len(reminderFrames)+1) == 0 {
+		return text
+	}
+	frame := a.say(reminderFrames, nil)
+	first, _, _ := strings.Cut(text, " ")
+	if len(first) < 2 || first == strings.ToUpper(first) || !dialog.PlainWord(strings.ToLower(first)) {
+		// An id, an acronym or "I" keeps its case, and its sentence.
+		return text
+	}
+	return frame + " " + strings.ToLower(text[:1]) + text[1:]
 }
 
 // figures states what the write will do that the policy says to tell

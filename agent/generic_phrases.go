@@ -5,18 +5,18 @@ package agent
 // domain words (greeting back, confirming, closing) are in phrases.go.
 
 var genericGreetIdentify = []string{
-	"{Hi|Hello|Hi there|Thanks for reaching out|Happy to help}{!|.|,} {Before I can look into this|To get started|First|Before we continue}, {I need to verify your identity|I'll need to confirm who you are|I have to authenticate you}. {Could you give me <ids>?|Please share <ids>.|Can you provide <ids>?}",
-	"{I can help with that|Sure, I can help|Of course}{!|.} {First|To start}, {could you share|can you tell me} <ids>?",
+	"{Hi|Hello|Hi there|Thanks for reaching out|Happy to help}{!|.|,} {Before I can look into this|To get started|First|Before we continue}, {I need to verify your identity|I'll need to confirm who you are|I have to authenticate you|I need to confirm your identity|I have to check it's you}{. {{Could you give me|Can you provide|Could you send me|May I have|Can you tell me} <ids>{?|, please?}|{Please share|Please send me|I'll need} <ids>.}|, so {could you give me|can you provide|could you send me|may I have|can you tell me} <ids>?}",
+	"{I can help with that|Sure, I can help|Of course|Happy to help with that|I'd be glad to help|Certainly}{!|.} {First|To start|Before anything else|To begin}, {could you share|can you tell me|may I have|could you give me} <ids>{?| so I can verify your account?| so I can pull up your account?}",
 }
 
 var genericAskTarget = []string{
-	"{Which <noun>|What <noun>} {do you mean|are you referring to|is this about}? {You can give me its <key> or describe it|Its <key> or a description works|Either its <key> or a short description is fine|Its <key> is enough, or just describe it|If you don't have the <key>, a description works too}.",
-	"{Could you tell me|Can you let me know} which <noun> {this is about|you mean}?",
+	"{|And |Now, |Okay, |First, }{which <noun>|what <noun>} {do you mean|are you referring to|is this about|are we talking about}? {{You can give me its <key> or describe it|Its <key> or a description works|Either its <key> or a short description is fine|Its <key> is enough, or just describe it|If you don't have the <key>, a description works too|A <key> helps, but a description is fine|Describe it if the <key> isn't handy|Its <key> would be ideal, though a description works|You can name it by its <key> or tell me about it|No <key>? Just describe it}.|}",
+	"{{Could you tell me|Can you let me know|Would you tell me} which <noun> {this is about|you mean|you have in mind|you're asking about}{?|, please?}|{Let me know|Tell me} which <noun> {this is about|you mean|you have in mind|you're asking about}{.|, please.}}",
 }
 
 var genericAskSearch = []string{
-	"{Sure|Happy to help|Of course}{!|.} {What are you looking for|Tell me what you need}: the <params>? {You can give me several <grid>|Several <grid> are fine}, and tell me how I should choose{, for example the cheapest|}.",
-	"{I can search for that|Let me find you <a_noun>}. {Please tell me the <params>{ — several <grid> are fine —|}, and what matters most to you{, like price or duration|}.|Could you give me the <params>{ — several <grid> are fine —|}, and what matters most to you{, like price or duration|}?}",
+	"{Sure|Happy to help|Of course|Certainly|Gladly}{!|.|,} {what are you looking for|tell me what you need|which trip do you have in mind|what should I search for}: the <params>? {You can give me several <grid>|Several <grid> are fine|Feel free to give several <grid>}, and tell me how I should choose{, for example the cheapest|, say by price or duration|}.",
+	"{I can search for that|Let me find you <a_noun>|I'll look for <a_noun> for you|I can find <a_noun> for you}{.|, no problem.} {Please tell me the <params>{ (several <grid> are fine)|}, and what matters most to you{, like price or duration|}.|Could you give me the <params>{ (several <grid> are fine)|}, and what matters most to you{, like price or duration|}?}",
 }
 
 var genericAskSlot = []string{
@@ -28,25 +28,25 @@ var genericAskSlot = []string{
 // insurance", "two checked bags"): the options are the question, never
 // the parameter's name.
 var genericAskSaid = []string{
-	"{Would you like|Do you want|Should it be} <opts>?",
-	"{Which would you like|What would you prefer|Which do you want}: <opts>?",
+	"{|And |Now, |Also, |Next, |Then }{would you like|do you want|should it be|shall I go with|do you prefer} <opts>?",
+	"{|And |Now, |Also, |Next, }{which would you like|what would you prefer|which do you want|what's your preference|what should it be}: <opts>?",
 }
 
 var genericAskChoice = []string{
-	"{Which <noun>|What <noun>} {would you like to use|should I use} for the <what>?",
+	"{|And |Now, |Next, |Then }{which <noun>|what <noun>} {would you like to use|should I use|do you want} for the <what>?",
 	"{Could you tell me which <noun> to use for the <what>?|Please tell me which <noun> to use for the <what>.}",
 }
 
 // genericAskChoiceSame asks for a choice whose thing is what it is for
 // (a payment method).
 var genericAskChoiceSame = []string{
-	"{Which <noun>|What <noun>} {would you like to use|should I use}?",
-	"{Could you tell me which <noun> to use?|Please tell me which <noun> to use.}",
+	"{|And |Now, |Next, |Lastly, |Then }{which <noun>|what <noun>} {would you like to use|should I use|do you want to use|shall I use|should I put this on}{| for this| this time}?",
+	"{Could you tell me which <noun> to use|Can you tell me which <noun> you'd like|Let me know which <noun> to use|Which of your <noun>s should I use}{| for this| this time}{?|, please?}",
 }
 
 var genericFoundSearch = []string{
-	"{I searched every combination you gave me|I've checked every combination}{ and found <n> <noun>|}. {The one that fits|The best match|The one you asked for} is: <summary>.",
-	"{I've run the searches|Done searching}{; there are <n> <noun> in all|}. {Your choice would be|The match is}: <summary>.",
+	"{I searched every combination you gave me|I've checked every combination|I went through every combination|I've searched all the options you gave me}{ and found <n> <noun>|}, and {the one that fits|the best match|the one you asked for|the one that matches|your pick} is the <one> <summary>.",
+	"{I've run the searches|Done searching|The searches are done|I've looked at every option}{; there are <n> <noun> in all|}: {your choice would be|the match is|the one for you is|what fits best is} the <one> <summary>.",
 }
 
 var genericAskGroup = []string{
@@ -55,8 +55,8 @@ var genericAskGroup = []string{
 }
 
 var genericAskPick = []string{
-	"{Which <what>|What <what>} {do you mean|is this about}? {Please name each one|Tell me each of them|Name every one you mean|Please list each of them|List them all, please}.",
-	"{Could you tell me which <what> {you mean|this is about}?|Please tell me which <what> {you mean|this is about}.}",
+	"{|And |Now, |Next, }{which <what>|what <what>} {do you mean|is this about|should it be|do you have in mind}? {{Please name each one|Tell me each of them|Name every one you mean|Please list each of them|List them all, please|Give me each one, please|I'll need each of them named|Name them one by one}.|}",
+	"{Could you tell me|Can you let me know|Would you tell me} which <what> {you mean|this is about|it should be}{?|, please?}",
 }
 
 var genericAskNew = []string{

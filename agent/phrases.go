@@ -20,8 +20,8 @@ var askHelp = []string{
 }
 
 var askAnythingElse = []string{
-	"{Is there anything else|Is there something else|Anything else} {I can help you with|I can do for you|you need|I can take care of|you'd like me to look into}{ today| right now|}?",
-	"{Can I help with anything else|Can I help you with anything else|Is there something else you'd like to do|Do you need help with anything else|Would you like help with anything else}{ today| while I have you|}?",
+	"{|So, |Now, |Okay, |Alright, |And }{is there anything else|is there something else|anything else} {I can help you with|I can do for you|you need|I can take care of|you'd like me to look into|on your list|I can sort out for you}{ today| right now| at the moment|}?",
+	"{|So, |Now, |Okay, |Alright, |And }{can I help with anything else|can I help you with anything else|is there something else you'd like to do|do you need help with anything else|would you like help with anything else|is there more I can do for you|what else can I do for you}{ today| while I have you| at this point|}?",
 }
 
 var closings = []string{
@@ -35,8 +35,8 @@ var found = []string{
 }
 
 var confirmAsk = []string{
-	"{Shall I|Should I|Would you like me to|Do you want me to} {proceed|go ahead|make this change|go ahead with this|carry this out}{ now| for you|}? {Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|Say yes and it's done.|Once you say yes, I'll make the change.|I'll go ahead as soon as you reply yes.|A simple yes is all I need.|Just say yes to go ahead.|Reply yes and I'll process it.|If everything looks right, reply yes.|I'll need a yes from you before I proceed.|Reply yes to go ahead, or tell me what to change.|If that's all correct, a yes is enough.|}",
-	"{Please confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead} (yes/no).|{Can you|Could you|Would you} confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead} (yes/no)?}",
+	"{|So, |Okay, |Alright, |Then, }{shall I|should I|would you like me to|do you want me to|may I} {proceed|go ahead|make this change|go ahead with this|carry this out|put this through}{ now| for you| then|}? {{Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|Say yes and it's done.|Once you say yes, I'll make the change.|I'll go ahead as soon as you reply yes.|A simple yes is all I need.|Just say yes to go ahead.|Reply yes and I'll process it.|If everything looks right, reply yes.|I'll need a yes from you before I proceed.|Reply yes to go ahead, or tell me what to change.|If that's all correct, a yes is enough.}|}",
+	"{|So, |Now, |Okay, |Alright, |If that all looks right, }{please confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead|I should go ahead|everything is right} (yes/no).|{can you|could you|would you} confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead|I should go ahead|everything is right} (yes/no)?}",
 }
 
 var proposeLead = []string{
@@ -83,8 +83,23 @@ var holdRefusal = []string{
 // defaultChoice offers the target's own one besides the customer's
 // things ("the original payment method").
 var defaultChoice = []string{
-	"{It can also be|You can also choose|Another option is} <default>{.| if you prefer.}",
-	"{Or I can use|I can also use|Or we can go with} <default>{.| if you prefer.| instead.}",
+	"{It can also be|You can also choose|Another option is|There's also|You could also pick|It's also possible to use} <default>{.| if you prefer.| if that's easier.}",
+	"{Or I can use|I can also use|Or we can go with|Or I could put it on|If you'd rather, I can use} <default>{.| if you prefer.| instead.| as before.}",
+}
+
+// reminderFrames lead into a policy reminder, which is also said as it
+// is as often as one of them.
+var reminderFrames = []string{
+	"Just so you know,", "One thing to keep in mind:", "Please note:", "For your information,", "Worth knowing:",
+	"As a reminder,", "Also,", "Keep in mind that", "By the way,", "Note that", "Before you decide,", "A quick note:",
+	"One more detail:", "It's worth mentioning that", "Just a heads-up:", "Something to consider:", "Good to know:",
+	"I should mention that", "Let me mention that", "For the record,", "In case it matters,",
+}
+
+// slotOptions lists the values a slot takes after its question.
+var slotOptions = []string{
+	"{The options are|You can choose|You can pick|The choices are|It can be|Possible answers are|Pick one of} <opts>.",
+	"{It's one of|Choose from|I can take} <opts>{.|, whichever you like.| — just say which.}",
 }
 
 // figureWillBe states a figure before the yes, figureIs after the write;

@@ -31,7 +31,12 @@ import (
 func TestValidate(t *testing.T) {
 	base := makeRelease(t, 100)
 	t.Run("fresh release", func(t *testing.T) { testFreshRelease(t, copyRelease(t, base)) })
-	t.Run("damage", func(t *testing.T) { testCatchesDamage(t, base) })
+	t.Run("damage", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("long and single-threaded: the race pass (-short) leaves it to the pass without -race")
+		}
+		testCatchesDamage(t, base)
+	})
 	t.Run("deduplicated release", func(t *testing.T) { testDeduplicatedRelease(t, copyRelease(t, base)) })
 }
 

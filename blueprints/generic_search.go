@@ -119,7 +119,7 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 			continue
 		}
 		sel.Among = among
-		sel.Label = model.SearchLabel(s.Noun, among, sel.Where, sel.Pick)
+		sel.Label = model.SearchLabel(s, among, sel.Where, sel.Pick)
 		var reads []int
 		for _, combo := range combos {
 			for _, tool := range s.Tools {

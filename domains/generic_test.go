@@ -92,6 +92,9 @@ func TestNamesAndLoad(t *testing.T) {
 // TestPackDialogues plays and verifies every generated dialogue: none
 // may fail any check, under several seeds and controls.
 func TestPackDialogues(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	cases := []struct {
 		pack          string
 		writes, reads string
@@ -249,6 +252,9 @@ func canBreak(d *domains.Domain, kind string) bool {
 // validates on its own (loading the pack from its domain/ folder), and
 // does not depend on the number of workers.
 func TestPackRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	dirs := packDirs(t)
 	for _, name := range []string{"scaffold", "airline"} {
 		t.Run(name, func(t *testing.T) {

@@ -73,6 +73,9 @@ func TestRereadsDetector(t *testing.T) {
 // checks that the oracle agent never repeats a read with no write in
 // between: it keeps what it read until a write may have changed it.
 func TestNoRereadWithoutWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	const n = 300
 	for _, domain := range []string{"retail", "airline"} {
 		t.Run(domain, func(t *testing.T) {

@@ -15,6 +15,9 @@ import (
 // rejects a pair of another flaw that does not make its mistake, on
 // both built-in domains, in every pair mode and tool cut.
 func TestLabelCheckerShows(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	// mislabel is, per label, a flaw whose rejected side does not show it.
 	mislabel := map[string]string{
 		agent.FlawPrematureWrite:      agent.FlawOmitsOutput,

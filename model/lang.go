@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"regexp"
@@ -133,6 +134,10 @@ func StampWords(s string) (string, bool) {
 	return words + " " + zone, true
 }
 
+// IsUnit reports whether a field's last word is the unit its number
+// counts in ("duration_minutes").
+func IsUnit(w string) bool { return units[w] }
+
 var units = map[string]bool{"minutes": true, "hours": true, "days": true, "miles": true, "km": true, "kg": true, "nights": true, "seats": true}
 
 // parseStamp reads an RFC 3339 date and time ("2024-04-06T06:03:00-05:00",
@@ -248,12 +253,10 @@ func preposition(field string) string {
 // prepositional phrases ("from SFO", or a pack's own words for the field:
 // "with the laptop in it"), and "with" clauses.
 func phraseParts(where map[string][]string, say map[string]string) (adj []string, preps []string, with []string) {
-	for _, f := range slices.Sorted(maps.Keys(where)) {
-		vals := make([]string, len(where[f]))
-		for i, v := range where[f] {
-			vals[i] = ValueWords(v)
-		}
-		v := strings.Join(vals, " or ")
+	fields := slices.Sorted(maps.Keys(where))
+	// Places and times in the order people say them: from, to, on, in.
+	slices.SortStableFunc(fields, func(a, b string) int { return cmp.Compare(prepRank(a), prepRank(b)) })
+	for _, f := range fields {
 		if len(where[f]) == 1 {
 			// A phrase for this very value: "insurance=no": "without
 			// travel insurance", never "with insurance no".
@@ -262,8 +265,9 @@ func phraseParts(where map[string][]string, say map[string]string) (adj []string
 				continue
 			}
 		}
+		v := valuesWords(f, where[f])
 		if tmpl, ok := say[f]; ok {
-			preps = append(preps, strings.NewReplacer("{value}", v, "{value|lower}", caseFilter(v, "lower"), "{value|title}", caseFilter(v, "title"), "{value|words}", caseFilter(v, "words")).Replace(tmpl))
+			preps = append(preps, fillValue(tmpl, v))
 			continue
 		}
 		switch p := preposition(f); p {
@@ -276,6 +280,33 @@ func phraseParts(where map[string][]string, say map[string]string) (adj []string
 		}
 	}
 	return adj, preps, with
+}
+
+// valuesWords says one value or alternatives: "SFO or OAK", dates as
+// people say them ("May 16, May 17 or May 18, 2024").
+func valuesWords(field string, vals []string) string {
+	words := make([]string, len(vals))
+	for i, v := range vals {
+		words[i] = ValueWords(v)
+	}
+	if preposition(field) != "on" || len(vals) == 0 {
+		return JoinOr(words)
+	}
+	dates := make([]string, len(vals))
+	for i, v := range vals {
+		d, ok := DateWords(v)
+		if !ok {
+			return JoinOr(words)
+		}
+		dates[i] = d
+	}
+	year := dates[0][strings.LastIndexByte(dates[0], ' '):]
+	if !slices.ContainsFunc(dates, func(d string) bool { return !strings.HasSuffix(d, year) }) {
+		for i := range dates[:len(dates)-1] {
+			dates[i] = strings.TrimSuffix(dates[i], ","+year)
+		}
+	}
+	return JoinOr(dates)
 }
 
 // LastStep is the last field of a dotted path ("price" of
@@ -368,10 +399,19 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 
 // SearchLabel names what a customer searches for: "the cheapest
 // itinerary from SFO or OAK to JFK on 2024-05-20 or 2024-05-21 in economy".
-func SearchLabel(noun string, among map[string][]string, where map[string]string, pick string) string {
-	_, preps, with := phraseParts(among, nil)
-	wadj, wpreps, wwith := phraseParts(single(where), nil)
+func SearchLabel(s *SearchModel, among map[string][]string, where map[string]string, pick string) string {
+	noun := s.Noun
+	// One list of conditions, so places and dates come in their order
+	// whether the customer gave one value or several.
+	all := single(where)
+	for f, vals := range among {
+		all[f] = vals
+	}
+	wadj, preps, with := phraseParts(all, s.Say)
 	padj, pclause := PickWords(pick)
+	if phrase, ok := s.Say[pick]; ok && pick != "" {
+		padj, pclause = "", phrase
+	}
 	words := []string{"the"}
 	if padj != "" {
 		words = append(words, padj)
@@ -379,8 +419,6 @@ func SearchLabel(noun string, among map[string][]string, where map[string]string
 	words = append(words, wadj...)
 	words = append(words, noun)
 	words = append(words, preps...)
-	words = append(words, wpreps...)
-	with = append(with, wwith...)
 	if len(with) > 0 {
 		words = append(words, "with "+JoinAnd(with))
 	}
@@ -614,4 +652,73 @@ func Plain(tmpl string) string {
 // (emojis, kiwis).
 func singularIs(w string) bool {
 	return len(w) > 2 && strings.HasSuffix(w, "is") && strings.ContainsRune("sxntrl", rune(w[len(w)-3]))
+}
+
+// Description is how the agent states a record it found, in the pack's
+// words where it has them: "an active reservation from ORD to MSP in
+// economy for a round trip with travel insurance and 4 checked bags,
+// created April 11, 2024 at 6:11 PM". Attributes with no words of their
+// own are said by name ("aircraft A320"). It is "" for a record with no
+// scalar describe or compare field.
+func Description(c *CollModel, obj map[string]any) string {
+	var adj, preps, with, attrs []string
+	for _, f := range slices.Concat(c.Describe, c.Compare) {
+		v, ok := ValueAt(obj, f)
+		if !ok || v == nil {
+			continue
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			continue
+		}
+		text := tools.Text(v)
+		phrase, said := c.Say[f+"="+text]
+		if tmpl, ok := c.Say[f]; ok && !said {
+			phrase, said = fillValue(tmpl, SayValue(f, v)), true
+		}
+		if _, stamp := parseStamp(text); stamp {
+			said = false
+		}
+		switch {
+		case said && strings.HasPrefix(phrase, "with "):
+			with = append(with, strings.TrimPrefix(phrase, "with "))
+		case said:
+			preps = append(preps, phrase)
+		case preposition(f) == "adjective":
+			adj = append(adj, ValueWords(text))
+		case preposition(f) != "" && !isNumber(v):
+			preps = append(preps, preposition(f)+" "+ValueWords(text))
+		default:
+			attrs = append(attrs, Attribute(f, v))
+		}
+	}
+	if len(adj)+len(preps)+len(with)+len(attrs) == 0 {
+		return ""
+	}
+	words := append(adj, c.Noun)
+	words = append(words, preps...)
+	if len(with) > 0 {
+		if len(preps) > 0 && strings.HasPrefix(preps[len(preps)-1], "without ") {
+			words = append(words, "and")
+		}
+		words = append(words, "with "+JoinAnd(with))
+	}
+	out := A(strings.Join(words, " "))
+	if len(attrs) > 0 {
+		out += ", " + JoinAnd(attrs)
+	}
+	return out
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case float64, int64, int:
+		return true
+	}
+	return false
+}
+
+// fillValue puts a value into a say template's {value} forms.
+func fillValue(tmpl, v string) string {
+	return strings.NewReplacer("{value}", v, "{value|lower}", caseFilter(v, "lower"), "{value|title}", caseFilter(v, "title"), "{value|words}", caseFilter(v, "words")).Replace(tmpl)
 }

@@ -149,8 +149,10 @@ type SearchModel struct {
 	Items    string
 	Compare  []string
 	Describe []string
-	types    map[string]map[string]any // param -> schema (first tool that has it)
-	pools    map[string][]string
+	// Say words candidate fields, as a collection's Say does.
+	Say   map[string]string
+	types map[string]map[string]any // param -> schema (first tool that has it)
+	pools map[string][]string
 	// SeedColl is a collection whose records hold several of the search
 	// parameters as fields (flights: origin, destination, date): values
 	// drawn together from one record describe something that exists.
@@ -1201,7 +1203,7 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 		return nil, fmt.Errorf("%s.tools: empty", where)
 	}
 	sm := &SearchModel{Name: s.Name, Noun: Singular(Words(s.Name)), Tools: slices.Clone(s.Tools), Grid: slices.Clone(s.Grid),
-		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe),
+		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe), Say: s.Say,
 		types: map[string]map[string]any{}, pools: map[string][]string{}}
 	params := map[string]bool{}
 	for _, tn := range s.Tools {

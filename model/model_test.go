@@ -381,3 +381,69 @@ func TestVerbPhraseNamesTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestDescription: the agent says a record in the pack's words, each
+// attribute once, the way a person states it.
+func TestDescription(t *testing.T) {
+	res := &CollModel{Noun: "reservation", Describe: []string{"origin", "destination", "cabin", "flight_type", "status", "insurance"},
+		Compare: []string{"created_at", "total_baggages"},
+		Say: map[string]string{"insurance=yes": "with travel insurance", "insurance=no": "without travel insurance",
+			"flight_type=round_trip": "for a round trip", "total_baggages=1": "with one checked bag", "total_baggages": "with {value} checked bags"}}
+	bare := &CollModel{Noun: "item", Describe: []string{"category"}, Compare: []string{"price", "stock"}}
+	for _, tc := range []struct {
+		c    *CollModel
+		obj  map[string]any
+		want string
+	}{
+		{res, map[string]any{"origin": "ORD", "destination": "MSP", "cabin": "economy", "flight_type": "round_trip", "status": "active",
+			"insurance": "yes", "created_at": "2024-04-11T18:11:00-05:00", "total_baggages": 4.0},
+			"an active reservation from ORD to MSP in economy for a round trip with travel insurance and 4 checked bags, created April 11, 2024 at 6:11 PM"},
+		{res, map[string]any{"origin": "PHX", "destination": "SFO", "cabin": "basic_economy", "status": "cancelled", "insurance": "no", "total_baggages": 1.0},
+			"a cancelled reservation from PHX to SFO in basic economy without travel insurance and with one checked bag"},
+		{bare, map[string]any{"category": "kitchen", "price": 20.9, "stock": 5.0}, "an item, category kitchen, price $20.90 and stock 5"},
+		{bare, map[string]any{"name": "no described field"}, ""},
+	} {
+		if got := Description(tc.c, tc.obj); got != tc.want {
+			t.Errorf("Description(%v)\n got %q\nwant %q", tc.obj, got, tc.want)
+		}
+	}
+}
+
+// TestElementText: one element of a list argument or a search result,
+// ids verbatim, places and dates in the order people say them.
+func TestElementText(t *testing.T) {
+	ids := []string{"flight_number"}
+	for _, tc := range []struct {
+		e     map[string]any
+		first []string
+		say   map[string]string
+		want  string
+	}{
+		{map[string]any{"flight_number": "SY264", "origin": "MCO", "destination": "DEN", "date": "2024-06-04", "price": 199.0}, nil, nil,
+			"SY264 from MCO to DEN on June 4, 2024 (price $199)"},
+		{map[string]any{"flight_number": "SY325", "date": "2024-05-25"}, nil, nil, "SY325 on May 25, 2024"},
+		{map[string]any{"origin": "ORD", "destination": "MCO", "cabin": "basic_economy", "stops": 0.0, "via": "", "price": 127.0, "duration_minutes": 403.0},
+			[]string{"price", "duration_minutes"}, map[string]string{"stops=0": "with no stops"},
+			"from ORD to MCO in basic economy (price $127, duration 403 minutes, with no stops)"},
+		{map[string]any{"score": 3.0}, nil, nil, "score 3"},
+	} {
+		if got := ElementText(tc.e, ids, tc.first, tc.say); got != tc.want {
+			t.Errorf("ElementText(%v)\n got %q\nwant %q", tc.e, got, tc.want)
+		}
+	}
+}
+
+// TestSearchLabelWords: a customer's search names places from and to,
+// dates as dates with the year once, and the pack's words for a value.
+func TestSearchLabelWords(t *testing.T) {
+	s := &SearchModel{Noun: "itinerary", Say: map[string]string{"stops=0": "with no stops"}}
+	got := SearchLabel(s, map[string][]string{"origin": {"SFO", "OAK"}, "date": {"2024-05-16", "2024-05-17", "2024-05-18"}},
+		map[string]string{"destination": "JFK", "stops": "0", "cabin": "economy"}, "min:price")
+	want := "the cheapest itinerary from SFO or OAK to JFK on May 16, May 17 or May 18, 2024 in economy with no stops"
+	if got != want {
+		t.Errorf("SearchLabel\n got %q\nwant %q", got, want)
+	}
+	if got := valuesWords("date", []string{"2024-05-31", "2025-06-01"}); got != "May 31, 2024 or June 1, 2025" {
+		t.Errorf("dates of two years: %q", got)
+	}
+}

@@ -391,6 +391,9 @@ func TestFileRefsWithoutFolder(t *testing.T) {
 // accounts, else its staff, operators or developers, in the policy and
 // in domain.yaml.
 func TestPersona(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	cases := []struct {
 		spec, role, policy string
 	}{

@@ -107,6 +107,9 @@ func importReal(t *testing.T, c crudCase) (*openapi.Result, string) {
 // Each real spec imports with one tool per operation, valid parameter
 // schemas, a pack that validates and loads, and working CRUD handlers.
 func TestRealSpecs(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	for _, c := range realSpecs {
 		t.Run(c.file, func(t *testing.T) {
 			res, dir := importReal(t, c)

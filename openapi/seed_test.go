@@ -116,6 +116,9 @@ func TestSeedBelievable(t *testing.T) {
 // Every seeded field validates against its schema (formats asserted),
 // for the fixtures and, when present, the real specs.
 func TestSeedValidates(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	specs := []string{filepath.Join("testdata", "seed", "billing.yaml"), filepath.Join("testdata", "resilient.yaml"),
 		filepath.Join("testdata", "multifile", "ok", "api.yaml"), filepath.Join("testdata", "refs", "pointers.yaml")}
 	if dir, err := realSpecDir(); err == nil {

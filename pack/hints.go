@@ -276,4 +276,7 @@ type Search struct {
 	Compare []string `json:"compare,omitempty"`
 	// Describe are candidate fields a customer can constrain.
 	Describe []string `json:"describe,omitempty"`
+	// Say words a Describe or Compare field as a collection's say does:
+	// "stops=0": "with no stops", "max:price": "the priciest".
+	Say map[string]string `json:"say,omitempty"`
 }

@@ -1015,6 +1015,7 @@ func (c *checker) references() {
 		for i, p := range col.Compare {
 			c.fieldRef(loc("collections", name, "compare", strconv.Itoa(i)), name, strings.TrimPrefix(p, "sum:"))
 		}
+		c.checkSay(child(at, "say"), col.Describe, col.Compare, col.Say)
 	}
 	if users != "" {
 		_, usersDeclared := m.Collections[users]
@@ -1049,6 +1050,29 @@ func (c *checker) references() {
 		}
 	}
 	c.hintRefs()
+}
+
+// checkSay checks that each key of a say words a field the customer or
+// the agent says: "F" or "F=V" one of describe or compare, "max:F" and
+// "min:F" one of compare. Lists left empty are inferred, so they hold
+// nothing to check against.
+func (c *checker) checkSay(at string, describe, compare []string, say map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(say)) {
+		f, order := strings.CutPrefix(k, "max:")
+		if !order {
+			f, order = strings.CutPrefix(k, "min:")
+		}
+		if order {
+			if len(compare) > 0 && !slices.Contains(compare, f) {
+				c.addY(child(at, k), "%q orders by %q, which is not under compare: add it there or remove this key", k, f)
+			}
+			continue
+		}
+		f, _, _ = strings.Cut(k, "=")
+		if len(describe) > 0 && !slices.Contains(describe, f) && !slices.Contains(compare, f) {
+			c.addY(child(at, k), "%q words %q, which is under neither describe nor compare: add it to one or remove this key", k, f)
+		}
+	}
 }
 
 // checkChecks checks a write's checks: reads, with every required
@@ -1193,6 +1217,7 @@ func (c *checker) hintRefs() {
 			}
 			searches[s.Name] = true
 		}
+		c.checkSay(child(at, "say"), s.Describe, s.Compare, s.Say)
 		for j, t := range s.Tools {
 			td := c.toolRef(loc("hints", "searches", strconv.Itoa(i), "tools", strconv.Itoa(j)), t, record.KindRead)
 			if td == nil || td.params == nil {

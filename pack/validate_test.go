@@ -192,6 +192,15 @@ func TestValidateMore(t *testing.T) {
 		{"a checked rule on a write without checks", func(f map[string]string) {
 			f["domain.yaml"] += "rules:\n  - name: looked\n    kind: checked\n    tool: f\n    policy: Be helpful.\n"
 		}, "rule looked: hints.writes.f has no checks to hold the agent to", false},
+		{"a say for a field the records are not described by", func(f map[string]string) {
+			f["domain.yaml"] = strings.Replace(f["domain.yaml"], "    key: id\n", "    key: id\n    describe: [n]\n    say: {tags=x: \"tagged x\"}\n", 1)
+		}, `domain.yaml:8: collections.items.say.tags=x: "tags=x" words "tags", which is under neither describe nor compare: add it to one or remove this key`, false},
+		{"a say for an order not compared by", func(f map[string]string) {
+			f["domain.yaml"] = strings.Replace(f["domain.yaml"], "    key: id\n", "    key: id\n    compare: [n]\n    say: {max:tags: \"the most tagged\"}\n", 1)
+		}, `collections.items.say.max:tags: "max:tags" orders by "tags", which is not under compare`, false},
+		{"a search's say for a field it does not describe", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  searches:\n    - name: finds\n      tools: [f]\n      describe: [n]\n      say: {stops=0: \"with no stops\"}\n"
+		}, `hints.searches[0].say.stops=0: "stops=0" words "stops", which is under neither describe nor compare`, true},
 		{"say without a slot", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {say: {\"3\": three things}}\n"
 		}, `missing required key "slot"`, true},

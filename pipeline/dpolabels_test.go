@@ -24,6 +24,9 @@ var validatorText = regexp.MustCompile(`got \w+, want|missing propert|additional
 // rejected side carries validator text, a cut release holds no tool
 // message in chosen or rejected, and each release passes synth validate.
 func TestDPOLabelsShown(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	ctx := context.Background()
 	for _, tc := range []struct{ domain, tools string }{
 		{"retail", engine.DPOToolsKeep},

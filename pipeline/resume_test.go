@@ -27,8 +27,9 @@ func assertSameTree(t *testing.T, want, got map[string]string, what string) {
 }
 
 func TestResumeIsIdentical(t *testing.T) {
-	ref := smallConfig(t, 600)
-	ref.ChunkSize = 100
+	f := shrink()
+	ref := smallConfig(t, 600/f)
+	ref.ChunkSize = 100 / f
 	ref.DPO = true
 	if _, err := Run(context.Background(), ref, nil); err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestResumeIsIdentical(t *testing.T) {
 	cfg := ref
 	cfg.Out = filepath.Join(t.TempDir(), "resumed")
 	// Interrupt twice at different points, then let it finish.
-	for _, stopAt := range []int{150, 420} {
+	for _, stopAt := range []int{150 / f, 420 / f} {
 		ctx, cancel := context.WithCancel(context.Background())
 		before := doneBefore(t, cfg)
 		_, err := Run(ctx, cfg, progressFunc(func(done, _, _ int) {
@@ -71,8 +72,8 @@ func doneBefore(t *testing.T, cfg Config) int {
 }
 
 func TestShardsMergeIdentical(t *testing.T) {
-	ref := smallConfig(t, 500)
-	ref.ChunkSize = 60
+	ref := smallConfig(t, 500/shrink())
+	ref.ChunkSize = 60 / shrink()
 	if _, err := Run(context.Background(), ref, nil); err != nil {
 		t.Fatal(err)
 	}

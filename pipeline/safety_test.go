@@ -48,8 +48,8 @@ func firstChunkFile(t *testing.T, work, kind string) string {
 // or whose summary is gone is produced again on resume, never published
 // with the sha256 it had; the release equals an uninterrupted one.
 func TestDamagedChunksAreRedone(t *testing.T) {
-	ref := smallConfig(t, 300)
-	ref.ChunkSize = 100
+	ref := smallConfig(t, 300/shrink())
+	ref.ChunkSize = 100 / shrink()
 	if _, err := Run(context.Background(), ref, nil); err != nil {
 		t.Fatal(err)
 	}

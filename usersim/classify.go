@@ -39,7 +39,7 @@ var rules = []rule{
 	{"transferred", "", anyOf(`transfer(ring)? you to`, `transferred you`, `hand you over`, `connect you (with|to) a human`, `human (agent|colleague|representative)`)},
 	{"identify_again", "", anyOf(`(couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to) (find|locate) (any|an|your|the)? ?account`,
 		`no (matching )?account`, `(didn't|did not|doesn't|does not) match (any|an|our)`, `double-check`, `try again`)},
-	{"confirm", "", anyOf(`(shall|should) i (proceed|go ahead|make this change|carry this out)`, `(would|do) you (like|want) me to (proceed|go ahead|make this change|carry this out)`, `(can|could|would) you confirm`,
+	{"confirm", "", anyOf(`(shall|should|may) i (proceed|go ahead|make this change|carry this out|put this through)`, `(would|do) you (like|want) me to (proceed|go ahead|make this change|carry this out|put this through)`, `(can|could|would) you confirm`,
 		`please confirm`, `\(yes/no\)`, `reply (with )?yes`, `confirm with yes`, `is that (correct|right)\?`, `ok(ay)? to proceed`, `a yes from you`)},
 	{"identify", "", anyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
 		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`)},
@@ -48,7 +48,7 @@ var rules = []rule{
 		`(whole|full) address`, `where should it go`)},
 	{"piece", "payment", anyOf(`payment method`, `receive the refund`, `pay or receive`, `how would you like to pay`, `which card`, `refund (go|be sent) to`)},
 	{"piece", "new", anyOf(`instead\?`, `instead of`, `in exchange`, `you'?d like instead`, `in its place`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
-	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`)},
+	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`, `what items? should`, `list them all`, `name them`, `each one`)},
 	{"piece", "target", anyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
 	{"piece", "topic", anyOf(`what can i help you with\?`, `what would you like to do\?`)},
 	{"anything_else", "", anyOf(`anything else`, `something else`, `help with anything`, `any other`)},
@@ -103,7 +103,7 @@ type Executed struct {
 }
 
 // refusal marks an agent declining a request.
-var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`)
+var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`)
 
 // Listener reads an agent's messages for one user: the Asks of an agent
 // that does not hand them over. It follows the user's own turns (Heard)

@@ -118,6 +118,9 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 // Every message the oracle sends, over every template it has, reads as
 // the Ask the oracle meant.
 func TestClassifyOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	seen := map[string]int{}
 	oracleRun(t, 250, false, func(bp *record.Blueprint, text string, truth, read dialog.Ask) {
 		key := truth.Kind + "/" + truth.Piece
@@ -140,6 +143,9 @@ func TestClassifyOracle(t *testing.T) {
 // The rule-based user that reads the agent's words instead of being
 // handed its Asks still completes every task with the oracle.
 func TestListenerDialoguesVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	d, err := domains.Load("retail", 3)
 	if err != nil {
 		t.Fatal(err)

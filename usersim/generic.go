@@ -134,7 +134,7 @@ func (u *Generic) identityValues(id map[string]string) string {
 
 var genericIdentify = []string{
 	"{My|The} <pairs>{.|}",
-	"{Sure|Of course|Yes|Okay}{,|!} {my|the} <pairs>{.|}",
+	"{Sure|Of course|Yes|Okay|No problem|Certainly|Absolutely|Right}{,|,|!} {my|the} <pairs>{.|}",
 	"<values>",
 	"{I'm|This is} <name>{,|.} {my|the} <pairs>{.|}",
 }
@@ -300,7 +300,7 @@ var genericQuestions = []string{
 }
 
 var genericSlotPieces = []string{
-	"{The <what> {should be|is|will be}|For the <what>, {use|make it}} <value>{.|}",
+	"{The <what> {should be|is|will be|would be}|For the <what>, {use|make it|put|go with}|As for the <what>, {it's|make it}} <value>{.|, please.|, thanks.}",
 	"{<value>|<value>, please}{.|}",
 	"{Make it|Let's go with|Please use|Set it to} <value>{.|}",
 }
@@ -308,9 +308,10 @@ var genericSlotPieces = []string{
 // A value the pack says in words ("travel insurance", "2 checked bags")
 // names what it is for: no "For the insurance, use no".
 var genericSaidPieces = []string{
-	"{Let's go with|Make it|I'd prefer} <value>{.|}",
-	"{<value>|<value>, please}{.|}",
-	"{I'll go with|I'd go for} <value>{, please|}{.|}",
+	"{Let's go with|Make it|I'd prefer|I'll take|I'd like|Put me down for|I'd rather have|I want|Go with|I'll have} <value>{.|, please.|, thanks.|, if that's okay.}",
+	"{<value>|<value>, please|<value>, thanks|Just <value>|<value> for me}{.|}",
+	"{I'll go with|I'd go for|I'll stick with|I think I'll take|I guess I'll go with|Honestly, I'd pick} <value>{, please|, thanks|}{.|}",
+	"{<value> works for me|<value> would be best|<value> is what I want|<value> suits me|<value> sounds right}{.|!}",
 }
 
 // Free text (a comment, a resolution) is quoted rather than "used".
@@ -321,10 +322,11 @@ var genericTextPieces = []string{
 }
 
 var genericChoicePieces = []string{
-	"{Use|Please use|Let's go with|Put it on|Go with} <label>{.|}",
+	"{Use|Please use|Let's go with|Put it on|Go with|Just use|Charge|Stick with} <label>{.|, please.|, thanks.}",
 	"{<label>|<label>, please|Just <label>|<label> is fine|<label> works for me|<label>, thanks}{.|}",
-	"{I'd like to use|I want to use|I'll use|I'd prefer} <label> {for the <what>|}{.|}",
-	"{Let's do|I'll go with} <label>{, please|}{.|}",
+	"{I'd like to use|I want to use|I'll use|I'd prefer|I'd rather use|I'm happy to use|I think I'll use|I'd go with} <label> {for the <what>|}{.|, please.|, thanks.}",
+	"{Let's do|I'll go with|We can use|You can use|Go ahead and use|Better use} <label>{, please|, thanks|}{.|}",
+	"{<label> is best|<label> would be great|<label> is what I'd like|<label> suits me|<label> makes sense}{.|!|, thanks.}",
 }
 
 // withoutWhat drops the optional "for the <what>" of choice pieces, for

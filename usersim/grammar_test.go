@@ -279,3 +279,20 @@ func TestWithoutWhat(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadInto: a greeting or lead that ends in a comma runs into the
+// request as one sentence; any other stays a sentence of its own.
+func TestLeadInto(t *testing.T) {
+	for _, tc := range []struct{ greet, text, want string }{
+		{"Hi, ", "Could you cancel my order?", "Hi, could you cancel my order?"},
+		{"Hello there, ", "I'd like to return an item.", "Hello there, I'd like to return an item."},
+		{"Hey, ", "I need to book a flight.", "Hey, I need to book a flight."},
+		{"Hi! ", "Could you cancel my order?", "Hi! Could you cancel my order?"},
+		{"Hi, ", "SY264 is my flight.", "Hi. SY264 is my flight."},
+		{"", "Could you help?", "Could you help?"},
+	} {
+		if got := joinSentences(leadInto(tc.greet, tc.text)); got != tc.want {
+			t.Errorf("leadInto(%q, %q) = %q, want %q", tc.greet, tc.text, got, tc.want)
+		}
+	}
+}

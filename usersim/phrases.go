@@ -5,21 +5,21 @@ package usersim
 // their own openers, fillers and closers on top.
 
 var greetings = []string{
-	"{Hi|Hello|Hey|Hi there|Hello there|Good afternoon|Hey there|Morning}{,|!|.|} ",
-	"{Hi|Hello}, {I hope you can help me|I need some help|I'm hoping you can help}{.|!} ", "{Hi|Hello|Hey|Hi there}, {could|can} you help me {out|with something}? ",
+	"{Hi|Hello|Hey|Hi there|Hello there|Good afternoon|Hey there|Morning|Good morning|Good evening}{,|,|,|!|.} ",
+	"{Hi|Hello|Hey|Good day}, {I hope you can help me|I need some help|I'm hoping you can help|I could use some help|I need a hand with something|I have a question|I'm hoping you can sort something out}{.|!} ", "{Hi|Hello|Hey|Hi there}, {could|can} you help me {out|with something}? ",
 	"",
 }
 
 var identifyEmail = []string{
 	"{My email is|My email address is|You can find me under|The email on my account is|It's under} <email>{.|}",
-	"{Sure|Of course|Yes|Okay}{,|!} {it's|my email is|the email is} <email>{.|}",
+	"{Sure|Of course|Yes|Okay|No problem|Certainly|Absolutely|Right}{,|,|!} {it's|my email is|the email is} <email>{.|}",
 	"<email>",
 	"{I'm|This is} <name>, {email|my email is|account email} <email>{.|}",
 }
 
 var identifyNameZip = []string{
 	"{My name is|I'm|This is} <name> and {my zip code is|my zip is|the zip is|I live in zip code} <zip>{.|}",
-	"{Sure|Okay|Yes|Of course}{,|!} {it's|I'm} <name>, {zip code|zip} <zip>{.|}",
+	"{Sure|Okay|Yes|Of course|No problem|Certainly|Absolutely|Right}{,|,|!} {it's|I'm} <name>, {zip code|zip} <zip>{.|}",
 	"<name>, <zip>",
 	"{Name's|The name is} <name>{,|;} {zip|postal code} <zip>{.|}",
 }
@@ -145,14 +145,14 @@ var dones = []string{
 }
 
 var nextGoal = []string{
-	"{Yes, one more thing|Yeah, actually|Actually, yes|One more thing|Also, one more thing|There's one more thing|Yes, there is|Actually, there is|Now that you ask, yes}{.|!} ",
-	"{Yes|Sure}{, there's something else|, one more thing|. I also have another request|, I have one more request}{.|:|!} ",
+	"{Yes, one more thing|Yeah, actually|Actually, yes|One more thing|Also, one more thing|There's one more thing|Yes, there is|Actually, there is|Now that you ask, yes|Yes, while I have you|Oh, one more thing|Come to think of it, yes|Yes, please, one more|There is, actually|Actually, I do|Yes, I do}{.|!|,|,} ",
+	"{Yes|Sure|Yes, actually|Sure, now that you mention it}{, there's something else|, one more thing|, I also have another request|, I have one more request|, there's another thing}{.|:|!} ",
 	"",
 }
 
 var acks = []string{
-	"{Okay|Ok|I see|Alright|Got it|Understood|Oh, okay}{,|.} {thanks|thank you|that's fine|fair enough|no problem}{.|!|}",
-	"{I see|Oh|Hmm}{,|.} {that's a shame|too bad|okay then|I understand}{.|}",
+	"{Okay|Ok|I see|Alright|Got it|Understood|Oh, okay|Right}{,| —} {thanks|thank you|that's fine|fair enough|no problem|thanks for checking}{.|!|}",
+	"{I see|Oh|Hmm|Ah}{,| —} {that's a shame|too bad|okay then|I understand|that's a pity|fair enough}{.|}",
 }
 
 var reminders = []string{
@@ -169,12 +169,12 @@ var verboseFillers = []string{
 
 var impatientOpeners = []string{
 	"{Quick question|Need this fixed fast|I'm in a hurry|I don't have much time|Please be quick}{.|!|:} ",
-	"{Hi|Hello}. {I'm short on time|Make it quick please|Let's be fast}{.|!} ",
+	"{Hi|Hello|Hey}, {I'm short on time|make it quick please|let's be fast|I need this done quickly|I have a few minutes only}{.|!} ",
 }
 
 var impatientClosers = []string{
-	"{Thanks|Thx}{.|!}",
-	"{Please hurry|Quickly please|ASAP please}{.|!}",
+	"{Thanks|Thx|Ta|Cheers|Thanks in advance|Much appreciated}{.|!}",
+	"{Please hurry|Quickly please|ASAP please|As fast as you can|I need it now|Quick, please}{.|!}",
 	"",
 }
 

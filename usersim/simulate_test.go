@@ -114,6 +114,9 @@ var writeTools = []string{"cancel_pending_order", "modify_pending_order_address"
 	"modify_user_address", "return_delivered_order_items", "exchange_delivered_order_items"}
 
 func TestDialoguesWellFormed(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	for _, dl := range simulated(t) {
 		bp, tr := dl.bp, dl.tr
 		name := fmt.Sprintf("blueprint %d (%s)", bp.Index, bp.Behavior)
@@ -391,6 +394,9 @@ func TestLanguageDiversity(t *testing.T) {
 // "Please …?", no question closed with a full stop, in retail, airline
 // and a pack.
 func TestSentencesWellFormed(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	check := func(name string, dls []dialogue) {
 		for _, dl := range dls {
 			for i, m := range dl.tr.Messages {
@@ -438,6 +444,9 @@ func play(t *testing.T, domain string, n int) []dialogue {
 // checked bags in total", "without travel insurance") is said in those
 // words, never as the field name and the raw value.
 func TestSaidInThePacksWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	raw := regexp.MustCompile(`(?i)insurance (yes|no)\b|(highest|lowest|for the) total baggages|\b(use|make it|be) (yes|no)([.,!?]|$)|basic_economy|for the cabin,`)
 	said := 0
 	for _, dl := range play(t, "airline", 200) {

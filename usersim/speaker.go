@@ -83,15 +83,15 @@ func (u *speaker) say(tmpls []string, slots map[string]string) string {
 
 // start is the customer's opening message.
 func (u *speaker) start(c customer) dialog.Turn {
-	var parts []string
 	var acts []dialog.Act
+	greet := ""
 	if u.prof.impatient {
-		parts = append(parts, dialog.Expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))]))
+		greet = dialog.Expand(u.rng, impatientOpeners[u.rng.IntN(len(impatientOpeners))])
 	} else if !u.prof.terse {
-		parts = append(parts, dialog.Expand(u.rng, greetings[u.rng.IntN(len(greetings))]))
+		greet = dialog.Expand(u.rng, greetings[u.rng.IntN(len(greetings))])
 	}
 	text, act := c.request(0)
-	parts = append(parts, text)
+	parts := leadInto(greet, text)
 	acts = append(acts, act)
 	if u.prof.identityFirst {
 		if t, ok := c.openingIdentity(); ok {
@@ -103,6 +103,25 @@ func (u *speaker) start(c customer) dialog.Turn {
 		parts = append(parts, dialog.Expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
 	}
 	return dialog.Turn{Text: joinSentences(parts), Acts: acts}
+}
+
+// leadInto joins a greeting that leads into more ("Hi,") and the request
+// into one sentence, "Hi, could you cancel …?": a bare "Hi." before every
+// other request would be the corpus's most repeated sentence.
+func leadInto(greet, text string) []string {
+	g, leads := strings.CutSuffix(strings.TrimSpace(greet), ",")
+	first, _, _ := strings.Cut(text, " ")
+	switch {
+	case !leads:
+		return []string{greet, text}
+	case first == "I" || strings.HasPrefix(first, "I'"):
+		return []string{g + ", " + text}
+	case len(first) < 2:
+		return []string{greet, text}
+	case first[0] >= 'A' && first[0] <= 'Z' && dialog.PlainWord(strings.ToLower(first[:1])+text[1:]):
+		return []string{g + ", " + strings.ToLower(text[:1]) + text[1:]}
+	}
+	return []string{greet, text}
 }
 
 // respond answers the agent's last turn.
@@ -207,7 +226,7 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 			if ask.Kind == "anything_else" {
 				lead = dialog.Expand(u.rng, nextGoal[u.rng.IntN(len(nextGoal))])
 			}
-			return dialog.Turn{Text: joinSentences([]string{prefix, lead + text}), Acts: []dialog.Act{act}}
+			return dialog.Turn{Text: joinSentences(append([]string{prefix}, leadInto(lead, text)...)), Acts: []dialog.Act{act}}
 		}
 	}
 	tmpls := dones

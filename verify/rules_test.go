@@ -11,6 +11,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -33,9 +34,12 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 			continue
 		}
 		if refused, ok := strings.CutPrefix(tool, model.IntentRefusePrefix); ok {
-			// A forbidden request of that tool, and no write of it.
+			// A forbidden request of that tool, no write of it, and the
+			// reads its checks need (a refusal the target's own state
+			// decides needs none).
 			if !slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Intent == tool }) ||
-				slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == refused }) {
+				slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == refused }) ||
+				!checksRead(fx, refused, bp) {
 				continue
 			}
 		} else if tool != "" && !slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Tool == tool }) {
@@ -51,6 +55,18 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 	}
 	t.Fatalf("no verified dialogue with %s %s", tool, goalKind)
 	return nil, nil
+}
+
+// checksRead reports whether the ground truth holds a read its checks
+// name, when the write has checks.
+func checksRead(fx *testplay.Fixture, tool string, bp *record.Blueprint) bool {
+	w := fx.D.Model.Write(tool)
+	if w == nil || len(w.Checks) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(bp.Actions, func(a record.Action) bool {
+		return slices.ContainsFunc(w.Checks, func(c pack.Check) bool { return c.Tool == a.Tool })
+	})
 }
 
 // dropCalls is the edit of a dialogue that never calls tool: its calls
@@ -136,6 +152,8 @@ func failed(v record.Verdict) []string {
 	return out
 }
 
+var dollars = regexp.MustCompile(`-?\$\d+(\.\d+)?`)
+
 var figureSentence = regexp.MustCompile(`(The [a-z ]+ (will be|comes to|would be)|That makes the [a-z ]+|So the [a-z ]+ is) [^.]*\.\d*\.?`)
 
 // Each policy rule rejects a hand-edited dialogue that breaks it, by
@@ -168,7 +186,17 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 		}, 0},
 		{"booking total not stated", airline, "book_reservation", "", "rule:disclose:booking_total", func(t *testing.T, tr *record.Trajectory) {
 			p := proposalAt(tr, callAt(tr, "book_reservation"))
-			tr.Messages[p].Content = figureSentence.ReplaceAllString(tr.Messages[p].Content, "")
+			text := tr.Messages[p].Content
+			// The amount goes wherever it is said: for one passenger the
+			// itinerary's price is the total.
+			for _, figure := range figureSentence.FindAllString(text, -1) {
+				if amount := dollars.FindString(figure); amount != "" {
+					text = strings.ReplaceAll(text, amount+" ", "an amount ")
+					text = strings.ReplaceAll(text, amount+",", "an amount,")
+					text = strings.ReplaceAll(text, amount+")", "an amount)")
+				}
+			}
+			tr.Messages[p].Content = figureSentence.ReplaceAllString(text, "")
 		}, 0},
 		{"no reminder that an exchange is once", retail, "exchange_delivered_order_items", "", "rule:say:exchange_only_once", func(t *testing.T, tr *record.Trajectory) {
 			p := proposalAt(tr, callAt(tr, "exchange_delivered_order_items"))

@@ -37,6 +37,9 @@ func brokenPack(t *testing.T, handler, body string) string {
 // what is not a record fails the run with the handler's own reason, and a
 // run without writes is not told to lower --writes.
 func TestReadFailuresSayWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	cases := []struct {
 		name, handler, body string
 		args                []string

@@ -315,6 +315,9 @@ func TestVerifyTau2Gold(t *testing.T) {
 // its sources; it never replaces a folder unasked; and a passing
 // dialogue whose writes equal a held-out task's is not kept.
 func TestVerifyKeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	ds, rel := ownDialogues(t, 16)
 	var lines []string
 	for _, d := range ds {

@@ -377,6 +377,9 @@ func checkTau2Shapes(t *testing.T, b *tools.Base) {
 // invariants and statistics, tau2's record shapes, determinism and its
 // cost against the generator step limit.
 func TestStarGenerator(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	// A twentieth of the step limit must do (it takes about 3.3M steps).
 	lim := pack.DefaultLimits()
 	lim.GeneratorSteps /= 20

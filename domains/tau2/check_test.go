@@ -144,6 +144,9 @@ func TestKeyOrder(t *testing.T) {
 // databases refused, and for the others the same dump, number kinds
 // included.
 func TestCheckLikePydantic(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	needPython(t)
 	dir := tau2Dir(t)
 	for _, domain := range []string{"retail", "airline"} {

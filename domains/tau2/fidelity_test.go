@@ -56,6 +56,9 @@ func (tk task) calls() []oracleCall {
 // the oracle's sha256 (canonical JSON, Python's number text: int and
 // float kinds must agree too).
 func TestFidelityTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	for _, domain := range []string{"retail", "airline"} {
 		t.Run(domain, func(t *testing.T) {
 			pyd := needPython(t)
@@ -227,6 +230,9 @@ const (
 // (a fresh database per episode, in one oracle run): each result equal,
 // each final database hashing to the oracle's.
 func TestFidelityEpisodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	for _, domain := range []string{"retail", "airline"} {
 		t.Run(domain, func(t *testing.T) {
 			pyd := needPython(t)

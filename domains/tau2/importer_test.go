@@ -115,6 +115,9 @@ func TestImportKeepsOthersFiles(t *testing.T) {
 // TestImportPack: the packs made of τ²'s folders load, keep τ²'s files as
 // they are, and hold out exactly the tasks whose gold actions write.
 func TestImportPack(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	for _, domain := range []string{"retail", "airline"} {
 		t.Run(domain, func(t *testing.T) {
 			src := filepath.Join(tau2Dir(t), domain)

@@ -21,6 +21,9 @@ import (
 // mistake is caught, each verified, labelled and showing the customer's
 // no before the end; the same bytes on every run.
 func TestRecoveryShare(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	cases := []struct {
 		domain string
 		share  float64
