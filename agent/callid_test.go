@@ -90,6 +90,7 @@ var phraseBanks = map[string]phraseBank{
 	"holdRefusal":          {holdRefusal, nil},
 	"passOver":             {passOver, []string{"what"}},
 	"defaultChoice":        {defaultChoice, []string{"default"}},
+	"insteadLead":          {insteadLead, nil},
 	"slotOptions":          {slotOptions, []string{"opts"}},
 	"reminderFrames":       {reminderFrames, nil},
 }

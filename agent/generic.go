@@ -64,15 +64,17 @@ type readOut struct {
 
 // ggoal is what the agent has understood of one request.
 type ggoal struct {
-	idx    int
-	intent string
-	w      *model.WriteModel
-	opts   []string
-	field  string // asked about, for a question
-	target *record.Selector
-	items  map[string][]record.Selector
-	news   map[string][]record.Selector
-	slots  map[string]string
+	idx int
+	// instead: the customer's plan B for a request the agent refused.
+	instead bool
+	intent  string
+	w       *model.WriteModel
+	opts    []string
+	field   string // asked about, for a question
+	target  *record.Selector
+	items   map[string][]record.Selector
+	news    map[string][]record.Selector
+	slots   map[string]string
 	// elems are the records the choice arguments name, for the outputs
 	// computed from them; user is the customer's record when read.
 	elems map[string][]any
@@ -217,6 +219,10 @@ func (a *Generic) Respond(ctx context.Context, in dialog.Turn) (Turn, error) {
 			}
 			a.cur = a.goals[a.queue[0]]
 			a.queue = a.queue[1:]
+			if a.cur.instead && a.refused {
+				// The customer's plan B, taken up without asking again.
+				lead = append(lead, a.say(insteadLead, nil))
+			}
 		}
 		t, said, fin := a.work(ctx, a.cur)
 		if said != "" {
@@ -255,6 +261,7 @@ func (a *Generic) absorb(act dialog.Act) {
 			a.goals[act.Goal] = g
 			a.queue = append(a.queue, act.Goal)
 		}
+		g.instead = g.instead || act.Instead
 		if act.Intent != "" && g.intent != act.Intent {
 			g.intent = act.Intent
 			if f, ok := strings.CutPrefix(act.Intent, model.IntentInformPrefix); ok {
@@ -1257,12 +1264,14 @@ func (a *Generic) remind(text string) string {
 		return text
 	}
 	frame := a.say(reminderFrames, nil)
-	first, _, _ := strings.Cut(text, " ")
+	// A frame is itself the "please note".
+	body := strings.TrimPrefix(strings.TrimPrefix(text, "Please note that "), "Note that ")
+	first, _, _ := strings.Cut(body, " ")
 	if len(first) < 2 || first == strings.ToUpper(first) || !dialog.PlainWord(strings.ToLower(first)) {
 		// An id, an acronym or "I" keeps its case, and its sentence.
 		return text
 	}
-	return frame + " " + strings.ToLower(text[:1]) + text[1:]
+	return frame + " " + strings.ToLower(body[:1]) + body[1:]
 }
 
 // figures states what the write will do that the policy says to tell

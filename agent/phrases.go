@@ -35,7 +35,7 @@ var found = []string{
 }
 
 var confirmAsk = []string{
-	"{|So, |Okay, |Alright, |Then, }{shall I|should I|would you like me to|do you want me to|may I} {proceed|go ahead|make this change|go ahead with this|carry this out|put this through}{ now| for you| then|}? {{Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|Say yes and it's done.|Once you say yes, I'll make the change.|I'll go ahead as soon as you reply yes.|A simple yes is all I need.|Just say yes to go ahead.|Reply yes and I'll process it.|If everything looks right, reply yes.|I'll need a yes from you before I proceed.|Reply yes to go ahead, or tell me what to change.|If that's all correct, a yes is enough.}|}",
+	"{|So, |Okay, |Alright, }{shall I|should I|would you like me to|do you want me to|may I} {proceed|go ahead|make this change|go ahead with this|carry this out|put this through}{ now| for you| then|}? {{Please reply yes to confirm.|Just reply yes and I'll take care of it.|Reply yes if that's right.|A yes from you and I'll go ahead.|Say yes and it's done.|Once you say yes, I'll make the change.|I'll go ahead as soon as you reply yes.|A simple yes is all I need.|Just say yes to go ahead.|Reply yes and I'll process it.|If everything looks right, reply yes.|I'll need a yes from you before I proceed.|Reply yes to go ahead, or tell me what to change.|If that's all correct, a yes is enough.}|}",
 	"{|So, |Now, |Okay, |Alright, |If that all looks right, }{please confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead|I should go ahead|everything is right} (yes/no).|{can you|could you|would you} confirm {that's correct|you want this done|these details are right|this is what you'd like|you'd like me to go ahead|I should go ahead|everything is right} (yes/no)?}",
 }
 
@@ -85,6 +85,13 @@ var holdRefusal = []string{
 var defaultChoice = []string{
 	"{It can also be|You can also choose|Another option is|There's also|You could also pick|It's also possible to use} <default>{.| if you prefer.| if that's easier.}",
 	"{Or I can use|I can also use|Or we can go with|Or I could put it on|If you'd rather, I can use} <default>{.| if you prefer.| instead.| as before.}",
+}
+
+// insteadLead takes up a customer's plan B once the request it stood in
+// for was refused.
+var insteadLead = []string{
+	"{Since that isn't possible|As that can't be done|Given that|Because of that|That being so}, {I'll go with your other request instead|let's do what you asked for in that case|I'll take care of your fallback instead|let's move on to your other option}.",
+	"{You mentioned|You said} {what you'd like|what to do} {in that case|if that wasn't possible}, so {let's do that|I'll handle that now|here it is}.",
 }
 
 // reminderFrames lead into a policy reminder, which is also said as it

@@ -542,6 +542,11 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	if p.revise && !p.revised {
 		return nil, errors.New("no slot to revise for changes_mind")
 	}
+	if refuse && w > 0 && rng.IntN(2) == 0 {
+		// Half the customers with a forbidden request have a plan B
+		// they state with it, as τ²'s conditional tasks do.
+		p.goals[1].Instead = true
+	}
 	return p.finish(ctx, behavior)
 }
 
@@ -2102,7 +2107,16 @@ func instruction(m *model.Model, bp *record.Blueprint) string {
 	for i, g := range bp.Goals {
 		b.WriteString(" ")
 		s := goalSentence(m, g)
-		if i > 0 {
+		if i+1 < len(bp.Goals) && bp.Goals[i+1].Instead {
+			// With a plan B the customer does not plead.
+			s = strings.Replace(s, "ask once for an exception; if it still refuses, accept it.", "accept it: you have another request for that case.", 1)
+		}
+		switch {
+		case g.Instead:
+			// A plan B, asked for at once with the request it stands in for.
+			s = "In your first message, also say that if that cannot be done, " + strings.ToLower(s[:1]) + s[1:]
+			s = strings.Replace(s, "you want to", "you want instead to", 1)
+		case i > 0:
 			s = "Also, " + strings.ToLower(s[:1]) + s[1:]
 		}
 		b.WriteString(s)

@@ -618,11 +618,26 @@ func TestRefusalShare(t *testing.T) {
 			t.Fatal(err)
 		}
 		const n = 200
-		refusing, byTool := 0, 0
+		refusing, byTool, withWrites, conditional := 0, 0, 0, 0
 		for i := range n {
 			bp, err := g.Generate(context.Background(), i)
 			if err != nil {
 				t.Fatal(err)
+			}
+			for k, goal := range bp.Goals {
+				if !goal.Instead {
+					continue
+				}
+				// A plan B follows the forbidden request it stands in for,
+				// and is a write the ground truth makes.
+				if k != 1 || bp.Goals[0].Kind != record.GoalRefuse || goal.Kind != record.GoalWrite ||
+					!slices.ContainsFunc(bp.Actions, func(a record.Action) bool { return a.Goal == k && a.Kind == record.KindWrite }) {
+					t.Errorf("%s: goal %d is a plan B (%s) not after a forbidden request, or without its write", bp.ID, k, goal.Intent)
+				}
+				conditional++
+			}
+			if len(bp.Goals) > 1 && bp.Goals[0].Kind == record.GoalRefuse {
+				withWrites++
 			}
 			has := false
 			for _, goal := range bp.Goals {
@@ -650,6 +665,13 @@ func TestRefusalShare(t *testing.T) {
 		}
 		if tc.pack == "airline" && tc.share > 0 && byTool == 0 {
 			t.Errorf("airline: no refusal comes from the tool's refusals")
+		}
+		// Half the refusal tasks with writes are conditional.
+		if withWrites > 0 && (conditional*4 < withWrites || conditional*4 > withWrites*3) {
+			t.Errorf("%s: %d of %d refusal tasks with writes carry a plan B, want about half", tc.pack, conditional, withWrites)
+		}
+		if tc.share > 0 && conditional == 0 {
+			t.Errorf("%s: no conditional task", tc.pack)
 		}
 	}
 }

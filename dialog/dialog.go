@@ -25,6 +25,9 @@ type Act struct {
 	New      []record.Selector
 	Slots    map[string]string
 	Identity map[string]string
+	// Instead marks a request made for the case the one before it is
+	// refused (a conditional goal).
+	Instead bool
 }
 
 // Ask is what the agent's last turn asked of the user.

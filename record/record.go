@@ -79,6 +79,11 @@ type Goal struct {
 	// RevisedItems are, likewise, the first choices (by Collection, the
 	// argument) the user changes their mind about; Items holds the final.
 	RevisedItems []Selector `json:"revised_items,omitempty"`
+	// Instead marks a conditional goal: the customer asks for it in the
+	// same breath as the forbidden request before it ("if that can't be
+	// done, ... instead"), and the agent takes it up once it has refused
+	// that one, without being asked again.
+	Instead bool `json:"instead,omitempty"`
 }
 
 // Action is one ground-truth tool call.

@@ -143,8 +143,9 @@ func (g *ngrams) merge(o *ngrams) {
 
 // Situations are what make a task more than one plain request, read
 // from its goals: "refusal" (a request the policy forbids), "transfer",
-// "question", "change_of_mind" (a value revised at the confirmation) and
-// "several_requests".
+// "question", "change_of_mind" (a value revised at the confirmation),
+// "conditional" (a request made for the case a forbidden one is refused)
+// and "several_requests".
 func Situations(bp *record.Blueprint) []string {
 	var out []string
 	has := func(f func(record.Goal) bool) bool { return slices.ContainsFunc(bp.Goals, f) }
@@ -159,6 +160,9 @@ func Situations(bp *record.Blueprint) []string {
 	}
 	if has(func(g record.Goal) bool { return len(g.Revised) > 0 || len(g.RevisedItems) > 0 }) {
 		out = append(out, "change_of_mind")
+	}
+	if has(func(g record.Goal) bool { return g.Instead }) {
+		out = append(out, "conditional")
 	}
 	if len(bp.Goals) > 1 {
 		out = append(out, "several_requests")

@@ -362,7 +362,7 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	u.requested[i] = true
 	g := u.bp.Goals[i]
 	intent := strings.TrimPrefix(g.Intent, model.IntentRefusePrefix)
-	act := dialog.Act{Type: "request", Goal: i, Intent: intent}
+	act := dialog.Act{Type: "request", Goal: i, Intent: intent, Instead: g.Instead}
 	if f, ok := strings.CutPrefix(g.Intent, model.IntentInformPrefix); ok {
 		u.pieceAct(i, "target", &act)
 		about := g.Target.Label

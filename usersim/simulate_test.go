@@ -1,6 +1,7 @@
 package usersim_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -533,3 +534,56 @@ func renderDialogue(b *strings.Builder, tr *record.Trajectory) {
 	}
 	b.WriteString("\n")
 }
+
+// TestConditionalGoals: a customer with a plan B asks for it in the
+// opening message, never pleads for the forbidden request, and the agent
+// takes the plan B up as soon as it has refused; the dialogue verifies.
+func TestConditionalGoals(t *testing.T) {
+	lead := regexp.MustCompile(`(?i)if that's not possible|if you can't do that|if that can't be done|failing that|if that doesn't work|if that's not allowed|if the answer is no`)
+	takeUp := regexp.MustCompile(`(?i)(since that isn't possible|as that can't be done|given that|because of that|that being so), |you (mentioned|said) what`)
+	for _, domain := range []string{"retail", "airline"} {
+		fx, err := testplay.NewFixture(domain, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for i := 0; i < 400 && seen < 8; i++ {
+			bp, err := fx.Gen.Generate(t.Context(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(bp.Goals) < 2 || !bp.Goals[1].Instead {
+				continue
+			}
+			seen++
+			played, err := testplay.Play(fx.D, single{bp}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := played[0].TR
+			if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+				t.Errorf("%s %s: a conditional dialogue fails %v", domain, bp.ID, v.Failed())
+			}
+			users := userTexts(tr)
+			if !lead.MatchString(users[0]) {
+				t.Errorf("%s %s: the opening message holds no plan B: %q", domain, bp.ID, users[0])
+			}
+			for _, u := range users {
+				if strings.Contains(strings.ToLower(u), "exception") {
+					t.Errorf("%s %s: a customer with a plan B pleads: %q", domain, bp.ID, u)
+				}
+			}
+			if !slices.ContainsFunc(tr.Messages, func(m record.Message) bool { return m.Role == "assistant" && takeUp.MatchString(m.Content) }) {
+				t.Errorf("%s %s: the agent never says it takes up the plan B", domain, bp.ID)
+			}
+		}
+		if seen == 0 {
+			t.Errorf("%s: no conditional task in 400", domain)
+		}
+	}
+}
+
+// single generates one blueprint, whatever the index.
+type single struct{ bp *record.Blueprint }
+
+func (s single) Generate(context.Context, int) (*record.Blueprint, error) { return s.bp, nil }

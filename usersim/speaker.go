@@ -93,6 +93,12 @@ func (u *speaker) start(c customer) dialog.Turn {
 	text, act := c.request(0)
 	parts := leadInto(greet, text)
 	acts = append(acts, act)
+	if len(u.bp.Goals) > 1 && u.bp.Goals[1].Instead {
+		// A plan B, said with the request it stands in for.
+		alt, altAct := c.request(1)
+		parts = append(parts, u.instead(alt))
+		acts = append(acts, altAct)
+	}
 	if u.prof.identityFirst {
 		if t, ok := c.openingIdentity(); ok {
 			parts = append(parts, t.Text)
@@ -103,6 +109,16 @@ func (u *speaker) start(c customer) dialog.Turn {
 		parts = append(parts, dialog.Expand(u.rng, verboseFillers[u.rng.IntN(len(verboseFillers))]))
 	}
 	return dialog.Turn{Text: joinSentences(parts), Acts: acts}
+}
+
+// instead says a conditional request: "If that can't be done, could you
+// … instead?".
+func (u *speaker) instead(alt string) string {
+	lead := dialog.Expand(u.rng, "{If that's not possible|If you can't do that|If that can't be done|Failing that|If that doesn't work|And if that's not allowed|If the answer is no}")
+	if p := leadInto(lead+",", alt); len(p) == 1 {
+		return p[0]
+	}
+	return lead + ", " + alt
 }
 
 // leadInto joins a greeting that leads into more ("Hi,") and the request
