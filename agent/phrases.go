@@ -90,7 +90,7 @@ var defaultChoice = []string{
 // insteadLead takes up a customer's plan B once the request it stood in
 // for was refused.
 var insteadLead = []string{
-	"{Since that isn't possible|As that can't be done|Given that|Because of that|That being so}, {I'll go with your other request instead|let's do what you asked for in that case|I'll take care of your fallback instead|let's move on to your other option}.",
+	"{Since that isn't possible|As that can't be done|Given that|Because of that|That being so}, {I'll go with your other request instead|let's do what you asked for in that case|I'll handle your fallback instead|let's move on to your other option}.",
 	"{You mentioned|You said} {what you'd like|what to do} {in that case|if that wasn't possible}, so {let's do that|I'll handle that now|here it is}.",
 }
 

@@ -398,7 +398,8 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 }
 
 // SearchLabel names what a customer searches for: "the cheapest
-// itinerary from SFO or OAK to JFK on 2024-05-20 or 2024-05-21 in economy".
+// itinerary from SFO or OAK to JFK on May 20 or May 21, 2024 in economy
+// with no stops", in the search's words where it has them.
 func SearchLabel(s *SearchModel, among map[string][]string, where map[string]string, pick string) string {
 	noun := s.Noun
 	// One list of conditions, so places and dates come in their order

@@ -130,7 +130,10 @@ func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Liste
 func (l *Listener) Heard(t dialog.Turn) {
 	for _, a := range t.Acts {
 		if a.Type == "request" && a.Goal >= 0 && a.Goal < len(l.bp.Goals) {
-			l.current = a.Goal
+			if !a.Instead || !l.requested[l.current] {
+				// A plan B waits for the refusal of the request before it.
+				l.current = a.Goal
+			}
 			l.requested[a.Goal] = true
 		}
 	}
@@ -144,6 +147,15 @@ func (l *Listener) Heard(t dialog.Turn) {
 // whether the agent just refused.
 func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 	ask, matched := classify(text)
+	if next := l.current + 1; next < len(l.bp.Goals) && l.bp.Goals[next].Instead && l.requested[next] &&
+		ask.Kind != "identify" && ask.Kind != "identify_again" && refusal.MatchString(text) {
+		// The agent refused the request and took up the plan B asked for
+		// with it.
+		if !slices.Contains(l.answered, l.current) {
+			l.answered = append(l.answered, l.current)
+		}
+		l.current = next
+	}
 	ask.Goal = l.current
 	g := l.bp.Goals[l.current]
 	pieces := l.pieces(g)
