@@ -80,7 +80,7 @@ func TestDamagedChunksAreRedone(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := ref
 			cfg.Out = filepath.Join(t.TempDir(), "out")
-			interrupted(t, cfg, 150)
+			interrupted(t, cfg, 150/shrink())
 			fn(t, filepath.Join(cfg.Out, workDirName))
 			res, err := Run(context.Background(), cfg, nil)
 			if err != nil {
