@@ -1332,16 +1332,28 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if refuse {
 		fits = nil
 	}
+	if p.want > 0 && len(w.Checks) > 0 && w.TargetKind == model.TargetColl {
+		// A target whose checks alone overshoot the reads wanted (a
+		// reservation of four flights, for 4 reads) is passed over before
+		// the write is built on it.
+		left := p.want - len(closure(p.actions, needs)) - 1
+		allowed := fits
+		fits = func(obj map[string]any) bool {
+			return len(w.CheckCalls(obj)) <= left && (allowed == nil || allowed(obj))
+		}
+	}
 	t, err := p.writeTarget(w, mode, needs, fits)
 	if err != nil {
 		return err
 	}
 	needs = append(needs, t.needs...)
-	checks, err := p.checks(w, t)
-	if err != nil {
-		return err
+	if !refuse {
+		checks, err := p.checks(w, t)
+		if err != nil {
+			return err
+		}
+		needs = append(needs, checks...)
 	}
-	needs = append(needs, checks...)
 	goal.Target = t.sel
 	a := &argState{plan: p, w: w, t: t, goal: &goal, user: userObj, args: map[string]any{}, revisable: map[string]string{},
 		elems: map[string][]any{}, base: needs}
@@ -1352,6 +1364,8 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	needs = append(needs, a.needs...)
 	if refuse {
+		// The checks' reads only once the tool refuses: most targets tried
+		// are not refused, and their reads would be spent for nothing.
 		return p.refusedByTool(w, t, goal, a.args)
 	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
@@ -1437,6 +1451,11 @@ func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, 
 		return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
 	case !w.RefusedBy(res.Output):
 		return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+	}
+	// What the policy needs read before the refusal is in the ground
+	// truth: the agent must make those reads too (the checked rule).
+	if _, err := p.checks(w, t); err != nil {
+		return err
 	}
 	goal.Intent, goal.Kind = model.IntentRefusePrefix+goal.Intent, record.GoalRefuse
 	goal.Revised, goal.RevisedItems = nil, nil

@@ -298,10 +298,19 @@ func (w *WriteModel) RefusedBy(toolErr string) bool {
 // collection needs, at least and at most.
 func (m *Model) boundChecks(w *WriteModel) {
 	w.ChecksMin, w.ChecksMax = -1, 0
+	// A check's when names the records the write is about (an active
+	// reservation); one outside it (a cancelled one) the tool refuses
+	// before its flights matter, so it bounds refusal tasks, not writes:
+	// counted as needing no checks, it would have the generator chase a
+	// read level almost no write can have.
+	guarded := slices.ContainsFunc(w.Checks, func(c pack.Check) bool { return len(c.When) > 0 })
 	for _, k := range m.Base.Keys(w.Coll.Name) {
 		v, _ := m.Base.Get(w.Coll.Name, k)
 		obj, _ := v.(map[string]any)
 		n := len(w.CheckCalls(obj))
+		if n == 0 && guarded {
+			continue
+		}
 		if w.ChecksMin < 0 || n < w.ChecksMin {
 			w.ChecksMin = n
 		}
