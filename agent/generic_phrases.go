@@ -60,8 +60,8 @@ var genericAskPick = []string{
 }
 
 var genericAskNew = []string{
-	"{What would you like instead|Which option would you like instead} of {each of the|the} <what>?",
-	"{Could you tell me what you'd like {instead|in exchange}?|Please tell me what you'd like {instead|in exchange}.}",
+	"{|And |Now, |Next, }{what would you like instead|which option would you like instead|what should replace each|what do you want in place} of {each of the|the} <what>?",
+	"{{Could you tell me|Can you tell me|Would you tell me} what you'd like {instead|in exchange|in their place}{?|, please?}|{Please tell me|Let me know} what you'd like {instead|in exchange|in their place}.}",
 }
 
 // toolRefuse gives the reason the tool refused a write tried first.

@@ -141,7 +141,7 @@ var genericIdentify = []string{
 
 var genericIdentifyRetry = []string{
 	"{Oh, sorry|Oops|My mistake|Sorry about that}{,|!|.} {it should be|I meant|the right one is} <values>{.|}",
-	"{Sorry|Apologies}, {I typed that wrong|I mixed something up}. {It's|Try} <values>{.|}",
+	"{Sorry|Apologies|Oops|My bad|Sorry about that}, {I typed that wrong|I mixed something up|that was wrong|I got that wrong|that was a typo}. {It's|Try|It should be|The right one is} <values>{.|}",
 }
 
 func (u *Generic) identifyTurn(wrong bool, tmpls []string) dialog.Turn {

@@ -26,7 +26,7 @@ var identifyNameZip = []string{
 
 var identifyRetry = []string{
 	"{Oh, sorry|Oops|My mistake|Sorry about that|Ah, wait}{,|!|.} {it should be|I meant|let me try again:|the right one is} <identity>{.|}",
-	"{Sorry|Apologies}, {I typed that wrong|I mixed something up|that was wrong}. {It's|Try} <identity>{.|}",
+	"{Sorry|Apologies|Oops|My bad|Sorry about that}, {I typed that wrong|I mixed something up|that was wrong|I got that wrong|that was a typo}. {It's|Try|It should be|The right one is} <identity>{.|}",
 }
 
 // Request templates per intent; <target> etc. come from the goal.

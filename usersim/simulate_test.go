@@ -587,3 +587,37 @@ func TestConditionalGoals(t *testing.T) {
 type single struct{ bp *record.Blueprint }
 
 func (s single) Generate(context.Context, int) (*record.Blueprint, error) { return s.bp, nil }
+
+// TestRepetitionTargets holds the language to its contract at 1,000
+// dialogues of a default run (synth run's writes, reads and refusals):
+// no customer sentence in more than 2% of them and no agent sentence in
+// more than 5% (corpus.Meter's thresholds), in retail and airline.
+func TestRepetitionTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
+	for _, domain := range []string{"retail", "airline"} {
+		d, err := domains.Load(domain, 21)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 21, Writes: blueprints.Range{Min: 0, Max: 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1},
+			Reads: blueprints.Range{Min: 2, Max: 7}, AdaptReads: true, Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		played, err := testplay.Play(d, g, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := corpus.NewMeter()
+		for _, p := range played {
+			m.Add(p.TR.Messages, "")
+		}
+		for role, r := range m.Summary(3).Roles {
+			if r.OverThreshold > 0 {
+				t.Errorf("%s: %d %s sentences are in more than %.0f%% of 1000 dialogues; the most common: %v", domain, r.OverThreshold, role, 100*r.Threshold, r.Top)
+			}
+		}
+	}
+}

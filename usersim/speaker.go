@@ -247,7 +247,7 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 	}
 	tmpls := dones
 	if u.prof.terse {
-		tmpls = []string{"{That's all|No|Nothing else|Nope|All set|That's it|No more|Nothing}{.|!|}"}
+		tmpls = []string{"{That's all|No|Nothing else|Nope|All set|That's it|No more|Nothing|Done|I'm done|That's everything|No thanks|All good|Nothing more}{.|!|}"}
 	}
 	return dialog.Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []dialog.Act{{Type: "done"}}}
 }
