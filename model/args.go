@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/synth-data/synth/pack"
@@ -782,85 +781,4 @@ func (pk *PickModel) Words(e map[string]any) string {
 		return ""
 	}
 	return fillSay(pk.Say, e)
-}
-
-// ElementText says one element of a list argument so that a person can
-// read it and every id in it stays verbatim: "SY264 from MCO to DEN on
-// June 4, 2024 (price $199)". ids are the fields identifying names
-// (keys); the fields in first lead its other attributes; say words
-// them as a collection's say does ("stops=0": "with no stops").
-func ElementText(e map[string]any, identifying, first []string, say map[string]string) string {
-	var ids, preps, attrs []string
-	fields := slices.Sorted(maps.Keys(e))
-	slices.SortStableFunc(fields, func(a, b string) int {
-		return cmp.Compare(prepRank(a), prepRank(b))
-	})
-	var lead []string
-	for _, f := range first {
-		if _, ok := e[f]; ok && !slices.Contains(lead, f) {
-			lead = append(lead, f)
-		}
-	}
-	rest := slices.DeleteFunc(fields, func(f string) bool { return slices.Contains(lead, f) })
-	for _, f := range slices.Concat(lead, rest) {
-		v := e[f]
-		switch v.(type) {
-		case nil, map[string]any, []any:
-			continue
-		}
-		text := tools.Text(v)
-		if text == "" {
-			continue
-		}
-		if phrase, ok := say[f+"="+text]; ok {
-			attrs = append(attrs, phrase)
-			continue
-		}
-		switch p := preposition(f); {
-		case slices.Contains(identifying, f):
-			ids = append(ids, text)
-		case p == "on":
-			if w, ok := DateWords(text); ok {
-				text = w
-			}
-			preps = append(preps, p+" "+text)
-		case p != "" && p != "adjective" && !isNumber(v):
-			preps = append(preps, p+" "+ValueWords(text))
-		default:
-			attrs = append(attrs, Attribute(f, v))
-		}
-	}
-	out := strings.Join(slices.Concat(ids, preps), " ")
-	switch {
-	case len(attrs) == 0:
-	case out == "":
-		out = strings.Join(attrs, ", ")
-	default:
-		out += " (" + strings.Join(attrs, ", ") + ")"
-	}
-	return out
-}
-
-// prepRank orders a place's words as people say them: from, to, on, in.
-func prepRank(f string) int {
-	switch preposition(f) {
-	case "from":
-		return 0
-	case "to":
-		return 1
-	case "on":
-		return 2
-	case "in":
-		return 3
-	}
-	return 4
-}
-
-// DateWords says an ISO date ("2024-06-04") as "June 4, 2024".
-func DateWords(s string) (string, bool) {
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return "", false
-	}
-	return t.Format("January 2, 2006"), true
 }
