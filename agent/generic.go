@@ -668,7 +668,7 @@ func (a *Generic) toolRefusal(g *ggoal, why string) string {
 	a.refused, a.refusedGoal = true, g.idx
 	a.phraseOf(g)
 	what := model.FillPhrase(g.phrase, noun, g.slots)
-	return a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(why)})
+	return a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(model.DatesInWords(why))})
 }
 
 // tryWrite runs a write on a fork of the state, once per set of

@@ -796,6 +796,20 @@ func prepRank(f string) int {
 	return 4
 }
 
+var isoDate = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+
+// DatesInWords says every ISO date in a text as a person does: a tool's
+// "flight SY161 on 2024-05-13 has already departed" told to a customer.
+// A date inside a timestamp or an id is left as it is.
+func DatesInWords(text string) string {
+	return isoDate.ReplaceAllStringFunc(text, func(d string) string {
+		if w, ok := DateWords(d); ok {
+			return w
+		}
+		return d
+	})
+}
+
 // DateWords says an ISO date ("2024-06-04") as "June 4, 2024".
 func DateWords(s string) (string, bool) {
 	t, err := time.Parse(time.DateOnly, s)

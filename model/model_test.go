@@ -447,3 +447,16 @@ func TestSearchLabelWords(t *testing.T) {
 		t.Errorf("dates of two years: %q", got)
 	}
 }
+
+func TestDatesInWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"flight SY161 on 2024-05-13 has already departed": "flight SY161 on May 13, 2024 has already departed",
+		"the schedule covers 2024-05-13 to 2024-06-12":    "the schedule covers May 13, 2024 to June 12, 2024",
+		"no date here":          "no date here",
+		"not a day: 2024-13-45": "not a day: 2024-13-45",
+	} {
+		if got := DatesInWords(in); got != want {
+			t.Errorf("DatesInWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
