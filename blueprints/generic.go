@@ -2125,16 +2125,12 @@ func instruction(m *model.Model, bp *record.Blueprint) string {
 	fmt.Fprintf(&b, " You are contacting customer support because you %s.", strings.TrimSuffix(bp.Reason, "."))
 	for i, g := range bp.Goals {
 		b.WriteString(" ")
-		s := goalSentence(m, g)
-		if i+1 < len(bp.Goals) && bp.Goals[i+1].Instead {
-			// With a plan B the customer does not plead.
-			s = strings.Replace(s, "ask once for an exception; if it still refuses, accept it.", "accept it: you have another request for that case.", 1)
-		}
+		planB := i+1 < len(bp.Goals) && bp.Goals[i+1].Instead
+		s := goalSentence(m, g, planB)
 		switch {
 		case g.Instead:
 			// A plan B, asked for at once with the request it stands in for.
 			s = "In your first message, also say that if that cannot be done, " + strings.ToLower(s[:1]) + s[1:]
-			s = strings.Replace(s, "you want to", "you want instead to", 1)
 		case i > 0:
 			s = "Also, " + strings.ToLower(s[:1]) + s[1:]
 		}
@@ -2155,8 +2151,9 @@ func instruction(m *model.Model, bp *record.Blueprint) string {
 	return b.String()
 }
 
-// goalSentence states one goal of a pack task in plain words.
-func goalSentence(m *model.Model, g record.Goal) string {
+// goalSentence states one goal of a pack task in plain words; planB says
+// the customer has another request for the case this one is refused.
+func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 	if f, ok := strings.CutPrefix(g.Intent, model.IntentInformPrefix); ok {
 		about := g.Target.Label
 		if len(g.Items) > 0 {
@@ -2173,7 +2170,11 @@ func goalSentence(m *model.Model, g record.Goal) string {
 		return "You want help with " + secondPerson(g.Target.Label) + "."
 	}
 	var b strings.Builder
-	b.WriteString("You want to " + model.Plain(model.FillPhrase(w.VerbPhrase(), secondPerson(g.Target.Label), g.Slots)) + ".")
+	want := "You want to "
+	if g.Instead {
+		want = "You want instead to "
+	}
+	b.WriteString(want + model.Plain(model.FillPhrase(w.VerbPhrase(), secondPerson(g.Target.Label), g.Slots)) + ".")
 	groups := map[string][]string{}
 	for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
 		if strings.Contains(w.VerbPhrase(), "<"+k+">") {
@@ -2200,7 +2201,11 @@ func goalSentence(m *model.Model, g record.Goal) string {
 	for _, it := range g.RevisedItems {
 		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
-	if g.Kind == record.GoalRefuse {
+	switch {
+	case g.Kind == record.GoalRefuse && planB:
+		// With a plan B the customer does not plead.
+		b.WriteString(" If the agent says it cannot be done, accept it: you have another request for that case.")
+	case g.Kind == record.GoalRefuse:
 		b.WriteString(" If the agent says it cannot be done, ask once for an exception; if it still refuses, accept it.")
 	}
 	return b.String()
