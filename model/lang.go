@@ -678,6 +678,7 @@ func Description(c *CollModel, obj map[string]any) string {
 			phrase, said = fillValue(tmpl, SayValue(f, v)), true
 		}
 		if _, stamp := parseStamp(text); stamp {
+			// A time is said as a time, whatever the pack's words.
 			said = false
 		}
 		switch {

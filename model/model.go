@@ -28,6 +28,8 @@ import (
 type Model struct {
 	Name    string
 	Version string
+	// identifying is Identifying's answer, fixed once the collections are.
+	identifying []string
 	Kit     *tools.Toolkit
 	Base    *tools.Base
 	// Clock is the pack's fixed "now" (dates a customer asks for are
@@ -426,6 +428,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
 	m.indexFitting()
+	m.identifying = m.keyParams()
 	return m, nil
 }
 
@@ -2084,7 +2087,11 @@ func (m *Model) Owner(st *tools.State, args map[string]any) string {
 // Identifying lists the parameters that name a record (every collection's
 // key and get parameter): a write's proposal must say them before the
 // customer's yes counts as consent.
-func (m *Model) Identifying() []string {
+// The agent asks it of every list element it says, so it is computed
+// once; callers must not change the slice.
+func (m *Model) Identifying() []string { return m.identifying }
+
+func (m *Model) keyParams() []string {
 	set := map[string]bool{}
 	for _, c := range m.Colls {
 		set[c.Key] = true
