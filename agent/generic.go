@@ -1266,12 +1266,12 @@ func (a *Generic) remind(text string) string {
 	frame := a.say(reminderFrames, nil)
 	// A frame is itself the "please note".
 	body := strings.TrimPrefix(strings.TrimPrefix(text, "Please note that "), "Note that ")
-	first, _, _ := strings.Cut(body, " ")
-	if len(first) < 2 || first == strings.ToUpper(first) || !dialog.PlainWord(strings.ToLower(first)) {
-		// An id, an acronym or "I" keeps its case, and its sentence.
+	lowered, ok := dialog.LowerLead(body)
+	if !ok {
+		// An id or an acronym keeps its case, and its sentence.
 		return text
 	}
-	return frame + " " + strings.ToLower(body[:1]) + body[1:]
+	return frame + " " + lowered
 }
 
 // figures states what the write will do that the policy says to tell

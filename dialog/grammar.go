@@ -149,6 +149,25 @@ func sentenceCase(s string) string {
 	return string(b)
 }
 
+// LowerLead is text as it reads after a lead-in ("Hi, …", "Just so
+// you know, …"): its first word lower-cased when it is a plain word
+// ("Could" → "could"), kept for "I" and its contractions; it reports
+// false for a first word that must keep its case and its own sentence
+// (an id, an acronym, a name with inner capitals: "SY264", "ATL").
+func LowerLead(text string) (string, bool) {
+	first, _, _ := strings.Cut(text, " ")
+	switch {
+	case first == "I" || strings.HasPrefix(first, "I'"), PlainWord(text):
+		return text, true
+	case len(first) < 2 || first[0] < 'A' || first[0] > 'Z':
+		return text, false
+	}
+	if lowered := strings.ToLower(text[:1]) + text[1:]; PlainWord(lowered) {
+		return lowered, true
+	}
+	return text, false
+}
+
 // PlainWord reports whether s opens with a word of lower-case ASCII
 // letters (and apostrophes) only, one a writer capitalises at a
 // sentence's start. Punctuation ends the word only before a space or the

@@ -87,3 +87,24 @@ func TestFillAndTidy(t *testing.T) {
 		t.Errorf("Render = %q", got)
 	}
 }
+
+func TestLowerLead(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Could you help?", "could you help?", true},
+		{"I'd like to return it.", "I'd like to return it.", true},
+		{"I need help.", "I need help.", true},
+		{"SY264 is my flight.", "SY264 is my flight.", false},
+		{"ATL it is.", "ATL it is.", false},
+		{"iPhone cases.", "iPhone cases.", false},
+		{"A note.", "A note.", false},
+		{"an order can be exchanged once.", "an order can be exchanged once.", true},
+	} {
+		got, ok := LowerLead(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("LowerLead(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

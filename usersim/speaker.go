@@ -126,16 +126,8 @@ func (u *speaker) instead(alt string) string {
 // other request would be the corpus's most repeated sentence.
 func leadInto(greet, text string) []string {
 	g, leads := strings.CutSuffix(strings.TrimSpace(greet), ",")
-	first, _, _ := strings.Cut(text, " ")
-	switch {
-	case !leads:
-		return []string{greet, text}
-	case first == "I" || strings.HasPrefix(first, "I'"):
-		return []string{g + ", " + text}
-	case len(first) < 2:
-		return []string{greet, text}
-	case first[0] >= 'A' && first[0] <= 'Z' && dialog.PlainWord(strings.ToLower(first[:1])+text[1:]):
-		return []string{g + ", " + strings.ToLower(text[:1]) + text[1:]}
+	if lowered, ok := dialog.LowerLead(text); leads && ok {
+		return []string{g + ", " + lowered}
 	}
 	return []string{greet, text}
 }
