@@ -30,8 +30,8 @@ type Model struct {
 	Version string
 	// identifying is Identifying's answer, fixed once the collections are.
 	identifying []string
-	Kit     *tools.Toolkit
-	Base    *tools.Base
+	Kit         *tools.Toolkit
+	Base        *tools.Base
 	// Clock is the pack's fixed "now" (dates a customer asks for are
 	// drawn after it).
 	Clock time.Time
