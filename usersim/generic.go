@@ -290,7 +290,7 @@ var genericRequests = []string{
 	"{I'd like to|I want to|I need to|Please} <phrase>{.|}",
 	"{Could you|Can you} <phrase>{ for me|}?",
 	"{Is it possible to|Can I} <phrase>?",
-	"I {was hoping to|would like to|'d love to} <phrase>{.|}",
+	"{I was hoping to|I would like to|I'd love to} <phrase>{.|}",
 }
 
 var genericQuestions = []string{
