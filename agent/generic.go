@@ -753,9 +753,15 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		return "I'm sorry, I can't look that up.", true
 	}
 	owned := c.Owner != "" && a.m.Users != nil
+	if sel.ID != "" && c.Unread() {
+		// No tool shows the record: the write itself finds out whether
+		// the key and parents the customer gave name one.
+		g.key, g.obj = sel.ID, a.m.NamedRecord(c, sel.ID)
+		return "", false
+	}
 	if sel.ID != "" {
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, sel.ID))
-		obj, _ := v.(map[string]any)
+		obj := a.m.RecordOf(c, sel.ID, v)
 		if !ok || obj == nil {
 			return fmt.Sprintf("I'm sorry, I couldn't find %s %s.", c.Noun, sel.ID), true
 		}
@@ -777,7 +783,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		// Guesses the last one listed instead of reading them all.
 		k := keys[len(keys)-1]
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))
-		obj, _ := v.(map[string]any)
+		obj := a.m.RecordOf(c, k, v)
 		if !ok || obj == nil {
 			return "I'm sorry, I couldn't find that " + c.Noun + ".", true
 		}
@@ -788,7 +794,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if cands == nil {
 		for _, k := range keys {
 			v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))
-			obj, _ := v.(map[string]any)
+			obj := a.m.RecordOf(c, k, v)
 			if ok && obj != nil {
 				cands = append(cands, obj)
 			}
@@ -809,7 +815,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if c.List.By != "" {
 		// The list gave its name and key; the record itself is read now.
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, g.key))
-		obj, _ := v.(map[string]any)
+		obj := a.m.RecordOf(c, g.key, v)
 		if !ok || obj == nil {
 			return fmt.Sprintf("I'm sorry, I couldn't find %s %s.", c.Noun, g.key), true
 		}
@@ -1064,7 +1070,7 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 			for k, e := range of {
 				key := tools.Text(e[p.Replace.Via])
 				v, ok := a.read(ctx, p.Replace.Coll.Get, a.m.GetArgs(p.Replace.Coll, key))
-				rel, _ := v.(map[string]any)
+				rel := a.m.RecordOf(p.Replace.Coll, key, v)
 				if !ok || rel == nil {
 					return nil, "", fmt.Sprintf("I'm sorry, I couldn't look up %s %s.", p.Replace.Coll.Noun, key)
 				}

@@ -67,7 +67,7 @@ func (a *Generic) skipAuth(ctx context.Context) bool {
 			continue
 		}
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, g.target.ID))
-		obj, _ := v.(map[string]any)
+		obj := a.m.RecordOf(c, g.target.ID, v)
 		if ok && obj != nil && tools.Text(obj[c.Owner]) != "" {
 			a.fire(FlawUnauthenticated, nil)
 			a.userKey = tools.Text(obj[c.Owner])
@@ -426,7 +426,7 @@ func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) strin
 			obj = recs[i]
 		} else {
 			v, _ := a.read(ctx, c.Get, a.m.GetArgs(c, k))
-			obj, _ = v.(map[string]any)
+			obj = a.m.RecordOf(c, k, v)
 		}
 		if obj == nil || !g.w.Allowed(obj) {
 			continue

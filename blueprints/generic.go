@@ -59,7 +59,7 @@ func (g *Generic) probeWrites() []*model.WriteModel {
 				mode = modeSearch
 			case w.TargetKind != model.TargetColl:
 				mode = modeFixed
-			case w.Coll.Get == "" || a%2 == 1 && w.Coll.List != nil:
+			case w.Coll.Get == "" && w.Coll.List != nil || a%2 == 1 && w.Coll.List != nil:
 				mode = modeDescribed
 			}
 			if last = p.chooseUser(w, mode, 0, ""); last != nil {
@@ -684,6 +684,9 @@ func (p *gplan) modes(w *model.WriteModel, e int, exact bool) []string {
 	switch w.TargetKind {
 	case model.TargetColl:
 		c := w.Coll
+		if c.Unread() && fits(0) {
+			out = append(out, modeKey) // named by key and parents, read by nothing
+		}
 		if c.Get != "" {
 			n := 1
 			if c.Owner != "" && m.Users != nil {
@@ -1107,9 +1110,20 @@ func (p *gplan) byKey(c *model.CollModel, fits func(map[string]any) bool) (*targ
 		if p.used[p.usedKey(c.Name, key)] {
 			continue
 		}
+		if c.Unread() {
+			v, ok := p.st.Get(c.Name, key)
+			obj, err := tools.ToObject(v)
+			if !ok || err != nil || fits != nil && !fits(obj) {
+				continue
+			}
+			// The customer gives the key and the parents; the agent acts
+			// on what it was told, as no tool shows the record.
+			p.known[c.Key+":"+key] = key
+			return &target{sel: record.Selector{Collection: c.Name, ID: key, Label: c.Noun + " " + key + m.ScopeWords(c, key)}, key: key, obj: obj}, nil
+		}
 		args := m.GetArgs(c, key)
 		v, ok := p.peek(c.Get, args)
-		obj, _ := v.(map[string]any)
+		obj := m.RecordOf(c, key, v)
 		if !ok || obj == nil {
 			continue
 		}
@@ -1155,7 +1169,7 @@ func (p *gplan) candidates(c *model.CollModel) ([]string, []map[string]any, []in
 	objs := make([]map[string]any, len(keys))
 	for i, k := range keys {
 		gi, v, ok := p.read(c.Get, m.GetArgs(c, k), []int{li})
-		obj, _ := v.(map[string]any)
+		obj := m.RecordOf(c, k, v)
 		if !ok || obj == nil {
 			return nil, nil, nil, readFailure{fmt.Errorf("%s %s cannot be read: %s", c.Noun, k, p.whyNot(c.Get, m.GetArgs(c, k), v, ok))}
 		}
@@ -1192,7 +1206,7 @@ func (p *gplan) described(c *model.CollModel, fits func(map[string]any) bool) (*
 				if c.List.By != "" {
 					// The list names records; the agent then reads the one it found.
 					gi, v, ok := p.read(c.Get, p.m.GetArgs(c, keys[t]), reads)
-					full, _ := v.(map[string]any)
+					full := p.m.RecordOf(c, keys[t], v)
 					if !ok || full == nil {
 						return nil, fmt.Errorf("%s %s cannot be read", c.Noun, keys[t])
 					}
@@ -1689,7 +1703,7 @@ func (a *argState) replace(pm *model.ParamModel) error {
 	for _, e := range of {
 		key := tools.Text(e[r.Via])
 		ri, rv, ok := p.read(r.Coll.Get, p.m.GetArgs(r.Coll, key), a.t.needs)
-		rel, _ := rv.(map[string]any)
+		rel := p.m.RecordOf(r.Coll, key, rv)
 		if !ok || rel == nil {
 			return fmt.Errorf("%s %s cannot be read", r.Coll.Noun, key)
 		}

@@ -109,6 +109,12 @@ type CollModel struct {
 	// record is read by its key within its parent.
 	Scope      []string
 	ScopeField map[string]string
+	// GetLists is set when no tool reads one record by key and the get
+	// lists one parent's records instead (list_pins(channel_id)): the
+	// record is the element holding its key in the list at GetField, and
+	// GetParam is empty.
+	GetLists bool
+	GetField string
 	// List is how the agent learns the candidate records: a user's (with
 	// Param the user key parameter) or, for an ownerless collection, all.
 	List     *ListModel
@@ -116,6 +122,34 @@ type CollModel struct {
 	Compare  []string
 	// Say words describe attributes: a template with {value} per path.
 	Say map[string]string
+}
+
+// Unread reports whether no tool reads or lists c's records: a write on
+// one (a member's role, a channel's permission overwrite) is asked for
+// by naming the record's key and parents, and acts with no read first.
+func (c *CollModel) Unread() bool { return c.Get == "" && c.List == nil }
+
+// scopeUnread gives each unread collection the parents its first write
+// (by name) locates a record by: the arguments it takes from the
+// target's fields other than the key, so a customer names them ("role 5
+// of member 64 in guild 6814") and the agent can act on what it was
+// told.
+func (m *Model) scopeUnread() {
+	for _, w := range m.Writes {
+		c := w.Coll
+		if w.TargetKind != TargetColl || !c.Unread() || len(c.Scope) > 0 {
+			continue
+		}
+		fields := map[string]string{}
+		var scope []string
+		for _, p := range w.Params {
+			if p.Source == SrcTarget && p.Path != c.Key && !strings.Contains(p.Path, ".") {
+				scope = append(scope, p.Name)
+				fields[p.Name] = p.Path
+			}
+		}
+		c.Scope, c.ScopeField = scope, fields
+	}
 }
 
 // ListedBy is the field a collection's list names records by ("" when it
@@ -427,6 +461,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
+	m.scopeUnread()
 	m.indexFitting()
 	m.identifying = m.keyParams()
 	return m, nil
@@ -600,6 +635,9 @@ func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) 
 		if cm.Get == "" {
 			m.scopedGet(cm)
 		}
+		if cm.Get == "" {
+			m.listedGet(cm)
+		}
 	}
 	if len(cm.Describe) == 0 || len(cm.Compare) == 0 {
 		desc, comp := m.inferAttributes(name, cm)
@@ -655,6 +693,67 @@ func (m *Model) scopedGet(cm *CollModel) {
 			return
 		}
 	}
+}
+
+// listedGet finds, for a nested collection no tool reads by key, a read
+// that lists one parent's records (GET /channels/{channel_id}/pins):
+// every required parameter names a field of the record other than its
+// key, and the first record is among what the read lists for its own
+// parent, agreeing with it field by field, so another collection's list
+// whose ids look the same is never taken for it.
+func (m *Model) listedGet(cm *CollModel) {
+	key, rec, ok := m.firstRecord(cm)
+	if !ok || rec == nil {
+		return
+	}
+	for _, t := range m.Kit.Tools() {
+		req := RequiredParams(t)
+		if t.Kind != record.KindRead || len(req) == 0 {
+			continue
+		}
+		fields := map[string]string{}
+		for _, r := range req {
+			if f := fieldNamed(rec, r); f != "" && f != cm.Key {
+				fields[r] = f
+			}
+		}
+		if len(fields) != len(req) {
+			continue
+		}
+		c := &CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, Scope: req, ScopeField: fields, GetLists: true}
+		res := m.Kit.Exec(context.Background(), m.Base.NewState(), t.Name, mustJSON(m.GetArgs(c, key)))
+		if res.Err {
+			continue
+		}
+		for _, field := range listFields(res.Value) {
+			c.GetField = field
+			if m.RecordOf(c, key, res.Value) != nil && m.listsRecordsOf(c, res.Value, field, m.keysIn(c, res.Value, field)) {
+				cm.Get, cm.Scope, cm.ScopeField, cm.GetLists, cm.GetField = t.Name, req, fields, true, field
+				return
+			}
+		}
+	}
+}
+
+// RecordOf is key's record in what c's get returned: the result itself,
+// or, for a get that lists a parent's records, the element holding the
+// key; nil when the result holds no such record.
+func (m *Model) RecordOf(c *CollModel, key string, out any) map[string]any {
+	if !c.GetLists {
+		obj, _ := out.(map[string]any)
+		return obj
+	}
+	list := out
+	if c.GetField != "" {
+		list, _ = ValueAt(out, c.GetField)
+	}
+	l, _ := list.([]any)
+	for _, e := range l {
+		if x, ok := e.(map[string]any); ok && tools.Text(x[c.Key]) == key {
+			return x
+		}
+	}
+	return nil
 }
 
 // holds counts the parameters among names, other than c's key, that
@@ -733,8 +832,8 @@ func (m *Model) readsBack(c *CollModel) bool {
 		return ok // no record: the name is all there is to go by
 	}
 	res := m.Kit.Exec(context.Background(), m.Base.NewState(), c.Get, mustJSON(m.GetArgs(c, key)))
-	got, isObj := res.Value.(map[string]any)
-	return isObj && !res.Err && tools.Text(got[c.Key]) == tools.Text(rec[c.Key])
+	got := m.RecordOf(c, key, res.Value)
+	return got != nil && !res.Err && tools.Text(got[c.Key]) == tools.Text(rec[c.Key])
 }
 
 // singularWords makes every word of a phrase singular.
@@ -889,6 +988,9 @@ func (m *Model) compileUsers(u pack.Users) error {
 		return fmt.Errorf("domain.yaml: users.collection %q is not a collection", u.Collection)
 	}
 	um := &UserModel{Coll: c, Name: slices.Clone(u.Name), Details: c.Get, DetailsParam: c.GetParam}
+	if c.GetLists {
+		um.Details, um.DetailsParam = "", "" // a list of a parent's records details no one user
+	}
 	if len(u.Identify) == 0 {
 		return errors.New("domain.yaml: users.identify is empty: give at least one tool that finds a user")
 	}
@@ -1390,8 +1492,9 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 			w.TargetKind = TargetNone
 		}
 	}
-	if w.TargetKind == TargetColl && w.Coll.Get == "" && w.Coll.List == nil {
-		return nil, fmt.Errorf("target collection %s has no get tool to read a record by key", w.Coll.Name)
+	if w.TargetKind == TargetColl && w.Coll.Unread() && w.Coll.Owner != "" && m.Users != nil {
+		// A customer is never told the keys of records no tool shows.
+		return nil, fmt.Errorf("target collection %s belongs to customers and has no get tool to read a record by key", w.Coll.Name)
 	}
 	if (len(w.When) > 0 || len(w.Refusals) > 0 || len(hint.Checks) > 0) && w.TargetKind != TargetColl {
 		return nil, errors.New("when:, refusals: and checks: need a target collection")
@@ -1630,6 +1733,9 @@ func ParamType(s map[string]any) string {
 	return ""
 }
 
+// enumOf lists the values a schema allows when it names them: an enum, a
+// const, or, as 3.1 specs write enums with a title per value, the consts
+// of an anyOf or oneOf (inside an allOf too).
 func enumOf(s map[string]any) []string {
 	var out []string
 	switch e := s["enum"].(type) {
@@ -1642,7 +1748,37 @@ func enumOf(s map[string]any) []string {
 	case []string:
 		out = append(out, e...)
 	}
-	return out
+	if c, ok := s["const"]; ok && c != nil && len(out) == 0 {
+		out = append(out, tools.Text(c))
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		subs, _ := s[k].([]any)
+		for _, sub := range subs {
+			m, _ := sub.(map[string]any)
+			if m["type"] == "null" {
+				continue // a nullable enum
+			}
+			vals := enumOf(m)
+			if len(vals) == 0 {
+				return nil // a branch that allows any value: no enum
+			}
+			out = append(out, vals...)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	subs, _ := s["allOf"].([]any)
+	for _, sub := range subs {
+		m, _ := sub.(map[string]any)
+		if vals := enumOf(m); len(vals) > 0 {
+			return vals
+		}
+	}
+	return nil
 }
 
 // ParamSchema returns the schema of a tool's parameter (nil when absent).
@@ -1655,9 +1791,13 @@ func (m *Model) ParamSchema(tool, param string) map[string]any {
 }
 
 // GetArgs are the arguments of a collection's get tool for one key,
-// with the parent's key of a nested record from the record itself.
+// with the parent's key of a nested record from the record itself (a
+// get that lists the parent's records takes only those).
 func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
-	args := map[string]any{c.GetParam: Typed(m.ParamSchema(c.Get, c.GetParam), key)}
+	args := map[string]any{}
+	if c.GetParam != "" {
+		args[c.GetParam] = Typed(m.ParamSchema(c.Get, c.GetParam), key)
+	}
 	if len(c.Scope) > 0 {
 		v, _ := m.Base.Get(c.Name, key)
 		rec, _ := tools.ToObject(v)
@@ -1668,6 +1808,20 @@ func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
 		}
 	}
 	return args
+}
+
+// NamedRecord is what a customer naming an unread record tells of it:
+// its key and its parents' keys, the fields a write on it takes.
+func (m *Model) NamedRecord(c *CollModel, key string) map[string]any {
+	out := map[string]any{c.Key: key}
+	v, _ := m.Base.Get(c.Name, key)
+	rec, _ := tools.ToObject(v)
+	for _, s := range c.Scope {
+		if x, ok := rec[c.ScopeField[s]]; ok {
+			out[c.ScopeField[s]] = x
+		}
+	}
+	return out
 }
 
 // ScopeWords says where a nested record is ("in channel 21"): what a
@@ -1683,7 +1837,7 @@ func (m *Model) ScopeWords(c *CollModel, key string) string {
 	for _, s := range c.Scope {
 		if x, ok := rec[c.ScopeField[s]]; ok {
 			w := Words(s)
-			for _, suffix := range []string{" id", " sid", " key"} {
+			for _, suffix := range []string{" id", " sid", " key", " uuid"} {
 				w = strings.TrimSuffix(w, suffix)
 			}
 			parts = append(parts, w+" "+tools.Text(x))

@@ -304,10 +304,42 @@ func TestWithinBounds(t *testing.T) {
 		{map[string]any{"type": "string", "maxLength": 3.0}, "été", true},
 		{map[string]any{"type": "string", "maxLength": 3.0}, "abcd", false},
 		{map[string]any{"type": "string"}, "anything", true},
-		{map[string]any{"type": "integer", "minimum": 1.0}, "not a number", true},
+		// A value of another type is out of bounds: a record's "budget
+		// quick" is no permissions integer.
+		{map[string]any{"type": "integer", "minimum": 1.0}, "not a number", false},
+		{map[string]any{"type": []any{"integer", "null"}}, "budget quick", false},
+		{map[string]any{"type": "boolean"}, "true", true},
 	} {
 		if got := WithinBounds(tc.schema, tc.text); got != tc.want {
 			t.Errorf("WithinBounds(%v, %q) = %v, want %v", tc.schema, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestEnumOf(t *testing.T) {
+	consts := func(vals ...string) []any {
+		var out []any
+		for _, v := range vals {
+			out = append(out, map[string]any{"const": v, "title": v})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		schema map[string]any
+		want   []string
+	}{
+		{"enum", map[string]any{"enum": []any{"a", nil, "b"}}, []string{"a", "b"}},
+		{"const", map[string]any{"const": "only"}, []string{"only"}},
+		// Discord's action: allOf[anyOf[const…]] with a title per value.
+		{"consts in allOf", map[string]any{"type": "string", "allOf": []any{map[string]any{"anyOf": consts("STARTED", "APPROVED")}}}, []string{"STARTED", "APPROVED"}},
+		{"nullable consts", map[string]any{"oneOf": append(consts("x"), map[string]any{"type": "null"})}, []string{"x"}},
+		// A branch that takes any string leaves the values open.
+		{"open branch", map[string]any{"anyOf": append(consts("x"), map[string]any{"type": "string"})}, nil},
+		{"none", map[string]any{"type": "string"}, nil},
+	} {
+		if got := enumOf(tc.schema); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: enumOf = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -235,6 +235,9 @@ func WithinBounds(s map[string]any, text string) bool {
 			return false
 		}
 	case string:
+		if t := ParamType(s); t == "integer" || t == "number" || t == "boolean" {
+			return false // a record's "budget quick" is no integer
+		}
 		n := float64(utf8.RuneCountInString(v))
 		if lo, ok := number(s["minLength"]); ok && n < lo {
 			return false

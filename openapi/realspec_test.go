@@ -298,8 +298,18 @@ func TestRealSpecsRun(t *testing.T) {
 					t.Errorf("unused write %s (%q) is the intent of %d tasks", name, why, m.Stats.Intents[name])
 				}
 			}
-			if c.file == "discord-3.1.json" && m.UnusedWrites["delete_group_dm_user"] == "" {
-				t.Errorf("discord's delete_group_dm_user, on recipients nothing reads, is not listed as unused")
+			if c.file == "discord-3.1.json" {
+				// Writes on records only a parent's list shows (pins), on
+				// records nothing reads (a member's roles), on a
+				// collection sharing a noun with another (a channel's
+				// pins), with an enum of titled consts (a join request's
+				// action) and with a nullable integer the records hold as
+				// text (permissions) all make tasks.
+				for _, name := range []string{"delete_pin", "delete_guild_member_role", "delete_group_dm_user", "deprecated_delete_pin", "delete_guild_integration", "action_guild_join_request", "update_application_command"} {
+					if why := m.UnusedWrites[name]; why != "" {
+						t.Errorf("discord's %s is unused: %s", name, why)
+					}
+				}
 			}
 			// The oracle never breaks a rule every pack has: no write
 			// that changes nothing, no id nobody gave.
@@ -470,8 +480,45 @@ func TestWritesOfEveryKind(t *testing.T) {
 	}
 	// A read that takes a parameter named like the key but reads another
 	// collection is not the collection's get: get_user is no recipient's.
-	if r := dc.Colls["recipients"]; r == nil || r.Get != "" {
-		t.Errorf("discord recipients read by %+v, want no get", r)
+	// Nothing reads recipients, so a write on one is named by its key and
+	// its channel, which come from the target.
+	if r := dc.Colls["recipients"]; r == nil || r.Get != "" || !r.Unread() || !slices.Equal(r.Scope, []string{"channel_id"}) {
+		t.Errorf("discord recipients: %+v, want unread within a channel", r)
+	}
+	// A write acts on its handler's collection: deprecated_delete_pin on
+	// a channel's pins, whose key field is id and argument message_id.
+	for _, c := range []struct{ write, coll, keyParam string }{
+		{"deprecated_delete_pin", "channels_pins", "message_id"},
+		{"delete_guild_integration", "integrations", "integration_id"},
+		{"delete_guild_member_role", "members_roles", "role_id"},
+	} {
+		w := dc.Write(c.write)
+		if w == nil || w.Coll == nil || w.Coll.Name != c.coll {
+			t.Errorf("discord %s targets %+v, want %s (skipped: %s)", c.write, w, c.coll, dc.Skipped[c.write])
+			continue
+		}
+		if p := w.Param(c.keyParam); p == nil || p.Source != model.SrcTargetKey {
+			t.Errorf("discord %s.%s: %+v, want the target's key", c.write, c.keyParam, p)
+		}
+	}
+	// Pins have no get by key: list_pins(channel_id) lists a channel's,
+	// and the pin is the element holding its key.
+	pins := dc.Colls["messages_pins"]
+	if pins == nil || pins.Get != "list_pins" || !pins.GetLists || pins.GetParam != "" || !slices.Equal(pins.Scope, []string{"channel_id"}) {
+		t.Fatalf("discord messages_pins: %+v, want read through list_pins within a channel", pins)
+	}
+	for _, key := range dc.Base.Keys("messages_pins")[:5] {
+		args := dc.GetArgs(pins, key)
+		if _, ok := args["message_id"]; ok || len(args) != 1 {
+			t.Errorf("GetArgs(pin %s) = %v, want the channel alone", key, args)
+		}
+		out, ok := dc.Read(context.Background(), nil, pins.Get, args)
+		if rec := dc.RecordOf(pins, key, out); !ok || rec == nil || tools.Text(rec["message_id"]) != key {
+			t.Errorf("pin %s is not found in list_pins(%v): %v", key, args, rec)
+		}
+		if rec := dc.RecordOf(pins, key+"x", out); rec != nil {
+			t.Errorf("RecordOf finds pin %sx, which no record is: %v", key, rec)
+		}
 	}
 	mu := modelOf("museum-3.1.yaml")
 	for _, w := range mu.Writes {

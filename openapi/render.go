@@ -364,9 +364,11 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			}
 		}
 	default:
-		if !readable(c.Name) {
-			return h, false
-		}
+		// The handler's collection is the target, readable by a get the
+		// model finds or not, so a collection with the same noun is never
+		// taken for it (deprecated_delete_pin deletes a channel's pin,
+		// not a message's), and the key argument is the record's key
+		// whatever it is called (integration_id sets id).
 		h.Target = c.Name
 		h.Args[p.KeyArg] = pack.Arg{Source: "target." + c.Key}
 		for a, f := range p.Scope {
