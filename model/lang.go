@@ -78,13 +78,21 @@ func Plural(s string) string {
 	return s + "s"
 }
 
-var snakeValue = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)+$`)
+var (
+	snakeValue      = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)+$`)
+	upperSnakeValue = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
+)
 
 // ValueWords renders a value for prose: snake_case codes become words
-// ("basic_economy" → "basic economy"), anything else stays as it is.
+// ("basic_economy" → "basic economy", "CREDIT_CARD" → "credit card"),
+// anything else stays as it is: a single capitalised word may be a name
+// or an acronym (AMOLED, USD).
 func ValueWords(v string) string {
-	if snakeValue.MatchString(v) {
+	switch {
+	case snakeValue.MatchString(v):
 		return strings.ReplaceAll(v, "_", " ")
+	case upperSnakeValue.MatchString(v):
+		return strings.ToLower(strings.ReplaceAll(v, "_", " "))
 	}
 	return v
 }

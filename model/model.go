@@ -698,9 +698,10 @@ func (m *Model) scopedGet(cm *CollModel) {
 // listedGet finds, for a nested collection no tool reads by key, a read
 // that lists one parent's records (GET /channels/{channel_id}/pins):
 // every required parameter names a field of the record other than its
-// key, and the first record is among what the read lists for its own
-// parent, agreeing with it field by field, so another collection's list
-// whose ids look the same is never taken for it.
+// key that holds another record's key (its parent's), and the first
+// record is among what the read lists for its own parent, agreeing with
+// it field by field, so another collection's list whose ids look the
+// same is never taken for it.
 func (m *Model) listedGet(cm *CollModel) {
 	key, rec, ok := m.firstRecord(cm)
 	if !ok || rec == nil {
@@ -713,12 +714,12 @@ func (m *Model) listedGet(cm *CollModel) {
 		}
 		fields := map[string]string{}
 		for _, r := range req {
-			if f := fieldNamed(rec, r); f != "" && f != cm.Key {
+			if f := fieldNamed(rec, r); f != "" && f != cm.Key && m.isKeyElsewhere(cm.Name, rec[f]) {
 				fields[r] = f
 			}
 		}
 		if len(fields) != len(req) {
-			continue
+			continue // a search by attributes (genre, year) lists no parent's records
 		}
 		c := &CollModel{Name: cm.Name, Key: cm.Key, Get: t.Name, Scope: req, ScopeField: fields, GetLists: true}
 		res := m.Kit.Exec(context.Background(), m.Base.NewState(), t.Name, mustJSON(m.GetArgs(c, key)))
@@ -733,6 +734,24 @@ func (m *Model) listedGet(cm *CollModel) {
 			}
 		}
 	}
+}
+
+// isKeyElsewhere reports whether a field's value is the key of a record
+// of another collection: the field names the record's parent.
+func (m *Model) isKeyElsewhere(coll string, v any) bool {
+	k := tools.Text(v)
+	if k == "" {
+		return false
+	}
+	for _, other := range m.Base.Collections() {
+		if other == coll {
+			continue
+		}
+		if _, ok := m.Base.Get(other, k); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordOf is key's record in what c's get returned: the result itself,
@@ -1528,6 +1547,7 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 			}
 			p.Optional = !p.Required
 		}
+		wordSlot(p)
 		w.Params = append(w.Params, p)
 		w.param[name] = p
 	}
@@ -1549,6 +1569,24 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 		}
 	}
 	return w, nil
+}
+
+// wordSlot gives a slot the pack says nothing about the values a person
+// answers with: a yes/no setting as itself ("enabled", "not enabled"),
+// never "True"; a list of codes (regions: [us_east, …]) one of its codes.
+func wordSlot(p *ParamModel) {
+	if p.Source != SrcSlot || len(p.Choices) > 0 || p.Say != nil {
+		return
+	}
+	switch ParamType(p.Schema) {
+	case "boolean":
+		w := strings.TrimPrefix(ArgWords(p.Name), "is ")
+		p.Choices = []string{"true", "false"}
+		p.Say = map[string]string{"true": w, "false": "not " + w}
+	case "array":
+		items, _ := p.Schema["items"].(map[string]any)
+		p.Choices = enumOf(items)
+	}
 }
 
 func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -101,6 +102,11 @@ func TestModelInference(t *testing.T) {
 	}
 	if lib.Users.Details != "get_member" || lib.Colls["loans"].List == nil || lib.Colls["loans"].List.Tool != "list_loans" {
 		t.Errorf("library: details %q, loans list %+v", lib.Users.Details, lib.Colls["loans"].List)
+	}
+	// A search by attributes (search_books(genre, year)) lists no
+	// parent's records: it is not the books' get.
+	if books := lib.Colls["books"]; books.Get != "" || books.GetLists {
+		t.Errorf("library books are read by %s (lists %v), want no get", books.Get, books.GetLists)
 	}
 	if cat := models(t)["catalog"]; cat.Users != nil || cat.Colls["items"].List == nil || cat.Write("create_item").TargetKind != TargetNone {
 		t.Errorf("catalog: users %v, items list %+v", cat.Users, cat.Colls["items"].List)
@@ -490,5 +496,43 @@ func TestDatesInWords(t *testing.T) {
 		if got := DatesInWords(in); got != want {
 			t.Errorf("DatesInWords(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestValueWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"basic_economy": "basic economy",
+		"CREDIT_CARD":   "credit card",
+		"AMOLED":        "AMOLED", // a name or an acronym stays
+		"us_east":       "us east",
+		"LessThan":      "LessThan",
+		"ORD":           "ORD",
+	} {
+		if got := ValueWords(in); got != want {
+			t.Errorf("ValueWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestWordSlot: a slot the pack gives no words is answered as a person
+// answers: a setting by its name, a list of codes by one code.
+func TestWordSlot(t *testing.T) {
+	b := &ParamModel{Name: "is_enabled", Source: SrcSlot, Schema: map[string]any{"type": "boolean"}}
+	wordSlot(b)
+	if !slices.Equal(b.Choices, []string{"true", "false"}) || SaySlot(b, "true") != "enabled" || SaySlot(b, "false") != "not enabled" {
+		t.Errorf("boolean slot: choices %v, says %q / %q", b.Choices, SaySlot(b, "true"), SaySlot(b, "false"))
+	}
+	regions := &ParamModel{Name: "regions", Source: SrcSlot, Schema: map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"us_east", "eu_west"}}}}
+	wordSlot(regions)
+	if !slices.Equal(regions.Choices, []string{"us_east", "eu_west"}) {
+		t.Errorf("array slot choices %v", regions.Choices)
+	}
+	if v := Typed(regions.Schema, regions.Choices[1]); !reflect.DeepEqual(v, []any{"eu_west"}) {
+		t.Errorf("array slot typed %v", v)
+	}
+	said := &ParamModel{Name: "insurance", Source: SrcSlot, Schema: map[string]any{"type": "boolean"}, Say: map[string]string{"true": "travel insurance"}}
+	wordSlot(said)
+	if said.Choices != nil {
+		t.Errorf("a slot the pack words is left as it is: %v", said.Choices)
 	}
 }

@@ -39,6 +39,15 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		var out []string
 		for _, e := range ex {
+			if l, isList := e.([]any); isList && ParamType(s) == "array" {
+				// A slot of a list is one element, said as itself (the
+				// list is typed from it): ["us_east", "eu_west"] gives
+				// each region.
+				for _, x := range l {
+					out = append(out, SlotText(x))
+				}
+				continue
+			}
 			out = append(out, SlotText(e))
 		}
 		return out

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/synth-data/synth/model"
 )
 
 // Roles of the people who talk to an imported API's agent.
@@ -140,7 +142,7 @@ func writePhrase(o *op) string {
 	switch o.Handler.Kind {
 	case hCreate:
 		if len(o.Handler.Scope) > 0 && o.Handler.Coll.Parent != nil {
-			return "{add|create} a " + noun + " for {target}"
+			return "{add|create} " + model.A(noun) + " for {target}"
 		}
 		return "{create|add|set up} a new " + noun
 	case hUpdate:

@@ -338,15 +338,17 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 	if c == nil || (p.Kind != hCreate && p.Kind != hUpdate && p.Kind != hDelete) {
 		return pack.WriteHint{}, false
 	}
-	readable := func(name string) bool {
-		pc, ok := pcs[name]
-		return ok && (pc.Get != "" || pc.List != nil)
-	}
 	h := pack.WriteHint{Args: map[string]pack.Arg{}}
 	switch p.Kind {
 	case hCreate:
 		if len(p.Scope) > 0 {
-			if c.Parent == nil || !readable(c.Parent.Name) {
+			// The parent is the target, however the model comes to read
+			// it (by a get within its own parent, through a list, or not
+			// at all).
+			if c.Parent == nil {
+				return h, false
+			}
+			if _, ok := pcs[c.Parent.Name]; !ok {
 				return h, false
 			}
 			h.Target = c.Parent.Name
