@@ -67,6 +67,7 @@ var phraseBanks = map[string]phraseBank{
 	"closings":             {closings, []string{"first"}},
 	"genericAskSearch":     {genericAskSearch, []string{"noun", "a_noun", "params", "grid"}},
 	"genericAskTarget":     {genericAskTarget, []string{"noun", "key"}},
+	"genericAskTargetKey":  {genericAskTargetKey, []string{"noun", "key"}},
 	"genericAskSlot":       {genericAskSlot, []string{"what"}},
 	"genericAskSaid":       {genericAskSaid, []string{"opts"}},
 	"genericAskGroup":      {genericAskGroup, []string{"what"}},

@@ -420,10 +420,14 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			text = a.say(genericAskSearch, map[string]string{"noun": s.Noun, "a_noun": model.A(s.Noun), "params": model.JoinAnd(ps), "grid": strings.Join(grid, " or ")})
 		} else {
 			noun, key := "record", "id"
+			bank := genericAskTarget
 			if c := a.collOf(g); c != nil {
 				noun, key = c.Noun, model.Words(c.Key)
+				if c.List == nil {
+					bank = genericAskTargetKey
+				}
 			}
-			text = a.say(genericAskTarget, map[string]string{"noun": noun, "key": key})
+			text = a.say(bank, map[string]string{"noun": noun, "key": key})
 		}
 	case "slot":
 		p := g.w.Param(name)

@@ -14,6 +14,13 @@ var genericAskTarget = []string{
 	"{{Could you tell me|Can you let me know|Would you tell me} which <noun> {this is about|you mean|you have in mind|you're asking about}{?|, please?}|{Let me know|Tell me} which <noun> {this is about|you mean|you have in mind|you're asking about}{.|, please.}}",
 }
 
+// genericAskTargetKey asks for a record no list shows, which only its key
+// (and its parents') can name: no description is offered.
+var genericAskTargetKey = []string{
+	"{|And |Now, |Okay, |First, }{which <noun>|what <noun>} {do you mean|are you referring to|is this about|are we talking about}? {{Please give me its <key>|I'll need its <key>|Its <key> is what I need|Could you share its <key>}{ and where it sits| and what it belongs to|}.|}",
+	genericAskTarget[1],
+}
+
 var genericAskSearch = []string{
 	"{Sure|Happy to help|Of course|Certainly|Gladly}{!|.|,} {what are you looking for|tell me what you need|which trip do you have in mind|what should I search for}: the <params>? {You can give me several <grid>|Several <grid> are fine|Feel free to give several <grid>}, and tell me how I should choose{, for example the cheapest|, say by price or duration|}.",
 	"{I can search for that|Let me find you <a_noun>|I'll look for <a_noun> for you|I can find <a_noun> for you}{.|, no problem.} {Please tell me the <params>{ (several <grid> are fine)|}, and what matters most to you{, like price or duration|}.|Could you give me the <params>{ (several <grid> are fine)|}, and what matters most to you{, like price or duration|}?}",

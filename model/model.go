@@ -1875,7 +1875,7 @@ func (m *Model) ScopeWords(c *CollModel, key string) string {
 	for _, s := range c.Scope {
 		if x, ok := rec[c.ScopeField[s]]; ok {
 			w := Words(s)
-			for _, suffix := range []string{" id", " sid", " key", " uuid"} {
+			for _, suffix := range []string{" id", " sid", " key", " uuid", " name"} {
 				w = strings.TrimSuffix(w, suffix)
 			}
 			parts = append(parts, w+" "+tools.Text(x))
