@@ -879,16 +879,24 @@ func namesNoun(param, noun string) bool {
 // among its parameters is the new record's (optional, or absent), not a
 // target: a create named for c's own noun whose key is not required.
 func createsInto(toolWords string, c *CollModel, req []string) bool {
-	verb, _, _ := strings.Cut(strings.TrimSpace(toolWords), " ")
-	switch verb {
-	case "create", "add", "new", "post", "insert":
-	default:
+	// The verb leads (create_order) or follows the resource
+	// (domains_create, DigitalOcean's style).
+	f := strings.Fields(toolWords)
+	creates := func(verb string) bool {
+		switch verb {
+		case "create", "add", "new", "post", "insert", "place", "submit":
+			return true
+		}
+		return false
+	}
+	if len(f) == 0 || !creates(f[0]) && (len(f) < 2 || !creates(f[1])) {
 		return false
 	}
 	if slices.Contains(req, c.Key) || c.GetParam != "" && slices.Contains(req, c.GetParam) {
 		return false
 	}
-	return strings.Contains(toolWords, " "+c.Noun+" ") || strings.Contains(toolWords, " "+Singular(Words(c.Name))+" ")
+	words := " " + singularWords(toolWords) + " " // domains_create makes a domain
+	return strings.Contains(words, " "+c.Noun+" ") || strings.Contains(words, " "+Singular(Words(c.Name))+" ")
 }
 
 // nounAt is where a collection's noun last occurs in a tool's words
@@ -1545,7 +1553,9 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 				}
 				continue
 			}
-			p.Optional = !p.Required
+			// The target's key and parents are how the write addresses
+			// it: always passed, optional in the schema or not.
+			p.Optional = !p.Required && p.Source != SrcTargetKey && p.Source != SrcTarget
 		}
 		wordSlot(p)
 		w.Params = append(w.Params, p)

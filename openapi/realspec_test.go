@@ -526,4 +526,29 @@ func TestWritesOfEveryKind(t *testing.T) {
 			t.Errorf("createSpecialEvent targets %v %+v: a create makes its record", w.TargetKind, w.Coll)
 		}
 	}
+	// Creates whose verb is "place" (placeOrder) or follows the resource
+	// in the plural (domains_create) make their record, whose optional id
+	// or name is the new one's.
+	ps := modelOf("petstore-3.0.yaml")
+	do := modelOf("digitalocean-multifile/specification/DigitalOcean-public.v2.yaml")
+	for _, c := range []struct {
+		m     *model.Model
+		write string
+	}{{ps, "placeOrder"}, {do, "domains_create"}} {
+		if w := c.m.Write(c.write); w == nil || w.TargetKind != model.TargetNone {
+			t.Errorf("%s targets %+v: a create makes its record", c.write, w)
+		}
+	}
+	// A write addresses its target by the key and parents every time,
+	// optional in the schema or not: a task never acts on a record it
+	// does not name.
+	for _, m := range []*model.Model{ps, dc, do, tw} {
+		for _, w := range m.Writes {
+			for _, pm := range w.Params {
+				if (pm.Source == model.SrcTargetKey || pm.Source == model.SrcTarget) && pm.Optional {
+					t.Errorf("%s.%s comes from the target but is optional", w.Name, pm.Name)
+				}
+			}
+		}
+	}
 }
