@@ -977,7 +977,7 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 	if !ok {
 		return "I'm sorry, I couldn't find the " + model.Words(g.field) + "."
 	}
-	return fmt.Sprintf("The %s of %s is %s.", model.Words(model.LastStep(g.field)), what, model.SayValue(g.field, v))
+	return model.AskAbout(a.m.Colls[g.target.Collection], g.field, v).Answer(what, g.field, v)
 }
 
 // build fills the write's arguments from the target, the customer's

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"regexp"
@@ -826,4 +827,117 @@ func DateWords(s string) (string, bool) {
 		return "", false
 	}
 	return t.Format("January 2, 2006"), true
+}
+
+// Kinds of question about one field of a record.
+const (
+	AskWhat  = "what"  // "What's the price of …?"
+	AskWhen  = "when"  // "When was … created?"
+	AskCount = "count" // "How many checked bags does … have?"
+	AskHas   = "has"   // "Does … have travel insurance?"
+)
+
+// FieldAsk is how a person asks about a field and hears the answer, in
+// the collection's words where it has them: never "the total baggages
+// of", "the created at of" or "the insurance of … is no".
+type FieldAsk struct {
+	Kind  string
+	Words string // "price", "created", "checked bags", "travel insurance"
+	Unit  string // said after the value: "minutes" of duration_minutes
+}
+
+// AskAbout says how to ask about field of c's records (c may be nil); v
+// is the field's value where the asker can know its type (nil when not).
+func AskAbout(c *CollModel, field string, v any) FieldAsk {
+	f := LastStep(field)
+	words := strings.Fields(Words(f))
+	if n := len(words); n > 1 && (words[n-1] == "at" || words[n-1] == "on") && participle(words[n-2]) {
+		return FieldAsk{Kind: AskWhen, Words: strings.Join(words[:n-1], " ")}
+	}
+	if n := len(words); n > 1 && units[words[n-1]] {
+		return FieldAsk{Kind: AskWhat, Words: strings.Join(words[:n-1], " "), Unit: words[n-1]}
+	}
+	var say map[string]string
+	if c != nil {
+		say = c.Say
+	}
+	bare := func(t string) string {
+		t = strings.TrimSpace(strings.ReplaceAll(t, "{value}", ""))
+		for _, p := range []string{"with ", "has "} {
+			t = strings.TrimPrefix(t, p)
+		}
+		return strings.Join(strings.Fields(t), " ")
+	}
+	switch x := v.(type) {
+	case string:
+		if t, ok := say[f+"=yes"]; ok && (x == "yes" || x == "no") && strings.HasPrefix(t, "with ") {
+			return FieldAsk{Kind: AskHas, Words: bare(t)}
+		}
+	case float64, int, int64:
+		if t, ok := say[f]; ok && strings.Contains(t, "{value}") && bare(t) != "" {
+			return FieldAsk{Kind: AskCount, Words: bare(t)}
+		}
+		if n := len(words); n == 1 && strings.HasSuffix(words[0], "s") && !strings.HasSuffix(words[0], "ss") && !IsMoney(f) {
+			return FieldAsk{Kind: AskCount, Words: words[0]} // pages, copies, renewals
+		}
+	}
+	return FieldAsk{Kind: AskWhat, Words: strings.Join(words, " ")}
+}
+
+// SampleValue is the field's value in the first of coll's records that
+// has it: what a customer knows of its type without knowing the record.
+func (m *Model) SampleValue(coll, field string) any {
+	for _, k := range m.Base.Keys(coll) {
+		v, _ := m.Base.Get(coll, k)
+		if x, ok := ValueAt(v, field); ok {
+			return x
+		}
+	}
+	return nil
+}
+
+// participle reports whether a word reads as a past participle: created,
+// borrowed, made.
+func participle(w string) bool {
+	switch w {
+	case "made", "sent", "paid", "built", "done", "begun", "taken", "given", "shipped":
+		return true
+	}
+	return len(w) > 3 && strings.HasSuffix(w, "ed")
+}
+
+// Answer states what a question about a field found, holding the value
+// as the record has it (the outputs check reads it verbatim); what names
+// the record ("reservation OKLNF8", "your order").
+func (a FieldAsk) Answer(what string, field string, v any) string {
+	val := SayValue(field, v)
+	subject := what
+	if what != "" {
+		subject = strings.ToUpper(what[:1]) + what[1:]
+	}
+	switch a.Kind {
+	case AskWhen:
+		if w, ok := StampWords(val); ok {
+			// Said as a person says it, with the record's own text for
+			// the one who needs it exactly.
+			return fmt.Sprintf("%s was %s on %s (%s).", subject, a.Words, w, val)
+		}
+		return fmt.Sprintf("%s was %s on %s.", subject, a.Words, val)
+	case AskCount:
+		words := a.Words
+		if f := strings.Fields(words); val == "1" && len(f) > 0 {
+			f[len(f)-1] = Singular(f[len(f)-1])
+			words = strings.Join(f, " ")
+		}
+		return fmt.Sprintf("%s has %s %s.", subject, val, words)
+	case AskHas:
+		if val == "yes" {
+			return fmt.Sprintf("Yes, %s has %s.", what, a.Words)
+		}
+		return fmt.Sprintf("No, %s doesn't have %s.", what, a.Words)
+	}
+	if a.Unit != "" {
+		val += " " + a.Unit
+	}
+	return fmt.Sprintf("The %s of %s is %s.", a.Words, what, val)
 }

@@ -536,3 +536,37 @@ func TestWordSlot(t *testing.T) {
 		t.Errorf("a slot the pack words is left as it is: %v", said.Choices)
 	}
 }
+
+// TestAskAbout: a question about a field, and its answer, read as a
+// person says them, and the answer holds the value verbatim.
+func TestAskAbout(t *testing.T) {
+	res := &CollModel{Name: "reservations", Say: map[string]string{
+		"insurance=yes": "with travel insurance", "insurance=no": "without travel insurance",
+		"total_baggages": "with {value} checked bags"}}
+	for _, tc := range []struct {
+		coll         *CollModel
+		field        string
+		v            any
+		kind, answer string
+	}{
+		{res, "insurance", "no", AskHas, "No, reservation X doesn't have travel insurance."},
+		{res, "insurance", "yes", AskHas, "Yes, reservation X has travel insurance."},
+		{res, "total_baggages", 1.0, AskCount, "Reservation X has 1 checked bag."},
+		{res, "total_baggages", 3.0, AskCount, "Reservation X has 3 checked bags."},
+		{res, "created_at", "2024-05-12T06:33:00-05:00", AskWhen, "Reservation X was created on May 12, 2024 at 6:33 AM UTC-05:00 (2024-05-12T06:33:00-05:00)."},
+		{nil, "borrowed_on", "2025-03-06", AskWhen, "Reservation X was borrowed on 2025-03-06."},
+		{nil, "pages", 151.0, AskCount, "Reservation X has 151 pages."},
+		{nil, "duration_minutes", 403.0, AskWhat, "The duration of reservation X is 403 minutes."},
+		{nil, "price", 127.0, AskWhat, "The price of reservation X is $127."},
+		{nil, "status", "active", AskWhat, "The status of reservation X is active."},
+		{nil, "address", 3.0, AskWhat, "The address of reservation X is 3."},
+	} {
+		a := AskAbout(tc.coll, tc.field, tc.v)
+		if a.Kind != tc.kind {
+			t.Errorf("%s: kind %s, want %s", tc.field, a.Kind, tc.kind)
+		}
+		if got := a.Answer("reservation X", tc.field, tc.v); got != tc.answer {
+			t.Errorf("%s: %q, want %q", tc.field, got, tc.answer)
+		}
+	}
+}

@@ -299,6 +299,26 @@ var genericQuestions = []string{
 	"{I need|I'm looking for} the <field> of <target>{.|}",
 }
 
+// questionsOf asks about a field the way its kind reads (model.AskAbout).
+var questionsOf = map[string][]string{
+	model.AskWhat: genericQuestions,
+	model.AskWhen: {
+		"When was <target> <field>?",
+		"{Can you tell me|Could you check} when <target> was <field>?",
+		"{I'd like to know|I need to know} when <target> was <field>.",
+	},
+	model.AskCount: {
+		"How many <field> does <target> have?",
+		"{Can you tell me|Could you check} how many <field> <target> has?",
+		"{I'd like to know|I need to know} how many <field> <target> has.",
+	},
+	model.AskHas: {
+		"Does <target> have <field>?",
+		"{Can you tell me|Could you check} whether <target> has <field>?",
+		"{I'd like to know|I need to know} if <target> has <field>.",
+	},
+}
+
 var genericSlotPieces = []string{
 	"{The <what> {should be|is|will be|would be}|For the <what>, {use|make it|put|go with}|As for the <what>, {it's|make it}} <value>{.|, please.|, thanks.}",
 	"{<value>|<value>, please}{.|}",
@@ -369,7 +389,12 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 		if len(g.Items) > 0 {
 			about = g.Items[0].Label
 		}
-		return u.say(genericQuestions, map[string]string{"field": model.Words(model.LastStep(f)), "target": about}), act
+		bank, words := genericQuestions, model.Words(model.LastStep(f))
+		if u.m.Inform(g.Target.Collection, f) == nil {
+			ask := model.AskAbout(u.m.Colls[g.Target.Collection], f, u.m.SampleValue(g.Target.Collection, f))
+			bank, words = questionsOf[ask.Kind], ask.Words
+		}
+		return u.say(bank, map[string]string{"field": words, "target": about}), act
 	}
 	if g.Intent == model.IntentTransfer {
 		act.Slots = map[string]string{"topic": g.Slots["topic"]}
