@@ -1169,9 +1169,43 @@ func (a *Generic) details(g *ggoal) string {
 			// "on reservation ALAXV1" already names it.
 			continue
 		}
+		if p != nil && p.Replace != nil {
+			parts = append(parts, model.ArgWords(name)+": "+a.replacementText(g, p, v))
+			continue
+		}
 		parts = append(parts, model.ArgWords(name)+": "+a.argText(g, p, v))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// replacementText says the replacements of picked elements by the
+// related record's words for each ("Brand A, professional, dark version
+// (5937324630)"), the one the agent read to find it.
+func (a *Generic) replacementText(g *ggoal, p *model.ParamModel, v any) string {
+	r := p.Replace
+	ids, _ := v.([]any)
+	of, _ := g.args[r.Of].([]any)
+	pick := g.w.Param(r.Of)
+	if len(ids) != len(of) || r.Say == "" || pick == nil || pick.Pick == nil {
+		return a.argText(g, p, v)
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = tools.Text(id)
+		e, ok := pick.Pick.Element(g.user, g.obj, of[i])
+		if !ok {
+			continue
+		}
+		rel, _ := a.m.Base.Get(r.Coll.Name, tools.Text(e[r.Via]))
+		relObj, _ := tools.ToObject(rel)
+		for _, c := range r.Candidates(relObj, e) {
+			if tools.Text(c[r.ID]) == parts[i] {
+				parts[i] = model.FillSay(r.Say, c) + " (" + parts[i] + ")"
+				break
+			}
+		}
+	}
+	return model.JoinAnd(parts)
 }
 
 // argText says an argument for the customer to check: in the pack's
@@ -1194,6 +1228,15 @@ func (a *Generic) argText(g *ggoal, p *model.ParamModel, v any) string {
 		}
 		return model.ElementText(x, a.m.Identifying(), nil, nil)
 	case string:
+		if p != nil && p.Pick != nil {
+			// A picked item by its words and its id: "blue 1000ml water
+			// bottle (8475032155)", not the id alone.
+			if e, ok := p.Pick.Element(g.user, g.obj, x); ok {
+				if w := p.Pick.Words(e); w != "" {
+					return w + " (" + x + ")"
+				}
+			}
+		}
 		if p != nil && p.Choose != nil {
 			if e, ok := p.Choose.Element(g.user, x); ok {
 				if w := p.Choose.Words(e); w != "" {

@@ -419,14 +419,30 @@ func caseFilter(s, filter string) string {
 	return s
 }
 
-// fillSay renders a template with an element's own values (every field
+// FillSay renders a template with an element's own values (every field
 // it names), for names that do not depend on a description.
-func fillSay(say string, elem map[string]any) string {
+func FillSay(say string, elem map[string]any) string {
 	out := sayField.ReplaceAllStringFunc(say, func(s string) string {
 		name, filter, _ := strings.Cut(s[1:len(s)-1], "|")
 		v, ok := ValueAt(elem, name)
 		if !ok {
 			return ""
+		}
+		if obj, isObj := v.(map[string]any); isObj {
+			// Options ({color: blue, size: large}) by their values, as
+			// a person lists them: "blue, large".
+			var vals []string
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				w := ValueWords(tools.Text(obj[k]))
+				switch strings.ToLower(w) {
+				case "yes", "true":
+					w = Words(k) // water resistance, not "yes"
+				case "no", "false", "none":
+					w = "no " + Words(k) // a keyboard with no backlight
+				}
+				vals = append(vals, caseFilter(w, filter))
+			}
+			return strings.Join(vals, ", ")
 		}
 		return caseFilter(ValueWords(tools.Text(v)), filter)
 	})
@@ -553,12 +569,12 @@ func (ch *ChooseModel) ChoiceSelector(param string, elems []map[string]any, i in
 			}
 			sel := record.Selector{Collection: param, Where: where}
 			if j, err := tools.ResolveKey(sel, elems, ch.ID); err == nil && j == i {
-				sel.Label = fillSay(tmpl, e)
+				sel.Label = FillSay(tmpl, e)
 				return sel, nil
 			}
 			// Two of a kind (two gift cards): its id tells them apart.
 			sel.Where = map[string]string{ch.ID: tools.Text(e[ch.ID])}
-			sel.Label = strings.TrimPrefix(fillSay(tmpl, e), "my ") + " " + tools.Text(e[ch.ID])
+			sel.Label = strings.TrimPrefix(FillSay(tmpl, e), "my ") + " " + tools.Text(e[ch.ID])
 			if !strings.HasPrefix(sel.Label, "the ") {
 				sel.Label = "the " + sel.Label
 			}
@@ -760,7 +776,7 @@ func (ch *ChooseModel) Words(e map[string]any) string {
 	if ch.By == "" || tmpl == "" {
 		return ""
 	}
-	return fillSay(tmpl, e)
+	return FillSay(tmpl, e)
 }
 
 // Element finds the customer's element an argument value names among
@@ -774,11 +790,27 @@ func (ch *ChooseModel) Element(user map[string]any, v any) (map[string]any, bool
 	return nil, false
 }
 
+// Element finds the picked element an argument value names: among the
+// customer's things (user) or the target's (target).
+func (pk *PickModel) Element(user, target map[string]any, v any) (map[string]any, bool) {
+	in := target
+	if pk.User {
+		in = user
+	}
+	from, _ := ValueAt(in, pk.From)
+	for _, e := range Elements(from) {
+		if pk.ID != "" && tools.Text(e[pk.ID]) == tools.Text(v) {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
 // Words says a picked element in the pack's words ("Ana Lopez"), ""
 // without a say.
 func (pk *PickModel) Words(e map[string]any) string {
 	if pk.Say == "" {
 		return ""
 	}
-	return fillSay(pk.Say, e)
+	return FillSay(pk.Say, e)
 }
