@@ -89,6 +89,8 @@ var phraseBanks = map[string]phraseBank{
 	"correctionLead":       {correctionLead, nil},
 	"figureLead":           {figureLead, nil},
 	"holdRefusal":          {holdRefusal, nil},
+	"steerBack":            {steerBack, nil},
+	"identifyRest":         {identifyRest, []string{"missing"}},
 	"passOver":             {passOver, []string{"what"}},
 	"defaultChoice":        {defaultChoice, []string{"default"}},
 	"insteadLead":          {insteadLead, nil},

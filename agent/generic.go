@@ -201,6 +201,11 @@ func (a *Generic) Respond(ctx context.Context, in dialog.Turn) (Turn, error) {
 			if a.identity == nil {
 				return a.reply(joinText(lead, a.say(genericGreetIdentify, map[string]string{"ids": a.identifyWords()})), dialog.Ask{Kind: "identify"}), nil
 			}
+			if missing := a.missingIdentity(); len(missing) > 0 {
+				// Half an identity (a name without the zip): ask for the
+				// rest, keeping what was given.
+				return a.reply(joinText(lead, a.say(identifyRest, map[string]string{"missing": model.JoinAnd(missing)})), dialog.Ask{Kind: "identify"}), nil
+			}
 			if !a.authenticate(ctx) {
 				return a.reply(joinText(lead, a.say(identifyAgain, nil)), dialog.Ask{Kind: "identify_again"}), nil
 			}
@@ -245,7 +250,12 @@ func (a *Generic) Respond(ctx context.Context, in dialog.Turn) (Turn, error) {
 func (a *Generic) absorb(act dialog.Act) {
 	switch act.Type {
 	case "identify":
-		a.identity = act.Identity
+		// What the customer gives now joins what they gave before: the
+		// zip after the name.
+		if a.identity == nil {
+			a.identity = map[string]string{}
+		}
+		maps.Copy(a.identity, act.Identity)
 	case "pushback":
 		// The refusal stands: the policy does not bend to a plea.
 		a.refused, a.refusedGoal = true, act.Goal
@@ -316,6 +326,9 @@ func (a *Generic) absorb(act dialog.Act) {
 				a.queue = append(a.queue, act.Goal)
 			}
 		}
+	case "digress":
+		// The question it asked is asked again after this.
+		a.sorry = append(a.sorry, a.say(steerBack, nil))
 	case "confirm":
 		if g := a.goals[act.Goal]; g != nil && g.propose {
 			g.confirm = true
@@ -337,6 +350,32 @@ func (a *Generic) identifyWords() string {
 		ways = append(ways, "your "+model.JoinAnd(ws))
 	}
 	return strings.Join(ways, ", or ")
+}
+
+// missingIdentity names the details still missing when the customer gave
+// part of one way of identifying and all of none ("your zip"); nil when
+// some way is complete or none is begun.
+func (a *Generic) missingIdentity() []string {
+	var best []string
+	given := 0
+	for _, im := range a.m.Users.Identify {
+		var missing []string
+		n := 0
+		for _, p := range im.Params {
+			if _, ok := a.identity[p]; ok {
+				n++
+			} else {
+				missing = append(missing, "your "+model.Words(p))
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+		if n > given {
+			best, given = missing, n
+		}
+	}
+	return best
 }
 
 // authenticate calls the identify tool the customer's details fit.

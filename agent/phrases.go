@@ -75,6 +75,19 @@ var figureLead = []string{
 }
 
 // holdRefusal answers a plea for an exception: the policy stands.
+// identifyRest asks for the details a half identity lacks.
+var identifyRest = []string{
+	"{Thanks|Thank you|Got it|Thanks for that}{.|!} {I also need|I'll also need|To find your account I also need|I still need} <missing>{, please|}.",
+	"{Thanks|Thank you|Got it}{.|!} {Could you also give me|Can you also tell me|What's} <missing>{, please|}?",
+}
+
+// steerBack answers a question off the task and returns to it, in words
+// no refusal check takes for refusing the request itself.
+var steerBack = []string{
+	"{Good question|Fair question|I get that}{!|.} {That's outside what I handle in this chat|I don't have that information here|That's not something I look after here}{, but|; still,|, though} {let's finish your request first|I'll keep going with your request|let's get back to what you asked for}.",
+	"{I'll have to leave that one aside|That's beyond what this chat covers|I don't have details on that}{, sorry|}. {For now, let's finish what you came in for|Let's get your request done|Back to your request}.",
+}
+
 var holdRefusal = []string{
 	"{I understand|I hear you|I'm really sorry}{, and I wish I could help|}{.|,} {but I can't make an exception|but the policy doesn't allow exceptions here|but this isn't something I'm able to override}{.|, I'm afraid.}",
 	"{I'm sorry|I understand how frustrating this is}, {but I'm not able to make an exception to the policy|but the policy is the same for every customer, so I can't make an exception}.",

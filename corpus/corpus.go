@@ -80,6 +80,12 @@ type Counts struct {
 	// Forgotten: the customer says they do not know something asked
 	// for (an order's id) and describes it instead.
 	Forgotten int `json:"forgotten"`
+	// Digressions: the customer asked something off the task and the
+	// agent steered back to the request.
+	Digressions int `json:"digressions"`
+	// Incomplete: the customer gave part of what was asked (a name
+	// without the zip) and the agent asked for the rest.
+	Incomplete int `json:"incomplete"`
 }
 
 // pleading are the customer's words for asking past a refusal.
@@ -87,6 +93,13 @@ var pleading = []string{"exception", "some way around", "bend the rule", "overri
 
 // forgetting are the customer's words for not knowing what was asked.
 var forgetting = []string{"don't remember", "don't know the", "handy, but", "not sure what the", "can't find the", "no idea about", "can't recall the", "isn't in front of me"}
+
+// steering are the agent's words for returning to the request after a
+// customer's off-task question.
+var steering = []string{"finish your request", "going with your request", "get back to what you asked for", "finish what you came in for", "get your request done", "back to your request"}
+
+// askingRest are the agent's words for asking the rest of a half answer.
+var askingRest = []string{"also need your", "still need your", "also give me your", "also tell me your"}
 
 // NewMeter returns an empty meter.
 func NewMeter() *Meter {
@@ -105,7 +118,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 		c.Recovery++
 	}
 	seen := map[string]map[string]bool{Customer: {}, Agent: {}}
-	var corrected, pushed, failed, transferred, forgot bool
+	var corrected, pushed, failed, transferred, forgot, steered, rest bool
 	for i, msg := range msgs {
 		switch msg.Role {
 		case "tool":
@@ -117,6 +130,9 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 			corrected = corrected || i > 0 && proposal(msgs[:i]) && turnsDown(low)
 			forgot = forgot || slices.ContainsFunc(forgetting, func(f string) bool { return strings.Contains(low, f) })
 		case Agent:
+			low := strings.ToLower(msg.Content)
+			steered = steered || slices.ContainsFunc(steering, func(f string) bool { return strings.Contains(low, f) })
+			rest = rest || slices.ContainsFunc(askingRest, func(f string) bool { return strings.Contains(low, f) })
 			for _, tc := range msg.ToolCalls {
 				transferred = transferred || strings.Contains(tc.Function.Name, "transfer")
 			}
@@ -143,6 +159,8 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 	c.ToolErrors += count(failed)
 	c.Transfers += count(transferred)
 	c.Forgotten += count(forgot)
+	c.Digressions += count(steered)
+	c.Incomplete += count(rest)
 }
 
 // proposal reports whether the agent's last words before a customer turn

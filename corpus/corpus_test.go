@@ -51,6 +51,9 @@ func TestMeter(t *testing.T) {
 		{Role: "assistant", ToolCalls: []record.ToolCall{{Function: record.FunctionCall{Name: "transfer_to_human_agents"}}}},
 		{Role: "tool", Content: "Error: not allowed"},
 	}, turned[3:]...)...)
+	turned = append(turned,
+		record.Message{Role: "assistant", Content: "Thanks! I also need your zip."},
+		record.Message{Role: "assistant", Content: "Fair question. Back to your request."})
 	m.Add(turned, "recovery")
 	s := m.Summary(2)
 	if s.Dialogues != 11 {
@@ -73,7 +76,7 @@ func TestMeter(t *testing.T) {
 	if a.Top[0].Text != "Please confirm (yes/no)." || a.Top[0].Share != 1 {
 		t.Errorf("agent top %+v", a.Top)
 	}
-	want := Counts{Dialogues: 11, Recovery: 1, Corrections: 1, Pushbacks: 1, ToolErrors: 1, Transfers: 1, Forgotten: 1}
+	want := Counts{Dialogues: 11, Recovery: 1, Corrections: 1, Pushbacks: 1, ToolErrors: 1, Transfers: 1, Forgotten: 1, Digressions: 1, Incomplete: 1}
 	if s.Counts != want {
 		t.Errorf("counts %+v, want %+v", s.Counts, want)
 	}

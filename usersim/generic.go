@@ -139,13 +139,23 @@ var genericIdentify = []string{
 	"{I'm|This is} <name>{,|.} {my|the} <pairs>{.|}",
 }
 
+// genericIdentifyRest gives the details left out before.
+var genericIdentifyRest = []string{
+	"{Oh, right|Sure|Of course|Sorry|Right}{,|!|.} {my|the} <pairs>{.|}",
+	"{My|The} <pairs>{.|}",
+	"<values>{.|}",
+}
+
 var genericIdentifyRetry = []string{
 	"{Oh, sorry|Oops|My mistake|Sorry about that}{,|!|.} {it should be|I meant|the right one is} <values>{.|}",
 	"{Sorry|Apologies|Oops|My bad|Sorry about that}, {I typed that wrong|I mixed something up|that was wrong|I got that wrong|that was a typo}. {It's|Try|It should be|The right one is} <values>{.|}",
 }
 
 func (u *Generic) identifyTurn(wrong bool, tmpls []string) dialog.Turn {
-	id := u.identity(wrong)
+	return u.identifyWith(u.identity(wrong), tmpls)
+}
+
+func (u *Generic) identifyWith(id map[string]string, tmpls []string) dialog.Turn {
 	slots := map[string]string{"pairs": isJoin(id), "values": u.identityValues(id), "name": u.bp.Persona.Name}
 	return dialog.Turn{Text: u.say(tmpls, slots), Acts: []dialog.Act{{Type: "identify", Identity: id}}}
 }
@@ -636,6 +646,24 @@ func choiceWords(param string) string {
 func (u *Generic) Respond(ask dialog.Ask) dialog.Turn { return u.respond(u, ask) }
 
 func (u *Generic) answerIdentity(ask dialog.Ask, wrong bool) dialog.Turn {
+	if ask.Kind == "identify" && u.withheld != nil {
+		// Asked for what it left out: just that.
+		rest := u.withheld
+		u.withheld = nil
+		return u.identifyWith(rest, genericIdentifyRest)
+	}
+	if id := u.identity(wrong); u.prof.partial && !u.partDone && ask.Kind == "identify" && len(id) > 1 {
+		// An incomplete turn: the name, and the zip only when asked.
+		u.partDone = true
+		keys := slices.Sorted(maps.Keys(id))
+		part := map[string]string{}
+		for _, k := range keys[:len(keys)-1] {
+			part[k] = id[k]
+		}
+		last := keys[len(keys)-1]
+		u.withheld = map[string]string{last: id[last]}
+		return u.identifyWith(part, genericIdentify[:2])
+	}
 	tmpls := genericIdentify
 	switch {
 	case ask.Kind == "identify_again":

@@ -156,7 +156,7 @@ func TestTemplatesWellFormed(t *testing.T) {
 	lists := map[string][]string{
 		"greetings": greetings, "identifyEmail": identifyEmail, "identifyNameZip": identifyNameZip, "identifyRetry": identifyRetry,
 		"confirms": confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks, "reminders": reminders,
-		"verboseFillers": verboseFillers, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers,
+		"verboseFillers": verboseFillers, "digressions": digressions, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers,
 	}
 	for k, v := range requests {
 		lists["requests."+k] = v

@@ -161,6 +161,14 @@ var reminders = []string{
 }
 
 // Profile colour.
+// digressions are a talkative or piecemeal customer's question off the task, asked
+// instead of an answer (NCUser's tangents): the agent steers back and
+// asks again.
+var digressions = []string{
+	"{Oh, before that|Actually, quick question first|Sorry, random question|Before I forget|Side question|Oh, one thing first}{:|,} {do you know if|can you tell me whether|any idea if|is it true that} {you're open on weekends|there's a phone line I could call next time|I can get updates by text|there's a mobile app for this|you have a loyalty program|this chat is saved somewhere|I could talk to the same person next time}?",
+	"{Hmm, wait|Hang on|Oh|Um}{.|,} {How long have you been doing this job|Is it busy today|Do you get a lot of people like me|Are you a real person, by the way}? {Just curious.|Sorry, I'm curious.|Anyway.|}",
+}
+
 var verboseFillers = []string{
 	"{By the way|Oh, and|Funny story|Just so you know}, {the weather here has been awful|my dog knocked over a lamp this morning|I've been shopping with you for years|my neighbour recommended your store|I'm typing this on my lunch break}{.|!}",
 	"{I have to say|Honestly|To be fair}, {your site is usually great|delivery was quick last time|this is my first time contacting support|I almost phoned rather than chatting}{.|!}",

@@ -31,6 +31,7 @@ type profile struct {
 	typos         bool
 	confused      bool
 	changes       bool
+	partial       bool // gives half of a two-part identity first (NCUser's incomplete turns)
 }
 
 func profileOf(name string) (profile, error) {
@@ -40,7 +41,7 @@ func profileOf(name string) (profile, error) {
 	case Minimal:
 		return profile{terse: true}, nil
 	case Piecemeal:
-		return profile{}, nil
+		return profile{partial: true}, nil
 	case Verbose:
 		return profile{identityFirst: true, revealAll: true, verbose: true}, nil
 	case Impatient:

@@ -621,3 +621,113 @@ func TestRepetitionTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestDigressions: a talkative or piecemeal customer once asks something off the task
+// instead of answering; the agent steers back without a word a refusal
+// check reads as refusing, asks again, and the dialogue verifies.
+func TestDigressions(t *testing.T) {
+	offTask := regexp.MustCompile(`open on weekends|phone line|updates by text|mobile app|loyalty program|chat is saved|same person next time|doing this job|busy today|people like me|real person`)
+	steer := regexp.MustCompile(`(?i)your request|what you (came in|asked) for`)
+	refusal := regexp.MustCompile(`(?i)\b(cannot|can't|can not|unable|not able|not possible|only possible|not allowed|not permitted|won't be able)\b`)
+	for _, domain := range []string{"retail", "airline"} {
+		fx, err := testplay.NewFixture(domain, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for i := 0; i < 300 && seen < 6; i++ {
+			bp, err := fx.Gen.Generate(t.Context(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bp.Behavior != usersim.Verbose && bp.Behavior != usersim.Piecemeal {
+				continue
+			}
+			played, err := testplay.Play(fx.D, single{bp}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := played[0].TR
+			at := slices.IndexFunc(tr.Messages, func(m record.Message) bool { return m.Role == "user" && offTask.MatchString(m.Content) })
+			if at < 0 {
+				continue
+			}
+			seen++
+			if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+				t.Errorf("%s %s: a dialogue with a digression fails %v", domain, bp.ID, v.Failed())
+			}
+			if at+1 >= len(tr.Messages) {
+				t.Fatalf("%s %s: the dialogue ends at the digression", domain, bp.ID)
+			}
+			reply := tr.Messages[at+1]
+			if reply.Role != "assistant" || !steer.MatchString(reply.Content) || refusal.MatchString(reply.Content) {
+				t.Errorf("%s %s: the agent's answer to %q does not steer back in words a refusal check ignores: %q", domain, bp.ID, tr.Messages[at].Content, reply.Content)
+			}
+			if n := len(slices.DeleteFunc(slices.Clone(tr.Messages), func(m record.Message) bool { return !(m.Role == "user" && offTask.MatchString(m.Content)) })); n != 1 {
+				t.Errorf("%s %s: %d digressions, want one", domain, bp.ID, n)
+			}
+		}
+		if seen == 0 {
+			t.Errorf("%s: no verbose customer digressed in 300 dialogues", domain)
+		}
+	}
+}
+
+// TestIncompleteIdentity: a piecemeal customer gives half of a two-part
+// identity (the name, not the zip); the agent asks for the rest only,
+// keeps the name, and finds the account with both.
+func TestIncompleteIdentity(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i := 0; i < 300 && seen < 5; i++ {
+		bp, err := fx.Gen.Generate(t.Context(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bp.Behavior != usersim.Piecemeal || bp.Persona.Known["zip"] == "" {
+			continue
+		}
+		played, err := testplay.Play(fx.D, single{bp}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := played[0].TR
+		if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+			t.Errorf("%s: fails %v", bp.ID, v.Failed())
+		}
+		users := userTexts(tr)
+		half := slices.IndexFunc(users, func(u string) bool { return strings.Contains(u, bp.Persona.Known["first_name"]) })
+		if half < 0 || half+1 >= len(users) {
+			t.Errorf("%s: the customer never gives the name", bp.ID)
+			continue
+		}
+		seen++
+		zip := bp.Persona.Known["zip"]
+		if strings.Contains(users[half], zip) || !strings.Contains(users[half+1], zip) || strings.Contains(users[half+1], bp.Persona.Known["first_name"]) {
+			t.Errorf("%s: want the name alone, then the zip alone: %q, %q", bp.ID, users[half], users[half+1])
+		}
+		if usersim.Classify(agentAfter(tr, users[half])).Kind != "identify" {
+			t.Errorf("%s: the agent's request for the rest does not read as identify: %q", bp.ID, agentAfter(tr, users[half]))
+		}
+	}
+	if seen == 0 {
+		t.Error("no piecemeal customer identified by name and zip in 300 dialogues")
+	}
+}
+
+// agentAfter is the agent's first message after a customer message.
+func agentAfter(tr *record.Trajectory, user string) string {
+	for i, m := range tr.Messages {
+		if m.Role == "user" && m.Content == user {
+			for _, n := range tr.Messages[i+1:] {
+				if n.Role == "assistant" && n.Content != "" {
+					return n.Content
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -21,6 +21,11 @@ type speaker struct {
 	rng       *rand.Rand
 	prof      profile
 	wrongSent bool
+	digressed bool // a talkative customer wanders off the task once
+	// withheld holds the identity details a piecemeal customer left out
+	// of its first answer, given when the agent asks for them.
+	withheld  map[string]string
+	partDone  bool
 	requested []bool
 	revised   []bool
 	// pushed marks the refused goals the customer has asked an exception for.
@@ -135,6 +140,13 @@ func leadInto(greet, text string) []string {
 // respond answers the agent's last turn.
 func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 	var t dialog.Turn
+	if (u.prof.verbose || u.prof.partial) && !u.digressed && ask.Kind == "piece" && u.rng.IntN(2) == 0 {
+		// Asked for a detail, a talkative or a piecemeal customer first
+		// asks something else; the detail comes when the agent asks
+		// again. Never at a proposal: its yes must follow it.
+		u.digressed = true
+		return dialog.Turn{Text: u.say(digressions, nil), Acts: []dialog.Act{{Type: "digress", Goal: ask.Goal}}}
+	}
 	switch ask.Kind {
 	case "closing":
 		return dialog.Turn{Stop: dialog.TokenStop}

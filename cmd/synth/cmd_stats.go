@@ -156,6 +156,6 @@ func printLanguage(w io.Writer, dir string, s corpus.Summary) {
 		}
 	}
 	c := s.Counts
-	fmt.Fprintf(w, "\nsituations (dialogues): corrections %d  pushbacks %d  tool errors %d  transfers %d  recovery rows %d  forgotten ids %d\n",
-		c.Corrections, c.Pushbacks, c.ToolErrors, c.Transfers, c.Recovery, c.Forgotten)
+	fmt.Fprintf(w, "\nsituations (dialogues): corrections %d  pushbacks %d  tool errors %d  transfers %d  recovery rows %d  forgotten ids %d  digressions %d  incomplete answers %d\n",
+		c.Corrections, c.Pushbacks, c.ToolErrors, c.Transfers, c.Recovery, c.Forgotten, c.Digressions, c.Incomplete)
 }
