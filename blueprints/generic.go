@@ -59,7 +59,7 @@ func (g *Generic) probeWrites() []*model.WriteModel {
 				mode = modeSearch
 			case w.TargetKind != model.TargetColl:
 				mode = modeFixed
-			case w.Coll.Get == "" && w.Coll.List != nil || a%2 == 1 && w.Coll.List != nil:
+			case w.Coll.List != nil && (w.Coll.Get == "" || a%2 == 1):
 				mode = modeDescribed
 			}
 			if last = p.chooseUser(w, mode, 0, ""); last != nil {

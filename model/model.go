@@ -1846,15 +1846,7 @@ func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
 	if c.GetParam != "" {
 		args[c.GetParam] = Typed(m.ParamSchema(c.Get, c.GetParam), key)
 	}
-	if len(c.Scope) > 0 {
-		v, _ := m.Base.Get(c.Name, key)
-		rec, _ := tools.ToObject(v)
-		for _, s := range c.Scope {
-			if x, ok := rec[c.ScopeField[s]]; ok {
-				args[s] = Typed(m.ParamSchema(c.Get, s), tools.Text(x))
-			}
-		}
-	}
+	m.eachScope(c, key, func(s, _ string, x any) { args[s] = Typed(m.ParamSchema(c.Get, s), tools.Text(x)) })
 	return args
 }
 
@@ -1862,14 +1854,23 @@ func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
 // its key and its parents' keys, the fields a write on it takes.
 func (m *Model) NamedRecord(c *CollModel, key string) map[string]any {
 	out := map[string]any{c.Key: key}
+	m.eachScope(c, key, func(_, field string, x any) { out[field] = x })
+	return out
+}
+
+// eachScope calls f with each parent parameter of a nested record, the
+// record's field holding it and that field's value.
+func (m *Model) eachScope(c *CollModel, key string, f func(param, field string, x any)) {
+	if len(c.Scope) == 0 {
+		return
+	}
 	v, _ := m.Base.Get(c.Name, key)
 	rec, _ := tools.ToObject(v)
 	for _, s := range c.Scope {
 		if x, ok := rec[c.ScopeField[s]]; ok {
-			out[c.ScopeField[s]] = x
+			f(s, c.ScopeField[s], x)
 		}
 	}
-	return out
 }
 
 // ScopeWords says where a nested record is ("in channel 21"): what a
