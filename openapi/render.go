@@ -345,11 +345,8 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			// The parent is the target, however the model comes to read
 			// it (by a get within its own parent, through a list, or not
 			// at all).
-			if c.Parent == nil {
-				return h, false
-			}
-			if _, ok := pcs[c.Parent.Name]; !ok {
-				return h, false
+			if c.Parent == nil || pcs[c.Parent.Name].Key == "" {
+				return objectArgs(o, g)
 			}
 			h.Target = c.Parent.Name
 			for a, f := range p.Scope {
@@ -405,6 +402,22 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		}
 		h.Args[a.Name] = pack.Arg{Source: src}
 	}
+	if p.Kind == hUpdate && optional == 0 {
+		// Nothing plain to set: a field whose pattern holds its values
+		// ("env.prod-partner-network-connect") is offered values that
+		// match it, so the update still changes something.
+		for _, a := range o.Args {
+			m, _ := a.Schema.(map[string]any)
+			field, isField := p.Fields[a.Name]
+			if _, set := h.Args[a.Name]; set || a.Required || !isField || !sameName(field, a.Name) || optional == 2 || m == nil || m["pattern"] == nil {
+				continue
+			}
+			if src, ok := slotSource(a, g); ok && strings.HasPrefix(src, "slot") {
+				h.Args[a.Name] = pack.Arg{Source: src}
+				optional++
+			}
+		}
+	}
 	if h.Target == "" && len(h.Args) == 0 {
 		return h, false
 	}
@@ -412,6 +425,25 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		h.Args = nil
 	}
 	return h, true
+}
+
+// objectArgs is the hint of a create whose parent no collection holds
+// (an NFS share's access points): the generator infers its target and
+// scalar arguments from the data, and the hint gives what it cannot, a
+// value built from the schema for each required object
+// (access_policy).
+func objectArgs(o *op, g *synthesizer) (pack.WriteHint, bool) {
+	h := pack.WriteHint{Args: map[string]pack.Arg{}}
+	for _, a := range o.Args {
+		m, _ := a.Schema.(map[string]any)
+		if !a.Required || m == nil || !hasType(m, "object") {
+			continue
+		}
+		if src, ok := slotSource(a, g); ok && src != "const:{}" {
+			h.Args[a.Name] = pack.Arg{Source: src}
+		}
+	}
+	return h, len(h.Args) > 0
 }
 
 // sameName reports whether an argument sets the record's field of the

@@ -166,6 +166,17 @@ func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string
 			c.fresh = ks[n:]
 			ks = ks[:n]
 		}
+		if len(c.fresh) == 0 {
+			// A name the spec gives one example of ("my trigger"):
+			// numbered variants in its style are the names creates
+			// give, so a create has names no record has.
+			for i := 0; i < freshKeys && len(ks) > 0; i++ {
+				if v := g.variant(ks[i%len(ks)], i/len(ks)+2); v != "" && !seen[v] {
+					seen[v] = true
+					c.fresh = append(c.fresh, v)
+				}
+			}
+		}
 		keys[c.Name] = ks
 	}
 	for _, c := range order {
@@ -214,6 +225,28 @@ func (g *synthesizer) key(i int) string {
 		}
 	}
 	return s
+}
+
+// variant numbers a key in the example's own style ("my trigger 2",
+// "edge-node-2"), or is "" when the key's schema constrains its shape
+// (a pattern, a format, an enum, a length) or the key is a number a
+// suffix would make into something else.
+func (g *synthesizer) variant(k string, n int) string {
+	m, _ := g.keySchema().(map[string]any)
+	if k == "" || g.coll.KeyType == "integer" || m == nil || m["pattern"] != nil || m["format"] != nil || m["enum"] != nil || m["maxLength"] != nil {
+		return ""
+	}
+	if _, err := strconv.ParseFloat(k, 64); err == nil {
+		return ""
+	}
+	sep := "-"
+	for _, s := range []string{" ", "_", "-", "."} {
+		if strings.Contains(k, s) {
+			sep = s
+			break
+		}
+	}
+	return k + sep + strconv.Itoa(n)
 }
 
 // keySchema is what keys are drawn from: the path parameter's schema,
