@@ -1937,6 +1937,14 @@ func Typed(schema map[string]any, text string) any {
 		}
 	case "array":
 		items, _ := schema["items"].(map[string]any)
+		if n, ok := number(schema["minItems"]); ok && n >= 2 {
+			// A list that needs several elements is said as "a, b".
+			var out []any
+			for _, part := range strings.Split(text, ", ") {
+				out = append(out, Typed(items, part))
+			}
+			return out
+		}
 		return []any{Typed(items, text)}
 	}
 	return text

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -568,5 +569,31 @@ func TestAskAbout(t *testing.T) {
 		if got := a.Answer("reservation X", tc.field, tc.v); got != tc.answer {
 			t.Errorf("%s: %q, want %q", tc.field, got, tc.answer)
 		}
+	}
+}
+
+// A list that needs several elements (the two VPCs a peering joins) is
+// drawn and said as that many distinct elements, and typed back into
+// them; a list that needs one stays one element.
+func TestListOfSeveral(t *testing.T) {
+	two := map[string]any{"type": "array", "minItems": 2.0, "items": map[string]any{"type": "string", "enum": []any{"a", "b", "c"}}}
+	m := &Model{}
+	vals := m.SchemaValues(rand.New(rand.NewPCG(1, 2)), "vpc_ids", two)
+	if len(vals) == 0 {
+		t.Fatal("no values for a list of at least 2")
+	}
+	for _, v := range vals {
+		parts := strings.Split(v, ", ")
+		if len(parts) != 2 || parts[0] == parts[1] {
+			t.Errorf("value %q: want 2 distinct elements", v)
+		}
+		got, _ := Typed(two, v).([]any)
+		if len(got) != 2 || got[0] != parts[0] || got[1] != parts[1] {
+			t.Errorf("Typed(%q) = %v, want its 2 elements", v, got)
+		}
+	}
+	one := map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+	if got, _ := Typed(one, "a, b").([]any); len(got) != 1 || got[0] != "a, b" {
+		t.Errorf("Typed of a list of one = %v, want the text as its element", got)
 	}
 }

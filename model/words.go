@@ -2,8 +2,10 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -36,6 +38,9 @@ func PersonName(rng *rand.Rand) string {
 // only by its name and schema: examples, then values by type, format and
 // name.
 func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []string {
+	if n, ok := number(s["minItems"]); ok && n >= 2 && ParamType(s) == "array" {
+		return m.groups(rng, name, s, int(n))
+	}
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		var out []string
 		for _, e := range ex {
@@ -271,4 +276,58 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
+}
+
+// groups are values of a list that needs n elements or more (the two
+// VPCs a peering joins), each n elements said together ("a, b"): the
+// keys of the collection its name names (vpc_ids: the VPCs), else the
+// values its items give.
+func (m *Model) groups(rng *rand.Rand, name string, s map[string]any, n int) []string {
+	items, _ := s["items"].(map[string]any)
+	if n > 5 || !scalarType(ParamType(items)) {
+		return nil
+	}
+	elems := m.keysNamed(name)
+	if len(elems) < n {
+		elems = nil
+		for _, v := range m.SchemaValues(rng, Singular(name), items) {
+			if !strings.Contains(v, ", ") && !slices.Contains(elems, v) {
+				elems = append(elems, v)
+			}
+		}
+	}
+	if len(elems) < n {
+		return nil
+	}
+	var out []string
+	for range 4 {
+		idx := rng.Perm(len(elems))[:n]
+		slices.Sort(idx)
+		g := make([]string, n)
+		for i, j := range idx {
+			g[i] = elems[j]
+		}
+		out = append(out, strings.Join(g, ", "))
+	}
+	return out
+}
+
+// keysNamed are the keys of the collection a list parameter's name
+// names by its noun (vpc_ids, vpcIds: the VPCs), nil when none does.
+func (m *Model) keysNamed(name string) []string {
+	base := ""
+	for _, suffix := range []string{"_ids", "Ids", "IDs"} {
+		if b, ok := strings.CutSuffix(name, suffix); ok {
+			base = Words(b)
+		}
+	}
+	if base == "" || m.Base == nil {
+		return nil
+	}
+	for _, cn := range slices.Sorted(maps.Keys(m.Colls)) {
+		if c := m.Colls[cn]; c.Noun == base || Singular(Words(cn)) == base {
+			return m.Base.Keys(cn)
+		}
+	}
+	return nil
 }
