@@ -1919,6 +1919,14 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 	}
 	var pool []string
 	switch {
+	case pm.KeysOf != "":
+		// A record to add (a role to a member): one of the target's
+		// parents' that the write's collection does not hold there yet
+		// is found by trying it, as any slot that changes nothing is.
+		pool = p.m.KeysWithin(w, pm, obj)
+		if len(pool) == 0 {
+			return "", "", fmt.Errorf("no record of %s to add for %s", pm.KeysOf, pm.Name)
+		}
 	case len(pm.Choices) > 0:
 		pool = pm.Choices
 	case pm.Path != "" && w.TargetKind == model.TargetColl:

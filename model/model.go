@@ -221,6 +221,10 @@ type ParamModel struct {
 	Path string
 	// Choices are the values a slot takes ("slot:A|B", or an enum).
 	Choices []string
+	// KeysOf is, for a slot that names a record to add ("key:COLL", a
+	// role added to a member), the collection whose keys it takes,
+	// within the target's parents.
+	KeysOf string
 	// Say is how a customer says a slot's values, by value or "*"
 	// (pack.Arg.Say); nil says them as words.
 	Say   map[string]string
@@ -1636,6 +1640,12 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 		}
 	case strings.HasPrefix(src, "slot:"):
 		p.Source, p.Choices = SrcSlot, strings.Split(strings.TrimPrefix(src, "slot:"), "|")
+	case strings.HasPrefix(src, "key:"):
+		coll := strings.TrimPrefix(src, "key:")
+		if m.Colls[coll] == nil {
+			return fmt.Errorf("%q: want key:COLLECTION", src)
+		}
+		p.Source, p.KeysOf = SrcSlot, coll
 	case strings.HasPrefix(src, "like:"):
 		group, field, ok := CutLast(strings.TrimPrefix(src, "like:"))
 		coll, _, _ := strings.Cut(group, ".")
@@ -1649,7 +1659,7 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 			return fmt.Errorf("%q is not const:JSON: %w", src, err)
 		}
 	default:
-		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B or const:JSON", src)
+		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B, key:COLLECTION or const:JSON", src)
 	}
 	return nil
 }
@@ -1848,6 +1858,46 @@ func (m *Model) GetArgs(c *CollModel, key string) map[string]any {
 	}
 	m.eachScope(c, key, func(s, _ string, x any) { args[s] = Typed(m.ParamSchema(c.Get, s), tools.Text(x)) })
 	return args
+}
+
+// KeysWithin are the keys a key:COLL slot of w may take on a target
+// record: those of COLL whose parents are the write's own (a role of
+// the member's guild), in key order.
+func (m *Model) KeysWithin(w *WriteModel, pm *ParamModel, target map[string]any) []string {
+	c := m.Colls[pm.KeysOf]
+	if c == nil {
+		return nil
+	}
+	want := map[string]string{}
+	for _, s := range c.Scope {
+		wp := w.Param(s)
+		if wp == nil || wp.Source != SrcTarget && wp.Source != SrcTargetKey {
+			continue
+		}
+		path := wp.Path
+		if wp.Source == SrcTargetKey && w.Coll != nil {
+			path = w.Coll.Key
+		}
+		if v, ok := ValueAt(target, path); ok {
+			want[c.ScopeField[s]] = tools.Text(v)
+		}
+	}
+	var out []string
+	for _, k := range m.Base.Keys(c.Name) {
+		v, _ := m.Base.Get(c.Name, k)
+		rec, _ := tools.ToObject(v)
+		ok := true
+		for f, x := range want {
+			if tools.Text(rec[f]) != x {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // NamedRecord is what a customer naming an unread record tells of it:

@@ -146,6 +146,9 @@ func writePhrase(o *op) string {
 		}
 		return "{create|add|set up} a new " + noun
 	case hUpdate:
+		if o.Handler.Adds != nil && o.Handler.Coll.Parent != nil {
+			return "{add} " + model.A(noun) + " to {target}"
+		}
 		return "{update|change} {target}"
 	case hDelete:
 		return "{delete|remove} {target}"

@@ -349,19 +349,19 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 				return objectArgs(o, g)
 			}
 			h.Target = c.Parent.Name
-			for a, f := range p.Scope {
-				for i, sf := range c.Scope {
-					if sf.Field != f {
-						continue
-					}
-					if i == len(c.Scope)-1 {
-						h.Args[a] = pack.Arg{Source: "target." + c.Parent.Key}
-					} else if pf := parentField(c.Parent, sf.Param); pf != "" {
-						h.Args[a] = pack.Arg{Source: "target." + pf}
-					}
-				}
-			}
+			parentArgs(h, p)
 		}
+	case hUpdate:
+		if p.Adds != nil && c.Parent != nil && pcs[c.Parent.Name].Key != "" && pcs[p.Adds.Name].Key != "" {
+			// A membership added to the parent: the customer names the
+			// parent and which of the named collection's records to add
+			// (one of the guild's roles), which no record is yet.
+			h.Target = c.Parent.Name
+			parentArgs(h, p)
+			h.Args[p.KeyArg] = pack.Arg{Source: "key:" + p.Adds.Name}
+			break
+		}
+		fallthrough
 	default:
 		// The handler's collection is the target, readable by a get the
 		// model finds or not, so a collection with the same noun is never
@@ -425,6 +425,24 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		h.Args = nil
 	}
 	return h, true
+}
+
+// parentArgs sets the arguments a nested record takes from its parent,
+// the write's target: the parent's key and its own parents.
+func parentArgs(h pack.WriteHint, p plan) {
+	c := p.Coll
+	for a, f := range p.Scope {
+		for i, sf := range c.Scope {
+			if sf.Field != f {
+				continue
+			}
+			if i == len(c.Scope)-1 {
+				h.Args[a] = pack.Arg{Source: "target." + c.Parent.Key}
+			} else if pf := parentField(c.Parent, sf.Param); pf != "" {
+				h.Args[a] = pack.Arg{Source: "target." + pf}
+			}
+		}
+	}
 }
 
 // objectArgs is the hint of a create whose parent no collection holds

@@ -43,6 +43,11 @@ type plan struct {
 	// ("ssh_keys", "data"), else the path's last word.
 	Items  string
 	Upsert bool // PUT on an item creates a missing record
+	// Adds is, for a call on an item that sets nothing in a collection
+	// nothing creates (PUT /guilds/{guild_id}/members/{user_id}/roles/
+	// {role_id}), the collection whose records its key names (the
+	// guild's roles): the call adds that one to the parent.
+	Adds *collection
 }
 
 // segment is one piece of a URL template.
@@ -239,7 +244,75 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 		}
 	}
 	// A collection no operation uses is dropped.
-	return slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] }), nil
+	colls = slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] })
+	memberships(ops, colls)
+	return colls, nil
+}
+
+// link reports whether c's records hold nothing but their key and
+// parents (an agent's knowledge base), a membership whatever else
+// makes them.
+func (c *collection) link() bool {
+	for f := range c.Props {
+		if f != c.Key && !slices.ContainsFunc(c.Scope, func(sf scopeField) bool { return sf.Field == f }) {
+			return false
+		}
+	}
+	return true
+}
+
+// memberships finds the calls on an item that set nothing in a
+// collection no operation creates, or that holds only links: they add a membership (a role to a
+// member, a pin to a channel), the record at the key the customer
+// names, drawn from the collection the key names within the same
+// parents; the handler makes the record.
+func memberships(ops []*op, colls []*collection) {
+	created := map[*collection]bool{}
+	for _, o := range ops {
+		if o.Handler.Kind == hCreate {
+			created[o.Handler.Coll] = true
+		}
+	}
+	for _, o := range ops {
+		p := &o.Handler
+		if p.Kind != hUpdate || len(p.Fields) > 0 || created[p.Coll] && !p.Coll.link() || o.Method != "put" && o.Method != "post" || p.KeyArg == "" {
+			continue
+		}
+		n := len(o.segs)
+		if n == 0 || o.segs[n-1].Param == "" {
+			continue
+		}
+		if k := keyNamed(o.segs[n-1].Param, p.Coll, params(o.segs), colls); k != nil {
+			p.Adds, p.Upsert = k, true
+		}
+	}
+}
+
+// keyNamed is the collection whose records a path parameter's name
+// names (role_id: a role, knowledge_base_uuid: a knowledge base) and
+// whose parents are all among the path's parameters, the one read
+// within most of them; nil when none is.
+func keyNamed(param string, self *collection, pathParams []string, colls []*collection) *collection {
+	base := norm(param)
+	for _, suffix := range []string{"uuid", "sid", "id"} {
+		if b, ok := strings.CutSuffix(base, suffix); ok && b != "" {
+			base = b
+			break
+		}
+	}
+	var best *collection
+	for _, c := range colls {
+		if c == self || norm(c.Noun) != base || !c.HasItem {
+			continue
+		}
+		if slices.ContainsFunc(c.Scope, func(sf scopeField) bool { return !slices.Contains(pathParams, sf.Param) }) {
+			continue
+		}
+		if best == nil || len(c.Scope) > len(best.Scope) {
+			best = c
+		}
+	}
+	return best
 }
 
 // describe finds the record schema: the item GET's response, the list's

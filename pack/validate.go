@@ -1374,6 +1374,10 @@ func (c *checker) checkSource(at, target, src string) {
 		if !json.Valid([]byte(strings.TrimPrefix(src, "const:"))) {
 			c.addY(at, "%q: the value after const: must be JSON (const:\"text\", const:3)", src)
 		}
+	case strings.HasPrefix(src, "key:"):
+		if _, isColl := c.man.Collections[strings.TrimPrefix(src, "key:")]; !isColl {
+			c.addY(at, "%q: write key:COLLECTION with a collection declared under collections:", src)
+		}
 	case strings.HasPrefix(src, "like:"):
 		coll, p, ok := strings.Cut(strings.TrimPrefix(src, "like:"), ".")
 		if _, isColl := c.man.Collections[coll]; !ok || !isColl {
@@ -1394,7 +1398,7 @@ func (c *checker) checkSource(at, target, src string) {
 			c.fieldRef(at, c.man.Users.Collection, strings.TrimPrefix(src, "user."))
 		}
 	default:
-		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C, like:COLL.PATH or const:JSON, or a pick, replace or choose object", src)
+		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C, key:COLL, like:COLL.PATH or const:JSON, or a pick, replace or choose object", src)
 	}
 }
 
