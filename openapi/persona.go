@@ -149,6 +149,14 @@ func writePhrase(o *op) string {
 		if o.Handler.Adds != nil && o.Handler.Coll.Parent != nil {
 			return "{add} " + model.A(noun) + " to {target}"
 		}
+		if o.Handler.Stamp != "" {
+			// A sync says what it does in its own verb (sync_guild_template).
+			verb, _, _ := strings.Cut(model.Words(o.Tool), " ")
+			if verb == "" || verb == "put" || verb == "update" {
+				verb = "refresh"
+			}
+			return "{" + verb + "} {target}"
+		}
 		return "{update|change} {target}"
 	case hDelete:
 		return "{delete|remove} {target}"

@@ -255,6 +255,11 @@ func renderHandlers(title, source string, ops []*op) []byte {
 			fmt.Fprintf(&b, "    return _create(db, %s, %s, %s, %s, [%s], args, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
 				starBool(c.KeyType == "integer"), strings.Join(fresh, ", "), dict(p.Scope), dict(p.Fields), parent)
 		case hUpdate:
+			if p.Stamp != "" {
+				fmt.Fprintf(&b, "    rec = _update(db, %s, %s, %s, args, %s, %s, {}, False)\n", q(c.Name), q(c.Noun), q(c.Key), q(p.KeyArg), dict(p.Scope))
+				fmt.Fprintf(&b, "    rec[%s] = %s\n    db.put(%s, _key(args[%s]), rec)\n    return rec\n", q(p.Stamp), q(Clock), q(c.Name), q(p.KeyArg))
+				break
+			}
 			fmt.Fprintf(&b, "    return _update(db, %s, %s, %s, args, %s, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
 				q(p.KeyArg), dict(p.Scope), dict(p.Fields), starBool(p.Upsert))
 		case hDelete:

@@ -48,6 +48,10 @@ type plan struct {
 	// {role_id}), the collection whose records its key names (the
 	// guild's roles): the call adds that one to the parent.
 	Adds *collection
+	// Stamp is, for a call on an item that sets nothing and adds
+	// nothing (PUT /guilds/{guild_id}/templates/{code}, a sync), the
+	// record's update time, which the call sets to the pack clock.
+	Stamp string
 }
 
 // segment is one piece of a URL template.
@@ -245,7 +249,7 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 	}
 	// A collection no operation uses is dropped.
 	colls = slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] })
-	memberships(ops, colls)
+	emptyCalls(ops, colls)
 	return colls, nil
 }
 
@@ -261,12 +265,15 @@ func (c *collection) link() bool {
 	return true
 }
 
-// memberships finds the calls on an item that set nothing in a
-// collection no operation creates, or that holds only links: they add a membership (a role to a
-// member, a pin to a channel), the record at the key the customer
-// names, drawn from the collection the key names within the same
-// parents; the handler makes the record.
-func memberships(ops []*op, colls []*collection) {
+// emptyCalls gives a meaning to the PUTs and POSTs on an item that
+// set nothing. In a collection no operation creates, or one holding
+// only links, they add a membership (a role to a member, a pin to a
+// channel): the record at the key the customer names, drawn from the
+// collection the key names within the same parents, which the handler
+// makes. On a record the API creates that says when it last changed,
+// they sync it (a guild's template): the handler sets that time to the
+// pack clock.
+func emptyCalls(ops []*op, colls []*collection) {
 	created := map[*collection]bool{}
 	for _, o := range ops {
 		if o.Handler.Kind == hCreate {
@@ -275,17 +282,33 @@ func memberships(ops []*op, colls []*collection) {
 	}
 	for _, o := range ops {
 		p := &o.Handler
-		if p.Kind != hUpdate || len(p.Fields) > 0 || created[p.Coll] && !p.Coll.link() || o.Method != "put" && o.Method != "post" || p.KeyArg == "" {
+		if p.Kind != hUpdate || len(p.Fields) > 0 || o.Method != "put" && o.Method != "post" || p.KeyArg == "" {
 			continue
 		}
 		n := len(o.segs)
 		if n == 0 || o.segs[n-1].Param == "" {
 			continue
 		}
-		if k := keyNamed(o.segs[n-1].Param, p.Coll, params(o.segs), colls); k != nil {
+		if k := keyNamed(o.segs[n-1].Param, p.Coll, params(o.segs), colls); k != nil && (!created[p.Coll] || p.Coll.link()) {
 			p.Adds, p.Upsert = k, true
+		} else if f := p.Coll.updateTime(); f != "" && created[p.Coll] {
+			// A sync of a record the API makes: what changes is when
+			// it was last brought up to date.
+			p.Stamp, p.Upsert = f, false
 		}
 	}
+}
+
+// updateTime is the date-time field saying when a record last changed
+// (updated_at, modifiedAt), "" when it has none.
+func (c *collection) updateTime() string {
+	for _, f := range sortedKeys(c.Props) {
+		m, _ := c.Props[f].(map[string]any)
+		if n := norm(f); m != nil && m["format"] == "date-time" && (strings.Contains(n, "updated") || strings.Contains(n, "modified")) {
+			return f
+		}
+	}
+	return ""
 }
 
 // keyNamed is the collection whose records a path parameter's name
