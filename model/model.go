@@ -1985,6 +1985,10 @@ func Typed(schema map[string]any, text string) any {
 		case "false", "no":
 			return false
 		}
+	case "object":
+		if name, prop, ok := soleProperty(schema); ok {
+			return map[string]any{name: Typed(prop, text)}
+		}
 	case "array":
 		items, _ := schema["items"].(map[string]any)
 		if n, ok := number(schema["minItems"]); ok && n >= 2 {
@@ -1998,6 +2002,22 @@ func Typed(schema map[string]any, text string) any {
 		return []any{Typed(items, text)}
 	}
 	return text
+}
+
+// soleProperty is the one property of an object that has nothing else
+// (access_tokens: {hugging_face_token}), when it is a scalar: a person
+// states the object as that value.
+func soleProperty(s map[string]any) (string, map[string]any, bool) {
+	props, _ := s["properties"].(map[string]any)
+	if ParamType(s) != "object" || len(props) != 1 {
+		return "", nil, false
+	}
+	for name, p := range props {
+		if m, ok := p.(map[string]any); ok && scalarType(ParamType(m)) {
+			return name, m, true
+		}
+	}
+	return "", nil, false
 }
 
 // ValueAt walks a dotted path through objects; a list met on the way

@@ -597,3 +597,24 @@ func TestListOfSeveral(t *testing.T) {
 		t.Errorf("Typed of a list of one = %v, want the text as its element", got)
 	}
 }
+
+// An object of one scalar (access_tokens: {hugging_face_token}) is
+// stated as that value and typed back into the object; one of two
+// properties is not a slot.
+func TestObjectOfOne(t *testing.T) {
+	tokens := map[string]any{"type": "object", "properties": map[string]any{
+		"hugging_face_token": map[string]any{"type": "string", "examples": []any{"$HF_TOKEN"}}}}
+	m := &Model{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	if vals := m.SchemaValues(rng, "access_tokens", tokens); !slices.Equal(vals, []string{"$HF_TOKEN"}) {
+		t.Errorf("SchemaValues = %v, want the property's example", vals)
+	}
+	if got := Typed(tokens, "$HF_TOKEN"); !reflect.DeepEqual(got, map[string]any{"hugging_face_token": "$HF_TOKEN"}) {
+		t.Errorf("Typed = %v, want the object holding the value", got)
+	}
+	two := map[string]any{"type": "object", "properties": map[string]any{
+		"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}}
+	if vals := m.SchemaValues(rng, "pair", two); len(vals) != 0 {
+		t.Errorf("SchemaValues of a two-property object = %v, want none", vals)
+	}
+}

@@ -41,6 +41,9 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 	if n, ok := number(s["minItems"]); ok && n >= 2 && ParamType(s) == "array" {
 		return m.groups(rng, name, s, int(n))
 	}
+	if prop, ps, ok := soleProperty(s); ok {
+		return m.SchemaValues(rng, prop, ps)
+	}
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		var out []string
 		for _, e := range ex {

@@ -410,15 +410,23 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 	if p.Kind == hUpdate && optional == 0 {
 		// Nothing plain to set: a field whose pattern holds its values
 		// ("env.prod-partner-network-connect") is offered values that
-		// match it, so the update still changes something.
+		// match it, and an object of one scalar ({hugging_face_token})
+		// is stated as that value, so the update still changes
+		// something.
 		for _, a := range o.Args {
 			m, _ := a.Schema.(map[string]any)
 			field, isField := p.Fields[a.Name]
-			if _, set := h.Args[a.Name]; set || a.Required || !isField || !sameName(field, a.Name) || optional == 2 || m == nil || m["pattern"] == nil {
+			if _, set := h.Args[a.Name]; set || a.Required || !isField || !sameName(field, a.Name) || optional == 2 || m == nil {
 				continue
 			}
-			if src, ok := slotSource(a, g); ok && strings.HasPrefix(src, "slot") {
-				h.Args[a.Name] = pack.Arg{Source: src}
+			switch {
+			case m["pattern"] != nil:
+				if src, ok := slotSource(a, g); ok && strings.HasPrefix(src, "slot") {
+					h.Args[a.Name] = pack.Arg{Source: src}
+					optional++
+				}
+			case soleScalar(m):
+				h.Args[a.Name] = pack.Arg{Source: "slot"}
 				optional++
 			}
 		}
@@ -430,6 +438,20 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		h.Args = nil
 	}
 	return h, true
+}
+
+// soleScalar reports whether an object schema has one property, a
+// scalar a person can state.
+func soleScalar(m map[string]any) bool {
+	props, _ := m["properties"].(map[string]any)
+	if !hasType(m, "object") || len(props) != 1 {
+		return false
+	}
+	for _, p := range props {
+		pm, _ := p.(map[string]any)
+		return pm != nil && scalar(pm)
+	}
+	return false
 }
 
 // parentArgs sets the arguments a nested record takes from its parent,
