@@ -311,6 +311,20 @@ func TestRealSpecsRun(t *testing.T) {
 					}
 				}
 			}
+			// Every mapped write makes tasks: memberships added (a role
+			// to a member, a pin, a thread member, a knowledge base), a
+			// sync, updates whose only settable fields are patterned or
+			// an object of one value, and creates needing an object, two
+			// ids or a name no record has.
+			for _, name := range map[string][]string{
+				"discord-3.1.json": {"add_guild_member_role", "add_thread_member", "create_pin", "deprecated_create_pin", "sync_guild_template"},
+				"digitalocean-multifile/specification/DigitalOcean-public.v2.yaml": {"genai_attach_knowledge_base", "dedicatedInferences_patch",
+					"partnerAttachments_patch", "nfs_create_access_point", "vpcPeerings_create", "functions_create_trigger"},
+			}[c.file] {
+				if why := m.UnusedWrites[name]; why != "" {
+					t.Errorf("%s is unused: %s", name, why)
+				}
+			}
 			// The oracle never breaks a rule every pack has: no write
 			// that changes nothing, no id nobody gave.
 			for check, n := range m.Failures {
@@ -518,6 +532,23 @@ func TestWritesOfEveryKind(t *testing.T) {
 		}
 		if rec := dc.RecordOf(pins, key+"x", out); rec != nil {
 			t.Errorf("RecordOf finds pin %sx, which no record is: %v", key, rec)
+		}
+	}
+	// A PUT that sets nothing in a collection nothing creates adds a
+	// membership: it targets the parent and names which record to add
+	// from the collection its key names (a role of the member's guild).
+	for _, c := range []struct{ write, parent, keyParam, keysOf string }{
+		{"add_guild_member_role", "guilds_members", "role_id", "guilds_roles"},
+		{"create_pin", "channels", "message_id", "channels_messages"},
+		{"add_thread_member", "channels", "user_id", "users"},
+	} {
+		w := dc.Write(c.write)
+		if w == nil || w.Coll == nil || w.Coll.Name != c.parent {
+			t.Errorf("discord %s targets %+v, want %s (skipped: %s)", c.write, w, c.parent, dc.Skipped[c.write])
+			continue
+		}
+		if p := w.Param(c.keyParam); p == nil || p.Source != model.SrcSlot || p.KeysOf != c.keysOf {
+			t.Errorf("discord %s.%s: %+v, want a key of %s", c.write, c.keyParam, p, c.keysOf)
 		}
 	}
 	mu := modelOf("museum-3.1.yaml")
