@@ -1920,9 +1920,10 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 	var pool []string
 	switch {
 	case pm.KeysOf != "":
-		// A record to add (a role to a member): one of the target's
-		// parents' that the write's collection does not hold there yet
-		// is found by trying it, as any slot that changes nothing is.
+		// A record to add (a role to a member) is one of the named
+		// collection's within the target's parents; one the target
+		// holds already changes nothing, and the write is tried again
+		// as for any slot.
 		pool = p.m.KeysWithin(w, pm, obj)
 		if len(pool) == 0 {
 			return "", "", fmt.Errorf("no record of %s to add for %s", pm.KeysOf, pm.Name)

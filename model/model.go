@@ -1874,11 +1874,7 @@ func (m *Model) KeysWithin(w *WriteModel, pm *ParamModel, target map[string]any)
 		if wp == nil || wp.Source != SrcTarget && wp.Source != SrcTargetKey {
 			continue
 		}
-		path := wp.Path
-		if wp.Source == SrcTargetKey && w.Coll != nil {
-			path = w.Coll.Key
-		}
-		if v, ok := ValueAt(target, path); ok {
+		if v, ok := ValueAt(target, wp.Path); ok {
 			want[c.ScopeField[s]] = tools.Text(v)
 		}
 	}

@@ -44,9 +44,10 @@ type plan struct {
 	Items  string
 	Upsert bool // PUT on an item creates a missing record
 	// Adds is, for a call on an item that sets nothing in a collection
-	// nothing creates (PUT /guilds/{guild_id}/members/{user_id}/roles/
-	// {role_id}), the collection whose records its key names (the
-	// guild's roles): the call adds that one to the parent.
+	// nothing creates or that holds only links (PUT /guilds/{guild_id}/
+	// members/{user_id}/roles/{role_id}), the collection whose records
+	// its key names (the guild's roles): the call adds that one to the
+	// parent.
 	Adds *collection
 	// Stamp is, for a call on an item that sets nothing and adds
 	// nothing (PUT /guilds/{guild_id}/templates/{code}, a sync), the
