@@ -174,6 +174,11 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	for _, c := range colls {
 		c.Summary = summaryFields(c, db[c.Name])
 	}
+	for _, o := range ops {
+		if p := &o.Handler; p.Kind == hList {
+			p.PageSize = boundedPage(p.PageSize, db[p.Coll.Name], p.Coll.Summary)
+		}
+	}
 
 	title, version, desc := doc.title, doc.apiVersion, doc.description
 	if title == "" {

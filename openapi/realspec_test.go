@@ -583,3 +583,31 @@ func TestWritesOfEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// A list called as the agent calls it (no paging arguments) returns a
+// result a model is given in practice, not tens of thousands of
+// characters: DigitalOcean's models and evaluation metrics, shown whole
+// since no get tool gives them, come a few to a page.
+func TestListsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports the 659-operation spec")
+	}
+	for _, c := range realSpecs {
+		_, dir := importReal(t, c)
+		p, err := pack.LoadDir(context.Background(), dir, 1, pack.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := p.Base.NewState()
+		for _, name := range slices.Sorted(maps.Keys(p.Manifest.Collections)) {
+			l := p.Manifest.Collections[name].List
+			if l == nil {
+				continue
+			}
+			r := p.Tools.Call(context.Background(), st, l.Tool, "{}")
+			if !r.Err && len(r.Output) > 16000 {
+				t.Errorf("%s: %s() returned %d characters", c.file, l.Tool, len(r.Output))
+			}
+		}
+	}
+}

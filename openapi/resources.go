@@ -977,7 +977,38 @@ const (
 	summaryAbove = 200 // average bytes of a record's JSON
 	maxSummary   = 8
 	maxShortText = 80
+	// listBudget bounds the bytes of the records one list result
+	// shows (by their average): past it a page holds fewer.
+	listBudget = 12000
 )
+
+// boundedPage is how many records a list returns when the call does
+// not say: size, or fewer when that many long records (a model's whole
+// deployment spec where no get tool gives it instead, or 50 summaries)
+// would make one result tens of thousands of characters; a list that
+// cannot page (size 0) returns its first records and the total.
+func boundedPage(size int, recs map[string]any, summary []string) int {
+	if len(recs) == 0 {
+		return size
+	}
+	bytes := 0
+	for _, r := range recs {
+		if rec, ok := r.(map[string]any); ok && len(summary) > 0 {
+			short := map[string]any{}
+			for _, f := range summary {
+				short[f] = rec[f]
+			}
+			r = short
+		}
+		raw, _ := json.Marshal(r)
+		bytes += len(raw)
+	}
+	most := max(1, listBudget*len(recs)/bytes)
+	if size == 0 && len(recs) > most || size > most {
+		return most
+	}
+	return size
+}
 
 // summaryFields are the fields a list shows of each record: nil (the
 // whole record) when records are short or no get tool gives the rest;
