@@ -189,6 +189,49 @@ var fixtures = []fixture{
 		},
 	},
 	{
+		name: "calls on an item that set nothing add a membership or sync a record; a name given once gets variants",
+		spec: "writes/memberships.yaml",
+		ops:  9, mapped: 9,
+		check: func(t *testing.T, res *Result) {
+			p := loadPack(t, res)
+			add := p.Manifest.Hints.Writes["addTeamMember"]
+			if add.Target != "teams" || add.Args["user_id"].Source != "key:users" || add.Args["team_id"].Source != "target.id" || !strings.Contains(add.Phrase, "a member to {target}") {
+				t.Errorf("addTeamMember hint %+v: want the team as target and user_id one of the users", add)
+			}
+			st := p.Base.NewState()
+			call := func(tool string, args map[string]any) (string, bool) {
+				raw, _ := json.Marshal(args)
+				r := p.Tools.Call(context.Background(), st, tool, string(raw))
+				return r.Output, r.Err
+			}
+			team, user := p.Base.Keys("teams")[0], p.Base.Keys("users")[0]
+			if out, failed := call("addTeamMember", map[string]any{"team_id": team, "user_id": user}); failed {
+				t.Errorf("addTeamMember: %s", out)
+			} else if v, ok := st.Get("members", user); !ok || !strings.Contains(string(mustJSON(t, v)), team) {
+				t.Errorf("addTeamMember made no member %s of team %s: %v", user, team, v)
+			}
+			sync := p.Manifest.Hints.Writes["syncTemplate"]
+			if sync.Target != "templates" || sync.Phrase != "{sync} {target}" {
+				t.Errorf("syncTemplate hint %+v: want the template, in its own verb", sync)
+			}
+			code := p.Base.Keys("templates")[0]
+			v, _ := p.Base.Get("templates", code)
+			rec := v.(map[string]any)
+			if out, failed := call("syncTemplate", map[string]any{"team_id": rec["team_id"], "code": code}); failed || !strings.Contains(out, `"updated_at":"`+Clock+`"`) {
+				t.Errorf("syncTemplate(%s): %s, want its updated_at set to the clock", code, out)
+			}
+			if out, failed := call("syncTemplate", map[string]any{"team_id": rec["team_id"], "code": "no-such-code"}); !failed {
+				t.Errorf("syncing a template that does not exist: %s, want an error", out)
+			}
+			names, _ := strings.CutPrefix(p.Manifest.Hints.Writes["createTrigger"].Args["name"].Source, "slot:")
+			for _, n := range strings.Split(names, "|") {
+				if _, taken := p.Base.Get("triggers", n); taken || !strings.HasPrefix(n, "nightly backup ") {
+					t.Errorf("createTrigger is offered name %q: want a variant of the example no trigger has", n)
+				}
+			}
+		},
+	},
+	{
 		name: "list tools return a page, say the total and where the next page starts",
 		spec: "seed/billing.yaml",
 		ops:  5, mapped: 5,
