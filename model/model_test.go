@@ -603,18 +603,42 @@ func TestListOfSeveral(t *testing.T) {
 // properties is not a slot.
 func TestObjectOfOne(t *testing.T) {
 	tokens := map[string]any{"type": "object", "properties": map[string]any{
-		"hugging_face_token": map[string]any{"type": "string", "examples": []any{"$HF_TOKEN"}}}}
+		"hugging_face_token": map[string]any{"type": "string", "examples": []any{"hf_Qx81kPaw"}}}}
 	m := &Model{}
 	rng := rand.New(rand.NewPCG(1, 2))
-	if vals := m.SchemaValues(rng, "access_tokens", tokens); !slices.Equal(vals, []string{"$HF_TOKEN"}) {
+	if vals := m.SchemaValues(rng, "access_tokens", tokens); !slices.Equal(vals, []string{"hf_Qx81kPaw"}) {
 		t.Errorf("SchemaValues = %v, want the property's example", vals)
 	}
-	if got := Typed(tokens, "$HF_TOKEN"); !reflect.DeepEqual(got, map[string]any{"hugging_face_token": "$HF_TOKEN"}) {
+	if got := Typed(tokens, "hf_Qx81kPaw"); !reflect.DeepEqual(got, map[string]any{"hugging_face_token": "hf_Qx81kPaw"}) {
 		t.Errorf("Typed = %v, want the object holding the value", got)
 	}
 	two := map[string]any{"type": "object", "properties": map[string]any{
 		"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}}
 	if vals := m.SchemaValues(rng, "pair", two); len(vals) != 0 {
 		t.Errorf("SchemaValues of a two-property object = %v, want none", vals)
+	}
+}
+
+// An example that stands for a value the reader fills in ($HF_TOKEN,
+// <token>, {{api_key}}, YOUR_API_KEY) is never a value a customer says:
+// the slot is drawn as without it, a credential as an opaque string.
+func TestPlaceholderExamples(t *testing.T) {
+	m := &Model{}
+	for _, ex := range []string{"$HF_TOKEN", "${API_KEY}", "<token>", "{{api_key}}", "YOUR_API_KEY", "your-token-here"} {
+		s := map[string]any{"type": "string", "examples": []any{ex}}
+		vals := m.SchemaValues(rand.New(rand.NewPCG(1, 2)), "hugging_face_token", s)
+		if len(vals) == 0 {
+			t.Errorf("%s: no values", ex)
+		}
+		for _, v := range vals {
+			if v == ex || len(v) < 20 || strings.ContainsAny(v, " $<{") {
+				t.Errorf("%s: value %q, want an opaque token", ex, v)
+			}
+		}
+	}
+	for _, real := range []string{"ns1.digitalocean.com", "$5 off", "Your order", "hf_Qx81kPaw", "{ok}"} {
+		if Placeholder(real) {
+			t.Errorf("Placeholder(%q) = true, want a value", real)
+		}
 	}
 }

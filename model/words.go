@@ -34,6 +34,18 @@ func PersonName(rng *rand.Rand) string {
 	return firstNames[rng.IntN(len(firstNames))] + " " + lastNames[rng.IntN(len(lastNames))]
 }
 
+// placeholderValue matches what a spec's example writes in place of a
+// value: a shell or template variable ($HF_TOKEN, ${API_KEY}, {{token}}),
+// an angle-bracketed name (<token>), or an instruction to the reader
+// (YOUR_API_KEY, your-token-here).
+var placeholderValue = regexp.MustCompile(`^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|<[^<>]+>|(?i:your)[_-][A-Za-z0-9_-]+)$`)
+
+// Placeholder reports whether an example value stands for one a reader
+// fills in: a customer never says it, and a record never holds it.
+func Placeholder(s string) bool {
+	return placeholderValue.MatchString(strings.TrimSpace(s))
+}
+
 // SchemaValues lists values a customer may state for a parameter known
 // only by its name and schema: examples, then values by type, format and
 // name.
@@ -56,9 +68,17 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 				}
 				continue
 			}
+			if t, isText := e.(string); isText && Placeholder(t) {
+				continue
+			}
 			out = append(out, SlotText(e))
 		}
-		return out
+		if len(out) > 0 {
+			return out
+		}
+		// Only placeholders: a value is drawn as for a schema without
+		// examples.
+		return m.SchemaValues(rng, name, WithoutExamples(s))
 	}
 	if enum := enumOf(s); len(enum) > 0 {
 		return enum
@@ -199,6 +219,17 @@ func InventedText(rng *rand.Rand, name string) []string {
 		for i := 0; i < 4; i++ {
 			w := nouns[rng.IntN(len(nouns))]
 			out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+strings.ToUpper(nouns[rng.IntN(len(nouns))][:1])+nouns[rng.IntN(len(nouns))][1:])
+		}
+	case strings.HasSuffix(lower, "token") || strings.HasSuffix(lower, "secret") || strings.HasSuffix(lower, "api_key") || strings.HasSuffix(lower, "apikey"):
+		// A credential reads as one: a long opaque string, never a
+		// sentence.
+		const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		for i := 0; i < 4; i++ {
+			b := make([]byte, 32)
+			for j := range b {
+				b[j] = alnum[rng.IntN(len(alnum))]
+			}
+			out = append(out, string(b))
 		}
 	case strings.Contains(lower, "phone"):
 		for i := 0; i < 4; i++ {

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/synth-data/synth/model"
 )
 
 var companies = strings.Fields(`Harbor_Analytics Northwind_Labs Bluebird_Logistics Cedar_&_Co Summit_Health Lumen_Studio Orchard_Foods Atlas_Freight Keystone_Legal Brightpath_Media`)
@@ -170,7 +172,7 @@ var placeholderRE = regexp.MustCompile(`(?i)^((an? |the )?(example|sample|test|d
 // placeholder: an example that shows the type, not a value ("example
 // string", "<name>", "foo").
 func placeholder(s string) bool {
-	return placeholderRE.MatchString(strings.TrimSpace(s))
+	return placeholderRE.MatchString(strings.TrimSpace(s)) || model.Placeholder(s)
 }
 
 // idLike: a property that names a thing by an opaque value.
