@@ -548,10 +548,12 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		return "", false
 	}
 	// A value that says something: an empty list or object only when
-	// nothing else is valid.
+	// nothing else is valid. What the spec documents comes first: a
+	// field whose description says only 65534 is supported shows that
+	// in its example, where a random number would be refused.
 	empty := ""
 	for i := 0; i < 8; i++ {
-		v := g.value(m, a.Orig, 1)
+		v := g.documented(m, a.Orig, 1)
 		if !validFor(v) {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -453,6 +454,47 @@ func (g *synthesizer) value(s any, name string, depth int) any {
 		return nil
 	}
 	return g.str(m, name)
+}
+
+// documented is a value for a schema built from what the spec says of
+// it before anything random: its const, then its first example or
+// default that the schema accepts, and for an object the same for each
+// property it holds (enums and bounds are kept by value's own draw).
+// A write's argument built from the schema is then one the API takes.
+func (g *synthesizer) documented(s any, name string, depth int) any {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return g.value(s, name, depth)
+	}
+	if _, ok := m["allOf"]; ok {
+		m = mergeAllOf(m, 0)
+	}
+	if v, ok := m["const"]; ok {
+		return v
+	}
+	if ex := examples(m); len(ex) > 0 {
+		valid := validator(m)
+		for _, e := range ex {
+			if t, isText := e.(string); isText && placeholder(t) {
+				continue
+			}
+			if e != nil && valid(e) {
+				return e
+			}
+		}
+	}
+	v := g.value(m, name, depth)
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	props, _, _ := flattenObject(m, 0)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if p, ok := props[k]; ok {
+			obj[k] = g.documented(p, k, depth+1)
+		}
+	}
+	return obj
 }
 
 // nullable: null is one of the values the schema takes.

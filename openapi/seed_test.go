@@ -231,3 +231,41 @@ func TestShapeOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotSourceDocumented: an object a write needs, built from its
+// schema, takes what the spec documents of each field (DigitalOcean's
+// access_policy: "Currently only 65534 is supported", example 65534)
+// before random values, and skips an example that is a placeholder.
+func TestSlotSourceDocumented(t *testing.T) {
+	policy := map[string]any{
+		"type":     "object",
+		"required": []any{"anonuid", "protocols", "squash_config", "token"},
+		"properties": map[string]any{
+			"anonuid":       map[string]any{"type": "integer", "examples": []any{int64(65534)}},
+			"protocols":     map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []any{"NFS4", "NFS"}}, "examples": []any{[]any{"NFS4", "NFS"}}},
+			"squash_config": map[string]any{"type": "string", "enum": []any{"NO_SQUASH", "ROOT_SQUASH"}, "examples": []any{"ROOT_SQUASH"}},
+			"token":         map[string]any{"type": "string", "examples": []any{"$HF_TOKEN"}},
+			"mode":          map[string]any{"type": "string", "const": "rw"},
+		},
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		g := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
+		src, ok := slotSource(arg{Name: "access_policy", Orig: "access_policy", Required: true, Schema: policy}, g)
+		if !ok || !strings.HasPrefix(src, "const:") {
+			t.Fatalf("seed %d: %q, %v; want a const object", seed, src, ok)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(src, "const:")), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v["anonuid"] != float64(65534) || v["squash_config"] != "ROOT_SQUASH" || fmt.Sprint(v["protocols"]) != "[NFS4 NFS]" {
+			t.Errorf("seed %d: %s; want the documented anonuid, protocols and squash_config", seed, src)
+		}
+		if tok, _ := v["token"].(string); tok == "" || strings.Contains(tok, "$") {
+			t.Errorf("seed %d: token %q; want a value in place of the placeholder", seed, v["token"])
+		}
+		if m, has := v["mode"]; has && m != "rw" {
+			t.Errorf("seed %d: mode %v; want the const", seed, m)
+		}
+	}
+}
