@@ -1946,7 +1946,7 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 		pool = p.m.SchemaValues(p.rng, pm.Name, pm.Schema)
 	}
 	var opts []string
-	for _, v := range pool {
+	for _, v := range model.Choosable(pool) {
 		if v != cur || cur == "" {
 			opts = append(opts, v)
 		}
@@ -1959,7 +1959,7 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 		if model.ParamType(pm.Schema) == "string" && pm.Schema["format"] == nil && pm.Schema["pattern"] == nil {
 			vals = append(vals, model.InventedText(p.rng, pm.Name)...)
 		}
-		for _, v := range vals {
+		for _, v := range model.Choosable(vals) {
 			if v != cur && model.WithinBounds(pm.Schema, v) {
 				opts = append(opts, v)
 			}

@@ -642,3 +642,26 @@ func TestPlaceholderExamples(t *testing.T) {
 		}
 	}
 }
+
+// A customer never chooses an enum's "no value" member, and a value of
+// a field of the same name in another collection is offered only when
+// it is not another enum's UPPER_SNAKE code (a DNS record's type is not
+// TRACE_SPAN_TYPE_TOOL).
+func TestChoosableValues(t *testing.T) {
+	m := &Model{pools: map[string][]any{"type": {"TRACE_SPAN_TYPE_LLM", "TRACE_SPAN_TYPE_UNKNOWN", "k8s"}}}
+	for _, tc := range []struct {
+		name   string
+		schema map[string]any
+		want   []string
+	}{
+		{"span_type", map[string]any{"type": "string", "enum": []any{"TRACE_SPAN_TYPE_UNKNOWN", "TRACE_SPAN_TYPE_TOOL", "STATUS_UNSPECIFIED", "UNKNOWN"}}, []string{"TRACE_SPAN_TYPE_TOOL", "UNKNOWN"}},
+		{"type", map[string]any{"type": "string"}, []string{"k8s"}},
+	} {
+		if got := m.SchemaValues(rand.New(rand.NewPCG(1, 2)), tc.name, tc.schema); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := Choosable([]string{"ROOT_SQUASH", "SQUASH_UNSPECIFIED", "CREDIT_CARD"}); !slices.Equal(got, []string{"ROOT_SQUASH", "CREDIT_CARD"}) {
+		t.Errorf("Choosable = %v", got)
+	}
+}

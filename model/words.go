@@ -46,6 +46,26 @@ func Placeholder(s string) bool {
 	return placeholderValue.MatchString(strings.TrimSpace(s))
 }
 
+// sentinelValue matches an enum's "no value" member
+// (TRACE_SPAN_TYPE_UNKNOWN, STATUS_UNSPECIFIED): what an API reports
+// when it cannot tell, never a value a person picks.
+var sentinelValue = regexp.MustCompile(`^([A-Z0-9]+_)+(UNKNOWN|UNSPECIFIED)$`)
+
+// Sentinel reports whether v is an enum's "no value" member.
+func Sentinel(v string) bool { return sentinelValue.MatchString(v) }
+
+// Choosable are the values a customer may choose among: vals less the
+// sentinels, in order.
+func Choosable(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		if !Sentinel(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // SchemaValues lists values a customer may state for a parameter known
 // only by its name and schema: examples, then values by type, format and
 // name.
@@ -81,7 +101,7 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 		return m.SchemaValues(rng, name, WithoutExamples(s))
 	}
 	if enum := enumOf(s); len(enum) > 0 {
-		return enum
+		return Choosable(enum)
 	}
 	if ParamType(s) == "array" {
 		items, _ := s["items"].(map[string]any)
@@ -180,8 +200,12 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 			out = append(out, fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<12), rng.IntN(1<<12), rng.Int64N(1<<48)))
 		}
 	default:
+		// Values of fields of this name in any collection; an UPPER_SNAKE
+		// code among them is another field's enum member
+		// (TRACE_SPAN_TYPE_TOOL for a DNS record's type), which this
+		// parameter lists no words for.
 		for _, v := range m.pools[name] {
-			if str, ok := v.(string); ok {
+			if str, ok := v.(string); ok && !upperSnakeValue.MatchString(str) {
 				out = append(out, str)
 			}
 		}
