@@ -799,7 +799,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if sel.ID != "" && c.Unread() {
 		// No tool shows the record: the write itself finds out whether
 		// the key and parents the customer gave name one.
-		g.key, g.obj = sel.ID, a.m.NamedRecord(c, sel.ID)
+		g.key, g.obj = c.KeyText(sel.ID), a.m.NamedRecord(c, sel.ID)
 		return "", false
 	}
 	if sel.ID != "" {

@@ -1118,8 +1118,9 @@ func (p *gplan) byKey(c *model.CollModel, fits func(map[string]any) bool) (*targ
 			}
 			// The customer gives the key and the parents; the agent acts
 			// on what it was told, as no tool shows the record.
-			p.known[c.Key+":"+key] = key
-			return &target{sel: record.Selector{Collection: c.Name, ID: key, Label: c.Noun + " " + key + m.ScopeWords(c, key)}, key: key, obj: obj}, nil
+			kt := c.KeyText(key)
+			p.known[c.Key+":"+kt] = kt
+			return &target{sel: record.Selector{Collection: c.Name, ID: key, Label: c.Noun + " " + kt + m.ScopeWords(c, key)}, key: key, obj: obj}, nil
 		}
 		args := m.GetArgs(c, key)
 		v, ok := p.peek(c.Get, args)
@@ -1559,7 +1560,7 @@ func (a *argState) fill(pm *model.ParamModel) error {
 	p := a.plan
 	switch pm.Source {
 	case model.SrcTargetKey:
-		a.args[pm.Name] = model.Typed(pm.Schema, a.t.key)
+		a.args[pm.Name] = model.Typed(pm.Schema, a.w.Coll.KeyText(a.t.key))
 	case model.SrcTarget:
 		v, ok := model.ValueAt(a.t.obj, pm.Path)
 		if !ok {

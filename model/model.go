@@ -115,6 +115,10 @@ type CollModel struct {
 	// GetParam is empty.
 	GetLists bool
 	GetField string
+	// Within are the parent fields a record is keyed within
+	// (pack.Collection.Within): its database key is their values and
+	// its key's, joined by "/".
+	Within []string
 	// List is how the agent learns the candidate records: a user's (with
 	// Param the user key parameter) or, for an ownerless collection, all.
 	List     *ListModel
@@ -128,6 +132,17 @@ type CollModel struct {
 // one (a member's role, a channel's permission overwrite) is asked for
 // by naming the record's key and parents, and acts with no read first.
 func (c *CollModel) Unread() bool { return c.Get == "" && c.List == nil }
+
+// KeyText is the key a record at database key k has, as its key field
+// and a customer state it: k, less its parents' keys for a record keyed
+// within them ("6814/64/0" is role 0).
+func (c *CollModel) KeyText(k string) string {
+	if len(c.Within) == 0 {
+		return k
+	}
+	parts := strings.SplitN(k, "/", len(c.Within)+1)
+	return parts[len(parts)-1]
+}
 
 // scopeUnread gives each unread collection the parents its first write
 // (by name) locates a record by: the arguments it takes from the
@@ -307,7 +322,22 @@ func (w *WriteModel) TargetRecord(st *tools.State, args map[string]any) (map[str
 	if w.TargetKind != TargetColl || key == "" {
 		return nil, false
 	}
-	v, ok := st.Get(w.Coll.Name, tools.Text(args[key]))
+	k := tools.Text(args[key])
+	if len(w.Coll.Within) > 0 {
+		// Keyed within its parents: the arguments the target's parent
+		// fields fill name them.
+		var parts []string
+		for _, f := range w.Coll.Within {
+			for _, p := range w.Params {
+				if p.Source == SrcTarget && p.Path == f {
+					parts = append(parts, tools.Text(args[p.Name]))
+					break
+				}
+			}
+		}
+		k = strings.Join(append(parts, k), "/")
+	}
+	v, ok := st.Get(w.Coll.Name, k)
 	obj, _ := v.(map[string]any)
 	return obj, ok && obj != nil
 }
@@ -600,7 +630,7 @@ func sortValues(vs []any) {
 
 func (m *Model) compileColl(name string, c pack.Collection) (*CollModel, error) {
 	cm := &CollModel{Name: name, Key: c.Key, Owner: c.Owner, Noun: c.Noun, Get: c.Get,
-		Describe: slices.Clone(c.Describe), Compare: slices.Clone(c.Compare), Say: c.Say}
+		Describe: slices.Clone(c.Describe), Compare: slices.Clone(c.Compare), Say: c.Say, Within: slices.Clone(c.Within)}
 	where := "domain.yaml: collections." + name
 	if cm.Key == "" {
 		return nil, fmt.Errorf("%s: key is empty", where)
@@ -1899,7 +1929,7 @@ func (m *Model) KeysWithin(w *WriteModel, pm *ParamModel, target map[string]any)
 // NamedRecord is what a customer naming an unread record tells of it:
 // its key and its parents' keys, the fields a write on it takes.
 func (m *Model) NamedRecord(c *CollModel, key string) map[string]any {
-	out := map[string]any{c.Key: key}
+	out := map[string]any{c.Key: c.KeyText(key)}
 	m.eachScope(c, key, func(_, field string, x any) { out[field] = x })
 	return out
 }

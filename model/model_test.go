@@ -665,3 +665,21 @@ func TestChoosableValues(t *testing.T) {
 		t.Errorf("Choosable = %v", got)
 	}
 }
+
+// A record keyed within its parents is named by its own key: the last
+// part of its database key, whatever that key holds.
+func TestKeyText(t *testing.T) {
+	for _, tc := range []struct {
+		within []string
+		key    string
+		want   string
+	}{
+		{nil, "a/b", "a/b"},
+		{[]string{"guild_id", "user_id"}, "6814/64/0", "0"},
+		{[]string{"channel_id"}, "21/refs/heads/main", "refs/heads/main"},
+	} {
+		if got := (&CollModel{Within: tc.within}).KeyText(tc.key); got != tc.want {
+			t.Errorf("KeyText(%q) within %v = %q, want %q", tc.key, tc.within, got, tc.want)
+		}
+	}
+}

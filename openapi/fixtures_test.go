@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -204,11 +205,25 @@ var fixtures = []fixture{
 				r := p.Tools.Call(context.Background(), st, tool, string(raw))
 				return r.Output, r.Err
 			}
-			team, user := p.Base.Keys("teams")[0], p.Base.Keys("users")[0]
-			if out, failed := call("addTeamMember", map[string]any{"team_id": team, "user_id": user}); failed {
-				t.Errorf("addTeamMember: %s", out)
-			} else if v, ok := st.Get("members", user); !ok || !strings.Contains(string(mustJSON(t, v)), team) {
-				t.Errorf("addTeamMember made no member %s of team %s: %v", user, team, v)
+			// A member is keyed within its team: one user joins two teams
+			// and leaves one, and the other keeps them.
+			if w := p.Manifest.Collections["members"].Within; !slices.Equal(w, []string{"team_id"}) {
+				t.Errorf("members within %v, want [team_id]", w)
+			}
+			teams, user := p.Base.Keys("teams"), p.Base.Keys("users")[0]
+			for _, team := range teams[:2] {
+				if out, failed := call("addTeamMember", map[string]any{"team_id": team, "user_id": user}); failed {
+					t.Errorf("addTeamMember: %s", out)
+				}
+			}
+			if out, failed := call("removeTeamMember", map[string]any{"team_id": teams[0], "user_id": user}); failed {
+				t.Errorf("removeTeamMember: %s", out)
+			}
+			if v, ok := st.Get("members", teams[1]+"/"+user); !ok || !strings.Contains(string(mustJSON(t, v)), teams[1]) {
+				t.Errorf("user %s left team %s and is no longer in team %s: %v", user, teams[0], teams[1], v)
+			}
+			if v, ok := st.Get("members", teams[0]+"/"+user); ok {
+				t.Errorf("user %s left team %s and is still in it: %v", user, teams[0], v)
 			}
 			sync := p.Manifest.Hints.Writes["syncTemplate"]
 			if sync.Target != "templates" || sync.Phrase != "{sync} {target}" {

@@ -112,11 +112,21 @@ def _parent(db, args, parent):
     if parent and parent[0] in args and db.get(parent[1], _key(args[parent[0]])) == None:
         fail("no %s with id %s" % (parent[2], _key(args[parent[0]])))
 
+def _key_of(args, key_arg):
+    """The database key a call names: a list of arguments names a record
+    keyed within its parents (their keys, then its own, joined by /)."""
+    if type(key_arg) == "list":
+        return "/".join([_key(args[a]) for a in key_arg])
+    return _key(args[key_arg])
+
+def _arg(key_arg):
+    """The argument holding the record's own key."""
+    return key_arg[-1] if type(key_arg) == "list" else key_arg
+
 def _get(db, coll, noun, args, key_arg, scope):
-    key = _key(args[key_arg])
-    rec = db.get(coll, key)
+    rec = db.get(coll, _key_of(args, key_arg))
     if rec == None or not _matches(rec, args, scope):
-        fail("no %s with id %s" % (noun, key))
+        fail("no %s with id %s" % (noun, _key(args[_arg(key_arg)])))
     return rec
 
 def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base, size, items, summary):
@@ -189,12 +199,12 @@ def _create(db, coll, noun, key_field, int_key, fresh, args, scope, fields, pare
     return rec
 
 def _update(db, coll, noun, key_field, args, key_arg, scope, fields, upsert):
-    key = _key(args[key_arg])
+    key = _key_of(args, key_arg)
     rec = db.get(coll, key)
     if rec == None or not _matches(rec, args, scope):
         if not upsert:
-            fail("no %s with id %s" % (noun, key))
-        rec = {key_field: args[key_arg]}
+            fail("no %s with id %s" % (noun, _key(args[_arg(key_arg)])))
+        rec = {key_field: args[_arg(key_arg)]}
         for a, f in scope.items():
             if a in args:
                 rec[f] = args[a]
@@ -206,7 +216,7 @@ def _update(db, coll, noun, key_field, args, key_arg, scope, fields, upsert):
 
 def _delete(db, coll, noun, key_field, args, key_arg, scope):
     rec = _get(db, coll, noun, args, key_arg, scope)
-    db.delete(coll, _key(args[key_arg]))
+    db.delete(coll, _key_of(args, key_arg))
     return {"deleted": True, key_field: rec.get(key_field)}
 `
 
@@ -232,7 +242,7 @@ func renderHandlers(title, source string, ops []*op) []byte {
 		}
 		switch p.Kind {
 		case hGet:
-			fmt.Fprintf(&b, "    return _get(db, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(p.KeyArg), dict(p.Scope))
+			fmt.Fprintf(&b, "    return _get(db, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), keyArgOf(p), dict(p.Scope))
 		case hList:
 			summary := "None"
 			if len(c.Summary) > 0 {
@@ -256,14 +266,14 @@ func renderHandlers(title, source string, ops []*op) []byte {
 				starBool(c.KeyType == "integer"), strings.Join(fresh, ", "), dict(p.Scope), dict(p.Fields), parent)
 		case hUpdate:
 			if p.Stamp != "" {
-				fmt.Fprintf(&b, "    rec = _update(db, %s, %s, %s, args, %s, %s, {}, False)\n", q(c.Name), q(c.Noun), q(c.Key), q(p.KeyArg), dict(p.Scope))
-				fmt.Fprintf(&b, "    rec[%s] = %s\n    db.put(%s, _key(args[%s]), rec)\n    return rec\n", q(p.Stamp), q(Clock), q(c.Name), q(p.KeyArg))
+				fmt.Fprintf(&b, "    rec = _update(db, %s, %s, %s, args, %s, %s, {}, False)\n", q(c.Name), q(c.Noun), q(c.Key), keyArgOf(p), dict(p.Scope))
+				fmt.Fprintf(&b, "    rec[%s] = %s\n    db.put(%s, _key_of(args, %s), rec)\n    return rec\n", q(p.Stamp), q(Clock), q(c.Name), keyArgOf(p))
 				break
 			}
 			fmt.Fprintf(&b, "    return _update(db, %s, %s, %s, args, %s, %s, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key),
-				q(p.KeyArg), dict(p.Scope), dict(p.Fields), starBool(p.Upsert))
+				keyArgOf(p), dict(p.Scope), dict(p.Fields), starBool(p.Upsert))
 		case hDelete:
-			fmt.Fprintf(&b, "    return _delete(db, %s, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key), q(p.KeyArg), dict(p.Scope))
+			fmt.Fprintf(&b, "    return _delete(db, %s, %s, %s, args, %s, %s)\n", q(c.Name), q(c.Noun), q(c.Key), keyArgOf(p), dict(p.Scope))
 		default:
 			msg := fmt.Sprintf("operation %s (%s) is not mapped to data: write its handler in handlers.star — def %s(db, args): …", o.Tool, o.label(), o.Tool)
 			fmt.Fprintf(&b, "    # Not mapped: %s\n", oneLine(p.Reason))
@@ -272,6 +282,20 @@ func renderHandlers(title, source string, ops []*op) []byte {
 	}
 	fmt.Fprintf(&b, "\n# Hands the customer to a person.\ndef %s(db, args):\n    return \"Transfer successful\"\n", transferTool)
 	return []byte(b.String())
+}
+
+// keyArgOf is the key argument a handler passes: the call's key
+// argument, or for a record keyed within its parents the arguments
+// naming them and then it.
+func keyArgOf(p plan) string {
+	if len(p.Coll.Within) == 0 {
+		return q(p.KeyArg)
+	}
+	var parts []string
+	for _, f := range p.Coll.Within {
+		parts = append(parts, q(withinArg(p, f)))
+	}
+	return "[" + strings.Join(append(parts, q(p.KeyArg)), ", ") + "]"
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -304,7 +328,7 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 		byTool[o.Tool] = o
 	}
 	for _, c := range colls {
-		pc := pack.Collection{Key: c.Key, Noun: c.Noun}
+		pc := pack.Collection{Key: c.Key, Noun: c.Noun, Within: c.Within}
 		if o := byTool[c.Tools.Get]; o != nil && len(requiredArgs(o)) == 1 {
 			pc.Get = o.Tool
 		}

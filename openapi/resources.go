@@ -125,6 +125,11 @@ type collection struct {
 	// records would make a long result and a get tool gives the rest;
 	// nil: whole records.
 	Summary []string
+	// Within are the scope fields a record is keyed within, for a
+	// membership whose key is another record's (a role many members
+	// hold): its database key is their values and the key's, joined
+	// by "/" (pack.Collection.Within).
+	Within []string
 }
 
 // scopeField is a path parameter of a nested collection's path and the
@@ -292,12 +297,55 @@ func emptyCalls(ops []*op, colls []*collection) {
 		}
 		if k := keyNamed(o.segs[n-1].Param, p.Coll, params(o.segs), colls); k != nil && (!created[p.Coll] || p.Coll.link()) {
 			p.Adds, p.Upsert = k, true
+			if !created[p.Coll] {
+				keyedWithin(p.Coll, ops)
+			}
 		} else if f := p.Coll.updateTime(); f != "" && created[p.Coll] {
 			// A sync of a record the API makes: what changes is when
 			// it was last brought up to date.
 			p.Stamp, p.Upsert = f, false
 		}
 	}
+}
+
+// keyedWithin keys a membership nothing creates within its parents: its
+// key is another collection's (role 0), which the parents' other records
+// hold too, so keyed alone adding role 0 to one member would replace
+// another's. Every call naming one must then name all its parents, and
+// none reads it (a read finds a record by its key alone: pins, which a
+// channel's list shows, stay keyed by their message).
+func keyedWithin(c *collection, ops []*op) {
+	if len(c.Scope) == 0 || c.Within != nil {
+		return
+	}
+	for _, o := range ops {
+		p := o.Handler
+		if p.Coll == c && (p.Kind == hGet || p.Kind == hList) {
+			return
+		}
+		if p.Coll != c || p.KeyArg == "" {
+			continue
+		}
+		for _, sf := range c.Scope {
+			if withinArg(p, sf.Field) == "" {
+				return
+			}
+		}
+	}
+	for _, sf := range c.Scope {
+		c.Within = append(c.Within, sf.Field)
+	}
+}
+
+// withinArg is the argument of a call that names a parent field, "" for
+// none.
+func withinArg(p plan, field string) string {
+	for _, a := range sortedKeys(p.Scope) {
+		if p.Scope[a] == field {
+			return a
+		}
+	}
+	return ""
 }
 
 // updateTime is the date-time field saying when a record last changed

@@ -188,11 +188,44 @@ func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string
 		recs := map[string]any{}
 		for i, k := range keys[c.Name] {
 			g.index = i
-			recs[k] = g.record(k, db)
+			rec := g.record(k, db)
+			recs[withinKey(c, rec, k)] = rec
 		}
 		db[c.Name] = recs
 	}
 	return db, nil
+}
+
+// withinKey is a record's database key: its key, after its parents'
+// for a collection keyed within them (pack.Collection.Within).
+func withinKey(c *collection, rec any, k string) string {
+	m, _ := rec.(map[string]any)
+	if len(c.Within) == 0 || m == nil {
+		return k
+	}
+	var parts []string
+	for _, f := range c.Within {
+		parts = append(parts, keyText(m[f]))
+	}
+	return strings.Join(append(parts, k), "/")
+}
+
+// keyText is a field's value as a database key, as the pack spells it:
+// text as it is, whole numbers in decimal.
+func keyText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		if x == math.Trunc(x) {
+			return strconv.FormatInt(int64(x), 10)
+		}
+	}
+	return fmt.Sprint(v)
 }
 
 // key draws one key valid for the item path parameter.

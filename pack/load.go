@@ -88,9 +88,9 @@ func LoadDir(ctx context.Context, dir string, seed uint64, opts Options) (*Pack,
 
 // build turns a checked pack into a toolkit and a base.
 func (c *checker) build() (*Pack, error) {
-	keys := make(map[string]string, len(c.man.Collections))
+	keys := make(map[string]Collection, len(c.man.Collections))
 	for name, col := range c.man.Collections {
-		keys[name] = col.Key
+		keys[name] = col
 	}
 	sb := newSandbox(c.lim, keys)
 	list := make([]*tools.Tool, 0, len(c.tools))

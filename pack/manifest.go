@@ -49,8 +49,14 @@ type Manifest struct {
 // Collection is one entity collection of the database.
 type Collection struct {
 	// Key is the field holding a record's key; it equals the record's key
-	// in the database map.
+	// in the database map, unless Within is set.
 	Key string `json:"key"`
+	// Within are the fields naming a record's parents when its key is
+	// unique only within them: a member's role is keyed by the role's
+	// id, which many members hold. The record's key in the database map
+	// is then those fields' values and Key's, joined by "/"
+	// ("6814/64/0" for role 0 of member 64 in guild 6814).
+	Within []string `json:"within,omitempty"`
 	// Owner is the field holding the key of the user the record belongs
 	// to ("" for shared records such as products or flights).
 	Owner string `json:"owner,omitempty"`

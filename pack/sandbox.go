@@ -140,11 +140,11 @@ func sourcePos(stack starlark.CallStack) (syntax.Position, bool) {
 // of each declared collection and the db methods.
 type sandbox struct {
 	lim     Limits
-	keys    map[string]string
+	keys    map[string]Collection
 	methods map[string]*starlark.Builtin
 }
 
-func newSandbox(lim Limits, keys map[string]string) *sandbox {
+func newSandbox(lim Limits, keys map[string]Collection) *sandbox {
 	s := &sandbox{lim: lim, keys: keys, methods: map[string]*starlark.Builtin{}}
 	for name, fn := range map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
 		"get": dbGet, "put": dbPut, "delete": dbDelete, "keys": dbKeys, "find": dbFind, "next_id": dbNextID,
@@ -247,8 +247,8 @@ func dbPut(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs 
 	if err != nil {
 		return nil, fmt.Errorf("%s(%q, %q): the record is not JSON: %w", b.Name(), coll, key, err)
 	}
-	if field, ok := d.sb.keys[coll]; ok {
-		if err := checkKey(v, field, key); err != nil {
+	if col, ok := d.sb.keys[coll]; ok && col.Key != "" {
+		if err := checkKey(v, col, key); err != nil {
 			return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
 		}
 	}
@@ -260,16 +260,30 @@ func dbPut(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs 
 
 // checkKey says whether a record's key field equals its key in the
 // database, so a collection cannot hold a record under a foreign key.
-func checkKey(rec any, field, key string) error {
+func checkKey(rec any, col Collection, key string) error {
 	if _, ok := rec.(map[string]any); !ok {
 		return fmt.Errorf("a record must be an object, not %s", jsonKind(rec))
 	}
-	got, ok := lookup(rec, field)
+	got, ok := lookup(rec, col.Key)
 	if !ok {
-		return fmt.Errorf("the record has no key field %q", field)
+		return fmt.Errorf("the record has no key field %q", col.Key)
 	}
-	if keyString(got) != key {
-		return fmt.Errorf("the record's key field %q is %s, want %q", field, shortJSON(got), key)
+	if len(col.Within) == 0 {
+		if keyString(got) != key {
+			return fmt.Errorf("the record's key field %q is %s, want %q", col.Key, shortJSON(got), key)
+		}
+		return nil
+	}
+	var parts []string
+	for _, f := range col.Within {
+		p, ok := lookup(rec, f)
+		if !ok {
+			return fmt.Errorf("the record has no parent field %q", f)
+		}
+		parts = append(parts, keyString(p))
+	}
+	if want := strings.Join(append(parts, keyString(got)), "/"); want != key {
+		return fmt.Errorf("the record's fields %s and %q give the key %q, want %q", strings.Join(col.Within, ", "), col.Key, want, key)
 	}
 	return nil
 }

@@ -310,3 +310,26 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A record keyed within its parents (a role many members hold) is put
+// at their keys and its own joined by "/", and nowhere else.
+func TestCheckKeyWithin(t *testing.T) {
+	roles := Collection{Key: "role_id", Within: []string{"guild_id", "user_id"}}
+	rec := map[string]any{"guild_id": "6814", "user_id": int64(64), "role_id": "0"}
+	for _, tc := range []struct {
+		col  Collection
+		key  string
+		want string // "" for no error
+	}{
+		{roles, "6814/64/0", ""},
+		{roles, "0", `give the key "6814/64/0", want "0"`},
+		{roles, "6814/65/0", `want "6814/65/0"`},
+		{Collection{Key: "role_id", Within: []string{"channel_id"}}, "x/0", `no parent field "channel_id"`},
+		{Collection{Key: "role_id"}, "0", ""},
+	} {
+		err := checkKey(rec, tc.col, tc.key)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("checkKey(%v, %q) = %v, want %q", tc.col.Within, tc.key, err, tc.want)
+		}
+	}
+}

@@ -974,7 +974,7 @@ func (c *checker) shapeDB(v any) map[string]map[string]any {
 		}
 		bad := 0
 		for _, key := range slices.Sorted(maps.Keys(recs)) {
-			if err := checkKey(recs[key], col.Key, key); err != nil {
+			if err := checkKey(recs[key], col, key); err != nil {
 				if bad < maxPerCollection {
 					c.add(c.dbFile, c.dbLine(coll, key), coll+"."+key, "%s record %q: %v", coll, key, err)
 				}

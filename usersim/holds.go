@@ -189,7 +189,7 @@ func (u *Generic) targetCorrection(i int, w *model.WriteModel, p *model.ParamMod
 	act := dialog.Act{Type: "correct", Goal: i, Target: &t}
 	noun := w.TargetNoun()
 	if g.Target.ID != "" && p.Source == model.SrcTargetKey {
-		return dialog.Turn{Text: u.say(correctTargetID, map[string]string{"noun": noun, "want": g.Target.ID, "got": tools.Text(got[p.Name])}), Acts: []dialog.Act{act}}
+		return dialog.Turn{Text: u.say(correctTargetID, map[string]string{"noun": noun, "want": w.Coll.KeyText(g.Target.ID), "got": tools.Text(got[p.Name])}), Acts: []dialog.Act{act}}
 	}
 	return dialog.Turn{Text: u.say(correctTargetLabel, map[string]string{"noun": noun, "label": g.Target.Label}), Acts: []dialog.Act{act}}
 }
