@@ -1246,7 +1246,9 @@ func recordForms(c *model.CollModel, r map[string]any, n int) []record.Selector 
 				continue
 			}
 			s := tools.Text(x)
-			if s == "" || len(s) > 40 || seen[s] {
+			// An enum's "no value" member (TRACE_SPAN_TYPE_UNKNOWN) says
+			// the API cannot tell: no one describes a record by it.
+			if s == "" || len(s) > 40 || seen[s] || model.Sentinel(s) {
 				continue
 			}
 			seen[s] = true

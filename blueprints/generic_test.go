@@ -675,3 +675,20 @@ func TestRefusalShare(t *testing.T) {
 		}
 	}
 }
+
+// A record is never described by an enum's "no value" member: the
+// evaluation dataset of type EVALUATION_DATASET_TYPE_UNKNOWN is told
+// apart by its name.
+func TestRecordFormsSkipSentinels(t *testing.T) {
+	c := &model.CollModel{Name: "datasets", Key: "id", Noun: "dataset", Describe: []string{"dataset_type", "name"}}
+	r := map[string]any{"id": "7", "dataset_type": "EVALUATION_DATASET_TYPE_UNKNOWN", "name": "new review"}
+	forms := recordForms(c, r, 3)
+	if len(forms) == 0 {
+		t.Fatal("no forms")
+	}
+	for _, f := range forms {
+		if _, ok := f.Where["dataset_type"]; ok {
+			t.Errorf("form %v describes the record by a sentinel", f.Where)
+		}
+	}
+}
