@@ -117,8 +117,7 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*Result, error) {
 	start := time.Now()
 	cfg = cfg.resolved()
-	spec, err := cfg.Spec()
-	if err != nil {
+	if _, err := cfg.Spec(); err != nil {
 		return nil, err
 	}
 	shard, shards, err := ParseShard(cfg.Shard)
@@ -134,7 +133,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	cfg.bindDomain(d)
 	// So is the generator, which checks that the domain can meet the
 	// controls (--writes, --reads).
-	gen, err := blueprints.NewGeneric(d.Model, spec)
+	gen, err := Generator(cfg, d)
 	if err != nil {
 		return nil, err
 	}
