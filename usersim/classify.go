@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 )
 
@@ -119,12 +120,26 @@ type Listener struct {
 	// answered lists the goals without writes that the agent has
 	// answered or refused: it moved on after they were requested.
 	answered []int
+	// words, when set, names a domain's identity details and each
+	// piece in the words its agents ask with (NewListenerFor), for the
+	// questions the keyword rules, written on retail, do not know.
+	words *Generic
 }
 
 // NewListener creates the listener of a blueprint's user; pieces lists
 // what a goal needs said (the customer's Pieces).
 func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
 	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}}
+}
+
+// NewListenerFor creates the listener of a generic user, which also
+// reads the questions of any domain by its own words: "your user id"
+// asks for the identity, "which reservation" or "the genre and year"
+// for the target, "the cabin" for that slot.
+func NewListenerFor(bp *record.Blueprint, u *Generic) *Listener {
+	l := NewListener(bp, u.Pieces)
+	l.words = u
+	return l
 }
 
 // Heard records a turn of the user's: the requests it makes.
@@ -160,6 +175,19 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 	ask.Goal = l.current
 	g := l.bp.Goals[l.current]
 	pieces := l.pieces(g)
+	if l.words != nil && ask.Kind == "anything_else" {
+		// What the retail rules miss ("Before anything else, could you
+		// give me your user id?", "Tell me which reservation you have in
+		// mind."), read by the domain's words: the identity the question
+		// asks for, or the piece it names.
+		if q := askSentence(text); q != "" {
+			if l.words.asksIdentity(q) {
+				ask, matched = dialog.Ask{Kind: "identify", Goal: l.current}, true
+			} else if p := l.words.namedPiece(g, q, pieces); p != "" {
+				ask, matched = dialog.Ask{Kind: "piece", Piece: p, Goal: l.current}, true
+			}
+		}
+	}
 	switch {
 	case ask.Kind == "piece" && ask.Piece == "topic" && g.Slots["topic"] == "":
 		// "What would you like to do?" outside a transfer is an open question.
@@ -171,6 +199,12 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 		if p := pieceOfKind(ask.Piece, pieces); p != "" {
 			ask.Piece = p
 			break
+		}
+		if l.words != nil {
+			if p := l.words.namedPiece(g, askSentence(text), pieces); p != "" {
+				ask.Piece = p
+				break
+			}
 		}
 		ask = dialog.Ask{Kind: "anything_else", Goal: l.current}
 		if p := namedPiece(text, pieces); p != "" {
@@ -230,6 +264,133 @@ func namedPiece(text string, pieces []string) string {
 		}
 	}
 	return ""
+}
+
+// askWords begin a sentence that asks without a question mark ("Tell me
+// which reservation you have in mind.", "I'll need your user id.").
+var askWords = regexp.MustCompile(`(?i)^((please )?(tell|give|share|send|provide|let me know|describe|name)|i('ll| will)? need)\b`)
+
+// sentenceWithEnd finds sentence ends, the last one included.
+var sentenceWithEnd = regexp.MustCompile(`[.!?]+(\s+|$)`)
+
+// askSentence is the last question of text, else its last request to
+// tell ("Tell me which reservation you have in mind."); "" when nothing
+// asks.
+func askSentence(text string) string {
+	text = strings.TrimSpace(text)
+	var question, tell string
+	from := 0
+	for _, loc := range append(sentenceWithEnd.FindAllStringIndex(text, -1), []int{len(text), len(text)}) {
+		s := strings.TrimSpace(text[from:loc[1]])
+		from = loc[1]
+		switch {
+		case strings.Contains(s, "?"):
+			question = s
+		case askWords.MatchString(s):
+			tell = s
+		}
+	}
+	if question == "" {
+		question = tell
+	}
+	return strings.ToLower(question)
+}
+
+// asksIdentity reports whether a question asks for a detail the
+// customer identifies with ("your user id", "your card number").
+func (u *Generic) asksIdentity(q string) bool {
+	if u.m.Users == nil {
+		return false
+	}
+	for _, im := range u.m.Users.Identify {
+		for _, p := range im.Params {
+			if containsWords(q, "your "+strings.ToLower(model.Words(p))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namedPiece is the piece of the goal whose words the question says
+// most often ("no checked bags, one checked bag or two checked bags" is
+// the bags, not the "no" of travel insurance); the first of a tie, ""
+// for none.
+func (u *Generic) namedPiece(g record.Goal, q string, pieces []string) string {
+	best, most := "", 0
+	for _, p := range pieces {
+		n := 0
+		for _, w := range u.pieceWords(g, p) {
+			if w != "" && containsWords(q, strings.ToLower(w)) {
+				n += len(w)
+			}
+		}
+		if n > most {
+			best, most = p, n
+		}
+	}
+	return best
+}
+
+// pieceWords are the words an agent names a piece with: the target's
+// noun (a search's criteria), an argument's words, a group's name.
+func (u *Generic) pieceWords(g record.Goal, piece string) []string {
+	kind, name, _ := strings.Cut(piece, ":")
+	w := u.write(g)
+	switch kind {
+	case "target":
+		if s, ok := u.m.Searches[g.Target.Collection]; ok {
+			out := []string{s.Noun}
+			for _, p := range s.Params {
+				out = append(out, model.Words(p))
+			}
+			return out
+		}
+		if c, ok := u.m.Colls[g.Target.Collection]; ok {
+			return []string{c.Noun}
+		}
+	case "like":
+		return []string{model.Words(model.LastStep(name))}
+	case "new":
+		if w != nil {
+			if p := w.Param(name); p != nil && p.Replace != nil {
+				return []string{model.ArgWords(p.Replace.Of)}
+			}
+		}
+	case "slot", "choice":
+		out := []string{model.ArgWords(name)}
+		if w != nil {
+			if p := w.Param(name); p != nil && len(p.Choices) <= 8 {
+				// "Would you like basic economy, economy class or business
+				// class?" names the slot by its choices.
+				for _, c := range p.Choices {
+					out = append(out, model.SaySlot(p, c), model.ValueWords(c))
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// containsWords reports whether s holds w as whole words.
+func containsWords(s, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 func writesOf(bp *record.Blueprint, goal int) int {

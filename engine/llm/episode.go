@@ -78,7 +78,7 @@ func newEpisode(d *domains.Domain, bp *record.Blueprint, ch client.Chatter, opts
 		if err != nil {
 			return nil, err
 		}
-		x.cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, u.Pieces)}
+		x.cust = &embeddedCustomer{u: u, l: usersim.NewListenerFor(bp, u)}
 	} else {
 		x.cust = &llmCustomer{ch: ch, bp: bp, trial: trial, system: system, session: client.SessionID(bp.ID, trial)}
 	}
