@@ -1,0 +1,45 @@
+package serve_test
+
+import (
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/serve"
+)
+
+// A policy that speaks as the oracle gets, step by step, the tool
+// results and customer replies of the embedded engine's dialogue, and
+// at the end the verifier's pass and outcome reward 1.
+func TestReplayOracle(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 8
+	}
+	opts := serve.Defaults()
+	opts.Root = filepath.Dir(testpacks.Dir("library"))
+	_, hs := newServer(t, &opts)
+	for _, domain := range []string{"retail", "airline", testpacks.Dir("library")} {
+		t.Run(filepath.Base(domain), func(t *testing.T) {
+			verified := 0
+			for _, o := range oracles(t, domain, 7, n) {
+				last, err := replay(http.DefaultClient, hs.URL, o, o.tr.Messages)
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				if !last.Done || last.Ending != o.tr.Ending || last.Verdict == nil || last.OutcomeReward == nil {
+					t.Errorf("%s: after the last message done %v ending %q (want %q) verdict %v", o.bp.ID, last.Done, last.Ending, o.tr.Ending, last.Verdict)
+					continue
+				}
+				if !last.Verdict.Passed || *last.OutcomeReward != 1 {
+					t.Errorf("%s: verdict %+v, outcome reward %v; the oracle's dialogue verifies", o.bp.ID, last.Verdict.Failed(), *last.OutcomeReward)
+					continue
+				}
+				verified++
+			}
+			t.Logf("%d of %d oracle dialogues replayed to reward 1", verified, n)
+		})
+	}
+}
