@@ -1,0 +1,402 @@
+package credit
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
+	"github.com/synth-data/synth/verify"
+)
+
+// Action classes of an assistant message. A message with tool calls is
+// classed by its calls: write when one of them writes, else transfer
+// when one hands over to a human, else read (generic for a tool of no
+// known kind); a message in words by what it asks of the customer.
+const (
+	ClassRead     = "read"
+	ClassWrite    = "write"
+	ClassGeneric  = "generic"
+	ClassAsk      = "ask"
+	ClassConfirm  = "confirm"
+	ClassInform   = "inform"
+	ClassRefuse   = "refuse"
+	ClassTransfer = "transfer"
+)
+
+// Classes lists every action class, tool calls first.
+func Classes() []string {
+	return []string{ClassRead, ClassWrite, ClassGeneric, ClassAsk, ClassConfirm, ClassInform, ClassRefuse, ClassTransfer}
+}
+
+// Where a write argument's value came from.
+const (
+	SourceTool = "tool" // a tool result, at Arg.At
+	SourceUser = "user" // a customer message
+	SourceNone = "none" // nothing before the call said it
+)
+
+// Labels are one dialogue's credit labels.
+type Labels struct {
+	// ChainLength is the number of ground-truth actions (C).
+	ChainLength int `json:"chain_length"`
+	// Progress is the number of distinct ground-truth actions the
+	// dialogue's calls matched (k): the last turn's progress.
+	Progress int `json:"progress"`
+	// Coverage is k/C, the share of the chain whose per-turn
+	// correctness the labels expose (V_d); 1 for a chain of none.
+	Coverage float64 `json:"coverage"`
+	// Pivotal is the message index of the first off-chain or wrong
+	// assistant turn of a failed dialogue, or of a recovery's mistake
+	// that the customer caught; -1 when there is none.
+	Pivotal int `json:"pivotal"`
+	// Correcting is, in a recovery dialogue, the message index of the
+	// assistant turn that answers the customer's correction; -1 otherwise.
+	Correcting int `json:"correcting"`
+	// Outcome is the verdict: 1 passed, 0 failed, null for a dialogue
+	// not (yet) verified.
+	Outcome *int `json:"outcome"`
+	// Turns label the assistant messages in order.
+	Turns []Turn `json:"turns"`
+}
+
+// Turn labels one assistant message.
+type Turn struct {
+	// Message is the index in the trajectory's messages.
+	Message int    `json:"message"`
+	Class   string `json:"class"`
+	// OnChain: every call matches a ground-truth action, or the words
+	// are a step the ground truth needs (the confirmation of the chain
+	// write that follows, the first statement of a required output, the
+	// refusal of a forbidden request, the announced transfer).
+	OnChain bool `json:"on_chain"`
+	// Serves is the index in the blueprint's actions of the write this
+	// turn serves (the write itself, the read it needs, its
+	// confirmation), -1 for none.
+	Serves int `json:"serves"`
+	// Progress is the number of distinct ground-truth actions matched up
+	// to and including this turn.
+	Progress int `json:"progress"`
+	// Calls label the message's tool calls in order.
+	Calls []Call `json:"calls"`
+}
+
+// Call labels one tool call.
+type Call struct {
+	Tool string `json:"tool"`
+	Kind string `json:"kind"`
+	// Action is the index of the ground-truth action the call matches
+	// (same tool, same arguments), -1 for an off-chain call.
+	Action int `json:"action"`
+	// Args give a write's argument values their provenance, leaf by
+	// leaf in key order; empty for other calls.
+	Args []Arg `json:"args"`
+}
+
+// Arg is one write argument's provenance.
+type Arg struct {
+	// Path is the value's JSON path in the call's arguments ($.order_id,
+	// $.item_ids[0]).
+	Path string `json:"path"`
+	// Source is tool, user or none.
+	Source string `json:"source"`
+	// Message is the index of the tool or customer message where the
+	// value first appeared, -1 for none.
+	Message int `json:"message"`
+	// At is the value's JSON path in that tool result, "" otherwise.
+	At string `json:"at"`
+}
+
+// Kinds says a tool's kind (record.KindRead, KindWrite, KindGeneric; ""
+// for a tool it does not know). A domain's *tools.Toolkit is one.
+type Kinds interface {
+	Kind(tool string) string
+}
+
+// Label labels a dialogue against its blueprint, v nil for one not (yet)
+// verified, t possibly unfinished. Tool kinds come from the ground
+// truth; a call to a tool outside it is classed generic, which
+// LabelKinds avoids given the domain's kinds.
+func Label(bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	return LabelKinds(nil, bp, t, v)
+}
+
+// LabelKinds is Label with the domain's tool kinds (nil: the ground
+// truth's only).
+func LabelKinds(k Kinds, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	lb := newLabeler(k, bp, v)
+	for i, m := range t.Messages {
+		switch m.Role {
+		case "assistant":
+			lb.assistant(i, m)
+		case "tool":
+			lb.prov.tool(i, m.Content)
+		case "user":
+			lb.prov.user(i, m.Content)
+		}
+	}
+	return lb.finish(t)
+}
+
+// labeler carries the walk over one dialogue.
+type labeler struct {
+	kinds   Kinds
+	bp      *record.Blueprint
+	v       *record.Verdict
+	serves  []int  // per action: the write it serves
+	done    []bool // per action: matched by a call so far
+	args    []any  // per action: its decoded arguments
+	out     Labels
+	confirm int // index in out.Turns of the last confirm since the last write, -1 none
+	said    []bool
+	wrong   int // message index of the first wrong turn, -1 none
+	refuse  bool
+	xfer    bool
+	prov    provenance
+}
+
+func newLabeler(k Kinds, bp *record.Blueprint, v *record.Verdict) *labeler {
+	n := len(bp.Actions)
+	lb := &labeler{kinds: k, bp: bp, v: v, serves: make([]int, n), done: make([]bool, n), args: make([]any, n),
+		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
+		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Turns: []Turn{}}}
+	for i, a := range bp.Actions {
+		lb.serves[i] = -1
+		if a.Kind == record.KindWrite {
+			lb.serves[i] = i
+		}
+		_ = json.Unmarshal(a.Arguments, &lb.args[i])
+	}
+	for j, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		for _, r := range a.Needs {
+			if r >= 0 && r < n && lb.serves[r] < 0 {
+				lb.serves[r] = j
+			}
+		}
+	}
+	for _, g := range bp.Goals {
+		lb.refuse = lb.refuse || g.Kind == record.GoalRefuse
+		lb.xfer = lb.xfer || g.Kind == record.GoalTransfer
+	}
+	return lb
+}
+
+// kind is a tool's kind: the domain's, else the ground truth's.
+func (lb *labeler) kind(tool string) string {
+	if lb.kinds != nil {
+		if k := lb.kinds.Kind(tool); k != "" {
+			return k
+		}
+	}
+	for _, a := range lb.bp.Actions {
+		if a.Tool == tool {
+			return a.Kind
+		}
+	}
+	return ""
+}
+
+func (lb *labeler) assistant(i int, m record.Message) {
+	tu := Turn{Message: i, Serves: -1, Calls: []Call{}}
+	if len(m.ToolCalls) == 0 {
+		tu.Class = textClass(m.Content)
+		lb.text(&tu, m.Content)
+	} else {
+		lb.calls(&tu, m.ToolCalls)
+	}
+	tu.Progress = lb.out.Progress
+	if tu.Class == ClassConfirm {
+		lb.confirm = len(lb.out.Turns)
+	}
+	lb.out.Turns = append(lb.out.Turns, tu)
+}
+
+// textClass reads an agent's words with the customer's classifier.
+func textClass(text string) string {
+	switch usersim.Classify(text).Kind {
+	case "transferred":
+		return ClassTransfer
+	case "confirm":
+		return ClassConfirm
+	case "identify", "identify_again", "piece":
+		return ClassAsk
+	}
+	if usersim.Refuses(text) {
+		return ClassRefuse
+	}
+	return ClassInform
+}
+
+func (lb *labeler) text(tu *Turn, content string) {
+	switch tu.Class {
+	case ClassRefuse:
+		tu.OnChain = lb.refuse
+		lb.mistake(tu.Message, !lb.refuse)
+	case ClassTransfer:
+		tu.OnChain = lb.xfer
+		lb.mistake(tu.Message, !lb.xfer)
+	}
+	for j, o := range lb.bp.Outputs {
+		if !lb.said[j] && verify.SaysOutput(content, o.Value) {
+			lb.said[j] = true
+			tu.OnChain = true
+		}
+	}
+}
+
+func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
+	write, xfer, known := false, false, true
+	tu.OnChain = true
+	for _, tc := range tcs {
+		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
+		var args any
+		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+		fresh := false
+		c.Action, fresh = lb.match(c.Tool, args, c.Kind == record.KindWrite)
+		switch c.Kind {
+		case record.KindWrite:
+			write = true
+			c.Args = lb.prov.args(args)
+			if fresh && lb.confirm >= 0 {
+				conf := &lb.out.Turns[lb.confirm]
+				conf.OnChain, conf.Serves = true, c.Action
+			}
+			// Every write needs the customer's yes since the last one.
+			lb.mistake(tu.Message, c.Action < 0 || lb.confirm < 0)
+			lb.confirm = -1
+		case record.KindGeneric:
+			if strings.Contains(c.Tool, "transfer") {
+				xfer = true
+			}
+		case "":
+			known = false
+		}
+		if c.Action < 0 {
+			tu.OnChain = false
+			lb.mistake(tu.Message, true)
+		} else if tu.Serves < 0 || c.Kind == record.KindWrite {
+			tu.Serves = lb.serves[c.Action]
+		}
+		if fresh {
+			lb.done[c.Action] = true
+			lb.out.Progress++
+		}
+		tu.Calls = append(tu.Calls, c)
+	}
+	switch {
+	case write:
+		tu.Class = ClassWrite
+	case xfer:
+		tu.Class = ClassTransfer
+	case !known:
+		tu.Class = ClassGeneric
+	default:
+		tu.Class = ClassRead
+		for _, c := range tu.Calls {
+			if c.Kind == record.KindGeneric {
+				tu.Class = ClassGeneric
+			}
+		}
+	}
+}
+
+// match finds the ground-truth action a call matches: one not yet
+// matched with the same tool and arguments, else one already matched (a
+// repeated read), else, in a verified dialogue, a write of the same tool
+// not yet matched: the state check has shown its arguments reach the
+// ground truth's state (ids in another order, an equivalent address).
+// fresh says the action was not matched before.
+func (lb *labeler) match(tool string, args any, write bool) (action int, fresh bool) {
+	again := -1
+	for i, a := range lb.bp.Actions {
+		if a.Tool != tool || !reflect.DeepEqual(args, lb.args[i]) {
+			continue
+		}
+		if !lb.done[i] {
+			return i, true
+		}
+		if again < 0 {
+			again = i
+		}
+	}
+	if again >= 0 {
+		return again, false
+	}
+	if write && lb.v != nil && lb.v.Passed {
+		for i, a := range lb.bp.Actions {
+			if a.Tool == tool && !lb.done[i] {
+				return i, true
+			}
+		}
+	}
+	return -1, false
+}
+
+// mistake notes the first wrong turn.
+func (lb *labeler) mistake(msg int, wrong bool) {
+	if wrong && lb.wrong < 0 {
+		lb.wrong = msg
+	}
+}
+
+// messageAt finds "message N" in a check's reason.
+var messageAt = regexp.MustCompile(`\bmessage (\d+)\b`)
+
+func (lb *labeler) finish(t *record.Trajectory) Labels {
+	out := lb.out
+	out.Coverage = 1
+	if out.ChainLength > 0 {
+		out.Coverage = float64(out.Progress) / float64(out.ChainLength)
+	}
+	if lb.v != nil {
+		o := 0
+		if lb.v.Passed {
+			o = 1
+		}
+		out.Outcome = &o
+	}
+	switch {
+	case t.Kind == record.KindRecovery && len(t.Corrections) > 0:
+		c := t.Corrections[0]
+		for _, tu := range out.Turns {
+			if tu.Message < c {
+				out.Pivotal = tu.Message
+			} else if out.Correcting < 0 {
+				out.Correcting = tu.Message
+			}
+		}
+	case lb.v != nil && !lb.v.Passed:
+		out.Pivotal = lb.pivotal(out.Turns)
+	}
+	return out
+}
+
+// pivotal is a failed dialogue's first wrong turn; when every turn was
+// right the mistake is one left out, and the turn is the one the failed
+// check names, else the agent's last.
+func (lb *labeler) pivotal(turns []Turn) int {
+	if lb.wrong >= 0 || len(turns) == 0 {
+		return lb.wrong
+	}
+	if c := lb.v.Failed(); c != nil {
+		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			at := -1
+			for _, tu := range turns {
+				if tu.Message <= n {
+					at = tu.Message
+				}
+			}
+			if at >= 0 {
+				return at
+			}
+		}
+	}
+	return turns[len(turns)-1].Message
+}
