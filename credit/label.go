@@ -43,11 +43,11 @@ const (
 type Labels struct {
 	// ChainLength is the number of ground-truth actions (C).
 	ChainLength int `json:"chain_length"`
-	// Progress is the number of distinct ground-truth actions the
-	// dialogue's calls matched (k): the last turn's progress.
+	// Progress is the number of chain steps done (k): the last turn's
+	// progress.
 	Progress int `json:"progress"`
-	// Coverage is k/C, the share of the chain whose per-turn
-	// correctness the labels expose (V_d); 1 for a chain of none.
+	// Coverage is k/C, the share of the chain steps the labels tie to a
+	// turn (V_d); 1 for a chain of none, and for every verified dialogue.
 	Coverage float64 `json:"coverage"`
 	// Pivotal is the message index of the first off-chain or wrong
 	// assistant turn of a failed dialogue, or of a recovery's mistake
@@ -59,8 +59,33 @@ type Labels struct {
 	// Outcome is the verdict: 1 passed, 0 failed, null for a dialogue
 	// not (yet) verified.
 	Outcome *int `json:"outcome"`
+	// Steps label the ground-truth actions in order: the turn that did
+	// each.
+	Steps []Step `json:"steps"`
 	// Turns label the assistant messages in order.
 	Turns []Turn `json:"turns"`
+}
+
+// How a chain step was done (Step.By).
+const (
+	// ByCall: a call with the step's tool and arguments.
+	ByCall = "call"
+	// ByWrite: a read the dialogue did without, done by the matched
+	// write that needs it (the write's values came another way; its
+	// arguments' provenance says from where).
+	ByWrite = "write"
+	// ByOutcome: a read no write needs, left out of a dialogue that
+	// verified (its figures were said, its state reached), done at the
+	// agent's last turn.
+	ByOutcome = "outcome"
+)
+
+// Step labels one ground-truth action.
+type Step struct {
+	// Message is the assistant message that did it, -1 for none yet.
+	Message int `json:"message"`
+	// By is call, write or outcome; "" while not done.
+	By string `json:"by"`
 }
 
 // Turn labels one assistant message.
@@ -77,8 +102,9 @@ type Turn struct {
 	// turn serves (the write itself, the read it needs, its
 	// confirmation), -1 for none.
 	Serves int `json:"serves"`
-	// Progress is the number of distinct ground-truth actions matched up
-	// to and including this turn.
+	// Progress is the number of chain steps done up to and including
+	// this turn: the ground-truth actions its calls and the earlier
+	// turns' matched, and the reads a matched write needs.
 	Progress int `json:"progress"`
 	// Calls label the message's tool calls in order.
 	Calls []Call `json:"calls"`
@@ -146,9 +172,8 @@ type labeler struct {
 	kinds   Kinds
 	bp      *record.Blueprint
 	v       *record.Verdict
-	serves  []int  // per action: the write it serves
-	done    []bool // per action: matched by a call so far
-	args    []any  // per action: its decoded arguments
+	serves  []int // per action: the write it serves
+	args    []any // per action: its decoded arguments
 	out     Labels
 	confirm int // index in out.Turns of the last confirm since the last write, -1 none
 	said    []bool
@@ -160,10 +185,11 @@ type labeler struct {
 
 func newLabeler(k Kinds, bp *record.Blueprint, v *record.Verdict) *labeler {
 	n := len(bp.Actions)
-	lb := &labeler{kinds: k, bp: bp, v: v, serves: make([]int, n), done: make([]bool, n), args: make([]any, n),
+	lb := &labeler{kinds: k, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Turns: []Turn{}}}
+		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	for i, a := range bp.Actions {
+		lb.out.Steps[i].Message = -1
 		lb.serves[i] = -1
 		if a.Kind == record.KindWrite {
 			lb.serves[i] = i
@@ -284,8 +310,14 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 			tu.Serves = lb.serves[c.Action]
 		}
 		if fresh {
-			lb.done[c.Action] = true
-			lb.out.Progress++
+			lb.did(c.Action, tu.Message, ByCall)
+			if c.Kind == record.KindWrite {
+				for _, r := range lb.bp.Actions[c.Action].Needs {
+					if r >= 0 && r < len(lb.out.Steps) && lb.out.Steps[r].By == "" {
+						lb.did(r, tu.Message, ByWrite)
+					}
+				}
+			}
 		}
 		tu.Calls = append(tu.Calls, c)
 	}
@@ -306,6 +338,12 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 	}
 }
 
+// did marks a chain step done.
+func (lb *labeler) did(action, msg int, by string) {
+	lb.out.Steps[action] = Step{Message: msg, By: by}
+	lb.out.Progress++
+}
+
 // match finds the ground-truth action a call matches: one not yet
 // matched with the same tool and arguments, else one already matched (a
 // repeated read), else, in a verified dialogue, a write of the same tool
@@ -318,7 +356,7 @@ func (lb *labeler) match(tool string, args any, write bool) (action int, fresh b
 		if a.Tool != tool || !reflect.DeepEqual(args, lb.args[i]) {
 			continue
 		}
-		if !lb.done[i] {
+		if lb.out.Steps[i].By == "" {
 			return i, true
 		}
 		if again < 0 {
@@ -330,7 +368,7 @@ func (lb *labeler) match(tool string, args any, write bool) (action int, fresh b
 	}
 	if write && lb.v != nil && lb.v.Passed {
 		for i, a := range lb.bp.Actions {
-			if a.Tool == tool && !lb.done[i] {
+			if a.Tool == tool && lb.out.Steps[i].By == "" {
 				return i, true
 			}
 		}
@@ -350,6 +388,16 @@ var messageAt = regexp.MustCompile(`\bmessage (\d+)\b`)
 
 func (lb *labeler) finish(t *record.Trajectory) Labels {
 	out := lb.out
+	if lb.v != nil && lb.v.Passed && len(out.Turns) > 0 {
+		last := &out.Turns[len(out.Turns)-1]
+		for i, st := range out.Steps {
+			if st.By == "" && lb.bp.Actions[i].Kind != record.KindWrite {
+				out.Steps[i] = Step{Message: last.Message, By: ByOutcome}
+				out.Progress++
+			}
+		}
+		last.Progress = out.Progress
+	}
 	out.Coverage = 1
 	if out.ChainLength > 0 {
 		out.Coverage = float64(out.Progress) / float64(out.ChainLength)

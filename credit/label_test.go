@@ -56,17 +56,18 @@ func TestLabelVerified(t *testing.T) {
 	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
 	got := Label(bp, tr, &record.Verdict{Passed: true})
 	one := 1
-	want := Labels{ChainLength: 3, Progress: 3, Coverage: 1, Pivotal: -1, Correcting: -1, Outcome: &one, Turns: []Turn{
-		{Message: 2, Class: ClassAsk, Serves: -1, Calls: []Call{}},
-		{Message: 4, Class: ClassRead, OnChain: true, Serves: -1, Progress: 1, Calls: []Call{{Tool: "find_user_id_by_email", Kind: "read", Action: 0, Args: []Arg{}}}},
-		{Message: 6, Class: ClassRead, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{{Tool: "get_order_details", Kind: "read", Action: 1, Args: []Arg{}}}},
-		{Message: 8, Class: ClassConfirm, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{}},
-		{Message: 10, Class: ClassWrite, OnChain: true, Serves: 2, Progress: 3, Calls: []Call{{Tool: "cancel_pending_order", Kind: "write", Action: 2, Args: []Arg{
-			{Path: "$.order_id", Source: SourceUser, Message: 1},
-			{Path: "$.reason", Source: SourceNone, Message: -1},
-		}}}},
-		{Message: 12, Class: ClassInform, Serves: -1, Progress: 3, Calls: []Call{}},
-	}}
+	want := Labels{ChainLength: 3, Progress: 3, Coverage: 1, Pivotal: -1, Correcting: -1, Outcome: &one,
+		Steps: []Step{{Message: 4, By: ByCall}, {Message: 6, By: ByCall}, {Message: 10, By: ByCall}}, Turns: []Turn{
+			{Message: 2, Class: ClassAsk, Serves: -1, Calls: []Call{}},
+			{Message: 4, Class: ClassRead, OnChain: true, Serves: -1, Progress: 1, Calls: []Call{{Tool: "find_user_id_by_email", Kind: "read", Action: 0, Args: []Arg{}}}},
+			{Message: 6, Class: ClassRead, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{{Tool: "get_order_details", Kind: "read", Action: 1, Args: []Arg{}}}},
+			{Message: 8, Class: ClassConfirm, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{}},
+			{Message: 10, Class: ClassWrite, OnChain: true, Serves: 2, Progress: 3, Calls: []Call{{Tool: "cancel_pending_order", Kind: "write", Action: 2, Args: []Arg{
+				{Path: "$.order_id", Source: SourceUser, Message: 1},
+				{Path: "$.reason", Source: SourceNone, Message: -1},
+			}}}},
+			{Message: 12, Class: ClassInform, Serves: -1, Progress: 3, Calls: []Call{}},
+		}}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.MarshalIndent(got, "", " ")
 		t.Fatalf("labels:\n%s", g)
@@ -132,5 +133,38 @@ func TestProvenanceFromTool(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// TestStepsDoneWithoutTheirCall: a read the dialogue did without is done
+// by the write that needs it, a read no write needs by a verified
+// outcome; an unverified dialogue leaves the latter undone.
+func TestStepsDoneWithoutTheirCall(t *testing.T) {
+	bp := cancelTask()
+	bp.Actions = append(bp.Actions, record.Action{Tool: "get_user_details", Kind: record.KindRead, Arguments: json.RawMessage(`{"user_id":"ann_1"}`)})
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	// The agent knew the order: no get_order_details.
+	tr.Messages = append(tr.Messages[:6], tr.Messages[8:]...)
+	cases := []struct {
+		name     string
+		v        *record.Verdict
+		steps    []Step
+		coverage float64
+	}{
+		{"verified", &record.Verdict{Passed: true},
+			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {10, ByOutcome}}, 1},
+		{"unverified", nil,
+			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {-1, ""}}, 0.75},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Label(bp, tr, c.v)
+			if !reflect.DeepEqual(got.Steps, c.steps) || got.Coverage != c.coverage {
+				t.Fatalf("steps %+v coverage %v, want %+v and %v", got.Steps, got.Coverage, c.steps, c.coverage)
+			}
+			if last := got.Turns[len(got.Turns)-1]; last.Progress != got.Progress {
+				t.Errorf("last turn's progress %d, labels' %d", last.Progress, got.Progress)
+			}
+		})
 	}
 }
