@@ -243,9 +243,12 @@ func (lb *labeler) assistant(i int, m record.Message) {
 	lb.out.Turns = append(lb.out.Turns, tu)
 }
 
-// textClass reads an agent's words with the customer's classifier.
+// textClass reads an agent's words with the customer's classifier: a
+// question no rule knows asks for a piece of the pack's own, as the
+// customer's Listener reads it.
 func textClass(text string) string {
-	switch usersim.Classify(text).Kind {
+	ask, matched := usersim.ClassifyMatch(text)
+	switch ask.Kind {
 	case "transferred":
 		return ClassTransfer
 	case "confirm":
@@ -253,8 +256,11 @@ func textClass(text string) string {
 	case "identify", "identify_again", "piece":
 		return ClassAsk
 	}
-	if usersim.Refuses(text) {
+	switch {
+	case usersim.Refuses(text):
 		return ClassRefuse
+	case !matched && strings.Contains(text, "?"):
+		return ClassAsk
 	}
 	return ClassInform
 }

@@ -168,3 +168,21 @@ func TestStepsDoneWithoutTheirCall(t *testing.T) {
 		})
 	}
 }
+
+func TestTextClass(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"Could you give me your email address?", ClassAsk},
+		{"I'd be glad to help! First, could you give me your user id?", ClassAsk},
+		{"And do you want no checked bags, one checked bag or two checked bags?", ClassAsk},
+		{"I'll cancel order #W1. Shall I proceed?", ClassConfirm},
+		{"I'm sorry, but I can't make an exception to the policy. Anything else?", ClassRefuse},
+		{"I'm transferring you to a human agent now.", ClassTransfer},
+		{"The refund is $12.50. Is there anything else I can help with?", ClassInform},
+		{"Have a great day!", ClassInform},
+	}
+	for _, c := range cases {
+		if got := textClass(c.text); got != c.want {
+			t.Errorf("%q: %s, want %s", c.text, got, c.want)
+		}
+	}
+}
