@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,6 +94,14 @@ type Turn struct {
 	// Message is the index in the trajectory's messages.
 	Message int    `json:"message"`
 	Class   string `json:"class"`
+	// Gold is the class the ground truth calls for at this point, from
+	// the chain's first step not yet done: its call (read, write,
+	// transfer), an ask while the customer has not said a value the call
+	// needs, the confirmation before a write; refuse for a forbidden
+	// request before the next goal's write; with the chain done, a refusal
+	// or transfer still owed, else inform. Gold Action Recall is the share
+	// of turns whose class is their gold.
+	Gold string `json:"gold"`
 	// OnChain: every call matches a ground-truth action, or the words
 	// are a step the ground truth needs (the confirmation of the chain
 	// write that follows, the first statement of a required output, the
@@ -181,6 +190,11 @@ type labeler struct {
 	refuse  bool
 	xfer    bool
 	prov    provenance
+	// refuseGoals are the forbidden requests' goals in order; refusals
+	// counts the refusals so far, transferred a transfer.
+	refuseGoals []int
+	refusals    int
+	transferred bool
 }
 
 func newLabeler(k Kinds, bp *record.Blueprint, v *record.Verdict) *labeler {
@@ -206,8 +220,11 @@ func newLabeler(k Kinds, bp *record.Blueprint, v *record.Verdict) *labeler {
 			}
 		}
 	}
-	for _, g := range bp.Goals {
-		lb.refuse = lb.refuse || g.Kind == record.GoalRefuse
+	for i, g := range bp.Goals {
+		if g.Kind == record.GoalRefuse {
+			lb.refuse = true
+			lb.refuseGoals = append(lb.refuseGoals, i)
+		}
 		lb.xfer = lb.xfer || g.Kind == record.GoalTransfer
 	}
 	return lb
@@ -229,18 +246,96 @@ func (lb *labeler) kind(tool string) string {
 }
 
 func (lb *labeler) assistant(i int, m record.Message) {
-	tu := Turn{Message: i, Serves: -1, Calls: []Call{}}
+	tu := Turn{Message: i, Serves: -1, Calls: []Call{}, Gold: lb.gold()}
+	next := lb.nextWrite()
 	if len(m.ToolCalls) == 0 {
 		tu.Class = textClass(m.Content)
 		lb.text(&tu, m.Content)
 	} else {
 		lb.calls(&tu, m.ToolCalls)
+		if tu.Class == ClassRead && next >= 0 && lb.rereads(tu.Calls, next) {
+			// Reading again what the next write needs (the records of a
+			// later request, looked up afresh) is on its way.
+			tu.Gold = ClassRead
+		}
 	}
 	tu.Progress = lb.out.Progress
-	if tu.Class == ClassConfirm {
+	switch tu.Class {
+	case ClassConfirm:
 		lb.confirm = len(lb.out.Turns)
+	case ClassRefuse:
+		lb.refusals++
+	case ClassTransfer:
+		lb.transferred = true
 	}
 	lb.out.Turns = append(lb.out.Turns, tu)
+}
+
+// gold is the class the ground truth calls for before the next turn.
+func (lb *labeler) gold() string {
+	owed := -1 // the forbidden request not yet refused
+	if lb.refusals < len(lb.refuseGoals) {
+		owed = lb.refuseGoals[lb.refusals]
+	}
+	for i, st := range lb.out.Steps {
+		if st.By != "" {
+			continue
+		}
+		a := lb.bp.Actions[i]
+		switch {
+		case a.Kind == record.KindWrite && owed >= 0 && owed < a.Goal:
+			return ClassRefuse
+		case !lb.prov.known(lb.args[i]):
+			return ClassAsk
+		case a.Kind == record.KindWrite && lb.confirm < 0:
+			return ClassConfirm
+		case a.Kind == record.KindWrite:
+			return ClassWrite
+		case a.Kind == record.KindGeneric && strings.Contains(a.Tool, "transfer"):
+			return ClassTransfer
+		case a.Kind == record.KindGeneric:
+			return ClassGeneric
+		}
+		return ClassRead
+	}
+	switch {
+	case owed >= 0:
+		return ClassRefuse
+	case lb.xfer && !lb.transferred:
+		return ClassTransfer
+	}
+	return ClassInform
+}
+
+// nextWrite is the first ground-truth write not yet done, -1 for none.
+func (lb *labeler) nextWrite() int {
+	for i, st := range lb.out.Steps {
+		if st.By == "" && lb.bp.Actions[i].Kind == record.KindWrite {
+			return i
+		}
+	}
+	return -1
+}
+
+// rereads reports whether every call matches a read the write needs.
+func (lb *labeler) rereads(calls []Call, write int) bool {
+	needs := lb.bp.Actions[write].Needs
+	for _, c := range calls {
+		if c.Action < 0 || !slices.Contains(needs, c.Action) {
+			return false
+		}
+	}
+	return true
+}
+
+// GoldRecall counts the turns whose class is their gold, and the turns.
+func GoldRecall(l Labels) (matched, turns int) {
+	for _, tu := range l.Turns {
+		if tu.Class == tu.Gold {
+			matched++
+		}
+	}
+	return matched, len(l.Turns)
 }
 
 // textClass reads an agent's words with the customer's classifier: a

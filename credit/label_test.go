@@ -36,8 +36,8 @@ func say(role, text string) record.Message { return record.Message{Role: role, C
 func dialogue(write string) *record.Trajectory {
 	return &record.Trajectory{Messages: []record.Message{
 		say("system", "policy"),
-		say("user", "Hi, I want to cancel order #W1, I no longer need it."), // 1
-		say("assistant", "Sure. Could you give me your email address?"),     // 2
+		say("user", "Hi, I want to cancel order #W1, it is no longer needed."), // 1
+		say("assistant", "Sure. Could you give me your email address?"),        // 2
 		say("user", "ann@x.com"), // 3
 		call("a00000001", "find_user_id_by_email", `{"email":"ann@x.com"}`),                                          // 4
 		result("a00000001", "find_user_id_by_email", "ann_1"),                                                        // 5
@@ -58,15 +58,15 @@ func TestLabelVerified(t *testing.T) {
 	one := 1
 	want := Labels{ChainLength: 3, Progress: 3, Coverage: 1, Pivotal: -1, Correcting: -1, Outcome: &one,
 		Steps: []Step{{Message: 4, By: ByCall}, {Message: 6, By: ByCall}, {Message: 10, By: ByCall}}, Turns: []Turn{
-			{Message: 2, Class: ClassAsk, Serves: -1, Calls: []Call{}},
-			{Message: 4, Class: ClassRead, OnChain: true, Serves: -1, Progress: 1, Calls: []Call{{Tool: "find_user_id_by_email", Kind: "read", Action: 0, Args: []Arg{}}}},
-			{Message: 6, Class: ClassRead, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{{Tool: "get_order_details", Kind: "read", Action: 1, Args: []Arg{}}}},
-			{Message: 8, Class: ClassConfirm, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{}},
-			{Message: 10, Class: ClassWrite, OnChain: true, Serves: 2, Progress: 3, Calls: []Call{{Tool: "cancel_pending_order", Kind: "write", Action: 2, Args: []Arg{
+			{Message: 2, Class: ClassAsk, Gold: ClassAsk, Serves: -1, Calls: []Call{}},
+			{Message: 4, Class: ClassRead, Gold: ClassRead, OnChain: true, Serves: -1, Progress: 1, Calls: []Call{{Tool: "find_user_id_by_email", Kind: "read", Action: 0, Args: []Arg{}}}},
+			{Message: 6, Class: ClassRead, Gold: ClassRead, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{{Tool: "get_order_details", Kind: "read", Action: 1, Args: []Arg{}}}},
+			{Message: 8, Class: ClassConfirm, Gold: ClassConfirm, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{}},
+			{Message: 10, Class: ClassWrite, Gold: ClassWrite, OnChain: true, Serves: 2, Progress: 3, Calls: []Call{{Tool: "cancel_pending_order", Kind: "write", Action: 2, Args: []Arg{
 				{Path: "$.order_id", Source: SourceUser, Message: 1},
-				{Path: "$.reason", Source: SourceNone, Message: -1},
+				{Path: "$.reason", Source: SourceUser, Message: 1},
 			}}}},
-			{Message: 12, Class: ClassInform, Serves: -1, Progress: 3, Calls: []Call{}},
+			{Message: 12, Class: ClassInform, Gold: ClassInform, Serves: -1, Progress: 3, Calls: []Call{}},
 		}}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.MarshalIndent(got, "", " ")
@@ -184,5 +184,36 @@ func TestTextClass(t *testing.T) {
 		if got := textClass(c.text); got != c.want {
 			t.Errorf("%q: %s, want %s", c.text, got, c.want)
 		}
+	}
+}
+
+// TestGold: a forbidden request is refused before the next request's
+// write; reading again what the next write needs is on its way to it.
+func TestGold(t *testing.T) {
+	bp := cancelTask()
+	bp.Goals = append([]record.Goal{{Intent: "refuse:return_delivered_order_items", Kind: record.GoalRefuse}}, bp.Goals...)
+	bp.Actions[2].Goal = 1
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	msgs := append([]record.Message{}, tr.Messages[:8]...)
+	msgs = append(msgs,
+		call("a00000004", "get_order_details", `{"order_id":"#W1"}`),                                        // 8: a re-read
+		result("a00000004", "get_order_details", `{"order_id":"#W1","total":12.5}`),                         // 9
+		say("assistant", "I'm sorry, but I can't return items of order #W1: the policy does not allow it."), // 10
+	)
+	msgs = append(msgs, tr.Messages[8:]...) // 11 confirm, 12 yes, 13 write, 14, 15 inform
+	tr.Messages = msgs
+	got := Label(bp, tr, &record.Verdict{Passed: true})
+	var classes, golds []string
+	for _, tu := range got.Turns {
+		classes = append(classes, tu.Class)
+		golds = append(golds, tu.Gold)
+	}
+	wantClasses := []string{ClassAsk, ClassRead, ClassRead, ClassRead, ClassRefuse, ClassConfirm, ClassWrite, ClassInform}
+	wantGolds := []string{ClassAsk, ClassRead, ClassRead, ClassRead, ClassRefuse, ClassConfirm, ClassWrite, ClassInform}
+	if !reflect.DeepEqual(classes, wantClasses) || !reflect.DeepEqual(golds, wantGolds) {
+		t.Fatalf("classes %v golds %v", classes, golds)
+	}
+	if m, n := GoldRecall(got); m != n {
+		t.Errorf("gold recall %d/%d", m, n)
 	}
 }

@@ -76,6 +76,23 @@ func (p *provenance) args(args any) []Arg {
 	return out
 }
 
+// known reports whether every scalar of a call's arguments has been
+// said: by a tool result or by the customer.
+func (p *provenance) known(args any) bool {
+	ok := true
+	walk(args, "$", func(_, text string) {
+		if !ok || text == "" {
+			return
+		}
+		if _, seen := p.first[text]; seen {
+			return
+		}
+		low := strings.ToLower(text)
+		ok = slices.ContainsFunc(p.users, func(u userMsg) bool { return saysWord(u.text, low) })
+	})
+	return ok
+}
+
 // saysWord reports whether text holds word with no letter or digit
 // either side ("1" is not said by "12").
 func saysWord(text, word string) bool {
