@@ -302,7 +302,9 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		if it.bpJSON, err = json.Marshal(it.bp); err != nil {
 			return nil, err
 		}
-		it.row = sftRow(it.bp, rec.Trajectory, k.d.Tools.OpenAI())
+		if it.row, err = sftRow(k.d.Tools, it.bp, rec.Trajectory, rec.Verdict, k.d.Tools.OpenAI()); err != nil {
+			return nil, err
+		}
 		it.sig = signTrajectory(i, rec.Trajectory.ID, it.bp.Split, rec.Trajectory)
 		if err := sink.put(i, it); err != nil {
 			return nil, err

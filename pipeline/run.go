@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
@@ -380,24 +381,33 @@ func finish(it *item, d *domains.Domain, offered map[string]bool) error {
 		if it.rejJSON = out.Rejected; it.rejJSON == nil {
 			f := out.Verdict.Failed()
 			it.rejJSON, err = json.Marshal(map[string]any{"blueprint_id": it.bp.ID, "split": it.bp.Split,
-				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory})
+				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory,
+				"labels": credit.LabelKinds(d.Tools, it.bp, out.Trajectory, &out.Verdict)})
 		}
 		return err
 	}
-	it.row = sftRow(it.bp, out.Trajectory, engine.RowTools(d.Tools, offered, out.Trajectory.Messages))
+	it.row, err = sftRow(d.Tools, it.bp, out.Trajectory, out.Verdict, engine.RowTools(d.Tools, offered, out.Trajectory.Messages))
+	if err != nil {
+		return err
+	}
 	it.sig = signTrajectory(it.index, out.Trajectory.ID, it.bp.Split, out.Trajectory)
 	return nil
 }
 
-// sftRow is the SFT row of a verified dialogue.
-func sftRow(bp *record.Blueprint, tr *record.Trajectory, toolsJSON string) export.SFTRow {
+// sftRow is the SFT row of a verified dialogue, with its credit labels
+// (the domain's tool kinds class the calls).
+func sftRow(kinds credit.Kinds, bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, toolsJSON string) (export.SFTRow, error) {
 	ev := make([]int32, len(bp.Evidence))
 	for k, e := range bp.Evidence {
 		ev[k] = int32(e)
 	}
+	labels, err := json.Marshal(credit.LabelKinds(kinds, bp, tr, &v))
+	if err != nil {
+		return export.SFTRow{}, fmt.Errorf("labels of %s: %w", tr.ID, err)
+	}
 	return export.SFTRow{ID: tr.ID, BlueprintID: bp.ID, Domain: bp.Domain, Messages: tr.Messages,
 		Tools: toolsJSON, NWrites: int32(bp.NWrites), NReads: int32(bp.NReads), Evidence: ev,
-		Behavior: bp.Behavior, Engine: tr.Engine, Kind: tr.Kind}
+		Behavior: bp.Behavior, Engine: tr.Engine, Kind: tr.Kind, Labels: labels}, nil
 }
 
 // claimOut makes sure out can be written and takes its lock: the target

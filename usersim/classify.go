@@ -72,6 +72,11 @@ func Classify(text string) dialog.Ask {
 	return a
 }
 
+// ClassifyMatch is Classify that also reports whether a rule matched:
+// a question no rule knows asks for something of a pack's own (Interpret
+// looks for the piece it names).
+func ClassifyMatch(text string) (dialog.Ask, bool) { return classify(text) }
+
 // classify is Classify that also reports whether a rule matched.
 func classify(text string) (dialog.Ask, bool) {
 	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
@@ -106,6 +111,12 @@ type Executed struct {
 
 // refusal marks an agent declining a request.
 var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`)
+
+// Refuses reports whether a message that asks nothing of the customer
+// (Classify's anything_else, help or closing) declines a request, the
+// way Interpret reads it for the customer (Ask.Refused); the credit
+// labels read an agent's refusals with the same words.
+func Refuses(text string) bool { return refusal.MatchString(text) }
 
 // Listener reads an agent's messages for one user: the Asks of an agent
 // that does not hand them over. It follows the user's own turns (Heard)

@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/engine"
 	client "github.com/synth-data/synth/llm"
@@ -360,7 +361,8 @@ func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Bluepri
 		engine.Bump(&st.Failures, label, 1)
 		fc := f.v.Failed()
 		rec := map[string]any{"blueprint_id": bp.ID, "split": bp.Split, "check": fc.Name, "reason": fc.Reason, "verdict": f.v,
-			"trajectory": f.ep.tr, "engine": Name, "trial": f.ep.trial, "label": label}
+			"trajectory": f.ep.tr, "engine": Name, "trial": f.ep.trial, "label": label,
+			"labels": credit.LabelKinds(e.d.Tools, bp, f.ep.tr, &f.v)}
 		if f.ep.detail != "" {
 			rec["detail"] = f.ep.detail
 		}

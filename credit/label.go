@@ -1,0 +1,551 @@
+package credit
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
+	"github.com/synth-data/synth/verify"
+)
+
+// Action classes of an assistant message. A message with tool calls is
+// classed by its calls: write when one of them writes, else transfer
+// when one hands over to a human, else read (generic for a tool of no
+// known kind); a message in words by what it asks of the customer.
+const (
+	ClassRead     = "read"
+	ClassWrite    = "write"
+	ClassGeneric  = "generic"
+	ClassAsk      = "ask"
+	ClassConfirm  = "confirm"
+	ClassInform   = "inform"
+	ClassRefuse   = "refuse"
+	ClassTransfer = "transfer"
+)
+
+// Classes lists every action class, tool calls first.
+func Classes() []string {
+	return []string{ClassRead, ClassWrite, ClassGeneric, ClassAsk, ClassConfirm, ClassInform, ClassRefuse, ClassTransfer}
+}
+
+// Where a write argument's value came from.
+const (
+	SourceTool = "tool" // a tool result, at Arg.At
+	SourceUser = "user" // a customer message
+	SourceNone = "none" // nothing before the call said it
+)
+
+// Labels are one dialogue's credit labels.
+type Labels struct {
+	// ChainLength is the number of ground-truth actions (C).
+	ChainLength int `json:"chain_length"`
+	// Progress is the number of chain steps done (k): the last turn's
+	// progress.
+	Progress int `json:"progress"`
+	// Coverage is k/C, the share of the chain steps the labels tie to a
+	// turn (V_d); 1 for a chain of none, and for every verified dialogue.
+	Coverage float64 `json:"coverage"`
+	// Pivotal is the message index of the first off-chain or wrong
+	// assistant turn of a failed dialogue, or of a recovery's mistake
+	// that the customer caught; -1 when there is none.
+	Pivotal int `json:"pivotal"`
+	// Correcting is, in a recovery dialogue, the message index of the
+	// assistant turn that answers the customer's correction; -1 otherwise.
+	Correcting int `json:"correcting"`
+	// Outcome is the verdict: 1 passed, 0 failed, null for a dialogue
+	// not (yet) verified.
+	Outcome *int `json:"outcome"`
+	// Steps label the ground-truth actions in order: the turn that did
+	// each.
+	Steps []Step `json:"steps"`
+	// Turns label the assistant messages in order.
+	Turns []Turn `json:"turns"`
+}
+
+// How a chain step was done (Step.By).
+const (
+	// ByCall: a call with the step's tool and arguments.
+	ByCall = "call"
+	// ByWrite: a read the dialogue did without, done by the matched
+	// write that needs it (the write's values came another way; its
+	// arguments' provenance says from where).
+	ByWrite = "write"
+	// ByOutcome: a read no write needs, left out of a dialogue that
+	// verified (its figures were said, its state reached), done at the
+	// agent's last turn.
+	ByOutcome = "outcome"
+)
+
+// Step labels one ground-truth action.
+type Step struct {
+	// Message is the assistant message that did it, -1 for none yet.
+	Message int `json:"message"`
+	// By is call, write or outcome; "" while not done.
+	By string `json:"by"`
+}
+
+// Turn labels one assistant message.
+type Turn struct {
+	// Message is the index in the trajectory's messages.
+	Message int    `json:"message"`
+	Class   string `json:"class"`
+	// Gold is the class the ground truth calls for at this point, from
+	// the chain's first step not yet done: its call (read, write,
+	// transfer), an ask while the customer has not said a value the call
+	// needs, the confirmation before a write; refuse for a forbidden
+	// request before the next goal's write; with the chain done, a refusal
+	// or transfer still owed, else inform. Gold Action Recall is the share
+	// of turns whose class is their gold.
+	Gold string `json:"gold"`
+	// OnChain: every call matches a ground-truth action, or the words
+	// are a step the ground truth needs (the confirmation of the chain
+	// write that follows, the first statement of a required output, the
+	// refusal of a forbidden request, the announced transfer).
+	OnChain bool `json:"on_chain"`
+	// Serves is the index in the blueprint's actions of the write this
+	// turn serves (the write itself, the read it needs, its
+	// confirmation), -1 for none.
+	Serves int `json:"serves"`
+	// Progress is the number of chain steps done up to and including
+	// this turn: the ground-truth actions its calls and the earlier
+	// turns' matched, and the reads a matched write needs.
+	Progress int `json:"progress"`
+	// Calls label the message's tool calls in order.
+	Calls []Call `json:"calls"`
+}
+
+// Call labels one tool call.
+type Call struct {
+	Tool string `json:"tool"`
+	Kind string `json:"kind"`
+	// Action is the index of the ground-truth action the call matches
+	// (same tool, same arguments), -1 for an off-chain call.
+	Action int `json:"action"`
+	// Args give a write's argument values their provenance, leaf by
+	// leaf in key order; empty for other calls.
+	Args []Arg `json:"args"`
+}
+
+// Arg is one write argument's provenance.
+type Arg struct {
+	// Path is the value's JSON path in the call's arguments ($.order_id,
+	// $.item_ids[0]).
+	Path string `json:"path"`
+	// Source is tool, user or none.
+	Source string `json:"source"`
+	// Message is the index of the tool or customer message where the
+	// value first appeared, -1 for none.
+	Message int `json:"message"`
+	// At is the value's JSON path in that tool result, "" otherwise.
+	At string `json:"at"`
+}
+
+// Kinds says a tool's kind (record.KindRead, KindWrite, KindGeneric; ""
+// for a tool it does not know). A domain's *tools.Toolkit is one.
+type Kinds interface {
+	Kind(tool string) string
+}
+
+// Label labels a dialogue against its blueprint, v nil for one not (yet)
+// verified, t possibly unfinished. Tool kinds come from the ground
+// truth; a call to a tool outside it is classed generic, which
+// LabelKinds avoids given the domain's kinds.
+func Label(bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	return LabelKinds(nil, bp, t, v)
+}
+
+// LabelKinds is Label with the domain's tool kinds (nil: the ground
+// truth's only).
+func LabelKinds(k Kinds, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	lb := newLabeler(k, bp, v)
+	for i, m := range t.Messages {
+		switch m.Role {
+		case "assistant":
+			lb.assistant(i, m)
+		case "tool":
+			lb.prov.tool(i, m.Content)
+		case "user":
+			lb.prov.user(i, m.Content)
+		}
+	}
+	return lb.finish(t)
+}
+
+// labeler carries the walk over one dialogue.
+type labeler struct {
+	kinds   Kinds
+	bp      *record.Blueprint
+	v       *record.Verdict
+	serves  []int // per action: the write it serves
+	args    []any // per action: its decoded arguments
+	out     Labels
+	confirm int // index in out.Turns of the last confirm since the last write, -1 none
+	said    []bool
+	wrong   int // message index of the first wrong turn, -1 none
+	refuse  bool
+	xfer    bool
+	prov    provenance
+	// refuseGoals are the forbidden requests' goals in order; refusals
+	// counts the refusals so far, transferred a transfer.
+	refuseGoals []int
+	refusals    int
+	transferred bool
+}
+
+func newLabeler(k Kinds, bp *record.Blueprint, v *record.Verdict) *labeler {
+	n := len(bp.Actions)
+	lb := &labeler{kinds: k, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
+		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
+		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
+	for i, a := range bp.Actions {
+		lb.out.Steps[i].Message = -1
+		lb.serves[i] = -1
+		if a.Kind == record.KindWrite {
+			lb.serves[i] = i
+		}
+		_ = json.Unmarshal(a.Arguments, &lb.args[i])
+	}
+	for j, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		for _, r := range a.Needs {
+			if r >= 0 && r < n && lb.serves[r] < 0 {
+				lb.serves[r] = j
+			}
+		}
+	}
+	for i, g := range bp.Goals {
+		if g.Kind == record.GoalRefuse {
+			lb.refuse = true
+			lb.refuseGoals = append(lb.refuseGoals, i)
+		}
+		lb.xfer = lb.xfer || g.Kind == record.GoalTransfer
+	}
+	return lb
+}
+
+// kind is a tool's kind: the domain's, else the ground truth's.
+func (lb *labeler) kind(tool string) string {
+	if lb.kinds != nil {
+		if k := lb.kinds.Kind(tool); k != "" {
+			return k
+		}
+	}
+	for _, a := range lb.bp.Actions {
+		if a.Tool == tool {
+			return a.Kind
+		}
+	}
+	return ""
+}
+
+func (lb *labeler) assistant(i int, m record.Message) {
+	tu := Turn{Message: i, Serves: -1, Calls: []Call{}, Gold: lb.gold()}
+	next := lb.nextWrite()
+	if len(m.ToolCalls) == 0 {
+		tu.Class = textClass(m.Content)
+		lb.text(&tu, m.Content)
+	} else {
+		lb.calls(&tu, m.ToolCalls)
+		if tu.Class == ClassRead && next >= 0 && lb.rereads(tu.Calls, next) {
+			// Reading again what the next write needs (the records of a
+			// later request, looked up afresh) is on its way.
+			tu.Gold = ClassRead
+		}
+	}
+	tu.Progress = lb.out.Progress
+	switch tu.Class {
+	case ClassConfirm:
+		lb.confirm = len(lb.out.Turns)
+	case ClassRefuse:
+		lb.refusals++
+	case ClassTransfer:
+		lb.transferred = true
+	}
+	lb.out.Turns = append(lb.out.Turns, tu)
+}
+
+// gold is the class the ground truth calls for before the next turn.
+func (lb *labeler) gold() string {
+	owed := -1 // the forbidden request not yet refused
+	if lb.refusals < len(lb.refuseGoals) {
+		owed = lb.refuseGoals[lb.refusals]
+	}
+	for i, st := range lb.out.Steps {
+		if st.By != "" {
+			continue
+		}
+		a := lb.bp.Actions[i]
+		switch {
+		case a.Kind == record.KindWrite && owed >= 0 && owed < a.Goal:
+			return ClassRefuse
+		case !lb.prov.known(lb.args[i]):
+			return ClassAsk
+		case a.Kind == record.KindWrite && lb.confirm < 0:
+			return ClassConfirm
+		case a.Kind == record.KindWrite:
+			return ClassWrite
+		case a.Kind == record.KindGeneric && strings.Contains(a.Tool, "transfer"):
+			return ClassTransfer
+		case a.Kind == record.KindGeneric:
+			return ClassGeneric
+		}
+		return ClassRead
+	}
+	switch {
+	case owed >= 0:
+		return ClassRefuse
+	case lb.xfer && !lb.transferred:
+		return ClassTransfer
+	}
+	return ClassInform
+}
+
+// nextWrite is the first ground-truth write not yet done, -1 for none.
+func (lb *labeler) nextWrite() int {
+	for i, st := range lb.out.Steps {
+		if st.By == "" && lb.bp.Actions[i].Kind == record.KindWrite {
+			return i
+		}
+	}
+	return -1
+}
+
+// rereads reports whether every call matches a read the write needs.
+func (lb *labeler) rereads(calls []Call, write int) bool {
+	needs := lb.bp.Actions[write].Needs
+	for _, c := range calls {
+		if c.Action < 0 || !slices.Contains(needs, c.Action) {
+			return false
+		}
+	}
+	return true
+}
+
+// GoldRecall counts the turns whose class is their gold, and the turns.
+func GoldRecall(l Labels) (matched, turns int) {
+	for _, tu := range l.Turns {
+		if tu.Class == tu.Gold {
+			matched++
+		}
+	}
+	return matched, len(l.Turns)
+}
+
+// textClass reads an agent's words with the customer's classifier: a
+// question no rule knows asks for a piece of the pack's own, as the
+// customer's Listener reads it.
+func textClass(text string) string {
+	ask, matched := usersim.ClassifyMatch(text)
+	switch ask.Kind {
+	case "transferred":
+		return ClassTransfer
+	case "confirm":
+		return ClassConfirm
+	case "identify", "identify_again", "piece":
+		return ClassAsk
+	}
+	switch {
+	case usersim.Refuses(text):
+		return ClassRefuse
+	case !matched && strings.Contains(text, "?"):
+		return ClassAsk
+	}
+	return ClassInform
+}
+
+func (lb *labeler) text(tu *Turn, content string) {
+	switch tu.Class {
+	case ClassRefuse:
+		tu.OnChain = lb.refuse
+		lb.mistake(tu.Message, !lb.refuse)
+	case ClassTransfer:
+		tu.OnChain = lb.xfer
+		lb.mistake(tu.Message, !lb.xfer)
+	}
+	for j, o := range lb.bp.Outputs {
+		if !lb.said[j] && verify.SaysOutput(content, o.Value) {
+			lb.said[j] = true
+			tu.OnChain = true
+		}
+	}
+}
+
+func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
+	write, xfer, known := false, false, true
+	tu.OnChain = true
+	for _, tc := range tcs {
+		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
+		var args any
+		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+		fresh := false
+		c.Action, fresh = lb.match(c.Tool, args, c.Kind == record.KindWrite)
+		switch c.Kind {
+		case record.KindWrite:
+			write = true
+			c.Args = lb.prov.args(args)
+			if fresh && lb.confirm >= 0 {
+				conf := &lb.out.Turns[lb.confirm]
+				conf.OnChain, conf.Serves = true, c.Action
+			}
+			// Every write needs the customer's yes since the last one.
+			lb.mistake(tu.Message, c.Action < 0 || lb.confirm < 0)
+			lb.confirm = -1
+		case record.KindGeneric:
+			if strings.Contains(c.Tool, "transfer") {
+				xfer = true
+			}
+		case "":
+			known = false
+		}
+		if c.Action < 0 {
+			tu.OnChain = false
+			lb.mistake(tu.Message, true)
+		} else if tu.Serves < 0 || c.Kind == record.KindWrite {
+			tu.Serves = lb.serves[c.Action]
+		}
+		if fresh {
+			lb.did(c.Action, tu.Message, ByCall)
+			if c.Kind == record.KindWrite {
+				for _, r := range lb.bp.Actions[c.Action].Needs {
+					if r >= 0 && r < len(lb.out.Steps) && lb.out.Steps[r].By == "" {
+						lb.did(r, tu.Message, ByWrite)
+					}
+				}
+			}
+		}
+		tu.Calls = append(tu.Calls, c)
+	}
+	switch {
+	case write:
+		tu.Class = ClassWrite
+	case xfer:
+		tu.Class = ClassTransfer
+	case !known:
+		tu.Class = ClassGeneric
+	default:
+		tu.Class = ClassRead
+		for _, c := range tu.Calls {
+			if c.Kind == record.KindGeneric {
+				tu.Class = ClassGeneric
+			}
+		}
+	}
+}
+
+// did marks a chain step done.
+func (lb *labeler) did(action, msg int, by string) {
+	lb.out.Steps[action] = Step{Message: msg, By: by}
+	lb.out.Progress++
+}
+
+// match finds the ground-truth action a call matches: one not yet
+// matched with the same tool and arguments, else one already matched (a
+// repeated read), else, in a verified dialogue, a write of the same tool
+// not yet matched: the state check has shown its arguments reach the
+// ground truth's state (ids in another order, an equivalent address).
+// fresh says the action was not matched before.
+func (lb *labeler) match(tool string, args any, write bool) (action int, fresh bool) {
+	again := -1
+	for i, a := range lb.bp.Actions {
+		if a.Tool != tool || !reflect.DeepEqual(args, lb.args[i]) {
+			continue
+		}
+		if lb.out.Steps[i].By == "" {
+			return i, true
+		}
+		if again < 0 {
+			again = i
+		}
+	}
+	if again >= 0 {
+		return again, false
+	}
+	if write && lb.v != nil && lb.v.Passed {
+		for i, a := range lb.bp.Actions {
+			if a.Tool == tool && lb.out.Steps[i].By == "" {
+				return i, true
+			}
+		}
+	}
+	return -1, false
+}
+
+// mistake notes the first wrong turn.
+func (lb *labeler) mistake(msg int, wrong bool) {
+	if wrong && lb.wrong < 0 {
+		lb.wrong = msg
+	}
+}
+
+// messageAt finds "message N" in a check's reason.
+var messageAt = regexp.MustCompile(`\bmessage (\d+)\b`)
+
+func (lb *labeler) finish(t *record.Trajectory) Labels {
+	out := lb.out
+	if lb.v != nil && lb.v.Passed && len(out.Turns) > 0 {
+		last := &out.Turns[len(out.Turns)-1]
+		for i, st := range out.Steps {
+			if st.By == "" && lb.bp.Actions[i].Kind != record.KindWrite {
+				out.Steps[i] = Step{Message: last.Message, By: ByOutcome}
+				out.Progress++
+			}
+		}
+		last.Progress = out.Progress
+	}
+	out.Coverage = 1
+	if out.ChainLength > 0 {
+		out.Coverage = float64(out.Progress) / float64(out.ChainLength)
+	}
+	if lb.v != nil {
+		o := 0
+		if lb.v.Passed {
+			o = 1
+		}
+		out.Outcome = &o
+	}
+	switch {
+	case t.Kind == record.KindRecovery && len(t.Corrections) > 0:
+		c := t.Corrections[0]
+		for _, tu := range out.Turns {
+			if tu.Message < c {
+				out.Pivotal = tu.Message
+			} else if out.Correcting < 0 {
+				out.Correcting = tu.Message
+			}
+		}
+	case lb.v != nil && !lb.v.Passed:
+		out.Pivotal = lb.pivotal(out.Turns)
+	}
+	return out
+}
+
+// pivotal is a failed dialogue's first wrong turn; when every turn was
+// right the mistake is one left out, and the turn is the one the failed
+// check names, else the agent's last.
+func (lb *labeler) pivotal(turns []Turn) int {
+	if lb.wrong >= 0 || len(turns) == 0 {
+		return lb.wrong
+	}
+	if c := lb.v.Failed(); c != nil {
+		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			at := -1
+			for _, tu := range turns {
+				if tu.Message <= n {
+					at = tu.Message
+				}
+			}
+			if at >= 0 {
+				return at
+			}
+		}
+	}
+	return turns[len(turns)-1].Message
+}

@@ -1,0 +1,158 @@
+package credit
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// provenance remembers, as the dialogue goes, where each value first
+// appeared in a tool result and what the customer said, so a write's
+// arguments can be traced to them.
+type provenance struct {
+	// first maps a value's text to its first tool message and path.
+	first map[string]origin
+	users []userMsg
+}
+
+type origin struct {
+	msg  int
+	path string
+}
+
+type userMsg struct {
+	msg  int
+	text string // lower-cased
+}
+
+// tool indexes the scalar values of a tool result; a result that is not
+// JSON (a bare id, an error) is one value at $.
+func (p *provenance) tool(msg int, content string) {
+	if p.first == nil {
+		p.first = map[string]origin{}
+	}
+	var v any
+	if err := json.Unmarshal([]byte(content), &v); err != nil {
+		v = strings.TrimSpace(content)
+	}
+	walk(v, "$", func(path, text string) {
+		if _, ok := p.first[text]; !ok && text != "" {
+			p.first[text] = origin{msg, path}
+		}
+	})
+}
+
+func (p *provenance) user(msg int, content string) {
+	p.users = append(p.users, userMsg{msg, strings.ToLower(content)})
+}
+
+// args gives each scalar of a call's arguments its first appearance:
+// the earlier of the first tool result holding it and the first
+// customer message saying it as a whole word.
+func (p *provenance) args(args any) []Arg {
+	out := []Arg{}
+	walk(args, "$", func(path, text string) {
+		a := Arg{Path: path, Source: SourceNone, Message: -1}
+		if o, ok := p.first[text]; ok {
+			a.Source, a.Message, a.At = SourceTool, o.msg, o.path
+		}
+		if text != "" {
+			low := strings.ToLower(text)
+			for _, u := range p.users {
+				if a.Message >= 0 && u.msg > a.Message {
+					break
+				}
+				if saysWord(u.text, low) {
+					a.Source, a.Message, a.At = SourceUser, u.msg, ""
+					break
+				}
+			}
+		}
+		out = append(out, a)
+	})
+	return out
+}
+
+// known reports whether every scalar of a call's arguments has been
+// said: by a tool result or by the customer.
+func (p *provenance) known(args any) bool {
+	ok := true
+	walk(args, "$", func(_, text string) {
+		if !ok || text == "" {
+			return
+		}
+		if _, seen := p.first[text]; seen {
+			return
+		}
+		low := strings.ToLower(text)
+		ok = slices.ContainsFunc(p.users, func(u userMsg) bool { return saysWord(u.text, low) })
+	})
+	return ok
+}
+
+// saysWord reports whether text holds word with no letter or digit
+// either side ("1" is not said by "12").
+func saysWord(text, word string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], word)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(word):])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func wordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// walk calls f with the JSON path and text of every scalar in v, object
+// keys in sorted order so the labels do not depend on map order.
+func walk(v any, path string, f func(path, text string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			walk(x[k], path+member(k), f)
+		}
+	case []any:
+		for i, e := range x {
+			walk(e, path+"["+strconv.Itoa(i)+"]", f)
+		}
+	case string:
+		f(path, x)
+	case float64:
+		f(path, strconv.FormatFloat(x, 'f', -1, 64))
+	case bool:
+		f(path, strconv.FormatBool(x))
+	}
+}
+
+// member is a JSON path step: .key, or ["key"] for a key that is not a
+// plain name.
+func member(k string) string {
+	plain := k != ""
+	for i, r := range k {
+		if !(r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return "." + k
+	}
+	return "[" + strconv.Quote(k) + "]"
+}
