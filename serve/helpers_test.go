@@ -108,12 +108,12 @@ func call(t testing.TB, c *http.Client, method, url string, body, out any) int {
 // replay resets a session to o's blueprint and steps it with the
 // assistant messages of msgs (o's dialogue, or a flawed one), checking
 // that every observation is the message that followed in msgs. It
-// returns the last step's answer.
-func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serve.StepResponse, error) {
+// returns the last step's answer and the sum of the steps' rewards.
+func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serve.StepResponse, float64, error) {
 	seed, index := o.seed, o.index
 	var reset serve.ResetResponse
 	if err := post(c, base+"/v1/sessions", serve.ResetRequest{Domain: o.domain, Seed: &seed, Index: &index}, &reset); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer func() {
 		if req, err := http.NewRequest(http.MethodDelete, base+"/v1/sessions/"+reset.SessionID, nil); err == nil {
@@ -123,23 +123,24 @@ func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serv
 		}
 	}()
 	if reset.BlueprintID != o.bp.ID {
-		return nil, fmt.Errorf("reset to %s, want %s", reset.BlueprintID, o.bp.ID)
+		return nil, 0, fmt.Errorf("reset to %s, want %s", reset.BlueprintID, o.bp.ID)
 	}
 	if len(msgs) < 2 || !sameMessages(reset.Messages, msgs[:2]) {
-		return nil, fmt.Errorf("%s: reset says %+v, the dialogue begins %+v", o.bp.ID, reset.Messages, msgs[:min(2, len(msgs))])
+		return nil, 0, fmt.Errorf("%s: reset says %+v, the dialogue begins %+v", o.bp.ID, reset.Messages, msgs[:min(2, len(msgs))])
 	}
 	last := &serve.StepResponse{Step: reset.Step}
+	sum := reset.Reward
 	for i := 2; i < len(msgs); {
 		if last.Done {
-			return nil, fmt.Errorf("%s: done after message %d of %d", o.bp.ID, i, len(msgs))
+			return nil, 0, fmt.Errorf("%s: done after message %d of %d", o.bp.ID, i, len(msgs))
 		}
 		m := msgs[i]
 		if m.Role != "assistant" {
-			return nil, fmt.Errorf("%s: message %d is %s, want the assistant's", o.bp.ID, i, m.Role)
+			return nil, 0, fmt.Errorf("%s: message %d is %s, want the assistant's", o.bp.ID, i, m.Role)
 		}
 		var step serve.StepResponse
 		if err := post(c, base+"/v1/sessions/"+reset.SessionID+"/step", map[string]any{"message": m}, &step); err != nil {
-			return nil, fmt.Errorf("%s message %d: %w", o.bp.ID, i, err)
+			return nil, 0, fmt.Errorf("%s message %d: %w", o.bp.ID, i, err)
 		}
 		i++
 		j := i
@@ -147,13 +148,17 @@ func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serv
 			j++
 		}
 		if !sameMessages(step.Assistant, []record.Message{m}) || !sameMessages(step.Observation, msgs[i:j]) {
-			return nil, fmt.Errorf("%s message %d: the environment answered %+v then %+v; the dialogue has %+v then %+v",
+			return nil, 0, fmt.Errorf("%s message %d: the environment answered %+v then %+v; the dialogue has %+v then %+v",
 				o.bp.ID, i-1, step.Assistant, step.Observation, m, msgs[i:j])
+		}
+		if len(step.Labels) != 1 || step.Labels[0].Message != i-1 {
+			return nil, 0, fmt.Errorf("%s message %d: labels %+v, want the one of the message", o.bp.ID, i-1, step.Labels)
 		}
 		i = j
 		last = &step
+		sum += step.Reward
 	}
-	return last, nil
+	return last, sum, nil
 }
 
 func post(c *http.Client, url string, body, out any) error {

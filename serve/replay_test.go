@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"math"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -24,7 +25,7 @@ func TestReplayOracle(t *testing.T) {
 		t.Run(filepath.Base(domain), func(t *testing.T) {
 			verified := 0
 			for _, o := range oracles(t, domain, 7, n) {
-				last, err := replay(http.DefaultClient, hs.URL, o, o.tr.Messages)
+				last, sum, err := replay(http.DefaultClient, hs.URL, o, o.tr.Messages)
 				if err != nil {
 					t.Error(err)
 					continue
@@ -35,6 +36,10 @@ func TestReplayOracle(t *testing.T) {
 				}
 				if !last.Verdict.Passed || *last.OutcomeReward != 1 {
 					t.Errorf("%s: verdict %+v, outcome reward %v; the oracle's dialogue verifies", o.bp.ID, last.Verdict.Failed(), *last.OutcomeReward)
+					continue
+				}
+				if c := last.Dialogue.Coverage; c != 1 || last.ChainLength > 0 && math.Abs(sum-1) > 1e-9 || last.Dialogue.Pivotal != -1 {
+					t.Errorf("%s: coverage %v, rewards sum to %v, pivotal %d; a verified dialogue covers its chain (1, 1, -1)", o.bp.ID, c, sum, last.Dialogue.Pivotal)
 					continue
 				}
 				verified++

@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/synth-data/synth/credit"
 	llmengine "github.com/synth-data/synth/engine/llm"
 	"github.com/synth-data/synth/record"
 )
@@ -27,6 +28,8 @@ type session struct {
 	closed bool
 	// verdict is set once the dialogue has ended.
 	verdict *record.Verdict
+	// progress is the chain steps done before the step being taken.
+	progress int
 }
 
 // ResetRequest starts a session at a blueprint: a release's by id, or
@@ -91,8 +94,20 @@ func (m *Message) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(m))
 }
 
-// Step is what one step did to the dialogue and what it scored.
+// Step is what one step did and what it scored.
 type Step struct {
+	// Labels are the credit labels of the step's assistant messages
+	// (action class, gold class, on the chain, the write served,
+	// progress, each write argument's provenance).
+	Labels []credit.Turn `json:"labels"`
+	// Progress is the ground-truth chain steps done so far (k) of
+	// ChainLength (C).
+	Progress    int `json:"progress"`
+	ChainLength int `json:"chain_length"`
+	// Reward is the step's dense reward: the chain steps it completed
+	// over the chain's length, so a dialogue's rewards sum to its
+	// coverage k/C (0 for a chain of none).
+	Reward float64 `json:"reward"`
 	// Done: the dialogue has ended; further steps are refused.
 	Done bool `json:"done"`
 	// Ending is how it ended (stop, transfer, out_of_scope, max_turns)
@@ -106,6 +121,9 @@ type Step struct {
 	Verdict *record.Verdict `json:"verdict,omitempty"`
 	// OutcomeReward is 1 for a dialogue that verified, 0 otherwise, once done.
 	OutcomeReward *float64 `json:"outcome_reward,omitempty"`
+	// Dialogue is the whole dialogue's credit labels once done: the
+	// pivotal mistake of a failed one, coverage, the steps and turns.
+	Dialogue *credit.Labels `json:"dialogue_labels,omitempty"`
 }
 
 // StepResponse is the environment's answer to one assistant message.
@@ -192,7 +210,7 @@ func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 	tr := x.Trajectory()
 	resp := ResetResponse{SessionID: ss.id, BlueprintID: bp.ID, Domain: bp.Domain, Split: bp.Split, Behavior: bp.Behavior,
 		System: tr.Messages[0].Content, Tools: e.offered(bp), Messages: tr.Messages, Observation: tr.Messages[1:],
-		MaxTurns: s.opts.Config.MaxTurns, Step: s.outcome(r, ss)}
+		MaxTurns: s.opts.Config.MaxTurns, Step: s.outcome(r, ss, len(tr.Messages))}
 	writeJSON(w, http.StatusCreated, resp)
 }
 
@@ -233,26 +251,48 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) {
 	for k < len(added) && added[k].Role == "assistant" {
 		k++
 	}
-	writeJSON(w, http.StatusOK, StepResponse{Assistant: added[:k], Observation: added[k:], Step: s.outcome(r, ss)})
+	writeJSON(w, http.StatusOK, StepResponse{Assistant: added[:k], Observation: added[k:], Step: s.outcome(r, ss, n0)})
 }
 
-// outcome is the session's state after a step, with the verdict once
-// the dialogue has ended.
-func (s *Server) outcome(r *http.Request, ss *session) Step {
-	if !ss.x.Done() {
-		return Step{}
-	}
+// outcome scores the session after a step whose messages begin at
+// from: the labels of its assistant messages and the dense reward, and
+// once the dialogue has ended the verdict and the outcome reward.
+func (s *Server) outcome(r *http.Request, ss *session, from int) Step {
 	tr := ss.x.Trajectory()
-	if ss.verdict == nil {
+	if ss.x.Done() && ss.verdict == nil {
 		v := ss.env.ver.Verify(r.Context(), ss.bp, tr)
 		ss.verdict = &v
+	}
+	labels := credit.LabelKinds(ss.env.d.Tools, ss.bp, tr, ss.verdict)
+	st := Step{Labels: []credit.Turn{}, Progress: labels.Progress, ChainLength: labels.ChainLength}
+	for _, t := range labels.Turns {
+		if t.Message >= from {
+			st.Labels = append(st.Labels, t)
+		}
+	}
+	if labels.ChainLength > 0 {
+		st.Reward = float64(labels.Progress-ss.progress) / float64(labels.ChainLength)
+	}
+	ss.progress = labels.Progress
+	if !ss.x.Done() {
+		return st
 	}
 	reward := 0.0
 	if ss.verdict.Passed {
 		reward = 1
 	}
-	g, detail := ss.x.Guard()
-	return Step{Done: true, Ending: tr.Ending, Guard: g, GuardDetail: detail, Verdict: ss.verdict, OutcomeReward: &reward}
+	st.Done, st.Ending, st.Verdict, st.OutcomeReward, st.Dialogue = true, tr.Ending, ss.verdict, &reward, &labels
+	st.Guard, st.GuardDetail = ss.x.Guard()
+	return st
+}
+
+// view is the session's score as a whole: every turn's labels.
+func (s *Server) view(r *http.Request, ss *session) Step {
+	prev := ss.progress
+	ss.progress = 0
+	st := s.outcome(r, ss, 0)
+	ss.progress = prev
+	return st
 }
 
 // get shows a session's dialogue.
@@ -262,7 +302,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ss.mu.Unlock()
-	writeJSON(w, http.StatusOK, SessionView{SessionID: ss.id, BlueprintID: ss.bp.ID, Messages: ss.x.Trajectory().Messages, Step: s.outcome(r, ss)})
+	writeJSON(w, http.StatusOK, SessionView{SessionID: ss.id, BlueprintID: ss.bp.ID, Messages: ss.x.Trajectory().Messages, Step: s.view(r, ss)})
 }
 
 // remove ends a session.
