@@ -148,8 +148,8 @@ func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serv
 			j++
 		}
 		if !sameMessages(step.Assistant, []record.Message{m}) || !sameMessages(step.Observation, msgs[i:j]) {
-			return nil, 0, fmt.Errorf("%s message %d: the environment answered %+v then %+v; the dialogue has %+v then %+v",
-				o.bp.ID, i-1, step.Assistant, step.Observation, m, msgs[i:j])
+			return nil, 0, &divergence{fmt.Sprintf("%s message %d: the environment answered %+v then %+v; the dialogue has %+v then %+v",
+				o.bp.ID, i-1, step.Assistant, step.Observation, m, msgs[i:j])}
 		}
 		if len(step.Labels) != 1 || step.Labels[0].Message != i-1 {
 			return nil, 0, fmt.Errorf("%s message %d: labels %+v, want the one of the message", o.bp.ID, i-1, step.Labels)
@@ -186,3 +186,9 @@ func sameMessages(a, b []record.Message) bool {
 	y, _ := json.Marshal(b)
 	return len(a) == len(b) && bytes.Equal(x, y)
 }
+
+// divergence is a replay whose environment answered otherwise than the
+// dialogue replayed.
+type divergence struct{ msg string }
+
+func (d *divergence) Error() string { return d.msg }
