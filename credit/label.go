@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
@@ -405,8 +406,10 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 			known = false
 		}
 		if c.Action < 0 {
+			// A read off the chain looks around; one with a value nobody
+			// said (an id made up) or any write off it is a mistake.
 			tu.OnChain = false
-			lb.mistake(tu.Message, true)
+			lb.mistake(tu.Message, c.Kind == record.KindWrite || !lb.prov.known(args))
 		} else if tu.Serves < 0 || c.Kind == record.KindWrite {
 			tu.Serves = lb.serves[c.Action]
 		}
@@ -528,7 +531,8 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 
 // pivotal is a failed dialogue's first wrong turn; when every turn was
 // right the mistake is one left out, and the turn is the one the failed
-// check names, else the agent's last.
+// check names, else the first after the chain stopped advancing (where
+// the next step was owed), else the agent's last.
 func (lb *labeler) pivotal(turns []Turn) int {
 	if lb.wrong >= 0 || len(turns) == 0 {
 		return lb.wrong
@@ -536,9 +540,12 @@ func (lb *labeler) pivotal(turns []Turn) int {
 	if c := lb.v.Failed(); c != nil {
 		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {
 			n, _ := strconv.Atoi(m[1])
+			// A message rule names the call after which the message
+			// prescribed was owed: the mistake is the turn after it.
+			after := strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleMessage+":")
 			at := -1
 			for _, tu := range turns {
-				if tu.Message <= n {
+				if tu.Message <= n || after && at <= n {
 					at = tu.Message
 				}
 			}
@@ -546,6 +553,28 @@ func (lb *labeler) pivotal(turns []Turn) int {
 				return at
 			}
 		}
+	}
+	// The chain stopped short: after its last step, the first turn that
+	// left out an action the ground truth called for (the write the
+	// customer said yes to, a refusal, a transfer), else the turn right
+	// after it (which owed the figure it made known, or the next step).
+	last, prev := -1, 0
+	for j, tu := range turns {
+		if tu.Progress > prev {
+			last = j
+		}
+		prev = tu.Progress
+	}
+	owed := func(tu Turn) bool {
+		return tu.Gold == ClassWrite || tu.Gold == ClassRefuse || tu.Gold == ClassTransfer
+	}
+	for _, tu := range turns[last+1:] {
+		if tu.Class != tu.Gold && owed(tu) {
+			return tu.Message
+		}
+	}
+	if last+1 < len(turns) {
+		return turns[last+1].Message
 	}
 	return turns[len(turns)-1].Message
 }

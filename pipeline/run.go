@@ -66,6 +66,7 @@ type item struct {
 	bpJSON  []byte
 	rejJSON []byte // the rejected/ record of a failed dialogue
 	row     export.SFTRow
+	labels  credit.Labels // the kept dialogue's, also in row
 	sig     signature
 	err     error
 }
@@ -377,31 +378,29 @@ func finish(it *item, d *domains.Domain, offered map[string]bool) error {
 		return err
 	}
 	out := it.out
+	it.labels = credit.LabelKinds(d.Tools, it.bp, out.Trajectory, &out.Verdict)
 	if !out.Verdict.Passed {
 		if it.rejJSON = out.Rejected; it.rejJSON == nil {
 			f := out.Verdict.Failed()
 			it.rejJSON, err = json.Marshal(map[string]any{"blueprint_id": it.bp.ID, "split": it.bp.Split,
-				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory,
-				"labels": credit.LabelKinds(d.Tools, it.bp, out.Trajectory, &out.Verdict)})
+				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory, "labels": it.labels})
 		}
 		return err
 	}
-	it.row, err = sftRow(d.Tools, it.bp, out.Trajectory, out.Verdict, engine.RowTools(d.Tools, offered, out.Trajectory.Messages))
-	if err != nil {
+	if it.row, err = sftRow(it.bp, out.Trajectory, it.labels, engine.RowTools(d.Tools, offered, out.Trajectory.Messages)); err != nil {
 		return err
 	}
 	it.sig = signTrajectory(it.index, out.Trajectory.ID, it.bp.Split, out.Trajectory)
 	return nil
 }
 
-// sftRow is the SFT row of a verified dialogue, with its credit labels
-// (the domain's tool kinds class the calls).
-func sftRow(kinds credit.Kinds, bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, toolsJSON string) (export.SFTRow, error) {
+// sftRow is the SFT row of a verified dialogue with its credit labels.
+func sftRow(bp *record.Blueprint, tr *record.Trajectory, l credit.Labels, toolsJSON string) (export.SFTRow, error) {
 	ev := make([]int32, len(bp.Evidence))
 	for k, e := range bp.Evidence {
 		ev[k] = int32(e)
 	}
-	labels, err := json.Marshal(credit.LabelKinds(kinds, bp, tr, &v))
+	labels, err := json.Marshal(l)
 	if err != nil {
 		return export.SFTRow{}, fmt.Errorf("labels of %s: %w", tr.ID, err)
 	}
