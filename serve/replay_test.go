@@ -4,9 +4,13 @@ import (
 	"math"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/testpacks"
+	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/serve"
 )
 
@@ -46,5 +50,42 @@ func TestReplayOracle(t *testing.T) {
 			}
 			t.Logf("%d of %d oracle dialogues replayed to reward 1", verified, n)
 		})
+	}
+}
+
+// With --user llm the customer is the config's user role: a model that
+// answers as the embedded dialogue's customer (the test fake, as synth
+// emulate does) gives the oracle's policy the same dialogue and reward 1.
+func TestReplayLLMCustomer(t *testing.T) {
+	d, err := domains.Load("retail", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := testplay.NewFake(d)
+	// The model's customer marks its words, so the test sees who spoke.
+	fake.Customer = func(_ string, _ int, reply string) string {
+		if strings.HasPrefix(reply, "###") {
+			return reply
+		}
+		return "(model) " + reply
+	}
+	opts := serve.Defaults()
+	opts.User, opts.Chatter = "llm", fake
+	_, hs := newServer(t, &opts)
+	for _, o := range oracles(t, "retail", 7, 6) {
+		want := slices.Clone(o.tr.Messages)
+		for i := range want {
+			if want[i].Role == "user" {
+				want[i].Content = "(model) " + want[i].Content
+			}
+		}
+		last, _, err := replay(http.DefaultClient, hs.URL, o, want)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if !last.Done || *last.OutcomeReward != 1 {
+			t.Errorf("%s: done %v outcome %v", o.bp.ID, last.Done, *last.OutcomeReward)
+		}
 	}
 }
