@@ -14,16 +14,17 @@ import (
 	"github.com/synth-data/synth/serve"
 )
 
-// BenchmarkServe is the load test: sessions at once replay the oracle's
-// dialogues against a server on 127.0.0.1 over TCP, each one reset,
-// every assistant turn a step, then deleted. It reports sessions/s and
+// BenchmarkServe is the load test: 1 to 256 (the default most)
+// sessions at once replay the oracle's dialogues against a server on
+// 127.0.0.1 over TCP, each one reset, every assistant turn a step, then
+// deleted. It reports sessions/s and
 // the p50/p99 latency of a step as the client sees it. b.N sessions in
 // all, at most benchLimit of wall time.
 //
 //	go test ./serve -run '^$' -bench BenchmarkServe -benchtime 400x
 func BenchmarkServe(b *testing.B) {
 	dialogues := oracles(b, "retail", 7, 64)
-	for _, conc := range []int{1, 16, 128} {
+	for _, conc := range []int{1, 16, 128, 256} {
 		b.Run(fmt.Sprintf("sessions=%d", conc), func(b *testing.B) {
 			benchServe(b, dialogues, conc)
 		})
