@@ -109,6 +109,10 @@ func TestStepShapes(t *testing.T) {
 	if code := call(t, http.DefaultClient, "POST", s+"/step", body, &st); code != 200 || len(st.Observation) != 1 || st.Observation[0].Role != "user" || st.Done {
 		t.Errorf("text step: %d %+v", code, st)
 	}
+	var view serve.SessionView
+	if code := call(t, http.DefaultClient, "GET", s, nil, &view); code != 200 || len(view.Messages) != 7 || len(view.Labels) != 3 || view.Done {
+		t.Errorf("GET: %d, %d messages and %d turn labels, done %v; want the 7 so far and the labels of the 3 assistant messages", code, len(view.Messages), len(view.Labels), view.Done)
+	}
 	s = reset()
 	if code := call(t, http.DefaultClient, "POST", s+"/step", json.RawMessage(`{"message":{"role":"assistant","content":null}}`), &st); code != 200 ||
 		!st.Done || st.Guard != "empty_turn" || st.OutcomeReward == nil || *st.OutcomeReward != 0 {

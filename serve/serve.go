@@ -62,8 +62,6 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	// now is the clock of idle reaping (a test's own).
-	now func() time.Time
 }
 
 // New makes a server.
@@ -86,7 +84,7 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, envs: newEnvs(opts.MaxDomains), sessions: map[string]*session{}, now: time.Now}
+	s := &Server{opts: opts, log: log, envs: newEnvs(opts.MaxDomains), sessions: map[string]*session{}}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/sessions", s.reset)
 	s.mux.HandleFunc("POST /v1/sessions/{id}/step", s.step)
@@ -157,8 +155,8 @@ func (s *Server) reapLoop(ctx context.Context) {
 
 // reap ends the sessions idle for longer than the timeout. A session in
 // the middle of a step is not idle.
-func (s *Server) reap() int {
-	now := s.now()
+func (s *Server) reap() {
+	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -176,7 +174,6 @@ func (s *Server) reap() int {
 	if n > 0 {
 		s.log.Info("idle sessions ended", "sessions", n, "idle_timeout", s.opts.IdleTimeout)
 	}
-	return n
 }
 
 // newID is a session id: random, as it names no data.
@@ -208,7 +205,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *session {
 	if ok {
 		ss.mu.Lock()
 		if !ss.closed {
-			ss.last = s.now()
+			ss.last = time.Now()
 			return ss
 		}
 		ss.mu.Unlock()

@@ -192,7 +192,7 @@ func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("blueprint %s: %w", bp.ID, err))
 		return
 	}
-	ss := &session{id: newID(), env: e, bp: bp, x: x, last: s.now()}
+	ss := &session{id: newID(), env: e, bp: bp, x: x, last: time.Now()}
 	// Held from admission on: the reaper does not take a session that
 	// has not answered its reset yet.
 	ss.mu.Lock()
