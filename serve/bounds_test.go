@@ -7,12 +7,16 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/serve"
 )
 
@@ -244,28 +248,50 @@ func TestConcurrentSessions(t *testing.T) {
 }
 
 // A session resets to a release's blueprint by id, and a policy
-// replaying the release's row gets reward 1.
+// replaying the release's rows gets each row's dialogue, reward 1 and
+// the labels the row carries.
 func TestResetFromRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("makes a release")
 	}
 	root := t.TempDir()
 	cfg := pipeline.Defaults()
-	cfg.Domain, cfg.Seed, cfg.N, cfg.Out, cfg.RecoveryShare, cfg.Workers = "retail", 7, 6, filepath.Join(root, "rel"), 0, 1
+	cfg.Domain, cfg.Seed, cfg.N, cfg.Out, cfg.RecoveryShare, cfg.Workers = "retail", 7, 12, filepath.Join(root, "rel"), 0, 1
 	if _, err := pipeline.Run(context.Background(), cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	opts := serve.Defaults()
 	opts.Root = root
 	_, hs := newServer(t, &opts)
-	for _, o := range oracles(t, "retail", 7, 6) {
-		var r serve.ResetResponse
-		if err := post(http.DefaultClient, hs.URL+"/v1/sessions", serve.ResetRequest{Release: "rel", BlueprintID: o.bp.ID}, &r); err != nil {
+	files, err := filepath.Glob(filepath.Join(root, "rel", "sft", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sft files: %v", err)
+	}
+	rows := 0
+	for _, f := range files {
+		got, err := export.ReadSFT(f)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if r.BlueprintID != o.bp.ID || !sameMessages(r.Messages, o.tr.Messages[:2]) {
-			t.Errorf("%s: reset from the release to %s %+v", o.bp.ID, r.BlueprintID, r.Messages)
+		for _, row := range got {
+			rows++
+			o := oracle{bp: &record.Blueprint{ID: row.BlueprintID}, from: &serve.ResetRequest{Release: "rel", BlueprintID: row.BlueprintID}}
+			last, _, err := replay(http.DefaultClient, hs.URL, o, row.Messages)
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			var want credit.Labels
+			if err := json.Unmarshal(row.Labels, &want); err != nil {
+				t.Fatalf("%s labels: %v", row.ID, err)
+			}
+			if !last.Done || *last.OutcomeReward != 1 || !reflect.DeepEqual(&want, last.Dialogue) {
+				t.Errorf("%s: done %v outcome %v; labels equal the row's: %v", row.ID, last.Done, *last.OutcomeReward, reflect.DeepEqual(&want, last.Dialogue))
+			}
 		}
+	}
+	if rows < 10 {
+		t.Errorf("%d rows replayed of a 12-blueprint release", rows)
 	}
 	var e errorBody
 	if code := call(t, http.DefaultClient, "POST", hs.URL+"/v1/sessions", serve.ResetRequest{Release: "rel", BlueprintID: "retail-x"}, &e); code != 400 || e.Error.Field != "blueprint_id" {

@@ -24,6 +24,9 @@ type oracle struct {
 	index  int
 	bp     *record.Blueprint
 	tr     *record.Trajectory
+	// from, when set, is the reset to the blueprint (a release's);
+	// otherwise domain, seed and index.
+	from *serve.ResetRequest
 }
 
 // oracles plays blueprints 0..n-1 of synth run --domain domain --seed
@@ -111,8 +114,12 @@ func call(t testing.TB, c *http.Client, method, url string, body, out any) int {
 // returns the last step's answer and the sum of the steps' rewards.
 func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serve.StepResponse, float64, error) {
 	seed, index := o.seed, o.index
+	from := serve.ResetRequest{Domain: o.domain, Seed: &seed, Index: &index}
+	if o.from != nil {
+		from = *o.from
+	}
 	var reset serve.ResetResponse
-	if err := post(c, base+"/v1/sessions", serve.ResetRequest{Domain: o.domain, Seed: &seed, Index: &index}, &reset); err != nil {
+	if err := post(c, base+"/v1/sessions", from, &reset); err != nil {
 		return nil, 0, err
 	}
 	defer func() {
