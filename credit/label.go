@@ -76,9 +76,10 @@ const (
 	// write that needs it (the write's values came another way; its
 	// arguments' provenance says from where).
 	ByWrite = "write"
-	// ByOutcome: a read no write needs, left out of a dialogue that
-	// verified (its figures were said, its state reached), done at the
-	// agent's last turn.
+	// ByOutcome: a step a verified dialogue reached another way (a read
+	// no write needs, whose figures were said; a write whose state
+	// another call made, as the state check found), done at the agent's
+	// last turn: a verified dialogue covers its chain.
 	ByOutcome = "outcome"
 )
 
@@ -495,7 +496,7 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 	if lb.v != nil && lb.v.Passed && len(out.Turns) > 0 {
 		last := &out.Turns[len(out.Turns)-1]
 		for i, st := range out.Steps {
-			if st.By == "" && lb.bp.Actions[i].Kind != record.KindWrite {
+			if st.By == "" {
 				out.Steps[i] = Step{Message: last.Message, By: ByOutcome}
 				out.Progress++
 			}

@@ -147,18 +147,36 @@ func TestStepsDoneWithoutTheirCall(t *testing.T) {
 	tr.Messages = append(tr.Messages[:6], tr.Messages[8:]...)
 	cases := []struct {
 		name     string
+		tr       *record.Trajectory
 		v        *record.Verdict
 		steps    []Step
 		coverage float64
 	}{
-		{"verified", &record.Verdict{Passed: true},
+		{"verified", nil, &record.Verdict{Passed: true},
 			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {10, ByOutcome}}, 1},
-		{"unverified", nil,
+		{"unverified", nil, nil,
 			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {-1, ""}}, 0.75},
 	}
+	// A verified dialogue that reached the cancel's state with another
+	// tool: the state check vouches for the write.
+	other := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	other.Messages = append(other.Messages[:6], other.Messages[8:]...)
+	other.Messages[8].ToolCalls[0].Function.Name = "cancel_order"
+	cases = append(cases, struct {
+		name     string
+		tr       *record.Trajectory
+		v        *record.Verdict
+		steps    []Step
+		coverage float64
+	}{"verified by another write", other, &record.Verdict{Passed: true},
+		[]Step{{4, ByCall}, {10, ByOutcome}, {10, ByOutcome}, {10, ByOutcome}}, 1})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Label(bp, tr, c.v)
+			trc := tr
+			if c.tr != nil {
+				trc = c.tr
+			}
+			got := Label(bp, trc, c.v)
 			if !reflect.DeepEqual(got.Steps, c.steps) || got.Coverage != c.coverage {
 				t.Fatalf("steps %+v coverage %v, want %+v and %v", got.Steps, got.Coverage, c.steps, c.coverage)
 			}
