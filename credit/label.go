@@ -162,8 +162,14 @@ func Label(bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels
 }
 
 // LabelKinds is Label with the domain's tool kinds (nil: the ground
-// truth's only).
+// truth's only). A nil blueprint or trajectory labels as an empty one.
 func LabelKinds(k Kinds, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	if bp == nil {
+		bp = &record.Blueprint{}
+	}
+	if t == nil {
+		t = &record.Trajectory{}
+	}
 	lb := newLabeler(k, bp, v)
 	for i, m := range t.Messages {
 		switch m.Role {

@@ -111,6 +111,15 @@ func TestLabelPivotal(t *testing.T) {
 	}
 }
 
+// TestLabelNothing: no blueprint and no dialogue (a session not yet
+// started) label as an empty chain, without a panic.
+func TestLabelNothing(t *testing.T) {
+	got := Label(nil, nil, nil)
+	if got.ChainLength != 0 || got.Coverage != 1 || got.Outcome != nil || got.Pivotal != -1 || len(got.Turns) != 0 {
+		t.Fatalf("%+v", got)
+	}
+}
+
 func TestLabelRecovery(t *testing.T) {
 	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
 	tr.Kind = record.KindRecovery
