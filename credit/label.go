@@ -536,13 +536,38 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 	return out
 }
 
+// unsaid is, for a required output never said that a tool result
+// told the agent, the agent's first words after that result: where the
+// figure was owed. -1 when every output was said or none came so.
+func (lb *labeler) unsaid(turns []Turn) int {
+	for j, o := range lb.bp.Outputs {
+		if lb.said[j] {
+			continue
+		}
+		from, ok := lb.prov.first[o.Value]
+		if !ok {
+			continue
+		}
+		for _, tu := range turns {
+			if tu.Message > from.msg && len(tu.Calls) == 0 {
+				return tu.Message
+			}
+		}
+	}
+	return -1
+}
+
 // pivotal is a failed dialogue's first wrong turn; when every turn was
-// right the mistake is one left out, and the turn is the one the failed
-// check names, else the first after the chain stopped advancing (where
+// right the mistake is one left out, and the turn is the first after a
+// required output's figure came that did not say it, else the one the
+// failed check names, else the first after the chain stopped advancing (where
 // the next step was owed), else the agent's last.
 func (lb *labeler) pivotal(turns []Turn) int {
 	if lb.wrong >= 0 || len(turns) == 0 {
 		return lb.wrong
+	}
+	if at := lb.unsaid(turns); at >= 0 {
+		return at
 	}
 	if c := lb.v.Failed(); c != nil {
 		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {

@@ -109,6 +109,15 @@ func TestLabelPivotal(t *testing.T) {
 			}
 		})
 	}
+	// A figure a tool gave and nobody said: owed at the agent's first
+	// words after it.
+	owed := cancelTask()
+	owed.Outputs = []record.Output{{Name: "total", Value: "12.5"}}
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	tr.Messages[8].Content = "I'll cancel order #W1. Shall I proceed?"
+	if got := Label(owed, tr, &record.Verdict{Checks: []record.Check{{Name: "outputs", Reason: "the agent never told the user the total (12.5)"}}}); got.Pivotal != 8 {
+		t.Errorf("unsaid output: pivotal %d, want 8", got.Pivotal)
+	}
 }
 
 // TestLabelNothing: no blueprint and no dialogue (a session not yet
