@@ -38,9 +38,9 @@ func (p *provenance) tool(msg int, content string) {
 	if err := json.Unmarshal([]byte(content), &v); err != nil {
 		v = strings.TrimSpace(content)
 	}
-	walk(v, "$", func(path, text string) {
+	walk(v, func(path func() string, text string) {
 		if _, ok := p.first[text]; !ok && text != "" {
-			p.first[text] = origin{msg, path}
+			p.first[text] = origin{msg, path()}
 		}
 	})
 }
@@ -54,8 +54,8 @@ func (p *provenance) user(msg int, content string) {
 // customer message saying it as a whole word.
 func (p *provenance) args(args any) []Arg {
 	out := []Arg{}
-	walk(args, "$", func(path, text string) {
-		a := Arg{Path: path, Source: SourceNone, Message: -1}
+	walk(args, func(path func() string, text string) {
+		a := Arg{Path: path(), Source: SourceNone, Message: -1}
 		if o, ok := p.first[text]; ok {
 			a.Source, a.Message, a.At = SourceTool, o.msg, o.path
 		}
@@ -80,7 +80,7 @@ func (p *provenance) args(args any) []Arg {
 // said: by a tool result or by the customer.
 func (p *provenance) known(args any) bool {
 	ok := true
-	walk(args, "$", func(_, text string) {
+	walk(args, func(_ func() string, text string) {
 		if !ok || text == "" {
 			return
 		}
@@ -115,30 +115,58 @@ func wordRune(r rune) bool {
 	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-// walk calls f with the JSON path and text of every scalar in v, object
-// keys in sorted order so the labels do not depend on map order.
-func walk(v any, path string, f func(path, text string)) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			walk(x[k], path+member(k), f)
-		}
-	case []any:
-		for i, e := range x {
-			walk(e, path+"["+strconv.Itoa(i)+"]", f)
-		}
-	case string:
-		f(path, x)
-	case float64:
-		f(path, strconv.FormatFloat(x, 'f', -1, 64))
-	case bool:
-		f(path, strconv.FormatBool(x))
+// walk calls f with the text of every scalar in v and a function that
+// spells its JSON path, object keys in sorted order so the labels do not
+// depend on map order. The path is spelt only when f asks (a tool
+// result's values are many, the ones first seen few), and only while f
+// runs.
+func walk(v any, f func(path func() string, text string)) {
+	type step struct {
+		key   string
+		index int // -1 for an object's key
 	}
+	var at []step // down to the value
+	path := func() string {
+		var b strings.Builder
+		b.WriteByte('$')
+		for _, s := range at {
+			if s.index < 0 {
+				b.WriteString(member(s.key))
+			} else {
+				b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			}
+		}
+		return b.String()
+	}
+	var rec func(v any)
+	rec = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				at = append(at, step{key: k, index: -1})
+				rec(x[k])
+				at = at[:len(at)-1]
+			}
+		case []any:
+			for i, e := range x {
+				at = append(at, step{index: i})
+				rec(e)
+				at = at[:len(at)-1]
+			}
+		case string:
+			f(path, x)
+		case float64:
+			f(path, strconv.FormatFloat(x, 'f', -1, 64))
+		case bool:
+			f(path, strconv.FormatBool(x))
+		}
+	}
+	rec(v)
 }
 
 // member is a JSON path step: .key, or ["key"] for a key that is not a
