@@ -544,7 +544,7 @@ func (lb *labeler) unsaid(turns []Turn) int {
 		if lb.said[j] {
 			continue
 		}
-		from, ok := lb.prov.first[o.Value]
+		from, ok := lb.prov.first(o.Value)
 		if !ok {
 			continue
 		}

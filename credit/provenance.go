@@ -9,13 +9,20 @@ import (
 	"unicode/utf8"
 )
 
-// provenance remembers, as the dialogue goes, where each value first
-// appeared in a tool result and what the customer said, so a write's
-// arguments can be traced to them.
+// provenance remembers, as the dialogue goes, the tool results and what
+// the customer said, so a write's arguments can be traced to them.
 type provenance struct {
-	// first maps a value's text to its first tool message and path.
-	first map[string]origin
+	tools []toolMsg
 	users []userMsg
+}
+
+// toolMsg is one tool result, its values indexed when a lookup first
+// needs them: most results hold no value any call asks about, and
+// parsing them all took half the labelling.
+type toolMsg struct {
+	msg   int
+	raw   string
+	index map[string]string // a value's text to its first path; nil until needed
 }
 
 type origin struct {
@@ -28,21 +35,61 @@ type userMsg struct {
 	text string // lower-cased
 }
 
-// tool indexes the scalar values of a tool result; a result that is not
-// JSON (a bare id, an error) is one value at $.
 func (p *provenance) tool(msg int, content string) {
-	if p.first == nil {
-		p.first = map[string]origin{}
+	p.tools = append(p.tools, toolMsg{msg: msg, raw: content})
+}
+
+// first finds the first tool result holding a value, and its path
+// there. A value that JSON spells as it is (printable ASCII that no
+// encoder escapes, and not a number) is looked for in a result's text
+// before the result is parsed.
+func (p *provenance) first(text string) (origin, bool) {
+	if text == "" {
+		return origin{}, false
 	}
+	plain := spelledAsIs(text)
+	for i := range p.tools {
+		t := &p.tools[i]
+		if plain && !strings.Contains(t.raw, text) {
+			continue
+		}
+		if t.index == nil {
+			t.index = indexValues(t.raw)
+		}
+		if path, ok := t.index[text]; ok {
+			return origin{t.msg, path}, true
+		}
+	}
+	return origin{}, false
+}
+
+// indexValues maps each scalar of a tool result to its first path; a
+// result that is not JSON (a bare id, an error) is one value at $.
+func indexValues(raw string) map[string]string {
 	var v any
-	if err := json.Unmarshal([]byte(content), &v); err != nil {
-		v = strings.TrimSpace(content)
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		v = strings.TrimSpace(raw)
 	}
+	index := map[string]string{}
 	walk(v, func(path func() string, text string) {
-		if _, ok := p.first[text]; !ok && text != "" {
-			p.first[text] = origin{msg, path()}
+		if _, ok := index[text]; !ok && text != "" {
+			index[text] = path()
 		}
 	})
+	return index
+}
+
+// spelledAsIs reports whether every JSON text holding the string holds
+// it verbatim: printable ASCII that no encoder escapes, and not a number
+// (which 1.50 or 1.5e0 may spell).
+func spelledAsIs(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || strings.IndexByte(`"\/<>&'`, c) >= 0 {
+			return false
+		}
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil
 }
 
 func (p *provenance) user(msg int, content string) {
@@ -56,7 +103,7 @@ func (p *provenance) args(args any) []Arg {
 	out := []Arg{}
 	walk(args, func(path func() string, text string) {
 		a := Arg{Path: path(), Source: SourceNone, Message: -1}
-		if o, ok := p.first[text]; ok {
+		if o, ok := p.first(text); ok {
 			a.Source, a.Message, a.At = SourceTool, o.msg, o.path
 		}
 		if text != "" {
@@ -84,7 +131,7 @@ func (p *provenance) known(args any) bool {
 		if !ok || text == "" {
 			return
 		}
-		if _, seen := p.first[text]; seen {
+		if _, seen := p.first(text); seen {
 			return
 		}
 		low := strings.ToLower(text)
