@@ -162,34 +162,27 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 		}
 		tr.Corrections = []int{c}
 	}
-	if l, ok := s.checkLabels(bad, info.bp, tr, v, r.Labels); ok && l.Coverage != 1 {
-		bad("labels", "coverage %v: %d of the %d chain steps are labelled, a verified row's labels cover its chain", l.Coverage, l.Progress, l.ChainLength)
-	}
+	s.checkLabels(bad, info.bp, tr, v, r.Labels)
 }
 
 // checkLabels compares a dialogue's stored credit labels with the ones
-// computed again from its blueprint, dialogue and verdict, and returns
-// the latter; ok is false when the stored ones are wrong or missing
-// (releases before format 4 have none, and nothing is checked).
-func (s *state) checkLabels(bad func(check, format string, args ...any), bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, stored json.RawMessage) (credit.Labels, bool) {
+// computed again from its blueprint, dialogue and verdict (releases
+// before format 4 have none, and nothing is checked).
+func (s *state) checkLabels(bad func(check, format string, args ...any), bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, stored json.RawMessage) {
 	if stored == nil {
 		if s.doc.m.Format >= labelsFormat {
 			bad("labels", "no labels (format %d has them)", s.doc.m.Format)
-			return credit.Labels{}, false
 		}
-		return credit.Labels{}, true
+		return
 	}
-	want := credit.LabelKinds(s.dom.Tools, bp, tr, &v)
-	raw, err := json.Marshal(want)
+	raw, err := json.Marshal(credit.LabelKinds(s.dom.Tools, bp, tr, &v))
 	if err != nil {
 		bad("labels", "%v", err)
-		return want, false
+		return
 	}
 	if !bytes.Equal(raw, stored) {
 		bad("labels", "the labels differ from the ones the blueprint gives: %s", firstDifference(stored, raw))
-		return want, false
 	}
-	return want, true
 }
 
 // labelsFormat is the first format whose dialogues carry labels.

@@ -15,6 +15,8 @@
 // the labels cover (V_d) and the verdict's outcome.
 //
 // The JSON tags of Labels are a file format: releases hold them in the
-// sft rows' labels column and in rejected/, synth validate recomputes
-// them, synth serve returns them at every step.
+// sft rows' labels column and in rejected/, and synth validate
+// recomputes them. Label takes its tool kinds from the ground truth;
+// LabelKinds, given the domain's toolkit, also classes a call to a tool
+// the ground truth does not use (a wrong write), as synth run does.
 package credit

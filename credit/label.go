@@ -76,9 +76,10 @@ const (
 	// write that needs it (the write's values came another way; its
 	// arguments' provenance says from where).
 	ByWrite = "write"
-	// ByOutcome: a read no write needs, left out of a dialogue that
-	// verified (its figures were said, its state reached), done at the
-	// agent's last turn.
+	// ByOutcome: a step a verified dialogue reached another way (a read
+	// no write needs, whose figures were said; a write whose state
+	// another call made, as the state check found), done at the agent's
+	// last turn: a verified dialogue covers its chain.
 	ByOutcome = "outcome"
 )
 
@@ -161,8 +162,14 @@ func Label(bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels
 }
 
 // LabelKinds is Label with the domain's tool kinds (nil: the ground
-// truth's only).
+// truth's only). A nil blueprint or trajectory labels as an empty one.
 func LabelKinds(k Kinds, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	if bp == nil {
+		bp = &record.Blueprint{}
+	}
+	if t == nil {
+		t = &record.Trajectory{}
+	}
 	lb := newLabeler(k, bp, v)
 	for i, m := range t.Messages {
 		switch m.Role {
@@ -495,7 +502,7 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 	if lb.v != nil && lb.v.Passed && len(out.Turns) > 0 {
 		last := &out.Turns[len(out.Turns)-1]
 		for i, st := range out.Steps {
-			if st.By == "" && lb.bp.Actions[i].Kind != record.KindWrite {
+			if st.By == "" {
 				out.Steps[i] = Step{Message: last.Message, By: ByOutcome}
 				out.Progress++
 			}
@@ -529,13 +536,38 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 	return out
 }
 
+// unsaid is, for a required output never said that a tool result
+// told the agent, the agent's first words after that result: where the
+// figure was owed. -1 when every output was said or none came so.
+func (lb *labeler) unsaid(turns []Turn) int {
+	for j, o := range lb.bp.Outputs {
+		if lb.said[j] {
+			continue
+		}
+		from, ok := lb.prov.first(o.Value)
+		if !ok {
+			continue
+		}
+		for _, tu := range turns {
+			if tu.Message > from.msg && len(tu.Calls) == 0 {
+				return tu.Message
+			}
+		}
+	}
+	return -1
+}
+
 // pivotal is a failed dialogue's first wrong turn; when every turn was
-// right the mistake is one left out, and the turn is the one the failed
-// check names, else the first after the chain stopped advancing (where
+// right the mistake is one left out, and the turn is the first after a
+// required output's figure came that did not say it, else the one the
+// failed check names, else the first after the chain stopped advancing (where
 // the next step was owed), else the agent's last.
 func (lb *labeler) pivotal(turns []Turn) int {
 	if lb.wrong >= 0 || len(turns) == 0 {
 		return lb.wrong
+	}
+	if at := lb.unsaid(turns); at >= 0 {
+		return at
 	}
 	if c := lb.v.Failed(); c != nil {
 		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {

@@ -109,6 +109,24 @@ func TestLabelPivotal(t *testing.T) {
 			}
 		})
 	}
+	// A figure a tool gave and nobody said: owed at the agent's first
+	// words after it.
+	owed := cancelTask()
+	owed.Outputs = []record.Output{{Name: "total", Value: "12.5"}}
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	tr.Messages[8].Content = "I'll cancel order #W1. Shall I proceed?"
+	if got := Label(owed, tr, &record.Verdict{Checks: []record.Check{{Name: "outputs", Reason: "the agent never told the user the total (12.5)"}}}); got.Pivotal != 8 {
+		t.Errorf("unsaid output: pivotal %d, want 8", got.Pivotal)
+	}
+}
+
+// TestLabelNothing: no blueprint and no dialogue (a session not yet
+// started) label as an empty chain, without a panic.
+func TestLabelNothing(t *testing.T) {
+	got := Label(nil, nil, nil)
+	if got.ChainLength != 0 || got.Coverage != 1 || got.Outcome != nil || got.Pivotal != -1 || len(got.Turns) != 0 {
+		t.Fatalf("%+v", got)
+	}
 }
 
 func TestLabelRecovery(t *testing.T) {
@@ -147,18 +165,36 @@ func TestStepsDoneWithoutTheirCall(t *testing.T) {
 	tr.Messages = append(tr.Messages[:6], tr.Messages[8:]...)
 	cases := []struct {
 		name     string
+		tr       *record.Trajectory
 		v        *record.Verdict
 		steps    []Step
 		coverage float64
 	}{
-		{"verified", &record.Verdict{Passed: true},
+		{"verified", nil, &record.Verdict{Passed: true},
 			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {10, ByOutcome}}, 1},
-		{"unverified", nil,
+		{"unverified", nil, nil,
 			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {-1, ""}}, 0.75},
 	}
+	// A verified dialogue that reached the cancel's state with another
+	// tool: the state check vouches for the write.
+	other := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	other.Messages = append(other.Messages[:6], other.Messages[8:]...)
+	other.Messages[8].ToolCalls[0].Function.Name = "cancel_order"
+	cases = append(cases, struct {
+		name     string
+		tr       *record.Trajectory
+		v        *record.Verdict
+		steps    []Step
+		coverage float64
+	}{"verified by another write", other, &record.Verdict{Passed: true},
+		[]Step{{4, ByCall}, {10, ByOutcome}, {10, ByOutcome}, {10, ByOutcome}}, 1})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Label(bp, tr, c.v)
+			trc := tr
+			if c.tr != nil {
+				trc = c.tr
+			}
+			got := Label(bp, trc, c.v)
 			if !reflect.DeepEqual(got.Steps, c.steps) || got.Coverage != c.coverage {
 				t.Fatalf("steps %+v coverage %v, want %+v and %v", got.Steps, got.Coverage, c.steps, c.coverage)
 			}
