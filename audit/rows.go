@@ -175,7 +175,7 @@ func (s *state) checkLabels(bad func(check, format string, args ...any), bp *rec
 		}
 		return
 	}
-	raw, err := json.Marshal(credit.LabelKinds(s.dom.Tools, bp, tr, &v))
+	raw, err := json.Marshal(credit.LabelDomain(s.dom, bp, tr, &v))
 	if err != nil {
 		bad("labels", "%v", err)
 		return

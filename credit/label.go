@@ -2,14 +2,18 @@ package credit
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
 )
@@ -101,8 +105,11 @@ type Turn struct {
 	// transfer), an ask while the customer has not said a value the call
 	// needs, the confirmation before a write; refuse for a forbidden
 	// request before the next goal's write; with the chain done, a refusal
-	// or transfer still owed, else inform. Gold Action Recall is the share
-	// of turns whose class is their gold.
+	// or transfer still owed, else inform. Where the ground truth admits
+	// the turn's own class as well (admits: the chain orders its steps,
+	// a policy may take them in another order as right), gold is that
+	// class. Gold Action Recall is the share of turns whose class is
+	// their gold.
 	Gold string `json:"gold"`
 	// OnChain: every call matches a ground-truth action, or the words
 	// are a step the ground truth needs (the confirmation of the chain
@@ -147,30 +154,36 @@ type Arg struct {
 	At string `json:"at"`
 }
 
-// Kinds says a tool's kind (record.KindRead, KindWrite, KindGeneric; ""
-// for a tool it does not know). A domain's *tools.Toolkit is one.
-type Kinds interface {
-	Kind(tool string) string
-}
-
 // Label labels a dialogue against its blueprint, v nil for one not (yet)
-// verified, t possibly unfinished. Tool kinds come from the ground
-// truth; a call to a tool outside it is classed generic, which
-// LabelKinds avoids given the domain's kinds.
+// verified, t possibly unfinished, knowing nothing of its domain: tool
+// kinds come from the ground truth (a call to a tool outside it is
+// classed generic) and words are read by the retail rules alone.
+// LabelDomain avoids both.
 func Label(bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
-	return LabelKinds(nil, bp, t, v)
+	return label(nil, nil, bp, t, v)
 }
 
-// LabelKinds is Label with the domain's tool kinds (nil: the ground
-// truth's only). A nil blueprint or trajectory labels as an empty one.
-func LabelKinds(k Kinds, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+// LabelDomain is Label with the domain's tool kinds, which class a call
+// to a tool the ground truth does not use (a wrong write), and its words,
+// which read what its agents ask for ("your user id", "the cabin") as
+// its customer's Listener does. synth run, validate, serve and the llm
+// engine's rejected records all label through it. A nil domain is
+// Label; a nil blueprint or trajectory labels as an empty one.
+func LabelDomain(d *domains.Domain, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+	if d == nil {
+		return Label(bp, t, v)
+	}
+	return label(d.Tools, d.Model, bp, t, v)
+}
+
+func label(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
 	if bp == nil {
 		bp = &record.Blueprint{}
 	}
 	if t == nil {
 		t = &record.Trajectory{}
 	}
-	lb := newLabeler(k, bp, v)
+	lb := newLabeler(k, m, bp, v)
 	for i, m := range t.Messages {
 		switch m.Role {
 		case "assistant":
@@ -186,7 +199,8 @@ func LabelKinds(k Kinds, bp *record.Blueprint, t *record.Trajectory, v *record.V
 
 // labeler carries the walk over one dialogue.
 type labeler struct {
-	kinds   Kinds
+	kinds   *tools.Toolkit // nil: the ground truth's kinds only
+	model   *model.Model   // nil: the retail rules' words only
 	bp      *record.Blueprint
 	v       *record.Verdict
 	serves  []int // per action: the write it serves
@@ -198,6 +212,13 @@ type labeler struct {
 	refuse  bool
 	xfer    bool
 	prov    provenance
+	pieces  [][]piece // goalPieces
+	// askedFor holds the pieces the agent asked for by name.
+	askedFor map[string]bool
+	asking   string // the piece the turn being labelled asks for
+	wrote    bool   // the last turn was a write
+	refused  bool   // the last turn refused
+	refusing bool   // the words of the turn being labelled refuse
 	// refuseGoals are the forbidden requests' goals in order; refusals
 	// counts the refusals so far, transferred a transfer.
 	refuseGoals []int
@@ -205,10 +226,11 @@ type labeler struct {
 	transferred bool
 }
 
-func newLabeler(k Kinds, bp *record.Blueprint, v *record.Verdict) *labeler {
+func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *record.Verdict) *labeler {
 	n := len(bp.Actions)
-	lb := &labeler{kinds: k, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
+	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
+		pieces: goalPieces(bp), askedFor: map[string]bool{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
@@ -254,20 +276,37 @@ func (lb *labeler) kind(tool string) string {
 }
 
 func (lb *labeler) assistant(i int, m record.Message) {
-	tu := Turn{Message: i, Serves: -1, Calls: []Call{}, Gold: lb.gold()}
-	next := lb.nextWrite()
+	tu := Turn{Message: i, Serves: -1, Calls: []Call{}}
+	gold, next := lb.gold(), lb.nextWrite()
+	var alt []string
 	if len(m.ToolCalls) == 0 {
-		tu.Class = textClass(m.Content)
+		tu.Class = lb.textClass(m.Content)
+		lb.refusing = usersim.Refuses(m.Content)
+		alt = lb.admits(gold, next, tu.Class)
 		lb.text(&tu, m.Content)
 	} else {
+		alt = lb.admits(gold, next, "")
 		lb.calls(&tu, m.ToolCalls)
 		if tu.Class == ClassRead && next >= 0 && lb.rereads(tu.Calls, next) {
 			// Reading again what the next write needs (the records of a
 			// later request, looked up afresh) is on its way.
-			tu.Gold = ClassRead
+			alt = append(alt, ClassRead)
 		}
 	}
+	if lb.asking != "" {
+		lb.askedFor[lb.asking], lb.asking = true, ""
+	}
+	tu.Gold = gold
+	if slices.Contains(alt, lookup) && tu.Class == ClassRead && lb.saidValues(m.ToolCalls) {
+		tu.Gold = ClassRead
+	}
+	if slices.Contains(alt, tu.Class) {
+		tu.Gold = tu.Class
+	}
 	tu.Progress = lb.out.Progress
+	if tu.Class != ClassRefuse && gold == ClassRefuse && lb.refusing {
+		lb.refusals++
+	}
 	switch tu.Class {
 	case ClassConfirm:
 		lb.confirm = len(lb.out.Turns)
@@ -276,6 +315,9 @@ func (lb *labeler) assistant(i int, m record.Message) {
 	case ClassTransfer:
 		lb.transferred = true
 	}
+	lb.wrote = tu.Class == ClassWrite
+	lb.refused = tu.Class == ClassRefuse || gold == ClassRefuse && lb.refusing
+	lb.refusing = false
 	lb.out.Turns = append(lb.out.Turns, tu)
 }
 
@@ -291,9 +333,14 @@ func (lb *labeler) gold() string {
 		}
 		a := lb.bp.Actions[i]
 		switch {
-		case a.Kind == record.KindWrite && owed >= 0 && owed < a.Goal:
+		case owed >= 0 && owed < lb.goalOf(i):
+			// The forbidden request is refused before anything of a later
+			// request is done, the reads its write needs included.
 			return ClassRefuse
-		case !lb.prov.known(lb.args[i]):
+		case !lb.prov.known(lb.args[i]) && (a.Kind != record.KindWrite || lb.unstated(i)):
+			// A write's value no message spells as its argument does
+			// ("basic economy" for basic_economy) is said once the
+			// customer stated every piece of its request.
 			return ClassAsk
 		case a.Kind == record.KindWrite && lb.confirm < 0:
 			return ClassConfirm
@@ -313,6 +360,154 @@ func (lb *labeler) gold() string {
 		return ClassTransfer
 	}
 	return ClassInform
+}
+
+// admits lists the classes besides gold that the ground truth also
+// calls for at this point, for a turn in words of the class given (""
+// for calls): the chain orders its steps, but a policy may take them in
+// another order that is as right. An ask while the customer has not said
+// a piece the next write's request needs (the record it concerns, the
+// items, their replacements, a slot's value: a tool result may list the
+// candidates, it does not say which one the customer means); the
+// confirmation before the next write, or the write once confirmed,
+// when the customer has said all its values and only reads it needs,
+// which it can do without, come before it.
+func (lb *labeler) admits(gold string, next int, class string) []string {
+	var alt []string
+	if class == ClassAsk && lb.unstated(next) {
+		alt = append(alt, ClassAsk)
+	}
+	if gold == ClassRefuse && lb.refusing {
+		// The refusal with the plan B it proposes, or a question after it.
+		alt = append(alt, class)
+	}
+	if class == ClassRefuse && lb.refused && lb.refuse {
+		// The customer pushed back on a refusal: it is held.
+		alt = append(alt, ClassRefuse)
+	}
+	if class == ClassInform && lb.wrote {
+		// Right after a write, its outcome is reported (the figure it
+		// made); the customer raises the next request, if any, after it.
+		alt = append(alt, ClassInform)
+	}
+	if class == ClassConfirm && gold == ClassWrite {
+		// Proposing the write again before doing it (the customer's
+		// reply was not a yes to it) asks the same consent.
+		alt = append(alt, ClassConfirm)
+	}
+	if (gold == ClassAsk || gold == ClassRefuse) && class == "" {
+		// Looking up what the customer said (an id they misspelt) is as
+		// right as asking again, and reading the records of a forbidden
+		// request is how its refusal is found owed; assistant admits
+		// such a read by its values.
+		alt = append(alt, lookup)
+	}
+	if next >= 0 && (gold == ClassRead || gold == ClassAsk) && lb.onlyNeeds(next) && lb.prov.known(lb.args[next]) {
+		if lb.confirm < 0 {
+			alt = append(alt, ClassConfirm)
+		} else {
+			alt = append(alt, ClassWrite)
+		}
+	}
+	return alt
+}
+
+// lookup stands in admits for a read of values someone said.
+const lookup = "lookup"
+
+// saidValues reports whether every call's values were said before it.
+func (lb *labeler) saidValues(tcs []record.ToolCall) bool {
+	for _, tc := range tcs {
+		var args any
+		if json.Unmarshal([]byte(tc.Function.Arguments), &args) != nil || !lb.prov.known(args) {
+			return false
+		}
+	}
+	return true
+}
+
+// unstated reports whether the customer has not yet said a piece of
+// the request of the write given (every request's, when no write is
+// left): the target, an item, a replacement or a slot's value, by its
+// label, its id or the value, or by answering the agent's question for
+// it (a slot's value said in words: "two checked bags" for 2).
+func (lb *labeler) unstated(write int) bool {
+	for g, pieces := range lb.pieces {
+		if write >= 0 && g != lb.bp.Actions[write].Goal {
+			continue
+		}
+		for _, pc := range pieces {
+			if !slices.ContainsFunc(pc.names, lb.asked) && !slices.ContainsFunc(pc.words, lb.prov.said) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asked reports whether the agent asked for a piece by its name.
+func (lb *labeler) asked(name string) bool { return lb.askedFor[name] }
+
+// onlyNeeds reports whether every chain step not yet done before the
+// write is a read it needs.
+func (lb *labeler) onlyNeeds(write int) bool {
+	for i, st := range lb.out.Steps[:write] {
+		if st.By == "" && (lb.bp.Actions[i].Kind != record.KindRead || !slices.Contains(lb.bp.Actions[write].Needs, i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// piece is something a customer states for a request: the words any of
+// which say it, and the names the customer's Listener reads a question
+// for it as (usersim's pieces: target, choice:item_ids, slot:reason).
+type piece struct {
+	words, names []string
+}
+
+// goalPieces lists, per goal, the pieces its customer states.
+func goalPieces(bp *record.Blueprint) [][]piece {
+	out := make([][]piece, len(bp.Goals))
+	sel := func(s record.Selector, names ...string) piece {
+		pc := piece{names: names}
+		for _, x := range []string{s.Label, s.ID} {
+			if x != "" {
+				pc.words = append(pc.words, x)
+			}
+		}
+		return pc
+	}
+	for i, g := range bp.Goals {
+		var ps []piece
+		if g.Target.Label != "" || g.Target.ID != "" {
+			ps = append(ps, sel(g.Target, "target"))
+		}
+		for _, s := range g.Items {
+			ps = append(ps, sel(s, "choice:"+s.Collection, "slot:"+s.Collection))
+		}
+		for _, s := range g.New {
+			ps = append(ps, sel(s, "new:"+s.Collection))
+		}
+		for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
+			if v := g.Slots[k]; v != "" {
+				ps = append(ps, piece{words: []string{v}, names: []string{"slot:" + k, "choice:" + k}})
+			}
+		}
+		out[i] = ps
+	}
+	return out
+}
+
+// goalOf is the goal of an action, or of the write it serves.
+func (lb *labeler) goalOf(action int) int {
+	if g := lb.bp.Actions[action].Goal; g >= 0 {
+		return g
+	}
+	if w := lb.serves[action]; w >= 0 {
+		return lb.bp.Actions[w].Goal
+	}
+	return -1
 }
 
 // nextWrite is the first ground-truth write not yet done, -1 for none.
@@ -346,11 +541,17 @@ func GoldRecall(l Labels) (matched, turns int) {
 	return matched, len(l.Turns)
 }
 
-// textClass reads an agent's words with the customer's classifier: a
-// question no rule knows asks for a piece of the pack's own, as the
-// customer's Listener reads it.
-func textClass(text string) string {
-	ask, matched := usersim.ClassifyMatch(text)
+// textClass reads an agent's words as the customer's Listener does, with
+// the domain's words when the labeler has them (usersim.ReadAsk), and
+// notes the piece a question asks for.
+func (lb *labeler) textClass(text string) string {
+	ask, matched := usersim.ReadAsk(lb.model, lb.bp, text)
+	if ask.Kind == "piece" {
+		// Asked again, the piece was not stated: the customer's reply
+		// was about something else; it is once the customer replies.
+		lb.asking = ask.Piece
+		delete(lb.askedFor, ask.Piece)
+	}
 	switch ask.Kind {
 	case "transferred":
 		return ClassTransfer
@@ -362,7 +563,10 @@ func textClass(text string) string {
 	switch {
 	case usersim.Refuses(text):
 		return ClassRefuse
-	case !matched && strings.Contains(text, "?"):
+	case !matched && lb.model == nil && strings.Contains(text, "?"):
+		// Without the domain's words, a question no rule knows is taken
+		// to ask for a piece of the domain's own; with them, such a
+		// question ("What else can I do for you?") asks for nothing.
 		return ClassAsk
 	}
 	return ClassInform

@@ -216,8 +216,9 @@ func TestTextClass(t *testing.T) {
 		{"The refund is $12.50. Is there anything else I can help with?", ClassInform},
 		{"Have a great day!", ClassInform},
 	}
+	lb := newLabeler(nil, nil, &record.Blueprint{}, nil)
 	for _, c := range cases {
-		if got := textClass(c.text); got != c.want {
+		if got := lb.textClass(c.text); got != c.want {
 			t.Errorf("%q: %s, want %s", c.text, got, c.want)
 		}
 	}

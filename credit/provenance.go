@@ -39,6 +39,17 @@ func (p *provenance) tool(msg int, content string) {
 	p.tools = append(p.tools, toolMsg{msg: msg, raw: content})
 }
 
+// said reports whether a customer message holds the words.
+func (p *provenance) said(words string) bool {
+	w := strings.ToLower(words)
+	for _, u := range p.users {
+		if saysWord(u.text, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // first finds the first tool result holding a value, and its path
 // there. A value that JSON spells as it is (printable ASCII that no
 // encoder escapes, and not a number) is looked for in a result's text

@@ -393,7 +393,7 @@ func checkPivotal(t *testing.T, d *domains.Domain, cfg pipeline.Config, bps map[
 			if v.Passed {
 				tr.Kind = record.KindRecovery // the customer caught it
 			}
-			l := credit.LabelKinds(d.Tools, bp, tr, &v)
+			l := credit.LabelDomain(d, bp, tr, &v)
 			from, to := len(r.Prompt), len(r.Prompt)+len(r.Rejected)
 			if v.Passed {
 				// The customer caught the mistake: it lies between where

@@ -303,7 +303,7 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		if it.bpJSON, err = json.Marshal(it.bp); err != nil {
 			return nil, err
 		}
-		it.labels = credit.LabelKinds(k.d.Tools, it.bp, rec.Trajectory, &rec.Verdict)
+		it.labels = credit.LabelDomain(k.d, it.bp, rec.Trajectory, &rec.Verdict)
 		if it.row, err = sftRow(it.bp, rec.Trajectory, it.labels, k.d.Tools.OpenAI()); err != nil {
 			return nil, err
 		}

@@ -378,7 +378,7 @@ func finish(it *item, d *domains.Domain, offered map[string]bool) error {
 		return err
 	}
 	out := it.out
-	it.labels = credit.LabelKinds(d.Tools, it.bp, out.Trajectory, &out.Verdict)
+	it.labels = credit.LabelDomain(d, it.bp, out.Trajectory, &out.Verdict)
 	if !out.Verdict.Passed {
 		if it.rejJSON = out.Rejected; it.rejJSON == nil {
 			f := out.Verdict.Failed()

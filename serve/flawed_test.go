@@ -85,7 +85,7 @@ func TestReplayFlawed(t *testing.T) {
 					if p < parts {
 						early[kind]++
 					}
-					if off := credit.LabelKinds(d.Tools, o.bp, bad, last.Verdict); !reflect.DeepEqual(&off, last.Dialogue) {
+					if off := credit.LabelDomain(d, o.bp, bad, last.Verdict); !reflect.DeepEqual(&off, last.Dialogue) {
 						t.Errorf("%s %s: the environment's labels differ from the flawed dialogue's", o.bp.ID, kind)
 					}
 				}

@@ -263,7 +263,7 @@ func (s *Server) outcome(r *http.Request, ss *session, from int) Step {
 		v := ss.env.ver.Verify(r.Context(), ss.bp, tr)
 		ss.verdict = &v
 	}
-	labels := credit.LabelKinds(ss.env.d.Tools, ss.bp, tr, ss.verdict)
+	labels := credit.LabelDomain(ss.env.d, ss.bp, tr, ss.verdict)
 	st := Step{Labels: []credit.Turn{}, Progress: labels.Progress, ChainLength: labels.ChainLength}
 	for _, t := range labels.Turns {
 		if t.Message >= from {

@@ -321,6 +321,34 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 	return ask
 }
 
+// ReadAsk reads an agent's message as the Listener of the blueprint's
+// customer reads it with the domain's words (NewListenerFor), but
+// without following the conversation: Classify's Ask, or for a message
+// no rule reads as asking, an identify Ask when its last question asks
+// for an identity detail, else a piece Ask for the piece of any of the
+// blueprint's goals it names most. matched says a rule or the words
+// read it. A nil model reads as ClassifyMatch does.
+func ReadAsk(m *model.Model, bp *record.Blueprint, text string) (dialog.Ask, bool) {
+	ask, matched := classify(text)
+	if m == nil || bp == nil || ask.Kind != "anything_else" {
+		return ask, matched
+	}
+	q := askSentence(text)
+	if q == "" {
+		return ask, matched
+	}
+	u := &Generic{m: m}
+	if u.asksIdentity(q) {
+		return dialog.Ask{Kind: "identify"}, true
+	}
+	for i, g := range bp.Goals {
+		if p := u.namedPiece(g, q, u.Pieces(g)); p != "" {
+			return dialog.Ask{Kind: "piece", Piece: p, Goal: i}, true
+		}
+	}
+	return ask, matched
+}
+
 // pieceOfKind maps what a rule recognised (an address, a payment method,
 // items, their replacements, a reason) to the goal's piece of that kind.
 func pieceOfKind(kind string, pieces []string) string {

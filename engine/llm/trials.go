@@ -362,7 +362,7 @@ func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Bluepri
 		fc := f.v.Failed()
 		rec := map[string]any{"blueprint_id": bp.ID, "split": bp.Split, "check": fc.Name, "reason": fc.Reason, "verdict": f.v,
 			"trajectory": f.ep.tr, "engine": Name, "trial": f.ep.trial, "label": label,
-			"labels": credit.LabelKinds(e.d.Tools, bp, f.ep.tr, &f.v)}
+			"labels": credit.LabelDomain(e.d, bp, f.ep.tr, &f.v)}
 		if f.ep.detail != "" {
 			rec["detail"] = f.ep.detail
 		}

@@ -1,0 +1,85 @@
+package credit_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/verify"
+)
+
+// TestOracleGoldRecall holds the embedded oracle to its own gold: the
+// oracle is the policy the gold chain describes, so nearly every one of
+// its turns must be classed as its gold says.
+func TestOracleGoldRecall(t *testing.T) {
+	packDir := filepath.Join(t.TempDir(), "helpdesk")
+	if err := pack.Init(packDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	n := 40
+	if testing.Short() {
+		n = 15
+	}
+	sch, err := schemas.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dom := range []string{"retail", "airline", packDir} {
+		t.Run(filepath.Base(dom), func(t *testing.T) {
+			cfg := pipeline.Defaults()
+			cfg.Domain, cfg.Seed = dom, 7
+			d, err := domains.Load(dom, cfg.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen, err := pipeline.Generator(cfg, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ver := verify.ForDomain(d, sch)
+			matched, turns := 0, 0
+			misses := map[string]int{}
+			for i := range n {
+				bp, err := gen.Generate(context.Background(), i)
+				if err != nil {
+					t.Fatalf("blueprint %d: %v", i, err)
+				}
+				tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := ver.Verify(context.Background(), bp, tr)
+				l := credit.LabelDomain(d, bp, tr, &v)
+				m, k := credit.GoldRecall(l)
+				matched, turns = matched+m, turns+k
+				for _, tu := range l.Turns {
+					if tu.Class != tu.Gold {
+						misses[tu.Class+" for "+tu.Gold]++
+						t.Logf("%s message %d: %s, gold %s: %.200q", bp.ID, tu.Message, tu.Class, tu.Gold, tr.Messages[tu.Message].Content+fmt.Sprint(tr.Messages[tu.Message].ToolCalls))
+					}
+				}
+			}
+			keys := make([]string, 0, len(misses))
+			for k := range misses {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				t.Logf("%4d %s", misses[k], k)
+			}
+			gar := float64(matched) / float64(turns)
+			t.Logf("oracle gold action recall %.4f (%d of %d turns)", gar, matched, turns)
+			if gar < 0.95 {
+				t.Errorf("oracle gold action recall %.4f (%d of %d turns), want 0.95 at least", gar, matched, turns)
+			}
+		})
+	}
+}
