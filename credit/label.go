@@ -217,6 +217,7 @@ type labeler struct {
 	askedFor map[string]bool
 	asking   string // the piece the turn being labelled asks for
 	wrote    bool   // the last turn was a write
+	isKnown  []bool // per action: known found it said
 	refused  bool   // the last turn refused
 	refusing bool   // the words of the turn being labelled refuse
 	// refuseGoals are the forbidden requests' goals in order; refusals
@@ -230,7 +231,7 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 	n := len(bp.Actions)
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		pieces: goalPieces(bp), askedFor: map[string]bool{},
+		pieces: goalPieces(bp), askedFor: map[string]bool{}, isKnown: make([]bool, n),
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
@@ -281,7 +282,6 @@ func (lb *labeler) assistant(i int, m record.Message) {
 	var alt []string
 	if len(m.ToolCalls) == 0 {
 		tu.Class = lb.textClass(m.Content)
-		lb.refusing = usersim.Refuses(m.Content)
 		alt = lb.admits(gold, next, tu.Class)
 		lb.text(&tu, m.Content)
 	} else {
@@ -337,7 +337,7 @@ func (lb *labeler) gold() string {
 			// The forbidden request is refused before anything of a later
 			// request is done, the reads its write needs included.
 			return ClassRefuse
-		case !lb.prov.known(lb.args[i]) && (a.Kind != record.KindWrite || lb.unstated(i)):
+		case !lb.known(i) && (a.Kind != record.KindWrite || lb.unstated(i)):
 			// A write's value no message spells as its argument does
 			// ("basic economy" for basic_economy) is said once the
 			// customer stated every piece of its request.
@@ -402,7 +402,7 @@ func (lb *labeler) admits(gold string, next int, class string) []string {
 		// such a read by its values.
 		alt = append(alt, lookup)
 	}
-	if next >= 0 && (gold == ClassRead || gold == ClassAsk) && lb.onlyNeeds(next) && lb.prov.known(lb.args[next]) {
+	if next >= 0 && (gold == ClassRead || gold == ClassAsk) && lb.onlyNeeds(next) && lb.known(next) {
 		if lb.confirm < 0 {
 			alt = append(alt, ClassConfirm)
 		} else {
@@ -410,6 +410,16 @@ func (lb *labeler) admits(gold string, next int, class string) []string {
 		}
 	}
 	return alt
+}
+
+// known reports whether every value of a ground-truth action was said.
+// What was said stays said, so an action found known is not looked up
+// again.
+func (lb *labeler) known(action int) bool {
+	if !lb.isKnown[action] {
+		lb.isKnown[action] = lb.prov.known(lb.args[action])
+	}
+	return lb.isKnown[action]
 }
 
 // lookup stands in admits for a read of values someone said.
@@ -543,8 +553,9 @@ func GoldRecall(l Labels) (matched, turns int) {
 
 // textClass reads an agent's words as the customer's Listener does, with
 // the domain's words when the labeler has them (usersim.ReadAsk), and
-// notes the piece a question asks for.
+// notes the piece a question asks for and whether the words refuse.
 func (lb *labeler) textClass(text string) string {
+	lb.refusing = usersim.Refuses(text)
 	ask, matched := usersim.ReadAsk(lb.model, lb.bp, text)
 	if ask.Kind == "piece" {
 		// Asked again, the piece was not stated: the customer's reply
@@ -561,7 +572,7 @@ func (lb *labeler) textClass(text string) string {
 		return ClassAsk
 	}
 	switch {
-	case usersim.Refuses(text):
+	case lb.refusing:
 		return ClassRefuse
 	case !matched && lb.model == nil && strings.Contains(text, "?"):
 		// Without the domain's words, a question no rule knows is taken

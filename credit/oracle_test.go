@@ -12,6 +12,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
@@ -81,5 +82,51 @@ func TestOracleGoldRecall(t *testing.T) {
 				t.Errorf("oracle gold action recall %.4f (%d of %d turns), want 0.95 at least", gar, matched, turns)
 			}
 		})
+	}
+}
+
+// BenchmarkLabel labels 100 oracle dialogues of retail and airline each,
+// the work synth run adds to a row.
+func BenchmarkLabel(b *testing.B) {
+	sch, err := schemas.Compile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	type dialogue struct {
+		d  *domains.Domain
+		bp *record.Blueprint
+		tr *record.Trajectory
+		v  record.Verdict
+	}
+	var all []dialogue
+	for _, dom := range []string{"retail", "airline"} {
+		cfg := pipeline.Defaults()
+		cfg.Domain, cfg.Seed = dom, 3
+		d, err := domains.Load(dom, cfg.Seed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		gen, err := pipeline.Generator(cfg, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ver := verify.ForDomain(d, sch)
+		for i := range 100 {
+			bp, err := gen.Generate(context.Background(), i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+			if err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, dialogue{d, bp, tr, ver.Verify(context.Background(), bp, tr)})
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, x := range all {
+			credit.LabelDomain(x.d, x.bp, x.tr, &x.v)
+		}
 	}
 }

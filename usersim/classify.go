@@ -48,9 +48,12 @@ func anyOf(alts ...string) *keywords {
 }
 
 // MatchString reports whether the regexp matches s. The literals decide
-// only for ASCII text, where folding case is lower-casing.
+// for text where folding an ASCII literal's case is lower-casing: all
+// but the two runes that fold to an ASCII letter (the Kelvin sign to k,
+// the long s to s). Agents' words hold dashes and accents, so this is
+// most of them.
 func (k *keywords) MatchString(s string) bool {
-	if k.lits != nil && ascii(s) {
+	if k.lits != nil && (ascii(s) || !strings.ContainsAny(s, foldsToASCII)) {
 		low := strings.ToLower(s)
 		if !slices.ContainsFunc(k.lits, func(l string) bool { return strings.Contains(low, l) }) {
 			return false
@@ -101,6 +104,11 @@ func shortest(l []string) int {
 	}
 	return n
 }
+
+// foldsToASCII are the runes outside ASCII whose case folds to an ASCII
+// letter (unicode.SimpleFold): a regexp with (?i) matches "ſorry" for
+// "sorry", which lower-casing does not turn into it.
+const foldsToASCII = "\u212A\u017F"
 
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {

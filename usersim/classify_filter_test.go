@@ -1,6 +1,7 @@
 package usersim_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/dialog"
@@ -10,8 +11,9 @@ import (
 
 // TestLiteralFilterAgrees: filtering by the literals a rule requires
 // reads every message as the regexps alone do, on the oracle's messages
-// of 150 tasks, alone and run together, in every case, and with a
-// non-ASCII letter (which skips the filter).
+// of 150 tasks, alone and run together, in every case, with letters
+// beyond ASCII, and with the long s or the Kelvin sign (which skip the
+// filter).
 func TestLiteralFilterAgrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 150 dialogues")
@@ -27,7 +29,10 @@ func TestLiteralFilterAgrees(t *testing.T) {
 	})
 	n := len(texts)
 	for i := 0; i < n; i++ {
-		texts = append(texts, texts[i]+" "+texts[(i*7+3)%n], upper(texts[i]), "Ünïcode — "+texts[(i*5+1)%n])
+		texts = append(texts, texts[i]+" "+texts[(i*7+3)%n], upper(texts[i]), "Ünïcode — "+texts[(i*5+1)%n],
+			// The runes whose case folds to an ASCII letter, which the
+			// regexps match for s and k and lower-casing does not.
+			strings.ReplaceAll(texts[i], "s", "\u017F"), strings.ReplaceAll(upper(texts[i]), "K", "\u212A"))
 	}
 	texts = append(texts, "SHALL I PROCEED?", "Can I hand you over to a HUMAN agent?", "I'M SORRY, that's not possible.", "Have a GREAT day!")
 	for _, text := range texts {
