@@ -184,7 +184,16 @@ func label(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, t *record.Tra
 		t = &record.Trajectory{}
 	}
 	lb := newLabeler(k, m, bp, v)
-	for i, m := range t.Messages {
+	lb.add(t.Messages, 0)
+	return lb.finish(t)
+}
+
+// add walks messages, the first at index from: each message's labels
+// depend only on the messages before it, so a dialogue can be walked in
+// pieces as it grows.
+func (lb *labeler) add(msgs []record.Message, from int) {
+	for j, m := range msgs {
+		i := from + j
 		switch m.Role {
 		case "assistant":
 			lb.assistant(i, m)
@@ -194,7 +203,48 @@ func label(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, t *record.Tra
 			lb.prov.user(i, m.Content)
 		}
 	}
-	return lb.finish(t)
+}
+
+// Growing labels a dialogue not yet verified as it grows, turn by turn,
+// instead of from its start at every step (synth serve). Its Labels
+// equal LabelDomain's with no verdict; once the dialogue is verified,
+// LabelDomain labels it with the verdict, which decides how a write
+// matches the chain.
+type Growing struct {
+	lb *labeler
+	n  int // messages walked
+}
+
+// NewGrowing starts labelling a dialogue of the blueprint in the domain
+// (nil: Label's kinds and words).
+func NewGrowing(d *domains.Domain, bp *record.Blueprint) *Growing {
+	if bp == nil {
+		bp = &record.Blueprint{}
+	}
+	var lb *labeler
+	if d == nil {
+		lb = newLabeler(nil, nil, bp, nil)
+	} else {
+		lb = newLabeler(d.Tools, d.Model, bp, nil)
+	}
+	return &Growing{lb: lb}
+}
+
+// Labels labels t, whose first messages are those of the earlier calls:
+// only the messages past them are walked.
+func (g *Growing) Labels(t *record.Trajectory) Labels {
+	if t == nil {
+		t = &record.Trajectory{}
+	}
+	if len(t.Messages) > g.n {
+		g.lb.add(t.Messages[g.n:], g.n)
+		g.n = len(t.Messages)
+	}
+	out := g.lb.finish(t)
+	// A later write marks its confirmation on the chain: the caller's
+	// copy stays as it was.
+	out.Steps, out.Turns = slices.Clone(out.Steps), slices.Clone(out.Turns)
+	return out
 }
 
 // labeler carries the walk over one dialogue.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"testing"
 
@@ -127,6 +128,55 @@ func BenchmarkLabel(b *testing.B) {
 	for range b.N {
 		for _, x := range all {
 			credit.LabelDomain(x.d, x.bp, x.tr, &x.v)
+		}
+	}
+}
+
+// TestGrowing: labelling a dialogue as it grows gives at every length the
+// labels of the whole prefix at once, and leaves labels handed out before
+// as they were.
+func TestGrowing(t *testing.T) {
+	packDir := filepath.Join(t.TempDir(), "helpdesk")
+	if err := pack.Init(packDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, dom := range []string{"retail", "airline", packDir} {
+		cfg := pipeline.Defaults()
+		cfg.Domain, cfg.Seed = dom, 7
+		d, err := domains.Load(dom, cfg.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen, err := pipeline.Generator(cfg, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 8 {
+			bp, err := gen.Generate(context.Background(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := credit.NewGrowing(d, bp)
+			var before []credit.Labels
+			grow := &record.Trajectory{}
+			for k := 1; k <= len(tr.Messages); k++ {
+				grow.Messages = tr.Messages[:k]
+				got := g.Labels(grow)
+				want := credit.LabelDomain(d, bp, &record.Trajectory{Messages: tr.Messages[:k]}, nil)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %d messages: growing labels\n%+v\nall at once\n%+v", bp.ID, k, got, want)
+				}
+				before = append(before, got)
+			}
+			for k, l := range before {
+				if want := credit.LabelDomain(d, bp, &record.Trajectory{Messages: tr.Messages[:k+1]}, nil); !reflect.DeepEqual(l, want) {
+					t.Fatalf("%s: the labels of %d messages changed as the dialogue grew", bp.ID, k+1)
+				}
+			}
 		}
 	}
 }

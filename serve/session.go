@@ -30,6 +30,10 @@ type session struct {
 	verdict *record.Verdict
 	// progress is the chain steps done before the step being taken.
 	progress int
+	// growing labels the dialogue step by step while it goes on; final
+	// holds its labels with the verdict once it has ended.
+	growing *credit.Growing
+	final   *credit.Labels
 }
 
 // ResetRequest starts a session at a blueprint: a release's by id, or
@@ -192,7 +196,7 @@ func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Errorf("blueprint %s: %w", bp.ID, err))
 		return
 	}
-	ss := &session{id: newID(), env: e, bp: bp, x: x, last: time.Now()}
+	ss := &session{id: newID(), env: e, bp: bp, x: x, last: time.Now(), growing: credit.NewGrowing(e.d, bp)}
 	// Held from admission on: the reaper does not take a session that
 	// has not answered its reset yet.
 	ss.mu.Lock()
@@ -263,7 +267,18 @@ func (s *Server) outcome(r *http.Request, ss *session, from int) Step {
 		v := ss.env.ver.Verify(r.Context(), ss.bp, tr)
 		ss.verdict = &v
 	}
-	labels := credit.LabelDomain(ss.env.d, ss.bp, tr, ss.verdict)
+	var labels credit.Labels
+	switch {
+	case ss.final != nil:
+		labels = *ss.final
+	case ss.verdict != nil:
+		// The verdict decides how a write matches the chain: the ended
+		// dialogue is labelled once more from its start, with it.
+		labels = credit.LabelDomain(ss.env.d, ss.bp, tr, ss.verdict)
+		ss.final = &labels
+	default:
+		labels = ss.growing.Labels(tr)
+	}
 	st := Step{Labels: []credit.Turn{}, Progress: labels.Progress, ChainLength: labels.ChainLength}
 	for _, t := range labels.Turns {
 		if t.Message >= from {
