@@ -36,6 +36,9 @@ type rule struct {
 type keywords struct {
 	re   *regexp.Regexp
 	lits []string // lower case; nil when the pattern requires none
+	// all, when the pattern is only literals, lists every text it
+	// matches (lower case): it decides alone where lits can.
+	all []string
 }
 
 func anyOf(alts ...string) *keywords {
@@ -43,8 +46,59 @@ func anyOf(alts ...string) *keywords {
 	k := &keywords{re: regexp.MustCompile(src)}
 	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
 		k.lits = required(tree)
+		if all, ok := spelled(tree.Simplify()); ok && !slices.Contains(all, "") {
+			k.all = all
+		}
 	}
 	return k
+}
+
+// spelled lists, lower-cased, every text re matches when it is only
+// literals, alternatives of them and optional ones ("i'?m sorry|policy"):
+// then a text holds a match exactly when it holds one of them. false
+// for anything else (a class, a word boundary, a repetition, a literal
+// beyond ASCII), or beyond 64 texts.
+func spelled(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if s := string(re.Rune); ascii(s) {
+			return []string{strings.ToLower(s)}, true
+		}
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpCapture:
+		return spelled(re.Sub[0])
+	case syntax.OpQuest:
+		l, ok := spelled(re.Sub[0])
+		return append([]string{""}, l...), ok
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l, ok := spelled(sub)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, l...)
+		}
+		return out, len(out) <= 64
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			l, ok := spelled(sub)
+			if !ok || len(out)*len(l) > 64 {
+				return nil, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range l {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // MatchString reports whether the regexp matches s. The literals decide
@@ -53,9 +107,13 @@ func anyOf(alts ...string) *keywords {
 // the long s to s). Agents' words hold dashes and accents, so this is
 // most of them.
 func (k *keywords) MatchString(s string) bool {
-	if k.lits != nil && (ascii(s) || !strings.ContainsAny(s, foldsToASCII)) {
+	if (k.lits != nil || k.all != nil) && (ascii(s) || !strings.ContainsAny(s, foldsToASCII)) {
 		low := strings.ToLower(s)
-		if !slices.ContainsFunc(k.lits, func(l string) bool { return strings.Contains(low, l) }) {
+		has := func(l string) bool { return strings.Contains(low, l) }
+		if k.all != nil {
+			return slices.ContainsFunc(k.all, has)
+		}
+		if !slices.ContainsFunc(k.lits, has) {
 			return false
 		}
 	}

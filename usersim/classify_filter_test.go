@@ -34,7 +34,10 @@ func TestLiteralFilterAgrees(t *testing.T) {
 			// regexps match for s and k and lower-casing does not.
 			strings.ReplaceAll(texts[i], "s", "\u017F"), strings.ReplaceAll(upper(texts[i]), "K", "\u212A"))
 	}
-	texts = append(texts, "SHALL I PROCEED?", "Can I hand you over to a HUMAN agent?", "I'M SORRY, that's not possible.", "Have a GREAT day!")
+	texts = append(texts, "SHALL I PROCEED?", "Can I hand you over to a HUMAN agent?", "I'M SORRY, that's not possible.", "Have a GREAT day!",
+		// Every spelling of a pattern of literals only (the optional
+		// apostrophe), and near misses.
+		"Im sorry, no.", "IM AFRAID NOT — the ordеr is gone.", "I am sorry.", "I’m sorry.", "Unfortunately…", "I can not.", "not able-to")
 	for _, text := range texts {
 		got, matched := usersim.ClassifyMatch(text)
 		kind, piece, ok := usersim.ClassifyByRegexpsForTest(text)
