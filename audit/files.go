@@ -285,8 +285,10 @@ type rejectedRecord struct {
 	// Trial is set on the LLM engine's records: one failed trial of a
 	// blueprint that may have others, and a verified one in sft/.
 	Trial *int `json:"trial,omitempty"`
-	file  string
-	line  int
+	// Labels are the dialogue's credit labels (format 4 on).
+	Labels json.RawMessage `json:"labels,omitempty"`
+	file   string
+	line   int
 }
 
 // duplicateRecord is a verified dialogue that the run dropped because

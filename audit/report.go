@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/corpus"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/release"
@@ -168,6 +169,7 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 	}
 	bySplit, dpoBySplit := map[string]int{}, map[string]int{}
 	meter := corpus.NewMeter()
+	labels := release.NewCreditStats()
 	for _, e := range byKind(kindSFT) {
 		err := export.ScanSFT(filepath.Join(dir, filepath.FromSlash(e.Path)), func(r export.SFTRow) error {
 			if err := ctx.Err(); err != nil {
@@ -188,6 +190,10 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 				calls += len(msg.ToolCalls)
 			}
 			dist.calls[calls]++
+			var l credit.Labels
+			if r.Labels != nil && json.Unmarshal(r.Labels, &l) == nil {
+				labels.Add(l, r.Engine)
+			}
 			if policy == "" && len(r.Messages) > 0 && r.Messages[0].Role == "system" {
 				policy = r.Messages[0].Content
 			}
@@ -242,9 +248,31 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 		histogram("toolcalls", "Tool calls per dialogue", "tool calls", "dialogues", dist.calls, 12),
 	}
 	if dpoPairs > 0 {
-		data.Charts = append(data.Charts, categories("failures", "DPO failure types", "pairs", dist.failures))
+		data.Charts = append(data.Charts, categories("failures", "DPO failure types", "taxonomy label of each pair's rejected side", "pairs", dist.failures))
+	}
+	if labels.Rows > 0 {
+		addLabels(data, labels)
 	}
 	return data, nil
+}
+
+// addLabels shows what the rows' per-turn labels sum to: chain length,
+// coverage, the mix of action classes and Gold Action Recall.
+func addLabels(data *reportData, c *release.CreditStats) {
+	data.Counts = append(data.Counts, stat{"label coverage", fmt.Sprintf("%.1f%%", 100*c.Coverage),
+		fmt.Sprintf("%d of %d chain steps; %d of %d rows fully covered", c.CoveredSteps, c.ChainSteps, c.FullyCovered, c.Rows)})
+	for _, e := range slices.Sorted(maps.Keys(c.Gold)) {
+		g := c.Gold[e]
+		data.Counts = append(data.Counts, stat{"gold action recall · " + e, fmt.Sprintf("%.1f%%", 100*g.Recall), fmt.Sprintf("%d of %d assistant turns", g.Matched, g.Turns)})
+	}
+	chain := map[int]int{}
+	for k, v := range c.ChainLength {
+		n, _ := strconv.Atoi(k)
+		chain[n] += v
+	}
+	data.Charts = append(data.Charts,
+		histogram("chain", "Chain length", "ground-truth actions per task", "tasks", chain, 20),
+		categories("classes", "Action classes", "assistant turns by class, from the labels column", "turns", c.Classes))
 }
 
 // splitNote lists counts per split, train first.
@@ -284,7 +312,7 @@ func passRates(m *release.Manifest) *chart {
 }
 
 // categories charts counts by name, largest first.
-func categories(id, title, unit string, counts map[string]int) *chart {
+func categories(id, title, caption, unit string, counts map[string]int) *chart {
 	names := slices.Sorted(maps.Keys(counts))
 	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(counts[b], counts[a]) })
 	top := 0
@@ -295,7 +323,7 @@ func categories(id, title, unit string, counts map[string]int) *chart {
 	for _, n := range names {
 		items = append(items, hbarItem{label: n, value: float64(counts[n]), text: plural(counts[n], unit)})
 	}
-	return hbars(id, title, "taxonomy label of each pair's rejected side", items, float64(top))
+	return hbars(id, title, caption, items, float64(top))
 }
 
 // dialogue turns a row into what the page shows of it.

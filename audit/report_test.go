@@ -46,6 +46,9 @@ func fixtureRelease(t *testing.T) string {
 		row   export.SFTRow
 	}{
 		{"train", export.SFTRow{ID: "fx-1", BlueprintID: "fx-1", Domain: "retail", Tools: "[]", NWrites: 1, NReads: 3, Evidence: []int32{3}, Behavior: "upfront", Engine: "embedded",
+			Labels: json.RawMessage(`{"chain_length":3,"progress":3,"coverage":1,"pivotal":-1,"correcting":-1,"outcome":1,"steps":[],"turns":[` +
+				`{"message":2,"class":"read","gold":"read"},{"message":4,"class":"ask","gold":"ask"},{"message":6,"class":"read","gold":"read"},` +
+				`{"message":8,"class":"confirm","gold":"confirm"},{"message":10,"class":"write","gold":"write"},{"message":12,"class":"inform","gold":"inform"}]}`),
 			Messages: dialogue(1, say("user", `Order #W1 — and <script>alert("x")</script> & "quotes"`),
 				call("qwertyui1", "get_order_details", `{"order_id":"#W1"}`),
 				result("qwertyui1", "get_order_details", `{"order_id":"#W1","status":"pending","total":12.5}`),
@@ -54,6 +57,8 @@ func fixtureRelease(t *testing.T) string {
 				result("zxcvbnma1", "cancel_pending_order", `{"status":"cancelled"}`),
 				say("assistant", "Done: #W1 is cancelled."))}},
 		{"train", export.SFTRow{ID: "fx-2", BlueprintID: "fx-2", Domain: "retail", Tools: "[]", Behavior: "minimal", Engine: "embedded",
+			Labels: json.RawMessage(`{"chain_length":2,"progress":2,"coverage":1,"pivotal":-1,"correcting":-1,"outcome":1,"steps":[],"turns":[` +
+				`{"message":2,"class":"read","gold":"read"},{"message":4,"class":"ask","gold":"read"},{"message":6,"class":"inform","gold":"inform"}]}`),
 			Messages: dialogue(2, say("user", "Just checking the status."), say("assistant", "It is delivered."))}},
 		{"test", export.SFTRow{ID: "fx-3", BlueprintID: "fx-3", Domain: "retail", Tools: "[]", NWrites: 2, NReads: 9, Evidence: []int32{4, 5}, Behavior: "typos", Engine: "embedded",
 			Messages: dialogue(3, say("user", "thx"), say("assistant", "Bye!"))}},

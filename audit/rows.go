@@ -1,14 +1,17 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"slices"
 	"strings"
 
 	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
@@ -133,11 +136,67 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	}
 	tr := &record.Trajectory{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Engine: r.Engine, Behavior: r.Behavior, Kind: r.Kind,
 		Messages: r.Messages, Ending: ending(r.Messages), StateHash: hash}
-	for _, c := range s.ver.Verify(ctx, info.bp, tr).Checks {
+	v := s.ver.Verify(ctx, info.bp, tr)
+	for _, c := range v.Checks {
 		if !c.Passed {
 			bad("verify/"+c.Name, "%s", c.Reason)
 		}
 	}
+	if !v.Passed {
+		return // the labels of a row that fails are moot
+	}
+	if r.Kind == record.KindRecovery && r.Labels != nil {
+		// The customer message that caught the mistake is the one input a
+		// row does not hold; its labels name it: the message after the
+		// pivotal proposal.
+		var at struct {
+			Pivotal int `json:"pivotal"`
+		}
+		c := -1
+		if json.Unmarshal(r.Labels, &at) == nil {
+			c = at.Pivotal + 1
+		}
+		if c < 1 || c >= len(r.Messages) || r.Messages[c].Role != "user" || r.Messages[c-1].Role != "assistant" {
+			bad("labels", "recovery row: pivotal %d is not an agent's turn the customer answers", c-1)
+			return
+		}
+		tr.Corrections = []int{c}
+	}
+	s.checkLabels(bad, info.bp, tr, v, r.Labels)
+}
+
+// checkLabels compares a dialogue's stored credit labels with the ones
+// computed again from its blueprint, dialogue and verdict (releases
+// before format 4 have none, and nothing is checked).
+func (s *state) checkLabels(bad func(check, format string, args ...any), bp *record.Blueprint, tr *record.Trajectory, v record.Verdict, stored json.RawMessage) {
+	if stored == nil {
+		if s.doc.m.Format >= labelsFormat {
+			bad("labels", "no labels (format %d has them)", s.doc.m.Format)
+		}
+		return
+	}
+	raw, err := json.Marshal(credit.LabelDomain(s.dom, bp, tr, &v))
+	if err != nil {
+		bad("labels", "%v", err)
+		return
+	}
+	if !bytes.Equal(raw, stored) {
+		bad("labels", "the labels differ from the ones the blueprint gives: %s", firstDifference(stored, raw))
+	}
+}
+
+// labelsFormat is the first format whose dialogues carry labels.
+const labelsFormat = 4
+
+// firstDifference shows where two JSON texts part.
+func firstDifference(got, want []byte) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := max(0, i-40)
+	clip := func(b []byte) string { return string(b[from:min(len(b), i+40)]) }
+	return fmt.Sprintf("at byte %d, stored …%s… but recomputed …%s…", i, clip(got), clip(want))
 }
 
 // dpoTools is the release's --dpo-tools; releases before it kept the
@@ -440,11 +499,14 @@ func (s *state) checkRejected(ctx context.Context, r *rejectedRecord) {
 	if s.ver == nil {
 		return
 	}
-	switch f := s.ver.Verify(ctx, info.bp, r.Trajectory).Failed(); {
+	v := s.ver.Verify(ctx, info.bp, r.Trajectory)
+	switch f := v.Failed(); {
 	case f == nil:
 		bad("rejected", "the dialogue passes verification; it belongs in sft/, not rejected/")
 	case f.Name != r.Check:
 		bad("rejected", "the dialogue fails %s (%s), the record says %s", f.Name, f.Reason, r.Check)
+	default:
+		s.checkLabels(bad, info.bp, r.Trajectory, v, r.Labels)
 	}
 }
 

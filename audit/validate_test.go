@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
@@ -122,6 +123,33 @@ func testCatchesDamage(t *testing.T, base string) {
 			rewriteSFT(t, dir, "train", rows)
 			relist(t, dir, sftFile("train"), -1)
 			return []want{{file: sftFile("train"), check: "tool_result", row: k, id: rows[k].ID, reason: "differs from re-running its call"}}
+		}},
+		{"edited labels, manifest updated", func(t *testing.T, dir string) []want {
+			rows := readSFT(t, dir, "train")
+			k := 4
+			var l credit.Labels
+			if err := json.Unmarshal(rows[k].Labels, &l); err != nil {
+				t.Fatal(err)
+			}
+			// The first read gets the credit of its write.
+			for i := range l.Turns {
+				if l.Turns[i].Class == credit.ClassRead {
+					l.Turns[i].Progress++
+					break
+				}
+			}
+			raw, err := json.Marshal(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows[k].Labels = raw
+			rows[k+1].Labels = nil
+			rewriteSFT(t, dir, "train", rows)
+			relist(t, dir, sftFile("train"), -1)
+			return []want{
+				{file: sftFile("train"), check: "labels", row: k, id: rows[k].ID, reason: "differ from the ones the blueprint gives"},
+				{file: sftFile("train"), check: "labels", row: k + 1, id: rows[k+1].ID, reason: "no labels"},
+			}
 		}},
 		{"dropped row, manifest not updated", func(t *testing.T, dir string) []want {
 			rows := readSFT(t, dir, "train")

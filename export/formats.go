@@ -191,7 +191,7 @@ func EncodeSFT(dst []byte, format Format, r *SFTRow) ([]byte, error) {
 		return appendJSON(dst, shareGPTExample{Conversations: turns, System: sys, Tools: r.Tools})
 	case FormatJSONL:
 		return appendJSON(dst, jsonlSFT{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Messages: wire(r.Messages), Tools: tools,
-			NWrites: r.NWrites, NReads: r.NReads, Evidence: nonNil(r.Evidence), Behavior: r.Behavior, Engine: r.Engine, Kind: r.Kind})
+			NWrites: r.NWrites, NReads: r.NReads, Evidence: nonNil(r.Evidence), Behavior: r.Behavior, Engine: r.Engine, Kind: r.Kind, Labels: r.Labels})
 	}
 	return nil, fmt.Errorf("unknown format %q", format)
 }
@@ -293,6 +293,8 @@ type jsonlSFT struct {
 	Behavior    string           `json:"behavior"`
 	Engine      string           `json:"engine"`
 	Kind        string           `json:"kind"`
+	// Labels is absent for a row of a release before format 4.
+	Labels json.RawMessage `json:"labels,omitempty"`
 }
 
 type jsonlDPO struct {

@@ -61,6 +61,7 @@ func sampleSFT(i int) SFTRow {
 		Evidence:    []int32{2},
 		Behavior:    []string{"cooperative", "impatient", "changes_mind"}[i%3],
 		Engine:      "embedded",
+		Labels:      json.RawMessage(fmt.Sprintf(`{"chain_length":3,"progress":%d,"turns":[]}`, i%4)),
 	}
 	if i%5 == 0 {
 		// A read-only task: no writes, so no evidence.
@@ -195,7 +196,7 @@ func checkJSONColumns(t *testing.T, pf *file.Reader) {
 	for c := range md.Schema.NumColumns() {
 		col := md.Schema.Column(c)
 		path := col.ColumnPath().String()
-		isJSON := path == "messages.list.element" || path == "tools.list.element" ||
+		isJSON := path == "messages.list.element" || path == "tools.list.element" || path == "labels" ||
 			path == "prompt.list.element" || path == "chosen.list.element" || path == "rejected.list.element"
 		if got := col.LogicalType().String() == (schema.JSONLogicalType{}).String(); got != isJSON {
 			t.Errorf("column %s: logical type %s", path, col.LogicalType())
@@ -218,6 +219,9 @@ func checkJSONColumns(t *testing.T, pf *file.Reader) {
 	for _, f := range sch.Fields() {
 		l, ok := f.Type.(*arrow.ListType)
 		if !ok {
+			if ext, isExt := f.Type.(arrow.ExtensionType); f.Name == "labels" && (!isExt || ext.ExtensionName() != "arrow.json") {
+				t.Errorf("stored schema: labels is %s", f.Type)
+			}
 			continue
 		}
 		want := f.Name != "evidence"

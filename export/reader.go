@@ -1,7 +1,9 @@
 package export
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -70,7 +72,7 @@ func readDPO(path string, mem memory.Allocator) ([]DPORow, error) {
 }
 
 func scanSFT(path string, mem memory.Allocator, fn func(SFTRow) error) error {
-	return scan(path, mem, "sft", []*arrow.Schema{sftSchemaRead(), SFTSchema(), sftSchemaReadV2(), sftSchemaV2(), SFTSchemaV1()}, func(rec arrow.RecordBatch) error {
+	return scan(path, mem, "sft", []*arrow.Schema{sftSchemaRead(), SFTSchema(), sftSchemaReadV3(), sftSchemaV3(), sftSchemaReadV2(), sftSchemaV2(), SFTSchemaV1()}, func(rec arrow.RecordBatch) error {
 		c, err := newSFTColumns(rec)
 		if err != nil {
 			return err
@@ -325,6 +327,7 @@ func column[T any](rec arrow.RecordBatch, i int) (T, error) {
 type sftColumns struct {
 	id, blueprintID, domain, behavior, engine *array.String
 	kind                                      *array.String // nil before format 3
+	labels                                    *array.Binary // nil before format 4
 	tools                                     *toolsColumn
 	messages                                  *messagesColumn
 	nWrites, nReads                           *array.Int32
@@ -369,6 +372,9 @@ func newSFTColumns(rec arrow.RecordBatch) (*sftColumns, error) {
 	if rec.NumCols() > 10 {
 		strCol(&c.kind, 10)
 	}
+	if rec.NumCols() > 11 {
+		set(func() (e error) { c.labels, e = column[*array.Binary](rec, 11); return })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -389,6 +395,10 @@ func (c *sftColumns) row(i int) (SFTRow, error) {
 	}
 	if c.kind != nil {
 		r.Kind = stringAt(c.kind, i)
+	}
+	// The writer's placeholder of a row without labels reads as none.
+	if c.labels != nil && c.labels.IsValid(i) && !bytes.Equal(c.labels.Value(i), noLabels) {
+		r.Labels = json.RawMessage(bytes.Clone(c.labels.Value(i)))
 	}
 	var err error
 	r.Messages, err = c.messages.at(i)

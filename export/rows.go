@@ -1,6 +1,10 @@
 package export
 
-import "github.com/synth-data/synth/record"
+import (
+	"encoding/json"
+
+	"github.com/synth-data/synth/record"
+)
 
 // SFTRow is one row of the sft config: a verified dialogue.
 type SFTRow struct {
@@ -16,6 +20,9 @@ type SFTRow struct {
 	// Kind is "" for the oracle's dialogue and "recovery" for one in which
 	// the customer caught a flawed agent's mistake and the agent recovered.
 	Kind string
+	// Labels is the JSON object of the dialogue's credit labels (package
+	// credit); nil in rows of a release before format 4.
+	Labels json.RawMessage
 }
 
 // DPORow is one row of the dpo config: a shared prompt and two

@@ -17,8 +17,10 @@ import (
 // canonical conversation and renders under chat templates as it is.
 // Version 3 adds the sft column kind: "" for the oracle's dialogue,
 // "recovery" for a dialogue in which the customer catches a flawed
-// agent's mistake and the agent corrects it. The readers read all three.
-const FormatVersion = 3
+// agent's mistake and the agent corrects it. Version 4 adds the sft
+// column labels: the dialogue's per-turn credit labels (package credit)
+// as one Json() object. The readers read all four.
+const FormatVersion = 4
 
 // Every field is nullable because Hugging Face datasets, DuckDB and pyarrow
 // treat Parquet fields as nullable anyway, and a required field in one shard
@@ -78,7 +80,7 @@ func messageTypeV1() *arrow.StructType {
 // file of every split on the very same value.
 var (
 	sftSchema = sync.OnceValue(func() *arrow.Schema {
-		return sftSchemaWith(listOf(jsonType()), listOf(jsonType()), featuresMetadata(sftFeatures()))
+		return sftSchemaWith(listOf(jsonType()), listOf(jsonType()), jsonType(), featuresMetadata(sftFeatures()))
 	})
 	dpoSchema = sync.OnceValue(func() *arrow.Schema {
 		return dpoSchemaWith(listOf(jsonType()), listOf(jsonType()), featuresMetadata(dpoFeatures()))
@@ -87,7 +89,7 @@ var (
 	// Arrow schema, and pqarrow reads a Parquet JSON column as binary.
 	sftSchemaRead = sync.OnceValue(func() *arrow.Schema {
 		bin := arrow.BinaryTypes.Binary
-		return sftSchemaWith(listOf(bin), listOf(bin), nil)
+		return sftSchemaWith(listOf(bin), listOf(bin), bin, nil)
 	})
 	dpoSchemaRead = sync.OnceValue(func() *arrow.Schema {
 		bin := arrow.BinaryTypes.Binary
@@ -104,14 +106,25 @@ var (
 		bin := arrow.BinaryTypes.Binary
 		return arrow.NewSchema(sftFields(listOf(bin), listOf(bin)), nil)
 	})
+	// Format 3 is format 4 without labels.
+	sftSchemaV3 = sync.OnceValue(func() *arrow.Schema {
+		return arrow.NewSchema(append(sftFields(listOf(jsonType()), listOf(jsonType())), kindField()), nil)
+	})
+	sftSchemaReadV3 = sync.OnceValue(func() *arrow.Schema {
+		bin := arrow.BinaryTypes.Binary
+		return arrow.NewSchema(append(sftFields(listOf(bin), listOf(bin)), kindField()), nil)
+	})
 	dpoSchemaV1 = sync.OnceValue(func() *arrow.Schema {
 		return dpoSchemaWith(listOf(messageTypeV1()), arrow.BinaryTypes.String, nil)
 	})
 )
 
-func sftSchemaWith(msgs, tools arrow.DataType, md *arrow.Metadata) *arrow.Schema {
-	return arrow.NewSchema(append(sftFields(msgs, tools), nullable("kind", arrow.BinaryTypes.String)), md)
+func sftSchemaWith(msgs, tools, labels arrow.DataType, md *arrow.Metadata) *arrow.Schema {
+	return arrow.NewSchema(append(sftFields(msgs, tools), kindField(), nullable("labels", labels)), md)
 }
+
+// kindField is the sft column of format 3 on.
+func kindField() arrow.Field { return nullable("kind", arrow.BinaryTypes.String) }
 
 // sftFields are the sft columns of formats 1 and 2.
 func sftFields(msgs, tools arrow.DataType) []arrow.Field {
@@ -156,6 +169,7 @@ func sftFeatures() []featureEntry {
 	return []featureEntry{
 		{"id", str}, {"blueprint_id", str}, {"domain", str}, {"messages", jsons}, {"tools", jsons},
 		{"n_writes", i32}, {"n_reads", i32}, {"evidence", featureList(i32)}, {"behavior", str}, {"engine", str}, {"kind", str},
+		{"labels", map[string]any{"_type": "Json"}},
 	}
 }
 
@@ -198,13 +212,14 @@ func featuresMetadata(fs []featureEntry) *arrow.Metadata {
 	return &md
 }
 
-// SFTSchema returns the Arrow schema of the sft config (format version 3).
+// SFTSchema returns the Arrow schema of the sft config (format version 4).
 //
 // messages and tools are lists of arrow.json values: each message is the
 // JSON object of an OpenAI chat message with only the keys it has (role
 // and content always, content "" on tool-call turns; reasoning_content,
 // tool_calls, tool_call_id and name when set), each call's arguments a
-// JSON object; each tool is one OpenAI tool definition. No value is null.
+// JSON object; each tool is one OpenAI tool definition. labels is one
+// arrow.json value, the row's credit.Labels object. No value is null.
 func SFTSchema() *arrow.Schema { return sftSchema() }
 
 // DPOSchema returns the Arrow schema of the dpo config. Messages are encoded

@@ -536,6 +536,7 @@ type sftBuilder struct {
 	evidence                *array.ListBuilder
 	evidenceValues          *array.Int32Builder
 	behavior, engine, kind  *array.StringBuilder
+	labels                  *array.StringBuilder
 }
 
 func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
@@ -572,11 +573,22 @@ func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
 	strCol(&b.behavior, 8)
 	strCol(&b.engine, 9)
 	strCol(&b.kind, 10)
+	set(func() error {
+		ext, e := as[*array.ExtensionBuilder](field(11), "labels")
+		if e == nil {
+			b.labels, e = as[*array.StringBuilder](ext.StorageBuilder(), "labels storage")
+		}
+		return e
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &b, nil
 }
+
+// noLabels is the labels value of a row without any: a Json() column
+// holds no null, which datasets before 5.0 cannot decode.
+var noLabels = []byte("{}")
 
 func (b *sftBuilder) append(r *SFTRow, tools []json.RawMessage) int64 {
 	b.id.Append(r.ID)
@@ -592,7 +604,12 @@ func (b *sftBuilder) append(r *SFTRow, tools []json.RawMessage) int64 {
 	b.behavior.Append(r.Behavior)
 	b.engine.Append(r.Engine)
 	b.kind.Append(r.Kind)
-	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Behavior)+len(r.Engine)+len(r.Kind)+4*len(r.Evidence)) + 64
+	labels := []byte(r.Labels)
+	if len(labels) == 0 {
+		labels = noLabels
+	}
+	b.labels.BinaryBuilder.Append(labels)
+	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Behavior)+len(r.Engine)+len(r.Kind)+len(labels)+4*len(r.Evidence)) + 64
 }
 
 // dpoBuilder holds typed handles on the column builders of a DPO record.
@@ -653,9 +670,12 @@ func (b *dpoBuilder) append(r *DPORow, tools []json.RawMessage) int64 {
 func checkSFT(r *SFTRow) error {
 	bad := firstInvalid(
 		"id", r.ID, "blueprint_id", r.BlueprintID, "domain", r.Domain, "tools", r.Tools,
-		"behavior", r.Behavior, "engine", r.Engine, "kind", r.Kind)
+		"behavior", r.Behavior, "engine", r.Engine, "kind", r.Kind, "labels", string(r.Labels))
 	if bad == "" {
 		bad = invalidUTF8("messages", r.Messages)
+	}
+	if bad == "" && len(r.Labels) > 0 && !json.Valid(r.Labels) {
+		return fmt.Errorf("export: sft row %q: labels are not a JSON value", r.ID)
 	}
 	if bad != "" {
 		return fmt.Errorf("export: sft row %q: %s is not valid UTF-8", r.ID, bad)

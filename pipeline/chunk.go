@@ -187,7 +187,7 @@ func (c *chunkWriter) add(it item) error {
 	cn.Verified++
 	cn.SFTRows++
 	cn.BySplit[it.bp.Split]++
-	c.stats.Add(it.bp, out.Trajectory)
+	c.stats.Add(it.bp, out.Trajectory, it.labels)
 	if err := c.sft.WriteSFT(it.bp.Split, it.row); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
@@ -302,7 +303,10 @@ func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
 		if it.bpJSON, err = json.Marshal(it.bp); err != nil {
 			return nil, err
 		}
-		it.row = sftRow(it.bp, rec.Trajectory, k.d.Tools.OpenAI())
+		it.labels = credit.LabelDomain(k.d, it.bp, rec.Trajectory, &rec.Verdict)
+		if it.row, err = sftRow(it.bp, rec.Trajectory, it.labels, k.d.Tools.OpenAI()); err != nil {
+			return nil, err
+		}
 		it.sig = signTrajectory(i, rec.Trajectory.ID, it.bp.Split, rec.Trajectory)
 		if err := sink.put(i, it); err != nil {
 			return nil, err

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
@@ -125,11 +124,7 @@ func Merge(outs []string, dir string, force bool) (*release.Manifest, error) {
 		return nil, fmt.Errorf("-o %s is not writable: %w", dir, err)
 	}
 	// The shards adapted the controls as one run does: ask the generator.
-	spec, err := cfg.Spec()
-	if err != nil {
-		return nil, err
-	}
-	gen, err := blueprints.NewGeneric(d.Model, spec)
+	gen, err := Generator(cfg, d)
 	if err != nil {
 		return nil, err
 	}

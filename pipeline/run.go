@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
@@ -65,6 +66,7 @@ type item struct {
 	bpJSON  []byte
 	rejJSON []byte // the rejected/ record of a failed dialogue
 	row     export.SFTRow
+	labels  credit.Labels // the kept dialogue's, also in row
 	sig     signature
 	err     error
 }
@@ -117,8 +119,7 @@ func Run(ctx context.Context, cfg Config, prog Progress) (*Result, error) {
 func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*Result, error) {
 	start := time.Now()
 	cfg = cfg.resolved()
-	spec, err := cfg.Spec()
-	if err != nil {
+	if _, err := cfg.Spec(); err != nil {
 		return nil, err
 	}
 	shard, shards, err := ParseShard(cfg.Shard)
@@ -134,7 +135,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	cfg.bindDomain(d)
 	// So is the generator, which checks that the domain can meet the
 	// controls (--writes, --reads).
-	gen, err := blueprints.NewGeneric(d.Model, spec)
+	gen, err := Generator(cfg, d)
 	if err != nil {
 		return nil, err
 	}
@@ -377,28 +378,35 @@ func finish(it *item, d *domains.Domain, offered map[string]bool) error {
 		return err
 	}
 	out := it.out
+	it.labels = credit.LabelDomain(d, it.bp, out.Trajectory, &out.Verdict)
 	if !out.Verdict.Passed {
 		if it.rejJSON = out.Rejected; it.rejJSON == nil {
 			f := out.Verdict.Failed()
 			it.rejJSON, err = json.Marshal(map[string]any{"blueprint_id": it.bp.ID, "split": it.bp.Split,
-				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory})
+				"check": f.Name, "reason": f.Reason, "verdict": out.Verdict, "trajectory": out.Trajectory, "labels": it.labels})
 		}
 		return err
 	}
-	it.row = sftRow(it.bp, out.Trajectory, engine.RowTools(d.Tools, offered, out.Trajectory.Messages))
+	if it.row, err = sftRow(it.bp, out.Trajectory, it.labels, engine.RowTools(d.Tools, offered, out.Trajectory.Messages)); err != nil {
+		return err
+	}
 	it.sig = signTrajectory(it.index, out.Trajectory.ID, it.bp.Split, out.Trajectory)
 	return nil
 }
 
-// sftRow is the SFT row of a verified dialogue.
-func sftRow(bp *record.Blueprint, tr *record.Trajectory, toolsJSON string) export.SFTRow {
+// sftRow is the SFT row of a verified dialogue with its credit labels.
+func sftRow(bp *record.Blueprint, tr *record.Trajectory, l credit.Labels, toolsJSON string) (export.SFTRow, error) {
 	ev := make([]int32, len(bp.Evidence))
 	for k, e := range bp.Evidence {
 		ev[k] = int32(e)
 	}
+	labels, err := json.Marshal(l)
+	if err != nil {
+		return export.SFTRow{}, fmt.Errorf("labels of %s: %w", tr.ID, err)
+	}
 	return export.SFTRow{ID: tr.ID, BlueprintID: bp.ID, Domain: bp.Domain, Messages: tr.Messages,
 		Tools: toolsJSON, NWrites: int32(bp.NWrites), NReads: int32(bp.NReads), Evidence: ev,
-		Behavior: bp.Behavior, Engine: tr.Engine, Kind: tr.Kind}
+		Behavior: bp.Behavior, Engine: tr.Engine, Kind: tr.Kind, Labels: labels}, nil
 }
 
 // claimOut makes sure out can be written and takes its lock: the target

@@ -19,20 +19,16 @@ import (
 func Tasks(cfg Config) func(ctx context.Context, id string) (*record.Blueprint, error) {
 	var (
 		once sync.Once
-		gen  blueprints.Generator
+		gen  *blueprints.Generic
 		err  error
 	)
 	return func(ctx context.Context, id string) (*record.Blueprint, error) {
 		once.Do(func() {
-			var spec blueprints.Spec
-			if spec, err = cfg.Spec(); err != nil {
-				return
-			}
 			var d *domains.Domain
 			if d, err = domains.Load(cfg.Domain, cfg.Seed); err != nil {
 				return
 			}
-			gen, err = blueprints.NewGeneric(d.Model, spec)
+			gen, err = Generator(cfg, d)
 		})
 		if err != nil {
 			return nil, err
@@ -51,4 +47,17 @@ func Tasks(cfg Config) func(ctx context.Context, id string) (*record.Blueprint, 
 		}
 		return bp, nil
 	}
+}
+
+// Generator is the blueprint generator a run of cfg builds on its domain
+// d (domains.Load(cfg.Domain, cfg.Seed)): blueprint i of the run is its
+// Generate(ctx, i). A blueprint depends on the config and its index
+// only, not on n, so any index names the same task in every run of the
+// config (synth serve resets to one by seed and index).
+func Generator(cfg Config, d *domains.Domain) (*blueprints.Generic, error) {
+	spec, err := cfg.Spec()
+	if err != nil {
+		return nil, err
+	}
+	return blueprints.NewGeneric(d.Model, spec)
 }

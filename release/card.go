@@ -69,6 +69,9 @@ func Card(m *Manifest, files []FileEntry) string {
 			fmt.Fprintf(&b, "Distinct-1/-2 of user text: %.4f / %.4f; of assistant text: %.4f / %.4f. ", u["distinct_1"], u["distinct_2"], a["distinct_1"], a["distinct_2"])
 		}
 		fmt.Fprintf(&b, "Tool-sequence entropy: %.2f bits.\n\n", s.ToolSequenceEntropy)
+		if c := s.Credit; c != nil && c.Rows > 0 {
+			b.WriteString(creditStatsText(c))
+		}
 	}
 
 	if d := m.DPO; d != nil {
@@ -105,7 +108,9 @@ func Card(m *Manifest, files []FileEntry) string {
 		"- `domain/`: the policy, the tools and the record schemas used.\n- `manifest.json`: config, counts, pass rates and every file with its rows and sha256.\n\n")
 	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages`, `tools`, `n_writes`, `n_reads`, `evidence` (reads needed before each write), " +
 		"`behavior`, `engine`, `kind` (empty for the oracle's dialogue; `recovery` where the customer catches a flawed agent's mistake and the agent corrects it). Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
-		"`tool_calls`, `tool_call_id`, `name` when set), each call's `arguments` an object; each tool is one OpenAI tool definition.\n\n")
+		"`tool_calls`, `tool_call_id`, `name` when set), each call's `arguments` an object; each tool is one OpenAI tool definition; " +
+		"`labels` is the row's per-turn labels and rewards, one JSON object (below).\n\n")
+	b.WriteString(labelsText)
 	b.WriteString(loading)
 	b.WriteString(licenseText(m))
 	return b.String()
@@ -297,7 +302,7 @@ func cardFrontMatter(m *Manifest, files []FileEntry) string {
 	jsons := func(n string) cardFeature { return cardFeature{Name: n, List: "json"} }
 	infos := map[string][]cardFeature{
 		"sft": {str("id"), str("blueprint_id"), str("domain"), jsons("messages"), jsons("tools"), i32("n_writes"), i32("n_reads"),
-			{Name: "evidence", List: "int32"}, str("behavior"), str("engine"), str("kind")},
+			{Name: "evidence", List: "int32"}, str("behavior"), str("engine"), str("kind"), {Name: "labels", Dtype: "json"}},
 		"dpo": {str("id"), str("blueprint_id"), str("domain"), jsons("prompt"), jsons("chosen"), jsons("rejected"), jsons("tools"),
 			str("failure"), i32("divergence_turn")},
 	}
@@ -406,6 +411,59 @@ func histogramOver(title string, m map[string]int, over int) string {
 	b.WriteString("\n")
 	return b.String()
 }
+
+// creditStatsText sums the rows' labels for the card's statistics.
+func creditStatsText(c *CreditStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Per-turn labels (`labels`): chain length (ground-truth actions per task) mean %.2f; label coverage V_d %.4f "+
+		"(%d of %d chain steps; %d of %d rows fully covered). Action classes of the assistant turns: ",
+		float64(c.ChainSteps)/float64(c.Rows), c.Coverage, c.CoveredSteps, c.ChainSteps, c.FullyCovered, c.Rows)
+	total := 0
+	for _, n := range c.Classes {
+		total += n
+	}
+	for i, k := range SortedCounts(c.Classes) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.1f%%", k, 100*float64(c.Classes[k])/float64(total))
+	}
+	b.WriteString(". Gold Action Recall (turns whose class is the ground truth's at that point): ")
+	for i, e := range slices.Sorted(maps.Keys(c.Gold)) {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		g := c.Gold[e]
+		fmt.Fprintf(&b, "%s engine %.4f (%d of %d turns)", e, g.Recall, g.Matched, g.Turns)
+	}
+	b.WriteString(".\n\n")
+	return b.String()
+}
+
+// labelsText documents the labels column and the rewards it holds.
+const labelsText = "## Per-turn labels and rewards (`labels`)\n\n" +
+	"Each sft row's `labels`, and the `labels` key of each record in `rejected/rejected-*.jsonl.gz`, is the dialogue labelled turn by turn " +
+	"against its blueprint's ground truth (the blueprint's `actions`: the chain). Message indices count from 0 over `messages`, the system prompt included. " +
+	"`synth validate` recomputes every row's labels and fails on a difference.\n\n" +
+	"| field | meaning |\n|---|---|\n" +
+	"| `chain_length` | C, the number of ground-truth actions (reads and writes) |\n" +
+	"| `progress` | k, the chain steps done by the end (the last turn's `progress`) |\n" +
+	"| `coverage` | V_d = k/C, the share of the chain steps the labels tie to a turn (1 when C is 0); 1 on every sft row |\n" +
+	"| `pivotal` | message index of the pivotal mistake: in a failed dialogue its first off-chain or wrong turn (a call no ground-truth action matches, a write without a confirmation since the last write, a refusal or transfer the task does not call for), else the turn the failed check names, else the agent's last; in a recovery row (`kind` `recovery`) the proposal the customer turned down; -1 otherwise |\n" +
+	"| `correcting` | in a recovery row, message index of the agent's turn after the customer's correction; -1 otherwise |\n" +
+	"| `outcome` | the terminal reward: 1 verified, 0 failed (null for a dialogue not yet verified) |\n" +
+	"| `steps[i]` | ground-truth action i: `message`, the assistant turn that did it (-1: not done), and `by`: `call` (a call with its tool and arguments), `write` (a read the dialogue did without, done by the matched write that needs it, whose argument provenance shows where its values came from instead), `outcome` (a step a verified dialogue reached another way: a read no write needs, a write whose state another call made, as the state check found; done at the agent's last turn) |\n" +
+	"| `turns[j].message` | index of the j-th assistant message |\n" +
+	"| `turns[j].class` | its action class: `read`, `write`, `transfer` or `generic` for tool calls (by the tool's kind; a message with a write is `write`), `ask`, `confirm`, `inform`, `refuse`, `transfer` for words, read by the simulated customer's own classifier |\n" +
+	"| `turns[j].gold` | the class the ground truth calls for at that point: the next undone chain step's call, `ask` while a value that call needs has not been said (by the customer or a tool result), `confirm` before a write, `refuse` for a forbidden request owed before anything of the next request, with the chain done a refusal or transfer owed, else `inform`; the turn's own class where the ground truth admits it too: re-reading what the next write needs, `ask` for a piece of the request the customer has not stated, `confirm` or `write` once the write's values are said and only reads it can do without come first, `inform` right after a write, a lookup of values said, a refusal held or made with a plan B |\n" +
+	"| `turns[j].on_chain` | every call matches a ground-truth action (same tool, same arguments; in a verified dialogue a write matches its tool's action by the state check), or the words are a step the ground truth needs: the confirmation followed by the chain write, the first statement of a required output, the refusal of a forbidden request, the announced transfer |\n" +
+	"| `turns[j].serves` | index in `actions` of the write the turn serves: the write itself, a read it needs, its confirmation; -1 for none |\n" +
+	"| `turns[j].progress` | the dense reward: chain steps done up to and including this turn (distinct ground-truth actions matched, plus the reads a matched write needs) |\n" +
+	"| `turns[j].calls[k]` | `tool`, `kind`, `action` (the matched ground-truth action, -1 off-chain) and, for a write, `args`: each scalar argument's `path` in the arguments (`$.item_ids[0]`), `source` (`tool`, `user` or `none`), `message` where the value first appeared (-1 for none) and `at`, its JSON path in that tool result |\n\n" +
+	"Rewards a trainer can use as they are: the sparse terminal reward `outcome`; the dense per-turn reward `progress` (or its increment, the steps a turn completed), " +
+	"normalised by `chain_length`; the action-class target `gold` (Gold Action Recall is the share of turns whose `class` equals `gold`); " +
+	"`pivotal` and `correcting` to focus distillation on the mistake and the recovery. In DuckDB: " +
+	"`SELECT labels->>'$.coverage', json_extract(labels, '$.turns[*].class') FROM 'sft/*.parquet'`.\n\n"
 
 const loading = "## Loading\n\n" +
 	"With Hugging Face `datasets` (≥ 4.7; from this folder, or from the Hub once pushed) the rows are ready for TRL as they are, " +

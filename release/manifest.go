@@ -27,9 +27,10 @@ type Manifest struct {
 	SynthVersion string `json:"synth_version"`
 	// Format is the version of the column contract of the release's
 	// Parquet files (export.FormatVersion): 2 stores messages and tools as
-	// Json() objects, 3 adds the sft column kind (recovery rows); releases
-	// without it are format 1 (struct messages, arguments and tools as JSON
-	// text). The readers read all three.
+	// Json() objects, 3 adds the sft column kind (recovery rows), 4 the
+	// sft column labels (per-turn credit labels); releases without it are
+	// format 1 (struct messages, arguments and tools as JSON text). The
+	// readers read all four.
 	Format      int                    `json:"format,omitempty"`
 	Config      map[string]any         `json:"config"`
 	Fingerprint string                 `json:"fingerprint"`

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/verify"
 )
@@ -37,9 +38,11 @@ type Stats struct {
 	DistinctN map[string]map[string]float64 `json:"distinct_n"`
 	// ToolSequenceEntropy is the Shannon entropy (bits) of the sequences of
 	// tool names the dialogues call.
-	ToolSequenceEntropy float64            `json:"tool_sequence_entropy_bits"`
-	ToolSequences       map[string]int     `json:"-"`
-	Ngrams              map[string]*ngrams `json:"-"`
+	ToolSequenceEntropy float64 `json:"tool_sequence_entropy_bits"`
+	// Credit sums the rows' credit labels.
+	Credit        *CreditStats       `json:"credit,omitempty"`
+	ToolSequences map[string]int     `json:"-"`
+	Ngrams        map[string]*ngrams `json:"-"`
 	// Sketches travel in chunk summaries, not in the manifest. Exact sets
 	// of hashes are kept too while small, so ordinary runs report exact
 	// shares and only runs past exactLimit fall back to the sketches.
@@ -82,7 +85,7 @@ func (s *Summary) merge(o Summary) {
 func NewStats(kindOf func(string) string) *Stats {
 	return &Stats{kindOf: kindOf, Behaviors: map[string]int{}, Writes: map[string]int{}, Evidence: map[string]int{},
 		Intents: map[string]int{}, Situations: map[string]int{}, Endings: map[string]int{}, FirstSketch: newHLL(), UsersSketch: newHLL(),
-		FirstSet: map[uint64]bool{}, UsersSet: map[uint64]bool{},
+		FirstSet: map[uint64]bool{}, UsersSet: map[uint64]bool{}, Credit: NewCreditStats(),
 		ToolSequences: map[string]int{}, Ngrams: map[string]*ngrams{"user": newNgrams(), "assistant": newNgrams()}}
 }
 
@@ -219,6 +222,10 @@ func (s *Stats) Merge(o *Stats) {
 			p.dst[k] += v
 		}
 	}
+	if s.Credit == nil {
+		s.Credit = NewCreditStats()
+	}
+	s.Credit.Merge(o.Credit)
 	s.Messages.merge(o.Messages)
 	s.UserTurns.merge(o.UserTurns)
 	s.ToolCalls.merge(o.ToolCalls)
@@ -279,9 +286,10 @@ func (s *Stats) Distinct() {
 	s.ToolSequenceEntropy = math.Round(h*1000) / 1000
 }
 
-// Add counts one verified dialogue.
-func (s *Stats) Add(bp *record.Blueprint, tr *record.Trajectory) {
+// Add counts one verified dialogue with its credit labels.
+func (s *Stats) Add(bp *record.Blueprint, tr *record.Trajectory, l credit.Labels) {
 	s.Rows++
+	s.Credit.Add(l, tr.Engine)
 	s.Behaviors[bp.Behavior]++
 	s.Writes[strconv.Itoa(bp.NWrites)]++
 	for _, e := range bp.Evidence {

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 )
 
@@ -22,11 +25,156 @@ import (
 // Ask of that kind (and piece).
 type rule struct {
 	kind, piece string
-	re          *regexp.Regexp
+	re          *keywords
 }
 
-func anyOf(alts ...string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(` + strings.Join(alts, "|") + `)`)
+// keywords is a case-insensitive regexp of alternatives, with literals
+// one of which every match holds: a text holding none of them cannot
+// match, which a substring search tells in a fraction of the regexp's
+// time (the customer reads an agent's message with a dozen of them, and
+// the credit labels of every row read every agent message).
+type keywords struct {
+	re   *regexp.Regexp
+	lits []string // lower case; nil when the pattern requires none
+	// all, when the pattern is only literals, lists every text it
+	// matches (lower case): it decides alone where lits can.
+	all []string
+}
+
+func anyOf(alts ...string) *keywords {
+	src := `(?i)(` + strings.Join(alts, "|") + `)`
+	k := &keywords{re: regexp.MustCompile(src)}
+	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
+		k.lits = required(tree)
+		if all, ok := spelled(tree.Simplify()); ok && !slices.Contains(all, "") {
+			k.all = all
+		}
+	}
+	return k
+}
+
+// spelled lists, lower-cased, every text re matches when it is only
+// literals, alternatives of them and optional ones ("i'?m sorry|policy"):
+// then a text holds a match exactly when it holds one of them. false
+// for anything else (a class, a word boundary, a repetition, a literal
+// beyond ASCII), or beyond 64 texts.
+func spelled(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if s := string(re.Rune); ascii(s) {
+			return []string{strings.ToLower(s)}, true
+		}
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpCapture:
+		return spelled(re.Sub[0])
+	case syntax.OpQuest:
+		l, ok := spelled(re.Sub[0])
+		return append([]string{""}, l...), ok
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l, ok := spelled(sub)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, l...)
+		}
+		return out, len(out) <= 64
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, sub := range re.Sub {
+			l, ok := spelled(sub)
+			if !ok || len(out)*len(l) > 64 {
+				return nil, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range l {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// MatchString reports whether the regexp matches s. The literals decide
+// for text where folding an ASCII literal's case is lower-casing: all
+// but the two runes that fold to an ASCII letter (the Kelvin sign to k,
+// the long s to s). Agents' words hold dashes and accents, so this is
+// most of them.
+func (k *keywords) MatchString(s string) bool {
+	if (k.lits != nil || k.all != nil) && (ascii(s) || !strings.ContainsAny(s, foldsToASCII)) {
+		low := strings.ToLower(s)
+		has := func(l string) bool { return strings.Contains(low, l) }
+		if k.all != nil {
+			return slices.ContainsFunc(k.all, has)
+		}
+		if !slices.ContainsFunc(k.lits, has) {
+			return false
+		}
+	}
+	return k.re.MatchString(s)
+}
+
+// required lists literals, lower-cased, one of which every match of re
+// holds; nil when it cannot tell (a class, a repetition, an optional
+// part, a literal beyond ASCII).
+func required(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if s := string(re.Rune); ascii(s) {
+			return []string{strings.ToLower(s)}
+		}
+	case syntax.OpCapture:
+		return required(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := required(sub)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	case syntax.OpConcat:
+		// Every part is in every match: the part whose literals are
+		// longest filters best.
+		var best []string
+		for _, sub := range re.Sub {
+			if l := required(sub); l != nil && (best == nil || shortest(l) > shortest(best)) {
+				best = l
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+func shortest(l []string) int {
+	n := len(l[0])
+	for _, s := range l[1:] {
+		n = min(n, len(s))
+	}
+	return n
+}
+
+// foldsToASCII are the runes outside ASCII whose case folds to an ASCII
+// letter (unicode.SimpleFold): a regexp with (?i) matches "ſorry" for
+// "sorry", which lower-casing does not turn into it.
+const foldsToASCII = "\u212A\u017F"
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // farewell marks closing words; a closing never asks a question, which
@@ -71,6 +219,11 @@ func Classify(text string) dialog.Ask {
 	return a
 }
 
+// ClassifyMatch is Classify that also reports whether a rule matched:
+// a question no rule knows asks for something of a pack's own (Interpret
+// looks for the piece it names).
+func ClassifyMatch(text string) (dialog.Ask, bool) { return classify(text) }
+
 // classify is Classify that also reports whether a rule matched.
 func classify(text string) (dialog.Ask, bool) {
 	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
@@ -106,6 +259,12 @@ type Executed struct {
 // refusal marks an agent declining a request.
 var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`)
 
+// Refuses reports whether a message that asks nothing of the customer
+// (Classify's anything_else, help or closing) declines a request, the
+// way Interpret reads it for the customer (Ask.Refused); the credit
+// labels read an agent's refusals with the same words.
+func Refuses(text string) bool { return refusal.MatchString(text) }
+
 // Listener reads an agent's messages for one user: the Asks of an agent
 // that does not hand them over. It follows the user's own turns (Heard)
 // to know which request is under discussion, so it works with any user
@@ -119,12 +278,26 @@ type Listener struct {
 	// answered lists the goals without writes that the agent has
 	// answered or refused: it moved on after they were requested.
 	answered []int
+	// words, when set, names a domain's identity details and each
+	// piece in the words its agents ask with (NewListenerFor), for the
+	// questions the keyword rules, written on retail, do not know.
+	words *Generic
 }
 
 // NewListener creates the listener of a blueprint's user; pieces lists
 // what a goal needs said (the customer's Pieces).
 func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
 	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}}
+}
+
+// NewListenerFor creates the listener of a generic user, which also
+// reads the questions of any domain by its own words: "your user id"
+// asks for the identity, "which reservation" or "the genre and year"
+// for the target, "the cabin" for that slot.
+func NewListenerFor(bp *record.Blueprint, u *Generic) *Listener {
+	l := NewListener(bp, u.Pieces)
+	l.words = u
+	return l
 }
 
 // Heard records a turn of the user's: the requests it makes.
@@ -160,6 +333,19 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 	ask.Goal = l.current
 	g := l.bp.Goals[l.current]
 	pieces := l.pieces(g)
+	if l.words != nil && ask.Kind == "anything_else" {
+		// What the retail rules miss ("Before anything else, could you
+		// give me your user id?", "Tell me which reservation you have in
+		// mind."), read by the domain's words: the identity the question
+		// asks for, or the piece it names.
+		if q := askSentence(text); q != "" {
+			if l.words.asksIdentity(q) {
+				ask, matched = dialog.Ask{Kind: "identify", Goal: l.current}, true
+			} else if p := l.words.namedPiece(g, q, pieces); p != "" {
+				ask, matched = dialog.Ask{Kind: "piece", Piece: p, Goal: l.current}, true
+			}
+		}
+	}
 	switch {
 	case ask.Kind == "piece" && ask.Piece == "topic" && g.Slots["topic"] == "":
 		// "What would you like to do?" outside a transfer is an open question.
@@ -171,6 +357,12 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 		if p := pieceOfKind(ask.Piece, pieces); p != "" {
 			ask.Piece = p
 			break
+		}
+		if l.words != nil {
+			if p := l.words.namedPiece(g, askSentence(text), pieces); p != "" {
+				ask.Piece = p
+				break
+			}
 		}
 		ask = dialog.Ask{Kind: "anything_else", Goal: l.current}
 		if p := namedPiece(text, pieces); p != "" {
@@ -193,6 +385,34 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 	}
 	ask.Done = l.doneGoals(calls)
 	return ask
+}
+
+// ReadAsk reads an agent's message as the Listener of the blueprint's
+// customer reads it with the domain's words (NewListenerFor), but
+// without following the conversation: Classify's Ask, or for a message
+// no rule reads as asking, an identify Ask when its last question asks
+// for an identity detail, else a piece Ask for the piece of any of the
+// blueprint's goals it names most. matched says a rule or the words
+// read it. A nil model reads as ClassifyMatch does.
+func ReadAsk(m *model.Model, bp *record.Blueprint, text string) (dialog.Ask, bool) {
+	ask, matched := classify(text)
+	if m == nil || bp == nil || ask.Kind != "anything_else" {
+		return ask, matched
+	}
+	q := askSentence(text)
+	if q == "" {
+		return ask, matched
+	}
+	u := &Generic{m: m}
+	if u.asksIdentity(q) {
+		return dialog.Ask{Kind: "identify"}, true
+	}
+	for i, g := range bp.Goals {
+		if p := u.namedPiece(g, q, u.Pieces(g)); p != "" {
+			return dialog.Ask{Kind: "piece", Piece: p, Goal: i}, true
+		}
+	}
+	return ask, matched
 }
 
 // pieceOfKind maps what a rule recognised (an address, a payment method,
@@ -230,6 +450,133 @@ func namedPiece(text string, pieces []string) string {
 		}
 	}
 	return ""
+}
+
+// askWords begin a sentence that asks without a question mark ("Tell me
+// which reservation you have in mind.", "I'll need your user id.").
+var askWords = regexp.MustCompile(`(?i)^((please )?(tell|give|share|send|provide|let me know|describe|name)|i('ll| will)? need)\b`)
+
+// sentenceWithEnd finds sentence ends, the last one included.
+var sentenceWithEnd = regexp.MustCompile(`[.!?]+(\s+|$)`)
+
+// askSentence is the last question of text, else its last request to
+// tell ("Tell me which reservation you have in mind."); "" when nothing
+// asks.
+func askSentence(text string) string {
+	text = strings.TrimSpace(text)
+	var question, tell string
+	from := 0
+	for _, loc := range append(sentenceWithEnd.FindAllStringIndex(text, -1), []int{len(text), len(text)}) {
+		s := strings.TrimSpace(text[from:loc[1]])
+		from = loc[1]
+		switch {
+		case strings.Contains(s, "?"):
+			question = s
+		case askWords.MatchString(s):
+			tell = s
+		}
+	}
+	if question == "" {
+		question = tell
+	}
+	return strings.ToLower(question)
+}
+
+// asksIdentity reports whether a question asks for a detail the
+// customer identifies with ("your user id", "your card number").
+func (u *Generic) asksIdentity(q string) bool {
+	if u.m.Users == nil {
+		return false
+	}
+	for _, im := range u.m.Users.Identify {
+		for _, p := range im.Params {
+			if containsWords(q, "your "+strings.ToLower(model.Words(p))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namedPiece is the piece of the goal whose words the question says
+// most often ("no checked bags, one checked bag or two checked bags" is
+// the bags, not the "no" of travel insurance); the first of a tie, ""
+// for none.
+func (u *Generic) namedPiece(g record.Goal, q string, pieces []string) string {
+	best, most := "", 0
+	for _, p := range pieces {
+		n := 0
+		for _, w := range u.pieceWords(g, p) {
+			if w != "" && containsWords(q, strings.ToLower(w)) {
+				n += len(w)
+			}
+		}
+		if n > most {
+			best, most = p, n
+		}
+	}
+	return best
+}
+
+// pieceWords are the words an agent names a piece with: the target's
+// noun (a search's criteria), an argument's words, a group's name.
+func (u *Generic) pieceWords(g record.Goal, piece string) []string {
+	kind, name, _ := strings.Cut(piece, ":")
+	w := u.write(g)
+	switch kind {
+	case "target":
+		if s, ok := u.m.Searches[g.Target.Collection]; ok {
+			out := []string{s.Noun}
+			for _, p := range s.Params {
+				out = append(out, model.Words(p))
+			}
+			return out
+		}
+		if c, ok := u.m.Colls[g.Target.Collection]; ok {
+			return []string{c.Noun}
+		}
+	case "like":
+		return []string{model.Words(model.LastStep(name))}
+	case "new":
+		if w != nil {
+			if p := w.Param(name); p != nil && p.Replace != nil {
+				return []string{model.ArgWords(p.Replace.Of)}
+			}
+		}
+	case "slot", "choice":
+		out := []string{model.ArgWords(name)}
+		if w != nil {
+			if p := w.Param(name); p != nil && len(p.Choices) <= 8 {
+				// "Would you like basic economy, economy class or business
+				// class?" names the slot by its choices.
+				for _, c := range p.Choices {
+					out = append(out, model.SaySlot(p, c), model.ValueWords(c))
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// containsWords reports whether s holds w as whole words.
+func containsWords(s, w string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 func writesOf(bp *record.Blueprint, goal int) int {

@@ -1,5 +1,38 @@
 package usersim
 
+import "strings"
+
+// ClassifyByRegexpsForTest is classify with the regexps alone, no
+// literal filtering: the reference the filter must agree with.
+func ClassifyByRegexpsForTest(text string) (string, string, bool) {
+	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
+	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
+	if !strings.Contains(text, "?") && farewell.re.MatchString(tail(min(2, len(sentences)))) {
+		return "closing", "", true
+	}
+	for k := 1; k <= len(sentences); k++ {
+		seg := tail(k)
+		for _, r := range rules {
+			if r.re.re.MatchString(seg) {
+				return r.kind, r.piece, true
+			}
+		}
+	}
+	return "anything_else", "", false
+}
+
+// RefusesByRegexpForTest is Refuses with the regexp alone.
+func RefusesByRegexpForTest(text string) bool { return refusal.re.MatchString(text) }
+
+// RequiredLiteralsForTest lists each rule's literals.
+func RequiredLiteralsForTest() [][]string {
+	var out [][]string
+	for _, r := range rules {
+		out = append(out, r.re.lits)
+	}
+	return out
+}
+
 // Test helpers shared with the external test package.
 var (
 	EntitiesForTest    = entities

@@ -493,6 +493,13 @@ func short(h string) string {
 // message it was a tenth of all a run allocated.
 var outputForm = strings.NewReplacer(",", "", "-$", "-")
 
+// SaysOutput reports whether an agent's message states a required
+// output's value as the outputs check reads it; the credit labels mark
+// the message that first does so as a step of the chain.
+func SaysOutput(text, value string) bool {
+	return strings.Contains(outputForm.Replace(strings.ToLower(text)), outputForm.Replace(strings.ToLower(value)))
+}
+
 // outputs checks that the agent said every required output, compared as
 // τ-bench does: case and commas aside (23,553 says 23553); and a sign
 // before a currency sign, which τ-bench's agents never write, as before

@@ -1,14 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
@@ -137,11 +140,66 @@ func parseWithDir(fs *flag.FlagSet, args []string) (string, error) {
 func printRow(w io.Writer, r export.SFTRow, width int) {
 	fmt.Fprintf(w, "id %s  blueprint %s  domain %s  engine %s\n", r.ID, r.BlueprintID, r.Domain, r.Engine)
 	fmt.Fprintf(w, "behaviour %s  writes %d  reads %d  evidence per write %v\n", r.Behavior, r.NWrites, r.NReads, r.Evidence)
+	var l *credit.Labels
+	if len(r.Labels) > 0 {
+		l = new(credit.Labels)
+		if err := json.Unmarshal(r.Labels, l); err != nil {
+			// A row of format 1-3 has none; a broken value is validate's to report.
+			l = nil
+		}
+	}
+	if l != nil {
+		m, n := credit.GoldRecall(*l)
+		fmt.Fprintf(w, "labels: chain %d  progress %d  coverage %s  gold %d/%d turns  pivotal %s  correcting %s\n",
+			l.ChainLength, l.Progress, strconv.FormatFloat(l.Coverage, 'f', -1, 64), m, n, messageRef(l.Pivotal), messageRef(l.Correcting))
+	}
 	fmt.Fprintln(w, strings.Repeat("─", min(width, 100)))
-	printMessages(w, r.Messages, width)
+	printLabelled(w, r.Messages, width, l)
+}
+
+// messageRef names a message index, or none for -1.
+func messageRef(i int) string {
+	if i < 0 {
+		return "none"
+	}
+	return "[" + strconv.Itoa(i) + "]"
 }
 
 func printMessages(w io.Writer, msgs []record.Message, width int) {
+	printLabelled(w, msgs, width, nil)
+}
+
+// turnLabel is one assistant turn's labels in a line: its class and
+// gold (marked where they differ), on or off the chain, the progress.
+func turnLabel(t credit.Turn, l *credit.Labels) string {
+	s := "class " + t.Class + "  gold " + t.Gold
+	if t.Class != t.Gold {
+		s = "class " + t.Class + " ≠ gold " + t.Gold
+	}
+	if t.OnChain {
+		s += "  on chain"
+	} else {
+		s += "  off chain"
+	}
+	s += fmt.Sprintf("  progress %d/%d", t.Progress, l.ChainLength)
+	switch t.Message {
+	case l.Pivotal:
+		s += "  ← pivotal"
+	case l.Correcting:
+		s += "  ← correcting"
+	}
+	return "    ⟨" + s + "⟩"
+}
+
+// printLabelled prints messages, each assistant one followed by its
+// labels when l has them.
+func printLabelled(w io.Writer, msgs []record.Message, width int, l *credit.Labels) {
+	turns := map[int]credit.Turn{}
+	if l != nil {
+		for _, t := range l.Turns {
+			turns[t.Message] = t
+		}
+	}
 	for i, m := range msgs {
 		switch m.Role {
 		case "system":
@@ -157,6 +215,9 @@ func printMessages(w io.Writer, msgs []record.Message, width int) {
 			}
 			if m.Content != "" {
 				fmt.Fprintf(w, "[%d] AGENT\n%s\n", i, wrap(m.Content, width, "    "))
+			}
+			if t, ok := turns[i]; ok {
+				fmt.Fprintln(w, turnLabel(t, l))
 			}
 		case "tool":
 			out := m.Content

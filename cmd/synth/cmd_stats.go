@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,12 +101,24 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "tool-sequence entropy            %.2f bits\n", s.ToolSequenceEntropy)
+	var chain, classes map[string]int
+	if cr := s.Credit; cr != nil && cr.Rows > 0 {
+		chain, classes = cr.ChainLength, cr.Classes
+		fmt.Fprintf(stdout, "chain length (ground-truth actions) mean %.2f\n", float64(cr.ChainSteps)/float64(cr.Rows))
+		fmt.Fprintf(stdout, "label coverage (V_d)             %.1f%% of chain steps; %d of %d rows fully covered\n", 100*cr.Coverage, cr.FullyCovered, cr.Rows)
+		for _, e := range slices.Sorted(maps.Keys(cr.Gold)) {
+			g := cr.Gold[e]
+			fmt.Fprintf(stdout, "gold action recall (%s)%s %.1f%%  (%d of %d assistant turns)\n", e, strings.Repeat(" ", max(1, 12-len(e))), 100*g.Recall, g.Matched, g.Turns)
+		}
+	}
 	for _, h := range []struct {
 		name string
 		m    map[string]int
 		over int
 	}{{"writes per task", s.Writes, 0}, {"reads needed per write", s.Evidence, 0}, {"behaviour", s.Behaviors, 0}, {"intent", s.Intents, 0},
-		{"situation (share of tasks)", s.Situations, s.Rows}, {"ending", s.Endings, 0}, {"rejected by check", m.Failures, 0}} {
+		{"situation (share of tasks)", s.Situations, s.Rows}, {"ending", s.Endings, 0},
+		{"chain length (ground-truth actions per task)", chain, 0}, {"action class (assistant turns)", classes, 0},
+		{"rejected by check", m.Failures, 0}} {
 		if len(h.m) == 0 {
 			continue
 		}

@@ -28,6 +28,7 @@ Usage:
   synth domain   import-tau2 DIR -o PACK   τ²-bench's retail or airline as a pack
   synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
   synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
+  synth serve    [--addr HOST:PORT] [--config FILE] [flags]   HTTP environment for RL rollouts (reset, step, rewards)
   synth version
 
 Run 'synth COMMAND -h' for a command's flags.
@@ -102,6 +103,8 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bo
 		err = cmdExport(ctx, args[1:], stdout, stderr)
 	case "emulate":
 		err = cmdEmulate(ctx, args[1:], stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "synth", version())
 		return 0

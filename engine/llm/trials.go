@@ -13,12 +13,11 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/agent"
-	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/engine"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
-	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/usersim"
 )
 
@@ -226,131 +225,48 @@ func toOpenAI(msgs []record.Message) []openai.ChatCompletionMessage {
 	return out
 }
 
-// play runs one trial of a blueprint.
+// play runs one trial of a blueprint: the model's agent steps the
+// episode until it is done.
 func (e *Engine) play(ctx context.Context, ch client.Chatter, bp *record.Blueprint, trial int, system string, offered map[string]bool) (*episode, error) {
-	st := e.d.Base.NewState()
-	ep := &episode{trial: trial, tr: &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: Name, Behavior: bp.Behavior,
-		Messages: []record.Message{{Role: "system", Content: e.d.Policy}}, Ending: record.EndMaxTurns}, tools: e.toolsFor(offered)}
+	x, err := newEpisode(e.d, bp, ch, e.opts, trial, system)
+	if err != nil {
+		return nil, err
+	}
+	x.ep.tools = e.toolsFor(offered)
+	if err := x.Open(ctx); err != nil {
+		return nil, err
+	}
 	session := client.SessionID(bp.ID, trial)
-	var cust customer
-	if e.opts.User == "embedded" {
-		// Trial 0 draws from the embedded engine's user stream; later
-		// trials from their own, so they say things differently.
-		purpose := "user"
-		if trial > 0 {
-			purpose = "user-t" + strconv.Itoa(trial)
-		}
-		u, err := usersim.NewGeneric(e.d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, purpose))
+	for !x.Done() {
+		msg, err := e.ask(ctx, ch, bp, trial, session, x.ep)
 		if err != nil {
 			return nil, err
 		}
-		cust = &embeddedCustomer{u: u, l: usersim.NewListener(bp, u.Pieces)}
-	} else {
-		cust = &llmCustomer{ch: ch, bp: bp, trial: trial, system: system, session: session}
-	}
-	ids := &idFixer{rng: blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "llm-ids-"+strconv.Itoa(trial)), used: map[string]bool{}}
-	var calls []usersim.Executed
-	for turn := 0; turn < e.opts.MaxTurns; turn++ {
-		text, stop, err := cust.next(ctx, ep.tr.Messages, calls)
-		if errors.Is(err, errEmptyTurn) {
-			ep.label, ep.detail = LabelEmptyTurn, "the customer said nothing, twice"
-			break
-		}
-		if err != nil {
+		if err := x.Act(ctx, msg); err != nil {
 			return nil, err
 		}
-		if text != "" {
-			ep.tr.Messages = append(ep.tr.Messages, record.Message{Role: "user", Content: text})
-		}
-		if text == "" {
-			ep.tr.Ending = endingOf(stop)
-			break
-		}
-		// Text said with a stop token is a goodbye: the agent answers it,
-		// then the token ends the dialogue.
-		more, err := e.agentTurn(ctx, ch, bp, trial, session, st, ep, ids, &calls)
-		if err != nil {
-			return nil, err
-		}
-		if stop != "" && more {
-			ep.tr.Ending = endingOf(stop)
-			break
-		}
-		if !more {
-			break
-		}
 	}
-	ep.tr.StateHash = st.Hash()
-	if ep.label == "" && ep.tr.Ending == record.EndStop && !agentClosed(ep.tr.Messages) {
-		if tool, ok := missedWrite(bp, calls); ok {
-			ep.label = LabelPrematureStop
-			ep.detail = fmt.Sprintf("the customer sent %s before the agent ran %s", client.TokenStop, tool)
-		}
-	}
-	return ep, nil
+	return x.ep, nil
 }
 
-// agentTurn lets the agent act until it answers the customer. It
-// reports false when the dialogue must end: too many tool errors, too
-// many steps, or an agent that said nothing twice.
-func (e *Engine) agentTurn(ctx context.Context, ch client.Chatter, bp *record.Blueprint, trial int, session string, st *tools.State,
-	ep *episode, ids *idFixer, calls *[]usersim.Executed) (bool, error) {
-	tr := ep.tr
-	for step := 0; step < agentStepsPerTurn; step++ {
-		ep.oai = append(ep.oai, toOpenAI(tr.Messages[len(ep.oai):])...)
-		var msg openai.ChatCompletionMessage
-		for attempt := range 2 {
-			req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: ep.tools, User: session,
-				Seed: Seed(bp, trial, client.Agent, strconv.Itoa(attempt))}
-			resp, err := ch.Chat(ctx, client.Agent, client.StageSimulate, req)
-			if err != nil {
-				return false, fmt.Errorf("blueprint %s trial %d, agent: %w", bp.ID, trial, err)
-			}
-			if msg = resp.Choices[0].Message; len(msg.ToolCalls) > 0 || strings.TrimSpace(msg.Content) != "" {
-				break
-			}
+// ask requests the agent's next message; an empty one is asked once
+// more with another seed, as the same request would come back from the
+// cache as empty as before.
+func (e *Engine) ask(ctx context.Context, ch client.Chatter, bp *record.Blueprint, trial int, session string, ep *episode) (openai.ChatCompletionMessage, error) {
+	ep.oai = append(ep.oai, toOpenAI(ep.tr.Messages[len(ep.oai):])...)
+	var msg openai.ChatCompletionMessage
+	for attempt := range 2 {
+		req := openai.ChatCompletionRequest{Messages: ep.oai, Tools: ep.tools, User: session,
+			Seed: Seed(bp, trial, client.Agent, strconv.Itoa(attempt))}
+		resp, err := ch.Chat(ctx, client.Agent, client.StageSimulate, req)
+		if err != nil {
+			return msg, fmt.Errorf("blueprint %s trial %d, agent: %w", bp.ID, trial, err)
 		}
-		text := strings.TrimSpace(msg.Content)
-		if len(msg.ToolCalls) == 0 {
-			if text == "" {
-				ep.label, ep.detail = LabelEmptyTurn, "the agent said nothing, twice"
-				return false, nil
-			}
-			tr.Messages = append(tr.Messages, record.Message{Role: "assistant", Content: text, ReasoningContent: msg.ReasoningContent})
-			return true, nil
-		}
-		if text != "" {
-			// Text with tool calls: kept, as its own message before the
-			// calls (chat templates and the verifier want them apart).
-			ep.mixed++
-			tr.Messages = append(tr.Messages, record.Message{Role: "assistant", Content: text})
-		}
-		out := record.Message{Role: "assistant", ReasoningContent: msg.ReasoningContent}
-		for _, c := range msg.ToolCalls {
-			id, fixed := ids.fix(c.ID)
-			if fixed {
-				ep.fixedIDs++
-			}
-			out.ToolCalls = append(out.ToolCalls, record.ToolCall{ID: id, Type: "function",
-				Function: record.FunctionCall{Name: c.Function.Name, Arguments: c.Function.Arguments}})
-		}
-		tr.Messages = append(tr.Messages, out)
-		for _, c := range out.ToolCalls {
-			// Unknown tools and malformed arguments come back as "Error: …"
-			// observations, as a real tool server would answer.
-			res := e.d.Tools.Call(ctx, st, c.Function.Name, c.Function.Arguments)
-			if res.Err {
-				ep.toolErrors++
-			}
-			tr.Messages = append(tr.Messages, record.Message{Role: "tool", ToolCallID: c.ID, Name: c.Function.Name, Content: res.Output})
-			*calls = append(*calls, usersim.Executed{Tool: c.Function.Name, Arguments: c.Function.Arguments,
-				Write: e.d.Tools.Kind(c.Function.Name) == record.KindWrite, Failed: res.Err})
-		}
-		if ep.toolErrors >= e.opts.MaxToolErrors {
-			return false, nil
+		if msg = resp.Choices[0].Message; len(msg.ToolCalls) > 0 || strings.TrimSpace(msg.Content) != "" {
+			break
 		}
 	}
-	return false, nil
+	return msg, nil
 }
 
 // agentClosed reports whether the agent's last words closed the
@@ -445,7 +361,8 @@ func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Bluepri
 		engine.Bump(&st.Failures, label, 1)
 		fc := f.v.Failed()
 		rec := map[string]any{"blueprint_id": bp.ID, "split": bp.Split, "check": fc.Name, "reason": fc.Reason, "verdict": f.v,
-			"trajectory": f.ep.tr, "engine": Name, "trial": f.ep.trial, "label": label}
+			"trajectory": f.ep.tr, "engine": Name, "trial": f.ep.trial, "label": label,
+			"labels": credit.LabelDomain(e.d, bp, f.ep.tr, &f.v)}
 		if f.ep.detail != "" {
 			rec["detail"] = f.ep.detail
 		}

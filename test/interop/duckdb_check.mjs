@@ -72,6 +72,7 @@ const WANT_TYPES = {
   behavior: "VARCHAR",
   engine: "VARCHAR",
   kind: "VARCHAR",
+  labels: "JSON",
 };
 
 // The keys a message may have; anything else, or a null, breaks templates.

@@ -22,7 +22,7 @@ const module = "github.com/synth-data/synth/"
 // listed (internal helpers, tests) may import anything listed.
 var order = []string{
 	"record", "schemas", "tools", "pack", "domains/airline", "domains/retail", "domains/tau2", "model", "domains",
-	"dialog", "blueprints", "usersim", "agent", "verify", "llm",
+	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "llm",
 	"engine", "engine/embedded", "engine/llm", "engine/hybrid",
 	"export", "release", "corpus", "pipeline", "intake", "openapi", "audit", "emulate", "cmd/synth",
 }

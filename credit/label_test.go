@@ -1,0 +1,256 @@
+package credit
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/synth-data/synth/record"
+)
+
+// cancelTask: find the user, read the order, cancel it.
+func cancelTask() *record.Blueprint {
+	return &record.Blueprint{
+		ID:    "bp1",
+		Goals: []record.Goal{{Intent: "cancel_pending_order", Kind: record.GoalWrite}},
+		Actions: []record.Action{
+			{Tool: "find_user_id_by_email", Kind: record.KindRead, Arguments: json.RawMessage(`{"email":"ann@x.com"}`)},
+			{Tool: "get_order_details", Kind: record.KindRead, Arguments: json.RawMessage(`{"order_id":"#W1"}`)},
+			{Tool: "cancel_pending_order", Kind: record.KindWrite, Arguments: json.RawMessage(`{"order_id":"#W1","reason":"no longer needed"}`), Needs: []int{1}},
+		},
+		Outputs: []record.Output{{Name: "refund", Value: "$12.50"}},
+	}
+}
+
+func call(id, tool, args string) record.Message {
+	return record.Message{Role: "assistant", ToolCalls: []record.ToolCall{{ID: id, Type: "function", Function: record.FunctionCall{Name: tool, Arguments: args}}}}
+}
+
+func result(id, tool, content string) record.Message {
+	return record.Message{Role: "tool", ToolCallID: id, Name: tool, Content: content}
+}
+
+func say(role, text string) record.Message { return record.Message{Role: role, Content: text} }
+
+// dialogue is the cancel task played out; write holds the cancel's arguments.
+func dialogue(write string) *record.Trajectory {
+	return &record.Trajectory{Messages: []record.Message{
+		say("system", "policy"),
+		say("user", "Hi, I want to cancel order #W1, it is no longer needed."), // 1
+		say("assistant", "Sure. Could you give me your email address?"),        // 2
+		say("user", "ann@x.com"), // 3
+		call("a00000001", "find_user_id_by_email", `{"email":"ann@x.com"}`),                                          // 4
+		result("a00000001", "find_user_id_by_email", "ann_1"),                                                        // 5
+		call("a00000002", "get_order_details", `{"order_id":"#W1"}`),                                                 // 6
+		result("a00000002", "get_order_details", `{"order_id":"#W1","total":12.5}`),                                  // 7
+		say("assistant", "I'll cancel order #W1 (reason: no longer needed); the refund is $12.50. Shall I proceed?"), // 8
+		say("user", "yes"), // 9
+		call("a00000003", "cancel_pending_order", write),                      // 10
+		result("a00000003", "cancel_pending_order", `{"status":"cancelled"}`), // 11
+		say("assistant", "Done. Anything else?"),                              // 12
+	}}
+}
+
+func TestLabelVerified(t *testing.T) {
+	bp := cancelTask()
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	got := Label(bp, tr, &record.Verdict{Passed: true})
+	one := 1
+	want := Labels{ChainLength: 3, Progress: 3, Coverage: 1, Pivotal: -1, Correcting: -1, Outcome: &one,
+		Steps: []Step{{Message: 4, By: ByCall}, {Message: 6, By: ByCall}, {Message: 10, By: ByCall}}, Turns: []Turn{
+			{Message: 2, Class: ClassAsk, Gold: ClassAsk, Serves: -1, Calls: []Call{}},
+			{Message: 4, Class: ClassRead, Gold: ClassRead, OnChain: true, Serves: -1, Progress: 1, Calls: []Call{{Tool: "find_user_id_by_email", Kind: "read", Action: 0, Args: []Arg{}}}},
+			{Message: 6, Class: ClassRead, Gold: ClassRead, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{{Tool: "get_order_details", Kind: "read", Action: 1, Args: []Arg{}}}},
+			{Message: 8, Class: ClassConfirm, Gold: ClassConfirm, OnChain: true, Serves: 2, Progress: 2, Calls: []Call{}},
+			{Message: 10, Class: ClassWrite, Gold: ClassWrite, OnChain: true, Serves: 2, Progress: 3, Calls: []Call{{Tool: "cancel_pending_order", Kind: "write", Action: 2, Args: []Arg{
+				{Path: "$.order_id", Source: SourceUser, Message: 1},
+				{Path: "$.reason", Source: SourceUser, Message: 1},
+			}}}},
+			{Message: 12, Class: ClassInform, Gold: ClassInform, Serves: -1, Progress: 3, Calls: []Call{}},
+		}}
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.MarshalIndent(got, "", " ")
+		t.Fatalf("labels:\n%s", g)
+	}
+}
+
+func TestLabelPivotal(t *testing.T) {
+	bp := cancelTask()
+	cases := []struct {
+		name    string
+		tr      *record.Trajectory
+		v       *record.Verdict
+		pivotal int
+		outcome any
+	}{
+		{"wrong argument", dialogue(`{"order_id":"#W2","reason":"no longer needed"}`), &record.Verdict{Checks: []record.Check{{Name: "state"}}}, 10, 0},
+		{"right but unverified", dialogue(`{"order_id":"#W1","reason":"no longer needed"}`), nil, -1, nil},
+		{"omission names the message", func() *record.Trajectory {
+			tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+			tr.Messages[8].Content = "I'll cancel order #W1. Shall I proceed?"
+			return tr
+		}(), &record.Verdict{Checks: []record.Check{{Name: "outputs", Reason: "message 9: the refund was never said"}}}, 8, 0},
+		{"unconfirmed write", func() *record.Trajectory {
+			tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+			tr.Messages[8].Content = "Your order holds one item."
+			return tr
+		}(), &record.Verdict{Checks: []record.Check{{Name: "confirmation"}}}, 10, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Label(bp, c.tr, c.v)
+			if got.Pivotal != c.pivotal {
+				t.Errorf("pivotal %d, want %d", got.Pivotal, c.pivotal)
+			}
+			b, _ := json.Marshal(got.Outcome)
+			w, _ := json.Marshal(c.outcome)
+			if string(b) != string(w) {
+				t.Errorf("outcome %s, want %s", b, w)
+			}
+		})
+	}
+	// A figure a tool gave and nobody said: owed at the agent's first
+	// words after it.
+	owed := cancelTask()
+	owed.Outputs = []record.Output{{Name: "total", Value: "12.5"}}
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	tr.Messages[8].Content = "I'll cancel order #W1. Shall I proceed?"
+	if got := Label(owed, tr, &record.Verdict{Checks: []record.Check{{Name: "outputs", Reason: "the agent never told the user the total (12.5)"}}}); got.Pivotal != 8 {
+		t.Errorf("unsaid output: pivotal %d, want 8", got.Pivotal)
+	}
+}
+
+// TestLabelNothing: no blueprint and no dialogue (a session not yet
+// started) label as an empty chain, without a panic.
+func TestLabelNothing(t *testing.T) {
+	got := Label(nil, nil, nil)
+	if got.ChainLength != 0 || got.Coverage != 1 || got.Outcome != nil || got.Pivotal != -1 || len(got.Turns) != 0 {
+		t.Fatalf("%+v", got)
+	}
+}
+
+func TestLabelRecovery(t *testing.T) {
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	tr.Kind = record.KindRecovery
+	tr.Corrections = []int{9}
+	got := Label(cancelTask(), tr, &record.Verdict{Passed: true})
+	if got.Pivotal != 8 || got.Correcting != 10 {
+		t.Fatalf("pivotal %d correcting %d, want 8 and 10", got.Pivotal, got.Correcting)
+	}
+}
+
+func TestProvenanceFromTool(t *testing.T) {
+	var p provenance
+	p.user(1, "It's the order with the blue kettle")
+	p.tool(3, `{"orders":[{"id":"#W9","items":["kettle"]}],"n":2}`)
+	got := p.args(map[string]any{"order_id": "#W9", "n": 2.0, "item": "kettle"})
+	want := []Arg{
+		{Path: "$.item", Source: SourceUser, Message: 1},
+		{Path: "$.n", Source: SourceTool, Message: 3, At: "$.n"},
+		{Path: "$.order_id", Source: SourceTool, Message: 3, At: "$.orders[0].id"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// TestStepsDoneWithoutTheirCall: a read the dialogue did without is done
+// by the write that needs it, a read no write needs by a verified
+// outcome; an unverified dialogue leaves the latter undone.
+func TestStepsDoneWithoutTheirCall(t *testing.T) {
+	bp := cancelTask()
+	bp.Actions = append(bp.Actions, record.Action{Tool: "get_user_details", Kind: record.KindRead, Arguments: json.RawMessage(`{"user_id":"ann_1"}`)})
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	// The agent knew the order: no get_order_details.
+	tr.Messages = append(tr.Messages[:6], tr.Messages[8:]...)
+	cases := []struct {
+		name     string
+		tr       *record.Trajectory
+		v        *record.Verdict
+		steps    []Step
+		coverage float64
+	}{
+		{"verified", nil, &record.Verdict{Passed: true},
+			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {10, ByOutcome}}, 1},
+		{"unverified", nil, nil,
+			[]Step{{4, ByCall}, {8, ByWrite}, {8, ByCall}, {-1, ""}}, 0.75},
+	}
+	// A verified dialogue that reached the cancel's state with another
+	// tool: the state check vouches for the write.
+	other := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	other.Messages = append(other.Messages[:6], other.Messages[8:]...)
+	other.Messages[8].ToolCalls[0].Function.Name = "cancel_order"
+	cases = append(cases, struct {
+		name     string
+		tr       *record.Trajectory
+		v        *record.Verdict
+		steps    []Step
+		coverage float64
+	}{"verified by another write", other, &record.Verdict{Passed: true},
+		[]Step{{4, ByCall}, {10, ByOutcome}, {10, ByOutcome}, {10, ByOutcome}}, 1})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			trc := tr
+			if c.tr != nil {
+				trc = c.tr
+			}
+			got := Label(bp, trc, c.v)
+			if !reflect.DeepEqual(got.Steps, c.steps) || got.Coverage != c.coverage {
+				t.Fatalf("steps %+v coverage %v, want %+v and %v", got.Steps, got.Coverage, c.steps, c.coverage)
+			}
+			if last := got.Turns[len(got.Turns)-1]; last.Progress != got.Progress {
+				t.Errorf("last turn's progress %d, labels' %d", last.Progress, got.Progress)
+			}
+		})
+	}
+}
+
+func TestTextClass(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"Could you give me your email address?", ClassAsk},
+		{"I'd be glad to help! First, could you give me your user id?", ClassAsk},
+		{"And do you want no checked bags, one checked bag or two checked bags?", ClassAsk},
+		{"I'll cancel order #W1. Shall I proceed?", ClassConfirm},
+		{"I'm sorry, but I can't make an exception to the policy. Anything else?", ClassRefuse},
+		{"I'm transferring you to a human agent now.", ClassTransfer},
+		{"The refund is $12.50. Is there anything else I can help with?", ClassInform},
+		{"Have a great day!", ClassInform},
+	}
+	lb := newLabeler(nil, nil, &record.Blueprint{}, nil)
+	for _, c := range cases {
+		if got := lb.textClass(c.text); got != c.want {
+			t.Errorf("%q: %s, want %s", c.text, got, c.want)
+		}
+	}
+}
+
+// TestGold: a forbidden request is refused before the next request's
+// write; reading again what the next write needs is on its way to it.
+func TestGold(t *testing.T) {
+	bp := cancelTask()
+	bp.Goals = append([]record.Goal{{Intent: "refuse:return_delivered_order_items", Kind: record.GoalRefuse}}, bp.Goals...)
+	bp.Actions[2].Goal = 1
+	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+	msgs := append([]record.Message{}, tr.Messages[:8]...)
+	msgs = append(msgs,
+		call("a00000004", "get_order_details", `{"order_id":"#W1"}`),                                        // 8: a re-read
+		result("a00000004", "get_order_details", `{"order_id":"#W1","total":12.5}`),                         // 9
+		say("assistant", "I'm sorry, but I can't return items of order #W1: the policy does not allow it."), // 10
+	)
+	msgs = append(msgs, tr.Messages[8:]...) // 11 confirm, 12 yes, 13 write, 14, 15 inform
+	tr.Messages = msgs
+	got := Label(bp, tr, &record.Verdict{Passed: true})
+	var classes, golds []string
+	for _, tu := range got.Turns {
+		classes = append(classes, tu.Class)
+		golds = append(golds, tu.Gold)
+	}
+	wantClasses := []string{ClassAsk, ClassRead, ClassRead, ClassRead, ClassRefuse, ClassConfirm, ClassWrite, ClassInform}
+	wantGolds := []string{ClassAsk, ClassRead, ClassRead, ClassRead, ClassRefuse, ClassConfirm, ClassWrite, ClassInform}
+	if !reflect.DeepEqual(classes, wantClasses) || !reflect.DeepEqual(golds, wantGolds) {
+		t.Fatalf("classes %v golds %v", classes, golds)
+	}
+	if m, n := GoldRecall(got); m != n {
+		t.Errorf("gold recall %d/%d", m, n)
+	}
+}

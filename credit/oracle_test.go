@@ -1,0 +1,182 @@
+package credit_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/pipeline"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/verify"
+)
+
+// TestOracleGoldRecall holds the embedded oracle to its own gold: the
+// oracle is the policy the gold chain describes, so nearly every one of
+// its turns must be classed as its gold says.
+func TestOracleGoldRecall(t *testing.T) {
+	packDir := filepath.Join(t.TempDir(), "helpdesk")
+	if err := pack.Init(packDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	n := 40
+	if testing.Short() {
+		n = 15
+	}
+	sch, err := schemas.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dom := range []string{"retail", "airline", packDir} {
+		t.Run(filepath.Base(dom), func(t *testing.T) {
+			cfg := pipeline.Defaults()
+			cfg.Domain, cfg.Seed = dom, 7
+			d, err := domains.Load(dom, cfg.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen, err := pipeline.Generator(cfg, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ver := verify.ForDomain(d, sch)
+			matched, turns := 0, 0
+			misses := map[string]int{}
+			for i := range n {
+				bp, err := gen.Generate(context.Background(), i)
+				if err != nil {
+					t.Fatalf("blueprint %d: %v", i, err)
+				}
+				tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := ver.Verify(context.Background(), bp, tr)
+				l := credit.LabelDomain(d, bp, tr, &v)
+				m, k := credit.GoldRecall(l)
+				matched, turns = matched+m, turns+k
+				for _, tu := range l.Turns {
+					if tu.Class != tu.Gold {
+						misses[tu.Class+" for "+tu.Gold]++
+						t.Logf("%s message %d: %s, gold %s: %.200q", bp.ID, tu.Message, tu.Class, tu.Gold, tr.Messages[tu.Message].Content+fmt.Sprint(tr.Messages[tu.Message].ToolCalls))
+					}
+				}
+			}
+			keys := make([]string, 0, len(misses))
+			for k := range misses {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				t.Logf("%4d %s", misses[k], k)
+			}
+			gar := float64(matched) / float64(turns)
+			t.Logf("oracle gold action recall %.4f (%d of %d turns)", gar, matched, turns)
+			if gar < 0.95 {
+				t.Errorf("oracle gold action recall %.4f (%d of %d turns), want 0.95 at least", gar, matched, turns)
+			}
+		})
+	}
+}
+
+// BenchmarkLabel labels 100 oracle dialogues of retail and airline each,
+// the work synth run adds to a row.
+func BenchmarkLabel(b *testing.B) {
+	sch, err := schemas.Compile()
+	if err != nil {
+		b.Fatal(err)
+	}
+	type dialogue struct {
+		d  *domains.Domain
+		bp *record.Blueprint
+		tr *record.Trajectory
+		v  record.Verdict
+	}
+	var all []dialogue
+	for _, dom := range []string{"retail", "airline"} {
+		cfg := pipeline.Defaults()
+		cfg.Domain, cfg.Seed = dom, 3
+		d, err := domains.Load(dom, cfg.Seed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		gen, err := pipeline.Generator(cfg, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ver := verify.ForDomain(d, sch)
+		for i := range 100 {
+			bp, err := gen.Generate(context.Background(), i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+			if err != nil {
+				b.Fatal(err)
+			}
+			all = append(all, dialogue{d, bp, tr, ver.Verify(context.Background(), bp, tr)})
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, x := range all {
+			credit.LabelDomain(x.d, x.bp, x.tr, &x.v)
+		}
+	}
+}
+
+// TestGrowing: labelling a dialogue as it grows gives at every length the
+// labels of the whole prefix at once, and leaves labels handed out before
+// as they were.
+func TestGrowing(t *testing.T) {
+	packDir := filepath.Join(t.TempDir(), "helpdesk")
+	if err := pack.Init(packDir, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, dom := range []string{"retail", "airline", packDir} {
+		cfg := pipeline.Defaults()
+		cfg.Domain, cfg.Seed = dom, 7
+		d, err := domains.Load(dom, cfg.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen, err := pipeline.Generator(cfg, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 8 {
+			bp, err := gen.Generate(context.Background(), i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := credit.NewGrowing(d, bp)
+			var before []credit.Labels
+			grow := &record.Trajectory{}
+			for k := 1; k <= len(tr.Messages); k++ {
+				grow.Messages = tr.Messages[:k]
+				got := g.Labels(grow)
+				want := credit.LabelDomain(d, bp, &record.Trajectory{Messages: tr.Messages[:k]}, nil)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %d messages: growing labels\n%+v\nall at once\n%+v", bp.ID, k, got, want)
+				}
+				before = append(before, got)
+			}
+			for k, l := range before {
+				if want := credit.LabelDomain(d, bp, &record.Trajectory{Messages: tr.Messages[:k+1]}, nil); !reflect.DeepEqual(l, want) {
+					t.Fatalf("%s: the labels of %d messages changed as the dialogue grew", bp.ID, k+1)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package credit
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// provenance remembers, as the dialogue goes, the tool results and what
+// the customer said, so a write's arguments can be traced to them.
+type provenance struct {
+	tools []toolMsg
+	users []userMsg
+}
+
+// toolMsg is one tool result, its values indexed when a lookup first
+// needs them: most results hold no value any call asks about, and
+// parsing them all took half the labelling.
+type toolMsg struct {
+	msg   int
+	raw   string
+	index map[string]string // a value's text to its first path; nil until needed
+}
+
+type origin struct {
+	msg  int
+	path string
+}
+
+type userMsg struct {
+	msg  int
+	text string // lower-cased
+}
+
+func (p *provenance) tool(msg int, content string) {
+	p.tools = append(p.tools, toolMsg{msg: msg, raw: content})
+}
+
+// said reports whether a customer message holds the words.
+func (p *provenance) said(words string) bool {
+	w := strings.ToLower(words)
+	for _, u := range p.users {
+		if saysWord(u.text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// first finds the first tool result holding a value, and its path
+// there. A value that JSON spells as it is (printable ASCII that no
+// encoder escapes, and not a number) is looked for in a result's text
+// before the result is parsed.
+func (p *provenance) first(text string) (origin, bool) {
+	if text == "" {
+		return origin{}, false
+	}
+	plain := spelledAsIs(text)
+	for i := range p.tools {
+		t := &p.tools[i]
+		if plain && !strings.Contains(t.raw, text) {
+			continue
+		}
+		if t.index == nil {
+			t.index = indexValues(t.raw)
+		}
+		if path, ok := t.index[text]; ok {
+			return origin{t.msg, path}, true
+		}
+	}
+	return origin{}, false
+}
+
+// indexValues maps each scalar of a tool result to its first path; a
+// result that is not JSON (a bare id, an error) is one value at $.
+func indexValues(raw string) map[string]string {
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		v = strings.TrimSpace(raw)
+	}
+	index := map[string]string{}
+	walk(v, func(path func() string, text string) {
+		if _, ok := index[text]; !ok && text != "" {
+			index[text] = path()
+		}
+	})
+	return index
+}
+
+// spelledAsIs reports whether every JSON text holding the string holds
+// it verbatim: printable ASCII that no encoder escapes, and not a number
+// (which 1.50 or 1.5e0 may spell).
+func spelledAsIs(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || strings.IndexByte(`"\/<>&'`, c) >= 0 {
+			return false
+		}
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil
+}
+
+func (p *provenance) user(msg int, content string) {
+	p.users = append(p.users, userMsg{msg, strings.ToLower(content)})
+}
+
+// args gives each scalar of a call's arguments its first appearance:
+// the earlier of the first tool result holding it and the first
+// customer message saying it as a whole word.
+func (p *provenance) args(args any) []Arg {
+	out := []Arg{}
+	walk(args, func(path func() string, text string) {
+		a := Arg{Path: path(), Source: SourceNone, Message: -1}
+		if o, ok := p.first(text); ok {
+			a.Source, a.Message, a.At = SourceTool, o.msg, o.path
+		}
+		if text != "" {
+			low := strings.ToLower(text)
+			for _, u := range p.users {
+				if a.Message >= 0 && u.msg > a.Message {
+					break
+				}
+				if saysWord(u.text, low) {
+					a.Source, a.Message, a.At = SourceUser, u.msg, ""
+					break
+				}
+			}
+		}
+		out = append(out, a)
+	})
+	return out
+}
+
+// known reports whether every scalar of a call's arguments has been
+// said: by a tool result or by the customer.
+func (p *provenance) known(args any) bool {
+	ok := true
+	walk(args, func(_ func() string, text string) {
+		if !ok || text == "" {
+			return
+		}
+		if _, seen := p.first(text); seen {
+			return
+		}
+		low := strings.ToLower(text)
+		ok = slices.ContainsFunc(p.users, func(u userMsg) bool { return saysWord(u.text, low) })
+	})
+	return ok
+}
+
+// saysWord reports whether text holds word with no letter or digit
+// either side ("1" is not said by "12").
+func saysWord(text, word string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], word)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(word):])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func wordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+}
+
+// walk calls f with the text of every scalar in v and a function that
+// spells its JSON path, object keys in sorted order so the labels do not
+// depend on map order. The path is spelt only when f asks (a tool
+// result's values are many, the ones first seen few), and only while f
+// runs.
+func walk(v any, f func(path func() string, text string)) {
+	type step struct {
+		key   string
+		index int // -1 for an object's key
+	}
+	var at []step // down to the value
+	path := func() string {
+		var b strings.Builder
+		b.WriteByte('$')
+		for _, s := range at {
+			if s.index < 0 {
+				b.WriteString(member(s.key))
+			} else {
+				b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			}
+		}
+		return b.String()
+	}
+	var rec func(v any)
+	rec = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				at = append(at, step{key: k, index: -1})
+				rec(x[k])
+				at = at[:len(at)-1]
+			}
+		case []any:
+			for i, e := range x {
+				at = append(at, step{index: i})
+				rec(e)
+				at = at[:len(at)-1]
+			}
+		case string:
+			f(path, x)
+		case float64:
+			f(path, strconv.FormatFloat(x, 'f', -1, 64))
+		case bool:
+			f(path, strconv.FormatBool(x))
+		}
+	}
+	rec(v)
+}
+
+// member is a JSON path step: .key, or ["key"] for a key that is not a
+// plain name.
+func member(k string) string {
+	plain := k != ""
+	for i, r := range k {
+		if !(r == '_' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return "." + k
+	}
+	return "[" + strconv.Quote(k) + "]"
+}

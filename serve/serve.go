@@ -1,0 +1,265 @@
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	client "github.com/synth-data/synth/llm"
+	"github.com/synth-data/synth/pipeline"
+)
+
+// Options bound and configure a server.
+type Options struct {
+	// Config is the run config blueprints by seed and index are made
+	// with (controls, --tools), and whose max_turns and max_tool_errors
+	// bound each session, as they bound an llm engine dialogue.
+	Config pipeline.Config
+	// User is the customer: "embedded" (the rule-based user, reading the
+	// policy's words) or "llm" (Chatter's user role).
+	User    string
+	Chatter client.Chatter
+	// Root is the folder whose releases and packs a request may name;
+	// "" shares none (built-in domains only).
+	Root string
+	// MaxSessions bounds the sessions held at once; a reset beyond it is
+	// answered 429 with Retry-After.
+	MaxSessions int
+	// IdleTimeout ends a session no request touched for that long.
+	IdleTimeout time.Duration
+	// MaxDomains bounds the domains kept loaded.
+	MaxDomains int
+	Logger     *slog.Logger
+}
+
+// Defaults are synth serve's default bounds.
+func Defaults() Options {
+	return Options{Config: pipeline.Defaults(), User: "embedded", MaxSessions: 256, IdleTimeout: 5 * time.Minute, MaxDomains: 4}
+}
+
+// maxBody bounds a request body: a step is one assistant message.
+const maxBody = 4 << 20
+
+// shutdownGrace is how long requests in flight may finish on shutdown.
+const shutdownGrace = 10 * time.Second
+
+// Server is the environment: its sessions and the domains they play.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	envs *envs
+	mux  *http.ServeMux
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// New makes a server.
+func New(opts Options) (*Server, error) {
+	switch {
+	case opts.MaxSessions < 1:
+		return nil, fmt.Errorf("--max-sessions %d: need at least 1", opts.MaxSessions)
+	case opts.IdleTimeout <= 0:
+		return nil, fmt.Errorf("--idle-timeout %v: need a positive duration (e.g. 5m)", opts.IdleTimeout)
+	case opts.User != "embedded" && opts.User != "llm":
+		return nil, fmt.Errorf("--user %q: want embedded or llm", opts.User)
+	case opts.User == "llm" && opts.Chatter == nil:
+		return nil, errors.New("--user llm: the LLM customer needs a model endpoint (--base-url or llm.base_url in --config)")
+	case opts.Config.MaxTurns < 1:
+		return nil, fmt.Errorf("max_turns %d: need at least 1", opts.Config.MaxTurns)
+	case opts.Config.MaxToolErrors < 1:
+		return nil, fmt.Errorf("max_tool_errors %d: need at least 1", opts.Config.MaxToolErrors)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log, envs: newEnvs(opts.MaxDomains), sessions: map[string]*session{}}
+	s.mux = http.NewServeMux()
+	s.mux.HandleFunc("POST /v1/sessions", s.reset)
+	s.mux.HandleFunc("POST /v1/sessions/{id}/step", s.step)
+	s.mux.HandleFunc("GET /v1/sessions/{id}", s.get)
+	s.mux.HandleFunc("DELETE /v1/sessions/{id}", s.remove)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]int{"sessions": s.Sessions(), "max_sessions": s.opts.MaxSessions})
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, &reqError{"path", fmt.Sprintf("%s %s: no such endpoint (POST /v1/sessions, POST /v1/sessions/{id}/step, GET or DELETE /v1/sessions/{id})", r.Method, r.URL.Path)})
+	})
+	return s, nil
+}
+
+// Handler is the server's HTTP handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Sessions is the number of sessions held.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// Serve serves on ln until ctx ends, then lets the requests in flight
+// finish (up to a grace period) and drops every session.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	reapCtx, stopReap := context.WithCancel(ctx)
+	defer stopReap()
+	go s.reapLoop(reapCtx)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		s.log.Warn("requests still running after the grace period; closing", "grace", shutdownGrace)
+		_ = hs.Close()
+	}
+	s.mu.Lock()
+	clear(s.sessions)
+	s.mu.Unlock()
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// reapLoop ends idle sessions a few times per idle timeout.
+func (s *Server) reapLoop(ctx context.Context) {
+	t := time.NewTicker(max(s.opts.IdleTimeout/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.reap()
+		}
+	}
+}
+
+// reap ends the sessions idle for longer than the timeout. A session in
+// the middle of a step is not idle.
+func (s *Server) reap() {
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, ss := range s.sessions {
+		if !ss.mu.TryLock() {
+			continue
+		}
+		if now.Sub(ss.last) > s.opts.IdleTimeout {
+			ss.closed = true
+			delete(s.sessions, id)
+			n++
+		}
+		ss.mu.Unlock()
+	}
+	if n > 0 {
+		s.log.Info("idle sessions ended", "sessions", n, "idle_timeout", s.opts.IdleTimeout)
+	}
+}
+
+// newID is a session id: random, as it names no data.
+func newID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "s" + hex.EncodeToString(b[:])
+}
+
+// admit adds a session unless the server holds its most; it reports
+// whether it did.
+func (s *Server) admit(ss *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sessions) >= s.opts.MaxSessions {
+		return false
+	}
+	s.sessions[ss.id] = ss
+	return true
+}
+
+// lookup finds a session and holds it for one request; release it with
+// ss.mu.Unlock.
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *session {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	ss, ok := s.sessions[id]
+	s.mu.Unlock()
+	if ok {
+		ss.mu.Lock()
+		if !ss.closed {
+			ss.last = time.Now()
+			return ss
+		}
+		ss.mu.Unlock()
+	}
+	writeError(w, http.StatusNotFound, &reqError{"session_id", fmt.Sprintf("%q: no such session (ended, reaped after %v idle, or never made)", id, s.opts.IdleTimeout)})
+	return nil
+}
+
+// reqError is a fault of the request, naming the field at fault.
+type reqError struct {
+	field, msg string
+}
+
+func (e *reqError) Error() string { return e.field + ": " + e.msg }
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers {"error": {"message", "field"}}.
+func writeError(w http.ResponseWriter, code int, err error) {
+	body := map[string]string{"message": err.Error()}
+	if re, ok := errors.AsType[*reqError](err); ok {
+		body["field"] = re.field
+	}
+	writeJSON(w, code, map[string]any{"error": body})
+}
+
+// decode reads a request body strictly: unknown fields are errors, so
+// a misspelt key is not silently ignored.
+func decode(r *http.Request, w http.ResponseWriter, into any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		var ute *json.UnmarshalTypeError
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &ute):
+			return &reqError{ute.Field, fmt.Sprintf("want a JSON %s, got %s", ute.Type, ute.Value)}
+		case errors.As(err, &mbe):
+			return &reqError{"body", fmt.Sprintf("larger than %d bytes", maxBody)}
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+			return &reqError{name, "unknown field; see the endpoint's fields in the README's synth serve section"}
+		}
+		return &reqError{"body", fmt.Sprintf("not the JSON object this endpoint takes: %v", err)}
+	}
+	return nil
+}
+
+// retryAfter is the Retry-After of a full server, in seconds: a session
+// frees up at the latest when one idles out.
+func (s *Server) retryAfter() string {
+	return strconv.Itoa(max(1, min(int(s.opts.IdleTimeout/time.Second)/4, 30)))
+}
