@@ -25,7 +25,7 @@ func TestCreditStatsMerge(t *testing.T) {
 	}
 	want := &CreditStats{Rows: 4, ChainLength: map[string]int{"0": 1, "2": 1, "3": 2}, ChainSteps: 8, CoveredSteps: 7, Coverage: 0.875, FullyCovered: 3,
 		Classes: map[string]int{"read": 1, "ask": 1, "write": 1, "inform": 1},
-		Gold: map[string]*GoldRecall{"embedded": {Matched: 1, Turns: 2, Recall: 0.5}, "llm": {Matched: 1, Turns: 2, Recall: 0.5}}}
+		Gold:    map[string]*GoldRecall{"embedded": {Matched: 1, Turns: 2, Recall: 0.5}, "llm": {Matched: 1, Turns: 2, Recall: 0.5}}}
 	if !reflect.DeepEqual(all, want) {
 		t.Fatalf("stats %+v, want %+v", all, want)
 	}
