@@ -30,6 +30,10 @@ type Spec struct {
 	// forbids (a task's only request when it has no write, a side
 	// request otherwise), where the pack has writes with preconditions.
 	Refusals float64
+	// ToolErrors is the share of tasks whose customer first names a
+	// choice on which a write fails in its tool (Goal.FailingItems),
+	// where one of its writes has such a choice; other tasks have none.
+	ToolErrors float64
 }
 
 // Generator makes the blueprint at an index. Implementations are safe for
@@ -42,6 +46,11 @@ type Generator interface {
 // feasible control finds one in a few tries, so hitting the bound means
 // the controls ask for what this database cannot give.
 const maxAttempts = 600
+
+// failTries bounds the attempts a task drawn for a tool error spends
+// looking for a write with a choice the tool rejects; later attempts
+// build it without one, so --tool-errors is a share at most.
+const failTries = 20
 
 // maxReadLevel is the most reads per write the generator looks at when it
 // tells a user which levels a pack can give.

@@ -227,7 +227,7 @@ func (g *Generic) probeCounts() error {
 		rng := Stream(g.spec.Seed, m.Name, -1-w, "probe")
 		for a := 0; a < 300 && !ok; a++ {
 			e := g.spec.Reads.Min + a%(g.spec.Reads.Max-g.spec.Reads.Min+1)
-			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior, g.refusable && a%2 == 1)
+			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior, g.refusable && a%2 == 1, false)
 			ok = err == nil
 			if !ok {
 				last = worse(last, err)
@@ -276,6 +276,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		behavior = g.probeBehavior
 	}
 	refuse := g.refuse.At(index) == 1
+	fails := g.fail.At(index) == 1 && w > 0
 	// Every write must need exactly the allocated reads; when the pack
 	// cannot give w writes at that level (or after a fair search) the
 	// neighbouring levels of the range, and at last any level the pack
@@ -318,7 +319,10 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 			// A task without writes that cannot be the one kind is the other.
 			refuse = g.refusable && a%2 == 0
 		}
-		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse)
+		// A task drawn for a tool error looks for a write with a choice
+		// that can fail for a few tries, then does without.
+		fail := fails && a < failTries
+		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse, fail)
 		if err == nil {
 			if id, ok := g.m.Holdout.Match(WriteCalls(bp)); ok {
 				// A benchmark's test task is never training data.
@@ -458,6 +462,10 @@ type gplan struct {
 	unknown []string
 	revise  bool
 	revised bool
+	// fail asks for a write whose customer first names a choice the tool
+	// rejects (Goal.FailingItems); failed is set once one has.
+	fail   bool
+	failed bool
 	want    int // reads each write must need; 0 accepts any
 	strict  bool
 	// firstDrawn is, per search parameter, the index of the value drawn
@@ -483,9 +491,11 @@ type readResult struct {
 }
 
 // try builds one candidate task with w writes whose evidence aims at e.
-func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string, refuse bool) (*record.Blueprint, error) {
+func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string, refuse, fail bool) (*record.Blueprint, error) {
 	p := g.newPlan(ctx, rng)
 	p.revise = behavior == "changes_mind"
+	// A customer who changes their mind has a first choice already.
+	p.fail = fail && !p.revise
 	if exact {
 		p.want = e
 	}
@@ -541,6 +551,9 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	}
 	if p.revise && !p.revised {
 		return nil, errors.New("no slot to revise for changes_mind")
+	}
+	if p.fail && !p.failed {
+		return nil, errors.New("no write of this task fails on another choice of the customer's")
 	}
 	if refuse && w > 0 && rng.IntN(2) == 0 {
 		// Half the customers with a forbidden request have a plan B
@@ -1385,6 +1398,12 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
 	}
+	if p.fail && !p.failed {
+		if first := a.failingChoice(); first != nil {
+			goal.FailingItems = []record.Selector{*first}
+			p.failed = true
+		}
+	}
 	switch {
 	case p.revise && !p.revised && len(a.revisable) > 0:
 		keys := slices.Sorted(maps.Keys(a.revisable))
@@ -1819,6 +1838,49 @@ func (a *argState) choose(pm *model.ParamModel) error {
 	return nil
 }
 
+// failingChoice finds another of the customer's things for a choice
+// argument on which the tool rejects the write, for a reason that is
+// no refusal, and changes nothing (a gift card short of the amount): the
+// customer names it first. nil when there is none, or when the customer's
+// things were never read.
+func (a *argState) failingChoice() *record.Selector {
+	p := a.plan
+	if a.user == nil {
+		return nil
+	}
+	for _, pm := range a.w.Params {
+		if pm.Source != model.SrcChoose {
+			continue
+		}
+		ch := pm.Choose
+		elems := ch.ChoiceElements(a.user)
+		def, hasDef := ch.DefaultValue(a.t.obj)
+		cur := tools.Text(a.args[pm.Name])
+		for _, j := range p.rng.Perm(len(elems)) {
+			id := tools.Text(elems[j][ch.ID])
+			if id == cur || !ch.Allowed(elems[j]) || hasDef && id == tools.Text(def) {
+				continue
+			}
+			args := maps.Clone(a.args)
+			args[pm.Name] = elems[j][ch.ID]
+			raw, err := tools.Marshal(args)
+			if err != nil {
+				continue
+			}
+			st := p.st.Fork()
+			was := st.Hash()
+			res := p.m.Kit.Exec(p.ctx, st, a.w.Name, string(raw))
+			if !res.Err || a.w.RefusedBy(res.Output) || st.Hash() != was {
+				continue
+			}
+			if sel, err := ch.ChoiceSelector(pm.Name, elems, j); err == nil {
+				return &sel
+			}
+		}
+	}
+	return nil
+}
+
 func asAny(ms []map[string]any) []any {
 	out := make([]any, len(ms))
 	for i, m := range ms {
@@ -2214,6 +2276,9 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 	}
 	for _, it := range g.RevisedItems {
 		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), model.ArgWords(it.Collection))
+	}
+	for _, it := range g.FailingItems {
+		fmt.Fprintf(&b, " At first you offer %s as the %s; when the agent says it did not go through, offer the one above.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
 	switch {
 	case g.Kind == record.GoalRefuse && planB:
