@@ -71,12 +71,6 @@ func TestRuleFlaws(t *testing.T) {
 					// its new value replaced the wrong one.
 					continue
 				}
-				if f == nil && kind == agent.FlawAssumedArgument {
-					// The customer had said what the agent assumed (its own
-					// name, given with its user id, as the one passenger):
-					// nothing was assumed after all.
-					continue
-				}
 				if f == nil && len(bad.Corrections) > 0 {
 					// The customer asked for the figure: a caught mistake.
 					f = &record.Check{Name: engine.CheckCaught}

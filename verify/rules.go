@@ -105,7 +105,7 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 	case pack.RuleDisclose:
 		return disclosed(r, bp, tr, calls)
 	case pack.RuleFromCustomer:
-		return fromCustomer(v.d.Model, r, tr, calls)
+		return fromCustomer(v.d.Model, r, bp, tr, calls)
 	case pack.RuleMessage:
 		return messaged(r, tr, calls)
 	case pack.RuleSay:
@@ -297,7 +297,8 @@ func nthGoal(bp *record.Blueprint, tool string, k int) int {
 // among a record's sub-records (the items to return) is held to the
 // sub-record the customer must have named: its first described field
 // ("Wireless Earbuds"), as a tool result showed it.
-func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []call) string {
+func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
+	ids := identityWords(m, bp, calls)
 	for _, c := range calls {
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
@@ -305,7 +306,7 @@ func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []ca
 		var heard strings.Builder
 		for _, m := range tr.Messages[:c.msg] {
 			if m.Role == "user" {
-				heard.WriteString(strings.ToLower(m.Content))
+				heard.WriteString(withoutIdentity(strings.ToLower(m.Content), ids))
 				heard.WriteByte('\n')
 			}
 		}
@@ -332,6 +333,76 @@ func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []ca
 		}
 	}
 	return ""
+}
+
+// identity is what a customer says to be identified: the values the
+// dialogue's identify calls passed (a user id, an email, a name and a
+// zip) and the customer's name, lower-cased.
+type identity struct {
+	values []string
+	name   string
+}
+
+func identityWords(m *model.Model, bp *record.Blueprint, calls []call) identity {
+	var id identity
+	if bp != nil {
+		id.name = strings.ToLower(bp.Persona.Name)
+	}
+	if m == nil || m.Users == nil {
+		return id
+	}
+	for _, c := range calls {
+		if !slices.ContainsFunc(m.Users.Identify, func(im model.IdentifyModel) bool { return im.Tool == c.name }) {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.args)) {
+			if s := strings.ToLower(tools.Text(c.args[k])); len(s) >= 3 && !slices.Contains(id.values, s) {
+				id.values = append(id.values, s)
+			}
+		}
+	}
+	return id
+}
+
+// introductions are how a customer says its name as who it is.
+var introductions = []string{"i'm ", "i am ", "this is ", "my name is ", "name's ", "the name is "}
+
+// withoutIdentity is a customer's message less what its identity
+// sentences say to identify them ("This is Rafael Brown, user id
+// rafael_brown_1234."): a name said only as who the customer is was never
+// given as a passenger's. A sentence ends at . ! ? before a space or the
+// end, so an email's dots stay inside it.
+func withoutIdentity(text string, id identity) string {
+	if id.name != "" {
+		// "I'm Rafael Brown." introduces the customer, in any sentence.
+		for _, intro := range introductions {
+			text = strings.ReplaceAll(text, intro+id.name, intro)
+		}
+	}
+	if len(id.values) == 0 {
+		return text
+	}
+	var b strings.Builder
+	for start := 0; start < len(text); {
+		end := len(text)
+		for i := start; i < len(text); i++ {
+			if text[i] == '\n' || strings.ContainsRune(".!?", rune(text[i])) && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n') {
+				end = i + 1
+				break
+			}
+		}
+		s := text[start:end]
+		if slices.ContainsFunc(id.values, func(v string) bool { return strings.Contains(s, v) }) {
+			for _, v := range append([]string{id.name}, id.values...) {
+				if v != "" {
+					s = strings.ReplaceAll(s, v, " ")
+				}
+			}
+		}
+		b.WriteString(s)
+		start = end
+	}
+	return b.String()
 }
 
 // containsWords reports whether s occurs in text as whole words: a

@@ -423,3 +423,61 @@ func TestUnsaidID(t *testing.T) {
 		})
 	}
 }
+
+// A passenger's name counts as given only when the customer said it
+// outside the sentence that identifies them: "This is Mia Li, my user id
+// is …" names the customer, not a passenger.
+func TestFromCustomerIdentity(t *testing.T) {
+	const rule = "rule:from_customer:passengers_from_customer"
+	airline, err := testplay.NewFixture("airline", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp, tr := oracleWith(t, airline, "book_reservation", "", 0)
+	i := callAt(tr, "book_reservation")
+	var args struct {
+		UserID     string `json:"user_id"`
+		Passengers []struct {
+			First string `json:"first_name"`
+			Last  string `json:"last_name"`
+		} `json:"passengers"`
+	}
+	_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+	if len(args.Passengers) == 0 || args.UserID == "" {
+		t.Fatal("the booking has no passengers or no user id")
+	}
+	p := args.Passengers[0]
+	// The customer is the passenger, and said its name with its user id.
+	self := *bp
+	self.Persona.Name = p.First + " " + p.Last
+	cases := []struct {
+		name      string
+		passenger string // said after the identity, "" for none
+		fails     bool
+	}{
+		{"named only as who the customer is", "", true},
+		{"named as the passenger too", " The passenger is " + p.First + " " + p.Last + ".", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := clone(t, tr)
+			unsay(d, i, p.First, "someone")
+			unsay(d, i, p.Last, "someone")
+			at := -1
+			for j, m := range d.Messages[:i] {
+				if m.Role == "user" && strings.Contains(m.Content, args.UserID) {
+					at = j
+					break
+				}
+			}
+			if at < 0 {
+				t.Fatal("no customer message holds the user id")
+			}
+			d.Messages[at].Content = "This is " + p.First + " " + p.Last + ", my user id is " + args.UserID + "." + tc.passenger
+			v := airline.Ver.Verify(context.Background(), &self, d)
+			if got := slices.Contains(failed(v), rule); got != tc.fails {
+				t.Errorf("%s fails: %v, want %v (failures %v)", rule, got, tc.fails, failed(v))
+			}
+		})
+	}
+}
