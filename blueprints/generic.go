@@ -621,6 +621,9 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 		if p.user != "" && !p.canChoose(w) {
 			continue // a new payment method for a customer who has only one
 		}
+		if p.fail && !p.failed && !w.Chooses() {
+			continue // a tool error needs a choice of the customer's to fail on
+		}
 		modes := p.modes(w, e, exact)
 		if len(modes) > 0 {
 			return w, modes[p.rng.IntN(len(modes))]

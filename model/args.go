@@ -283,6 +283,12 @@ func (w *WriteModel) Revisable() bool {
 	return false
 }
 
+// Chooses reports whether the write takes one of the customer's things
+// (a payment method) for an argument.
+func (w *WriteModel) Chooses() bool {
+	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Source == SrcChoose })
+}
+
 // Refusable reports whether a write has preconditions a customer's
 // request can fail.
 func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }

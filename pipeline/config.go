@@ -194,7 +194,7 @@ func Defaults() Config {
 		// that most rows show the mistake-free path.
 		RecoveryShare: 0.1,
 		Refusals:      0.2,
-		ToolErrors:    0.1,
+		ToolErrors:    0.2,
 
 		User:          "llm",
 		Trials:        3,

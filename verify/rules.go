@@ -335,12 +335,12 @@ func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.
 	return ""
 }
 
-// identity is what a customer says to be identified: the values the
-// dialogue's identify calls passed (a user id, an email, a name and a
-// zip) and the customer's name, lower-cased.
+// identity is what a customer says to be identified: per identify call
+// of the dialogue, the values it passed (a user id; an email; a name and
+// a zip), and the customer's name, lower-cased.
 type identity struct {
-	values []string
-	name   string
+	calls [][]string
+	name  string
 }
 
 func identityWords(m *model.Model, bp *record.Blueprint, calls []call) identity {
@@ -355,13 +355,25 @@ func identityWords(m *model.Model, bp *record.Blueprint, calls []call) identity 
 		if !slices.ContainsFunc(m.Users.Identify, func(im model.IdentifyModel) bool { return im.Tool == c.name }) {
 			continue
 		}
+		var vals []string
 		for _, k := range slices.Sorted(maps.Keys(c.args)) {
-			if s := strings.ToLower(tools.Text(c.args[k])); len(s) >= 3 && !slices.Contains(id.values, s) {
-				id.values = append(id.values, s)
+			if s := strings.ToLower(tools.Text(c.args[k])); s != "" {
+				vals = append(vals, s)
 			}
+		}
+		if len(vals) > 0 {
+			id.calls = append(id.calls, vals)
 		}
 	}
 	return id
+}
+
+// identifies reports whether a sentence holds every value of one
+// identify call: "1294 Adams Street" holds a last name, not an identity.
+func (id identity) identifies(s string) bool {
+	return slices.ContainsFunc(id.calls, func(vals []string) bool {
+		return !slices.ContainsFunc(vals, func(v string) bool { return !strings.Contains(s, v) })
+	})
 }
 
 // introductions are how a customer says its name as who it is.
@@ -379,7 +391,7 @@ func withoutIdentity(text string, id identity) string {
 			text = strings.ReplaceAll(text, intro+id.name, intro)
 		}
 	}
-	if len(id.values) == 0 {
+	if len(id.calls) == 0 {
 		return text
 	}
 	var b strings.Builder
@@ -392,8 +404,8 @@ func withoutIdentity(text string, id identity) string {
 			}
 		}
 		s := text[start:end]
-		if slices.ContainsFunc(id.values, func(v string) bool { return strings.Contains(s, v) }) {
-			for _, v := range append([]string{id.name}, id.values...) {
+		if id.identifies(s) {
+			for _, v := range append([]string{id.name}, slices.Concat(id.calls...)...) {
 				if v != "" {
 					s = strings.ReplaceAll(s, v, " ")
 				}
