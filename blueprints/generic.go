@@ -466,8 +466,8 @@ type gplan struct {
 	// rejects (Goal.FailingItems); failed is set once one has.
 	fail   bool
 	failed bool
-	want    int // reads each write must need; 0 accepts any
-	strict  bool
+	want   int // reads each write must need; 0 accepts any
+	strict bool
 	// firstDrawn is, per search parameter, the index of the value drawn
 	// first among those the customer gives.
 	firstDrawn map[string]int
