@@ -49,7 +49,7 @@ var genericAskChoice = []string{
 var genericAskChoiceSame = []string{
 	"{|And |Now, |Next, |Lastly, |Then }{which <noun>|what <noun>} {would you like to use|should I use|do you want to use|shall I use|should I put this on}{| for this| this time}?",
 	"{Could you tell me which <noun> to use|Can you tell me which <noun> you'd like|Which of your <noun>s should I use}{| for this| this time}{?|, please?}",
-	"Let me know which <noun> to use{| for this| this time}{.|, please.}",
+	"{Let me know|Tell me|Just let me know} which <noun> {to use|you'd like to use|I should use|you prefer}{| for this| this time}{.|, please.}",
 }
 
 // genericAskOther asks for another choice after the tool turned the

@@ -121,6 +121,8 @@ var reminderFrames = []string{
 	"As a reminder,", "Also,", "Keep in mind that", "By the way,", "Note that", "Before you decide,", "A quick note:",
 	"One more detail:", "It's worth mentioning that", "Just a heads-up:", "Something to consider:", "Good to know:",
 	"I should mention that", "Let me mention that", "For the record,", "In case it matters,",
+	"Quick reminder:", "Bear in mind that", "Just to flag it,", "For what it's worth,", "Do keep in mind that",
+	"Heads-up:", "To be clear,", "Just so it's said,",
 }
 
 // slotOptions lists the values a slot takes after its question.

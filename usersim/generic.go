@@ -468,7 +468,7 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below|All the details follow|Here's the information you'll need|This is what I have|The details are below|I'll give you everything now|So you have it all}{:|.}"))
+		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below|All the details follow|Here's the information you'll need|This is what I have|The details are below|I'll give you everything now|So you have it all|Here's all of it|Here's what you'll need|Let me give you everything|Details below|Here it all is|These should cover it}{:|.}"))
 	}
 	// Several details at once each say what they are for: a bare "no."
 	// or "2." in a list means nothing.
