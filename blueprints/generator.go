@@ -47,11 +47,6 @@ type Generator interface {
 // the controls ask for what this database cannot give.
 const maxAttempts = 600
 
-// failTries bounds the attempts a task drawn for a tool error spends
-// looking for a write with a choice the tool rejects; later attempts
-// build it without one, so --tool-errors is a share at most.
-const failTries = 3
-
 // maxReadLevel is the most reads per write the generator looks at when it
 // tells a user which levels a pack can give.
 const maxReadLevel = 32

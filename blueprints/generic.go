@@ -319,10 +319,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 			// A task without writes that cannot be the one kind is the other.
 			refuse = g.refusable && a%2 == 0
 		}
-		// A task drawn for a tool error looks for a write with a choice
-		// that can fail for a few tries, then does without.
-		fail := fails && a < failTries
-		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse, fail)
+		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse, fails)
 		if err == nil {
 			if id, ok := g.m.Holdout.Match(WriteCalls(bp)); ok {
 				// A benchmark's test task is never training data.
@@ -462,8 +459,10 @@ type gplan struct {
 	unknown []string
 	revise  bool
 	revised bool
-	// fail asks for a write whose customer first names a choice the tool
-	// rejects (Goal.FailingItems); failed is set once one has.
+	// fail looks for a write whose customer first names a choice the
+	// tool rejects (Goal.FailingItems), among writes with such a choice;
+	// failed is set once one has. A task with none is built without:
+	// trying again for one would cost more than the situation is worth.
 	fail   bool
 	failed bool
 	want   int // reads each write must need; 0 accepts any
@@ -552,9 +551,6 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	if p.revise && !p.revised {
 		return nil, errors.New("no slot to revise for changes_mind")
 	}
-	if p.fail && !p.failed {
-		return nil, errors.New("no write of this task fails on another choice of the customer's")
-	}
 	if refuse && w > 0 && rng.IntN(2) == 0 {
 		// Half the customers with a forbidden request have a plan B
 		// they state with it, as τ²'s conditional tasks do.
@@ -610,26 +606,36 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 	ws := p.g.usable
 	order := p.rng.Perm(len(ws))
-	for _, i := range order {
-		w := ws[i]
-		if p.user != "" && w.Refusable() && !p.hasFitting(w, true) {
-			continue // nothing of this customer's the policy lets it act on
+	pick := func(choosers bool) (*model.WriteModel, string) {
+		for _, i := range order {
+			w := ws[i]
+			if p.user != "" && w.Refusable() && !p.hasFitting(w, true) {
+				continue // nothing of this customer's the policy lets it act on
+			}
+			if p.revise && !p.revised && len(p.writes) == 0 && !w.Revisable() {
+				continue // a customer who changes their mind needs a choice to change
+			}
+			if p.user != "" && !p.canChoose(w) {
+				continue // a new payment method for a customer who has only one
+			}
+			if choosers && !w.Chooses() {
+				continue
+			}
+			modes := p.modes(w, e, exact)
+			if len(modes) > 0 {
+				return w, modes[p.rng.IntN(len(modes))]
+			}
 		}
-		if p.revise && !p.revised && len(p.writes) == 0 && !w.Revisable() {
-			continue // a customer who changes their mind needs a choice to change
-		}
-		if p.user != "" && !p.canChoose(w) {
-			continue // a new payment method for a customer who has only one
-		}
-		if p.fail && !p.failed && !w.Chooses() {
-			continue // a tool error needs a choice of the customer's to fail on
-		}
-		modes := p.modes(w, e, exact)
-		if len(modes) > 0 {
-			return w, modes[p.rng.IntN(len(modes))]
+		return nil, ""
+	}
+	if p.fail && !p.failed {
+		// A tool error needs a choice of the customer's to fail on: a
+		// write with one first, any other when none can need e reads.
+		if w, mode := pick(true); w != nil {
+			return w, mode
 		}
 	}
-	return nil, ""
+	return pick(false)
 }
 
 // canChoose reports whether the customer has something to choose for
