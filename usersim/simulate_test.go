@@ -615,6 +615,11 @@ func TestToolErrors(t *testing.T) {
 				seen++
 				g := bp.Goals[gi]
 				tool, _ := model.ParseIntent(g.Intent)
+				// The LLM customer's brief carries the same situation.
+				first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
+				if !strings.Contains(bp.Instruction, "At first you offer "+first) {
+					t.Errorf("%s: the instruction never has the customer offer %q first: %q", bp.ID, first, bp.Instruction)
+				}
 				played, err := testplay.Play(fx.D, single{bp}, 1)
 				if err != nil {
 					t.Fatal(err)
