@@ -612,7 +612,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 // failedOverLeads lead the customer's other choice after the agent said
 // the first did not go through.
 var failedOverLeads = []string{
-	"{Oh, that's annoying|Oh no|Hmm, okay|Ah, I see|Oh, I thought it had enough on it|Alright then|Okay, no problem}{.|!}",
+	"{Oh, that's annoying|Oh no|Hmm, okay|Ah, I see|Oh, I didn't expect that|Alright then|Okay, no problem}{.|!}",
 	"{In that case|Then|Okay, then} {let's try another one|I'll use something else|we'll go another way}{.|!}",
 }
 
