@@ -620,6 +620,19 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if msg != "" {
 			return nil, msg, true
 		}
+		if err := g.w.Compute(ctx, a.st, args); err != nil {
+			// A computed argument the policy gives no value (no
+			// compensation for this reservation) is a refusal when the
+			// pack counts its reason as one.
+			why := err.Error()
+			if _, after, ok := strings.Cut(why, ": "); ok {
+				why = after
+			}
+			if g.w.RefusedBy(why) {
+				return nil, a.toolRefusal(g, strings.TrimSuffix(why, ".")), true
+			}
+			return nil, "I'm sorry, I couldn't work out the " + model.ArgWords(computedName(g.w)) + " for this.", true
+		}
 		if why := a.toolRefuses(ctx, g, args); why != "" {
 			return nil, a.toolRefusal(g, why), true
 		}
@@ -1475,4 +1488,14 @@ func (a *Generic) faultyChoice(g *ggoal, toolErr string) string {
 		return choices[0]
 	}
 	return ""
+}
+
+// computedName is the name of the write's first computed argument.
+func computedName(w *model.WriteModel) string {
+	for _, p := range w.Params {
+		if p.Source == model.SrcCompute {
+			return p.Name
+		}
+	}
+	return "amount"
 }

@@ -1368,6 +1368,12 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if refuse {
 		fits = nil
 	}
+	if w.Computes() {
+		// A computed argument's write is allowed on few targets (a
+		// reservation with a disrupted flight the policy compensates):
+		// the tool, tried on the target, says which.
+		fits = p.acceptedBy(w, refuse)
+	}
 	if p.want > 0 && len(w.Checks) > 0 && w.TargetKind == model.TargetColl {
 		// A target whose checks alone overshoot the reads wanted (a
 		// reservation of four flights, for 4 reads) is passed over before
@@ -1397,6 +1403,9 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		if err := a.fill(pm); err != nil {
 			return err
 		}
+	}
+	if err := w.Compute(p.ctx, p.st, a.args); err != nil {
+		return err
 	}
 	needs = append(needs, a.needs...)
 	if refuse {
@@ -1477,6 +1486,39 @@ func (p *gplan) checks(w *model.WriteModel, t *target) ([]int, error) {
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// acceptedBy tells the targets on which the write, with the arguments
+// its target and computed sources give, goes through; with refuse, those
+// on which the tool refuses it for one of the pack's refusals.
+func (p *gplan) acceptedBy(w *model.WriteModel, refuse bool) func(map[string]any) bool {
+	return func(obj map[string]any) bool {
+		args := map[string]any{}
+		for _, pm := range w.Params {
+			switch pm.Source {
+			case model.SrcTargetKey, model.SrcTarget:
+				path := pm.Path
+				if pm.Source == model.SrcTargetKey {
+					path = w.Coll.Key
+				}
+				if v, ok := model.ValueAt(obj, path); ok {
+					args[pm.Name] = v
+				}
+			}
+		}
+		if err := w.Compute(p.ctx, p.st, args); err != nil {
+			return refuse && w.RefusedBy(err.Error())
+		}
+		raw, err := tools.Marshal(args)
+		if err != nil {
+			return false
+		}
+		res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
+		if refuse {
+			return res.Err && w.RefusedBy(res.Output)
+		}
+		return !res.Err
+	}
 }
 
 // refusedByTool keeps goal as a forbidden request when the tool refuses

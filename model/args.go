@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -819,4 +820,33 @@ func (pk *PickModel) Words(e map[string]any) string {
 		return ""
 	}
 	return FillSay(pk.Say, e)
+}
+
+// Computes tells whether the write has a computed argument.
+func (w *WriteModel) Computes() bool {
+	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Source == SrcCompute })
+}
+
+// Compute fills the write's computed arguments (compute:NAME) into args,
+// which holds its other arguments: each is what the pack's function
+// returns on st, the state the write would run on. An error is the
+// function's fail(): the policy gives the write no value there.
+func (w *WriteModel) Compute(ctx context.Context, st *tools.State, args map[string]any) error {
+	for _, p := range w.Params {
+		if p.Source != SrcCompute {
+			continue
+		}
+		in := make(map[string]any, len(args))
+		for k, v := range args {
+			if k != p.Name {
+				in[k] = v
+			}
+		}
+		v, err := p.Compute(ctx, st.Fork(), in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.ComputeName, err)
+		}
+		args[p.Name] = v
+	}
+	return nil
 }

@@ -35,6 +35,8 @@ type Model struct {
 	// Clock is the pack's fixed "now" (dates a customer asks for are
 	// drawn after it).
 	Clock time.Time
+	// computes are the pack's functions computed arguments name.
+	computes map[string]tools.Handler
 	// Holdout are tasks generation must not reproduce (nil: none).
 	Holdout *pack.Holdout
 	// Rules are the policy rules every dialogue is held to: the defaults
@@ -208,6 +210,7 @@ const (
 	SrcPick      = "pick"       // some of the target's sub-records, named by the customer
 	SrcReplace   = "replace"    // a replacement for each picked sub-record
 	SrcChoose    = "choose"     // one of the customer's things, or the target's original one
+	SrcCompute   = "compute"    // what a function of the pack's handlers returns on the state (an amount the policy sets)
 )
 
 // ParamModel says where one argument of a write comes from.
@@ -225,6 +228,10 @@ type ParamModel struct {
 	// (pack.Arg.Say); nil says them as words.
 	Say   map[string]string
 	Const any
+	// Compute is, for a computed argument, the pack's function that gives
+	// its value, and ComputeName its name (pack.Pack.Computes).
+	Compute     tools.Handler
+	ComputeName string
 	// Optional marks a parameter a task may include or leave out.
 	Optional bool
 	// Group is, for a like source, the record path its value is drawn
@@ -371,6 +378,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
 		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, owners: map[string][]string{}, allKeys: map[string][]string{},
 		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{},
+		computes: p.Computes,
 	}
 	if m.Name == "" {
 		return nil, errors.New("domain.yaml: name is empty")
@@ -1648,8 +1656,14 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 		if err := json.Unmarshal([]byte(strings.TrimPrefix(src, "const:")), &p.Const); err != nil {
 			return fmt.Errorf("%q is not const:JSON: %w", src, err)
 		}
+	case strings.HasPrefix(src, "compute:"):
+		name := strings.TrimPrefix(src, "compute:")
+		p.Source, p.ComputeName, p.Compute = SrcCompute, name, m.computes[name]
+		if p.Compute == nil {
+			return fmt.Errorf("%q: the handlers file defines no function %s", src, name)
+		}
 	default:
-		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B or const:JSON", src)
+		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B, const:JSON or compute:FUNCTION", src)
 	}
 	return nil
 }
