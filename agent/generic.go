@@ -637,6 +637,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			return nil, a.toolRefusal(g, why), true
 		}
 		g.args = args
+		if a.wants(FlawMiscomputed, g) && a.miscompute(g) {
+			a.fire(FlawMiscomputed, g)
+		}
 		if a.wants(FlawWrongArgument, g) && a.corrupt(g) {
 			a.fire(FlawWrongArgument, g)
 		}

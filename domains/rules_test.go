@@ -3,6 +3,8 @@ package domains_test
 import (
 	"context"
 	"io/fs"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/agent"
@@ -14,6 +16,7 @@ import (
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
 )
 
 // Every sentence of a built-in policy is enforced by a rule or listed,
@@ -44,7 +47,7 @@ func TestRuleFlaws(t *testing.T) {
 		"retail": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawNoTransferMessage, agent.FlawAssumedArgument,
 			agent.FlawNoOpWrite, agent.FlawUnrequestedWrite, agent.FlawSilentRefusal},
 		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite,
-			agent.FlawSilentRefusal, agent.FlawUnchecked},
+			agent.FlawSilentRefusal, agent.FlawUnchecked, agent.FlawMiscomputed},
 	}
 	for dom, kinds := range flaws {
 		fx, err := testplay.NewFixture(dom, 1)
@@ -65,7 +68,15 @@ func TestRuleFlaws(t *testing.T) {
 				if !fired {
 					continue
 				}
-				f := fx.Ver.Verify(ctx, bp, bad).Failed()
+				verdict := fx.Ver.Verify(ctx, bp, bad)
+				f := verdict.Failed()
+				if kind == agent.FlawMiscomputed && !slices.ContainsFunc(verdict.Checks, func(c record.Check) bool {
+					return !c.Passed && strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleComputed+":")
+				}) {
+					// The wrong value fails the state check first; the rule
+					// must fail it on its own, as for a tool that took it.
+					t.Errorf("%s %s: flaw %s passes every computed rule (%v)", dom, bp.ID, kind, f)
+				}
 				if f == nil && kind == agent.FlawNoOpWrite && bp.Behavior == "changes_mind" {
 					// The customer changed its mind at the no-op proposal:
 					// its new value replaced the wrong one.

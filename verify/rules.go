@@ -33,6 +33,13 @@ type call struct {
 	// checks are the reads the policy needs before a write, on its
 	// target as the replay held it then (model.WriteModel.CheckCalls).
 	checks []pack.Call
+	// computed holds a write's computed arguments as the pack's
+	// functions give them on the state before it (computeErr: they give
+	// none); refused is whether its tool refused it for one of the
+	// pack's refusals.
+	computed   map[string]any
+	computeErr string
+	refused    bool
 }
 
 // replayed is the dialogue's calls run again on a fresh state: the state
@@ -58,9 +65,20 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 						cl.checks = w.CheckCalls(obj)
 					}
 				}
+				w := v.writeModel(c.Function.Name)
+				if w != nil && w.Computes() {
+					cl.computed = maps.Clone(cl.args)
+					if cl.computed == nil {
+						cl.computed = map[string]any{}
+					}
+					if err := w.Compute(ctx, st, cl.computed); err != nil {
+						cl.computeErr = err.Error()
+					}
+				}
 				before := st.Hash()
 				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 				cl.failed = res.Err
+				cl.refused = res.Err && w != nil && w.RefusedBy(res.Output)
 				cl.changed = st.Hash() != before
 			}
 			out = append(out, cl)
@@ -126,6 +144,31 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 		return grounded(tr, calls)
 	case pack.RuleChecked:
 		return checkedFirst(v.writeModel(r.Tool), bp, calls)
+	case pack.RuleComputed:
+		return computedArgs(r, calls)
+	}
+	return ""
+}
+
+// computedArgs says which call of the rule's tool passes a computed
+// argument other than the policy's, or asks for what the policy forbids.
+func computedArgs(r pack.Rule, calls []call) string {
+	for _, c := range calls {
+		if c.name != r.Tool {
+			continue
+		}
+		at := "message " + strconv.Itoa(c.msg) + ": " + c.name
+		switch {
+		case c.computeErr != "":
+			return at + " where the policy gives no value: " + c.computeErr
+		case c.refused:
+			return at + " on a request the policy forbids"
+		}
+		for _, a := range r.Args {
+			if want, got := c.computed[a], c.args[a]; tools.Text(want) != tools.Text(got) {
+				return at + " with " + a + " " + tools.Text(got) + " where the policy gives " + tools.Text(want)
+			}
+		}
 	}
 	return ""
 }
