@@ -21,6 +21,12 @@ import (
 // and at least minWrites writes.
 func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWrites int) (*record.Blueprint, *record.Trajectory) {
 	t.Helper()
+	return oracleWhere(t, fx, tool, goalKind, minWrites, nil)
+}
+
+// oracleWhere is oracleWith among the dialogues keep accepts (nil: all).
+func oracleWhere(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWrites int, keep func(*record.Trajectory) bool) (*record.Blueprint, *record.Trajectory) {
+	t.Helper()
 	ctx := context.Background()
 	for i := range 3000 {
 		bp, err := fx.Gen.Generate(ctx, i)
@@ -48,6 +54,9 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 		tr, err := embedded.Simulate(ctx, fx.D, bp, 60)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if keep != nil && !keep(tr) {
+			continue
 		}
 		if v := fx.Ver.Verify(ctx, bp, tr); v.Passed {
 			return bp, tr
@@ -433,7 +442,27 @@ func TestFromCustomerIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bp, tr := oracleWith(t, airline, "book_reservation", "", 0)
+	// A customer who gives its user id (one who forgot it identifies
+	// otherwise).
+	bp, tr := oracleWhere(t, airline, "book_reservation", "", 0, func(tr *record.Trajectory) bool {
+		var a struct {
+			UserID     string `json:"user_id"`
+			Passengers []struct {
+				First string `json:"first_name"`
+				Last  string `json:"last_name"`
+			} `json:"passengers"`
+		}
+		i := callAt(tr, "book_reservation")
+		_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &a)
+		// The names are taken out of what the customer says: none may be
+		// part of the user id (the customer's own last name is).
+		if len(a.Passengers) == 0 || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].First)) || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].Last)) {
+			return false
+		}
+		return a.UserID != "" && slices.ContainsFunc(tr.Messages[:i], func(m record.Message) bool {
+			return m.Role == "user" && strings.Contains(m.Content, a.UserID)
+		})
+	})
 	i := callAt(tr, "book_reservation")
 	var args struct {
 		UserID     string `json:"user_id"`
