@@ -1345,7 +1345,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	m := p.m
 	gi := len(p.goals)
 	opts := p.chooseOptional(w)
-	goal := record.Goal{Intent: model.IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}}
+	goal := record.Goal{Intent: model.IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}, Situation: w.Situation}
 	params := w.Included(opts)
 	var needs []int
 	var userObj map[string]any

@@ -271,6 +271,8 @@ type WriteModel struct {
 	// Refusals are fragments of the tool's errors that mean the policy
 	// forbids the request (pack.WriteHint.Refusals).
 	Refusals []string
+	// Situation labels the write's tasks (pack.WriteHint.Situation).
+	Situation string
 	// Checks are the reads the policy needs on what the target points to
 	// (pack.WriteHint.Checks); ChecksMin and ChecksMax bound how many
 	// they make on one record of the collection.
@@ -1444,7 +1446,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), param: map[string]*ParamModel{}}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""

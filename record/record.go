@@ -90,6 +90,9 @@ type Goal struct {
 	// done, ... instead"), and the agent takes it up once it has refused
 	// that one, without being asked again.
 	Instead bool `json:"instead,omitempty"`
+	// Situation is the label the pack gives tasks of this write, granted
+	// or refused (compensation): the situations count it.
+	Situation string `json:"situation,omitempty"`
 }
 
 // Action is one ground-truth tool call.

@@ -145,8 +145,9 @@ func (g *ngrams) merge(o *ngrams) {
 // from its goals: "refusal" (a request the policy forbids), "transfer",
 // "question", "change_of_mind" (a value revised at the confirmation),
 // "conditional" (a request made for the case a forbidden one is refused),
-// "tool_error" (a first choice the write fails on in its tool) and
-// "several_requests".
+// "tool_error" (a first choice the write fails on in its tool),
+// "several_requests", and the labels a pack gives its writes' tasks
+// (hints.writes.*.situation: "compensation").
 func Situations(bp *record.Blueprint) []string {
 	var out []string
 	has := func(f func(record.Goal) bool) bool { return slices.ContainsFunc(bp.Goals, f) }
@@ -170,6 +171,12 @@ func Situations(bp *record.Blueprint) []string {
 	}
 	if len(bp.Goals) > 1 {
 		out = append(out, "several_requests")
+	}
+	// The pack's own labels (hints.writes.*.situation), once each.
+	for _, g := range bp.Goals {
+		if g.Situation != "" && !slices.Contains(out, g.Situation) {
+			out = append(out, g.Situation)
+		}
 	}
 	return out
 }
