@@ -1493,31 +1493,11 @@ func (p *gplan) checks(w *model.WriteModel, t *target) ([]int, error) {
 // on which the tool refuses it for one of the pack's refusals.
 func (p *gplan) acceptedBy(w *model.WriteModel, refuse bool) func(map[string]any) bool {
 	return func(obj map[string]any) bool {
-		args := map[string]any{}
-		for _, pm := range w.Params {
-			switch pm.Source {
-			case model.SrcTargetKey, model.SrcTarget:
-				path := pm.Path
-				if pm.Source == model.SrcTargetKey {
-					path = w.Coll.Key
-				}
-				if v, ok := model.ValueAt(obj, path); ok {
-					args[pm.Name] = v
-				}
-			}
-		}
-		if err := w.Compute(p.ctx, p.st, args); err != nil {
-			return refuse && w.RefusedBy(err.Error())
-		}
-		raw, err := tools.Marshal(args)
-		if err != nil {
-			return false
-		}
-		res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
+		accepted, refused := w.Accepts(p.ctx, p.m.Kit, p.st, obj)
 		if refuse {
-			return res.Err && w.RefusedBy(res.Output)
+			return refused
 		}
-		return !res.Err
+		return accepted
 	}
 }
 

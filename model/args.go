@@ -822,6 +822,35 @@ func (pk *PickModel) Words(e map[string]any) string {
 	return FillSay(pk.Say, e)
 }
 
+// Accepts tries the write on a fork of st with the arguments its target
+// and computed sources give: accepted when its tool goes through,
+// refused when the function or the tool refuses it for one of the
+// write's refusals.
+func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.State, obj map[string]any) (accepted, refused bool) {
+	args := map[string]any{}
+	for _, p := range w.Params {
+		switch p.Source {
+		case SrcTargetKey:
+			if v, ok := ValueAt(obj, w.Coll.Key); ok {
+				args[p.Name] = v
+			}
+		case SrcTarget:
+			if v, ok := ValueAt(obj, p.Path); ok {
+				args[p.Name] = v
+			}
+		}
+	}
+	if err := w.Compute(ctx, st, args); err != nil {
+		return false, w.RefusedBy(err.Error())
+	}
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return false, false
+	}
+	res := kit.Exec(ctx, st.Fork(), w.Name, string(raw))
+	return !res.Err, res.Err && w.RefusedBy(res.Output)
+}
+
 // Computes tells whether the write has a computed argument.
 func (w *WriteModel) Computes() bool {
 	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Source == SrcCompute })

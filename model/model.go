@@ -472,7 +472,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
 	m.scopeUnread()
-	m.indexFitting()
+	m.indexFitting(ctx)
 	m.identifying = m.keyParams()
 	return m, nil
 }
@@ -481,8 +481,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 // the base meet them and which do not, by owner: the generator draws
 // targets (and forbidden requests) from these instead of trying records
 // that cannot serve.
-func (m *Model) indexFitting() {
+func (m *Model) indexFitting(ctx context.Context) {
 	m.fitting = map[string]map[bool]map[string][]string{}
+	var base *tools.State
 	for _, w := range m.Writes {
 		if !w.Refusable() {
 			continue
@@ -499,6 +500,14 @@ func (m *Model) indexFitting() {
 				owner = tools.Text(obj[w.Coll.Owner])
 			}
 			ok := w.Allowed(obj)
+			if ok && w.Computes() {
+				// Its tool says which targets it is allowed on (a
+				// reservation the policy compensates), on the base state.
+				if base == nil {
+					base = m.Base.NewState()
+				}
+				ok, _ = w.Accepts(ctx, m.Kit, base, obj)
+			}
 			idx[ok][owner] = append(idx[ok][owner], k)
 		}
 		m.fitting[w.Name] = idx
