@@ -19,6 +19,7 @@ func TestSituations(t *testing.T) {
 		{"refusal with a plan B", []record.Goal{{Kind: record.GoalRefuse}, {Kind: record.GoalWrite, Instead: true}}, []string{"refusal", "conditional", "several_requests"}},
 		{"change of mind", []record.Goal{{Kind: record.GoalWrite, RevisedItems: []record.Selector{{Collection: "p"}}}}, []string{"change_of_mind"}},
 		{"tool error", []record.Goal{{Kind: record.GoalWrite, FailingItems: []record.Selector{{Collection: "payment_method_id", Label: "my gift card"}}}}, []string{"tool_error"}},
+		{"a pack's label, granted and refused", []record.Goal{{Kind: record.GoalRefuse, Situation: "compensation"}, {Kind: record.GoalWrite, Situation: "compensation"}}, []string{"refusal", "several_requests", "compensation"}},
 		{"question and transfer", []record.Goal{{Kind: record.GoalInform}, {Kind: record.GoalTransfer}}, []string{"transfer", "question", "several_requests"}},
 	}
 	for _, c := range cases {
