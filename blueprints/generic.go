@@ -1404,14 +1404,16 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			return err
 		}
 	}
-	if err := w.Compute(p.ctx, p.st, a.args); err != nil {
-		return err
+	computeErr := w.Compute(p.ctx, p.st, a.args)
+	if computeErr != nil && !(refuse && w.RefusedBy(computeErr.Error())) {
+		return computeErr
 	}
 	needs = append(needs, a.needs...)
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
-		// are not refused, and their reads would be spent for nothing.
-		return p.refusedByTool(w, t, goal, a.args)
+		// are not refused, and their reads would be spent for nothing. A
+		// computed argument the policy gives no value is refused already.
+		return p.refusedByTool(w, t, goal, a.args, computeErr != nil)
 	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
@@ -1502,19 +1504,22 @@ func (p *gplan) acceptedBy(w *model.WriteModel, refuse bool) func(map[string]any
 }
 
 // refusedByTool keeps goal as a forbidden request when the tool refuses
-// the write on its target with one of the pack's refusals; the state is
-// left as it was either way.
-func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, args map[string]any) error {
-	raw, err := tools.Marshal(args)
-	if err != nil {
-		return err
-	}
-	res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
-	switch {
-	case !res.Err:
-		return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
-	case !w.RefusedBy(res.Output):
-		return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+// the write on its target with one of the pack's refusals, or refused
+// says a computed argument's function did; the state is left as it was
+// either way.
+func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, args map[string]any, refused bool) error {
+	if !refused {
+		raw, err := tools.Marshal(args)
+		if err != nil {
+			return err
+		}
+		res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
+		switch {
+		case !res.Err:
+			return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
+		case !w.RefusedBy(res.Output):
+			return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+		}
 	}
 	// What the policy needs read before the refusal is in the ground
 	// truth: the agent must make those reads too (the checked rule).
