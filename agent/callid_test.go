@@ -74,6 +74,8 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskPick":       {genericAskPick, []string{"what"}},
 	"genericAskChoice":     {genericAskChoice, []string{"noun", "what"}},
 	"genericAskChoiceSame": {genericAskChoiceSame, []string{"noun", "what"}},
+	"genericAskOther":      {genericAskOther, []string{"noun", "what"}},
+	"writeFailed":          {writeFailed, []string{"why"}},
 	"genericAskNew":        {genericAskNew, []string{"what"}},
 	"genericRefuse":        {genericRefuse, []string{"what", "target", "why"}},
 	"toolRefuse":           {toolRefuse, []string{"what", "why"}},

@@ -29,6 +29,7 @@ const (
 	FlawUnrequestedWrite  = "unrequested_write"   // also does the same to another of the customer's records, unasked
 	FlawSilentRefusal     = "silent_refusal"      // passes over a forbidden request without saying it cannot be done
 	FlawUnchecked         = "unchecked"           // acts or refuses without the reads the policy needs first (the flights' status)
+	FlawMiscomputed       = "miscomputed"         // passes another value than the policy sets for a computed argument (a certificate's amount)
 )
 
 // Flaws lists every flaw kind.
@@ -36,7 +37,7 @@ func Flaws() []string {
 	return []string{FlawPrematureWrite, FlawWrongTarget, FlawWrongArgument, FlawNoConfirmation, FlawUnauthenticated,
 		FlawHallucinatedID, FlawWrongTool, FlawSchemaInvalid, FlawStopsEarly, FlawUnnecessaryTransfer, FlawOmitsOutput,
 		FlawUndisclosed, FlawNoReminder, FlawNoTransferMessage, FlawAssumedArgument, FlawNoOpWrite,
-		FlawUnrequestedWrite, FlawSilentRefusal, FlawUnchecked}
+		FlawUnrequestedWrite, FlawSilentRefusal, FlawUnchecked, FlawMiscomputed}
 }
 
 // Flaw configures a flawed oracle: the mistake fires at its first

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -92,6 +93,9 @@ type ggoal struct {
 	trial *trial
 	// assumed is set when the assumed_argument flaw filled a piece in.
 	assumed bool
+	// rejected is the choice argument the tool turned the write down
+	// for, asked for again.
+	rejected string
 }
 
 type trial struct {
@@ -497,6 +501,9 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 				// "payment method", never "… to use for the payment".
 				tmpls = genericAskChoiceSame
 			}
+			if g.rejected == name {
+				tmpls = genericAskOther
+			}
 			text = a.say(tmpls, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 			if p.Choose.Default != "" && !p.Choose.Other {
 				text += " " + a.say(defaultChoice, map[string]string{"default": p.Choose.DefaultSay})
@@ -613,10 +620,26 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if msg != "" {
 			return nil, msg, true
 		}
+		if err := g.w.Compute(ctx, a.st, args); err != nil {
+			// A computed argument the policy gives no value (no
+			// compensation for this reservation) is a refusal when the
+			// pack counts its reason as one.
+			why := err.Error()
+			if _, after, ok := strings.Cut(why, ": "); ok {
+				why = after
+			}
+			if g.w.RefusedBy(why) {
+				return nil, a.toolRefusal(g, strings.TrimSuffix(why, ".")), true
+			}
+			return nil, "I'm sorry, I couldn't work out the " + model.ArgWords(computedName(g.w)) + " for this.", true
+		}
 		if why := a.toolRefuses(ctx, g, args); why != "" {
 			return nil, a.toolRefusal(g, why), true
 		}
 		g.args = args
+		if a.wants(FlawMiscomputed, g) && a.miscompute(g) {
+			a.fire(FlawMiscomputed, g)
+		}
 		if a.wants(FlawWrongArgument, g) && a.corrupt(g) {
 			a.fire(FlawWrongArgument, g)
 		}
@@ -628,7 +651,8 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		a.hallucinate(g)
 	}
 	if !g.confirm && a.fire(FlawNoConfirmation, g) {
-		return nil, a.execute(ctx, g), true
+		said, retry := a.execute(ctx, g)
+		return nil, said, !retry
 	}
 	if !g.confirm {
 		g.propose = true
@@ -640,7 +664,8 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 		return &t, "", false
 	}
-	return nil, a.execute(ctx, g), true
+	said, retry := a.execute(ctx, g)
+	return nil, said, !retry
 }
 
 // check makes the reads the policy needs on what the target points to
@@ -1393,8 +1418,10 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 	return said, stated
 }
 
-// execute makes the confirmed write and reports its outcome.
-func (a *Generic) execute(ctx context.Context, g *ggoal) string {
+// execute makes the confirmed write and reports its outcome; retry is
+// set when the tool rejected the customer's choice (a gift card short of
+// the amount): that choice is forgotten, to be asked for again.
+func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry bool) {
 	name, args := a.mistake(g, g.w.Name, g.args)
 	reason := "The customer is authenticated and explicitly confirmed these details; every argument comes from the tool results or from what the customer said."
 	if a.m.Users == nil {
@@ -1404,10 +1431,27 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 	if g.w.TargetKind != model.TargetColl && g.w.TargetKind != model.TargetSearch {
 		before = nil
 	}
+	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
-	a.reads = map[string]readOut{}
+	if ok || a.st.Hash() != was {
+		// A rejected write that changed nothing leaves what was read
+		// valid: reading it again would show the same call twice.
+		a.reads = map[string]readOut{}
+	}
 	if !ok {
-		return "I'm sorry, that didn't go through: " + strings.TrimPrefix(out, "Error: ") + "."
+		why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
+		if lowered, ok := dialog.LowerLead(why); ok {
+			why = lowered
+		}
+		said := a.say(writeFailed, map[string]string{"why": model.DatesInWords(why)})
+		if c := a.faultyChoice(g, out); c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
+			delete(g.items, c)
+			delete(g.slots, c)
+			g.rejected = c
+			g.args, g.propose, g.confirm, g.trial = nil, false, false, nil
+			return said, true
+		}
+		return said, false
 	}
 	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: v, User: g.user, Elems: g.elems})
 	if len(outs) > 0 && a.fire(FlawOmitsOutput, g) {
@@ -1424,7 +1468,37 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) string {
 	}
 	lead := a.say(doneLead, nil)
 	if len(report) == 0 {
-		return lead
+		return lead, false
 	}
-	return lead + " " + strings.Join(report, " ")
+	return lead + " " + strings.Join(report, " "), false
+}
+
+// faultyChoice is the argument a write's tool error puts down to the
+// customer's choice among their things: the one whose value the error
+// names, else the write's only such choice; "" when there is none.
+func (a *Generic) faultyChoice(g *ggoal, toolErr string) string {
+	var choices []string
+	for _, p := range g.w.Params {
+		if p.Source != model.SrcChoose {
+			continue
+		}
+		if s := tools.Text(g.args[p.Name]); s != "" && strings.Contains(toolErr, s) {
+			return p.Name
+		}
+		choices = append(choices, p.Name)
+	}
+	if len(choices) == 1 {
+		return choices[0]
+	}
+	return ""
+}
+
+// computedName is the name of the write's first computed argument.
+func computedName(w *model.WriteModel) string {
+	for _, p := range w.Params {
+		if p.Source == model.SrcCompute {
+			return p.Name
+		}
+	}
+	return "amount"
 }

@@ -441,3 +441,44 @@ func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) strin
 	}
 	return ""
 }
+
+// miscompute is the miscomputed flaw: a computed argument one step of
+// its schema off what the policy sets (the next certificate amount), as
+// an agent that guessed the amount or took the wrong rate would pass.
+func (a *Generic) miscompute(g *ggoal) bool {
+	for _, p := range g.w.Params {
+		if p.Source != model.SrcCompute {
+			continue
+		}
+		v, ok := numberOf(g.args[p.Name])
+		if !ok {
+			continue
+		}
+		step := 1.0
+		if s, ok := numberOf(p.Schema["multipleOf"]); ok && s > 0 {
+			step = s
+		}
+		wrong := v + step
+		if hi, ok := numberOf(p.Schema["maximum"]); ok && wrong > hi {
+			wrong = v - step
+		}
+		if lo, ok := numberOf(p.Schema["minimum"]); ok && wrong < lo {
+			continue
+		}
+		args := maps.Clone(g.args)
+		args[p.Name] = model.Typed(p.Schema, tools.Text(wrong))
+		g.args = args
+		return true
+	}
+	return false
+}
+
+// numberOf reads a number of any JSON-ish type (a handler's int64, a
+// schema's float64).
+func numberOf(v any) (float64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(tools.Text(v), 64)
+	return f, err == nil
+}

@@ -48,7 +48,15 @@ var genericAskChoice = []string{
 // (a payment method).
 var genericAskChoiceSame = []string{
 	"{|And |Now, |Next, |Lastly, |Then }{which <noun>|what <noun>} {would you like to use|should I use|do you want to use|shall I use|should I put this on}{| for this| this time}?",
-	"{Could you tell me which <noun> to use|Can you tell me which <noun> you'd like|Let me know which <noun> to use|Which of your <noun>s should I use}{| for this| this time}{?|, please?}",
+	"{Could you tell me which <noun> to use|Can you tell me which <noun> you'd like|Which of your <noun>s should I use}{| for this| this time}{?|, please?}",
+	"{Let me know|Tell me|Just let me know} which <noun> {to use|you'd like to use|I should use|you prefer}{| for this| this time}{.|, please.}",
+}
+
+// genericAskOther asks for another choice after the tool turned the
+// customer's first one down.
+var genericAskOther = []string{
+	"{Which other|What other} <noun> {would you like to use|should I use|shall I try|can I put this on}{| instead}?",
+	"{Do you have another <noun> I could use|Is there another <noun> you'd like to use|Would you like to try another <noun>}{| instead}?",
 }
 
 var genericFoundSearch = []string{

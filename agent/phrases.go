@@ -65,6 +65,13 @@ var transferMsg = []string{
 }
 
 // What the agent says first when the customer turns a proposal down.
+// writeFailed tells the customer a write its tool rejected, in the
+// tool's words, before the agent asks for another choice.
+var writeFailed = []string{
+	"{I'm sorry|Sorry|Unfortunately|I'm afraid}, {that didn't go through|the system didn't accept that|that was turned down}{:| —} <why>.",
+	"{I tried, but it|It} {didn't go through|was declined|was turned down}{:| —} <why>.",
+}
+
 var correctionLead = []string{
 	"{Sorry about that|My apologies|Thanks for catching that|Apologies for the mix-up}{!|.} {Let me fix that.|I'll correct it.|Let me put that right.|}",
 	"{You're right to check|Good catch}{, sorry|}{!|.} {I'll fix the details.|Let me correct that.}",
@@ -114,6 +121,8 @@ var reminderFrames = []string{
 	"As a reminder,", "Also,", "Keep in mind that", "By the way,", "Note that", "Before you decide,", "A quick note:",
 	"One more detail:", "It's worth mentioning that", "Just a heads-up:", "Something to consider:", "Good to know:",
 	"I should mention that", "Let me mention that", "For the record,", "In case it matters,",
+	"Quick reminder:", "Bear in mind that", "Just to flag it,", "For what it's worth,", "Do keep in mind that",
+	"Heads-up:", "To be clear,", "Just so it's said,",
 }
 
 // slotOptions lists the values a slot takes after its question.

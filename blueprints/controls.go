@@ -112,6 +112,7 @@ const (
 	stepSqrt2  = 0.41421356237309515
 	stepSqrt3  = 0.7320508075688772
 	stepSqrt5  = 0.2360679774997898
+	stepSqrt7  = 0.6457513110645906
 )
 
 // Mix hashes a seed with labels into 64 bits.
@@ -163,6 +164,9 @@ type draws struct {
 	behav  *Allocator
 	// refuse is 1 for the tasks that hold a forbidden request.
 	refuse *Allocator
+	// fail is 1 for the tasks whose customer first names a choice the
+	// write fails on.
+	fail *Allocator
 }
 
 // newDraws checks a spec's controls and builds its allocators.
@@ -191,6 +195,12 @@ func newDraws(spec Spec) (draws, error) {
 		return d, fmt.Errorf("--refusals %g: want a share from 0 to 1", spec.Refusals)
 	}
 	if d.refuse, err = NewAllocator(Range{0, 1}, []float64{1 - spec.Refusals, spec.Refusals}, spec.Seed, "refusal", stepSqrt5); err != nil {
+		return d, err
+	}
+	if !(spec.ToolErrors >= 0 && spec.ToolErrors <= 1) {
+		return d, fmt.Errorf("--tool-errors %g: want a share from 0 to 1", spec.ToolErrors)
+	}
+	if d.fail, err = NewAllocator(Range{0, 1}, []float64{1 - spec.ToolErrors, spec.ToolErrors}, spec.Seed, "tool_error", stepSqrt7); err != nil {
 		return d, err
 	}
 	return d, nil

@@ -30,6 +30,10 @@ type Spec struct {
 	// forbids (a task's only request when it has no write, a side
 	// request otherwise), where the pack has writes with preconditions.
 	Refusals float64
+	// ToolErrors is the share of tasks whose customer first names a
+	// choice on which a write fails in its tool (Goal.FailingItems),
+	// where one of its writes has such a choice; other tasks have none.
+	ToolErrors float64
 }
 
 // Generator makes the blueprint at an index. Implementations are safe for

@@ -227,7 +227,7 @@ func (g *Generic) probeCounts() error {
 		rng := Stream(g.spec.Seed, m.Name, -1-w, "probe")
 		for a := 0; a < 300 && !ok; a++ {
 			e := g.spec.Reads.Min + a%(g.spec.Reads.Max-g.spec.Reads.Min+1)
-			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior, g.refusable && a%2 == 1)
+			_, err := g.try(context.Background(), rng, w, e, a < 150, g.probeBehavior, g.refusable && a%2 == 1, false)
 			ok = err == nil
 			if !ok {
 				last = worse(last, err)
@@ -276,6 +276,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		behavior = g.probeBehavior
 	}
 	refuse := g.refuse.At(index) == 1
+	fails := g.fail.At(index) == 1 && w > 0
 	// Every write must need exactly the allocated reads; when the pack
 	// cannot give w writes at that level (or after a fair search) the
 	// neighbouring levels of the range, and at last any level the pack
@@ -318,7 +319,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 			// A task without writes that cannot be the one kind is the other.
 			refuse = g.refusable && a%2 == 0
 		}
-		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse)
+		bp, err := g.try(ctx, rng, w, ea, exact, behavior, refuse, fails)
 		if err == nil {
 			if id, ok := g.m.Holdout.Match(WriteCalls(bp)); ok {
 				// A benchmark's test task is never training data.
@@ -458,8 +459,14 @@ type gplan struct {
 	unknown []string
 	revise  bool
 	revised bool
-	want    int // reads each write must need; 0 accepts any
-	strict  bool
+	// fail looks for a write whose customer first names a choice the
+	// tool rejects (Goal.FailingItems), among writes with such a choice;
+	// failed is set once one has. A task with none is built without:
+	// trying again for one would cost more than the situation is worth.
+	fail   bool
+	failed bool
+	want   int // reads each write must need; 0 accepts any
+	strict bool
 	// firstDrawn is, per search parameter, the index of the value drawn
 	// first among those the customer gives.
 	firstDrawn map[string]int
@@ -483,9 +490,11 @@ type readResult struct {
 }
 
 // try builds one candidate task with w writes whose evidence aims at e.
-func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string, refuse bool) (*record.Blueprint, error) {
+func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool, behavior string, refuse, fail bool) (*record.Blueprint, error) {
 	p := g.newPlan(ctx, rng)
 	p.revise = behavior == "changes_mind"
+	// A customer who changes their mind has a first choice already.
+	p.fail = fail && !p.revise
 	if exact {
 		p.want = e
 	}
@@ -597,23 +606,36 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 	ws := p.g.usable
 	order := p.rng.Perm(len(ws))
-	for _, i := range order {
-		w := ws[i]
-		if p.user != "" && w.Refusable() && !p.hasFitting(w, true) {
-			continue // nothing of this customer's the policy lets it act on
+	pick := func(choosers bool) (*model.WriteModel, string) {
+		for _, i := range order {
+			w := ws[i]
+			if p.user != "" && w.Refusable() && !p.hasFitting(w, true) {
+				continue // nothing of this customer's the policy lets it act on
+			}
+			if p.revise && !p.revised && len(p.writes) == 0 && !w.Revisable() {
+				continue // a customer who changes their mind needs a choice to change
+			}
+			if p.user != "" && !p.canChoose(w) {
+				continue // a new payment method for a customer who has only one
+			}
+			if choosers && !w.Chooses() {
+				continue
+			}
+			modes := p.modes(w, e, exact)
+			if len(modes) > 0 {
+				return w, modes[p.rng.IntN(len(modes))]
+			}
 		}
-		if p.revise && !p.revised && len(p.writes) == 0 && !w.Revisable() {
-			continue // a customer who changes their mind needs a choice to change
-		}
-		if p.user != "" && !p.canChoose(w) {
-			continue // a new payment method for a customer who has only one
-		}
-		modes := p.modes(w, e, exact)
-		if len(modes) > 0 {
-			return w, modes[p.rng.IntN(len(modes))]
+		return nil, ""
+	}
+	if p.fail && !p.failed {
+		// A tool error needs a choice of the customer's to fail on: a
+		// write with one first, any other when none can need e reads.
+		if w, mode := pick(true); w != nil {
+			return w, mode
 		}
 	}
-	return nil, ""
+	return pick(false)
 }
 
 // canChoose reports whether the customer has something to choose for
@@ -1326,7 +1348,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	m := p.m
 	gi := len(p.goals)
 	opts := p.chooseOptional(w)
-	goal := record.Goal{Intent: model.IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}}
+	goal := record.Goal{Intent: model.IntentOf(w, opts), Kind: record.GoalWrite, Slots: map[string]string{}, Situation: w.Situation}
 	params := w.Included(opts)
 	var needs []int
 	var userObj map[string]any
@@ -1348,6 +1370,12 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	fits := w.Allowed
 	if refuse {
 		fits = nil
+	}
+	if w.Computes() {
+		// A computed argument's write is allowed on few targets (a
+		// reservation with a disrupted flight the policy compensates):
+		// the tool, tried on the target, says which.
+		fits = p.acceptedBy(w, refuse)
 	}
 	if p.want > 0 && len(w.Checks) > 0 && w.TargetKind == model.TargetColl {
 		// A target whose checks alone overshoot the reads wanted (a
@@ -1379,14 +1407,25 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			return err
 		}
 	}
+	computeErr := w.Compute(p.ctx, p.st, a.args)
+	if computeErr != nil && !(refuse && w.RefusedBy(computeErr.Error())) {
+		return computeErr
+	}
 	needs = append(needs, a.needs...)
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
-		// are not refused, and their reads would be spent for nothing.
-		return p.refusedByTool(w, t, goal, a.args)
+		// are not refused, and their reads would be spent for nothing. A
+		// computed argument the policy gives no value is refused already.
+		return p.refusedByTool(w, t, goal, a.args, computeErr != nil)
 	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
+	}
+	if p.fail && !p.failed {
+		if first := a.failingChoice(); first != nil {
+			goal.FailingItems = []record.Selector{*first}
+			p.failed = true
+		}
 	}
 	switch {
 	case p.revise && !p.revised && len(a.revisable) > 0:
@@ -1454,20 +1493,36 @@ func (p *gplan) checks(w *model.WriteModel, t *target) ([]int, error) {
 	return out, nil
 }
 
-// refusedByTool keeps goal as a forbidden request when the tool refuses
-// the write on its target with one of the pack's refusals; the state is
-// left as it was either way.
-func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, args map[string]any) error {
-	raw, err := tools.Marshal(args)
-	if err != nil {
-		return err
+// acceptedBy tells the targets on which the write, with the arguments
+// its target and computed sources give, goes through; with refuse, those
+// on which the tool refuses it for one of the pack's refusals.
+func (p *gplan) acceptedBy(w *model.WriteModel, refuse bool) func(map[string]any) bool {
+	return func(obj map[string]any) bool {
+		accepted, refused := w.Accepts(p.ctx, p.m.Kit, p.st, obj)
+		if refuse {
+			return refused
+		}
+		return accepted
 	}
-	res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
-	switch {
-	case !res.Err:
-		return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
-	case !w.RefusedBy(res.Output):
-		return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+}
+
+// refusedByTool keeps goal as a forbidden request when the tool refuses
+// the write on its target with one of the pack's refusals, or refused
+// says a computed argument's function did; the state is left as it was
+// either way.
+func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, args map[string]any, refused bool) error {
+	if !refused {
+		raw, err := tools.Marshal(args)
+		if err != nil {
+			return err
+		}
+		res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
+		switch {
+		case !res.Err:
+			return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
+		case !w.RefusedBy(res.Output):
+			return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+		}
 	}
 	// What the policy needs read before the refusal is in the ground
 	// truth: the agent must make those reads too (the checked rule).
@@ -1816,6 +1871,49 @@ func (a *argState) choose(pm *model.ParamModel) error {
 				a.goal.RevisedItems = append(a.goal.RevisedItems, first)
 				a.revisedChoice = true
 				break
+			}
+		}
+	}
+	return nil
+}
+
+// failingChoice finds another of the customer's things for a choice
+// argument on which the tool rejects the write, for a reason that is
+// no refusal, and changes nothing (a gift card short of the amount): the
+// customer names it first. nil when there is none, or when the customer's
+// things were never read.
+func (a *argState) failingChoice() *record.Selector {
+	p := a.plan
+	if a.user == nil {
+		return nil
+	}
+	for _, pm := range a.w.Params {
+		if pm.Source != model.SrcChoose {
+			continue
+		}
+		ch := pm.Choose
+		elems := ch.ChoiceElements(a.user)
+		def, hasDef := ch.DefaultValue(a.t.obj)
+		cur := tools.Text(a.args[pm.Name])
+		for _, j := range p.rng.Perm(len(elems)) {
+			id := tools.Text(elems[j][ch.ID])
+			if id == cur || !ch.Allowed(elems[j]) || hasDef && id == tools.Text(def) {
+				continue
+			}
+			args := maps.Clone(a.args)
+			args[pm.Name] = elems[j][ch.ID]
+			raw, err := tools.Marshal(args)
+			if err != nil {
+				continue
+			}
+			st := p.st.Fork()
+			was := st.Hash()
+			res := p.m.Kit.Exec(p.ctx, st, a.w.Name, string(raw))
+			if !res.Err || a.w.RefusedBy(res.Output) || st.Hash() != was {
+				continue
+			}
+			if sel, err := ch.ChoiceSelector(pm.Name, elems, j); err == nil {
+				return &sel
 			}
 		}
 	}
@@ -2226,6 +2324,9 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 	}
 	for _, it := range g.RevisedItems {
 		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), model.ArgWords(it.Collection))
+	}
+	for _, it := range g.FailingItems {
+		fmt.Fprintf(&b, " At first you offer %s as the %s; when the agent says it did not go through, offer the one above.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
 	switch {
 	case g.Kind == record.GoalRefuse && planB:

@@ -231,6 +231,8 @@ func canBreak(d *domains.Domain, kind string) bool {
 		return m.TransferMessage() != "" && len(m.Transfers) > 0
 	case agent.FlawUnchecked:
 		return len(m.RulesFor(pack.RuleChecked, "")) > 0
+	case agent.FlawMiscomputed:
+		return len(m.RulesFor(pack.RuleComputed, "")) > 0
 	case agent.FlawOmitsOutput:
 		// Most writes with outputs must leave one unstated before the
 		// yes for 40 tasks to hold a chance.

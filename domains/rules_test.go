@@ -2,7 +2,10 @@ package domains_test
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/agent"
@@ -14,6 +17,7 @@ import (
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
 )
 
 // Every sentence of a built-in policy is enforced by a rule or listed,
@@ -44,7 +48,7 @@ func TestRuleFlaws(t *testing.T) {
 		"retail": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawNoTransferMessage, agent.FlawAssumedArgument,
 			agent.FlawNoOpWrite, agent.FlawUnrequestedWrite, agent.FlawSilentRefusal},
 		"airline": {agent.FlawUndisclosed, agent.FlawNoReminder, agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite,
-			agent.FlawSilentRefusal, agent.FlawUnchecked},
+			agent.FlawSilentRefusal, agent.FlawUnchecked, agent.FlawMiscomputed},
 	}
 	for dom, kinds := range flaws {
 		fx, err := testplay.NewFixture(dom, 1)
@@ -65,16 +69,18 @@ func TestRuleFlaws(t *testing.T) {
 				if !fired {
 					continue
 				}
-				f := fx.Ver.Verify(ctx, bp, bad).Failed()
+				verdict := fx.Ver.Verify(ctx, bp, bad)
+				f := verdict.Failed()
+				if kind == agent.FlawMiscomputed && !slices.ContainsFunc(verdict.Checks, func(c record.Check) bool {
+					return !c.Passed && strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleComputed+":")
+				}) {
+					// The wrong value fails the state check first; the rule
+					// must fail it on its own, as for a tool that took it.
+					t.Errorf("%s %s: flaw %s passes every computed rule (%v)", dom, bp.ID, kind, f)
+				}
 				if f == nil && kind == agent.FlawNoOpWrite && bp.Behavior == "changes_mind" {
 					// The customer changed its mind at the no-op proposal:
 					// its new value replaced the wrong one.
-					continue
-				}
-				if f == nil && kind == agent.FlawAssumedArgument {
-					// The customer had said what the agent assumed (its own
-					// name, given with its user id, as the one passenger):
-					// nothing was assumed after all.
 					continue
 				}
 				if f == nil && len(bad.Corrections) > 0 {
@@ -98,5 +104,77 @@ func TestRuleFlaws(t *testing.T) {
 				t.Errorf("%s: flaw %s never fired in 2,000 blueprints", dom, kind)
 			}
 		}
+	}
+}
+
+// Airline's compensation tasks: granted ones send the amount the policy
+// sets for the reservation complained about (computed, never said by
+// the customer), refused ones are on reservations it does not
+// compensate; both carry the compensation situation.
+func TestCompensationTasks(t *testing.T) {
+	ctx := context.Background()
+	fx, err := testplay.NewFixture("airline", 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(coll, key string) map[string]any {
+		v, _ := fx.D.Base.Get(coll, key)
+		obj, _ := v.(map[string]any)
+		return obj
+	}
+	// owed mirrors the policy for one reservation: the amount, 0 for none.
+	owed := func(rid string) float64 {
+		res := get("reservations", rid)
+		user := get("users", res["user_id"].(string))
+		per := 0.0
+		for _, f := range res["flights"].([]any) {
+			fl := f.(map[string]any)
+			switch get("flight_dates", fl["flight_number"].(string)+"@"+fl["date"].(string))["status"] {
+			case "cancelled":
+				per = 100
+			case "delayed":
+				per = max(per, 50)
+			}
+		}
+		if res["status"] != "active" || user["membership"] == "regular" && res["cabin"] != "business" && res["insurance"] != "yes" {
+			return 0
+		}
+		return min(500, per*float64(len(res["passengers"].([]any))))
+	}
+	granted, refused := 0, 0
+	for i := 0; i < 300; i++ {
+		bp, err := fx.Gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for gi, g := range bp.Goals {
+			if g.Situation != "compensation" {
+				continue
+			}
+			if g.Kind == record.GoalRefuse {
+				refused++
+				if g.Target.ID != "" && owed(g.Target.ID) > 0 {
+					t.Errorf("%s: refuses compensation for %s, which the policy compensates", bp.ID, g.Target.ID)
+				}
+				continue
+			}
+			for _, a := range bp.Actions {
+				if a.Goal != gi || a.Tool != "send_certificate" {
+					continue
+				}
+				granted++
+				var args struct {
+					Reservation string  `json:"reservation_id"`
+					Amount      float64 `json:"amount"`
+				}
+				_ = json.Unmarshal(a.Arguments, &args)
+				if want := owed(args.Reservation); want == 0 || args.Amount != want {
+					t.Errorf("%s: a certificate of $%g for %s, where the policy gives $%g", bp.ID, args.Amount, args.Reservation, want)
+				}
+			}
+		}
+	}
+	if granted == 0 || refused == 0 {
+		t.Errorf("%d granted and %d refused compensation tasks in 300 blueprints, want some of each", granted, refused)
 	}
 }

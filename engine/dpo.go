@@ -38,6 +38,8 @@ var expected = map[string][]string{
 	agent.FlawUnrequestedWrite: {verify.CheckConfirmation, verify.CheckState, verify.RulePrefix + pack.RuleRequested + ":", verify.RulePrefix + pack.RuleOneWritePerYes + ":"},
 	agent.FlawSilentRefusal:    {verify.RulePrefix + pack.RuleRefuse + ":", verify.CheckEnding},
 	agent.FlawUnchecked:        {verify.RulePrefix + pack.RuleChecked + ":"},
+	// The tool may refuse the wrong value too: the state then differs.
+	agent.FlawMiscomputed: {verify.RulePrefix + pack.RuleComputed + ":", verify.CheckState, CheckCaught},
 }
 
 // CheckCaught is the failure record's check of a mistake the customer
@@ -91,7 +93,8 @@ var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrong
 // checks needs a rule that holds the agent to them.
 func FlawsFor(m *model.Model) []string {
 	return slices.DeleteFunc(agent.Flaws(), func(k string) bool {
-		return k == agent.FlawUnchecked && (m == nil || len(m.RulesFor(pack.RuleChecked, "")) == 0)
+		return k == agent.FlawUnchecked && (m == nil || len(m.RulesFor(pack.RuleChecked, "")) == 0) ||
+			k == agent.FlawMiscomputed && (m == nil || len(m.RulesFor(pack.RuleComputed, "")) == 0)
 	})
 }
 

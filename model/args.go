@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -281,6 +282,12 @@ func (w *WriteModel) Revisable() bool {
 		}
 	}
 	return false
+}
+
+// Chooses reports whether the write takes one of the customer's things
+// (a payment method) for an argument.
+func (w *WriteModel) Chooses() bool {
+	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Source == SrcChoose })
 }
 
 // Refusable reports whether a write has preconditions a customer's
@@ -813,4 +820,62 @@ func (pk *PickModel) Words(e map[string]any) string {
 		return ""
 	}
 	return FillSay(pk.Say, e)
+}
+
+// Accepts tries the write on a fork of st with the arguments its target
+// and computed sources give: accepted when its tool goes through,
+// refused when the function or the tool refuses it for one of the
+// write's refusals.
+func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.State, obj map[string]any) (accepted, refused bool) {
+	args := map[string]any{}
+	for _, p := range w.Params {
+		switch p.Source {
+		case SrcTargetKey:
+			if v, ok := ValueAt(obj, w.Coll.Key); ok {
+				args[p.Name] = v
+			}
+		case SrcTarget:
+			if v, ok := ValueAt(obj, p.Path); ok {
+				args[p.Name] = v
+			}
+		}
+	}
+	if err := w.Compute(ctx, st, args); err != nil {
+		return false, w.RefusedBy(err.Error())
+	}
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return false, false
+	}
+	res := kit.Exec(ctx, st.Fork(), w.Name, string(raw))
+	return !res.Err, res.Err && w.RefusedBy(res.Output)
+}
+
+// Computes tells whether the write has a computed argument.
+func (w *WriteModel) Computes() bool {
+	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Source == SrcCompute })
+}
+
+// Compute fills the write's computed arguments (compute:NAME) into args,
+// which holds its other arguments: each is what the pack's function
+// returns on st, the state the write would run on. An error is the
+// function's fail(): the policy gives the write no value there.
+func (w *WriteModel) Compute(ctx context.Context, st *tools.State, args map[string]any) error {
+	for _, p := range w.Params {
+		if p.Source != SrcCompute {
+			continue
+		}
+		in := make(map[string]any, len(args))
+		for k, v := range args {
+			if k != p.Name {
+				in[k] = v
+			}
+		}
+		v, err := p.Compute(ctx, st.Fork(), in)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.ComputeName, err)
+		}
+		args[p.Name] = v
+	}
+	return nil
 }

@@ -35,6 +35,8 @@ type Model struct {
 	// Clock is the pack's fixed "now" (dates a customer asks for are
 	// drawn after it).
 	Clock time.Time
+	// computes are the pack's functions computed arguments name.
+	computes map[string]tools.Handler
 	// Holdout are tasks generation must not reproduce (nil: none).
 	Holdout *pack.Holdout
 	// Rules are the policy rules every dialogue is held to: the defaults
@@ -223,6 +225,7 @@ const (
 	SrcPick      = "pick"       // some of the target's sub-records, named by the customer
 	SrcReplace   = "replace"    // a replacement for each picked sub-record
 	SrcChoose    = "choose"     // one of the customer's things, or the target's original one
+	SrcCompute   = "compute"    // what a function of the pack's handlers returns on the state (an amount the policy sets)
 )
 
 // ParamModel says where one argument of a write comes from.
@@ -244,6 +247,10 @@ type ParamModel struct {
 	// (pack.Arg.Say); nil says them as words.
 	Say   map[string]string
 	Const any
+	// Compute is, for a computed argument, the pack's function that gives
+	// its value, and ComputeName its name (pack.Pack.Computes).
+	Compute     tools.Handler
+	ComputeName string
 	// Optional marks a parameter a task may include or leave out.
 	Optional bool
 	// Group is, for a like source, the record path its value is drawn
@@ -283,6 +290,8 @@ type WriteModel struct {
 	// Refusals are fragments of the tool's errors that mean the policy
 	// forbids the request (pack.WriteHint.Refusals).
 	Refusals []string
+	// Situation labels the write's tasks (pack.WriteHint.Situation).
+	Situation string
 	// Checks are the reads the policy needs on what the target points to
 	// (pack.WriteHint.Checks); ChecksMin and ChecksMax bound how many
 	// they make on one record of the collection.
@@ -405,6 +414,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
 		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, owners: map[string][]string{}, allKeys: map[string][]string{},
 		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{},
+		computes: p.Computes,
 	}
 	if m.Name == "" {
 		return nil, errors.New("domain.yaml: name is empty")
@@ -496,7 +506,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
 	m.scopeUnread()
-	m.indexFitting()
+	m.indexFitting(ctx)
 	m.identifying = m.keyParams()
 	return m, nil
 }
@@ -505,8 +515,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 // the base meet them and which do not, by owner: the generator draws
 // targets (and forbidden requests) from these instead of trying records
 // that cannot serve.
-func (m *Model) indexFitting() {
+func (m *Model) indexFitting(ctx context.Context) {
 	m.fitting = map[string]map[bool]map[string][]string{}
+	var base *tools.State
 	for _, w := range m.Writes {
 		if !w.Refusable() {
 			continue
@@ -523,6 +534,14 @@ func (m *Model) indexFitting() {
 				owner = tools.Text(obj[w.Coll.Owner])
 			}
 			ok := w.Allowed(obj)
+			if ok && w.Computes() {
+				// Its tool says which targets it is allowed on (a
+				// reservation the policy compensates), on the base state.
+				if base == nil {
+					base = m.Base.NewState()
+				}
+				ok, _ = w.Accepts(ctx, m.Kit, base, obj)
+			}
 			idx[ok][owner] = append(idx[ok][owner], k)
 		}
 		m.fitting[w.Name] = idx
@@ -1470,7 +1489,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), param: map[string]*ParamModel{}}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""
@@ -1688,8 +1707,14 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 		if err := json.Unmarshal([]byte(strings.TrimPrefix(src, "const:")), &p.Const); err != nil {
 			return fmt.Errorf("%q is not const:JSON: %w", src, err)
 		}
+	case strings.HasPrefix(src, "compute:"):
+		name := strings.TrimPrefix(src, "compute:")
+		p.Source, p.ComputeName, p.Compute = SrcCompute, name, m.computes[name]
+		if p.Compute == nil {
+			return fmt.Errorf("%q: the handlers file defines no function %s", src, name)
+		}
 	default:
-		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B, key:COLLECTION or const:JSON", src)
+		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B, key:COLLECTION, const:JSON or compute:FUNCTION", src)
 	}
 	return nil
 }

@@ -77,6 +77,10 @@ type WriteHint struct {
 	// the tool's result, or NAME=EXPR computed from the target, the result
 	// and the elements an argument names ("refund=sum(item_ids.price)").
 	Outputs []string `json:"outputs,omitempty"`
+	// Situation labels the tasks of this write, granted or refused, in
+	// the release's situation mix (compensation): a kind of request that
+	// matters to a dataset's user beyond its tool.
+	Situation string `json:"situation,omitempty"`
 	// Skip leaves the write out of generated tasks, saying why (its
 	// arguments follow rules hints cannot state); the agent still has it.
 	Skip string `json:"skip,omitempty"`

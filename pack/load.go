@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 
 	"go.starlark.net/starlark"
 
@@ -111,6 +113,12 @@ func (c *checker) build() (*Pack, error) {
 			Handler:     h,
 		})
 	}
+	computes := map[string]tools.Handler{}
+	for _, name := range c.computeNames() {
+		if fn, ok := c.handlers[name].(*starlark.Function); ok {
+			computes[name] = sb.handler(name, fn)
+		}
+	}
 	kit, err := tools.NewToolkit(list)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.man.Tools, err)
@@ -129,5 +137,21 @@ func (c *checker) build() (*Pack, error) {
 		Base:     base,
 		Holdout:  c.holdout,
 		Files:    c.packFiles(),
+		Computes: computes,
 	}, nil
+}
+
+// computeNames are the functions the write hints' computed arguments
+// (compute:NAME) name.
+func (c *checker) computeNames() []string {
+	var out []string
+	for _, w := range c.man.Hints.Writes {
+		for _, a := range w.Args {
+			if name, ok := strings.CutPrefix(a.Source, "compute:"); ok && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -124,6 +124,10 @@ type Pack struct {
 	// Files are the pack's defining files by name (domain.yaml, tools.json,
 	// handlers.star, ...), shipped in a release so it re-verifies alone.
 	Files map[string][]byte
+	// Computes are the handlers file's functions that compute a write's
+	// argument (compute:NAME), by name: each runs as a handler does, on
+	// the state before the write, with the write's other arguments.
+	Computes map[string]tools.Handler
 }
 
 // HeldOut is one held-out task: the writes its ground truth makes.

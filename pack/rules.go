@@ -49,11 +49,17 @@ const (
 	// refusing a forbidden request of Tool, the ground truth's reads of
 	// those tools: no refusal or write on facts it never read.
 	RuleChecked = "checked"
+	// RuleComputed: every call of Tool passes for each of Args (computed
+	// arguments, compute:FUNCTION) what the function gives on the state
+	// before the call, and none is one the tool refuses for a reason the
+	// pack counts as the policy's: no certificate the policy forbids,
+	// none of another amount than it sets, even one the agent took back.
+	RuleComputed = "computed"
 )
 
 // RuleKinds lists the rule kinds.
 func RuleKinds() []string {
-	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded, RuleChecked}
+	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded, RuleChecked, RuleComputed}
 }
 
 // Rule is one checkable rule of a domain's policy.
@@ -70,7 +76,7 @@ type Rule struct {
 	// Figures are outputs of Tool's hint (disclose).
 	Figures []string `json:"figures,omitempty"`
 	// Args are argument paths of Tool (from_customer): "passengers",
-	// "address1".
+	// "address1"; or its computed arguments (computed).
 	Args []string `json:"args,omitempty"`
 	// After is the tool a message follows (message).
 	After string `json:"after,omitempty"`
@@ -139,7 +145,7 @@ func (c *checker) checkRules() {
 			}
 		}
 		switch r.Kind {
-		case RuleDisclose, RuleFromCustomer, RuleSay, RuleChecked:
+		case RuleDisclose, RuleFromCustomer, RuleSay, RuleChecked, RuleComputed:
 			needs("tool", r.Tool != "")
 			if r.Tool != "" {
 				c.toolRef(child(at, "tool"), r.Tool, record.KindWrite)
@@ -162,6 +168,13 @@ func (c *checker) checkRules() {
 					if !td.props[root] {
 						c.addY(loc("rules", strconv.Itoa(i), "args", strconv.Itoa(k)), "rule %s: %s has no parameter %q", r.Name, r.Tool, root)
 					}
+				}
+			}
+		case RuleComputed:
+			needs("args", len(r.Args) > 0)
+			for k, a := range r.Args {
+				if src := m.Hints.Writes[r.Tool].Args[a].Source; !strings.HasPrefix(src, "compute:") {
+					c.addY(loc("rules", strconv.Itoa(i), "args", strconv.Itoa(k)), "rule %s: hints.writes.%s.args.%s is not a computed argument (compute:FUNCTION)", r.Name, r.Tool, a)
 				}
 			}
 		case RuleChecked:

@@ -1359,6 +1359,28 @@ func ParseCount(s string) (int, int, error) {
 	return a, b, nil
 }
 
+// computeRef checks that a computed argument names a function of the
+// handlers file, def NAME(db, args):, that is no tool's handler.
+func (c *checker) computeRef(at, name string) {
+	file := c.man.Handlers
+	if c.handlers == nil {
+		c.addY(at, "compute:%s needs a function in a Starlark handlers file; %s has none", name, file)
+		return
+	}
+	if c.byName[name] != nil {
+		c.addY(at, "compute:%s names a tool; name a function of %s that only computes the value", name, file)
+		return
+	}
+	fn, ok := c.handlers[name].(*starlark.Function)
+	if !ok {
+		c.addY(at, "compute:%s: define def %s(db, args): in %s, returning the argument's value", name, name, file)
+		return
+	}
+	if fn.NumParams() != 2 || fn.HasVarargs() || fn.HasKwargs() {
+		c.addY(at, "compute:%s takes %d parameter(s); want exactly two: def %s(db, args):", name, fn.NumParams(), name)
+	}
+}
+
 // checkSource checks a write hint's argument source string.
 func (c *checker) checkSource(at, target, src string) {
 	switch {
@@ -1385,6 +1407,8 @@ func (c *checker) checkSource(at, target, src string) {
 			return
 		}
 		c.fieldRef(at, coll, p)
+	case strings.HasPrefix(src, "compute:"):
+		c.computeRef(at, strings.TrimPrefix(src, "compute:"))
 	case strings.HasPrefix(src, "target."):
 		if target == "" {
 			c.addY(at, "%q needs a target: set target: to a collection or search", src)
@@ -1398,7 +1422,7 @@ func (c *checker) checkSource(at, target, src string) {
 			c.fieldRef(at, c.man.Users.Collection, strings.TrimPrefix(src, "user."))
 		}
 	default:
-		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C, key:COLL, like:COLL.PATH or const:JSON, or a pick, replace or choose object", src)
+		c.addY(at, "%q is not a source: use target.PATH, user.PATH, slot, slot:A|B|C, key:COLL, like:COLL.PATH, const:JSON or compute:FUNCTION, or a pick, replace or choose object", src)
 	}
 }
 

@@ -204,6 +204,19 @@ func TestValidateMore(t *testing.T) {
 		{"say without a slot", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: {say: {\"3\": three things}}\n"
 		}, `missing required key "slot"`, true},
+		{"a computed argument naming no function", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: compute:amount\n"
+		}, "hints.writes.f.args.n: compute:amount: define def amount(db, args): in handlers.star, returning the argument's value", true},
+		{"a computed argument naming a tool", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: compute:f\n"
+		}, "compute:f names a tool", true},
+		{"a computed argument of the wrong arity", func(f map[string]string) {
+			f["handlers.star"] += "\ndef amount(db):\n    return 1\n"
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      args:\n        n: compute:amount\n"
+		}, "compute:amount takes 1 parameter(s); want exactly two: def amount(db, args):", true},
+		{"a computed rule on an argument that is not computed", func(f map[string]string) {
+			f["domain.yaml"] += "rules:\n  - {name: r1, kind: computed, tool: f, args: [n], policy: Be helpful.}\n"
+		}, "rule r1: hints.writes.f.args.n is not a computed argument (compute:FUNCTION)", false},
 		{"generator loops", func(f map[string]string) {
 			delete(f, "db.json")
 			f["generator.star"] = "def generate(seed):\n    while True:\n        pass\n"

@@ -64,7 +64,10 @@ type Config struct {
 	// Refusals is the share of tasks that hold a request the policy
 	// forbids, where the pack has writes with preconditions.
 	Refusals float64 `json:"refusals"`
-	License  string  `json:"license"`
+	// ToolErrors is the share of tasks whose customer first names a
+	// choice the write fails on in its tool, where a write has one.
+	ToolErrors float64 `json:"tool_errors"`
+	License    string  `json:"license"`
 	// Tools is which tools each row carries: all, relevant or
 	// relevant+K ("" chooses by the domain's size, see defaultTools).
 	Tools string `json:"tools"`
@@ -191,6 +194,7 @@ func Defaults() Config {
 		// that most rows show the mistake-free path.
 		RecoveryShare: 0.1,
 		Refusals:      0.2,
+		ToolErrors:    0.2,
 
 		User:          "llm",
 		Trials:        3,
@@ -380,6 +384,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if !(c.Refusals >= 0 && c.Refusals <= 1) {
 		errs = append(errs, fmt.Errorf("--refusals %g: want a share from 0 to 1 (0: no task asks for what the policy forbids)", c.Refusals))
 	}
+	if !(c.ToolErrors >= 0 && c.ToolErrors <= 1) {
+		errs = append(errs, fmt.Errorf("--tool-errors %g: want a share from 0 to 1 (0: no write fails on the customer's first choice)", c.ToolErrors))
+	}
 	if !(c.RecoveryShare >= 0 && c.RecoveryShare <= 1) {
 		errs = append(errs, fmt.Errorf("--recovery-share %g: want a share from 0 to 1 (0: no recovery dialogues)", c.RecoveryShare))
 	}
@@ -389,7 +396,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	d := Defaults()
 	return blueprints.Spec{
 		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
-		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals,
+		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals, ToolErrors: c.ToolErrors,
 		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
 		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
 	}, nil

@@ -79,11 +79,20 @@ type Goal struct {
 	// RevisedItems are, likewise, the first choices (by Collection, the
 	// argument) the user changes their mind about; Items holds the final.
 	RevisedItems []Selector `json:"revised_items,omitempty"`
+	// FailingItems are the first choices (by Collection, the argument)
+	// the customer names, on which the write fails in its tool (a gift
+	// card whose balance does not cover the order): the agent tells the
+	// customer the tool's error, and the customer then names Items' or
+	// Slots' choice, on which it succeeds.
+	FailingItems []Selector `json:"failing_items,omitempty"`
 	// Instead marks a conditional goal: the customer asks for it in the
 	// same breath as the forbidden request before it ("if that can't be
 	// done, ... instead"), and the agent takes it up once it has refused
 	// that one, without being asked again.
 	Instead bool `json:"instead,omitempty"`
+	// Situation is the label the pack gives tasks of this write, granted
+	// or refused (compensation): the situations count it.
+	Situation string `json:"situation,omitempty"`
 }
 
 // Action is one ground-truth tool call.

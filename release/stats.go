@@ -147,8 +147,10 @@ func (g *ngrams) merge(o *ngrams) {
 // Situations are what make a task more than one plain request, read
 // from its goals: "refusal" (a request the policy forbids), "transfer",
 // "question", "change_of_mind" (a value revised at the confirmation),
-// "conditional" (a request made for the case a forbidden one is refused)
-// and "several_requests".
+// "conditional" (a request made for the case a forbidden one is refused),
+// "tool_error" (a first choice the write fails on in its tool),
+// "several_requests", and the labels a pack gives its writes' tasks
+// (hints.writes.*.situation: "compensation").
 func Situations(bp *record.Blueprint) []string {
 	var out []string
 	has := func(f func(record.Goal) bool) bool { return slices.ContainsFunc(bp.Goals, f) }
@@ -167,8 +169,17 @@ func Situations(bp *record.Blueprint) []string {
 	if has(func(g record.Goal) bool { return g.Instead }) {
 		out = append(out, "conditional")
 	}
+	if has(func(g record.Goal) bool { return len(g.FailingItems) > 0 }) {
+		out = append(out, "tool_error")
+	}
 	if len(bp.Goals) > 1 {
 		out = append(out, "several_requests")
+	}
+	// The pack's own labels (hints.writes.*.situation), once each.
+	for _, g := range bp.Goals {
+		if g.Situation != "" && !slices.Contains(out, g.Situation) {
+			out = append(out, g.Situation)
+		}
 	}
 	return out
 }

@@ -22,6 +22,12 @@ type Generic struct {
 	// detail; figureAsked marks the goals whose figure was asked for.
 	corrections []int
 	figureAsked []bool
+	// failSaid marks the goals whose failing first choice the customer
+	// has named; failedOver those where it has since named the one that
+	// works (asked again, after the agent relayed the tool's error), and
+	// justFailed leads that answer.
+	failSaid, failedOver []bool
+	justFailed           bool
 	// bundling is set while a request states several details at once.
 	bundling bool
 }
@@ -32,7 +38,8 @@ func NewGeneric(m *model.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic,
 	if err != nil {
 		return nil, err
 	}
-	return &Generic{speaker: s, m: m, corrections: make([]int, len(bp.Goals)), figureAsked: make([]bool, len(bp.Goals))}, nil
+	n := len(bp.Goals)
+	return &Generic{speaker: s, m: m, corrections: make([]int, n), figureAsked: make([]bool, n), failSaid: make([]bool, n), failedOver: make([]bool, n)}, nil
 }
 
 // Pieces lists what a customer states for a goal beyond the request, in
@@ -228,6 +235,9 @@ func (u *Generic) param(i int, name string) *model.ParamModel {
 // choice while a customer who changes their mind has not yet.
 func (u *Generic) items(i int, name string) []record.Selector {
 	g := u.bp.Goals[i]
+	if first := u.failing(i, name); first != nil {
+		return first
+	}
 	var out []record.Selector
 	if u.prof.changes && !u.revised[i] {
 		for _, it := range g.RevisedItems {
@@ -240,6 +250,21 @@ func (u *Generic) items(i int, name string) []record.Selector {
 		}
 	}
 	for _, it := range g.Items {
+		if it.Collection == name {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// failing is the first choice for an argument of goal i that the write
+// fails on, while the customer has yet to hear so; nil otherwise.
+func (u *Generic) failing(i int, name string) []record.Selector {
+	if u.failedOver[i] {
+		return nil
+	}
+	var out []record.Selector
+	for _, it := range u.bp.Goals[i].FailingItems {
 		if it.Collection == name {
 			out = append(out, it)
 		}
@@ -284,6 +309,17 @@ func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 			}
 		}
 	case "choice":
+		if u.failing(i, name) != nil {
+			if !u.failSaid[i] {
+				// The first choice, which the write will fail on.
+				u.failSaid[i] = true
+				act.Items = append(act.Items, u.failing(i, name)...)
+				break
+			}
+			// Asked again after naming it: the agent heard the tool
+			// turn it down, and the customer names the other one.
+			u.failedOver[i], u.justFailed = true, true
+		}
 		act.Items = append(act.Items, u.items(i, name)...)
 		if v, ok := g.Slots[name]; ok {
 			if act.Slots == nil {
@@ -432,7 +468,7 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	}
 	parts := []string{text}
 	if len(pieces) > 1 && u.rng.IntN(3) == 0 {
-		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below|All the details follow|Here's the information you'll need|This is what I have|The details are below|I'll give you everything now|So you have it all}{:|.}"))
+		parts = append(parts, dialog.Expand(u.rng, "{Here are the details|Here is what you need|Here's everything|These are the details|Here's what I have|Everything you need is below|All the details follow|Here's the information you'll need|This is what I have|The details are below|I'll give you everything now|So you have it all|Here's all of it|Here's what you'll need|Let me give you everything|Details below|Here it all is|These should cover it}{:|.}"))
 	}
 	// Several details at once each say what they are for: a bare "no."
 	// or "2." in a list means nothing.
@@ -534,7 +570,17 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.Words(model.LastStep(name)), "value": model.GroupText(w, name, slots)})
 	case "choice":
-		if v, ok := g.Slots[name]; ok {
+		if u.justFailed {
+			// The other choice, after the agent relayed why the first
+			// did not go through.
+			u.justFailed = false
+			lead := u.say(failedOverLeads, nil)
+			u.bundling = true
+			text := u.pieceText(i, piece)
+			u.bundling = false
+			return lead + " " + text
+		}
+		if v, ok := g.Slots[name]; ok && u.failing(i, name) == nil {
 			// The target's original one ("the original payment method"),
 			// never "… for the payment method" again.
 			tmpls := genericChoicePieces
@@ -561,6 +607,13 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"label": labels(sels)})
 	}
 	return u.say(notSure, nil)
+}
+
+// failedOverLeads lead the customer's other choice after the agent said
+// the first did not go through.
+var failedOverLeads = []string{
+	"{Oh, that's annoying|Oh no|Hmm, okay|Ah, I see|Oh, I didn't expect that|Alright then|Okay, no problem}{.|!}",
+	"{In that case|Then|Okay, then} {let's try another one|I'll use something else|we'll go another way}{.|!}",
 }
 
 // forgotKey answers "which one?" without the id the agent asked for.

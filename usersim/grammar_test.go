@@ -157,6 +157,7 @@ func TestTemplatesWellFormed(t *testing.T) {
 		"greetings": greetings, "identifyEmail": identifyEmail, "identifyNameZip": identifyNameZip, "identifyRetry": identifyRetry,
 		"confirms": confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks, "reminders": reminders,
 		"verboseFillers": verboseFillers, "digressions": digressions, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers,
+		"failedOverLeads": failedOverLeads,
 	}
 	for k, v := range requests {
 		lists["requests."+k] = v

@@ -98,7 +98,9 @@ func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
 			return t, true
 		}
 	}
-	if !u.figureAsked[i] {
+	if !u.figureAsked[i] && !u.holdsFailing(i) {
+		// A customer about to hear its first choice fail does not ask:
+		// the agent states the figure with the choice that works.
 		for _, f := range u.m.Disclosed(p.Tool) {
 			if !slices.Contains(p.Stated, f) {
 				u.figureAsked[i] = true
@@ -108,6 +110,12 @@ func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
 		}
 	}
 	return dialog.Turn{}, false
+}
+
+// holdsFailing reports whether the customer of goal i still wants a
+// first choice the write will fail on.
+func (u *Generic) holdsFailing(i int) bool {
+	return len(u.bp.Goals[i].FailingItems) > 0 && !u.failedOver[i]
 }
 
 // truth is the arguments of goal i's ground-truth write with the tool,
@@ -145,7 +153,9 @@ func (u *Generic) correction(i int, w *model.WriteModel, want, got map[string]an
 		}
 	}
 	for _, p := range w.Params {
-		if !differs(p.Name) {
+		if !differs(p.Name) || u.failing(i, p.Name) != nil {
+			// The ground truth holds the choice that works; the customer
+			// still wants the first one it named.
 			continue
 		}
 		piece := ""

@@ -17,6 +17,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
@@ -580,6 +581,94 @@ func TestConditionalGoals(t *testing.T) {
 		if seen == 0 {
 			t.Errorf("%s: no conditional task in 400", domain)
 		}
+	}
+}
+
+// TestToolErrors plays tasks whose customer first names a choice the
+// write fails on (a gift card short of the amount): the write is tried
+// on that choice and fails, the agent relays the tool's error, the
+// customer names the blueprint's other choice, and the write then goes
+// through on a new yes; the dialogue verifies (the failed write changed
+// nothing, the state is the ground truth's).
+func TestToolErrors(t *testing.T) {
+	for _, domain := range []string{"retail", "airline"} {
+		t.Run(domain, func(t *testing.T) {
+			fx, err := testplay.NewFixture(domain, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
+				Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := 0
+			for i := 0; i < 300 && seen < 6; i++ {
+				bp, err := gen.Generate(t.Context(), i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingItems) > 0 })
+				if gi < 0 {
+					continue
+				}
+				seen++
+				g := bp.Goals[gi]
+				tool, _ := model.ParseIntent(g.Intent)
+				// The LLM customer's brief carries the same situation.
+				first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
+				if !strings.Contains(bp.Instruction, "At first you offer "+first) {
+					t.Errorf("%s: the instruction never has the customer offer %q first: %q", bp.ID, first, bp.Instruction)
+				}
+				played, err := testplay.Play(fx.D, single{bp}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := played[0].TR
+				if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+					t.Errorf("%s: a dialogue with a tool error fails %v", bp.ID, v.Failed())
+					continue
+				}
+				failed, ok := -1, -1
+				for j, m := range tr.Messages {
+					if m.Role != "tool" || m.Name != tool {
+						continue
+					}
+					if strings.HasPrefix(m.Content, "Error") && failed < 0 {
+						failed = j
+					} else if failed >= 0 && !strings.HasPrefix(m.Content, "Error") {
+						ok = j
+					}
+				}
+				if failed < 0 || ok < 0 {
+					t.Errorf("%s: want %s to fail once and then go through (failed at %d, through at %d)", bp.ID, tool, failed, ok)
+					continue
+				}
+				next := ""
+				for _, m := range tr.Messages[failed+1 : ok] {
+					if m.Role == "assistant" && m.Content != "" {
+						next = m.Content
+						break
+					}
+				}
+				why := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(tr.Messages[failed].Content, "Error: "), "."))
+				if !strings.Contains(strings.ToLower(next), why) {
+					t.Errorf("%s: the agent's next words %q do not relay the tool's error %q", bp.ID, next, why)
+				}
+				var between []string
+				for _, m := range tr.Messages[failed+1 : ok] {
+					if m.Role == "user" {
+						between = append(between, m.Content)
+					}
+				}
+				if len(between) < 2 {
+					t.Errorf("%s: want the customer's other choice and a new yes between the failed write and the one that went through, got %q", bp.ID, between)
+				}
+			}
+			if seen == 0 {
+				t.Errorf("no task with a tool error in 300")
+			}
+		})
 	}
 }
 

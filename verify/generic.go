@@ -129,6 +129,9 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 		if len(g.RevisedItems) > 0 {
 			v["revised_items"] = selectors(g.RevisedItems)
 		}
+		if len(g.FailingItems) > 0 {
+			v["failing_items"] = selectors(g.FailingItems)
+		}
 		goals[i] = v
 	}
 	actions := make([]any, len(bp.Actions))

@@ -33,6 +33,13 @@ type call struct {
 	// checks are the reads the policy needs before a write, on its
 	// target as the replay held it then (model.WriteModel.CheckCalls).
 	checks []pack.Call
+	// computed holds a write's computed arguments as the pack's
+	// functions give them on the state before it (computeErr: they give
+	// none); refused is whether its tool refused it for one of the
+	// pack's refusals.
+	computed   map[string]any
+	computeErr string
+	refused    bool
 }
 
 // replayed is the dialogue's calls run again on a fresh state: the state
@@ -58,9 +65,20 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 						cl.checks = w.CheckCalls(obj)
 					}
 				}
+				w := v.writeModel(c.Function.Name)
+				if w != nil && w.Computes() {
+					cl.computed = maps.Clone(cl.args)
+					if cl.computed == nil {
+						cl.computed = map[string]any{}
+					}
+					if err := w.Compute(ctx, st, cl.computed); err != nil {
+						cl.computeErr = err.Error()
+					}
+				}
 				before := st.Hash()
 				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 				cl.failed = res.Err
+				cl.refused = res.Err && w != nil && w.RefusedBy(res.Output)
 				cl.changed = st.Hash() != before
 			}
 			out = append(out, cl)
@@ -105,7 +123,7 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 	case pack.RuleDisclose:
 		return disclosed(r, bp, tr, calls)
 	case pack.RuleFromCustomer:
-		return fromCustomer(v.d.Model, r, tr, calls)
+		return fromCustomer(v.d.Model, r, bp, tr, calls)
 	case pack.RuleMessage:
 		return messaged(r, tr, calls)
 	case pack.RuleSay:
@@ -126,6 +144,31 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 		return grounded(tr, calls)
 	case pack.RuleChecked:
 		return checkedFirst(v.writeModel(r.Tool), bp, calls)
+	case pack.RuleComputed:
+		return computedArgs(r, calls)
+	}
+	return ""
+}
+
+// computedArgs says which call of the rule's tool passes a computed
+// argument other than the policy's, or asks for what the policy forbids.
+func computedArgs(r pack.Rule, calls []call) string {
+	for _, c := range calls {
+		if c.name != r.Tool {
+			continue
+		}
+		at := "message " + strconv.Itoa(c.msg) + ": " + c.name
+		switch {
+		case c.computeErr != "":
+			return at + " where the policy gives no value: " + c.computeErr
+		case c.refused:
+			return at + " on a request the policy forbids"
+		}
+		for _, a := range r.Args {
+			if want, got := c.computed[a], c.args[a]; tools.Text(want) != tools.Text(got) {
+				return at + " with " + a + " " + tools.Text(got) + " where the policy gives " + tools.Text(want)
+			}
+		}
 	}
 	return ""
 }
@@ -297,7 +340,8 @@ func nthGoal(bp *record.Blueprint, tool string, k int) int {
 // among a record's sub-records (the items to return) is held to the
 // sub-record the customer must have named: its first described field
 // ("Wireless Earbuds"), as a tool result showed it.
-func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []call) string {
+func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
+	ids := identityWords(m, bp, calls)
 	for _, c := range calls {
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
@@ -305,7 +349,7 @@ func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []ca
 		var heard strings.Builder
 		for _, m := range tr.Messages[:c.msg] {
 			if m.Role == "user" {
-				heard.WriteString(strings.ToLower(m.Content))
+				heard.WriteString(withoutIdentity(strings.ToLower(m.Content), ids))
 				heard.WriteByte('\n')
 			}
 		}
@@ -332,6 +376,88 @@ func fromCustomer(m *model.Model, r pack.Rule, tr *record.Trajectory, calls []ca
 		}
 	}
 	return ""
+}
+
+// identity is what a customer says to be identified: per identify call
+// of the dialogue, the values it passed (a user id; an email; a name and
+// a zip), and the customer's name, lower-cased.
+type identity struct {
+	calls [][]string
+	name  string
+}
+
+func identityWords(m *model.Model, bp *record.Blueprint, calls []call) identity {
+	var id identity
+	if bp != nil {
+		id.name = strings.ToLower(bp.Persona.Name)
+	}
+	if m == nil || m.Users == nil {
+		return id
+	}
+	for _, c := range calls {
+		if !slices.ContainsFunc(m.Users.Identify, func(im model.IdentifyModel) bool { return im.Tool == c.name }) {
+			continue
+		}
+		var vals []string
+		for _, k := range slices.Sorted(maps.Keys(c.args)) {
+			if s := strings.ToLower(tools.Text(c.args[k])); s != "" {
+				vals = append(vals, s)
+			}
+		}
+		if len(vals) > 0 {
+			id.calls = append(id.calls, vals)
+		}
+	}
+	return id
+}
+
+// identifies reports whether a sentence holds every value of one
+// identify call: "1294 Adams Street" holds a last name, not an identity.
+func (id identity) identifies(s string) bool {
+	return slices.ContainsFunc(id.calls, func(vals []string) bool {
+		return !slices.ContainsFunc(vals, func(v string) bool { return !strings.Contains(s, v) })
+	})
+}
+
+// introductions are how a customer says its name as who it is.
+var introductions = []string{"i'm ", "i am ", "this is ", "my name is ", "name's ", "the name is "}
+
+// withoutIdentity is a customer's message less what its identity
+// sentences say to identify them ("This is Rafael Brown, user id
+// rafael_brown_1234."): a name said only as who the customer is was never
+// given as a passenger's. A sentence ends at . ! ? before a space or the
+// end, so an email's dots stay inside it.
+func withoutIdentity(text string, id identity) string {
+	if id.name != "" {
+		// "I'm Rafael Brown." introduces the customer, in any sentence.
+		for _, intro := range introductions {
+			text = strings.ReplaceAll(text, intro+id.name, intro)
+		}
+	}
+	if len(id.calls) == 0 {
+		return text
+	}
+	var b strings.Builder
+	for start := 0; start < len(text); {
+		end := len(text)
+		for i := start; i < len(text); i++ {
+			if text[i] == '\n' || strings.ContainsRune(".!?", rune(text[i])) && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n') {
+				end = i + 1
+				break
+			}
+		}
+		s := text[start:end]
+		if id.identifies(s) {
+			for _, v := range append([]string{id.name}, slices.Concat(id.calls...)...) {
+				if v != "" {
+					s = strings.ReplaceAll(s, v, " ")
+				}
+			}
+		}
+		b.WriteString(s)
+		start = end
+	}
+	return b.String()
 }
 
 // containsWords reports whether s occurs in text as whole words: a

@@ -21,6 +21,12 @@ import (
 // and at least minWrites writes.
 func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWrites int) (*record.Blueprint, *record.Trajectory) {
 	t.Helper()
+	return oracleWhere(t, fx, tool, goalKind, minWrites, nil)
+}
+
+// oracleWhere is oracleWith among the dialogues keep accepts (nil: all).
+func oracleWhere(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWrites int, keep func(*record.Trajectory) bool) (*record.Blueprint, *record.Trajectory) {
+	t.Helper()
 	ctx := context.Background()
 	for i := range 3000 {
 		bp, err := fx.Gen.Generate(ctx, i)
@@ -48,6 +54,9 @@ func oracleWith(t *testing.T, fx *testplay.Fixture, tool, goalKind string, minWr
 		tr, err := embedded.Simulate(ctx, fx.D, bp, 60)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if keep != nil && !keep(tr) {
+			continue
 		}
 		if v := fx.Ver.Verify(ctx, bp, tr); v.Passed {
 			return bp, tr
@@ -419,6 +428,84 @@ func TestUnsaidID(t *testing.T) {
 			name, id := verify.UnsaidID(msgs, tc.args)
 			if name != tc.wantName || id != tc.wantID {
 				t.Errorf("UnsaidID = %q %q, want %q %q", name, id, tc.wantName, tc.wantID)
+			}
+		})
+	}
+}
+
+// A passenger's name counts as given only when the customer said it
+// outside the sentence that identifies them: "This is Mia Li, my user id
+// is …" names the customer, not a passenger.
+func TestFromCustomerIdentity(t *testing.T) {
+	const rule = "rule:from_customer:passengers_from_customer"
+	airline, err := testplay.NewFixture("airline", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A customer who gives its user id (one who forgot it identifies
+	// otherwise).
+	bp, tr := oracleWhere(t, airline, "book_reservation", "", 0, func(tr *record.Trajectory) bool {
+		var a struct {
+			UserID     string `json:"user_id"`
+			Passengers []struct {
+				First string `json:"first_name"`
+				Last  string `json:"last_name"`
+			} `json:"passengers"`
+		}
+		i := callAt(tr, "book_reservation")
+		_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &a)
+		// The names are taken out of what the customer says: none may be
+		// part of the user id (the customer's own last name is).
+		if len(a.Passengers) == 0 || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].First)) || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].Last)) {
+			return false
+		}
+		return a.UserID != "" && slices.ContainsFunc(tr.Messages[:i], func(m record.Message) bool {
+			return m.Role == "user" && strings.Contains(m.Content, a.UserID)
+		})
+	})
+	i := callAt(tr, "book_reservation")
+	var args struct {
+		UserID     string `json:"user_id"`
+		Passengers []struct {
+			First string `json:"first_name"`
+			Last  string `json:"last_name"`
+		} `json:"passengers"`
+	}
+	_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &args)
+	if len(args.Passengers) == 0 || args.UserID == "" {
+		t.Fatal("the booking has no passengers or no user id")
+	}
+	p := args.Passengers[0]
+	// The customer is the passenger, and said its name with its user id.
+	self := *bp
+	self.Persona.Name = p.First + " " + p.Last
+	cases := []struct {
+		name      string
+		passenger string // said after the identity, "" for none
+		fails     bool
+	}{
+		{"named only as who the customer is", "", true},
+		{"named as the passenger too", " The passenger is " + p.First + " " + p.Last + ".", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := clone(t, tr)
+			unsay(d, i, p.First, "someone")
+			unsay(d, i, p.Last, "someone")
+			at := -1
+			for j, m := range d.Messages[:i] {
+				if m.Role == "user" && strings.Contains(m.Content, args.UserID) {
+					at = j
+					break
+				}
+			}
+			if at < 0 {
+				t.Fatal("no customer message holds the user id")
+			}
+			d.Messages[at].Content = "This is " + p.First + " " + p.Last + ", my user id is " + args.UserID + "." + tc.passenger
+			v := airline.Ver.Verify(context.Background(), &self, d)
+			if got := slices.Contains(failed(v), rule); got != tc.fails {
+				t.Errorf("%s fails: %v, want %v (failures %v)", rule, got, tc.fails, failed(v))
 			}
 		})
 	}

@@ -602,46 +602,47 @@ func handlerCases(t *testing.T, p *pack.Pack) []hcase {
 		hcase{name: "update_reservation_passengers/cancelled", call: step{"update_reservation_passengers", paxArgs(cancelled, newPax)}, err: "is cancelled"},
 	)
 
-	// ---- send_certificate
-	var owedUser map[string]any
-	var owed map[int64]bool
-	for _, u := range records(p, "users") {
-		if o := compensation(p, u); len(o) > 0 {
-			owedUser, owed = u, o
-			break
+	// ---- send_certificate: per reservation complained about
+	var owedRes, plainRes, regularRes map[string]any
+	var amount int64
+	for _, r := range records(p, "reservations") {
+		u := userOf(p, r)
+		a, disrupted := compensation(p, u, r)
+		switch {
+		case a > 0 && owedRes == nil:
+			owedRes, amount = r, a
+		case r["status"] == "active" && !disrupted && plainRes == nil:
+			plainRes = r
+		case r["status"] == "active" && disrupted && a == 0 && regularRes == nil:
+			regularRes = r
 		}
 	}
-	if owedUser == nil {
-		t.Fatal("no user qualifies for compensation in the generated data")
+	if owedRes == nil || plainRes == nil || regularRes == nil {
+		t.Fatal("the generated data lacks a compensated, an undisrupted or a regular member's disrupted reservation")
 	}
-	var amount, wrong int64
-	for a := int64(50); a <= 500; a += 50 {
-		if owed[a] && amount == 0 {
-			amount = a
-		}
-		if !owed[a] && wrong == 0 {
-			wrong = a
-		}
+	wrong := int64(50)
+	if amount == 50 {
+		wrong = 100
 	}
-	notOwed := first(t, p, "users", "owed nothing", func(u map[string]any) bool { return len(compensation(p, u)) == 0 })
-	cert := func(u any, a int64) step {
-		return step{"send_certificate", fixed(map[string]any{"user_id": u, "amount": a})}
+	cert := func(r map[string]any, a int64) step {
+		return step{"send_certificate", fixed(map[string]any{"user_id": r["user_id"], "reservation_id": r["reservation_id"], "amount": a})}
 	}
 	cases = append(cases,
-		hcase{name: "send_certificate", call: cert(owedUser["user_id"], amount),
+		hcase{name: "send_certificate", call: cert(owedRes, amount),
 			check: func(t *testing.T, st *tools.State, out map[string]any, _ any) {
 				id, _ := out["certificate_id"].(string)
 				if !strings.HasPrefix(id, "certificate_") || num(out["amount"]) != amount {
 					t.Errorf("got %v", out)
 				}
-				if got := balance(st, owedUser["user_id"].(string), id); got != amount {
+				if got := balance(st, owedRes["user_id"].(string), id); got != amount {
 					t.Errorf("certificate %s holds %d, want %d", id, got, amount)
 				}
 			}},
-		hcase{name: "send_certificate/wrong amount", call: cert(owedUser["user_id"], wrong), err: "qualifies for a certificate of"},
-		hcase{name: "send_certificate/not owed", call: cert(notOwed["user_id"], 100), err: "has no active reservation"},
-		hcase{name: "send_certificate/schema", call: cert(owedUser["user_id"], 75), err: "do not match its schema"},
-		hcase{name: "send_certificate/unknown user", call: cert("zed_zed_0000", 100), err: "not found"},
+		hcase{name: "send_certificate/wrong amount", call: cert(owedRes, wrong), err: "qualifies for a certificate of"},
+		hcase{name: "send_certificate/no disruption", call: cert(plainRes, 100), err: "was cancelled or delayed"},
+		hcase{name: "send_certificate/regular member", call: cert(regularRes, 100), err: "does not qualify for compensation: the user is a regular member"},
+		hcase{name: "send_certificate/schema", call: cert(owedRes, 75), err: "do not match its schema"},
+		hcase{name: "send_certificate/other user", call: step{"send_certificate", fixed(map[string]any{"user_id": plainRes["user_id"], "reservation_id": owedRes["reservation_id"], "amount": amount})}, err: "does not belong to user"},
 	)
 
 	// ---- generic
@@ -694,30 +695,26 @@ func project(fl []any) []any {
 	return out
 }
 
-// compensation mirrors the policy's certificate rule: the amounts a user
-// is owed, one per qualifying reservation.
-func compensation(p *pack.Pack, u map[string]any) map[int64]bool {
-	out := map[int64]bool{}
-	for _, id := range list(u["reservations"]) {
-		v, _ := p.Base.Get("reservations", id.(string))
-		r := obj(v)
-		if r["status"] != "active" || (u["membership"] == "regular" && r["cabin"] != "business" && r["insurance"] != "yes") {
-			continue
-		}
-		per := int64(0)
-		for _, l := range legs(p, r) {
-			switch {
-			case l["status"] == "cancelled":
-				per = 100
-			case l["status"] == "delayed" && per == 0:
-				per = 50
-			}
-		}
-		if per > 0 {
-			out[min(500, per*int64(len(list(r["passengers"]))))] = true
+// compensation mirrors the policy's certificate rule for one
+// reservation of user u: the amount owed (0: none) and whether one of its
+// flights was cancelled or delayed.
+func compensation(p *pack.Pack, u, r map[string]any) (int64, bool) {
+	if r["status"] != "active" {
+		return 0, false
+	}
+	per := int64(0)
+	for _, l := range legs(p, r) {
+		switch {
+		case l["status"] == "cancelled":
+			per = 100
+		case l["status"] == "delayed" && per == 0:
+			per = 50
 		}
 	}
-	return out
+	if per == 0 || u["membership"] == "regular" && r["cabin"] != "business" && r["insurance"] != "yes" {
+		return 0, per > 0
+	}
+	return min(500, per*int64(len(list(r["passengers"])))), true
 }
 
 // shortConnection finds two available flights on one day where the second

@@ -62,7 +62,8 @@ var entityPattern = regexp.MustCompile(`\$\d[\d,]*(?:\.\d+)?|[A-Za-z0-9._%+-]+@[
 
 // blueprintValues lists the values of a blueprint a line may carry:
 // the persona's name and known facts, slot values (first and revised),
-// the attributes of every selector, and the required outputs.
+// the attributes of every selector (first choices included), and the
+// required outputs.
 func blueprintValues(bp *record.Blueprint) []string {
 	vals := map[string]bool{bp.Persona.Name: true}
 	for _, p := range strings.Fields(bp.Persona.Name) {
@@ -83,6 +84,14 @@ func blueprintValues(bp *record.Blueprint) []string {
 			sel(s)
 		}
 		for _, s := range g.New {
+			sel(s)
+		}
+		// First choices are said too: one the customer changes its mind
+		// from, and one the write fails on.
+		for _, s := range g.RevisedItems {
+			sel(s)
+		}
+		for _, s := range g.FailingItems {
 			sel(s)
 		}
 		for _, v := range g.Slots {

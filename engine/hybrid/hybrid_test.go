@@ -11,8 +11,9 @@ import (
 func TestEntities(t *testing.T) {
 	bp := &record.Blueprint{Persona: record.Persona{Name: "Mia Li", Known: map[string]string{"email": "mia.li@example.com", "zip": "80218"}},
 		Goals: []record.Goal{{Target: record.Selector{Where: map[string]string{"status": "pending", "color": "navy"}},
-			Items: []record.Selector{{Where: map[string]string{"name": "Wireless Earbuds"}}},
-			Slots: map[string]string{"reason": "no longer needed", "address1": "12 Elm St"}}}}
+			Items:        []record.Selector{{Where: map[string]string{"name": "Wireless Earbuds"}}},
+			Slots:        map[string]string{"reason": "no longer needed", "address1": "12 Elm St"},
+			FailingItems: []record.Selector{{Where: map[string]string{"source": "gift_card", "brand": "Quokka"}}}}}}
 	values := blueprintValues(bp)
 	cases := []struct {
 		line string
@@ -26,6 +27,7 @@ func TestEntities(t *testing.T) {
 		{"Pending items in the navyblue bag", nil},
 		{"Return the black wireless earbuds, please.", []string{"wireless earbuds"}},
 		{"pay with gift_card_7 or credit_card_12", []string{"gift_card_7", "credit_card_12"}},
+		{"Let's try my Quokka card first.", []string{"Quokka"}},
 	}
 	for _, tc := range cases {
 		if got := Entities(tc.line, values); !reflect.DeepEqual(got, tc.want) {

@@ -1,0 +1,43 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+)
+
+// What a customer says to be identified is taken out of what it said for
+// an argument, and nothing else is: a street that holds its last name
+// and a passenger named in a sentence of its own still count.
+func TestWithoutIdentity(t *testing.T) {
+	byID := identity{calls: [][]string{{"rafael_brown_1846"}}, name: "rafael brown"}
+	byNameZip := identity{calls: [][]string{{"adams", "ezra", "67252"}}, name: "ezra adams"}
+	byEmail := identity{calls: [][]string{{"mia.li@example.com"}}, name: "mia li"}
+	cases := []struct {
+		name string
+		id   identity
+		text string
+		kept []string // still said
+		gone []string // said only as the identity
+	}{
+		{"introduced, then the user id", byID, "i'm rafael brown. my user id is rafael_brown_1846.", nil, []string{"rafael brown"}},
+		{"a passenger in a sentence of its own", byID, "my user id is rafael_brown_1846. the passenger is rafael brown.", []string{"rafael brown"}, nil},
+		{"name and zip in one sentence", byNameZip, "my first name is ezra, last name is adams and zip is 67252.", nil, []string{"ezra", "adams", "67252"}},
+		{"a street holding the last name", byNameZip, "send it to 1294 adams street, newark, nj 07117.", []string{"1294 adams street"}, nil},
+		{"an email's dots end no sentence", byEmail, "this is mia li, email mia.li@example.com. book it for mia li.", []string{"for mia li"}, []string{"this is mia li"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := withoutIdentity(c.text, c.id)
+			for _, k := range c.kept {
+				if !strings.Contains(got, k) {
+					t.Errorf("withoutIdentity(%q) = %q, lost %q", c.text, got, k)
+				}
+			}
+			for _, g := range c.gone {
+				if strings.Contains(got, g) {
+					t.Errorf("withoutIdentity(%q) = %q, still holds %q", c.text, got, g)
+				}
+			}
+		})
+	}
+}
