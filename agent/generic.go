@@ -96,6 +96,9 @@ type ggoal struct {
 	// rejected is the choice argument the tool turned the write down
 	// for, asked for again.
 	rejected string
+	// unavailable names the replacement the customer asked for that the
+	// record offers but not available, said before asking again.
+	unavailable string
 }
 
 type trial struct {
@@ -519,6 +522,10 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		}
 	case "new":
 		text = a.say(genericAskNew, map[string]string{"what": model.ArgWords(g.w.Param(name).Replace.Of)})
+		if g.unavailable != "" {
+			text = a.say(unavailableNew, map[string]string{"label": g.unavailable}) + " " + text
+			g.unavailable = ""
+		}
 	}
 	t := a.reply(text, dialog.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
 	return &t
@@ -1144,6 +1151,13 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 				}
 				cands := p.Replace.Candidates(rel, e)
 				i, err := tools.ResolveKey(sels[k], cands, p.Replace.ID)
+				if _, uerr := tools.ResolveKey(sels[k], p.Replace.Unavailable(rel, e), p.Replace.ID); err != nil && uerr == nil {
+					// A variant the record has but not available: never
+					// proposed; the customer is asked for another.
+					g.news[p.Name] = nil
+					g.unavailable = sels[k].Label
+					return nil, "new:" + p.Name, ""
+				}
 				if err != nil {
 					return nil, "", "I'm sorry, " + sels[k].Label + " isn't available for that item."
 				}

@@ -79,6 +79,13 @@ var genericAskNew = []string{
 	"{{Could you tell me|Can you tell me|Would you tell me} what you'd like {instead|in exchange|in their place}{?|, please?}|{Please tell me|Let me know} what you'd like {instead|in exchange|in their place}.}",
 }
 
+// unavailableNew tells the customer the replacement it named is one the
+// record has but not available, before asking for another.
+var unavailableNew = []string{
+	"{I'm sorry|Sorry|Unfortunately|I'm afraid}, <label> {isn't available|is not available right now|is out of stock|is currently unavailable}.",
+	"{I checked, and|I looked it up:|Looking at the product,} <label> {isn't available|is currently unavailable|is out of stock}{, I'm afraid|, sorry|}.",
+}
+
 // toolRefuse gives the reason the tool refused a write tried first.
 var toolRefuse = []string{
 	"{I'm sorry|Unfortunately|I'm afraid}, {I can't|I'm not able to} <what>. <why>.",

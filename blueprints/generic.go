@@ -1421,6 +1421,10 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
 	}
+	if p.fail && !p.failed && a.unavailable != nil {
+		goal.UnavailableNew = a.unavailable
+		p.failed = true
+	}
 	if p.fail && !p.failed {
 		if first := a.failingChoice(); first != nil {
 			goal.FailingItems = []record.Selector{*first}
@@ -1600,6 +1604,9 @@ type argState struct {
 	elems  map[string][]any
 	picked map[string][]map[string]any
 	likes  map[string]map[string]any
+	// unavailable is the customer's first choice of replacements, one of
+	// them an unavailable variant (Goal.UnavailableNew), nil for none.
+	unavailable []record.Selector
 	// revisedChoice is set when a choice has a first value the customer
 	// changes their mind from.
 	revisedChoice bool
@@ -1774,13 +1781,49 @@ func (a *argState) replace(pm *model.ParamModel) error {
 		if err != nil {
 			return err
 		}
+		if p.fail && !p.failed && a.unavailable == nil {
+			if first, ok := p.unavailableSelector(pm, rel, e, cands); ok {
+				a.unavailable = append(slices.Clone(a.goal.New), first)
+			}
+		}
 		a.goal.New = append(a.goal.New, sel)
+		if a.unavailable != nil && len(a.unavailable) < len(a.goal.New) {
+			a.unavailable = append(a.unavailable, sel)
+		}
 		ids = append(ids, cands[j][r.ID])
 		chosen = append(chosen, cands[j])
 	}
 	a.elems[pm.Name] = asAny(chosen)
 	a.args[pm.Name] = ids
 	return nil
+}
+
+// unavailableSelector describes, by all its attributes, a variant of
+// the related record that is no candidate (not available) for the
+// customer to name first, half the time there is one: the agent tells
+// it apart from the candidates and says it is not available.
+func (p *gplan) unavailableSelector(pm *model.ParamModel, rel, elem map[string]any, cands []map[string]any) (record.Selector, bool) {
+	r := pm.Replace
+	un := r.Unavailable(rel, elem)
+	if len(un) == 0 || p.rng.IntN(2) == 0 {
+		return record.Selector{}, false
+	}
+	for _, j := range p.rng.Perm(len(un)) {
+		forms := r.ReplacementForms(un[j], elem)
+		if len(forms) == 0 || forms[0].Pick != "" {
+			continue
+		}
+		f := forms[0]
+		f.Collection = pm.Name
+		if _, err := tools.ResolveKey(f, cands, r.ID); err == nil {
+			continue
+		}
+		if i, err := tools.ResolveKey(f, un, r.ID); err == nil && i == j {
+			f.Label = r.ReplacementLabel(f, un[j])
+			return f, true
+		}
+	}
+	return record.Selector{}, false
 }
 
 func (p *gplan) replacementSelector(pm *model.ParamModel, cands []map[string]any, elem map[string]any) (record.Selector, int, error) {
@@ -2327,6 +2370,13 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 	}
 	for _, it := range g.FailingItems {
 		fmt.Fprintf(&b, " At first you offer %s as the %s; when the agent says it did not go through, offer the one above.", secondPerson(it.Label), model.ArgWords(it.Collection))
+	}
+	if len(g.UnavailableNew) > 0 {
+		var first []string
+		for _, it := range g.UnavailableNew {
+			first = append(first, it.Label)
+		}
+		fmt.Fprintf(&b, " At first you ask for %s as the replacement; when the agent says one is not available, ask for the replacements above.", model.JoinAnd(first))
 	}
 	switch {
 	case g.Kind == record.GoalRefuse && planB:

@@ -470,6 +470,19 @@ func (r *ReplaceModel) Candidates(related map[string]any, elem map[string]any) [
 	return out
 }
 
+// Unavailable lists the sub-records of a related record that are no
+// candidates to replace elem (an unavailable variant), elem aside.
+func (r *ReplaceModel) Unavailable(related map[string]any, elem map[string]any) []map[string]any {
+	var out []map[string]any
+	v, _ := ValueAt(related, r.Among)
+	for _, c := range Elements(v) {
+		if !tools.Matches(c, r.Where) && tools.Text(c[r.ID]) != tools.Text(elem[r.ID]) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // ReplacementForms are the ways a customer describes candidate c to
 // replace elem: by all its attributes ("the navy, large one"), or by one
 // attribute it has that elem lacks and a criterion ("the cheapest

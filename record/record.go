@@ -85,6 +85,12 @@ type Goal struct {
 	// customer the tool's error, and the customer then names Items' or
 	// Slots' choice, on which it succeeds.
 	FailingItems []Selector `json:"failing_items,omitempty"`
+	// UnavailableNew are the replacements (by Collection, the argument,
+	// one per element as in New) the customer names first, one of which
+	// is a variant the related record offers but not available: the
+	// agent says so without proposing it, and the customer then names
+	// New.
+	UnavailableNew []Selector `json:"unavailable_new,omitempty"`
 	// Instead marks a conditional goal: the customer asks for it in the
 	// same breath as the forbidden request before it ("if that can't be
 	// done, ... instead"), and the agent takes it up once it has refused

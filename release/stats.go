@@ -149,6 +149,7 @@ func (g *ngrams) merge(o *ngrams) {
 // "question", "change_of_mind" (a value revised at the confirmation),
 // "conditional" (a request made for the case a forbidden one is refused),
 // "tool_error" (a first choice the write fails on in its tool),
+// "unavailable" (a first replacement the record offers but not available),
 // "several_requests", and the labels a pack gives its writes' tasks
 // (hints.writes.*.situation: "compensation").
 func Situations(bp *record.Blueprint) []string {
@@ -171,6 +172,9 @@ func Situations(bp *record.Blueprint) []string {
 	}
 	if has(func(g record.Goal) bool { return len(g.FailingItems) > 0 }) {
 		out = append(out, "tool_error")
+	}
+	if has(func(g record.Goal) bool { return len(g.UnavailableNew) > 0 }) {
+		out = append(out, "unavailable")
 	}
 	if len(bp.Goals) > 1 {
 		out = append(out, "several_requests")

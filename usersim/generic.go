@@ -272,7 +272,26 @@ func (u *Generic) failing(i int, name string) []record.Selector {
 	return out
 }
 
+// unavailable is the first choice of replacements for an argument of
+// goal i, one of them unavailable, while the customer has yet to hear
+// so; nil otherwise.
+func (u *Generic) unavailable(i int, name string) []record.Selector {
+	if u.failedOver[i] {
+		return nil
+	}
+	var out []record.Selector
+	for _, it := range u.bp.Goals[i].UnavailableNew {
+		if it.Collection == name {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 func (u *Generic) replacements(i int, name string) []record.Selector {
+	if first := u.unavailable(i, name); first != nil {
+		return first
+	}
 	var out []record.Selector
 	for _, it := range u.bp.Goals[i].New {
 		if it.Collection == name {
@@ -328,6 +347,15 @@ func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 			act.Slots[name] = v
 		}
 	case "new":
+		if u.unavailable(i, name) != nil {
+			if u.failSaid[i] {
+				// Asked again after naming it: the agent said one is
+				// not available, and the customer names its fallback.
+				u.failedOver[i], u.justFailed = true, true
+			} else {
+				u.failSaid[i] = true
+			}
+		}
 		act.New = append(act.New, u.replacements(i, name)...)
 	}
 }
@@ -598,6 +626,14 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": labels(sels)})
 	case "new":
+		if u.justFailed {
+			u.justFailed = false
+			lead := u.say(failedOverLeads, nil)
+			u.bundling = true
+			text := u.pieceText(i, piece)
+			u.bundling = false
+			return lead + " " + text
+		}
 		sels := u.replacements(i, name)
 		tmpls := genericNewPieces
 		if len(sels) > 1 {

@@ -115,7 +115,8 @@ func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
 // holdsFailing reports whether the customer of goal i still wants a
 // first choice the write will fail on.
 func (u *Generic) holdsFailing(i int) bool {
-	return len(u.bp.Goals[i].FailingItems) > 0 && !u.failedOver[i]
+	g := u.bp.Goals[i]
+	return (len(g.FailingItems) > 0 || len(g.UnavailableNew) > 0) && !u.failedOver[i]
 }
 
 // truth is the arguments of goal i's ground-truth write with the tool,

@@ -2,6 +2,7 @@ package usersim_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -669,6 +670,114 @@ func TestToolErrors(t *testing.T) {
 				t.Errorf("no task with a tool error in 300")
 			}
 		})
+	}
+}
+
+// TestUnavailableItems plays retail tasks whose customer first names a
+// replacement variant the product has but not available: the agent reads
+// the product, says that variant is not available without proposing it
+// or calling the write with it, asks again, the customer names its
+// fallback, and the dialogue verifies.
+func TestUnavailableItems(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
+		Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i := 0; i < 300 && seen < 6; i++ {
+		bp, err := gen.Generate(t.Context(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.UnavailableNew) > 0 })
+		if gi < 0 {
+			continue
+		}
+		seen++
+		g := bp.Goals[gi]
+		if len(g.FailingItems) > 0 {
+			t.Errorf("%s: a goal with an unavailable replacement also has a failing choice", bp.ID)
+		}
+		var gone record.Selector
+		for k, s := range g.UnavailableNew {
+			if s.Label != g.New[k].Label {
+				gone = s
+			}
+		}
+		if gone.Label == "" {
+			t.Fatalf("%s: unavailable_new %v names the same replacements as new", bp.ID, g.UnavailableNew)
+		}
+		if !strings.Contains(bp.Instruction, "At first you ask for ") || !strings.Contains(bp.Instruction, gone.Label) {
+			t.Errorf("%s: the instruction never has the customer ask for %q first: %q", bp.ID, gone.Label, bp.Instruction)
+		}
+		played, err := testplay.Play(fx.D, single{bp}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := played[0].TR
+		if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+			t.Errorf("%s: a dialogue with an unavailable item fails %v", bp.ID, v.Failed())
+			continue
+		}
+		// The ids of the unavailable variant, from the products read.
+		goneIDs := map[string]bool{}
+		for _, m := range tr.Messages {
+			var prod struct {
+				Variants map[string]map[string]any `json:"variants"`
+			}
+			if m.Role != "tool" || json.Unmarshal([]byte(m.Content), &prod) != nil {
+				continue
+			}
+			for id, v := range prod.Variants {
+				match := v["available"] == false
+				for path, want := range gone.Where {
+					got, _ := model.ValueAt(v, path)
+					match = match && fmt.Sprint(got) == want
+				}
+				if match {
+					goneIDs[id] = true
+				}
+			}
+		}
+		if len(goneIDs) == 0 {
+			t.Errorf("%s: no product read holds an unavailable variant %v", bp.ID, gone.Where)
+		}
+		said, asked := -1, -1
+		for j, m := range tr.Messages {
+			for _, c := range m.ToolCalls {
+				for id := range goneIDs {
+					if strings.Contains(c.Function.Arguments, id) {
+						t.Errorf("%s: %s is called with the unavailable variant %s", bp.ID, c.Function.Name, id)
+					}
+				}
+			}
+			if m.Role == "assistant" && strings.Contains(m.Content, gone.Label) {
+				if said >= 0 || !regexp.MustCompile(`available|out of stock`).MatchString(m.Content) {
+					t.Errorf("%s: the agent names %q other than once to say it is not available: %q", bp.ID, gone.Label, m.Content)
+				}
+				said = j
+			}
+			if said >= 0 && asked < 0 && j > said && m.Role == "user" {
+				asked = j
+			}
+		}
+		if said < 0 || asked < 0 {
+			t.Errorf("%s: the agent never says %q is not available, or the customer never answers (%d, %d)", bp.ID, gone.Label, said, asked)
+			continue
+		}
+		for k, s := range g.New {
+			if s.Label != g.UnavailableNew[k].Label && !strings.Contains(tr.Messages[asked].Content, s.Label) {
+				t.Errorf("%s: the customer's answer %q does not name its fallback %q", bp.ID, tr.Messages[asked].Content, s.Label)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Errorf("no task with an unavailable item in 300")
 	}
 }
 

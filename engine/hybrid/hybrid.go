@@ -94,6 +94,9 @@ func blueprintValues(bp *record.Blueprint) []string {
 		for _, s := range g.FailingItems {
 			sel(s)
 		}
+		for _, s := range g.UnavailableNew {
+			sel(s)
+		}
 		for _, v := range g.Slots {
 			vals[v] = true
 		}
