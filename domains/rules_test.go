@@ -3,6 +3,7 @@ package domains_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -176,5 +177,47 @@ func TestCompensationTasks(t *testing.T) {
 	}
 	if granted == 0 || refused == 0 {
 		t.Errorf("%d granted and %d refused compensation tasks in 300 blueprints, want some of each", granted, refused)
+	}
+}
+
+// TestCompensationSaidAsMoney: the agent proposes a granted certificate
+// by the pack's words for the computed amount (say: "a ${value} travel
+// certificate"), never as a bare "amount: 100".
+func TestCompensationSaidAsMoney(t *testing.T) {
+	fx, err := testplay.NewFixture("airline", 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	played, err := testplay.Play(fx.D, fx.Gen, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, p := range played {
+		proposal := ""
+		for _, m := range p.TR.Messages {
+			if m.Role == "assistant" && m.Content != "" {
+				proposal = m.Content
+			}
+			for _, c := range m.ToolCalls {
+				if c.Function.Name != "send_certificate" {
+					continue
+				}
+				var args struct {
+					Amount float64 `json:"amount"`
+				}
+				if err := json.Unmarshal([]byte(c.Function.Arguments), &args); err != nil {
+					t.Fatalf("%s: send_certificate arguments %s: %v", p.BP.ID, c.Function.Arguments, err)
+				}
+				seen++
+				want := fmt.Sprintf("a $%g travel certificate", args.Amount)
+				if !strings.Contains(proposal, want) || strings.Contains(proposal, "amount:") {
+					t.Errorf("%s: the proposal before send_certificate does not say %q: %q", p.BP.ID, want, proposal)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no send_certificate call in 200 airline dialogues")
 	}
 }

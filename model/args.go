@@ -140,7 +140,10 @@ func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
 		}
 		p.Say = a.Say
 	default:
-		return m.hintedSource(w, p, a.Source)
+		if err := m.hintedSource(w, p, a.Source); err != nil {
+			return err
+		}
+		p.Say = a.Say // a computed value's words, nil for a source string
 	}
 	return nil
 }

@@ -118,6 +118,10 @@ type Arg struct {
 	// Slot with Say is a slot source ("slot" or "slot:A|B") together
 	// with how a customer says its values.
 	Slot string `json:"slot,omitempty"`
+	// Compute with Say is a computed source (compute:FUNCTION, the
+	// function's name) together with how the agent says its value ("a
+	// ${value} travel certificate", not "amount: 100").
+	Compute string `json:"compute,omitempty"`
 	// Say maps a value to the words a customer says it with, a noun
 	// phrase that names what it is for ("yes": "travel insurance", "0":
 	// "no checked bags"); "*" is the phrase for any other value, with
@@ -139,18 +143,23 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	n := 0
-	for _, set := range []bool{p.Pick != nil, p.Replace != nil, p.Choose != nil, p.Slot != ""} {
+	for _, set := range []bool{p.Pick != nil, p.Replace != nil, p.Choose != nil, p.Slot != "", p.Compute != ""} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return fmt.Errorf("an argument source object has exactly one of pick, replace, choose or slot")
+		return fmt.Errorf("an argument source object has exactly one of pick, replace, choose, slot or compute")
 	}
-	if p.Slot != "" && len(p.Say) == 0 || p.Slot == "" && len(p.Say) > 0 {
-		return fmt.Errorf("slot and say go together: {slot: \"A|B\", say: {A: \"words for A\"}}")
+	said := p.Slot != "" || p.Compute != ""
+	if said && len(p.Say) == 0 || !said && len(p.Say) > 0 {
+		return fmt.Errorf("say goes with slot or compute: {slot: \"A|B\", say: {A: \"words for A\"}} or {compute: FUNCTION, say: {\"*\": \"${value} credit\"}}")
 	}
 	*a = Arg(p)
+	if p.Compute != "" {
+		// Read as compute:FUNCTION everywhere the source string is.
+		a.Source = "compute:" + p.Compute
+	}
 	return nil
 }
 
@@ -168,7 +177,7 @@ func (a Arg) SlotSource() string {
 
 // MarshalJSON writes the form it was read from.
 func (a Arg) MarshalJSON() ([]byte, error) {
-	if a.Source != "" {
+	if a.Source != "" && a.Compute == "" {
 		return json.Marshal(a.Source)
 	}
 	type plain Arg
