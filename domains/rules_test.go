@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -220,4 +222,81 @@ func TestCompensationSaidAsMoney(t *testing.T) {
 	if seen == 0 {
 		t.Error("no send_certificate call in 200 airline dialogues")
 	}
+}
+
+// TestComputedRefusal: a computed argument whose function fails (the
+// fees test pack's late_fee refuses every loan that is not overdue)
+// makes refusal tasks on the loans it fails for, which the agent refuses
+// in the function's words without calling the write, and granted tasks
+// on the others, which refund what it computes; every dialogue
+// verifies.
+func TestComputedRefusal(t *testing.T) {
+	notOverdue := regexp.MustCompile(`(?i)loan (L[0-9]+) is not overdue`)
+	fx, err := testplay.NewFixture("testdata/fees", 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loan := func(id string) map[string]any {
+		v, _ := fx.D.Base.Get("loans", id)
+		obj, _ := v.(map[string]any)
+		return obj
+	}
+	played, err := testplay.Play(fx.D, fx.Gen, 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted, refused := 0, 0
+	for _, p := range played {
+		if v := fx.Ver.Verify(t.Context(), p.BP, p.TR); !v.Passed {
+			t.Errorf("%s fails %v", p.BP.ID, v.Failed())
+		}
+		for gi, g := range p.BP.Goals {
+			if g.Kind == record.GoalRefuse && g.Intent == "refuse:refund_late_fee" {
+				refused++
+				// The loan the agent refuses, in late_fee's words (the
+				// customer may describe it rather than name it).
+				id := ""
+				for _, m := range p.TR.Messages {
+					if sm := notOverdue.FindStringSubmatch(m.Content); m.Role == "assistant" && sm != nil {
+						id = sm[1]
+					}
+				}
+				if id == "" || g.Target.ID != "" && id != g.Target.ID {
+					t.Errorf("%s: the agent never says loan %q is not overdue", p.BP.ID, g.Target.ID)
+					continue
+				}
+				if l := loan(id); l == nil || l["status"] == "overdue" {
+					t.Errorf("%s: refuses the late fee of loan %s (%v), which has one", p.BP.ID, id, l)
+				}
+				for _, m := range p.TR.Messages {
+					for _, c := range m.ToolCalls {
+						if c.Function.Name == "refund_late_fee" && strings.Contains(c.Function.Arguments, `"`+id+`"`) {
+							t.Errorf("%s: refund_late_fee called on loan %s, which late_fee refuses", p.BP.ID, id)
+						}
+					}
+				}
+				continue
+			}
+			for _, a := range p.BP.Actions {
+				if a.Goal != gi || a.Tool != "refund_late_fee" {
+					continue
+				}
+				granted++
+				var args struct {
+					Loan   string  `json:"loan_id"`
+					Amount float64 `json:"amount"`
+				}
+				_ = json.Unmarshal(a.Arguments, &args)
+				l := loan(args.Loan)
+				renewals, _ := strconv.ParseFloat(fmt.Sprint(l["renewals"]), 64)
+				if l == nil || l["status"] != "overdue" || args.Amount != 2+0.5*renewals {
+					t.Errorf("%s: refunds $%g on loan %s (%v), not its late fee", p.BP.ID, args.Amount, args.Loan, l)
+				}
+			}
+		}
+	}
+	if granted == 0 || refused == 0 {
+		t.Errorf("%d granted and %d refused late fee refunds in 120 dialogues, want some of each", granted, refused)
+	}
+	t.Logf("%d granted, %d refused", granted, refused)
 }
