@@ -219,7 +219,7 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 	}
 	// The rule flaws: the rejected side breaks a policy rule of the
 	// flaw's kind that the chosen side keeps.
-	for _, kind := range []string{pack.RuleDisclose, pack.RuleSay, pack.RuleMessage, pack.RuleFromCustomer, pack.RuleChangesState, pack.RuleRequested, pack.RuleRefuse, pack.RuleChecked} {
+	for _, kind := range []string{pack.RuleDisclose, pack.RuleSay, pack.RuleMessage, pack.RuleFromCustomer, pack.RuleChangesState, pack.RuleRequested, pack.RuleRefuse, pack.RuleChecked, pack.RuleComputed} {
 		if !Explains(label, verify.RulePrefix+kind+":") {
 			continue
 		}

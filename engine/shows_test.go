@@ -39,6 +39,7 @@ func TestLabelCheckerShows(t *testing.T) {
 		agent.FlawUnrequestedWrite:    agent.FlawStopsEarly,
 		agent.FlawSilentRefusal:       agent.FlawStopsEarly,
 		agent.FlawUnchecked:           agent.FlawStopsEarly,
+		agent.FlawMiscomputed:         agent.FlawStopsEarly,
 	}
 	if len(mislabel) != len(agent.Flaws()) {
 		t.Fatalf("mislabel covers %d of the %d labels", len(mislabel), len(agent.Flaws()))
