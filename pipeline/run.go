@@ -30,7 +30,7 @@ import (
 )
 
 // Version is synth's version, recorded in every release.
-const Version = "0.10.0"
+const Version = "0.11.0"
 
 // Result is the outcome of a run.
 type Result struct {
