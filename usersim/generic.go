@@ -417,7 +417,7 @@ var genericTextPieces = []string{
 
 var genericChoicePieces = []string{
 	"{Use|Please use|Let's go with|Put it on|Go with|Just use|Charge|Stick with} <label>{.|, please.|, thanks.}",
-	"{<label>|<label>, please|Just <label>|<label> is fine|<label> works for me|<label>, thanks}{.|}",
+	"{<label>|<label>, please|Just <label>|<label> is fine|<label> works for me|<label>, thanks|<label> if that's alright|Oh, <label>|Hmm, <label> I think|<label> is good|<label>, I suppose}{.|}",
 	"{I'd like to use|I want to use|I'll use|I'd prefer|I'd rather use|I'm happy to use|I think I'll use|I'd go with} <label> {for the <what>|}{.|, please.|, thanks.}",
 	"{Let's do|I'll go with|We can use|You can use|Go ahead and use|Better use} <label>{, please|, thanks|}{.|}",
 	"{<label> is best|<label> would be great|<label> is what I'd like|<label> suits me|<label> makes sense}{.|!|, thanks.}",

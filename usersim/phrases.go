@@ -172,7 +172,7 @@ var digressions = []string{
 var verboseFillers = []string{
 	"{By the way|Oh, and|Funny story|Just so you know}, {the weather here has been awful|my dog knocked over a lamp this morning|I've been shopping with you for years|my neighbour recommended your store|I'm typing this on my lunch break}{.|!}",
 	"{I have to say|Honestly|To be fair}, {your site is usually great|delivery was quick last time|this is my first time contacting support|I almost phoned rather than chatting}{.|!}",
-	"{Sorry for the long message|I hope this makes sense|Bear with me}{.|!|, I'm a bit scattered today.}",
+	"{Sorry for the long message|Sorry, that was a lot|I hope this makes sense|Bear with me|Sorry if I ramble|I know that's a lot of words}{.|!|, I'm a bit scattered today.}",
 }
 
 var impatientOpeners = []string{

@@ -800,7 +800,7 @@ func TestRepetitionTargets(t *testing.T) {
 			t.Fatal(err)
 		}
 		g, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 21, Writes: blueprints.Range{Min: 0, Max: 5}, WriteWeights: []float64{10, 60, 23, 15, 5, 1},
-			Reads: blueprints.Range{Min: 2, Max: 7}, AdaptReads: true, Refusals: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
+			Reads: blueprints.Range{Min: 2, Max: 7}, AdaptReads: true, Refusals: 0.2, ToolErrors: 0.2, Behaviors: usersim.Profiles(), Validation: 0.05, Test: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}
