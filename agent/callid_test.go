@@ -98,6 +98,7 @@ var phraseBanks = map[string]phraseBank{
 	"insteadLead":          {insteadLead, nil},
 	"slotOptions":          {slotOptions, []string{"opts"}},
 	"reminderFrames":       {reminderFrames, nil},
+	"unavailableNew":       {unavailableNew, []string{"label"}},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced
