@@ -260,27 +260,24 @@ func (u *Generic) items(i int, name string) []record.Selector {
 // failing is the first choice for an argument of goal i that the write
 // fails on, while the customer has yet to hear so; nil otherwise.
 func (u *Generic) failing(i int, name string) []record.Selector {
-	if u.failedOver[i] {
-		return nil
-	}
-	var out []record.Selector
-	for _, it := range u.bp.Goals[i].FailingItems {
-		if it.Collection == name {
-			out = append(out, it)
-		}
-	}
-	return out
+	return u.firstChoice(i, name, u.bp.Goals[i].FailingItems)
 }
 
 // unavailable is the first choice of replacements for an argument of
 // goal i, one of them unavailable, while the customer has yet to hear
 // so; nil otherwise.
 func (u *Generic) unavailable(i int, name string) []record.Selector {
+	return u.firstChoice(i, name, u.bp.Goals[i].UnavailableNew)
+}
+
+// firstChoice is what of first (a goal's first choices) is for the
+// argument name, until the customer has moved on to its fallback.
+func (u *Generic) firstChoice(i int, name string, first []record.Selector) []record.Selector {
 	if u.failedOver[i] {
 		return nil
 	}
 	var out []record.Selector
-	for _, it := range u.bp.Goals[i].UnavailableNew {
+	for _, it := range first {
 		if it.Collection == name {
 			out = append(out, it)
 		}
