@@ -330,15 +330,11 @@ func (e *olderDomain) Error() string {
 // pack the release ships in domain/ — and the verifier on it.
 func (s *state) loadDomain() error {
 	m := s.doc.m
-	src := m.Domain.Name
-	if !slices.Contains(domains.Names(), src) && domains.IsPackDir(s.path("domain")) {
-		src = s.path("domain")
-	}
-	d, err := domains.Load(src, m.Seed)
+	d, older, err := domains.OfRelease(s.dir, m.Domain.Name, m.Domain.Version, m.Seed)
 	if err != nil {
 		return fmt.Errorf("domain %q: %w", m.Domain.Name, err)
 	}
-	if src == m.Domain.Name && d.Version != m.Domain.Version {
+	if older {
 		return &olderDomain{name: d.Name, release: m.Domain.Version, now: d.Version, synth: m.SynthVersion}
 	}
 	sch, err := schemas.Compile()

@@ -110,3 +110,18 @@ func FromPack(p *pack.Pack) (*Domain, error) {
 	}
 	return d, nil
 }
+
+// OfRelease loads the domain a release in dir was made on: the built-in
+// named name, else the pack the release ships in its domain/ folder.
+// older reports a built-in whose version is not the release's, which
+// builds another database than the release's rows were made on.
+func OfRelease(dir, name, version string, seed uint64) (d *Domain, older bool, err error) {
+	src := name
+	if !slices.Contains(Names(), src) && IsPackDir(filepath.Join(dir, "domain")) {
+		src = filepath.Join(dir, "domain")
+	}
+	if d, err = Load(src, seed); err != nil {
+		return nil, false, err
+	}
+	return d, src == name && d.Version != version, nil
+}

@@ -148,15 +148,11 @@ func loadRelease(dir string) (*env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a synth release: %w", dir, err)
 	}
-	src := m.Domain.Name
-	if !slices.Contains(domains.Names(), src) && domains.IsPackDir(filepath.Join(dir, "domain")) {
-		src = filepath.Join(dir, "domain")
-	}
-	d, err := domains.Load(src, m.Seed)
+	d, older, err := domains.OfRelease(dir, m.Domain.Name, m.Domain.Version, m.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("the domain of %s: %w", dir, err)
 	}
-	if src == m.Domain.Name && d.Version != m.Domain.Version {
+	if older {
 		return nil, fmt.Errorf("%s was made on the built-in %s %s and this synth has %s %s, which builds another database; serve it with synth %s",
 			dir, d.Name, m.Domain.Version, d.Name, d.Version, m.SynthVersion)
 	}
