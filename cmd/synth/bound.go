@@ -109,13 +109,13 @@ func (b *bounder) run(ctx context.Context, args []string, limit int64, what stri
 	case !errors.As(err, &ee):
 		return fmt.Errorf("run synth under a memory bound: %w", err)
 	case outOfMemory(errb.String()):
-		where := "checking " + what
-		if strings.Contains(errb.String(), "go.starlark.net/") {
-			where = "running the Starlark code of " + what
-		}
-		return fmt.Errorf("stopped at the memory bound of %s while %s: its code or data needs more memory than any synth pack or release should; "+
+		// The crash dump cannot say whether Starlark or a decoder ate the
+		// memory: the thread that dies is often not the one that allocated
+		// (a failed pthread_create, the collector's metadata), so the
+		// message names both.
+		return fmt.Errorf("stopped at the memory bound of %s while checking %s: its Starlark code or its data needs more memory than any synth pack or release should; "+
 			"it may be damaged or hostile. If you trust it, give it more with --max-memory (e.g. --max-memory %s)",
-			limitio.Bytes(limit), where, strings.ReplaceAll(limitio.Bytes(2*limit), " ", ""))
+			limitio.Bytes(limit), what, strings.ReplaceAll(limitio.Bytes(2*limit), " ", ""))
 	case ee.ExitCode() < 0:
 		return fmt.Errorf("synth checking %s was stopped: %v", what, ee)
 	}

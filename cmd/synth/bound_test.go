@@ -70,7 +70,7 @@ func TestMemoryBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := validate(t)
-	if code != 1 || !strings.Contains(stderr, "stopped at the memory bound of 512 MiB while running the Starlark code of the release") ||
+	if code != 1 || !strings.Contains(stderr, "stopped at the memory bound of 512 MiB while checking the release "+out+": its Starlark code or its data needs more memory") ||
 		!strings.Contains(stderr, "--max-memory 1GiB") {
 		t.Fatalf("a handler that eats memory: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}

@@ -214,7 +214,7 @@ var cases = []hostile{
 			s.replace("rel/domain/handlers.star", readHandler, readHandler+memoryBomb)
 			return []string{"validate", "rel", "--max-memory", "512MiB"}
 		},
-		code: 1, stderr: []string{"stopped at the memory bound of 512 MiB while running the Starlark code of the release rel", "--max-memory 1GiB"},
+		code: 1, stderr: []string{"stopped at the memory bound of 512 MiB while checking the release rel: its Starlark code or its data", "--max-memory 1GiB"},
 		maxRSS: 1 << 30},
 	{name: "domain validate on a generator that eats memory", item: 6,
 		setup: func(t *testing.T, s *sandbox) []string {
@@ -222,7 +222,7 @@ var cases = []hostile{
 			s.replace("pack/generator.star", generateLine, generateLine+memoryBomb)
 			return []string{"domain", "validate", "pack", "--max-memory", "512MiB"}
 		},
-		code: 1, stderr: []string{"stopped at the memory bound of 512 MiB while running the Starlark code of the pack pack"}, maxRSS: 1 << 30},
+		code: 1, stderr: []string{"stopped at the memory bound of 512 MiB while checking the pack pack: its Starlark code or its data"}, maxRSS: 1 << 30},
 	{name: "validate a manifest linked to /dev/zero", item: 6,
 		setup: func(t *testing.T, s *sandbox) []string {
 			s.release("retail", "rel")
