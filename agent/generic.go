@@ -489,7 +489,11 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			}
 			opts = " " + a.say(slotOptions, map[string]string{"opts": model.JoinOr(cs)})
 		}
-		text = a.say(genericAskSlot, map[string]string{"what": model.ArgWords(name)}) + opts
+		bank := genericAskSlot
+		if g.rejected == name {
+			bank = genericAskOtherSlot
+		}
+		text = a.say(bank, map[string]string{"what": model.ArgWords(name)}) + opts
 	case "like":
 		text = a.say(genericAskGroup, map[string]string{"what": model.Words(model.LastStep(name))})
 	case "choice":
@@ -1489,7 +1493,9 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 
 // faultyChoice is the argument a write's tool error puts down to the
 // customer's choice among their things: the one whose value the error
-// names, else the write's only such choice; "" when there is none.
+// names, else the write's only such choice; failing those, a value the
+// customer stated that the error names (a name another record has);
+// "" when there is none.
 func (a *Generic) faultyChoice(g *ggoal, toolErr string) string {
 	var choices []string
 	for _, p := range g.w.Params {
@@ -1503,6 +1509,14 @@ func (a *Generic) faultyChoice(g *ggoal, toolErr string) string {
 	}
 	if len(choices) == 1 {
 		return choices[0]
+	}
+	for _, p := range g.w.Params {
+		if p.Source != model.SrcSlot || g.w.GroupOf(p.Name) != "" {
+			continue
+		}
+		if s, said := g.slots[p.Name]; said && len(s) > 1 && strings.Contains(toolErr, s) {
+			return p.Name
+		}
 	}
 	return ""
 }

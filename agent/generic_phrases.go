@@ -52,6 +52,13 @@ var genericAskChoiceSame = []string{
 	"{Let me know|Tell me|Just let me know} which <noun> {to use|you'd like to use|I should use|you prefer}{| for this| this time}{.|, please.}",
 }
 
+// genericAskOtherSlot asks for another value after the tool turned the
+// customer's first one down.
+var genericAskOtherSlot = []string{
+	"{Which other|What other|What different} <what> {would you like to use|should I use|shall I try}{| instead}?",
+	"{Do you have another <what> in mind|Is there another <what> you'd like to use|Would you like to try a different <what>}{| instead}?",
+}
+
 // genericAskOther asks for another choice after the tool turned the
 // customer's first one down.
 var genericAskOther = []string{

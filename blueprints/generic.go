@@ -618,7 +618,7 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 			if p.user != "" && !p.canChoose(w) {
 				continue // a new payment method for a customer who has only one
 			}
-			if choosers && !w.Chooses() {
+			if choosers && !w.Chooses() && !p.keyedSlot(w) {
 				continue
 			}
 			modes := p.modes(w, e, exact)
@@ -629,7 +629,8 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 		return nil, ""
 	}
 	if p.fail && !p.failed {
-		// A tool error needs a choice of the customer's to fail on: a
+		// A tool error needs a choice of the customer's, or a value it
+		// states that a record's key may already hold, to fail on: a
 		// write with one first, any other when none can need e reads.
 		if w, mode := pick(true); w != nil {
 			return w, mode
@@ -1431,6 +1432,12 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			p.failed = true
 		}
 	}
+	if p.fail && !p.failed {
+		if first := a.failingSlot(); first != nil {
+			goal.FailingSlots = first
+			p.failed = true
+		}
+	}
 	switch {
 	case p.revise && !p.revised && len(a.revisable) > 0:
 		keys := slices.Sorted(maps.Keys(a.revisable))
@@ -1963,6 +1970,103 @@ func (a *argState) failingChoice() *record.Selector {
 	return nil
 }
 
+// failingSlot finds, for a value the customer states, a first one on
+// which the tool rejects the write, for a reason that is no refusal and
+// naming that value, and changes nothing (a name another record already
+// has, for a create that needs one no other record has): the customer
+// states it first. The values tried are the keys of the collections
+// keyed by the argument's field, one drawn per collection: those a
+// customer plausibly wants again (the same name), and the ones a tool
+// that keeps keys unique turns down. nil when none fails; the plan's RNG
+// is drawn only when a collection is so keyed, so a pack with none plans
+// as it did.
+func (a *argState) failingSlot() map[string]string {
+	p := a.plan
+	for _, pm := range a.w.Params {
+		cur, ok := a.goal.Slots[pm.Name]
+		if !ok || pm.Source != model.SrcSlot || pm.KeysOf != "" || a.w.GroupOf(pm.Name) != "" || pm.Schema["enum"] != nil {
+			continue
+		}
+		if _, set := a.args[pm.Name]; !set {
+			continue
+		}
+		field := pm.Path
+		if field == "" {
+			field = pm.Name
+		}
+		var failing []string
+		for _, c := range slices.Sorted(maps.Keys(p.m.Colls)) {
+			coll := p.m.Colls[c]
+			if !sameName(coll.Key, field) {
+				continue
+			}
+			var keys []string
+			for _, v := range p.m.FieldValues(c, coll.Key) {
+				if t := model.SlotText(v); t != cur && t != "" && model.WithinBounds(pm.Schema, t) {
+					keys = append(keys, t)
+				}
+			}
+			keys = model.Choosable(keys)
+			if len(keys) == 0 {
+				continue
+			}
+			v := keys[p.rng.IntN(len(keys))]
+			if a.failsOn(pm, v) {
+				failing = append(failing, v)
+			}
+		}
+		if len(failing) > 0 {
+			return map[string]string{pm.Name: failing[p.rng.IntN(len(failing))]}
+		}
+	}
+	return nil
+}
+
+// failsOn reports whether the write, with value v for slot pm and the
+// goal's other arguments, fails in its tool for a reason that is no
+// refusal, naming v, and leaves the state as it was: tried on a fork.
+func (a *argState) failsOn(pm *model.ParamModel, v string) bool {
+	p := a.plan
+	args := maps.Clone(a.args)
+	args[pm.Name] = model.Typed(pm.Schema, v)
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return false
+	}
+	st := p.st.Fork()
+	was := st.Hash()
+	res := p.m.Kit.Exec(p.ctx, st, a.w.Name, string(raw))
+	return res.Err && !a.w.RefusedBy(res.Output) && st.Hash() == was && strings.Contains(res.Output, v)
+}
+
+// keyedSlot reports whether a value the customer states for the write
+// is a field some collection is keyed by (a name), which failingSlot
+// tries the keys of.
+func (p *gplan) keyedSlot(w *model.WriteModel) bool {
+	for _, pm := range w.Params {
+		if pm.Source != model.SrcSlot || pm.KeysOf != "" || w.GroupOf(pm.Name) != "" || pm.Schema["enum"] != nil {
+			continue
+		}
+		field := pm.Path
+		if field == "" {
+			field = pm.Name
+		}
+		for _, c := range p.m.Colls {
+			if sameName(c.Key, field) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameName reports whether two field names are one spelt two ways
+// (phone_number, PhoneNumber).
+func sameName(a, b string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	return a != "" && norm(a) == norm(b)
+}
+
 func asAny(ms []map[string]any) []any {
 	out := make([]any, len(ms))
 	for i, m := range ms {
@@ -2370,6 +2474,9 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 	}
 	for _, it := range g.FailingItems {
 		fmt.Fprintf(&b, " At first you offer %s as the %s; when the agent says it did not go through, offer the one above.", secondPerson(it.Label), model.ArgWords(it.Collection))
+	}
+	for _, k := range slices.Sorted(maps.Keys(g.FailingSlots)) {
+		fmt.Fprintf(&b, " At first you ask for %s as the %s; when the agent says it did not go through, ask for %s instead.", g.FailingSlots[k], model.ArgWords(k), g.Slots[k])
 	}
 	if len(g.UnavailableNew) > 0 {
 		var first []string

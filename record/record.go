@@ -85,6 +85,12 @@ type Goal struct {
 	// customer the tool's error, and the customer then names Items' or
 	// Slots' choice, on which it succeeds.
 	FailingItems []Selector `json:"failing_items,omitempty"`
+	// FailingSlots are, likewise, the first values of slots (by
+	// argument) the customer states, on which the write fails in its
+	// tool (a name another record already has): the agent tells the
+	// customer the tool's error, and the customer then states Slots'
+	// value, on which it succeeds.
+	FailingSlots map[string]string `json:"failing_slots,omitempty"`
 	// UnavailableNew are the replacements (by Collection, the argument,
 	// one per element as in New) the customer names first, one of which
 	// is a variant the related record offers but not available: the

@@ -148,7 +148,8 @@ func (g *ngrams) merge(o *ngrams) {
 // from its goals: "refusal" (a request the policy forbids), "transfer",
 // "question", "change_of_mind" (a value revised at the confirmation),
 // "conditional" (a request made for the case a forbidden one is refused),
-// "tool_error" (a first choice the write fails on in its tool),
+// "tool_error" (a first choice or slot value the write fails on in its
+// tool),
 // "unavailable" (a first replacement the record offers but not available),
 // "several_requests", and the labels a pack gives its writes' tasks
 // (hints.writes.*.situation: "compensation").
@@ -170,7 +171,7 @@ func Situations(bp *record.Blueprint) []string {
 	if has(func(g record.Goal) bool { return g.Instead }) {
 		out = append(out, "conditional")
 	}
-	if has(func(g record.Goal) bool { return len(g.FailingItems) > 0 }) {
+	if has(func(g record.Goal) bool { return len(g.FailingItems) > 0 || len(g.FailingSlots) > 0 }) {
 		out = append(out, "tool_error")
 	}
 	if has(func(g record.Goal) bool { return len(g.UnavailableNew) > 0 }) {

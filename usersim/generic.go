@@ -188,9 +188,13 @@ func (u *Generic) openingIdentity() (dialog.Turn, bool) {
 }
 
 // slotValue is what the customer says for a slot now: the first value
-// while they are yet to change their mind.
+// while they are yet to change their mind, or to hear the write fail on
+// it.
 func (u *Generic) slotValue(i int, name string) string {
 	g := u.bp.Goals[i]
+	if v, ok := u.failingSlot(i, name); ok {
+		return v
+	}
 	if u.prof.changes && !u.revised[i] {
 		if v, ok := g.Revised[name]; ok {
 			return v
@@ -263,6 +267,16 @@ func (u *Generic) failing(i int, name string) []record.Selector {
 	return u.firstChoice(i, name, u.bp.Goals[i].FailingItems)
 }
 
+// failingSlot is the first value of a slot of goal i that the write
+// fails on, while the customer has yet to hear so.
+func (u *Generic) failingSlot(i int, name string) (string, bool) {
+	if u.failedOver[i] {
+		return "", false
+	}
+	v, ok := u.bp.Goals[i].FailingSlots[name]
+	return v, ok
+}
+
 // unavailable is the first choice of replacements for an argument of
 // goal i, one of them unavailable, while the customer has yet to hear
 // so; nil otherwise.
@@ -311,6 +325,15 @@ func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 			act.Items = append(act.Items, g.Items...)
 		}
 	case "slot":
+		if _, ok := u.failingSlot(i, name); ok {
+			if u.failSaid[i] {
+				// Asked again after stating it: the agent relayed the
+				// tool's error, and the customer states its other value.
+				u.failedOver[i], u.justFailed = true, true
+			} else {
+				u.failSaid[i] = true
+			}
+		}
 		if act.Slots == nil {
 			act.Slots = map[string]string{}
 		}
@@ -489,6 +512,17 @@ func (u *Generic) request(i int) (string, dialog.Act) {
 	}
 	text := u.say(genericRequests, map[string]string{"phrase": u.phrase(i, w, target, &act)})
 	if !reveal {
+		// The value the write will fail on is the customer's own from
+		// the start (the name it wants), said with the request: asked
+		// for it, an agent may offer values of its own first.
+		for _, k := range slices.Sorted(maps.Keys(g.FailingSlots)) {
+			if p := "slot:" + k; !u.failSaid[i] && slices.Contains(pieces, p) {
+				u.pieceAct(i, p, &act)
+				u.bundling = true
+				text = joinSentences([]string{text, u.pieceText(i, p)})
+				u.bundling = false
+			}
+		}
 		return text, act
 	}
 	parts := []string{text}
@@ -576,6 +610,16 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"target": g.Target.Label, "key": key})
 	case "slot":
+		if u.justFailed {
+			// The other value, after the agent relayed why the first
+			// did not go through.
+			u.justFailed = false
+			lead := u.say(failedOverLeads, nil)
+			u.bundling = true
+			text := u.pieceText(i, piece)
+			u.bundling = false
+			return lead + " " + text
+		}
 		tmpls := genericSlotPieces
 		switch {
 		case u.freeText(i, name):

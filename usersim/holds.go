@@ -116,7 +116,7 @@ func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
 // first choice the write will fail on.
 func (u *Generic) holdsFailing(i int) bool {
 	g := u.bp.Goals[i]
-	return (len(g.FailingItems) > 0 || len(g.UnavailableNew) > 0) && !u.failedOver[i]
+	return (len(g.FailingItems) > 0 || len(g.FailingSlots) > 0 || len(g.UnavailableNew) > 0) && !u.failedOver[i]
 }
 
 // truth is the arguments of goal i's ground-truth write with the tool,
@@ -154,7 +154,7 @@ func (u *Generic) correction(i int, w *model.WriteModel, want, got map[string]an
 		}
 	}
 	for _, p := range w.Params {
-		if !differs(p.Name) || u.failing(i, p.Name) != nil {
+		if _, first := u.failingSlot(i, p.Name); !differs(p.Name) || u.failing(i, p.Name) != nil || first {
 			// The ground truth holds the choice that works; the customer
 			// still wants the first one it named.
 			continue

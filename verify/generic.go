@@ -132,6 +132,9 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 		if len(g.FailingItems) > 0 {
 			v["failing_items"] = selectors(g.FailingItems)
 		}
+		if len(g.FailingSlots) > 0 {
+			v["failing_slots"] = stringMap(g.FailingSlots)
+		}
 		if len(g.UnavailableNew) > 0 {
 			v["unavailable_new"] = selectors(g.UnavailableNew)
 		}

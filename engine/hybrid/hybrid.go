@@ -103,6 +103,9 @@ func blueprintValues(bp *record.Blueprint) []string {
 		for _, v := range g.Revised {
 			vals[v] = true
 		}
+		for _, v := range g.FailingSlots {
+			vals[v] = true
+		}
 	}
 	for _, o := range bp.Outputs {
 		vals[o.Value] = true
