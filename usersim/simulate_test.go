@@ -19,6 +19,7 @@ import (
 	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/openapi"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
@@ -586,15 +587,28 @@ func TestConditionalGoals(t *testing.T) {
 }
 
 // TestToolErrors plays tasks whose customer first names a choice the
-// write fails on (a gift card short of the amount): the write is tried
-// on that choice and fails, the agent relays the tool's error, the
-// customer names the blueprint's other choice, and the write then goes
-// through on a new yes; the dialogue verifies (the failed write changed
-// nothing, the state is the ground truth's).
+// write fails on (a gift card short of the amount), or first states a
+// value it fails on (a label name another label has, in a pack imported
+// from an OpenAPI spec whose create takes the key from the client): the
+// write is tried on it and fails, the agent relays the tool's error, the
+// customer gives the blueprint's other choice or value, and the write
+// then goes through on a new yes; the dialogue verifies (the failed
+// write changed nothing, the state is the ground truth's).
 func TestToolErrors(t *testing.T) {
-	for _, domain := range []string{"retail", "airline"} {
-		t.Run(domain, func(t *testing.T) {
-			fx, err := testplay.NewFixture(domain, 3)
+	cases := []struct {
+		name   string
+		domain func(t *testing.T) string
+		// slots: the tool error is on a stated value (FailingSlots),
+		// not on a choice among the customer's things (FailingItems).
+		slots bool
+	}{
+		{"retail", func(*testing.T) string { return "retail" }, false},
+		{"airline", func(*testing.T) string { return "airline" }, false},
+		{"imported keyed create", importedPack(filepath.Join("..", "openapi", "testdata", "writes", "keyed-create.yaml")), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fx, err := testplay.NewFixture(c.domain(t), 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -609,17 +623,30 @@ func TestToolErrors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingItems) > 0 })
+				gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingItems) > 0 || len(g.FailingSlots) > 0 })
 				if gi < 0 {
 					continue
 				}
 				seen++
 				g := bp.Goals[gi]
+				if got := len(g.FailingSlots) > 0; got != c.slots {
+					t.Errorf("%s: failing slots %v, failing items %v: want the tool error on a stated value %v", bp.ID, g.FailingSlots, g.FailingItems, c.slots)
+				}
 				tool, _ := model.ParseIntent(g.Intent)
 				// The LLM customer's brief carries the same situation.
-				first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
-				if !strings.Contains(bp.Instruction, "At first you offer "+first) {
-					t.Errorf("%s: the instruction never has the customer offer %q first: %q", bp.ID, first, bp.Instruction)
+				var first, final string
+				if c.slots {
+					for k, v := range g.FailingSlots {
+						first, final = v, g.Slots[k]
+						if !strings.Contains(bp.Instruction, "At first you ask for "+v+" as the "+model.ArgWords(k)) {
+							t.Errorf("%s: the instruction never has the customer ask for %q first: %q", bp.ID, v, bp.Instruction)
+						}
+					}
+				} else {
+					first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
+					if !strings.Contains(bp.Instruction, "At first you offer "+first) {
+						t.Errorf("%s: the instruction never has the customer offer %q first: %q", bp.ID, first, bp.Instruction)
+					}
 				}
 				played, err := testplay.Play(fx.D, single{bp}, 1)
 				if err != nil {
@@ -664,12 +691,40 @@ func TestToolErrors(t *testing.T) {
 				}
 				if len(between) < 2 {
 					t.Errorf("%s: want the customer's other choice and a new yes between the failed write and the one that went through, got %q", bp.ID, between)
+					continue
+				}
+				if c.slots {
+					// The failed call carries the first value, which the
+					// customer said before it; the other comes after.
+					call := tr.Messages[failed-1]
+					if len(call.ToolCalls) != 1 || !strings.Contains(call.ToolCalls[0].Function.Arguments, first) {
+						t.Errorf("%s: the failed call %v does not carry the first value %q", bp.ID, call.ToolCalls, first)
+					}
+					said := strings.Join(userTexts(&record.Trajectory{Messages: tr.Messages[:failed]}), " ")
+					if !strings.Contains(said, first) {
+						t.Errorf("%s: the customer never said %q before the failed call: %q", bp.ID, first, said)
+					}
+					if !strings.Contains(between[0], final) {
+						t.Errorf("%s: the customer's answer to the error %q does not give %q", bp.ID, between[0], final)
+					}
 				}
 			}
 			if seen == 0 {
 				t.Errorf("no task with a tool error in 300")
 			}
 		})
+	}
+}
+
+// importedPack imports an OpenAPI spec into a temporary pack folder.
+func importedPack(spec string) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "pack")
+		if _, err := openapi.ImportFile(t.Context(), spec, dir, openapi.Options{Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
 }
 
