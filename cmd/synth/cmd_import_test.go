@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/record"
 )
 
 func TestImportOpenAPI(t *testing.T) {
@@ -112,4 +117,74 @@ func FuzzByteFlag(f *testing.F) {
 			t.Fatalf("%q → %s → %d, %v", s, b.String(), again, err)
 		}
 	})
+}
+
+// TestImportedToolErrors runs a pack imported from a spec whose create
+// takes its key from the client (a label's name) with every task drawn
+// for a tool error: some tasks hold the tool_error situation, their
+// dialogues keep the failed create and the agent's relay of its error,
+// and the release validates on its own.
+func TestImportedToolErrors(t *testing.T) {
+	pack := filepath.Join(t.TempDir(), "labels")
+	if code, _, stderr := synth(t, "domain", "import-openapi", filepath.Join("..", "..", "openapi", "testdata", "writes", "keyed-create.yaml"), "-o", pack); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := synth(t, "run", "--domain", pack, "-n", "24", "--seed", "21", "--tool-errors", "1", "--workers", "2", "--out", out); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if code, stdout, stderr := synth(t, "validate", out); code != 0 {
+		t.Fatalf("validate: exit %d: %s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := synth(t, "stats", "--json", out)
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, stderr)
+	}
+	var st struct {
+		Stats struct {
+			Situations map[string]int `json:"situations"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatalf("stats --json: %v: %s", err, stdout)
+	}
+	if st.Stats.Situations["tool_error"] == 0 {
+		t.Fatalf("no tool_error task in 24 with --tool-errors 1: %v", st.Stats.Situations)
+	}
+	id := firstFailingSlots(t, out)
+	code, stdout, stderr = synth(t, "inspect", "--id", id, "--width", "100000", out)
+	if code != 0 {
+		t.Fatalf("inspect: exit %d: %s", code, stderr)
+	}
+	relay := regexp.MustCompile(`(?s)TOOL createLabel \[\w+\]\s+Error: a label with name (\S+) already exists.*?AGENT\s+[^\n]*a label with name (\S+) already exists`)
+	if m := relay.FindStringSubmatch(stdout); m == nil || m[1] != m[2] {
+		t.Errorf("%s: no failed createLabel whose error the agent relays in:\n%s", id, stdout)
+	}
+}
+
+// firstFailingSlots is the id of the first blueprint of a release's
+// train split whose customer first states a value the write fails on.
+func firstFailingSlots(t *testing.T, out string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(out, "blueprints", "train-00000-of-00001.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(zr)
+	for {
+		var bp record.Blueprint
+		if err := dec.Decode(&bp); err != nil {
+			t.Fatalf("no blueprint with failing_slots in the train split: %v", err)
+		}
+		for _, g := range bp.Goals {
+			if len(g.FailingSlots) > 0 {
+				return bp.ID
+			}
+		}
+	}
 }
