@@ -1514,7 +1514,7 @@ func (a *Generic) faultyChoice(g *ggoal, toolErr string) string {
 		if p.Source != model.SrcSlot || g.w.GroupOf(p.Name) != "" {
 			continue
 		}
-		if s, said := g.slots[p.Name]; said && len(s) > 1 && strings.Contains(toolErr, s) {
+		if s, said := g.slots[p.Name]; said && model.NamedIn(toolErr, s) {
 			return p.Name
 		}
 	}

@@ -2036,7 +2036,7 @@ func (a *argState) failsOn(pm *model.ParamModel, v string) bool {
 	st := p.st.Fork()
 	was := st.Hash()
 	res := p.m.Kit.Exec(p.ctx, st, a.w.Name, string(raw))
-	return res.Err && !a.w.RefusedBy(res.Output) && st.Hash() == was && strings.Contains(res.Output, v)
+	return res.Err && !a.w.RefusedBy(res.Output) && st.Hash() == was && model.NamedIn(res.Output, v)
 }
 
 // keyedSlot reports whether a value the customer states for the write

@@ -389,3 +389,26 @@ func (m *Model) keysNamed(name string) []string {
 	}
 	return nil
 }
+
+// NamedIn reports whether text names value as a whole token: a tool
+// error naming channel_id 6 names "6", one naming 36 or app-6b does not.
+func NamedIn(text, value string) bool {
+	if value == "" {
+		return false
+	}
+	inToken := func(r byte) bool {
+		return r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], value)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(value)
+		if (i == 0 || !inToken(text[i-1])) && (end == len(text) || !inToken(text[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
