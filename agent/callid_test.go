@@ -75,6 +75,7 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskChoice":     {genericAskChoice, []string{"noun", "what"}},
 	"genericAskChoiceSame": {genericAskChoiceSame, []string{"noun", "what"}},
 	"genericAskOther":      {genericAskOther, []string{"noun", "what"}},
+	"genericAskOtherSlot":  {genericAskOtherSlot, []string{"what"}},
 	"writeFailed":          {writeFailed, []string{"why"}},
 	"genericAskNew":        {genericAskNew, []string{"what"}},
 	"genericRefuse":        {genericRefuse, []string{"what", "target", "why"}},

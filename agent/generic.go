@@ -489,11 +489,11 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			}
 			opts = " " + a.say(slotOptions, map[string]string{"opts": model.JoinOr(cs)})
 		}
-		bank := genericAskSlot
+		asks := genericAskSlot
 		if g.rejected == name {
-			bank = genericAskOtherSlot
+			asks = genericAskOtherSlot
 		}
-		text = a.say(bank, map[string]string{"what": model.ArgWords(name)}) + opts
+		text = a.say(asks, map[string]string{"what": model.ArgWords(name)}) + opts
 	case "like":
 		text = a.say(genericAskGroup, map[string]string{"what": model.Words(model.LastStep(name))})
 	case "choice":
