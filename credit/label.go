@@ -199,6 +199,7 @@ func (lb *labeler) add(msgs []record.Message, from int) {
 			lb.assistant(i, m)
 		case "tool":
 			lb.prov.tool(i, m.Content)
+			lb.result(m)
 		case "user":
 			lb.prov.user(i, m.Content)
 		}
@@ -275,13 +276,23 @@ type labeler struct {
 	refuseGoals []int
 	refusals    int
 	transferred bool
+	// tried holds, per tool call id, the chain steps a write call did
+	// until its result says whether it went through.
+	tried map[string]triedWrite
+}
+
+// triedWrite is a write call whose result is yet to come: where it is
+// labelled and the chain steps it did.
+type triedWrite struct {
+	turn, call int
+	steps      []int
 }
 
 func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *record.Verdict) *labeler {
 	n := len(bp.Actions)
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		pieces: goalPieces(bp), askedFor: map[string]bool{}, isKnown: make([]bool, n),
+		pieces: goalPieces(bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), tried: map[string]triedWrite{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
@@ -688,11 +699,14 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 		if fresh {
 			lb.did(c.Action, tu.Message, ByCall)
 			if c.Kind == record.KindWrite {
+				steps := []int{c.Action}
 				for _, r := range lb.bp.Actions[c.Action].Needs {
 					if r >= 0 && r < len(lb.out.Steps) && lb.out.Steps[r].By == "" {
 						lb.did(r, tu.Message, ByWrite)
+						steps = append(steps, r)
 					}
 				}
+				lb.tried[tc.ID] = triedWrite{turn: len(lb.out.Turns), call: len(tu.Calls), steps: steps}
 			}
 		}
 		tu.Calls = append(tu.Calls, c)
@@ -712,6 +726,31 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 			}
 		}
 	}
+}
+
+// result reads a tool result: a write the tool turned down (a gift card
+// short of the amount, a name another record has, which the customer
+// then replaces) did no chain step. The call tried the chain's write,
+// the turn serves it, but it matches no action and is off the chain;
+// the write that goes through later does the steps.
+func (lb *labeler) result(m record.Message) {
+	t, ok := lb.tried[m.ToolCallID]
+	if !ok {
+		return
+	}
+	delete(lb.tried, m.ToolCallID)
+	if !strings.HasPrefix(m.Content, "Error") {
+		return
+	}
+	for _, a := range t.steps {
+		lb.out.Steps[a] = Step{Message: -1}
+		lb.out.Progress--
+	}
+	tu := &lb.out.Turns[t.turn]
+	tu.Calls[t.call].Action = -1
+	tu.OnChain = false
+	tu.Progress = lb.out.Progress
+	lb.wrote = false
 }
 
 // did marks a chain step done.

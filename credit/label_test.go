@@ -3,6 +3,7 @@ package credit
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/synth-data/synth/record"
@@ -252,5 +253,54 @@ func TestGold(t *testing.T) {
 	}
 	if m, n := GoldRecall(got); m != n {
 		t.Errorf("gold recall %d/%d", m, n)
+	}
+}
+
+// TestFailedWriteDoesNoStep labels a tool error the customer recovers
+// from (a first value the tool turns down, then another): the failed
+// write is a write the gold asks for, off the chain, doing no step; the
+// agent's relay asks; the write that goes through does the step, in a
+// verified dialogue and one not (yet) verified alike.
+func TestFailedWriteDoesNoStep(t *testing.T) {
+	bp := cancelTask()
+	first := `{"order_id":"#W1","reason":"ordered by mistake"}`
+	final := `{"order_id":"#W1","reason":"no longer needed"}`
+	tr := dialogue(final)
+	msgs := slices.Clone(tr.Messages[:10])
+	msgs[8] = say("assistant", "I'll cancel order #W1 (reason: ordered by mistake). Shall I proceed?")
+	msgs = append(msgs,
+		call("a00000004", "cancel_pending_order", first),                                                                 // 10
+		result("a00000004", "cancel_pending_order", "Error: reason ordered by mistake is not accepted"),                  // 11
+		say("assistant", "Sorry, that didn't go through: reason ordered by mistake is not accepted. What other reason?"), // 12
+		say("user", "Then no longer needed."),                                                                            // 13
+		say("assistant", "I'll cancel order #W1 (reason: no longer needed). Shall I proceed?"),                           // 14
+		say("user", "yes"), // 15
+		call("a00000003", "cancel_pending_order", final),                      // 16
+		result("a00000003", "cancel_pending_order", `{"status":"cancelled"}`), // 17
+		say("assistant", "Done. Anything else?"),                              // 18
+	)
+	tr.Messages = msgs
+	for _, v := range []*record.Verdict{{Passed: true}, nil} {
+		got := Label(bp, tr, v)
+		if want := (Step{Message: 16, By: ByCall}); got.Steps[2] != want {
+			t.Errorf("verdict %v: the cancel's step %+v, want %+v (the write that went through)", v, got.Steps[2], want)
+		}
+		byMsg := map[int]Turn{}
+		for _, tu := range got.Turns {
+			byMsg[tu.Message] = tu
+		}
+		failed := byMsg[10]
+		if failed.Class != ClassWrite || failed.Gold != ClassWrite || failed.OnChain || failed.Progress != 2 || failed.Calls[0].Action != -1 {
+			t.Errorf("verdict %v: the failed write is labelled %+v; want a write, gold write, off the chain, progress 2, no action", v, failed)
+		}
+		if relay := byMsg[12]; relay.Class != ClassAsk || relay.Progress != 2 {
+			t.Errorf("verdict %v: the relay is labelled %+v; want an ask at progress 2", v, relay)
+		}
+		if ok := byMsg[16]; ok.Class != ClassWrite || ok.Gold != ClassWrite || !ok.OnChain || ok.Progress != 3 || ok.Calls[0].Action != 2 {
+			t.Errorf("verdict %v: the write that went through is labelled %+v; want a write, gold write, on the chain, progress 3, action 2", v, ok)
+		}
+		if v != nil && (got.Progress != 3 || got.Pivotal != -1) {
+			t.Errorf("verified: progress %d pivotal %d, want 3 and -1", got.Progress, got.Pivotal)
+		}
 	}
 }

@@ -94,7 +94,7 @@ func checkRow(t *testing.T, d *domains.Domain, bp *record.Blueprint, r export.SF
 	}
 	// The steps: a call of the same tool with the same arguments
 	// (compared as canonical JSON text), a write of the same tool in a
-	// verified dialogue; a write done does the reads it needs; what is
+	// verified dialogue, unless the tool turned it down; a write done does the reads it needs; what is
 	// left is done by the outcome at the agent's last turn.
 	steps := make([]credit.Step, n)
 	for i := range steps {
@@ -122,6 +122,14 @@ func checkRow(t *testing.T, d *domains.Domain, bp *record.Blueprint, r export.SF
 			kind := d.Tools.Kind(c.Function.Name)
 			write = write || kind == record.KindWrite
 			xfer = xfer || kind == record.KindGeneric && strings.Contains(c.Function.Name, "transfer")
+			if kind == record.KindWrite && slices.ContainsFunc(r.Messages[mi+1:], func(o record.Message) bool {
+				return o.Role == "tool" && o.ToolCallID == c.ID && strings.HasPrefix(o.Content, "Error")
+			}) {
+				// A write the tool turned down does no step: the
+				// customer's first choice, which it then replaces.
+				tu.OnChain = false
+				continue
+			}
 			at := slices.IndexFunc(bp.Actions, func(a record.Action) bool {
 				return a.Tool == c.Function.Name && canon(string(a.Arguments)) == canon(c.Function.Arguments)
 			})
