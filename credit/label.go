@@ -267,6 +267,7 @@ type labeler struct {
 	askedFor map[string]bool
 	asking   string // the piece the turn being labelled asks for
 	wrote    bool   // the last turn was a write
+	handed   bool   // the last turn called the transfer tool
 	isKnown  []bool // per action: known found it said
 	refused  bool   // the last turn refused
 	refusing bool   // the words of the turn being labelled refuse
@@ -281,8 +282,9 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 	n := len(bp.Actions)
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		pieces: goalPieces(bp), askedFor: map[string]bool{}, isKnown: make([]bool, n),
+		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n),
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
+	lb.prov.name = strings.ToLower(bp.Persona.Name)
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
 		lb.serves[i] = -1
@@ -366,6 +368,7 @@ func (lb *labeler) assistant(i int, m record.Message) {
 		lb.transferred = true
 	}
 	lb.wrote = tu.Class == ClassWrite
+	lb.handed = tu.Class == ClassTransfer && len(m.ToolCalls) > 0
 	lb.refused = tu.Class == ClassRefuse || gold == ClassRefuse && lb.refusing
 	lb.refusing = false
 	lb.out.Turns = append(lb.out.Turns, tu)
@@ -387,16 +390,17 @@ func (lb *labeler) gold() string {
 			// The forbidden request is refused before anything of a later
 			// request is done, the reads its write needs included.
 			return ClassRefuse
-		case !lb.known(i) && (a.Kind != record.KindWrite || lb.unstated(i)):
+		case !lb.known(i) && !handsOver(a) && (a.Kind != record.KindWrite || lb.unstated(i)):
 			// A write's value no message spells as its argument does
 			// ("basic economy" for basic_economy) is said once the
-			// customer stated every piece of its request.
+			// customer stated every piece of its request. A transfer's
+			// summary is the agent's own words: nobody says it first.
 			return ClassAsk
 		case a.Kind == record.KindWrite && lb.confirm < 0:
 			return ClassConfirm
 		case a.Kind == record.KindWrite:
 			return ClassWrite
-		case a.Kind == record.KindGeneric && strings.Contains(a.Tool, "transfer"):
+		case handsOver(a):
 			return ClassTransfer
 		case a.Kind == record.KindGeneric:
 			return ClassGeneric
@@ -439,6 +443,11 @@ func (lb *labeler) admits(gold string, next int, class string) []string {
 		// Right after a write, its outcome is reported (the figure it
 		// made); the customer raises the next request, if any, after it.
 		alt = append(alt, ClassInform)
+	}
+	if class == ClassTransfer && lb.handed {
+		// Right after the transfer call, the agent tells the customer
+		// they are being transferred (the message the policy prescribes).
+		alt = append(alt, ClassTransfer)
 	}
 	if class == ClassConfirm && gold == ClassWrite {
 		// Proposing the write again before doing it (the customer's
@@ -526,8 +535,12 @@ type piece struct {
 	words, names []string
 }
 
-// goalPieces lists, per goal, the pieces its customer states.
-func goalPieces(bp *record.Blueprint) [][]piece {
+// goalPieces lists, per goal, the pieces its customer states. A slot's
+// value is said as its customer says it (usersim.SlotWords: "two
+// checked bags" for 2), or as the value; a customer who changes its mind
+// states the slot with its first value, which the agent rightly
+// proposes before the change.
+func goalPieces(m *model.Model, bp *record.Blueprint) [][]piece {
 	out := make([][]piece, len(bp.Goals))
 	sel := func(s record.Selector, names ...string) piece {
 		pc := piece{names: names}
@@ -551,12 +564,23 @@ func goalPieces(bp *record.Blueprint) [][]piece {
 		}
 		for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
 			if v := g.Slots[k]; v != "" {
-				ps = append(ps, piece{words: []string{v}, names: []string{"slot:" + k, "choice:" + k}})
+				words := []string{v}
+				for _, x := range []string{v, g.Revised[k]} {
+					if x != "" {
+						words = append(words, x, usersim.SlotWords(m, g, k, x))
+					}
+				}
+				ps = append(ps, piece{words: slices.Compact(words), names: []string{"slot:" + k, "choice:" + k}})
 			}
 		}
 		out[i] = ps
 	}
 	return out
+}
+
+// handsOver reports whether an action hands the customer to a human.
+func handsOver(a record.Action) bool {
+	return a.Kind == record.KindGeneric && strings.Contains(a.Tool, "transfer")
 }
 
 // goalOf is the goal of an action, or of the write it serves.
