@@ -500,18 +500,37 @@ func (lb *labeler) saidValues(tcs []record.ToolCall) bool {
 // left): the target, an item, a replacement or a slot's value, by its
 // label, its id or the value, or by answering the agent's question for
 // it (a slot's value said in words: "two checked bags" for 2).
+//
+// A piece of a later request is stated by what the customer said after
+// the last write of another request: the same passenger or payment
+// method named for an earlier booking does not say it for this one, and
+// the agent rightly asks again.
 func (lb *labeler) unstated(write int) bool {
 	for g, pieces := range lb.pieces {
 		if write >= 0 && g != lb.bp.Actions[write].Goal {
 			continue
 		}
+		since := lb.lastWriteBefore(g)
+		said := func(w string) bool { return lb.prov.saidAfter(w, since) }
 		for _, pc := range pieces {
-			if !slices.ContainsFunc(pc.names, lb.asked) && !slices.ContainsFunc(pc.words, lb.prov.said) {
+			if !slices.ContainsFunc(pc.names, lb.asked) && !slices.ContainsFunc(pc.words, said) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// lastWriteBefore is the message of the last write done so far of a
+// goal other than g, -1 for none.
+func (lb *labeler) lastWriteBefore(g int) int {
+	last := -1
+	for i, st := range lb.out.Steps {
+		if a := lb.bp.Actions[i]; st.By != "" && a.Kind == record.KindWrite && a.Goal != g {
+			last = max(last, st.Message)
+		}
+	}
+	return last
 }
 
 // asked reports whether the agent asked for a piece by its name.
@@ -613,6 +632,25 @@ func (lb *labeler) rereads(calls []Call, write int) bool {
 		}
 	}
 	return true
+}
+
+// Mistakes are the messages of a recovery dialogue's mistake, which its
+// SFT row gives weight 0: the assistant messages from the pivotal turn
+// up to the correcting one, exclusive. The pivotal turn is the last
+// before the customer's correction, so this is the proposal the customer
+// caught; the flawed agent calls nothing for it (a write waits for a
+// yes that never came). None for any other dialogue.
+func Mistakes(l Labels) []int {
+	if l.Pivotal < 0 || l.Correcting < 0 {
+		return nil
+	}
+	var out []int
+	for _, tu := range l.Turns {
+		if tu.Message >= l.Pivotal && tu.Message < l.Correcting {
+			out = append(out, tu.Message)
+		}
+	}
+	return out
 }
 
 // GoldRecall counts the turns whose class is their gold, and the turns.

@@ -47,10 +47,13 @@ func (p *provenance) tool(msg int, content string) {
 // said reports whether a customer message holds the words, its
 // introduction aside (verify.WithoutIntroduction, the from_customer
 // rule's reading).
-func (p *provenance) said(words string) bool {
+func (p *provenance) said(words string) bool { return p.saidAfter(words, -1) }
+
+// saidAfter is said for the customer messages after message since.
+func (p *provenance) saidAfter(words string, since int) bool {
 	w := strings.ToLower(words)
 	for _, u := range p.users {
-		if saysWord(verify.WithoutIntroduction(u.text, p.name), w) {
+		if u.msg > since && saysWord(verify.WithoutIntroduction(u.text, p.name), w) {
 			return true
 		}
 	}
