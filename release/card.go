@@ -108,8 +108,12 @@ func Card(m *Manifest, files []FileEntry) string {
 		"- `domain/`: the policy, the tools and the record schemas used.\n- `manifest.json`: config, counts, pass rates and every file with its rows and sha256.\n\n")
 	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages`, `tools`, `n_writes`, `n_reads`, `evidence` (reads needed before each write), " +
 		"`behavior`, `engine`, `kind` (empty for the oracle's dialogue; `recovery` where the customer catches a flawed agent's mistake and the agent corrects it). Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
-		"`tool_calls`, `tool_call_id`, `name` when set), each call's `arguments` an object; each tool is one OpenAI tool definition; " +
-		"`labels` is the row's per-turn labels and rewards, one JSON object (below).\n\n")
+		"`tool_calls`, `tool_call_id`, `name` when set; `weight`, below), each call's `arguments` an object; each tool is one OpenAI tool definition; " +
+		"`labels` is the row's per-turn labels and rewards, one JSON object (below).\n\n" +
+		"A recovery row's mistake must not be a training target: its assistant messages from `labels.pivotal` up to `labels.correcting` (exclusive; the proposal the customer turned down) " +
+		"carry `\"weight\": 0`, OpenAI fine-tuning's per-message key for assistant messages, and no other message carries `weight`. The OpenAI fine-tuning API skips them; " +
+		"Axolotl's `chat_template` type does with `message_field_training: weight`; TRL's `SFTTrainer` ignores the key (`assistant_only_loss` trains every assistant turn), " +
+		"so with TRL mask the message `labels.pivotal` (labels -100) or drop the rows whose `kind` is `recovery`.\n\n")
 	b.WriteString(labelsText)
 	b.WriteString(loading)
 	b.WriteString(licenseText(m))
