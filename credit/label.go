@@ -199,6 +199,9 @@ func (lb *labeler) add(msgs []record.Message, from int) {
 			lb.assistant(i, m)
 		case "tool":
 			lb.prov.tool(i, m.Content)
+			if u, ok := lb.pending[m.ToolCallID]; ok && strings.HasPrefix(m.Content, toolError) {
+				lb.undo(u)
+			}
 		case "user":
 			lb.prov.user(i, m.Content)
 		}
@@ -276,13 +279,42 @@ type labeler struct {
 	refuseGoals []int
 	refusals    int
 	transferred bool
+	// pending are the chain writes the last turn did, by call id, until
+	// their results come: one that fails did not do its step.
+	pending map[string]undo
+}
+
+// toolError opens a failed call's result (tools.Toolkit answers an
+// error so, as a real tool server would).
+const toolError = "Error: "
+
+// undo is what a chain write's call did to the labels.
+type undo struct {
+	turn, call, action int   // the turn (in out.Turns), its call, the step
+	reads              []int // the reads the write did for the dialogue
+}
+
+// undo takes back a chain write whose call failed (a tool error: a gift
+// card short of the total): the step is still owed, and the retry that
+// succeeds does it, so the retry and its confirmation are gold.
+func (lb *labeler) undo(u undo) {
+	for _, a := range append([]int{u.action}, u.reads...) {
+		lb.out.Steps[a] = Step{Message: -1}
+		lb.out.Progress--
+	}
+	tu := &lb.out.Turns[u.turn]
+	// A copy: labels handed out before (Growing) keep their calls.
+	tu.Calls = slices.Clone(tu.Calls)
+	tu.Calls[u.call].Action = -1
+	tu.OnChain = false
+	tu.Progress -= 1 + len(u.reads)
 }
 
 func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *record.Verdict) *labeler {
 	n := len(bp.Actions)
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n),
+		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), pending: map[string]undo{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	lb.prov.name = strings.ToLower(bp.Persona.Name)
 	for i, a := range bp.Actions {
@@ -715,7 +747,8 @@ func (lb *labeler) text(tu *Turn, content string) {
 func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 	write, xfer, known := false, false, true
 	tu.OnChain = true
-	for _, tc := range tcs {
+	clear(lb.pending)
+	for k, tc := range tcs {
 		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
 		var args any
 		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
@@ -750,11 +783,14 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 		if fresh {
 			lb.did(c.Action, tu.Message, ByCall)
 			if c.Kind == record.KindWrite {
+				u := undo{turn: len(lb.out.Turns), call: k, action: c.Action}
 				for _, r := range lb.bp.Actions[c.Action].Needs {
 					if r >= 0 && r < len(lb.out.Steps) && lb.out.Steps[r].By == "" {
 						lb.did(r, tu.Message, ByWrite)
+						u.reads = append(u.reads, r)
 					}
 				}
+				lb.pending[tc.ID] = u
 			}
 		}
 		tu.Calls = append(tu.Calls, c)
