@@ -615,7 +615,7 @@ func goalPieces(m *model.Model, bp *record.Blueprint) [][]piece {
 		}
 		for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
 			if v := g.Slots[k]; v != "" {
-				words := []string{v}
+				var words []string
 				for _, x := range []string{v, g.Revised[k]} {
 					if x != "" {
 						words = append(words, x, usersim.SlotWords(m, g, k, x))
