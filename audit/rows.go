@@ -124,6 +124,9 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 		bad("row", "no messages")
 		return
 	}
+	if why := checkWeights(r.Kind, r.Messages, r.Labels); why != "" {
+		bad("weight", "%s", why)
+	}
 	if r.Messages[0].Role != "system" || r.Messages[0].Content != s.dom.Policy {
 		bad("row", "the first message is not the %s policy", s.dom.Name)
 	}
@@ -183,6 +186,35 @@ func (s *state) checkLabels(bad func(check, format string, args ...any), bp *rec
 	if !bytes.Equal(raw, stored) {
 		bad("labels", "the labels differ from the ones the blueprint gives: %s", firstDifference(stored, raw))
 	}
+}
+
+// checkWeights: exactly a recovery row's mistake turns (credit.Mistakes
+// of its stored labels, whose agreement with the blueprint checkLabels
+// checks) carry weight 0, and no other message carries a weight, so
+// assistant-only loss never learns the mistake the customer caught.
+func checkWeights(kind string, msgs []record.Message, labels json.RawMessage) string {
+	var want []int
+	if kind == record.KindRecovery && labels != nil {
+		var l credit.Labels
+		if err := json.Unmarshal(labels, &l); err != nil {
+			return fmt.Sprintf("labels: %v", err)
+		}
+		want = credit.Mistakes(l)
+		if len(want) == 0 {
+			return "a recovery row's labels name no mistake turn (pivotal, correcting) to weigh 0"
+		}
+	}
+	for i, m := range msgs {
+		switch mistake := slices.Contains(want, i); {
+		case mistake && m.Weight == nil:
+			return fmt.Sprintf("message %d is the recovery's mistake (labels.pivotal) but has no \"weight\": 0, so SFT trains on it", i)
+		case mistake && *m.Weight != 0:
+			return fmt.Sprintf("message %d is the recovery's mistake but has weight %d, want 0", i, *m.Weight)
+		case !mistake && m.Weight != nil:
+			return fmt.Sprintf("message %d has weight %d: only a recovery row's mistake turns carry a weight (0)", i, *m.Weight)
+		}
+	}
+	return ""
 }
 
 // labelsFormat is the first format whose dialogues carry labels.

@@ -124,6 +124,27 @@ func testCatchesDamage(t *testing.T, base string) {
 			relist(t, dir, sftFile("train"), -1)
 			return []want{{file: sftFile("train"), check: "tool_result", row: k, id: rows[k].ID, reason: "differs from re-running its call"}}
 		}},
+		{"recovery row trains on its mistake, manifest updated", func(t *testing.T, dir string) []want {
+			split, rows, k := recoveryRow(t, dir)
+			for i := range rows[k].Messages {
+				rows[k].Messages[i].Weight = nil
+			}
+			rewriteSFT(t, dir, split, rows)
+			relist(t, dir, sftFile(split), -1)
+			return []want{{file: sftFile(split), check: "weight", row: k, id: rows[k].ID, reason: "recovery's mistake"}}
+		}},
+		{"weight on a turn that is no mistake, manifest updated", func(t *testing.T, dir string) []want {
+			rows := readSFT(t, dir, "train")
+			k := 2
+			if rows[k].Kind == record.KindRecovery {
+				k = 1
+			}
+			msg := slices.IndexFunc(rows[k].Messages, func(m record.Message) bool { return m.Role == "assistant" })
+			rows[k].Messages[msg].Weight = new(int)
+			rewriteSFT(t, dir, "train", rows)
+			relist(t, dir, sftFile("train"), -1)
+			return []want{{file: sftFile("train"), check: "weight", row: k, id: rows[k].ID, reason: "only a recovery row's mistake"}}
+		}},
 		{"edited labels, manifest updated", func(t *testing.T, dir string) []want {
 			rows := readSFT(t, dir, "train")
 			k := 4
@@ -293,6 +314,20 @@ func testCatchesDamage(t *testing.T, base string) {
 			}
 		})
 	}
+}
+
+// recoveryRow finds a recovery row of the release: its split, the
+// split's rows and its index there.
+func recoveryRow(t *testing.T, dir string) (string, []export.SFTRow, int) {
+	t.Helper()
+	for _, split := range []string{"train", "validation", "test"} {
+		rows := readSFT(t, dir, split)
+		if k := slices.IndexFunc(rows, func(r export.SFTRow) bool { return r.Kind == record.KindRecovery }); k >= 0 {
+			return split, rows, k
+		}
+	}
+	t.Fatal("the release has no recovery row")
+	return "", nil, -1
 }
 
 func hasDefect(v *Validation, w want) bool {

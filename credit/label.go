@@ -199,7 +199,9 @@ func (lb *labeler) add(msgs []record.Message, from int) {
 			lb.assistant(i, m)
 		case "tool":
 			lb.prov.tool(i, m.Content)
-			lb.result(m)
+			if u, ok := lb.pending[m.ToolCallID]; ok && strings.HasPrefix(m.Content, toolError) {
+				lb.undo(u)
+			}
 		case "user":
 			lb.prov.user(i, m.Content)
 		}
@@ -268,6 +270,7 @@ type labeler struct {
 	askedFor map[string]bool
 	asking   string // the piece the turn being labelled asks for
 	wrote    bool   // the last turn was a write
+	handed   bool   // the last turn called the transfer tool
 	isKnown  []bool // per action: known found it said
 	refused  bool   // the last turn refused
 	refusing bool   // the words of the turn being labelled refuse
@@ -276,24 +279,44 @@ type labeler struct {
 	refuseGoals []int
 	refusals    int
 	transferred bool
-	// tried holds, per tool call id, the chain steps a write call did
-	// until its result says whether it went through.
-	tried map[string]triedWrite
+	// pending are the chain writes the last turn did, by call id, until
+	// their results come: one that fails did not do its step.
+	pending map[string]undo
 }
 
-// triedWrite is a write call whose result is yet to come: where it is
-// labelled and the chain steps it did.
-type triedWrite struct {
-	turn, call int
-	steps      []int
+// toolError opens a failed call's result (tools.Toolkit answers an
+// error so, as a real tool server would).
+const toolError = "Error: "
+
+// undo is what a chain write's call did to the labels.
+type undo struct {
+	turn, call, action int   // the turn (in out.Turns), its call, the step
+	reads              []int // the reads the write did for the dialogue
+}
+
+// undo takes back a chain write whose call failed (a tool error: a gift
+// card short of the total): the step is still owed, and the retry that
+// succeeds does it, so the retry and its confirmation are gold.
+func (lb *labeler) undo(u undo) {
+	for _, a := range append([]int{u.action}, u.reads...) {
+		lb.out.Steps[a] = Step{Message: -1}
+		lb.out.Progress--
+	}
+	tu := &lb.out.Turns[u.turn]
+	// A copy: labels handed out before (Growing) keep their calls.
+	tu.Calls = slices.Clone(tu.Calls)
+	tu.Calls[u.call].Action = -1
+	tu.OnChain = false
+	tu.Progress -= 1 + len(u.reads)
 }
 
 func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *record.Verdict) *labeler {
 	n := len(bp.Actions)
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		pieces: goalPieces(bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), tried: map[string]triedWrite{},
+		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), pending: map[string]undo{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
+	lb.prov.name = strings.ToLower(bp.Persona.Name)
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
 		lb.serves[i] = -1
@@ -377,6 +400,7 @@ func (lb *labeler) assistant(i int, m record.Message) {
 		lb.transferred = true
 	}
 	lb.wrote = tu.Class == ClassWrite
+	lb.handed = tu.Class == ClassTransfer && len(m.ToolCalls) > 0
 	lb.refused = tu.Class == ClassRefuse || gold == ClassRefuse && lb.refusing
 	lb.refusing = false
 	lb.out.Turns = append(lb.out.Turns, tu)
@@ -398,16 +422,17 @@ func (lb *labeler) gold() string {
 			// The forbidden request is refused before anything of a later
 			// request is done, the reads its write needs included.
 			return ClassRefuse
-		case !lb.known(i) && (a.Kind != record.KindWrite || lb.unstated(i)):
+		case !lb.known(i) && !handsOver(a) && (a.Kind != record.KindWrite || lb.unstated(i)):
 			// A write's value no message spells as its argument does
 			// ("basic economy" for basic_economy) is said once the
-			// customer stated every piece of its request.
+			// customer stated every piece of its request. A transfer's
+			// summary is the agent's own words: nobody says it first.
 			return ClassAsk
 		case a.Kind == record.KindWrite && lb.confirm < 0:
 			return ClassConfirm
 		case a.Kind == record.KindWrite:
 			return ClassWrite
-		case a.Kind == record.KindGeneric && strings.Contains(a.Tool, "transfer"):
+		case handsOver(a):
 			return ClassTransfer
 		case a.Kind == record.KindGeneric:
 			return ClassGeneric
@@ -450,6 +475,11 @@ func (lb *labeler) admits(gold string, next int, class string) []string {
 		// Right after a write, its outcome is reported (the figure it
 		// made); the customer raises the next request, if any, after it.
 		alt = append(alt, ClassInform)
+	}
+	if class == ClassTransfer && lb.handed {
+		// Right after the transfer call, the agent tells the customer
+		// they are being transferred (the message the policy prescribes).
+		alt = append(alt, ClassTransfer)
 	}
 	if class == ClassConfirm && gold == ClassWrite {
 		// Proposing the write again before doing it (the customer's
@@ -502,18 +532,37 @@ func (lb *labeler) saidValues(tcs []record.ToolCall) bool {
 // left): the target, an item, a replacement or a slot's value, by its
 // label, its id or the value, or by answering the agent's question for
 // it (a slot's value said in words: "two checked bags" for 2).
+//
+// A piece of a later request is stated by what the customer said after
+// the last write of another request: the same passenger or payment
+// method named for an earlier booking does not say it for this one, and
+// the agent rightly asks again.
 func (lb *labeler) unstated(write int) bool {
 	for g, pieces := range lb.pieces {
 		if write >= 0 && g != lb.bp.Actions[write].Goal {
 			continue
 		}
+		since := lb.lastWriteBefore(g)
+		said := func(w string) bool { return lb.prov.saidAfter(w, since) }
 		for _, pc := range pieces {
-			if !slices.ContainsFunc(pc.names, lb.asked) && !slices.ContainsFunc(pc.words, lb.prov.said) {
+			if !slices.ContainsFunc(pc.names, lb.asked) && !slices.ContainsFunc(pc.words, said) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// lastWriteBefore is the message of the last write done so far of a
+// goal other than g, -1 for none.
+func (lb *labeler) lastWriteBefore(g int) int {
+	last := -1
+	for i, st := range lb.out.Steps {
+		if a := lb.bp.Actions[i]; st.By != "" && a.Kind == record.KindWrite && a.Goal != g {
+			last = max(last, st.Message)
+		}
+	}
+	return last
 }
 
 // asked reports whether the agent asked for a piece by its name.
@@ -537,8 +586,12 @@ type piece struct {
 	words, names []string
 }
 
-// goalPieces lists, per goal, the pieces its customer states.
-func goalPieces(bp *record.Blueprint) [][]piece {
+// goalPieces lists, per goal, the pieces its customer states. A slot's
+// value is said as its customer says it (usersim.SlotWords: "two
+// checked bags" for 2), or as the value; a customer who changes its mind
+// states the slot with its first value, which the agent rightly
+// proposes before the change.
+func goalPieces(m *model.Model, bp *record.Blueprint) [][]piece {
 	out := make([][]piece, len(bp.Goals))
 	sel := func(s record.Selector, names ...string) piece {
 		pc := piece{names: names}
@@ -562,12 +615,23 @@ func goalPieces(bp *record.Blueprint) [][]piece {
 		}
 		for _, k := range slices.Sorted(maps.Keys(g.Slots)) {
 			if v := g.Slots[k]; v != "" {
-				ps = append(ps, piece{words: []string{v}, names: []string{"slot:" + k, "choice:" + k}})
+				var words []string
+				for _, x := range []string{v, g.Revised[k]} {
+					if x != "" {
+						words = append(words, x, usersim.SlotWords(m, g, k, x))
+					}
+				}
+				ps = append(ps, piece{words: slices.Compact(words), names: []string{"slot:" + k, "choice:" + k}})
 			}
 		}
 		out[i] = ps
 	}
 	return out
+}
+
+// handsOver reports whether an action hands the customer to a human.
+func handsOver(a record.Action) bool {
+	return a.Kind == record.KindGeneric && strings.Contains(a.Tool, "transfer")
 }
 
 // goalOf is the goal of an action, or of the write it serves.
@@ -600,6 +664,25 @@ func (lb *labeler) rereads(calls []Call, write int) bool {
 		}
 	}
 	return true
+}
+
+// Mistakes are the messages of a recovery dialogue's mistake, which its
+// SFT row gives weight 0: the assistant messages from the pivotal turn
+// up to the correcting one, exclusive. The pivotal turn is the last
+// before the customer's correction, so this is the proposal the customer
+// caught; the flawed agent calls nothing for it (a write waits for a
+// yes that never came). None for any other dialogue.
+func Mistakes(l Labels) []int {
+	if l.Pivotal < 0 || l.Correcting < 0 {
+		return nil
+	}
+	var out []int
+	for _, tu := range l.Turns {
+		if tu.Message >= l.Pivotal && tu.Message < l.Correcting {
+			out = append(out, tu.Message)
+		}
+	}
+	return out
 }
 
 // GoldRecall counts the turns whose class is their gold, and the turns.
@@ -664,7 +747,8 @@ func (lb *labeler) text(tu *Turn, content string) {
 func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 	write, xfer, known := false, false, true
 	tu.OnChain = true
-	for _, tc := range tcs {
+	clear(lb.pending)
+	for k, tc := range tcs {
 		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
 		var args any
 		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
@@ -699,14 +783,14 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 		if fresh {
 			lb.did(c.Action, tu.Message, ByCall)
 			if c.Kind == record.KindWrite {
-				steps := []int{c.Action}
+				u := undo{turn: len(lb.out.Turns), call: k, action: c.Action}
 				for _, r := range lb.bp.Actions[c.Action].Needs {
 					if r >= 0 && r < len(lb.out.Steps) && lb.out.Steps[r].By == "" {
 						lb.did(r, tu.Message, ByWrite)
-						steps = append(steps, r)
+						u.reads = append(u.reads, r)
 					}
 				}
-				lb.tried[tc.ID] = triedWrite{turn: len(lb.out.Turns), call: len(tu.Calls), steps: steps}
+				lb.pending[tc.ID] = u
 			}
 		}
 		tu.Calls = append(tu.Calls, c)
@@ -726,31 +810,6 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 			}
 		}
 	}
-}
-
-// result reads a tool result: a write the tool turned down (a gift card
-// short of the amount, a name another record has, which the customer
-// then replaces) did no chain step. The call tried the chain's write,
-// the turn serves it, but it matches no action and is off the chain;
-// the write that goes through later does the steps.
-func (lb *labeler) result(m record.Message) {
-	t, ok := lb.tried[m.ToolCallID]
-	if !ok {
-		return
-	}
-	delete(lb.tried, m.ToolCallID)
-	if !strings.HasPrefix(m.Content, "Error") {
-		return
-	}
-	for _, a := range t.steps {
-		lb.out.Steps[a] = Step{Message: -1}
-		lb.out.Progress--
-	}
-	tu := &lb.out.Turns[t.turn]
-	tu.Calls[t.call].Action = -1
-	tu.OnChain = false
-	tu.Progress = lb.out.Progress
-	lb.wrote = false
 }
 
 // did marks a chain step done.

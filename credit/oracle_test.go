@@ -20,7 +20,11 @@ import (
 
 // TestOracleGoldRecall holds the embedded oracle to its own gold: the
 // oracle is the policy the gold chain describes, so nearly every one of
-// its turns must be classed as its gold says.
+// its turns must be classed as its gold says. Each domain is held just
+// under what its oracle measures (blueprints 0-99 at seed 7: retail 1,
+// airline 0.9973, the init pack 1); airline's 5 turns left over ask
+// about a cancelled reservation before refusing, search before a piece
+// is said, or book a request before the one the chain puts first.
 func TestOracleGoldRecall(t *testing.T) {
 	packDir := filepath.Join(t.TempDir(), "helpdesk")
 	if err := pack.Init(packDir, ""); err != nil {
@@ -34,7 +38,11 @@ func TestOracleGoldRecall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dom := range []string{"retail", "airline", packDir} {
+	for _, tc := range []struct {
+		dom  string
+		want float64
+	}{{"retail", 0.995}, {"airline", 0.995}, {packDir, 0.995}} {
+		dom := tc.dom
 		t.Run(filepath.Base(dom), func(t *testing.T) {
 			cfg := pipeline.Defaults()
 			cfg.Domain, cfg.Seed = dom, 7
@@ -79,8 +87,8 @@ func TestOracleGoldRecall(t *testing.T) {
 			}
 			gar := float64(matched) / float64(turns)
 			t.Logf("oracle gold action recall %.4f (%d of %d turns)", gar, matched, turns)
-			if gar < 0.95 {
-				t.Errorf("oracle gold action recall %.4f (%d of %d turns), want 0.95 at least", gar, matched, turns)
+			if gar < tc.want {
+				t.Errorf("oracle gold action recall %.4f (%d of %d turns), want %.3f at least", gar, matched, turns, tc.want)
 			}
 		})
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/synth-data/synth/verify"
 )
 
 // provenance remembers, as the dialogue goes, the tool results and what
@@ -14,6 +16,9 @@ import (
 type provenance struct {
 	tools []toolMsg
 	users []userMsg
+	// name is the customer's, lower-cased: said as who it is ("I'm Rafael
+	// Brown") it states no piece of a request.
+	name string
 }
 
 // toolMsg is one tool result, its values indexed when a lookup first
@@ -39,11 +44,16 @@ func (p *provenance) tool(msg int, content string) {
 	p.tools = append(p.tools, toolMsg{msg: msg, raw: content})
 }
 
-// said reports whether a customer message holds the words.
-func (p *provenance) said(words string) bool {
+// said reports whether a customer message holds the words, its
+// introduction aside (verify.WithoutIntroduction, the from_customer
+// rule's reading).
+func (p *provenance) said(words string) bool { return p.saidAfter(words, -1) }
+
+// saidAfter is said for the customer messages after message since.
+func (p *provenance) saidAfter(words string, since int) bool {
 	w := strings.ToLower(words)
 	for _, u := range p.users {
-		if saysWord(u.text, w) {
+		if u.msg > since && saysWord(verify.WithoutIntroduction(u.text, p.name), w) {
 			return true
 		}
 	}

@@ -149,7 +149,12 @@ func checkRow(t *testing.T, d *domains.Domain, bp *record.Blueprint, r export.SF
 					}
 				}
 			}
-			if fresh < 0 && at < 0 {
+			// A write the tool refused (an error result) did nothing: its
+			// retry does the step.
+			refused := kind == record.KindWrite && slices.ContainsFunc(r.Messages[mi+1:], func(o record.Message) bool {
+				return o.Role == "tool" && o.ToolCallID == c.ID && strings.HasPrefix(o.Content, "Error: ")
+			})
+			if fresh < 0 && at < 0 || refused {
 				tu.OnChain = false
 				continue
 			}

@@ -334,13 +334,16 @@ type openAIMessage struct {
 	Content    *string           `json:"content,omitempty"`
 	ToolCalls  []record.ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string            `json:"tool_call_id,omitempty"`
+	// Weight 0 keeps a recovery row's mistake out of the loss (OpenAI's
+	// per-message weight, assistant messages only).
+	Weight *int `json:"weight,omitempty"`
 }
 
 func openAIMessages(msgs []record.Message) []openAIMessage {
 	out := make([]openAIMessage, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		om := openAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+		om := openAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Weight: m.Weight}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			c := m.Content
 			om.Content = &c

@@ -142,3 +142,49 @@ func TestExportFormats(t *testing.T) {
 }
 
 func asList(v any) []any { l, _ := v.([]any); return l }
+
+// TestExportKeepsWeight: the weight 0 of a recovery's mistake turn
+// survives the Parquet round trip and both exports a trainer reads
+// weights from (openai, jsonl); no other message gains one.
+func TestExportKeepsWeight(t *testing.T) {
+	rel := t.TempDir()
+	r := sampleSFT(1)
+	r.Kind = "recovery"
+	mistake := -1
+	for i := range r.Messages {
+		if r.Messages[i].Role == "assistant" {
+			mistake = i
+			r.Messages[i].Weight = new(int)
+			break
+		}
+	}
+	if mistake < 0 {
+		t.Fatal("the sample row has no assistant message")
+	}
+	writeSFT(t, rel, Options{}, map[string][]SFTRow{"train": {r}})
+	for _, f := range []Format{FormatOpenAI, FormatJSONL} {
+		out := filepath.Join(t.TempDir(), string(f))
+		if _, err := ExportRelease(context.Background(), rel, f, out); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "sft", "train.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row struct {
+			Messages []map[string]any `json:"messages"`
+		}
+		if err := json.Unmarshal(b, &row); err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range row.Messages {
+			w, ok := m["weight"]
+			if i == mistake && (!ok || w != float64(0)) {
+				t.Errorf("%s: message %d (the mistake) has weight %v, want 0", f, i, w)
+			}
+			if i != mistake && ok {
+				t.Errorf("%s: message %d has weight %v, want none", f, i, w)
+			}
+		}
+	}
+}

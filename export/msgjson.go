@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -12,7 +13,7 @@ import (
 
 // AppendMessageJSON appends the canonical JSON object of m: the OpenAI
 // chat message with only the keys it has, in a fixed order (role,
-// content, reasoning_content, tool_calls, tool_call_id, name), content
+// content, reasoning_content, tool_calls, tool_call_id, name, weight), content
 // always present ("" on tool-call turns, which some templates need), each
 // call's arguments a JSON object. It is what a row's message holds, what
 // `synth export --format jsonl` prints and what a template is given.
@@ -56,6 +57,10 @@ func AppendMessageJSON(dst []byte, m *record.Message) []byte {
 	if m.Name != "" {
 		dst = append(dst, `,"name":`...)
 		dst = appendString(dst, m.Name)
+	}
+	if m.Weight != nil {
+		dst = append(dst, `,"weight":`...)
+		dst = strconv.AppendInt(dst, int64(*m.Weight), 10)
 	}
 	return append(dst, '}')
 }
@@ -167,7 +172,7 @@ func parseMessage(b []byte) (record.Message, error) {
 	}
 	for k, v := range top {
 		switch k {
-		case "role", "content", "reasoning_content", "tool_calls", "tool_call_id", "name":
+		case "role", "content", "reasoning_content", "tool_calls", "tool_call_id", "name", "weight":
 		default:
 			return record.Message{}, fmt.Errorf("key %q is not a message key", k)
 		}
@@ -186,6 +191,16 @@ func parseMessage(b []byte) (record.Message, error) {
 	}
 	if m.Role == "" {
 		return record.Message{}, fmt.Errorf("no role")
+	}
+	if raw, ok := top["weight"]; ok {
+		var w int
+		if err := json.Unmarshal(raw, &w); err != nil || w != 0 && w != 1 {
+			return record.Message{}, fmt.Errorf("weight %s: want 0 or 1, as OpenAI fine-tuning takes it", raw)
+		}
+		if m.Role != "assistant" {
+			return record.Message{}, fmt.Errorf("weight on a %s message: only an assistant message is weighted", m.Role)
+		}
+		m.Weight = &w
 	}
 	if _, ok := top["content"]; !ok {
 		return record.Message{}, fmt.Errorf("no content (want \"\" on tool-call turns)")

@@ -404,7 +404,16 @@ func sftRow(bp *record.Blueprint, tr *record.Trajectory, l credit.Labels, toolsJ
 	if err != nil {
 		return export.SFTRow{}, fmt.Errorf("labels of %s: %w", tr.ID, err)
 	}
-	return export.SFTRow{ID: tr.ID, BlueprintID: bp.ID, Domain: bp.Domain, Messages: tr.Messages,
+	msgs := tr.Messages
+	if mistakes := credit.Mistakes(l); len(mistakes) > 0 {
+		// A recovery row trains on the correction, not on the mistake the
+		// customer caught: the mistake's messages weigh 0.
+		msgs = slices.Clone(msgs)
+		for _, i := range mistakes {
+			msgs[i].Weight = new(int)
+		}
+	}
+	return export.SFTRow{ID: tr.ID, BlueprintID: bp.ID, Domain: bp.Domain, Messages: msgs,
 		Tools: toolsJSON, NWrites: int32(bp.NWrites), NReads: int32(bp.NReads), Evidence: ev,
 		Behavior: bp.Behavior, Engine: tr.Engine, Kind: tr.Kind, Labels: labels}, nil
 }

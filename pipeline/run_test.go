@@ -3,13 +3,16 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/testtree"
 	"github.com/synth-data/synth/record"
@@ -235,7 +238,9 @@ func (f progressFunc) Start(total, done int) {}
 func (f progressFunc) Update(s Snapshot)     { f(s.Written, s.Verified, 0) }
 
 // TestRecoveryRowsLabelled: a recovery dialogue reaches the SFT Parquet
-// labelled kind "recovery", and the oracle's rows carry no kind.
+// labelled kind "recovery", and the oracle's rows carry no kind; its
+// mistake, the proposal the customer turned down, weighs 0 and no other
+// message of any row carries a weight.
 func TestRecoveryRowsLabelled(t *testing.T) {
 	cfg := Defaults()
 	cfg.N = 120
@@ -250,6 +255,27 @@ func TestRecoveryRowsLabelled(t *testing.T) {
 		kinds[r.Kind]++
 		if r.Kind == record.KindRecovery && !hasCorrection(r.Messages) {
 			t.Errorf("%s: a recovery row in which the customer never turns a proposal down", r.ID)
+		}
+		var weighed []int
+		for i, m := range r.Messages {
+			if m.Weight != nil {
+				if *m.Weight != 0 || m.Role != "assistant" {
+					t.Errorf("%s message %d: %s with weight %d", r.ID, i, m.Role, *m.Weight)
+				}
+				weighed = append(weighed, i)
+			}
+		}
+		var l credit.Labels
+		if err := json.Unmarshal(r.Labels, &l); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case r.Kind != record.KindRecovery && weighed != nil:
+			t.Errorf("%s: an oracle row weighs messages %v", r.ID, weighed)
+		case r.Kind == record.KindRecovery && (len(weighed) == 0 || !slices.Equal(weighed, credit.Mistakes(l)) || weighed[0] != l.Pivotal):
+			t.Errorf("%s: weight 0 on messages %v, want the mistake from pivotal %d to correcting %d", r.ID, weighed, l.Pivotal, l.Correcting)
+		case r.Kind == record.KindRecovery && (l.Pivotal+1 >= len(r.Messages) || r.Messages[l.Pivotal+1].Role != "user"):
+			t.Errorf("%s: the weighed turn %d is not the proposal the customer answers", r.ID, l.Pivotal)
 		}
 	}
 	if kinds[record.KindRecovery] == 0 || kinds[""] == 0 || len(kinds) != 2 {

@@ -10,6 +10,10 @@ type Message struct {
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string     `json:"tool_call_id,omitempty"`
 	Name             string     `json:"name,omitempty"`
+	// Weight is OpenAI fine-tuning's per-message weight on an assistant
+	// message: 0 leaves it out of the loss. Only a recovery row's mistake
+	// turns (credit.Mistakes) carry it, as 0; nil everywhere else.
+	Weight *int `json:"weight,omitempty"`
 }
 
 // ToolCall is an assistant's request to run one tool.

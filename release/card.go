@@ -108,8 +108,12 @@ func Card(m *Manifest, files []FileEntry) string {
 		"- `domain/`: the policy, the tools and the record schemas used.\n- `manifest.json`: config, counts, pass rates and every file with its rows and sha256.\n\n")
 	b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `messages`, `tools`, `n_writes`, `n_reads`, `evidence` (reads needed before each write), " +
 		"`behavior`, `engine`, `kind` (empty for the oracle's dialogue; `recovery` where the customer catches a flawed agent's mistake and the agent corrects it). Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
-		"`tool_calls`, `tool_call_id`, `name` when set), each call's `arguments` an object; each tool is one OpenAI tool definition; " +
-		"`labels` is the row's per-turn labels and rewards, one JSON object (below).\n\n")
+		"`tool_calls`, `tool_call_id`, `name` when set; `weight`, below), each call's `arguments` an object; each tool is one OpenAI tool definition; " +
+		"`labels` is the row's per-turn labels and rewards, one JSON object (below).\n\n" +
+		"A recovery row's mistake must not be a training target: its assistant messages from `labels.pivotal` up to `labels.correcting` (exclusive; the proposal the customer turned down) " +
+		"carry `\"weight\": 0`, OpenAI fine-tuning's per-message key for assistant messages, and no other message carries `weight`. The OpenAI fine-tuning API skips them; " +
+		"Axolotl's `chat_template` type does with `message_field_training: weight`; TRL's `SFTTrainer` ignores the key (`assistant_only_loss` trains every assistant turn), " +
+		"so with TRL mask the message `labels.pivotal` (labels -100) or drop the rows whose `kind` is `recovery`.\n\n")
 	b.WriteString(labelsText)
 	b.WriteString(loading)
 	b.WriteString(licenseText(m))
@@ -459,7 +463,7 @@ const labelsText = "## Per-turn labels and rewards (`labels`)\n\n" +
 	"| `turns[j].on_chain` | every call matches a ground-truth action (same tool, same arguments; in a verified dialogue a write matches its tool's action by the state check), or the words are a step the ground truth needs: the confirmation followed by the chain write, the first statement of a required output, the refusal of a forbidden request, the announced transfer |\n" +
 	"| `turns[j].serves` | index in `actions` of the write the turn serves: the write itself, a read it needs, its confirmation; -1 for none |\n" +
 	"| `turns[j].progress` | the dense reward: chain steps done up to and including this turn (distinct ground-truth actions matched, plus the reads a matched write needs) |\n" +
-	"| `turns[j].calls[k]` | `tool`, `kind`, `action` (the matched ground-truth action, -1 off-chain) and, for a write, `args`: each scalar argument's `path` in the arguments (`$.item_ids[0]`), `source` (`tool`, `user` or `none`), `message` where the value first appeared (-1 for none) and `at`, its JSON path in that tool result |\n\n" +
+	"| `turns[j].calls[k]` | `tool`, `kind`, `action` (the matched ground-truth action, -1 off-chain or for a write whose call failed: its retry does the step) and, for a write, `args`: each scalar argument's `path` in the arguments (`$.item_ids[0]`), `source` (`tool`, `user` or `none`), `message` where the value first appeared (-1 for none) and `at`, its JSON path in that tool result |\n\n" +
 	"Rewards a trainer can use as they are: the sparse terminal reward `outcome`; the dense per-turn reward `progress` (or its increment, the steps a turn completed), " +
 	"normalised by `chain_length`; the action-class target `gold` (Gold Action Recall is the share of turns whose `class` equals `gold`); " +
 	"`pivotal` and `correcting` to focus distillation on the mistake and the recovery. In DuckDB: " +

@@ -227,6 +227,22 @@ func spoken(p *model.ParamModel, v string) string {
 	return v
 }
 
+// SlotWords is how a customer of the domain says value v of goal g's
+// slot name, as sayValue says it ("two checked bags" for 2, "travel
+// insurance" for yes, "basic economy" for basic_economy); the credit
+// labels read a slot as stated by these words. A nil model says v as it
+// is.
+func SlotWords(m *model.Model, g record.Goal, name, v string) string {
+	if m == nil {
+		return v
+	}
+	var p *model.ParamModel
+	if w := (&Generic{m: m}).write(g); w != nil {
+		p = w.Param(name)
+	}
+	return spoken(p, v)
+}
+
 // param is the write parameter a slot of goal i fills (nil for none).
 func (u *Generic) param(i int, name string) *model.ParamModel {
 	if w := u.write(u.bp.Goals[i]); w != nil {

@@ -422,18 +422,27 @@ func (id identity) identifies(s string) bool {
 // introductions are how a customer says its name as who it is.
 var introductions = []string{"i'm ", "i am ", "this is ", "my name is ", "name's ", "the name is "}
 
+// WithoutIntroduction is a customer's lower-cased message less its name
+// (lower-cased) said as who it is ("I'm Rafael Brown."), in any
+// sentence: the from_customer rule's reading, which the credit labels
+// share, of a name never given as a passenger's.
+func WithoutIntroduction(text, name string) string {
+	if name == "" {
+		return text
+	}
+	for _, intro := range introductions {
+		text = strings.ReplaceAll(text, intro+name, intro)
+	}
+	return text
+}
+
 // withoutIdentity is a customer's message less what its identity
 // sentences say to identify them ("This is Rafael Brown, user id
 // rafael_brown_1234."): a name said only as who the customer is was never
 // given as a passenger's. A sentence ends at . ! ? before a space or the
 // end, so an email's dots stay inside it.
 func withoutIdentity(text string, id identity) string {
-	if id.name != "" {
-		// "I'm Rafael Brown." introduces the customer, in any sentence.
-		for _, intro := range introductions {
-			text = strings.ReplaceAll(text, intro+id.name, intro)
-		}
-	}
+	text = WithoutIntroduction(text, id.name)
 	if len(id.calls) == 0 {
 		return text
 	}

@@ -76,7 +76,8 @@ const WANT_TYPES = {
 };
 
 // The keys a message may have; anything else, or a null, breaks templates.
-const MESSAGE_KEYS = "['role', 'content', 'reasoning_content', 'tool_calls', 'tool_call_id', 'name']";
+// weight (0) marks a recovery row's mistake turns, which templates ignore.
+const MESSAGE_KEYS = "['role', 'content', 'reasoning_content', 'tool_calls', 'tool_call_id', 'name', 'weight']";
 
 const sqlString = (s) => `'${s.replaceAll("'", "''")}'`;
 
