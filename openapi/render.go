@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 )
 
@@ -726,13 +727,25 @@ func attributes(c *collection, recs map[string]any) (describe, compare []string)
 		case idLike:
 		case numeric && len(compare) < 4:
 			compare = append(compare, k)
-		case dated && len(compare) < 4:
+		case dated && len(compare) < 4 && dateOrderable(k, m):
 			compare = append(compare, k)
 		case allShort && !numeric && len(describe) < 6 && (m["enum"] != nil || len(values) <= len(recs)):
 			describe = append(describe, k)
 		}
 	}
 	return describe, compare
+}
+
+// dateOrderable: a customer picks a record by this date ("the oldest"):
+// the schema says it is a date, or the name says it is when the record
+// was made; what was changed, removed or runs out orders nothing a
+// customer means.
+func dateOrderable(k string, m map[string]any) bool {
+	f, _ := m["format"].(string)
+	if !model.DateOrder(k) || textual(k) {
+		return false
+	}
+	return f == "date" || f == "date-time" || strings.Contains(norm(k), "created")
 }
 
 func looksDate(s string) bool {
