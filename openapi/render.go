@@ -727,7 +727,8 @@ func attributes(c *collection, recs map[string]any) (describe, compare []string)
 		case idLike:
 		case numeric && len(compare) < 4:
 			compare = append(compare, k)
-		case dated && len(compare) < 4 && dateOrderable(k, m):
+		case dated && !dateOrderable(k, m):
+		case dated && len(compare) < 4:
 			compare = append(compare, k)
 		case allShort && !numeric && len(describe) < 6 && (m["enum"] != nil || len(values) <= len(recs)):
 			describe = append(describe, k)
@@ -739,13 +740,16 @@ func attributes(c *collection, recs map[string]any) (describe, compare []string)
 // dateOrderable: a customer picks a record by this date ("the oldest"):
 // the schema says it is a date, or the name says it is when the record
 // was made; what was changed, removed or runs out orders nothing a
-// customer means.
+// customer means, nor describes a record (the date is left out).
 func dateOrderable(k string, m map[string]any) bool {
 	f, _ := m["format"].(string)
-	if !model.DateOrder(k) || textual(k) {
+	if textual(k) {
 		return false
 	}
-	return f == "date" || f == "date-time" || strings.Contains(norm(k), "created")
+	if f == "date" || f == "date-time" {
+		return !model.DateGone(k)
+	}
+	return model.DateOrder(k)
 }
 
 func looksDate(s string) bool {
