@@ -345,7 +345,7 @@ func DateGone(field string) bool {
 // recent key by deleted at" means nothing to anyone).
 func DateOrder(field string) bool {
 	f := strings.ToLower(LastStep(field))
-	return !DateGone(f) && strings.Contains(f, "created") || strings.Contains(f, "date") || strings.HasSuffix(f, "_at") || strings.Contains(f, "time")
+	return !DateGone(f) && (strings.Contains(f, "created") || strings.Contains(f, "date") || strings.HasSuffix(f, "_at") || strings.Contains(f, "time"))
 }
 
 // PickWords names an ordering criterion: an adjective ("cheapest") when
