@@ -224,6 +224,19 @@ func (g *synthesizer) semantic(name string) (string, bool) {
 	return "", false
 }
 
+var simpleNoun = regexp.MustCompile(`^[a-z]{3,}$`)
+
+// thingName names a record: by what it is for ("Staging webhook") when
+// its noun is a plain word, else a name ("Silver Summit").
+func (g *synthesizer) thingName() string {
+	noun := strings.ToLower(g.coll.Noun)
+	if simpleNoun.MatchString(noun) && g.rng.IntN(2) == 0 {
+		p := g.pick(purposes)
+		return strings.ToUpper(p[:1]) + p[1:] + " " + noun
+	}
+	return g.pick(adjectives) + " " + g.pick(nouns)
+}
+
 // describe is one sentence about a record of noun: "Staging droplet for
 // the billing team". It has no final period, as templates add their own.
 func (g *synthesizer) describe(noun string) string {

@@ -348,7 +348,7 @@ func (g *synthesizer) personal(n string) (string, bool) {
 func (g *synthesizer) byName(n string) (string, bool) {
 	switch {
 	case n == "name" || has(n, "title", "label", "friendlyname", "displayname"):
-		return g.pick(adjectives) + " " + g.pick(nouns), true
+		return g.thingName(), true
 	case has(n, "url", "uri", "link", "website", "href", "avatar", "image", "photo", "icon") && !has(n, "emoji"):
 		return fmt.Sprintf("https://example.com/%s/%d.png", snake(g.coll.Name), 1000+g.rng.IntN(9000)), true
 	case has(n, "colo"):
