@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"net"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -344,6 +345,12 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 	}
 	g.settle(g.rec)
 	g.settleDNS(g.rec, c.Props)
+	// A record keyed by an address (a reserved IP) holds that address.
+	if k, ok := g.rec[c.Key].(string); ok && c.Key != "ip" && net.ParseIP(k) != nil {
+		if v, ok := g.rec["ip"].(string); ok && net.ParseIP(v) != nil {
+			g.rec["ip"] = k
+		}
+	}
 	settleRegion(g.rec)
 	return g.rec
 }

@@ -60,6 +60,8 @@ func TestSeedFitsField(t *testing.T) {
 		{"keys", "temperature", "a sampling temperature in 0-1", func(v any) bool { f, ok := v.(float64); return ok && f >= 0 && f <= 1 }},
 		{"keys", "candidate_system_prompt", "a prompt, not the example's date", re(`^[A-Z].* [a-z]+`)},
 		{"keys", "error_message", "an error", re(`^[A-Z][a-z]+ .*`)},
+		{"reserved_ips", "ip", "the address the record is keyed by", nil},
+		{"reserved_ips", "name", "a slug of a name the pattern takes", re(`^[a-z]+-[a-z]+$`)},
 		{"keys", "region", "a region named by its slug", func(v any) bool {
 			m, _ := v.(map[string]any)
 			return m["slug"] == "nyc3" && m["name"] == "New York 3"
@@ -73,7 +75,7 @@ func TestSeedFitsField(t *testing.T) {
 			}
 			for k, r := range recs {
 				v := r[c.field]
-				if !c.ok(v) {
+				if c.ok == nil && v != k || c.ok != nil && !c.ok(v) {
 					t.Fatalf("%s %s: %s = %#v, want %s", c.coll, k, c.field, v, c.want)
 				}
 				if s, ok := v.(string); ok && (filler.MatchString(s) || strings.HasSuffix(s, "..")) {

@@ -45,6 +45,12 @@ func (g *synthesizer) str(m map[string]any, name string) any {
 	for i := 0; i < 3 && ok && !fits(s); i++ {
 		s, ok = g.rawStr(m, name)
 	}
+	// A name the pattern refuses for its spaces or capitals ("Staging
+	// firewall") reads as its slug ("staging-firewall"), not as a draw
+	// from the pattern ("jOKy").
+	if slug := strings.ReplaceAll(strings.ToLower(s), " ", "-"); !fits(s) && slug != s && fits(slug) {
+		s = slug
+	}
 	if !fits(s) && pattern != "" {
 		if v, ok := g.re.gen(g.rng, pattern); ok {
 			s = v
@@ -122,6 +128,17 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 		return ex[g.rng.IntN(len(ex))], len(ex) > 1
 	}
 	if p, ok := m["pattern"].(string); ok {
+		// What the name says, as it is or as a slug, when the pattern
+		// takes it: a firewall "staging-firewall", not "jOKy".
+		if v, ok := g.byName(n); ok {
+			if re := g.re.get(p); re != nil {
+				for _, c := range []string{v, strings.ReplaceAll(strings.ToLower(v), " ", "-")} {
+					if re.MatchString(c) {
+						return c, true
+					}
+				}
+			}
+		}
 		if v, ok := g.re.gen(g.rng, p); ok {
 			return v, true
 		}
