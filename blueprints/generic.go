@@ -1223,6 +1223,9 @@ func (p *gplan) described(c *model.CollModel, fits func(map[string]any) bool) (*
 		p.rng.Shuffle(len(forms), func(i, j int) { forms[i], forms[j] = forms[j], forms[i] })
 		for _, f := range forms {
 			f.Collection = c.Name
+			if idlePick(f, objs, c.Key) {
+				continue
+			}
 			if i, err := tools.ResolveKey(f, objs, c.Key); err == nil && i == t {
 				f.Label = model.RecordLabel(c, f.Where, f.Pick, mine)
 				p.unknown = appendOnce(p.unknown, model.Words(c.Key)+"s")

@@ -167,11 +167,25 @@ func (p *gplan) searchForm(s *model.SearchModel, cands []map[string]any) (record
 	})
 	for _, f := range forms {
 		f.Collection = s.Name
+		if idlePick(f, cands, "") {
+			continue
+		}
 		if i, err := tools.ResolveKey(f, cands, ""); err == nil {
 			return f, i, nil
 		}
 	}
 	return record.Selector{}, -1, errors.New("no criterion singles out one result")
+}
+
+// idlePick: the selector's filter alone leaves one record, so its
+// ordering ("the most recent key named Lunar Forest" when one key has
+// that name) orders nothing and only puzzles the reader.
+func idlePick(f record.Selector, cands []map[string]any, key string) bool {
+	if f.Pick == "" || len(f.Where) == 0 {
+		return false
+	}
+	_, err := tools.ResolveKey(record.Selector{Collection: f.Collection, Where: f.Where}, cands, key)
+	return err == nil
 }
 
 func boolRank(b bool) int {

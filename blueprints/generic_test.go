@@ -692,3 +692,27 @@ func TestRecordFormsSkipSentinels(t *testing.T) {
 		}
 	}
 }
+
+// A pick whose filter alone leaves one record orders nothing: "the most
+// recent key named Lunar Forest" when one key has that name.
+func TestIdlePick(t *testing.T) {
+	keys := []map[string]any{
+		{"id": "1", "name": "Lunar Forest", "created_at": "2025-01-01T00:00:00Z"},
+		{"id": "2", "name": "Amber Falcon", "created_at": "2025-02-01T00:00:00Z"},
+		{"id": "3", "name": "Amber Falcon", "created_at": "2025-03-01T00:00:00Z"},
+	}
+	cases := []struct {
+		sel  record.Selector
+		idle bool
+	}{
+		{record.Selector{Where: map[string]string{"name": "Lunar Forest"}, Pick: "max:created_at"}, true},
+		{record.Selector{Where: map[string]string{"name": "Amber Falcon"}, Pick: "max:created_at"}, false},
+		{record.Selector{Pick: "max:created_at"}, false},
+		{record.Selector{Where: map[string]string{"name": "Lunar Forest"}}, false},
+	}
+	for _, c := range cases {
+		if got := idlePick(c.sel, keys, "id"); got != c.idle {
+			t.Errorf("idlePick(%v %s) = %v, want %v", c.sel.Where, c.sel.Pick, got, c.idle)
+		}
+	}
+}

@@ -327,6 +327,27 @@ func LastStep(path string) string {
 	return path
 }
 
+// DateGone: the field is when a record was changed, removed or runs
+// out, which no customer orders records by.
+func DateGone(field string) bool {
+	f := strings.ToLower(LastStep(field))
+	for _, w := range []string{"deleted", "archived", "updated", "modified", "expir", "removed", "revoked", "changed"} {
+		if strings.Contains(f, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// DateOrder says a field orders records by when they came to be, so a
+// customer says "oldest" or "most recent": a creation time or a date,
+// never when a record was changed, removed or runs out ("the most
+// recent key by deleted at" means nothing to anyone).
+func DateOrder(field string) bool {
+	f := strings.ToLower(LastStep(field))
+	return !DateGone(f) && (strings.Contains(f, "created") || strings.Contains(f, "date") || strings.HasSuffix(f, "_at") || strings.Contains(f, "time"))
+}
+
 // PickWords names an ordering criterion: an adjective ("cheapest") when
 // the field reads as one, else a "with the highest X" clause.
 func PickWords(pick string) (adj, clause string) {
@@ -337,7 +358,7 @@ func PickWords(pick string) (adj, clause string) {
 	f := strings.ToLower(LastStep(field))
 	max := dir == "max"
 	switch {
-	case strings.Contains(f, "created") || strings.Contains(f, "date") || strings.HasSuffix(f, "_at") || strings.Contains(f, "time"):
+	case DateOrder(f):
 		if max {
 			return "most recent", ""
 		}

@@ -1270,9 +1270,15 @@ func (m *Model) listsRecordsOf(c *CollModel, out any, field string, keys []strin
 		if err != nil {
 			return false
 		}
-		shared := 0
+		// An element of another kind (a channel's permission overwrite
+		// {id, type, allow, deny} beside a pin {id, type, …}) may agree
+		// on a field or two by chance; it holds fields the record lacks.
+		shared, foreign := 0, 0
 		for f, xv := range x {
 			rv, ok := rec[f]
+			if !ok {
+				foreign++
+			}
 			if !ok || f == c.Key {
 				continue
 			}
@@ -1287,7 +1293,7 @@ func (m *Model) listsRecordsOf(c *CollModel, out any, field string, keys []strin
 			}
 			shared++
 		}
-		return shared > 0
+		return shared > 0 && foreign <= shared
 	}
 	return true
 }

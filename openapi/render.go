@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 )
 
@@ -726,6 +727,7 @@ func attributes(c *collection, recs map[string]any) (describe, compare []string)
 		case idLike:
 		case numeric && len(compare) < 4:
 			compare = append(compare, k)
+		case dated && !dateOrderable(k, m):
 		case dated && len(compare) < 4:
 			compare = append(compare, k)
 		case allShort && !numeric && len(describe) < 6 && (m["enum"] != nil || len(values) <= len(recs)):
@@ -733,6 +735,21 @@ func attributes(c *collection, recs map[string]any) (describe, compare []string)
 		}
 	}
 	return describe, compare
+}
+
+// dateOrderable: a customer picks a record by this date ("the oldest"):
+// the schema says it is a date, or the name says it is when the record
+// was made; what was changed, removed or runs out orders nothing a
+// customer means, nor describes a record (the date is left out).
+func dateOrderable(k string, m map[string]any) bool {
+	f, _ := m["format"].(string)
+	if textual(k) {
+		return false
+	}
+	if f == "date" || f == "date-time" {
+		return !model.DateGone(k)
+	}
+	return model.DateOrder(k)
 }
 
 func looksDate(s string) bool {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"net"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -35,7 +36,6 @@ var (
 	adjectives = strings.Fields(`Amber Bright Calm Coral Crimson Golden Hidden Jade Lunar Misty Noble Quiet Rapid Silver Solar Swift Velvet Violet Wild Young`)
 	nouns      = strings.Fields(`Falcon Harbor River Summit Meadow Lantern Orchid Comet Canyon Willow Beacon Garden Atlas Breeze Cedar Delta Ember Forest Glacier Island`)
 	colors     = strings.Fields(`red blue green black white navy teal orange purple gray`)
-	words      = strings.Fields(`quick review of the new plan with notes for the team about launch timing and budget details`)
 	countries  = []string{"Portugal", "Canada", "Japan", "Kenya", "Brazil", "Germany", "India", "Mexico", "Norway", "Australia"}
 	ccodes     = strings.Fields(`PT CA JP KE BR DE IN MX NO AU`)
 	states     = strings.Fields(`active inactive pending archived`)
@@ -141,6 +141,11 @@ func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string
 	for _, c := range colls {
 		k := norm(c.Noun) + "id"
 		byNounID[k] = append(byNounID[k], c)
+		// A collection keyed by another field is named by it too: a
+		// record's "domain_name" is a domain's key.
+		if kn := norm(c.Noun) + norm(c.Key); c.Key != "" && norm(c.Key) != "id" && kn != k {
+			byNounID[kn] = append(byNounID[kn], c)
+		}
 	}
 	db := map[string]map[string]any{}
 	keys := map[string][]string{}
@@ -339,6 +344,14 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 		g.rec[name] = g.value(c.Props[name], name, 1)
 	}
 	g.settle(g.rec)
+	g.settleDNS(g.rec, c.Props)
+	// A record keyed by an address (a reserved IP) holds that address.
+	if k, ok := g.rec[c.Key].(string); ok && c.Key != "ip" && net.ParseIP(k) != nil {
+		if v, ok := g.rec["ip"].(string); ok && net.ParseIP(v) != nil {
+			g.rec["ip"] = k
+		}
+	}
+	settleRegion(g.rec)
 	return g.rec
 }
 
@@ -363,7 +376,7 @@ func (g *synthesizer) order() []string {
 // "user_id") with one of its keys.
 func (g *synthesizer) foreign(name string, s any) (any, bool) {
 	nn := norm(name)
-	if !strings.HasSuffix(nn, "id") || nn == "id" {
+	if nn == "id" || len(g.byNounID[nn]) == 0 {
 		return nil, false
 	}
 	for _, o := range g.byNounID[nn] {
@@ -668,6 +681,7 @@ func (g *synthesizer) object(m map[string]any, depth int) any {
 		out[k] = g.value(props[k], k, depth+1)
 	}
 	g.settle(out)
+	settleRegion(out)
 	g.rec = saved
 	return out
 }
@@ -732,7 +746,7 @@ func (g *synthesizer) array(m map[string]any, name string, depth int) any {
 func (g *synthesizer) number(m map[string]any, name string, integer bool) any {
 	n := norm(name)
 	lo, hi := 0.0, 100.0
-	money := false
+	money, ranged := false, false
 	switch {
 	case has(n, "price", "cost", "amount", "total", "fee", "balance", "salary", "charge", "subtotal"):
 		lo, hi, money = 5, 500, true
@@ -750,14 +764,26 @@ func (g *synthesizer) number(m map[string]any, name string, integer bool) any {
 		lo, hi = -170, 170
 	case has(n, "duration", "seconds", "minutes", "timeout", "ttl"):
 		lo, hi = 1, 600
+	case has(n, "temperature", "topp"):
+		// Sampling settings of language models: an example outside
+		// the range ("123") is a placeholder.
+		lo, hi, ranged = 0, 1, true
+	case n == "port" || strings.HasSuffix(n, "port"):
+		lo, hi = 1024, 9999
+	case has(n, "percent"):
+		lo, hi, ranged = 0, 100, true
 	case strings.HasSuffix(n, "id"):
 		lo, hi = 1, 99999
 	}
 	if ex := examples(m); len(ex) > 0 && !money {
-		if f, ok := toFloat(ex[g.rng.IntN(len(ex))]); ok {
+		if f, ok := toFloat(ex[g.rng.IntN(len(ex))]); ok && !(ranged && (f < lo || f > hi)) {
+			nlo, nhi := lo, hi
 			lo, hi = f*0.5, f*1.5+1
 			if f < 0 {
 				lo, hi = f*1.5, f*0.5
+			}
+			if ranged {
+				lo, hi = math.Max(lo, nlo), math.Min(hi, nhi)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,12 @@ func (g *synthesizer) str(m map[string]any, name string) any {
 	for i := 0; i < 3 && ok && !fits(s); i++ {
 		s, ok = g.rawStr(m, name)
 	}
+	// A name the pattern refuses for its spaces or capitals ("Staging
+	// firewall") reads as its slug ("staging-firewall"), not as a draw
+	// from the pattern ("jOKy").
+	if slug := strings.ReplaceAll(strings.ToLower(s), " ", "-"); !fits(s) && slug != s && fits(slug) {
+		s = slug
+	}
 	if !fits(s) && pattern != "" {
 		if v, ok := g.re.gen(g.rng, pattern); ok {
 			s = v
@@ -67,8 +74,16 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 		return v, true
 	}
 	ex := exampleStrings(m)
+	if textual(name) {
+		// A spec's example of a date for a prompt or a description is a
+		// slip of its writer, not the field's shape.
+		ex = slices.DeleteFunc(ex, looksDate)
+	}
 	if layout, ok := g.dateLayout(name, m, ex); ok {
 		return g.date(n).Format(layout), true
+	}
+	if g.hostField(tokens(name)) && len(ex) == 0 {
+		return g.hostname(), true
 	}
 	if idLike(n) || name == g.coll.Key {
 		// Ids follow the example's shape (prefix, separators, length)
@@ -91,6 +106,9 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 		}
 		return g.alnum(12), true
 	}
+	if v, ok := g.early(name); ok {
+		return v, true
+	}
 	if v, ok := g.personal(n); ok {
 		return v, true
 	}
@@ -101,10 +119,26 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 			return v, true
 		}
 	}
+	// A description that lists values ("For example: A, CNAME, TXT")
+	// spreads the draw over them, not only over the one example.
+	if vs := listed(m, ex); len(vs) > 0 {
+		return vs[g.rng.IntN(len(vs))], true
+	}
 	if len(ex) > 0 {
 		return ex[g.rng.IntN(len(ex))], len(ex) > 1
 	}
 	if p, ok := m["pattern"].(string); ok {
+		// What the name says, as it is or as a slug, when the pattern
+		// takes it: a firewall "staging-firewall", not "jOKy".
+		if v, ok := g.byName(n); ok {
+			if re := g.re.get(p); re != nil {
+				for _, c := range []string{v, strings.ReplaceAll(strings.ToLower(v), " ", "-")} {
+					if re.MatchString(c) {
+						return c, true
+					}
+				}
+			}
+		}
 		if v, ok := g.re.gen(g.rng, p); ok {
 			return v, true
 		}
@@ -112,7 +146,10 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	if v, ok := g.byName(n); ok {
 		return v, true
 	}
-	return g.pick(words) + " " + g.pick(words), true
+	if v, ok := g.semantic(name); ok {
+		return v, true
+	}
+	return g.fallback(), true
 }
 
 // formatted draws a value of a string format.
@@ -131,7 +168,7 @@ func (g *synthesizer) formatted(format, n string) (string, bool) {
 	case "uuid", "guid":
 		return g.uuid(), true
 	case "ipv4", "ip":
-		return fmt.Sprintf("10.%d.%d.%d", g.rng.IntN(256), g.rng.IntN(256), 1+g.rng.IntN(254)), true
+		return g.ipv4(privateField(tokens(n))), true
 	case "ipv6":
 		return fmt.Sprintf("2001:db8::%x", g.rng.IntN(65536)), true
 	case "hostname", "idn-hostname":
@@ -139,7 +176,7 @@ func (g *synthesizer) formatted(format, n string) (string, bool) {
 	case "phone", "phone-number", "tel", "e164":
 		return g.phone(), true
 	case "byte":
-		return base64.StdEncoding.EncodeToString([]byte(g.pick(words) + " " + g.pick(words))), true
+		return base64.StdEncoding.EncodeToString([]byte(g.describe(strings.ToLower(g.coll.Noun)))), true
 	case "binary":
 		return "file-" + strconv.Itoa(1000+g.rng.IntN(9000)) + ".bin", true
 	case "password":
@@ -328,19 +365,15 @@ func (g *synthesizer) personal(n string) (string, bool) {
 func (g *synthesizer) byName(n string) (string, bool) {
 	switch {
 	case n == "name" || has(n, "title", "label", "friendlyname", "displayname"):
-		return g.pick(adjectives) + " " + g.pick(nouns), true
-	case has(n, "url", "uri", "link", "website", "href", "avatar", "image", "photo", "icon"):
+		return g.thingName(), true
+	case has(n, "url", "uri", "link", "website", "href", "avatar", "image", "photo", "icon") && !has(n, "emoji"):
 		return fmt.Sprintf("https://example.com/%s/%d.png", snake(g.coll.Name), 1000+g.rng.IntN(9000)), true
-	case has(n, "description", "summary", "comment", "note", "bio", "message", "content", "text", "body", "details", "reason"):
-		return fmt.Sprintf("%s %s %s %s.", g.pick(adjectives), strings.ToLower(g.pick(nouns)), g.pick(words), g.pick(words)), true
 	case has(n, "colo"):
 		return g.pick(colors), true
 	case has(n, "currency"):
 		return g.pick(currencies), true
-	case has(n, "language", "locale", "lang"):
+	case has(n, "language", "locale") || n == "lang":
 		return g.pick(languages), true
-	case n == "status" || n == "state":
-		return g.pick(states), true
 	case n == "type" || n == "kind" || has(n, "category"):
 		return g.pick(categories), true
 	case has(n, "password", "secret"):
@@ -394,7 +427,7 @@ func (g *synthesizer) dateLayout(name string, m map[string]any, ex []string) (st
 // person: its first and last names, or the words of its full name.
 func (g *synthesizer) first() string {
 	for _, k := range sortedKeys(g.rec) {
-		if s, ok := g.rec[k].(string); ok && has(norm(k), "firstname", "givenname") {
+		if s, ok := g.rec[k].(string); ok && has(norm(k), "firstname", "givenname", "globalname") {
 			return s
 		}
 	}
@@ -497,6 +530,7 @@ func (g *synthesizer) settle(rec map[string]any) {
 		layout string
 	}
 	var created, updated, start, end *when
+	var gone []*when // deleted, archived: after the record was made
 	for _, k := range sortedKeys(rec) {
 		s, ok := rec[k].(string)
 		if !ok {
@@ -517,19 +551,24 @@ func (g *synthesizer) settle(rec map[string]any) {
 			created = w
 		case has(nk, "updated", "modified", "changed") && updated == nil:
 			updated = w
+		case has(nk, "deleted", "archived", "removed", "revoked"):
+			gone = append(gone, w)
 		case has(nk, "start", "begin", "from") && start == nil:
 			start = w
 		case has(nk, "end", "until", "finish") && end == nil:
 			end = w
 		}
 	}
-	if created != nil && updated != nil && updated.t.Before(created.t) {
+	for _, w := range append([]*when{updated}, gone...) {
+		if created == nil || w == nil || !w.t.Before(created.t) {
+			continue
+		}
 		span := g.now.Sub(created.t)
 		t := created.t
 		if span > time.Hour {
 			t = t.Add(time.Duration(g.rng.Int64N(int64(span)))).Truncate(time.Hour)
 		}
-		rec[updated.key] = t.Format(updated.layout)
+		rec[w.key] = t.Format(w.layout)
 	}
 	if start != nil && end != nil && !end.t.After(start.t) {
 		rec[end.key] = start.t.Add(time.Duration(1+g.rng.IntN(14)) * 24 * time.Hour).Format(end.layout)

@@ -1,0 +1,152 @@
+package openapi
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// TestSeedFitsField: a field whose name says what it holds gets such a
+// value, not filler words; a misleading example (a temperature of 123,
+// a date for a prompt) gives way to the name.
+func TestSeedFitsField(t *testing.T) {
+	res, err := ImportFile(context.Background(), filepath.Join("testdata", "seed", "cloud.yaml"), filepath.Join(t.TempDir(), "p"), Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := seedOf(t, res)
+	re := func(p string) func(any) bool {
+		r := regexp.MustCompile(p)
+		return func(v any) bool { s, ok := v.(string); return ok && r.MatchString(s) }
+	}
+	public := func(v any) bool {
+		ip := net.ParseIP(fmt.Sprint(v))
+		return ip != nil && ip.To4() != nil && !ip.IsPrivate()
+	}
+	private := func(v any) bool {
+		ip := net.ParseIP(fmt.Sprint(v))
+		return ip != nil && ip.IsPrivate()
+	}
+	filler := regexp.MustCompile(`\b(quick|review|plan|notes|launch|timing|budget|details)\b`)
+	domains := db["domains"]
+	cases := []struct {
+		coll, field, want string
+		ok                func(any) bool
+	}{
+		{"domains", "name", "a host name with a TLD", re(`^[a-z0-9-]+\.(com|io|net|dev|org)$`)},
+		{"domains", "ip_address", "a public IPv4 address", public},
+		{"records", "domain_name", "a domain's key", func(v any) bool { _, ok := domains[fmt.Sprint(v)]; return ok }},
+		{"keys", "description", "one sentence with no final period", re(`^[A-Z][a-z]+ [A-Za-z ,]+[a-z]$`)},
+		{"keys", "tags", "single slug words", func(v any) bool {
+			l, ok := v.([]any)
+			return ok && !slices.ContainsFunc(l, func(x any) bool { return !re(`^[a-z][a-z-]*$`)(x) })
+		}},
+		{"keys", "nick", "a handle", re(`^[a-z]+_[a-z]+$`)},
+		{"keys", "discriminator", "four digits", re(`^\d{4}$`)},
+		{"keys", "permissions", "a bit field as a decimal string", func(v any) bool {
+			_, err := strconv.ParseUint(fmt.Sprint(v), 10, 64)
+			return err == nil
+		}},
+		{"keys", "private_ip", "a private address", private},
+		{"keys", "public_ip", "a public address", public},
+		{"keys", "temperature", "a sampling temperature in 0-1", func(v any) bool { f, ok := v.(float64); return ok && f >= 0 && f <= 1 }},
+		{"keys", "candidate_system_prompt", "a prompt, not the example's date", re(`^[A-Z].* [a-z]+`)},
+		{"keys", "error_message", "an error", re(`^[A-Z][a-z]+ .*`)},
+		{"reserved_ips", "ip", "the address the record is keyed by", nil},
+		{"reserved_ips", "name", "a slug of a name the pattern takes", re(`^[a-z]+-[a-z]+$`)},
+		{"keys", "region", "a region named by its slug", func(v any) bool {
+			m, _ := v.(map[string]any)
+			return m["slug"] == "nyc3" && m["name"] == "New York 3"
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.coll+"."+c.field, func(t *testing.T) {
+			recs := db[c.coll]
+			if len(recs) == 0 {
+				t.Fatalf("no %s", c.coll)
+			}
+			for k, r := range recs {
+				v := r[c.field]
+				if c.ok == nil && v != k || c.ok != nil && !c.ok(v) {
+					t.Fatalf("%s %s: %s = %#v, want %s", c.coll, k, c.field, v, c.want)
+				}
+				if s, ok := v.(string); ok && (filler.MatchString(s) || strings.HasSuffix(s, "..")) {
+					t.Fatalf("%s %s: %s = %q is filler", c.coll, k, c.field, s)
+				}
+			}
+		})
+	}
+}
+
+// TestSeedDNSRecords: a DNS record's type is drawn over the common types
+// (the spec shows "NS" by example and lists a few), and its data and
+// type-specific fields agree with the type.
+func TestSeedDNSRecords(t *testing.T) {
+	res, err := ImportFile(context.Background(), filepath.Join("testdata", "seed", "cloud.yaml"), filepath.Join(t.TempDir(), "p"), Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]int{}
+	for k, r := range seedOf(t, res)["records"] {
+		typ := fmt.Sprint(r["type"])
+		types[typ]++
+		data := fmt.Sprint(r["data"])
+		switch typ {
+		case "A":
+			if ip := net.ParseIP(data); ip == nil || ip.To4() == nil {
+				t.Errorf("A record %s has data %q", k, data)
+			}
+		case "MX", "CNAME", "NS":
+			if !strings.Contains(data, ".") || net.ParseIP(data) != nil {
+				t.Errorf("%s record %s has data %q, not a host", typ, k, data)
+			}
+		}
+		if typ != "SRV" && (r["port"] != nil || r["weight"] != nil) {
+			t.Errorf("%s record %s has SRV fields port %v, weight %v", typ, k, r["port"], r["weight"])
+		}
+		if typ != "CAA" && r["tag"] != nil {
+			t.Errorf("%s record %s has the CAA tag %v", typ, k, r["tag"])
+		}
+	}
+	if len(types) < 4 || types["NS"] > (types["A"]+types["CNAME"]+types["MX"]+types["TXT"]+types["AAAA"])/2+2 {
+		t.Errorf("record types %v: want a spread over the common types", types)
+	}
+}
+
+// TestSeedDateOrder: records are compared by when they were made, never
+// by when they were changed or deleted, nor by a text field that
+// happens to hold dates.
+func TestSeedDateOrder(t *testing.T) {
+	res, err := ImportFile(context.Background(), filepath.Join("testdata", "seed", "cloud.yaml"), filepath.Join(t.TempDir(), "p"), Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Collections map[string]struct{ Describe, Compare []string }
+	}
+	if err := yaml.Unmarshal(res.Files["domain.yaml"], &d); err != nil {
+		t.Fatal(err)
+	}
+	keys := d.Collections["keys"]
+	if !slices.Contains(keys.Compare, "created_at") {
+		t.Errorf("keys compare %v: want created_at", keys.Compare)
+	}
+	for _, f := range []string{"updated_at", "deleted_at", "candidate_system_prompt"} {
+		if slices.Contains(keys.Compare, f) || slices.Contains(keys.Describe, f) {
+			t.Errorf("keys describe %v, compare %v: %s orders or describes keys", keys.Describe, keys.Compare, f)
+		}
+	}
+	for k, r := range seedOf(t, res)["keys"] {
+		if fmt.Sprint(r["deleted_at"]) < fmt.Sprint(r["created_at"]) {
+			t.Errorf("key %s deleted %v before it was created %v", k, r["deleted_at"], r["created_at"])
+		}
+	}
+}
