@@ -276,14 +276,17 @@ var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
 var figureForm = strings.NewReplacer(",", "", "$", "")
 
 // statesFigure reports whether text states the number v (commas, a
-// currency sign and trailing zeros aside).
+// currency sign and trailing zeros aside); a negative amount is stated
+// as its magnitude in words that say it comes back (SaysRefund).
 func statesFigure(text, v string) bool {
 	want, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimPrefix(v, "$"), ",", ""), 64)
 	if err != nil {
 		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
 	}
+	back := want < 0 && SaysRefund(text)
 	for _, n := range numberPattern.FindAllString(text, -1) {
-		if got, err := strconv.ParseFloat(figureForm.Replace(n), 64); err == nil && abs(got-want) < 0.005 {
+		got, err := strconv.ParseFloat(figureForm.Replace(n), 64)
+		if err == nil && (abs(got-want) < 0.005 || back && abs(got+want) < 0.005) {
 			return true
 		}
 	}
