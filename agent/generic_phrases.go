@@ -90,15 +90,15 @@ var unavailableNew = []string{
 // (a gift card) holds less than the write would charge to it, before
 // asking for another: never proposed, since the tool would reject it.
 var choiceShort = []string{
-	"{I checked|I looked at your account|I've checked}{,|:} <choice> {has|holds} <balance>{ on it|}, which {doesn't cover|isn't enough for|falls short of} the <what> of <amount>{, so it can't be used for this|}.",
-	"{Unfortunately|I'm afraid|I'm sorry}, <choice> {can't cover this|won't cover this}: the <what> {is|comes to} <amount>, and it {has|holds} only <balance>{ left|}.",
+	"{I checked, and|I looked at your account, and|I've checked, and} <choice> {has|holds} <balance>{ on it|}, which {doesn't cover|isn't enough for|falls short of} the <what> of <amount>{, so it can't be used for this|}.",
+	"{Unfortunately,|I'm sorry, but} <choice> {can't cover this|won't cover this}: the <what> {is|comes to} <amount>, and it {has only <balance> left|holds only <balance>}.",
 	"The <what> {comes to|is|would be} <amount>, but <choice> {only has|holds only|has just} <balance>{ on it|}, so {I can't use it|it can't pay for this|it won't cover it}.",
 }
 
 // choiceUnusable is choiceShort where the agent cannot compare a
 // balance with the amount: it says the tool's reason.
 var choiceUnusable = []string{
-	"{I'm sorry|Unfortunately|I'm afraid}, <choice> can't be used for this: <why>.",
+	"{I'm sorry, but|Unfortunately,} <choice> can't be used for this: <why>.",
 	"{I checked, and|Looking at your account,} <choice> {won't work|can't be used} here: <why>.",
 }
 
