@@ -586,11 +586,13 @@ func TestConditionalGoals(t *testing.T) {
 }
 
 // TestToolErrors plays tasks whose customer first names a choice the
-// write fails on (a gift card short of the amount): the write is tried
-// on that choice and fails, the agent relays the tool's error, the
-// customer names the blueprint's other choice, and the write then goes
-// through on a new yes; the dialogue verifies (the failed write changed
-// nothing, the state is the ground truth's).
+// write fails on (a gift card short of the amount). The agent reads that
+// on a fork and never proposes nor calls the write with it: it says the
+// choice cannot pay, with the balance and the amount (the comparison in
+// that turn's reasoning), and asks for another; the customer names the
+// blueprint's other choice, and the write goes through on a yes to a
+// proposal that states the figure. No call of the write fails, and the
+// dialogue verifies.
 func TestToolErrors(t *testing.T) {
 	for _, domain := range []string{"retail", "airline"} {
 		t.Run(domain, func(t *testing.T) {
@@ -603,6 +605,7 @@ func TestToolErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			money := regexp.MustCompile(`\$\d[\d,]*(\.\d+)?`)
 			seen := 0
 			for i := 0; i < 300 && seen < 6; i++ {
 				bp, err := gen.Generate(t.Context(), i)
@@ -627,43 +630,51 @@ func TestToolErrors(t *testing.T) {
 				}
 				tr := played[0].TR
 				if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
-					t.Errorf("%s: a dialogue with a tool error fails %v", bp.ID, v.Failed())
+					t.Errorf("%s: a dialogue with a choice that cannot pay fails %v", bp.ID, v.Failed())
 					continue
 				}
-				failed, ok := -1, -1
 				for j, m := range tr.Messages {
-					if m.Role != "tool" || m.Name != tool {
-						continue
+					if m.Role == "tool" && m.Name == tool && strings.HasPrefix(m.Content, "Error") {
+						t.Errorf("%s: message %d: the agent called %s with a choice it could read would fail: %s", bp.ID, j, tool, m.Content)
 					}
-					if strings.HasPrefix(m.Content, "Error") && failed < 0 {
-						failed = j
-					} else if failed >= 0 && !strings.HasPrefix(m.Content, "Error") {
+				}
+				// The turn that turns the first choice down: it names no
+				// proposal, says two amounts (the balance and the amount
+				// due), and reasons the comparison; the write goes through
+				// after it.
+				said, ok := -1, -1
+				for j, m := range tr.Messages {
+					if said < 0 && m.Role == "assistant" && m.Content != "" && strings.Contains(m.ReasoningContent, "must not propose") {
+						said = j
+					}
+					if said >= 0 && ok < 0 && m.Role == "tool" && m.Name == tool {
 						ok = j
 					}
 				}
-				if failed < 0 || ok < 0 {
-					t.Errorf("%s: want %s to fail once and then go through (failed at %d, through at %d)", bp.ID, tool, failed, ok)
+				if said < 0 || ok < 0 {
+					t.Errorf("%s: want the agent to say the first choice cannot pay, then %s to go through (said at %d, through at %d)", bp.ID, tool, said, ok)
 					continue
 				}
-				next := ""
-				for _, m := range tr.Messages[failed+1 : ok] {
-					if m.Role == "assistant" && m.Content != "" {
-						next = m.Content
-						break
+				m := tr.Messages[said]
+				if n := len(money.FindAllString(m.Content, -1)); n < 2 {
+					t.Errorf("%s: message %d says %d amounts, want the balance and the amount due: %q", bp.ID, said, n, m.Content)
+				}
+				if !strings.Contains(m.ReasoningContent, "less than") {
+					t.Errorf("%s: message %d's reasoning does not compare the balance with the amount: %q", bp.ID, said, m.ReasoningContent)
+				}
+				for _, w := range []string{"proceed", "go ahead", "(yes/no)"} {
+					if strings.Contains(strings.ToLower(m.Content), w) {
+						t.Errorf("%s: message %d asks for a yes to the choice that cannot pay: %q", bp.ID, said, m.Content)
 					}
 				}
-				why := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(tr.Messages[failed].Content, "Error: "), "."))
-				if !strings.Contains(strings.ToLower(next), why) {
-					t.Errorf("%s: the agent's next words %q do not relay the tool's error %q", bp.ID, next, why)
-				}
 				var between []string
-				for _, m := range tr.Messages[failed+1 : ok] {
+				for _, m := range tr.Messages[said+1 : ok] {
 					if m.Role == "user" {
 						between = append(between, m.Content)
 					}
 				}
 				if len(between) < 2 {
-					t.Errorf("%s: want the customer's other choice and a new yes between the failed write and the one that went through, got %q", bp.ID, between)
+					t.Errorf("%s: want the customer's other choice and a yes between the agent's word and the write, got %q", bp.ID, between)
 				}
 			}
 			if seen == 0 {

@@ -302,16 +302,22 @@ func abs(x float64) float64 {
 
 // disclosed: each write of the rule's tool was proposed with its figures,
 // and they are the ground truth's (which the state check holds the
-// write to). A blueprint without the figures (a task made elsewhere
-// that records none) cannot be judged and passes.
+// write to). A call the tool rejected was an attempt at the next
+// ground-truth write of the tool, and moved money the customer was owed
+// the figure of just the same: a gift card proposed without the price
+// difference, then rejected for its balance, fails here. A blueprint
+// without the figures (a task made elsewhere that records none) cannot
+// be judged and passes.
 func disclosed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 	k := 0
 	for _, c := range calls {
-		if c.name != r.Tool || !c.write || c.failed {
+		if c.name != r.Tool || !c.write {
 			continue
 		}
 		goal := nthGoal(bp, r.Tool, k)
-		k++
+		if !c.failed {
+			k++
+		}
 		text, _ := proposalBefore(tr, c.msg)
 		for _, o := range bp.Outputs {
 			if o.Goal != goal || !slices.Contains(r.Figures, o.Name) {
