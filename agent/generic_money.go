@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -224,6 +225,22 @@ func soleNumber(e map[string]any) (string, any) {
 	return name, e[name]
 }
 
+// holdsNegative reports whether a record holds a figure's magnitude
+// as a negative number: the signed amount behind a figure said as a
+// magnitude (a price difference the customer gets back).
+func holdsNegative(e map[string]any, figure any) bool {
+	f, ok := number(figure)
+	if !ok || f <= 0 {
+		return false
+	}
+	for _, v := range e {
+		if n, ok := number(v); ok && n < 0 && math.Abs(n+f) < 0.005 {
+			return true
+		}
+	}
+	return false
+}
+
 // isRefund reports whether the entry a write makes for its money says
 // the money goes back to the customer.
 func isRefund(e map[string]any) bool {
@@ -250,7 +267,7 @@ func (a *Generic) sayFigure(g *ggoal, bank, refund []string, name string, raw, a
 			continue
 		}
 		if e := newEntry(a.before(g), after, tools.Text(g.args[p.Name])); e != nil {
-			back = back || isRefund(e)
+			back = back || isRefund(e) || holdsNegative(e, raw)
 			to = " to " + a.argText(g, p, g.args[p.Name])
 			break
 		}

@@ -940,3 +940,104 @@ func agentAfter(tr *record.Trajectory, user string) string {
 	}
 	return ""
 }
+
+// TestRefundsSaidAsRefunds: a write whose money goes back to the
+// customer (airline's negative price difference, a retail item change
+// whose payment entry is a refund) is proposed and reported as money
+// coming back, never as "-$325" or as a bare "price difference" the
+// customer would read as a charge.
+func TestRefundsSaidAsRefunds(t *testing.T) {
+	back := regexp.MustCompile(`(?i)\bback\b|refund|in your favour`)
+	for _, tc := range []struct {
+		domain, tool string
+		// refund reports whether the write's result, or its required
+		// output, is money for the customer.
+		refund func(bp *record.Blueprint, goal int, result string) bool
+	}{
+		{"airline", "update_reservation_flights", func(bp *record.Blueprint, goal int, _ string) bool {
+			return slices.ContainsFunc(bp.Outputs, func(o record.Output) bool {
+				return o.Goal == goal && o.Name == "price_difference" && strings.HasPrefix(o.Value, "-")
+			})
+		}},
+		{"retail", "modify_pending_order_items", lastPaymentRefund},
+		{"retail", "exchange_delivered_order_items", func(_ *record.Blueprint, _ int, result string) bool {
+			var order struct {
+				Difference float64 `json:"exchange_price_difference"`
+			}
+			return json.Unmarshal([]byte(result), &order) == nil && order.Difference < 0
+		}},
+	} {
+		t.Run(tc.domain+"/"+tc.tool, func(t *testing.T) {
+			fx, err := testplay.NewFixture(tc.domain, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refunds := 0
+			for i := 0; i < 400 && refunds < 4; i++ {
+				bp, err := fx.Gen.Generate(t.Context(), i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				goal := -1
+				for _, a := range bp.Actions {
+					if a.Tool == tc.tool {
+						goal = a.Goal
+					}
+				}
+				if goal < 0 {
+					continue
+				}
+				played, err := testplay.Play(fx.D, single{bp}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := played[0].TR
+				for j, m := range tr.Messages {
+					if m.Role == "assistant" && strings.Contains(m.Content, "-$") {
+						t.Errorf("%s: message %d says money with a minus sign: %q", bp.ID, j, m.Content)
+					}
+				}
+				for j, m := range tr.Messages {
+					if m.Role != "tool" || m.Name != tc.tool || strings.HasPrefix(m.Content, "Error") || !tc.refund(bp, goal, m.Content) {
+						continue
+					}
+					refunds++
+					var before, after string
+					for k := j - 1; k >= 0 && before == ""; k-- {
+						if tr.Messages[k].Role == "assistant" && tr.Messages[k].Content != "" && k+1 < j && slices.ContainsFunc(tr.Messages[k+1:j], func(m record.Message) bool { return m.Role == "user" }) {
+							before = tr.Messages[k].Content
+						}
+					}
+					for k := j + 1; k < len(tr.Messages) && after == ""; k++ {
+						if tr.Messages[k].Role == "assistant" && tr.Messages[k].Content != "" {
+							after = tr.Messages[k].Content
+						}
+					}
+					if !back.MatchString(before) {
+						t.Errorf("%s: the proposal of a refund does not say the money comes back: %q", bp.ID, before)
+					}
+					if !back.MatchString(after) {
+						t.Errorf("%s: the report of a refund does not say the money comes back: %q", bp.ID, after)
+					}
+				}
+			}
+			if refunds == 0 {
+				t.Errorf("no %s that refunds in 400 tasks", tc.tool)
+			}
+		})
+	}
+}
+
+// lastPaymentRefund reports whether a retail write's result ends its
+// payment history with a refund.
+func lastPaymentRefund(_ *record.Blueprint, _ int, result string) bool {
+	var order struct {
+		History []struct {
+			Type string `json:"transaction_type"`
+		} `json:"payment_history"`
+	}
+	if json.Unmarshal([]byte(result), &order) != nil || len(order.History) == 0 {
+		return false
+	}
+	return order.History[len(order.History)-1].Type == "refund"
+}
