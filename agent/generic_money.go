@@ -268,7 +268,9 @@ func (a *Generic) sayFigure(g *ggoal, bank, refund []string, name string, raw, a
 		}
 		if e := newEntry(a.before(g), after, tools.Text(g.args[p.Name])); e != nil {
 			back = back || isRefund(e) || holdsNegative(e, raw)
-			to = " to " + a.argText(g, p, g.args[p.Name])
+			if m := a.methodText(g, p); m != "" {
+				to = " to " + m
+			}
 			break
 		}
 	}
@@ -289,4 +291,19 @@ func number(v any) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
+}
+
+// methodText names the customer's method a choose argument holds, in
+// the pack's words with its id ("your gift card (gift_card_1)"), or as
+// the customer said it ("the original payment method"); "" when the
+// agent has only the bare id, which is no way to name it.
+func (a *Generic) methodText(g *ggoal, p *model.ParamModel) string {
+	v := g.args[p.Name]
+	if t := a.argText(g, p, v); t != tools.Text(v) {
+		return t
+	}
+	if say := g.slots[p.Name]; say != "" && say == p.Choose.DefaultSay {
+		return yours(say) + " (" + tools.Text(v) + ")"
+	}
+	return ""
 }
