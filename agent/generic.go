@@ -1437,7 +1437,7 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: model.ResultValue(res), User: g.user, Elems: g.elems})
 	for _, o := range outs {
 		if slices.Contains(names, o.Name) {
-			said = append(said, a.sayFigure(g, figureWillBe, figureRefundWillBe, o.Name, o.Raw, model.ResultValue(res)))
+			said = append(said, a.sayFigure(g, false, o.Name, o.Raw, model.ResultValue(res)))
 			stated = append(stated, o.Name)
 		}
 	}
@@ -1486,7 +1486,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	var report []string
 	if !a.hide {
 		for _, o := range outs {
-			report = append(report, a.sayFigure(g, figureIs, figureRefundIs, o.Name, o.Raw, v))
+			report = append(report, a.sayFigure(g, true, o.Name, o.Raw, v))
 		}
 	}
 	if extra := a.extraWrite(ctx, g, reason); extra != "" {

@@ -252,11 +252,17 @@ func isRefund(e map[string]any) bool {
 	return false
 }
 
-// sayFigure says one figure of a write (name, raw), with bank, or with
-// refund when the money goes back to the customer: a negative amount,
-// or the entry the write makes on the customer's chosen method is a
-// refund. after is the write's result (on a fork, before the yes).
-func (a *Generic) sayFigure(g *ggoal, bank, refund []string, name string, raw, after any) string {
+// sayFigure says one figure of a write (name, raw) as it will be
+// before the yes, or as it is once done, and as money coming back when
+// it goes back to the customer: a negative amount, or the entry the
+// write makes on the customer's chosen method is a refund or holds the
+// figure negative. after is the write's result (on a fork before the
+// yes).
+func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) string {
+	bank, refund := figureWillBe, figureRefundWillBe
+	if done {
+		bank, refund = figureIs, figureRefundIs
+	}
 	what := model.Words(name)
 	back, to := false, ""
 	if n, ok := number(raw); ok && n < 0 {
