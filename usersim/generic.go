@@ -25,7 +25,7 @@ type Generic struct {
 	figureAsked []bool
 	// failSaid marks the goals whose failing first choice the customer
 	// has named; failedOver those where it has since named the one that
-	// works (asked again, after the agent relayed the tool's error), and
+	// works (asked again, after the agent said it cannot be used), and
 	// justFailed leads that answer.
 	failSaid, failedOver []bool
 	justFailed           bool
