@@ -142,13 +142,13 @@ var figureWillBe = []string{
 // entry that is a refund): never "-$325", never a "price difference"
 // the customer would read as a charge. <to> is " to <method>" or "".
 var figureRefundWillBe = []string{
-	"{The <what> is|The <what> comes to} <value> in your favour{, so you'll get it back<to>|, refunded<to>|: that much comes back<to>}.",
-	"{You'll get <value> back|You'll be refunded <value>|That's a refund of <value>}<to>{, the <what>|}.",
+	"{The <what> is|The <what> comes to} <value> in your favour{, so it goes back<to>|, refunded<to>|: that much comes back<to>}.",
+	"{<value> will go back|You'll be refunded <value>|That's a refund of <value>}<to>{, the <what>|}.",
 }
 
 // figureRefundIs reports such a figure after the write.
 var figureRefundIs = []string{
-	"{You'll get <value> back|A refund of <value> is on its way|<value> has been refunded|You've been refunded <value>}<to>.",
+	"{<value> is going back|A refund of <value> is on its way|<value> has been refunded|You've been refunded <value>}<to>.",
 	"{The <what> came to|The <what> was} <value> in your favour{, refunded<to>|, so that comes back<to>}.",
 }
 
