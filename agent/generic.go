@@ -647,6 +647,18 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if why := a.toolRefuses(ctx, g, args); why != "" {
 			return nil, a.toolRefusal(g, why), true
 		}
+		if s := a.cannotPay(ctx, g, args); s.param != "" {
+			// The customer's choice cannot pay: said with the figures,
+			// and another asked for; never proposed, never called.
+			delete(g.items, s.param)
+			delete(g.slots, s.param)
+			g.rejected, g.trial = s.param, nil
+			t := a.askPiece(g, "choice:"+s.param)
+			last := &t.Messages[len(t.Messages)-1]
+			last.Content = s.text + " " + last.Content
+			last.ReasoningContent = s.reasoning
+			return t, "", false
+		}
 		g.args = args
 		if a.wants(FlawMiscomputed, g) && a.miscompute(g) {
 			a.fire(FlawMiscomputed, g)
@@ -1429,7 +1441,7 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: model.ResultValue(res), User: g.user, Elems: g.elems})
 	for _, o := range outs {
 		if slices.Contains(names, o.Name) {
-			said = append(said, a.say(figureWillBe, map[string]string{"what": model.Words(o.Name), "value": model.SayValue(o.Name, o.Raw)}))
+			said = append(said, a.sayFigure(g, false, o.Name, o.Raw, model.ResultValue(res)))
 			stated = append(stated, o.Name)
 		}
 	}
@@ -1478,7 +1490,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	var report []string
 	if !a.hide {
 		for _, o := range outs {
-			report = append(report, a.say(figureIs, map[string]string{"what": model.Words(o.Name), "value": model.SayValue(o.Name, o.Raw)}))
+			report = append(report, a.sayFigure(g, true, o.Name, o.Raw, v))
 		}
 	}
 	if extra := a.extraWrite(ctx, g, reason); extra != "" {

@@ -93,6 +93,22 @@ var unavailableNew = []string{
 	"{I checked, and|I looked it up:|Looking at the product,} <label> {isn't available|is currently unavailable|is out of stock}{, I'm afraid|, sorry|}.",
 }
 
+// choiceShort tells the customer that the thing it chose to pay with
+// (a gift card) holds less than the write would charge to it, before
+// asking for another: never proposed, since the tool would reject it.
+var choiceShort = []string{
+	"{I checked, and|I looked at your account, and|I've checked, and} <choice> {has|holds} <balance>{ on it|}, which {doesn't cover|isn't enough for|falls short of} the <what> of <amount>{, so it can't be used for this|}.",
+	"{Unfortunately,|I'm sorry, but} <choice> {can't cover this|won't cover this}: the <what> {is|comes to} <amount>, and it {has only <balance> left|holds only <balance>}.",
+	"The <what> {comes to|is|would be} <amount>, but <choice> {only has|holds only|has just} <balance>{ on it|}, so {I can't use it|it can't pay for this|it won't cover it}.",
+}
+
+// choiceUnusable is choiceShort where the agent cannot compare a
+// balance with the amount: it says the tool's reason.
+var choiceUnusable = []string{
+	"{I'm sorry, but|Unfortunately,} <choice> can't be used for this: <why>.",
+	"{I checked, and|Looking at your account,} <choice> {won't work|can't be used} here: <why>.",
+}
+
 // toolRefuse gives the reason the tool refused a write tried first.
 var toolRefuse = []string{
 	"{I'm sorry|Unfortunately|I'm afraid}, {I can't|I'm not able to} <what>. <why>.",

@@ -137,6 +137,21 @@ var figureWillBe = []string{
 	"{The <what> will be|The <what> comes to|That makes the <what>|The <what> would be|So the <what> is} <value>.",
 }
 
+// figureRefundWillBe states, before the yes, a figure that is money
+// coming back to the customer (a negative price difference, a payment
+// entry that is a refund): never "-$325", never a "price difference"
+// the customer would read as a charge. <to> is " to <method>" or "".
+var figureRefundWillBe = []string{
+	"{The <what> is|The <what> comes to} <value> in your favour{, so it goes back<to>|, refunded<to>|: that much comes back<to>}.",
+	"{<value> will go back|You'll be refunded <value>|That's a refund of <value>}<to>{, the <what>|}.",
+}
+
+// figureRefundIs reports such a figure after the write.
+var figureRefundIs = []string{
+	"{<value> is going back|A refund of <value> is on its way|<value> has been refunded|You've been refunded <value>}<to>.",
+	"{The <what> came to|The <what> was} <value> in your favour{, refunded<to>|, so that comes back<to>}.",
+}
+
 var figureIs = []string{
 	"{The <what> is|The <what> came to|The final <what> is|The <what> was|Your <what> is} <value>.",
 }

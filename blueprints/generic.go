@@ -2476,7 +2476,7 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 		fmt.Fprintf(&b, " At first you ask for %s as the %s, then change your mind.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
 	for _, it := range g.FailingItems {
-		fmt.Fprintf(&b, " At first you offer %s as the %s; when the agent says it did not go through, offer the one above.", secondPerson(it.Label), model.ArgWords(it.Collection))
+		fmt.Fprintf(&b, " At first you offer %s as the %s; when the agent says it cannot be used, offer the one above.", secondPerson(it.Label), model.ArgWords(it.Collection))
 	}
 	for _, k := range slices.Sorted(maps.Keys(g.FailingSlots)) {
 		fmt.Fprintf(&b, " At first you ask for %s as the %s; when the agent says it did not go through, ask for %s instead.", g.FailingSlots[k], model.ArgWords(k), g.Slots[k])

@@ -73,7 +73,10 @@ type Counts struct {
 	Corrections int `json:"corrections"`
 	// Pushbacks: the customer asks for an exception after a refusal.
 	Pushbacks int `json:"pushbacks"`
-	// ToolErrors: a tool answered with an error.
+	// ToolErrors: a tool answered with an error, or the agent said the
+	// customer's choice cannot pay (a gift card short of the amount):
+	// the tool_error situation, whose write the agent no longer tries
+	// when it can read the failure first.
 	ToolErrors int `json:"tool_errors"`
 	// Transfers: the agent handed the customer to a person.
 	Transfers int `json:"transfers"`
@@ -97,6 +100,11 @@ var forgetting = []string{"don't remember", "don't know the", "handy, but", "not
 // steering are the agent's words for returning to the request after a
 // customer's off-task question.
 var steering = []string{"finish your request", "going with your request", "get back to what you asked for", "finish what you came in for", "get your request done", "back to your request"}
+
+// cannotPay are the agent's words for a choice of the customer's that
+// cannot pay for the request, said instead of proposing it.
+var cannotPay = []string{"doesn't cover the", "isn't enough for the", "falls short of the", "can't cover this", "won't cover this",
+	"can't be used for this", "can't be used here", "won't work here", "so i can't use it", "it can't pay for this", "it won't cover it"}
 
 // askingRest are the agent's words for asking the rest of a half answer.
 var askingRest = []string{"also need your", "still need your", "also give me your", "also tell me your"}
@@ -133,6 +141,7 @@ func (m *Meter) Add(msgs []record.Message, kind string) {
 			low := strings.ToLower(msg.Content)
 			steered = steered || slices.ContainsFunc(steering, func(f string) bool { return strings.Contains(low, f) })
 			rest = rest || slices.ContainsFunc(askingRest, func(f string) bool { return strings.Contains(low, f) })
+			failed = failed || slices.ContainsFunc(cannotPay, func(f string) bool { return strings.Contains(low, f) })
 			for _, tc := range msg.ToolCalls {
 				transferred = transferred || strings.Contains(tc.Function.Name, "transfer")
 			}

@@ -85,6 +85,27 @@ func TestMeter(t *testing.T) {
 	}
 }
 
+// TestToolErrorCounts: the tool error situation is a failed call, or a
+// choice the agent says cannot pay without trying it.
+func TestToolErrorCounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		msgs []record.Message
+		want int
+	}{
+		{"a choice said not to cover the amount", dialogue([]string{"Use my gift card."}, []string{"I checked, and your gift card (gift_card_1) holds $20, which doesn't cover the total price of $80. Which other payment method should I use?"}), 1},
+		{"the tool's reason said", dialogue([]string{"Use my gift card."}, []string{"Unfortunately, your gift card (gift_card_1) can't be used for this: insufficient gift card balance. Which other one?"}), 1},
+		{"a failed call", append(dialogue([]string{"Cancel it."}, nil), record.Message{Role: "tool", Content: "Error: not found"}), 1},
+		{"a plain dialogue", dialogue([]string{"Cancel it."}, []string{"Done. The refund is $20."}), 0},
+	} {
+		m := NewMeter()
+		m.Add(tc.msgs, "")
+		if got := m.Summary(2).Counts.ToolErrors; got != tc.want {
+			t.Errorf("%s: tool errors %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestMalformed(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Please confirm that's correct (yes/no).", ""},

@@ -85,9 +85,11 @@ type Goal struct {
 	RevisedItems []Selector `json:"revised_items,omitempty"`
 	// FailingItems are the first choices (by Collection, the argument)
 	// the customer names, on which the write fails in its tool (a gift
-	// card whose balance does not cover the order): the agent tells the
-	// customer the tool's error, and the customer then names Items' or
-	// Slots' choice, on which it succeeds.
+	// card whose balance does not cover the order): the agent, which
+	// tries the write on a copy of the state first, never proposes it;
+	// it tells the customer the choice cannot pay, with the balance and
+	// the amount, and the customer then names Items' or Slots' choice,
+	// on which it succeeds.
 	FailingItems []Selector `json:"failing_items,omitempty"`
 	// FailingSlots are, likewise, the first values of slots (by
 	// argument) the customer states, on which the write fails in its

@@ -148,8 +148,9 @@ func (g *ngrams) merge(o *ngrams) {
 // from its goals: "refusal" (a request the policy forbids), "transfer",
 // "question", "change_of_mind" (a value revised at the confirmation),
 // "conditional" (a request made for the case a forbidden one is refused),
-// "tool_error" (a first choice or slot value the write fails on in its
-// tool),
+// "tool_error" (a first choice the write fails on in its tool, which
+// the agent reads on a copy of the state and says cannot pay, or a first
+// slot value whose write fails and whose error the agent relays),
 // "unavailable" (a first replacement the record offers but not available),
 // "several_requests", and the labels a pack gives its writes' tasks
 // (hints.writes.*.situation: "compensation").

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -24,10 +25,16 @@ type Generic struct {
 	figureAsked []bool
 	// failSaid marks the goals whose failing first choice the customer
 	// has named; failedOver those where it has since named the one that
-	// works (asked again, after the agent relayed the tool's error), and
+	// works (asked again, after the agent said it cannot be used), and
 	// justFailed leads that answer.
 	failSaid, failedOver []bool
 	justFailed           bool
+	// choiceSaid holds "goal:argument" for each choice the customer has
+	// named: asked for one again while it holds a first value it means
+	// to change its mind from (the agent said the choice cannot pay for
+	// it), it changes its mind then, and revision is what it says so.
+	choiceSaid map[string]bool
+	revision   string
 	// bundling is set while a request states several details at once.
 	bundling bool
 }
@@ -39,7 +46,7 @@ func NewGeneric(m *model.Model, bp *record.Blueprint, rng *rand.Rand) (*Generic,
 		return nil, err
 	}
 	n := len(bp.Goals)
-	return &Generic{speaker: s, m: m, corrections: make([]int, n), figureAsked: make([]bool, n), failSaid: make([]bool, n), failedOver: make([]bool, n)}, nil
+	return &Generic{speaker: s, m: m, corrections: make([]int, n), figureAsked: make([]bool, n), failSaid: make([]bool, n), failedOver: make([]bool, n), choiceSaid: map[string]bool{}}, nil
 }
 
 // Pieces lists what a customer states for a goal beyond the request, in
@@ -371,10 +378,30 @@ func (u *Generic) pieceAct(i int, piece string, act *dialog.Act) {
 				act.Items = append(act.Items, u.failing(i, name)...)
 				break
 			}
-			// Asked again after naming it: the agent heard the tool
-			// turn it down, and the customer names the other one.
+			// Asked again after naming it: the agent said it cannot be
+			// used, and the customer names the other one.
 			u.failedOver[i], u.justFailed = true, true
 		}
+		key := strconv.Itoa(i) + ":" + name
+		if u.choiceSaid[key] && !u.justFailed && u.prof.changes && !u.revised[i] && (len(g.Revised) > 0 || len(g.RevisedItems) > 0) {
+			// Asked again for a choice it named while it still holds a
+			// first value (this choice, or a slot) it means to change its
+			// mind from: the agent said the choice cannot pay for what it
+			// first asked, and the customer changes its mind now.
+			u.revised[i], u.justFailed = true, true
+			var val string
+			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
+				if act.Slots == nil {
+					act.Slots = map[string]string{}
+				}
+				act.Slots[k] = g.Slots[k]
+				val = u.sayValue(i, k)
+			}
+			if val != "" {
+				u.revision = u.say(revisions, map[string]string{"value": val})
+			}
+		}
+		u.choiceSaid[key] = true
 		act.Items = append(act.Items, u.items(i, name)...)
 		if v, ok := g.Slots[name]; ok {
 			if act.Slots == nil {
@@ -656,10 +683,14 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"what": model.Words(model.LastStep(name)), "value": model.GroupText(w, name, slots)})
 	case "choice":
 		if u.justFailed {
-			// The other choice, after the agent relayed why the first
-			// did not go through.
+			// The other choice, after the agent said why the first
+			// cannot be used.
 			u.justFailed = false
 			lead := u.say(failedOverLeads, nil)
+			if u.revision != "" {
+				// Not "another one": it keeps the choice and asks for less.
+				lead, u.revision = u.say(revisionLeads, nil)+" "+u.revision, ""
+			}
 			u.bundling = true
 			text := u.pieceText(i, piece)
 			u.bundling = false
@@ -708,6 +739,10 @@ var failedOverLeads = []string{
 	"{Oh, that's annoying|Oh no|Hmm, okay|Ah, I see|Oh, I didn't expect that|Alright then|Okay, no problem}{.|!}",
 	"{In that case|Then|Okay, then} {let's try another one|I'll use something else|we'll go another way}{.|!}",
 }
+
+// revisionLeads lead a change of mind the agent's word that the choice
+// cannot pay for the first value brought about.
+var revisionLeads = []string{"{Oh, I see|Ah, okay|Hmm, alright|I see}{.|!}"}
 
 // forgotKey answers "which one?" without the id the agent asked for.
 var forgotKey = []string{

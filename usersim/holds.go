@@ -99,8 +99,10 @@ func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
 		}
 	}
 	if !u.figureAsked[i] && !u.holdsFailing(i) {
-		// A customer about to hear its first choice fail does not ask:
-		// the agent states the figure with the choice that works.
+		// A customer whose first choice cannot pay does not ask: the
+		// agent says the figure when it says so (a flawed agent that
+		// proposes that choice anyway is caught by the verifier), and
+		// states it again with the choice that works.
 		for _, f := range u.m.Disclosed(p.Tool) {
 			if !slices.Contains(p.Stated, f) {
 				u.figureAsked[i] = true

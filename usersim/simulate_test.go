@@ -323,7 +323,10 @@ func TestChangesMindRevises(t *testing.T) {
 				}
 			}
 		}
-		if !found {
+		// A first choice that cannot pay is never proposed: the customer
+		// changes its mind when the agent says so (TestToolErrors' turn).
+		short := slices.ContainsFunc(msgs, func(m record.Message) bool { return strings.Contains(m.ReasoningContent, "must not propose") })
+		if !found && !short {
 			t.Errorf("changes_mind %d: no proposal → revision → new proposal → yes → write", dl.bp.Index)
 		}
 	}
@@ -587,28 +590,17 @@ func TestConditionalGoals(t *testing.T) {
 }
 
 // TestToolErrors plays tasks whose customer first names a choice the
-// write fails on (a gift card short of the amount), or first states a
-// value it fails on (a label name another label has, in a pack imported
-// from an OpenAPI spec whose create takes the key from the client): the
-// write is tried on it and fails, the agent relays the tool's error, the
-// customer gives the blueprint's other choice or value, and the write
-// then goes through on a new yes; the dialogue verifies (the failed
-// write changed nothing, the state is the ground truth's).
+// write fails on (a gift card short of the amount). The agent reads that
+// on a fork and never proposes nor calls the write with it: it says the
+// choice cannot pay, with the balance and the amount (the comparison in
+// that turn's reasoning), and asks for another; the customer names the
+// blueprint's other choice, and the write goes through on a yes to a
+// proposal that states the figure. No call of the write fails, and the
+// dialogue verifies.
 func TestToolErrors(t *testing.T) {
-	cases := []struct {
-		name   string
-		domain func(t *testing.T) string
-		// slots: the tool error is on a stated value (FailingSlots),
-		// not on a choice among the customer's things (FailingItems).
-		slots bool
-	}{
-		{"retail", func(*testing.T) string { return "retail" }, false},
-		{"airline", func(*testing.T) string { return "airline" }, false},
-		{"imported keyed create", importedPack(filepath.Join("..", "openapi", "testdata", "writes", "keyed-create.yaml")), true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			fx, err := testplay.NewFixture(c.domain(t), 3)
+	for _, domain := range []string{"retail", "airline"} {
+		t.Run(domain, func(t *testing.T) {
+			fx, err := testplay.NewFixture(domain, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -617,36 +609,24 @@ func TestToolErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			money := regexp.MustCompile(`\$\d[\d,]*(\.\d+)?`)
 			seen := 0
 			for i := 0; i < 300 && seen < 6; i++ {
 				bp, err := gen.Generate(t.Context(), i)
 				if err != nil {
 					t.Fatal(err)
 				}
-				gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingItems) > 0 || len(g.FailingSlots) > 0 })
+				gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingItems) > 0 })
 				if gi < 0 {
 					continue
 				}
 				seen++
 				g := bp.Goals[gi]
-				if got := len(g.FailingSlots) > 0; got != c.slots {
-					t.Errorf("%s: failing slots %v, failing items %v: want the tool error on a stated value %v", bp.ID, g.FailingSlots, g.FailingItems, c.slots)
-				}
 				tool, _ := model.ParseIntent(g.Intent)
 				// The LLM customer's brief carries the same situation.
-				var first, final string
-				if c.slots {
-					for k, v := range g.FailingSlots {
-						first, final = v, g.Slots[k]
-						if !strings.Contains(bp.Instruction, "At first you ask for "+v+" as the "+model.ArgWords(k)) {
-							t.Errorf("%s: the instruction never has the customer ask for %q first: %q", bp.ID, v, bp.Instruction)
-						}
-					}
-				} else {
-					first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
-					if !strings.Contains(bp.Instruction, "At first you offer "+first) {
-						t.Errorf("%s: the instruction never has the customer offer %q first: %q", bp.ID, first, bp.Instruction)
-					}
+				first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
+				if !strings.Contains(bp.Instruction, "At first you offer "+first) {
+					t.Errorf("%s: the instruction never has the customer offer %q first: %q", bp.ID, first, bp.Instruction)
 				}
 				played, err := testplay.Play(fx.D, single{bp}, 1)
 				if err != nil {
@@ -654,59 +634,51 @@ func TestToolErrors(t *testing.T) {
 				}
 				tr := played[0].TR
 				if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
-					t.Errorf("%s: a dialogue with a tool error fails %v", bp.ID, v.Failed())
+					t.Errorf("%s: a dialogue with a choice that cannot pay fails %v", bp.ID, v.Failed())
 					continue
 				}
-				failed, ok := -1, -1
 				for j, m := range tr.Messages {
-					if m.Role != "tool" || m.Name != tool {
-						continue
+					if m.Role == "tool" && m.Name == tool && strings.HasPrefix(m.Content, "Error") {
+						t.Errorf("%s: message %d: the agent called %s with a choice it could read would fail: %s", bp.ID, j, tool, m.Content)
 					}
-					if strings.HasPrefix(m.Content, "Error") && failed < 0 {
-						failed = j
-					} else if failed >= 0 && !strings.HasPrefix(m.Content, "Error") {
+				}
+				// The turn that turns the first choice down: it names no
+				// proposal, says two amounts (the balance and the amount
+				// due), and reasons the comparison; the write goes through
+				// after it.
+				said, ok := -1, -1
+				for j, m := range tr.Messages {
+					if said < 0 && m.Role == "assistant" && m.Content != "" && strings.Contains(m.ReasoningContent, "must not propose") {
+						said = j
+					}
+					if said >= 0 && ok < 0 && m.Role == "tool" && m.Name == tool {
 						ok = j
 					}
 				}
-				if failed < 0 || ok < 0 {
-					t.Errorf("%s: want %s to fail once and then go through (failed at %d, through at %d)", bp.ID, tool, failed, ok)
+				if said < 0 || ok < 0 {
+					t.Errorf("%s: want the agent to say the first choice cannot pay, then %s to go through (said at %d, through at %d)", bp.ID, tool, said, ok)
 					continue
 				}
-				next := ""
-				for _, m := range tr.Messages[failed+1 : ok] {
-					if m.Role == "assistant" && m.Content != "" {
-						next = m.Content
-						break
+				m := tr.Messages[said]
+				if n := len(money.FindAllString(m.Content, -1)); n < 2 {
+					t.Errorf("%s: message %d says %d amounts, want the balance and the amount due: %q", bp.ID, said, n, m.Content)
+				}
+				if !strings.Contains(m.ReasoningContent, "less than") {
+					t.Errorf("%s: message %d's reasoning does not compare the balance with the amount: %q", bp.ID, said, m.ReasoningContent)
+				}
+				for _, w := range []string{"proceed", "go ahead", "(yes/no)"} {
+					if strings.Contains(strings.ToLower(m.Content), w) {
+						t.Errorf("%s: message %d asks for a yes to the choice that cannot pay: %q", bp.ID, said, m.Content)
 					}
 				}
-				why := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(tr.Messages[failed].Content, "Error: "), "."))
-				if !strings.Contains(strings.ToLower(next), why) {
-					t.Errorf("%s: the agent's next words %q do not relay the tool's error %q", bp.ID, next, why)
-				}
 				var between []string
-				for _, m := range tr.Messages[failed+1 : ok] {
+				for _, m := range tr.Messages[said+1 : ok] {
 					if m.Role == "user" {
 						between = append(between, m.Content)
 					}
 				}
 				if len(between) < 2 {
-					t.Errorf("%s: want the customer's other choice and a new yes between the failed write and the one that went through, got %q", bp.ID, between)
-					continue
-				}
-				if c.slots {
-					// The failed call carries the first value, which the
-					// customer said before it; the other comes after.
-					call := tr.Messages[failed-1]
-					if len(call.ToolCalls) != 1 || !strings.Contains(call.ToolCalls[0].Function.Arguments, first) {
-						t.Errorf("%s: the failed call %v does not carry the first value %q", bp.ID, call.ToolCalls, first)
-					}
-					said := strings.Join(userTexts(&record.Trajectory{Messages: tr.Messages[:failed]}), " ")
-					if !strings.Contains(said, first) {
-						t.Errorf("%s: the customer never said %q before the failed call: %q", bp.ID, first, said)
-					}
-					if !strings.Contains(between[0], final) {
-						t.Errorf("%s: the customer's answer to the error %q does not give %q", bp.ID, between[0], final)
-					}
+					t.Errorf("%s: want the customer's other choice and a yes between the agent's word and the write, got %q", bp.ID, between)
 				}
 			}
 			if seen == 0 {
@@ -716,15 +688,110 @@ func TestToolErrors(t *testing.T) {
 	}
 }
 
-// importedPack imports an OpenAPI spec into a temporary pack folder.
-func importedPack(spec string) func(t *testing.T) string {
-	return func(t *testing.T) string {
-		t.Helper()
-		dir := filepath.Join(t.TempDir(), "pack")
-		if _, err := openapi.ImportFile(t.Context(), spec, dir, openapi.Options{Seed: 1}); err != nil {
+// TestToolErrorSlots plays tasks whose customer first states a value
+// the write fails on, which the agent cannot foresee (a label name
+// another label has, in a pack imported from an OpenAPI spec whose create
+// takes the key from the client): the write is tried on it and fails, the
+// agent relays the tool's error, the customer gives its final value, and
+// the write then goes through on a new yes; the dialogue verifies (the
+// failed write changed nothing, the state is the ground truth's).
+func TestToolErrorSlots(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pack")
+	spec := filepath.Join("..", "openapi", "testdata", "writes", "keyed-create.yaml")
+	if _, err := openapi.ImportFile(t.Context(), spec, dir, openapi.Options{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	fx, err := testplay.NewFixture(dir, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
+		Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i := 0; i < 300 && seen < 6; i++ {
+		bp, err := gen.Generate(t.Context(), i)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return dir
+		gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingSlots) > 0 })
+		if gi < 0 {
+			continue
+		}
+		seen++
+		g := bp.Goals[gi]
+		tool, _ := model.ParseIntent(g.Intent)
+		// The LLM customer's brief carries the same situation.
+		var first, final string
+		for k, v := range g.FailingSlots {
+			first, final = v, g.Slots[k]
+			if !strings.Contains(bp.Instruction, "At first you ask for "+v+" as the "+model.ArgWords(k)) {
+				t.Errorf("%s: the instruction never has the customer ask for %q first: %q", bp.ID, v, bp.Instruction)
+			}
+		}
+		played, err := testplay.Play(fx.D, single{bp}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := played[0].TR
+		if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+			t.Errorf("%s: a dialogue with a tool error fails %v", bp.ID, v.Failed())
+			continue
+		}
+		failed, ok := -1, -1
+		for j, m := range tr.Messages {
+			if m.Role != "tool" || m.Name != tool {
+				continue
+			}
+			if strings.HasPrefix(m.Content, "Error") && failed < 0 {
+				failed = j
+			} else if failed >= 0 && !strings.HasPrefix(m.Content, "Error") {
+				ok = j
+			}
+		}
+		if failed < 0 || ok < 0 {
+			t.Errorf("%s: want %s to fail once and then go through (failed at %d, through at %d)", bp.ID, tool, failed, ok)
+			continue
+		}
+		next := ""
+		for _, m := range tr.Messages[failed+1 : ok] {
+			if m.Role == "assistant" && m.Content != "" {
+				next = m.Content
+				break
+			}
+		}
+		why := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(tr.Messages[failed].Content, "Error: "), "."))
+		if !strings.Contains(strings.ToLower(next), why) {
+			t.Errorf("%s: the agent's next words %q do not relay the tool's error %q", bp.ID, next, why)
+		}
+		var between []string
+		for _, m := range tr.Messages[failed+1 : ok] {
+			if m.Role == "user" {
+				between = append(between, m.Content)
+			}
+		}
+		if len(between) < 2 {
+			t.Errorf("%s: want the customer's other value and a new yes between the failed write and the one that went through, got %q", bp.ID, between)
+			continue
+		}
+		// The failed call carries the first value, which the customer
+		// said before it; the other comes after.
+		call := tr.Messages[failed-1]
+		if len(call.ToolCalls) != 1 || !strings.Contains(call.ToolCalls[0].Function.Arguments, first) {
+			t.Errorf("%s: the failed call %v does not carry the first value %q", bp.ID, call.ToolCalls, first)
+		}
+		said := strings.Join(userTexts(&record.Trajectory{Messages: tr.Messages[:failed]}), " ")
+		if !strings.Contains(said, first) {
+			t.Errorf("%s: the customer never said %q before the failed call: %q", bp.ID, first, said)
+		}
+		if !strings.Contains(between[0], final) {
+			t.Errorf("%s: the customer's answer to the error %q does not give %q", bp.ID, between[0], final)
+		}
+	}
+	if seen == 0 {
+		t.Errorf("no task with a tool error in 300")
 	}
 }
 
@@ -983,4 +1050,105 @@ func agentAfter(tr *record.Trajectory, user string) string {
 		}
 	}
 	return ""
+}
+
+// TestRefundsSaidAsRefunds: a write whose money goes back to the
+// customer (airline's negative price difference, a retail item change
+// whose payment entry is a refund) is proposed and reported as money
+// coming back, never as "-$325" or as a bare "price difference" the
+// customer would read as a charge.
+func TestRefundsSaidAsRefunds(t *testing.T) {
+	back := regexp.MustCompile(`(?i)\bback\b|refund|in your favour`)
+	for _, tc := range []struct {
+		domain, tool string
+		// refund reports whether the write's result, or its required
+		// output, is money for the customer.
+		refund func(bp *record.Blueprint, goal int, result string) bool
+	}{
+		{"airline", "update_reservation_flights", func(bp *record.Blueprint, goal int, _ string) bool {
+			return slices.ContainsFunc(bp.Outputs, func(o record.Output) bool {
+				return o.Goal == goal && o.Name == "price_difference" && strings.HasPrefix(o.Value, "-")
+			})
+		}},
+		{"retail", "modify_pending_order_items", lastPaymentRefund},
+		{"retail", "exchange_delivered_order_items", func(_ *record.Blueprint, _ int, result string) bool {
+			var order struct {
+				Difference float64 `json:"exchange_price_difference"`
+			}
+			return json.Unmarshal([]byte(result), &order) == nil && order.Difference < 0
+		}},
+	} {
+		t.Run(tc.domain+"/"+tc.tool, func(t *testing.T) {
+			fx, err := testplay.NewFixture(tc.domain, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refunds := 0
+			for i := 0; i < 400 && refunds < 4; i++ {
+				bp, err := fx.Gen.Generate(t.Context(), i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				goal := -1
+				for _, a := range bp.Actions {
+					if a.Tool == tc.tool {
+						goal = a.Goal
+					}
+				}
+				if goal < 0 {
+					continue
+				}
+				played, err := testplay.Play(fx.D, single{bp}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr := played[0].TR
+				for j, m := range tr.Messages {
+					if m.Role == "assistant" && strings.Contains(m.Content, "-$") {
+						t.Errorf("%s: message %d says money with a minus sign: %q", bp.ID, j, m.Content)
+					}
+				}
+				for j, m := range tr.Messages {
+					if m.Role != "tool" || m.Name != tc.tool || strings.HasPrefix(m.Content, "Error") || !tc.refund(bp, goal, m.Content) {
+						continue
+					}
+					refunds++
+					var before, after string
+					for k := j - 1; k >= 0 && before == ""; k-- {
+						if tr.Messages[k].Role == "assistant" && tr.Messages[k].Content != "" && k+1 < j && slices.ContainsFunc(tr.Messages[k+1:j], func(m record.Message) bool { return m.Role == "user" }) {
+							before = tr.Messages[k].Content
+						}
+					}
+					for k := j + 1; k < len(tr.Messages) && after == ""; k++ {
+						if tr.Messages[k].Role == "assistant" && tr.Messages[k].Content != "" {
+							after = tr.Messages[k].Content
+						}
+					}
+					if !back.MatchString(before) {
+						t.Errorf("%s: the proposal of a refund does not say the money comes back: %q", bp.ID, before)
+					}
+					if !back.MatchString(after) {
+						t.Errorf("%s: the report of a refund does not say the money comes back: %q", bp.ID, after)
+					}
+				}
+			}
+			if refunds == 0 {
+				t.Errorf("no %s that refunds in 400 tasks", tc.tool)
+			}
+		})
+	}
+}
+
+// lastPaymentRefund reports whether a retail write's result ends its
+// payment history with a refund.
+func lastPaymentRefund(_ *record.Blueprint, _ int, result string) bool {
+	var order struct {
+		History []struct {
+			Type string `json:"transaction_type"`
+		} `json:"payment_history"`
+	}
+	if json.Unmarshal([]byte(result), &order) != nil || len(order.History) == 0 {
+		return false
+	}
+	return order.History[len(order.History)-1].Type == "refund"
 }

@@ -276,14 +276,17 @@ var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
 var figureForm = strings.NewReplacer(",", "", "$", "")
 
 // statesFigure reports whether text states the number v (commas, a
-// currency sign and trailing zeros aside).
+// currency sign and trailing zeros aside); a negative amount is stated
+// as its magnitude in words that say it comes back (SaysRefund).
 func statesFigure(text, v string) bool {
 	want, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimPrefix(v, "$"), ",", ""), 64)
 	if err != nil {
 		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
 	}
+	back := want < 0 && SaysRefund(text)
 	for _, n := range numberPattern.FindAllString(text, -1) {
-		if got, err := strconv.ParseFloat(figureForm.Replace(n), 64); err == nil && abs(got-want) < 0.005 {
+		got, err := strconv.ParseFloat(figureForm.Replace(n), 64)
+		if err == nil && (abs(got-want) < 0.005 || back && abs(got+want) < 0.005) {
 			return true
 		}
 	}
@@ -299,16 +302,22 @@ func abs(x float64) float64 {
 
 // disclosed: each write of the rule's tool was proposed with its figures,
 // and they are the ground truth's (which the state check holds the
-// write to). A blueprint without the figures (a task made elsewhere
-// that records none) cannot be judged and passes.
+// write to). A call the tool rejected was an attempt at the next
+// ground-truth write of the tool, and moved money the customer was owed
+// the figure of just the same: a gift card proposed without the price
+// difference, then rejected for its balance, fails here. A blueprint
+// without the figures (a task made elsewhere that records none) cannot
+// be judged and passes.
 func disclosed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 	k := 0
 	for _, c := range calls {
-		if c.name != r.Tool || !c.write || c.failed {
+		if c.name != r.Tool || !c.write {
 			continue
 		}
 		goal := nthGoal(bp, r.Tool, k)
-		k++
+		if !c.failed {
+			k++
+		}
 		text, _ := proposalBefore(tr, c.msg)
 		for _, o := range bp.Outputs {
 			if o.Goal != goal || !slices.Contains(r.Figures, o.Name) {

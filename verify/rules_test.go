@@ -207,6 +207,33 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 			}
 			tr.Messages[p].Content = figureSentence.ReplaceAllString(text, "")
 		}, 0},
+		{"a write the tool rejected, proposed without its figure", airline, "book_reservation", "", "rule:disclose:booking_total", func(t *testing.T, tr *record.Trajectory) {
+			// The agent before it read a choice's failure on a fork: it
+			// proposed a payment method without the total, took the yes,
+			// and the tool turned the write down; the clean proposal of
+			// the other method followed.
+			i := callAt(tr, "book_reservation")
+			p := proposalAt(tr, i)
+			call := tr.Messages[i].ToolCalls[0]
+			var args map[string]any
+			_ = json.Unmarshal([]byte(call.Function.Arguments), &args)
+			args["payment_id"] = args["user_id"]
+			raw, _ := json.Marshal(args)
+			res := airline.D.Model.Call(context.Background(), airline.D.Base.NewState(), "book_reservation", string(raw))
+			if !res.Err {
+				t.Fatalf("the write with another payment went through: %s", res.Output)
+			}
+			call.ID, call.Function.Arguments = "zzzzzzzz8", string(raw)
+			tried := []record.Message{
+				{Role: "assistant", Content: "I'll book the itinerary you chose, paid with the method you named. Shall I proceed?"},
+				{Role: "user", Content: "Yes, please."},
+				{Role: "assistant", ToolCalls: []record.ToolCall{call}},
+				{Role: "tool", ToolCallID: call.ID, Name: "book_reservation", Content: res.Output},
+				{Role: "assistant", Content: "Sorry, that didn't go through. Which other payment method should I use?"},
+				{Role: "user", Content: "The other one, then."},
+			}
+			tr.Messages = slices.Insert(tr.Messages, p, tried...)
+		}, 0},
 		{"no reminder that an exchange is once", retail, "exchange_delivered_order_items", "", "rule:say:exchange_only_once", func(t *testing.T, tr *record.Trajectory) {
 			p := proposalAt(tr, callAt(tr, "exchange_delivered_order_items"))
 			tr.Messages[p].Content = strings.ReplaceAll(tr.Messages[p].Content, "only once", "once more")

@@ -497,7 +497,29 @@ var outputForm = strings.NewReplacer(",", "", "-$", "-")
 // output's value as the outputs check reads it; the credit labels mark
 // the message that first does so as a step of the chain.
 func SaysOutput(text, value string) bool {
-	return strings.Contains(outputForm.Replace(strings.ToLower(text)), outputForm.Replace(strings.ToLower(value)))
+	return saysNormalised(outputForm.Replace(strings.ToLower(text)), outputForm.Replace(strings.ToLower(value)))
+}
+
+// saysNormalised is SaysOutput on text and value in outputForm. A
+// negative amount is money coming back to the customer, which the agent
+// says as such ("you'll get $325 back", "a refund of $325"), never as
+// "-$325": its magnitude in a message that says it is a refund says it.
+func saysNormalised(text, want string) bool {
+	if strings.Contains(text, want) {
+		return true
+	}
+	mag, neg := strings.CutPrefix(want, "-")
+	return neg && mag != "" && strings.Contains(text, mag) && SaysRefund(text)
+}
+
+// refundWords say that money goes back to the customer.
+var refundWords = []string{"refund", " back", "in your favour", "in your favor"}
+
+// SaysRefund reports whether a message says money comes back to the
+// customer.
+func SaysRefund(text string) bool {
+	low := strings.ToLower(text)
+	return slices.ContainsFunc(refundWords, func(w string) bool { return strings.Contains(low, w) })
 }
 
 // outputs checks that the agent said every required output, compared as
@@ -519,7 +541,7 @@ func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {
 	}
 	for _, o := range bp.Outputs {
 		want := norm(o.Value)
-		said := slices.ContainsFunc(agent, func(text string) bool { return strings.Contains(text, want) })
+		said := slices.ContainsFunc(agent, func(text string) bool { return saysNormalised(text, want) })
 		if !said {
 			return fail(CheckOutputs, "the agent never told the user the %s (%s)", o.Name, o.Value)
 		}
