@@ -1210,11 +1210,18 @@ func (p *gplan) described(c *model.CollModel, fits func(map[string]any) bool) (*
 		return nil, err
 	}
 	mine := c.List.Param != ""
-	order := p.rng.Perm(len(keys))
-	if fits != nil {
-		order = slices.DeleteFunc(order, func(t int) bool { return !fits(objs[t]) })
-	}
-	for _, t := range order[:min(len(order), 4)] {
+	// The first 4 candidates in a random order that fit are tried. fits
+	// may run the write's tool (acceptedBy), so it is asked only until 4
+	// have passed, not of every candidate.
+	tried := 0
+	for _, t := range p.rng.Perm(len(keys)) {
+		if tried == 4 {
+			break
+		}
+		if fits != nil && !fits(objs[t]) {
+			continue
+		}
+		tried++
 		if p.used[p.usedKey(c.Name, keys[t])] {
 			continue
 		}
