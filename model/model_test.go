@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -682,4 +683,40 @@ func TestKeyText(t *testing.T) {
 			t.Errorf("KeyText(%q) within %v = %q, want %q", tc.key, tc.within, got, tc.want)
 		}
 	}
+}
+
+// Accepts keeps its answers on a pristine state only: a reservation the
+// policy compensates on the base is refused once a write cancels it,
+// though the target's arguments are the same.
+func TestAcceptsKeepsPristineAnswersOnly(t *testing.T) {
+	m := models(t)["airline"]
+	w := m.Write("send_certificate")
+	if w == nil {
+		t.Fatal("airline has no send_certificate write")
+	}
+	ctx := context.Background()
+	for _, key := range m.Base.Keys("reservations") {
+		v, _ := m.Base.Get("reservations", key)
+		obj, err := tools.ToObject(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := w.Accepts(ctx, m.Kit, m.Base.NewState(), obj); !ok {
+			continue
+		}
+		if ok, _ := w.Accepts(ctx, m.Kit, m.Base.NewState(), obj); !ok {
+			t.Fatalf("reservation %s: accepted on the base once, then not", key)
+		}
+		cancelled := maps.Clone(obj)
+		cancelled["status"] = "cancelled"
+		st := m.Base.NewState()
+		if err := st.Put("reservations", key, cancelled); err != nil {
+			t.Fatal(err)
+		}
+		if ok, refused := w.Accepts(ctx, m.Kit, st, obj); ok || !refused {
+			t.Errorf("reservation %s cancelled: Accepts = %v, refused %v; want refused", key, ok, refused)
+		}
+		return
+	}
+	t.Fatal("no reservation airline compensates on its base")
 }
