@@ -1412,7 +1412,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		left := p.want - len(closure(p.actions, needs)) - 1
 		allowed := fits
 		fits = func(obj map[string]any) bool {
-			return len(w.CheckCalls(obj)) <= left && (allowed == nil || allowed(obj))
+			return w.CountChecks(obj) <= left && (allowed == nil || allowed(obj))
 		}
 	}
 	t, err := p.writeTarget(w, mode, needs, fits)

@@ -328,6 +328,21 @@ func (w *WriteModel) CheckCalls(obj map[string]any) []pack.Call {
 	return out
 }
 
+// CountChecks is len(w.CheckCalls(obj)), without building the calls:
+// the generator asks it of every record it considers as a target.
+func (w *WriteModel) CountChecks(obj map[string]any) int {
+	n := 0
+	for _, ck := range w.Checks {
+		if len(unmet(ck.When, obj)) > 0 {
+			continue
+		}
+		v, _ := ValueAt(obj, ck.Each)
+		list, _ := v.([]any)
+		n += len(list)
+	}
+	return n
+}
+
 // TargetRecord is the record of w's collection that a call's arguments
 // name, as st holds it.
 func (w *WriteModel) TargetRecord(st *tools.State, args map[string]any) (map[string]any, bool) {

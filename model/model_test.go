@@ -720,3 +720,35 @@ func TestAcceptsKeepsPristineAnswersOnly(t *testing.T) {
 	}
 	t.Fatal("no reservation airline compensates on its base")
 }
+
+// CountChecks counts the calls CheckCalls makes, on every record of
+// every write with checks.
+func TestCountChecks(t *testing.T) {
+	m := models(t)["airline"]
+	writes := 0
+	for _, w := range m.Writes {
+		if len(w.Checks) == 0 || w.Coll == nil {
+			continue
+		}
+		writes++
+		some := false
+		for _, key := range m.Base.Keys(w.Coll.Name) {
+			v, _ := m.Base.Get(w.Coll.Name, key)
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := len(w.CheckCalls(obj))
+			if got := w.CountChecks(obj); got != want {
+				t.Fatalf("%s on %s %s: CountChecks = %d, want %d", w.Name, w.Coll.Name, key, got, want)
+			}
+			some = some || want > 0
+		}
+		if !some {
+			t.Errorf("%s: no record has a check call", w.Name)
+		}
+	}
+	if writes == 0 {
+		t.Fatal("airline has no write with checks")
+	}
+}
