@@ -1211,17 +1211,26 @@ func (p *gplan) described(c *model.CollModel, fits func(map[string]any) bool) (*
 		return nil, err
 	}
 	mine := c.List.Param != ""
-	order := p.rng.Perm(len(keys))
-	if fits != nil {
-		order = slices.DeleteFunc(order, func(t int) bool { return !fits(objs[t]) })
-	}
-	for _, t := range order[:min(len(order), 4)] {
+	// The first 4 candidates in a random order that fit are tried. fits
+	// may run the write's tool (acceptedBy), so it is asked only until 4
+	// have passed, not of every candidate.
+	tried := 0
+	for _, t := range p.rng.Perm(len(keys)) {
+		if tried == 4 {
+			break
+		}
+		if fits != nil && !fits(objs[t]) {
+			continue
+		}
+		tried++
 		if p.used[p.usedKey(c.Name, keys[t])] {
 			continue
 		}
-		forms := recordForms(c, objs[t], len(objs))
+		rf := describe(c, objs[t], len(objs))
+		forms := rf.forms
 		p.rng.Shuffle(len(forms), func(i, j int) { forms[i], forms[j] = forms[j], forms[i] })
-		for _, f := range forms {
+		for _, form := range forms {
+			f := rf.selector(form)
 			f.Collection = c.Name
 			if idlePick(f, objs, c.Key) {
 				continue
@@ -1246,12 +1255,28 @@ func (p *gplan) described(c *model.CollModel, fits func(map[string]any) bool) (*
 	return nil, fmt.Errorf("no %s identifiable by its attributes", c.Noun)
 }
 
-// recordForms are the ways a customer may describe record r. A list
+// recordForms are the ways a customer may describe a record. A list
 // field ("items.name") describes it by any one of its values ("the order
-// with the laptop in it").
-func recordForms(c *model.CollModel, r map[string]any, n int) []record.Selector {
-	type attr struct{ path, val string }
-	var attrs []attr
+// with the laptop in it"). A form is its attributes' indexes, its Where
+// built (selector) only for the forms tried: the first that singles the
+// record out ends the search, and building every form's map cost more
+// than the rest of it.
+type recordForms struct {
+	attrs []formAttr
+	forms []recordForm
+}
+
+type formAttr struct{ path, val string }
+
+// recordForm says "where a (and b) ... [pick]"; -1 for no attribute.
+type recordForm struct {
+	a, b int
+	pick string
+}
+
+// describe lists the forms of record r among n candidates.
+func describe(c *model.CollModel, r map[string]any, n int) recordForms {
+	var rf recordForms
 	for _, d := range c.Describe {
 		v, ok := model.ValueAt(r, d)
 		if !ok || v == nil {
@@ -1278,39 +1303,42 @@ func recordForms(c *model.CollModel, r map[string]any, n int) []record.Selector 
 				continue
 			}
 			seen[s] = true
-			attrs = append(attrs, attr{d, s})
+			rf.attrs = append(rf.attrs, formAttr{d, s})
 		}
 	}
-	var forms []record.Selector
 	if n == 1 {
-		forms = append(forms, record.Selector{})
+		rf.forms = append(rf.forms, recordForm{a: -1, b: -1})
 	}
-	wheres := []map[string]string{{}}
-	for i, a := range attrs {
-		wheres = append(wheres, map[string]string{a.path: a.val})
-		for _, b := range attrs[i+1:] {
-			if b.path != a.path {
-				wheres = append(wheres, map[string]string{a.path: a.val, b.path: b.val})
+	// One attribute, or two of different fields.
+	for i, a := range rf.attrs {
+		rf.forms = append(rf.forms, recordForm{a: i, b: -1})
+		for j := i + 1; j < len(rf.attrs); j++ {
+			if rf.attrs[j].path != a.path {
+				rf.forms = append(rf.forms, recordForm{a: i, b: j})
 			}
 		}
 	}
-	for _, w := range wheres[1:] {
-		forms = append(forms, record.Selector{Where: w})
-	}
-	for _, w := range wheres {
-		if len(w) > 1 {
-			continue
-		}
+	// An ordering criterion, alone or with one attribute.
+	for i := -1; i < len(rf.attrs); i++ {
 		for _, f := range c.Compare {
-			forms = append(forms, record.Selector{Where: w, Pick: "max:" + f}, record.Selector{Where: w, Pick: "min:" + f})
+			rf.forms = append(rf.forms, recordForm{a: i, b: -1, pick: "max:" + f}, recordForm{a: i, b: -1, pick: "min:" + f})
 		}
 	}
-	for i := range forms {
-		if len(forms[i].Where) == 0 {
-			forms[i].Where = nil
+	return rf
+}
+
+// selector spells a form.
+func (rf recordForms) selector(f recordForm) record.Selector {
+	sel := record.Selector{Pick: f.pick}
+	if f.a >= 0 {
+		a := rf.attrs[f.a]
+		sel.Where = map[string]string{a.path: a.val}
+		if f.b >= 0 {
+			b := rf.attrs[f.b]
+			sel.Where[b.path] = b.val
 		}
 	}
-	return forms
+	return sel
 }
 
 // chooseOptional picks the optional parameters a write sets: when it
@@ -1388,7 +1416,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		left := p.want - len(closure(p.actions, needs)) - 1
 		allowed := fits
 		fits = func(obj map[string]any) bool {
-			return len(w.CheckCalls(obj)) <= left && (allowed == nil || allowed(obj))
+			return w.CountChecks(obj) <= left && (allowed == nil || allowed(obj))
 		}
 	}
 	t, err := p.writeTarget(w, mode, needs, fits)

@@ -682,11 +682,12 @@ func TestRefusalShare(t *testing.T) {
 func TestRecordFormsSkipSentinels(t *testing.T) {
 	c := &model.CollModel{Name: "datasets", Key: "id", Noun: "dataset", Describe: []string{"dataset_type", "name"}}
 	r := map[string]any{"id": "7", "dataset_type": "EVALUATION_DATASET_TYPE_UNKNOWN", "name": "new review"}
-	forms := recordForms(c, r, 3)
-	if len(forms) == 0 {
+	rf := describe(c, r, 3)
+	if len(rf.forms) == 0 {
 		t.Fatal("no forms")
 	}
-	for _, f := range forms {
+	for _, form := range rf.forms {
+		f := rf.selector(form)
 		if _, ok := f.Where["dataset_type"]; ok {
 			t.Errorf("form %v describes the record by a sentinel", f.Where)
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/synth-data/synth/pack"
@@ -856,6 +857,28 @@ func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.
 			}
 		}
 	}
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return false, false
+	}
+	// On a pristine state the answer depends on the arguments alone
+	// (handlers and computed arguments are deterministic).
+	pristine := w.onBase != nil && st.Pristine()
+	if pristine {
+		if a, ok := w.onBase.get(string(raw)); ok {
+			return a.accepted, a.refused
+		}
+	}
+	accepted, refused = w.tryOn(ctx, kit, st, args)
+	if pristine && ctx.Err() == nil {
+		w.onBase.put(string(raw), acceptance{accepted, refused})
+	}
+	return accepted, refused
+}
+
+// tryOn computes a write's computed arguments into args, which holds
+// its other arguments, and runs it, on forks of st.
+func (w *WriteModel) tryOn(ctx context.Context, kit *tools.Toolkit, st *tools.State, args map[string]any) (accepted, refused bool) {
 	if err := w.Compute(ctx, st, args); err != nil {
 		return false, w.RefusedBy(err.Error())
 	}
@@ -865,6 +888,31 @@ func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.
 	}
 	res := kit.Exec(ctx, st.Fork(), w.Name, string(raw))
 	return !res.Err, res.Err && w.RefusedBy(res.Output)
+}
+
+// acceptance is one answer of Accepts.
+type acceptance struct{ accepted, refused bool }
+
+// acceptCache holds Accepts' answers on a pristine state by the JSON of
+// the target's arguments. It is shared by the generator's goroutines.
+type acceptCache struct {
+	mu sync.RWMutex
+	m  map[string]acceptance
+}
+
+func newAcceptCache() *acceptCache { return &acceptCache{m: map[string]acceptance{}} }
+
+func (c *acceptCache) get(k string) (acceptance, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	a, ok := c.m[k]
+	return a, ok
+}
+
+func (c *acceptCache) put(k string, a acceptance) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = a
 }
 
 // Computes tells whether the write has a computed argument.

@@ -298,6 +298,10 @@ type WriteModel struct {
 	Checks               []pack.Check
 	ChecksMin, ChecksMax int
 	param                map[string]*ParamModel
+	// onBase keeps Accepts' answers on a pristine state: the generator
+	// asks it of the same targets in task after task, and each answer
+	// runs the pack's Starlark (nil: nothing kept).
+	onBase *acceptCache
 }
 
 // CheckCalls are the reads the write's checks make on a target record,
@@ -322,6 +326,21 @@ func (w *WriteModel) CheckCalls(obj map[string]any) []pack.Call {
 		}
 	}
 	return out
+}
+
+// CountChecks is len(w.CheckCalls(obj)), without building the calls:
+// the generator asks it of every record it considers as a target.
+func (w *WriteModel) CountChecks(obj map[string]any) int {
+	n := 0
+	for _, ck := range w.Checks {
+		if len(unmet(ck.When, obj)) > 0 {
+			continue
+		}
+		v, _ := ValueAt(obj, ck.Each)
+		list, _ := v.([]any)
+		n += len(list)
+	}
+	return n
 }
 
 // TargetRecord is the record of w's collection that a call's arguments
@@ -1495,7 +1514,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}, onBase: newAcceptCache()}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -681,5 +682,73 @@ func TestKeyText(t *testing.T) {
 		if got := (&CollModel{Within: tc.within}).KeyText(tc.key); got != tc.want {
 			t.Errorf("KeyText(%q) within %v = %q, want %q", tc.key, tc.within, got, tc.want)
 		}
+	}
+}
+
+// Accepts keeps its answers on a pristine state only: a reservation the
+// policy compensates on the base is refused once a write cancels it,
+// though the target's arguments are the same.
+func TestAcceptsKeepsPristineAnswersOnly(t *testing.T) {
+	m := models(t)["airline"]
+	w := m.Write("send_certificate")
+	if w == nil {
+		t.Fatal("airline has no send_certificate write")
+	}
+	ctx := context.Background()
+	for _, key := range m.Base.Keys("reservations") {
+		v, _ := m.Base.Get("reservations", key)
+		obj, err := tools.ToObject(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := w.Accepts(ctx, m.Kit, m.Base.NewState(), obj); !ok {
+			continue
+		}
+		if ok, _ := w.Accepts(ctx, m.Kit, m.Base.NewState(), obj); !ok {
+			t.Fatalf("reservation %s: accepted on the base once, then not", key)
+		}
+		cancelled := maps.Clone(obj)
+		cancelled["status"] = "cancelled"
+		st := m.Base.NewState()
+		if err := st.Put("reservations", key, cancelled); err != nil {
+			t.Fatal(err)
+		}
+		if ok, refused := w.Accepts(ctx, m.Kit, st, obj); ok || !refused {
+			t.Errorf("reservation %s cancelled: Accepts = %v, refused %v; want refused", key, ok, refused)
+		}
+		return
+	}
+	t.Fatal("no reservation airline compensates on its base")
+}
+
+// CountChecks counts the calls CheckCalls makes, on every record of
+// every write with checks.
+func TestCountChecks(t *testing.T) {
+	m := models(t)["airline"]
+	writes := 0
+	for _, w := range m.Writes {
+		if len(w.Checks) == 0 || w.Coll == nil {
+			continue
+		}
+		writes++
+		some := false
+		for _, key := range m.Base.Keys(w.Coll.Name) {
+			v, _ := m.Base.Get(w.Coll.Name, key)
+			obj, err := tools.ToObject(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := len(w.CheckCalls(obj))
+			if got := w.CountChecks(obj); got != want {
+				t.Fatalf("%s on %s %s: CountChecks = %d, want %d", w.Name, w.Coll.Name, key, got, want)
+			}
+			some = some || want > 0
+		}
+		if !some {
+			t.Errorf("%s: no record has a check call", w.Name)
+		}
+	}
+	if writes == 0 {
+		t.Fatal("airline has no write with checks")
 	}
 }

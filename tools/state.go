@@ -402,6 +402,18 @@ func (s *State) Fork() *State {
 	return f
 }
 
+// Pristine reports whether the state is its base: no record written or
+// deleted, no counter advanced. A deterministic call then answers as it
+// would on any other pristine state of the same base.
+func (s *State) Pristine() bool {
+	for _, m := range s.over {
+		if len(m) > 0 {
+			return false
+		}
+	}
+	return len(s.seq) == 0
+}
+
 // Changed reports the number of records the overlay holds.
 func (s *State) Changed() int {
 	n := 0

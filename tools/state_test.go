@@ -306,6 +306,27 @@ func TestStateChanged(t *testing.T) {
 	}
 }
 
+func TestStatePristine(t *testing.T) {
+	base := newTestBase(t, testColls())
+	for _, tc := range []struct {
+		name string
+		do   func(st *State) *State
+		want bool
+	}{
+		{"new", func(st *State) *State { return st }, true},
+		{"fork of new", func(st *State) *State { return st.Fork() }, true},
+		{"read", func(st *State) *State { st.Get("orders", "#W1"); st.Keys("orders"); return st }, true},
+		{"put", func(st *State) *State { apply(t, st, []op{{"orders", "#W1", rec("a", 2.0)}}); return st }, false},
+		{"delete", func(st *State) *State { apply(t, st, []op{{"users", "u1", nil}}); return st }, false},
+		{"counter", func(st *State) *State { st.Next("order"); return st }, false},
+		{"fork of written", func(st *State) *State { st.Next("order"); return st.Fork() }, false},
+	} {
+		if got := tc.do(base.NewState()).Pristine(); got != tc.want {
+			t.Errorf("%s: Pristine() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // Many episodes share one base concurrently (run with -race).
 func TestStateConcurrentEpisodes(t *testing.T) {
 	base := newTestBase(t, testColls())
