@@ -473,7 +473,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 					bank = genericAskTargetKey
 				}
 			}
-			text = a.say(bank, map[string]string{"noun": noun, "key": key})
+			text = a.say(bank, map[string]string{"noun": noun, "key": key, "a_key": dialog.Capitalize(model.A(key))})
 		}
 	case "slot":
 		p := g.w.Param(name)
@@ -521,7 +521,12 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 		}
 	case "new":
-		text = a.say(genericAskNew, map[string]string{"what": model.ArgWords(g.w.Param(name).Replace.Of)})
+		of := g.w.Param(name).Replace.Of
+		bank, what := genericAskNew, model.ArgWords(of)
+		if len(g.items[of]) == 1 {
+			bank, what = genericAskNewOne, model.Singular(what)
+		}
+		text = a.say(bank, map[string]string{"what": what})
 		if g.unavailable != "" {
 			text = a.say(unavailableNew, map[string]string{"label": g.unavailable}) + " " + text
 			g.unavailable = ""
@@ -1251,7 +1256,12 @@ func (a *Generic) details(g *ggoal) string {
 			parts = append(parts, model.ArgWords(name)+": "+a.replacementText(g, p, v))
 			continue
 		}
-		parts = append(parts, model.ArgWords(name)+": "+a.argText(g, p, v))
+		text := a.argText(g, p, v)
+		if strings.TrimSpace(text) == "" {
+			// An empty body or list ("body: ; guild: 7408") says nothing.
+			continue
+		}
+		parts = append(parts, model.ArgWords(name)+": "+text)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -1474,7 +1484,11 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	var report []string
 	if !a.hide {
 		for _, o := range outs {
-			report = append(report, a.say(figureIs, map[string]string{"what": model.Words(o.Name), "value": model.SayValue(o.Name, o.Raw)}))
+			bank := figureIs
+			if model.IsMoney(o.Name) {
+				bank = figureIsMoney
+			}
+			report = append(report, a.say(bank, map[string]string{"what": model.Words(o.Name), "value": model.SayValue(o.Name, o.Raw)}))
 		}
 	}
 	if extra := a.extraWrite(ctx, g, reason); extra != "" {

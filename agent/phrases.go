@@ -137,6 +137,11 @@ var figureWillBe = []string{
 	"{The <what> will be|The <what> comes to|That makes the <what>|The <what> would be|So the <what> is} <value>.",
 }
 
+// An id or a status neither "came to" nor is "final"; an amount does.
 var figureIs = []string{
-	"{The <what> is|The <what> came to|The final <what> is|The <what> was|Your <what> is} <value>.",
+	"{The <what> is|The <what> is|For your records, the <what> is} <value>.",
+}
+
+var figureIsMoney = []string{
+	"{The <what> is|The <what> came to|The <what> was} <value>.",
 }
