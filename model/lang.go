@@ -318,6 +318,19 @@ func valuesWords(field string, vals []string) string {
 	return JoinOr(dates)
 }
 
+// Described names records by conditions, in the words a label uses:
+// "pending orders", "itineraries with one stop" (noun as given, singular
+// or plural).
+func Described(noun string, where map[string]string, say map[string]string) string {
+	adj, preps, with := phraseParts(single(where), say)
+	words := append(adj, noun)
+	words = append(words, preps...)
+	if len(with) > 0 {
+		words = append(words, "with "+JoinAnd(with))
+	}
+	return strings.Join(words, " ")
+}
+
 // LastStep is the last field of a dotted path ("price" of
 // "flights.price").
 func LastStep(path string) string {
