@@ -1325,7 +1325,12 @@ func (a *Generic) phraseOf(g *ggoal) string {
 			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]
 		}
 	}
-	return model.FillPhrase(g.phrase, a.targetWords(g), g.slots)
+	target := a.targetWords(g)
+	if g.w.TargetKind == model.TargetColl && tools.Text(g.args[g.w.KeyParam()]) == "" {
+		// No key names the record ("stage instance " and nothing).
+		target = ""
+	}
+	return model.FillPhrase(g.phrase, target, g.slots)
 }
 
 // proposal asks for the yes to a write; stated names the figures it
