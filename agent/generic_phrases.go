@@ -77,7 +77,7 @@ var genericAskPick = []string{
 // genericAskNewOne asks for the replacement of the one item the
 // customer named: "in its place", never "in their place".
 var genericAskNewOne = []string{
-	"{|And |Now, |Next, }{what would you like instead|which option would you like instead|what should replace it|what do you want in its place} of the <what>?",
+	"{|And |Now, |Next, }{what would you like instead of|which option would you like instead of|what do you want in place of} the <what>?",
 	"{{Could you tell me|Can you tell me|Would you tell me} what you'd like {instead|in exchange|in its place}{?|, please?}|{Please tell me|Let me know} what you'd like {instead|in exchange|in its place}.}",
 }
 
