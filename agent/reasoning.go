@@ -218,7 +218,7 @@ var (
 		"{They named the <what>|The <what> are the ones they named}{ <where>|}.",
 	}
 	reasonReplaced = []string{
-		"{Each replacement|The new <what>} <value> {is an available option I read that fits what they asked for|matches the options they described, and I checked it is available}.",
+		"{For the <what>, <value>: each is an available option I read that fits what they asked for|The replacements, <value>, match the options they described, and I checked each is available}.",
 	}
 	reasonChosen = []string{
 		"{They chose|They picked|They want to use} <value> for the <what>.",
@@ -246,7 +246,8 @@ func (a *Generic) writeReasoning(g *ggoal, w *model.WriteModel, args map[string]
 	noun := w.TargetNoun()
 	for _, p := range w.Params {
 		v, ok := args[p.Name]
-		if !ok {
+		if !ok || v == "" {
+			// An empty line of an address was not said by anyone.
 			continue
 		}
 		what := model.ArgWords(p.Name)
