@@ -66,8 +66,8 @@ var phraseBanks = map[string]phraseBank{
 	"askAnythingElse":      {askAnythingElse, nil},
 	"closings":             {closings, []string{"first"}},
 	"genericAskSearch":     {genericAskSearch, []string{"noun", "a_noun", "params", "grid"}},
-	"genericAskTarget":     {genericAskTarget, []string{"noun", "key"}},
-	"genericAskTargetKey":  {genericAskTargetKey, []string{"noun", "key"}},
+	"genericAskTarget":     {genericAskTarget, []string{"noun", "key", "a_key"}},
+	"genericAskTargetKey":  {genericAskTargetKey, []string{"noun", "key", "a_key"}},
 	"genericAskSlot":       {genericAskSlot, []string{"what"}},
 	"genericAskSaid":       {genericAskSaid, []string{"opts"}},
 	"genericAskGroup":      {genericAskGroup, []string{"what"}},
@@ -78,6 +78,23 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskOtherSlot":  {genericAskOtherSlot, []string{"what"}},
 	"writeFailed":          {writeFailed, []string{"why"}},
 	"genericAskNew":        {genericAskNew, []string{"what"}},
+	"genericAskNewOne":     {genericAskNewOne, []string{"what"}},
+	"figureIsMoney":        {figureIsMoney, []string{"what", "value"}},
+	"reasonTargetFound":    {reasonTargetFound, []string{"value", "noun", "Noun", "nouns"}},
+	"reasonTargetNamed":    {reasonTargetNamed, []string{"value", "noun", "Noun", "nouns"}},
+	"reasonUserKey":        {reasonUserKey, []string{"value"}},
+	"reasonFromUser":       {reasonFromUser, []string{"what"}},
+	"reasonPicked":         {reasonPicked, []string{"what", "value", "where"}},
+	"reasonPickedOne":      {reasonPickedOne, []string{"what", "value", "where"}},
+	"reasonPickedUnsaid":   {reasonPickedUnsaid, []string{"what", "value", "where"}},
+	"reasonReplaced":       {reasonReplaced, []string{"what", "value"}},
+	"reasonChosen":         {reasonChosen, []string{"what", "value"}},
+	"reasonComputed":       {reasonComputed, []string{"what", "value"}},
+	"reasonFromTarget":     {reasonFromTarget, []string{"what", "noun"}},
+	"reasonFromTargetOne":  {reasonFromTargetOne, []string{"what", "noun"}},
+	"reasonSaid":           {reasonSaid, []string{"list", "List", "is", "comes"}},
+	"reasonYes":            {reasonYes, nil},
+	"reasonYesAuth":        {reasonYesAuth, nil},
 	"genericRefuse":        {genericRefuse, []string{"what", "target", "why"}},
 	"toolRefuse":           {toolRefuse, []string{"what", "why"}},
 	"figureWillBe":         {figureWillBe, []string{"what", "value"}},
@@ -317,34 +334,65 @@ func TestAgentSaysCheckedBanks(t *testing.T) {
 	}
 }
 
-// The agent says how it singled a record out among several: how many
-// match the description and which is the extreme by the field named.
+// The agent says how it singled a record out among several: which
+// match the description (the conditions in words), and which is the
+// extreme by the order named, with the values compared, never the
+// field's spelling ("by created at").
 func TestComparisonReasoning(t *testing.T) {
 	cands := []map[string]any{
 		{"order_id": "#W1", "status": "pending", "created_at": "2024-05-01T10:00:00Z"},
 		{"order_id": "#W2", "status": "pending", "created_at": "2024-05-09T08:30:00Z"},
 		{"order_id": "#W3", "status": "delivered", "created_at": "2024-05-12T09:00:00Z"},
 	}
-	sel := record.Selector{Collection: "orders", Label: "my most recent pending order", Where: map[string]string{"status": "pending"}, Pick: "max:created_at"}
-	got := comparison("order", sel, cands, 1, "order #W2")
-	want := "The customer means their most recent pending order. Of the 3 orders I read, 2 match what they described; by created at, order #W2 is the latest of those (May 9, 2024 at 8:30 AM UTC), so it is the one."
-	if got != want {
-		t.Errorf("comparison =\n%q\nwant\n%q", got, want)
-	}
-	sel = record.Selector{Collection: "orders", Label: "my delivered order", Where: map[string]string{"status": "delivered"}}
-	if got := comparison("order", sel, cands, 2, "order #W3"); !strings.HasSuffix(got, "1 matches what they described; that is order #W3.") {
-		t.Errorf("comparison without a pick = %q", got)
-	}
-	// An order picked by its total: the sum of its items' prices.
 	items := []map[string]any{
 		{"order_id": "#W4", "items": []any{map[string]any{"price": 10.5}, map[string]any{"price": 2}}},
 		{"order_id": "#W5", "items": []any{map[string]any{"price": 3}}},
 	}
-	sel = record.Selector{Collection: "orders", Label: "my most expensive order", Pick: "max:sum:items.price"}
-	if got := comparison("order", sel, items, 0, "order #W4"); !strings.HasSuffix(got, "by price, order #W4 is the highest of those ($12.50), so it is the one.") {
-		t.Errorf("comparison by a sum = %q", got)
+	for _, tc := range []struct {
+		name   string
+		sel    record.Selector
+		cands  []map[string]any
+		i      int
+		chosen string
+		say    map[string]string
+		want   []string
+	}{
+		{"latest of two matching", record.Selector{Label: "my most recent pending order", Where: map[string]string{"status": "pending"}, Pick: "max:created_at"}, cands, 1, "order #W2", nil,
+			[]string{"their most recent pending order.", "3 orders", "2 ", "pending orders", "order #W2 is the most recent", "May 9, 2024 at 8:30 AM UTC; the others: May 1, 2024 at 10:00 AM UTC"}},
+		{"one matches", record.Selector{Label: "my delivered order", Where: map[string]string{"status": "delivered"}}, cands, 2, "order #W3", nil,
+			[]string{"their delivered order.", "one is a delivered order: order #W3."}},
+		{"by a sum", record.Selector{Label: "my most expensive order", Pick: "max:sum:items.price"}, items, 0, "order #W4", nil,
+			[]string{"order #W4 is the most expensive", "$12.50; the others: $3"}},
+		{"the pack's words", record.Selector{Label: "my order with the most items", Pick: "max:items_count"}, []map[string]any{{"items_count": 3}, {"items_count": 1}}, 0, "order #W6", map[string]string{"max:items_count": "with the most items"},
+			[]string{"order #W6 is the one with the most items (3; the others: 1)"}},
+	} {
+		for seed := range uint64(8) {
+			got := comparison(rand.New(rand.NewPCG(seed, 1)), "order", tc.say, tc.sel, tc.cands, tc.i, tc.chosen)
+			for _, w := range tc.want {
+				if !strings.Contains(strings.ToLower(got), strings.ToLower(w)) {
+					t.Errorf("%s (seed %d): comparison =\n%q\nlacks %q", tc.name, seed, got, w)
+				}
+			}
+			if strings.Contains(got, "created at") || strings.Contains(got, "by ") || strings.Contains(got, "_") {
+				t.Errorf("%s: comparison names a field: %q", tc.name, got)
+			}
+		}
 	}
-	if got := comparison("order", sel, cands[2:], 0, "order #W3"); got != "" {
+	// comparison renders its banks itself, outside say's check.
+	for name, b := range map[string]phraseBank{
+		"reasonMeans":     {reasonMeans, []string{"label"}},
+		"reasonMatchOne":  {reasonMatchOne, []string{"n", "nouns", "a_match", "chosen"}},
+		"reasonMatchSome": {reasonMatchSome, []string{"n", "nouns", "m", "matches"}},
+		"reasonMatchAll":  {reasonMatchAll, []string{"n", "nouns"}},
+		"reasonExtreme":   {reasonExtreme, []string{"chosen", "Chosen", "superl", "value", "others"}},
+		"reasonThat":      {reasonThat, []string{"chosen"}},
+	} {
+		for _, tm := range b.tmpls {
+			checkTemplate(t, name, tm, b.slots)
+		}
+	}
+	one := record.Selector{Label: "my delivered order", Where: map[string]string{"status": "delivered"}}
+	if got := comparison(rand.New(rand.NewPCG(1, 1)), "order", nil, one, cands[2:], 0, "order #W3"); got != "" {
 		t.Errorf("one candidate, nothing compared: %q", got)
 	}
 }

@@ -55,6 +55,8 @@ type Generic struct {
 	// among several records (the hard step of a task); the goal's write
 	// carries it.
 	compared string
+	// chosen is the record compared picked, until a step acts on it.
+	chosen map[string]any
 }
 
 type readOut struct {
@@ -132,12 +134,12 @@ func (a *Generic) call(ctx context.Context, name string, args map[string]any, re
 
 // callRaw is call for arguments already encoded.
 func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any, string, bool) {
-	if a.compared != "" && reasoning != "" {
-		// On the write, where the reasoning of a turn already is: a read
-		// carrying it would end some DPO prompts on a turn chat
-		// templates render differently when it is last.
-		reasoning = a.compared + " " + reasoning
-		a.compared = ""
+	if a.compared != "" && (reasoning != "" || derived(raw, a.chosen)) {
+		// The comparison goes on the first step that acts on its result:
+		// a read whose arguments come from the record it singled out, or
+		// the write; else on the turn that tells the customer (reply).
+		reasoning = strings.TrimSpace(a.compared + " " + reasoning)
+		a.compared, a.chosen = "", nil
 	}
 	id := CallID(a.rng)
 	a.out = append(a.out, record.Message{Role: "assistant", ReasoningContent: reasoning,
@@ -178,7 +180,10 @@ func (a *Generic) lookup(ctx context.Context, name string, args map[string]any) 
 func readKey(name, raw string) string { return name + "\x00" + raw }
 
 func (a *Generic) reply(text string, ask dialog.Ask) Turn {
-	a.out = append(a.out, record.Message{Role: "assistant", Content: text})
+	// A comparison no call followed is the reasoning of the turn that
+	// tells the customer which record it found.
+	a.out = append(a.out, record.Message{Role: "assistant", Content: text, ReasoningContent: a.compared})
+	a.compared, a.chosen = "", nil
 	ask.Done = slices.Clone(a.done)
 	if a.refused {
 		g := a.refusedGoal
@@ -473,7 +478,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 					bank = genericAskTargetKey
 				}
 			}
-			text = a.say(bank, map[string]string{"noun": noun, "key": key})
+			text = a.say(bank, map[string]string{"noun": noun, "key": key, "a_key": dialog.Capitalize(model.A(key))})
 		}
 	case "slot":
 		p := g.w.Param(name)
@@ -525,7 +530,12 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 		}
 	case "new":
-		text = a.say(genericAskNew, map[string]string{"what": model.ArgWords(g.w.Param(name).Replace.Of)})
+		of := g.w.Param(name).Replace.Of
+		newBank, what := genericAskNew, model.ArgWords(of)
+		if len(g.items[of]) == 1 {
+			newBank, what = genericAskNewOne, model.Singular(what)
+		}
+		text = a.say(newBank, map[string]string{"what": what})
 		if g.unavailable != "" {
 			text = a.say(unavailableNew, map[string]string{"label": g.unavailable}) + " " + text
 			g.unavailable = ""
@@ -834,7 +844,7 @@ func valueWords(l []any) string {
 // resolve finds the target the customer named: by key, among their
 // records by attributes, or by searching every combination they gave.
 func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
-	a.compared = ""
+	a.compared, a.chosen = "", nil
 	sel := *g.target
 	if s := a.m.Searches[sel.Collection]; s != nil {
 		return a.resolveSearch(ctx, g, s, sel)
@@ -902,7 +912,8 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 	}
 	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
-	a.compared = comparison(c.Noun, sel, cands, i, c.Noun+" "+g.key)
+	a.compared = comparison(a.rng, c.Noun, c.Say, sel, cands, i, c.Noun+" "+g.key)
+	a.chosen = cands[i]
 	if c.List.By != "" {
 		// The list gave its name and key; the record itself is read now.
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, g.key))
@@ -936,59 +947,9 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 		}
 	}
 	g.obj = cands[i]
-	a.compared = comparison(s.Noun, sel, cands, i, "the "+s.Noun+" "+a.summary(s, cands[i], true))
+	a.compared = comparison(a.rng, s.Noun, s.Say, sel, cands, i, "the "+s.Noun+" "+a.summary(s, cands[i], true))
+	a.chosen = cands[i]
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
-}
-
-// comparison says how the record at i was singled out among cands:
-// how many match what the customer described and which is the highest
-// or lowest by the field they named. It is "" when there was nothing to
-// compare (one candidate).
-func comparison(noun string, sel record.Selector, cands []map[string]any, i int, chosen string) string {
-	if len(cands) < 2 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "The customer means %s. Of the %d %s I read, ", theirs(sel.Label), len(cands), model.Plural(noun))
-	matching := 0
-	for _, c := range cands {
-		if tools.Matches(c, sel.Where) {
-			matching++
-		}
-	}
-	switch {
-	case len(sel.Where) > 0 && matching == 1:
-		b.WriteString("1 matches what they described")
-	case len(sel.Where) > 0:
-		fmt.Fprintf(&b, "%d match what they described", matching)
-	default:
-		b.WriteString("all qualify")
-	}
-	dir, field, ok := strings.Cut(sel.Pick, ":")
-	if !ok {
-		fmt.Fprintf(&b, "; that is %s.", chosen)
-		return b.String()
-	}
-	v := tools.OrderValue(cands[i], field)
-	field = strings.TrimPrefix(field, "sum:")
-	most := map[string]string{"max": "highest", "min": "lowest"}[dir]
-	said := model.SayValue(field, v)
-	if s, isText := v.(string); isText {
-		if w, stamp := model.StampWords(s); stamp {
-			most, said = map[string]string{"max": "latest", "min": "earliest"}[dir], w
-		}
-	}
-	what := model.Words(model.LastStep(field))
-	if w := strings.Fields(what); len(w) > 1 && model.IsUnit(w[len(w)-1]) && said != "" {
-		// "by duration, … (538 minutes)", never "by duration minutes".
-		what, said = strings.Join(w[:len(w)-1], " "), said+" "+w[len(w)-1]
-	}
-	if said == "" {
-		fmt.Fprintf(&b, "; by %s, %s is the %s of those, so it is the one.", what, chosen, most)
-	} else {
-		fmt.Fprintf(&b, "; by %s, %s is the %s of those (%s), so it is the one.", what, chosen, most, said)
-	}
-	return b.String()
 }
 
 // describe states a record's attributes, in the pack's words.
@@ -1267,7 +1228,12 @@ func (a *Generic) details(g *ggoal) string {
 			parts = append(parts, model.ArgWords(name)+": "+a.replacementText(g, p, v))
 			continue
 		}
-		parts = append(parts, model.ArgWords(name)+": "+a.argText(g, p, v))
+		text := a.argText(g, p, v)
+		if strings.TrimSpace(text) == "" {
+			// An empty body or list ("body: ; guild: 7408") says nothing.
+			continue
+		}
+		parts = append(parts, model.ArgWords(name)+": "+text)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -1375,7 +1341,12 @@ func (a *Generic) phraseOf(g *ggoal) string {
 			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]
 		}
 	}
-	return model.FillPhrase(g.phrase, a.targetWords(g), g.slots)
+	target := a.targetWords(g)
+	if g.w.TargetKind == model.TargetColl && tools.Text(g.args[g.w.KeyParam()]) == "" {
+		// No key names the record ("stage instance " and nothing).
+		target = ""
+	}
+	return model.FillPhrase(g.phrase, target, g.slots)
 }
 
 // proposal asks for the yes to a write; stated names the figures it
@@ -1453,10 +1424,7 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 // the amount): that choice is forgotten, to be asked for again.
 func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry bool) {
 	name, args := a.mistake(g, g.w.Name, g.args)
-	reason := "The customer is authenticated and explicitly confirmed these details; every argument comes from the tool results or from what the customer said."
-	if a.m.Users == nil {
-		reason = "The customer explicitly confirmed these details; every argument comes from the tool results or from what the customer said."
-	}
+	reason := a.writeReasoning(g, a.m.Write(name), args)
 	before := g.obj
 	if g.w.TargetKind != model.TargetColl && g.w.TargetKind != model.TargetSearch {
 		before = nil

@@ -262,6 +262,9 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 	bank, refund := figureWillBe, figureRefundWillBe
 	if done {
 		bank, refund = figureIs, figureRefundIs
+		if model.IsMoney(name) {
+			bank = figureIsMoney
+		}
 	}
 	what := model.Words(name)
 	back, to := false, ""

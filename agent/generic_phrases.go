@@ -10,7 +10,7 @@ var genericGreetIdentify = []string{
 }
 
 var genericAskTarget = []string{
-	"{|And |Now, |Okay, |First, }{which <noun>|what <noun>} {do you mean|are you referring to|is this about|are we talking about}? {{You can give me its <key> or describe it|Its <key> or a description works|Either its <key> or a short description is fine|Its <key> is enough, or just describe it|If you don't have the <key>, a description works too|A <key> helps, but a description is fine|Describe it if the <key> isn't handy|Its <key> would be ideal, though a description works|You can name it by its <key> or tell me about it|No <key>? Just describe it}.|}",
+	"{|And |Now, |Okay, |First, }{which <noun>|what <noun>} {do you mean|are you referring to|is this about|are we talking about}? {{You can give me its <key> or describe it|Its <key> or a description works|Either its <key> or a short description is fine|Its <key> is enough, or just describe it|If you don't have the <key>, a description works too|<a_key> helps, but a description is fine|Describe it if the <key> isn't handy|Its <key> would be ideal, though a description works|You can name it by its <key> or tell me about it|No <key>? Just describe it}.|}",
 	"{{Could you tell me|Can you let me know|Would you tell me} which <noun> {this is about|you mean|you have in mind|you're asking about}{?|, please?}|{Let me know|Tell me} which <noun> {this is about|you mean|you have in mind|you're asking about}{.|, please.}}",
 }
 
@@ -81,6 +81,13 @@ var genericAskPick = []string{
 	"{Could you tell me|Can you let me know|Would you tell me} which <what> {you mean|this is about|it should be}{?|, please?}",
 }
 
+// genericAskNewOne asks for the replacement of the one item the
+// customer named: "in its place", never "in their place".
+var genericAskNewOne = []string{
+	"{|And |Now, |Next, }{what would you like instead of|which option would you like instead of|what do you want in place of} the <what>?",
+	"{{Could you tell me|Can you tell me|Would you tell me} what you'd like {instead|in exchange|in its place}{?|, please?}|{Please tell me|Let me know} what you'd like {instead|in exchange|in its place}.}",
+}
+
 var genericAskNew = []string{
 	"{|And |Now, |Next, }{what would you like instead|which option would you like instead|what should replace each|what do you want in place} of {each of the|the} <what>?",
 	"{{Could you tell me|Can you tell me|Would you tell me} what you'd like {instead|in exchange|in their place}{?|, please?}|{Please tell me|Let me know} what you'd like {instead|in exchange|in their place}.}",
@@ -111,7 +118,7 @@ var choiceUnusable = []string{
 
 // toolRefuse gives the reason the tool refused a write tried first.
 var toolRefuse = []string{
-	"{I'm sorry|Unfortunately|I'm afraid}, {I can't|I'm not able to} <what>. <why>.",
+	"{I'm sorry, {I can't|I'm not able to}|Unfortunately, {I can't|I'm not able to}|I'm afraid I {can't|am not able to}} <what>. <why>.",
 	"{I've checked, and|I looked into it, and} {I'm sorry, but|unfortunately} I can't <what>: {the policy doesn't allow it here|this isn't allowed}. <why>.",
 }
 

@@ -152,6 +152,11 @@ var figureRefundIs = []string{
 	"{The <what> came to|The <what> was} <value> in your favour{, refunded<to>|, so that comes back<to>}.",
 }
 
+// An id or a status neither "came to" nor is "final"; an amount does.
 var figureIs = []string{
-	"{The <what> is|The <what> came to|The final <what> is|The <what> was|Your <what> is} <value>.",
+	"{The <what> is|The <what> is|For your records, the <what> is} <value>.",
+}
+
+var figureIsMoney = []string{
+	"{The <what> is|The <what> came to|The <what> was} <value>.",
 }

@@ -90,7 +90,28 @@ func Fill(s string, slots map[string]string) string {
 
 // Render expands a template and fills its slots.
 func Render(rng *rand.Rand, tmpl string, slots map[string]string) string {
-	return Tidy(Fill(Capitalize(Expand(rng, tmpl)), slots))
+	return Tidy(Fill(Capitalize(lowerAfterComma(Expand(rng, tmpl))), slots))
+}
+
+// lowerAfterComma lower-cases a template word that opens a clause after
+// a comma: alternatives like "{!|.|,}" join a greeting to a clause
+// written capitalised for the "." case ("Hi, Before we continue").
+// It runs before slots are filled, so a name or an id is never touched,
+// and "I", "I'm" and words with inner capitals keep their case.
+func lowerAfterComma(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, ", ")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+2])
+		s = s[i+2:]
+		if lowered, ok := LowerLead(s); ok {
+			s = lowered
+		}
+	}
 }
 
 // Capitalize upper-cases the first letter of template text. It runs

@@ -108,3 +108,23 @@ func TestLowerLead(t *testing.T) {
 		}
 	}
 }
+
+// A clause written capitalised for "{.|,}" is lower-cased after the
+// comma; a slot's value, "I" and words with inner capitals are not.
+func TestRenderLowersAfterComma(t *testing.T) {
+	slots := map[string]string{"first": "Anna", "id": "SY264"}
+	for _, tc := range []struct{ tmpl, want string }{
+		{"Hi, Before we continue, I need your id.", "Hi, before we continue, I need your id."},
+		{"Thanks for reaching out, To get started", "Thanks for reaching out, to get started"},
+		{"No, wait, What will the refund be?", "No, wait, what will the refund be?"},
+		{"Thanks, <first>, I've found it.", "Thanks, Anna, I've found it."},
+		{"Sorry, <id> is full.", "Sorry, SY264 is full."},
+		{"Great, I'm on it.", "Great, I'm on it."},
+		{"Sure, iPhone cases are here.", "Sure, iPhone cases are here."},
+		{"Hi. Before we continue.", "Hi. Before we continue."},
+	} {
+		if got := Render(rngFor(1), tc.tmpl, slots); got != tc.want {
+			t.Errorf("Render(%q) = %q, want %q", tc.tmpl, got, tc.want)
+		}
+	}
+}

@@ -366,6 +366,20 @@ func ElementSelector(coll string, elems []map[string]any, i int, id string, desc
 	return record.Selector{}, fmt.Errorf("%s: element %d cannot be told apart", coll, i)
 }
 
+// optionWords says an option's value; a yes/no one by its name, never
+// as an adjective ("the silver 5K yes version"): "water resistance",
+// "no backlight".
+func optionWords(field, v string) string {
+	w := ValueWords(v)
+	switch strings.ToLower(w) {
+	case "yes", "true":
+		return Words(LastStep(field))
+	case "no", "false", "none":
+		return "no " + Words(LastStep(field))
+	}
+	return w
+}
+
 // ElementWords renders an element's description from a template: an
 // object field ({options}) says the values of its keys the description
 // uses, a scalar field ({name}) the element's value; {field|lower} and
@@ -375,7 +389,7 @@ func ElementWords(say string, where map[string]string, elem map[string]any) stri
 	if say == "" {
 		var vals []string
 		for _, k := range slices.Sorted(maps.Keys(where)) {
-			vals = append(vals, ValueWords(where[k]))
+			vals = append(vals, optionWords(k, where[k]))
 		}
 		return strings.Join(vals, " ")
 	}
@@ -390,7 +404,7 @@ func ElementWords(say string, where map[string]string, elem map[string]any) stri
 		if len(vals) == 0 {
 			for _, k := range slices.Sorted(maps.Keys(where)) {
 				if k == name || strings.HasPrefix(k, name+".") {
-					vals = append(vals, ValueWords(where[k]))
+					vals = append(vals, optionWords(k, where[k]))
 				}
 			}
 		}
@@ -444,14 +458,7 @@ func FillSay(say string, elem map[string]any) string {
 			// a person lists them: "blue, large".
 			var vals []string
 			for _, k := range slices.Sorted(maps.Keys(obj)) {
-				w := ValueWords(tools.Text(obj[k]))
-				switch strings.ToLower(w) {
-				case "yes", "true":
-					w = Words(k) // water resistance, not "yes"
-				case "no", "false", "none":
-					w = "no " + Words(k) // a keyboard with no backlight
-				}
-				vals = append(vals, caseFilter(w, filter))
+				vals = append(vals, caseFilter(optionWords(k, tools.Text(obj[k])), filter))
 			}
 			return strings.Join(vals, ", ")
 		}

@@ -318,6 +318,19 @@ func valuesWords(field string, vals []string) string {
 	return JoinOr(dates)
 }
 
+// Described names records by conditions, in the words a label uses:
+// "pending orders", "itineraries with one stop" (noun as given, singular
+// or plural).
+func Described(noun string, where map[string]string, say map[string]string) string {
+	adj, preps, with := phraseParts(single(where), say)
+	words := append(adj, noun)
+	words = append(words, preps...)
+	if len(with) > 0 {
+		words = append(words, "with "+JoinAnd(with))
+	}
+	return strings.Join(words, " ")
+}
+
 // LastStep is the last field of a dotted path ("price" of
 // "flights.price").
 func LastStep(path string) string {
@@ -592,7 +605,43 @@ func imperative(s string) string {
 	if rest == "" {
 		return v
 	}
+	if t, titled := untitle(rest); titled {
+		// A summary names its object bare ("Create Alert Policy"): a
+		// person says "create an alert policy".
+		first := strings.ToLower(strings.Fields(t)[0])
+		if !slices.Contains([]string{"a", "an", "the", "all", "each", "every", "one", "your", "my", "its", "their", "multiple", "some", "any"}, first) && !strings.HasSuffix(t, "s") {
+			t = A(t)
+		}
+		return v + " " + t
+	}
 	return v + " " + rest
+}
+
+// untitle lower-cases a Title Case summary's words ("Create Alert
+// Policy" → "alert policy") mid-sentence; acronyms and words with inner
+// capitals (VPC, PostgreSQL) stay. A description that is a sentence,
+// with words in lower case, is left as written: its capitals are names.
+func untitle(s string) (string, bool) {
+	words := strings.Fields(s)
+	titled := 0
+	for _, w := range words {
+		if len(w) < 3 || !unicode.IsLetter(rune(w[0])) {
+			continue
+		}
+		if !unicode.IsUpper(rune(w[0])) {
+			return s, false
+		}
+		titled++
+	}
+	if titled == 0 {
+		return s, false
+	}
+	for i, w := range words {
+		if len(w) > 1 && unicode.IsUpper(rune(w[0])) && strings.ToLower(w[1:]) == w[1:] {
+			words[i] = strings.ToLower(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " "), true
 }
 
 // withTarget puts the <target> placeholder where the description names
@@ -612,8 +661,15 @@ func withTarget(s, noun, kind string) string {
 	if len(words) > 1 {
 		alts = append(alts, regexp.QuoteMeta(words[len(words)-1]))
 	}
-	re := regexp.MustCompile(pattern + `(` + strings.Join(alts, "|") + `)\b`)
+	// One word may stand between the article and the noun: "a
+	// Kubernetes cluster" is the target, not "a Kubernetes <target>".
+	re := regexp.MustCompile(pattern + `([A-Za-z0-9]+\s+)?(` + strings.Join(alts, "|") + `)\b`)
 	if loc := re.FindStringIndex(s); loc != nil {
+		if head := strings.Fields(s[loc[1]:]); len(head) == 1 && unicode.IsLetter(rune(head[0][0])) {
+			// The noun names what the head word belongs to ("initiate an
+			// image action"): "initiate an action for <target>".
+			return s[:loc[0]] + A(head[0]) + " for <target>"
+		}
 		return s[:loc[0]] + "<target>" + s[loc[1]:]
 	}
 	re2 := regexp.MustCompile(`(?i)\b(` + strings.Join(alts, "|") + `)\b`)
@@ -626,6 +682,11 @@ func withTarget(s, noun, kind string) string {
 // FillPhrase puts a target's words and slot values into a verb phrase;
 // a slot without a value reads as "some" followed by its name.
 func FillPhrase(phrase, target string, slots map[string]string) string {
+	if target == "" {
+		// Nothing names the target (a record the write creates): "create
+		// a stage instance", never "… for  with these details".
+		phrase = strings.TrimSpace(emptyTarget.ReplaceAllString(phrase, ""))
+	}
 	out := strings.ReplaceAll(phrase, "<target>", target)
 	return hintSlotFilled.ReplaceAllStringFunc(out, func(s string) string {
 		name := s[1 : len(s)-1]
@@ -635,6 +696,8 @@ func FillPhrase(phrase, target string, slots map[string]string) string {
 		return "some " + Words(name)
 	})
 }
+
+var emptyTarget = regexp.MustCompile(`(\s+(for|on|of|to|in|from|at))?\s*<target>`)
 
 var hintSlotFilled = regexp.MustCompile(`<([A-Za-z_][A-Za-z0-9_]*)>`)
 

@@ -159,10 +159,29 @@ func TestLanguage(t *testing.T) {
 		{"Modifies the flights", "reservation", TargetColl, "modify the flights for <target>"},
 		{"Change the email address of a member.", "account", TargetUser, "change the email address of <target>"},
 		{"Create a new item in the catalogue.", "", TargetNone, "create a new item in the catalogue"},
+		{"Update a Kubernetes Cluster", "cluster", TargetColl, "update <target>"},
+		{"Create Alert Policy", "", TargetNone, "create an alert policy"},
+		{"List All Droplets", "", TargetNone, "list all droplets"},
+		{"Initiate an Image Action", "image", TargetColl, "initiate an action for <target>"},
+		{"Create a New VPC", "", TargetNone, "create a new VPC"},
+		{"Create a PostgreSQL Database Pool", "", TargetNone, "create a PostgreSQL database pool"},
+		{"Create a member in Discord.", "", TargetNone, "create a member in Discord"},
+		{"Create a new stage instance", "stage instance", TargetColl, "create <target>"},
 	}
 	for _, tc := range phrases {
 		if got := withTarget(imperative(firstSentence(tc.desc)), tc.noun, tc.kind); got != tc.want {
 			t.Errorf("phrase of %q = %q, want %q", tc.desc, got, tc.want)
+		}
+	}
+	// A phrase with nothing to name its target drops the target and its
+	// preposition.
+	for _, tc := range []struct{ phrase, target, want string }{
+		{"create a new stage instance for <target>", "", "create a new stage instance"},
+		{"cancel <target>", "", "cancel"},
+		{"create a new stage instance for <target>", "guild 7", "create a new stage instance for guild 7"},
+	} {
+		if got := FillPhrase(tc.phrase, tc.target, nil); got != tc.want {
+			t.Errorf("FillPhrase(%q, %q) = %q, want %q", tc.phrase, tc.target, got, tc.want)
 		}
 	}
 	if got := Plain("{book|reserve} {a flight|a {long|short} trip} <target>"); got != "book a flight <target>" {
@@ -750,5 +769,28 @@ func TestCountChecks(t *testing.T) {
 	}
 	if writes == 0 {
 		t.Fatal("airline has no write with checks")
+	}
+}
+
+// A yes/no option is said by its name, never as an adjective ("the
+// silver 5K yes version").
+func TestElementWordsBooleans(t *testing.T) {
+	elem := map[string]any{"options": map[string]any{"color": "silver", "resolution": "5K", "waterproof": "yes", "backlight": "no"}}
+	for _, tc := range []struct {
+		say   string
+		where map[string]string
+		want  string
+	}{
+		{"{options} version", map[string]string{"options.color": "silver", "options.resolution": "5K", "options.waterproof": "yes"}, "silver 5K waterproof version"},
+		{"{options} version", map[string]string{"options.backlight": "no", "options.color": "silver"}, "no backlight silver version"},
+		{"", map[string]string{"options.waterproof": "true"}, "waterproof"},
+		{"", map[string]string{"options.color": "silver"}, "silver"},
+	} {
+		if got := ElementWords(tc.say, tc.where, elem); got != tc.want {
+			t.Errorf("ElementWords(%q, %v) = %q, want %q", tc.say, tc.where, got, tc.want)
+		}
+	}
+	if got := FillSay("{options} version", elem); got != "no backlight, silver, 5K, waterproof version" {
+		t.Errorf("FillSay = %q", got)
 	}
 }
