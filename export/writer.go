@@ -220,6 +220,13 @@ func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer,
 		// role, behavior, tool names). On ids and free text they only
 		// cost: the writer hashes every value before falling back.
 		parquet.WithDictionaryDefault(true),
+		// A dictionary that outgrows its page limit falls back to plain
+		// pages, and arrow-go then lists the chunk's two data-page
+		// encodings in Go map order: the same rows gave different bytes
+		// about one run in eight. The columns that keep a dictionary hold
+		// few distinct values (a spec's tool definitions, a few names), so
+		// the limit is set where no release reaches it.
+		parquet.WithDictionaryPageSizeLimit(dictionaryLimit),
 		// The Hub viewer and DuckDB use the page index to skip pages.
 		parquet.WithPageIndexEnabled(true),
 		// Our row groups are sized by RowsPerGroup; this only guards
@@ -240,6 +247,10 @@ func NewWriter(dir, config string, schema *arrow.Schema, opts Options) (*Writer,
 	}, nil
 }
 
+// dictionaryLimit is the dictionary page size no column of a release
+// reaches (see NewWriter).
+const dictionaryLimit = 1 << 30
+
 // noDictionary turns dictionary encoding off for the columns of schema
 // whose values are (nearly) unique: ids and free text.
 func noDictionary(schema *arrow.Schema) []parquet.WriterProperty {
@@ -247,6 +258,7 @@ func noDictionary(schema *arrow.Schema) []parquet.WriterProperty {
 	off := func(path string) { props = append(props, parquet.WithDictionaryFor(path, false)) }
 	off("id")
 	off("blueprint_id")
+	off("labels")
 	// Messages are nearly all distinct; the tools column, the same
 	// definitions row after row, keeps its dictionary. Parquet paths of
 	// list elements go through list.element.

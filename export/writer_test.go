@@ -578,3 +578,44 @@ func BenchmarkWriteSFT(b *testing.B) {
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestNoDictionaryFallback: a column chunk whose dictionary outgrew its
+// page limit falls back to plain pages, and arrow-go lists such a chunk's
+// data-page encodings in Go map order, so the same rows gave different
+// bytes from run to run. Rows whose labels and tool definitions are all
+// distinct and large (an imported API's tools, a long dialogue's labels)
+// must still give each chunk one data-page encoding.
+func TestNoDictionaryFallback(t *testing.T) {
+	var rows []SFTRow
+	pad := strings.Repeat("x", 4<<10)
+	for i := range 400 {
+		r := sampleSFT(i)
+		r.Tools = fmt.Sprintf(`[{"type":"function","function":{"name":"tool_%d","description":"%s","parameters":{"type":"object","properties":{}}}}]`, i, pad)
+		r.Labels = json.RawMessage(fmt.Sprintf(`{"chain_length":3,"progress":%d,"note":"%d %s"}`, i%4, i, pad))
+		rows = append(rows, r)
+	}
+	dir := t.TempDir()
+	files := writeSFT(t, dir, Options{RowsPerGroup: 400}, map[string][]SFTRow{"train": rows})
+	pf, err := file.OpenParquetFile(abs(dir, files[0]), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	md := pf.MetaData()
+	for rg := range pf.NumRowGroups() {
+		rgm := md.RowGroup(rg)
+		for c := range rgm.NumColumns() {
+			cc, err := rgm.ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := len(cc.EncodingStats())
+			if cc.HasDictionaryPage() {
+				data-- // the dictionary page's own entry
+			}
+			if data > 1 {
+				t.Errorf("row group %d column %s: %d data-page encodings %v: its dictionary fell back to plain pages", rg, cc.PathInSchema(), data, cc.EncodingStats())
+			}
+		}
+	}
+}
