@@ -30,7 +30,7 @@ const mostCorrections = 3
 var correctTargetID = []string{
 	"{No|Hmm, no|Wait, no}{,|.|!} {that's the wrong <noun>|that isn't the <noun> I mean}{.|!} {It's|I meant|I'm talking about} <noun> <want>, not <got>{.|}",
 	"No{,| —} it's <noun> <want>, not <got>{.|!}",
-	"{No|Nope}{,|.} {I said|I meant|It should be} <noun> <want>{, not <got>|}{.|}",
+	"{No|Nope}{,|.} {I said|I meant|it should be} <noun> <want>{, not <got>|}{.|}",
 }
 
 var correctTargetLabel = []string{
@@ -60,7 +60,7 @@ var correctSaid = []string{
 
 var correctChoice = []string{
 	"{No|Hmm, no|Wait, no}{,|.|!} {I meant|I want|it should be} <label>{.|}",
-	"{That's not what I asked for|Not that one}{.|,} {I meant|It's|I said} <label>{.|}",
+	"{That's not what I asked for|Not that one}{.|,} {I meant|it's|I said} <label>{.|}",
 }
 
 var correctNew = []string{
@@ -70,7 +70,7 @@ var correctNew = []string{
 
 var askFigure = []string{
 	"{Not yet|No, hold on|Not so fast}{ —|,|.} before I {say yes|agree|confirm}, {how much will the <figure> be|what will the <figure> be|can you tell me the <figure>}?",
-	"{Not yet|No, wait}{.|,} {What will the <figure> be|How much is the <figure>|What's the <figure>} {first|before I decide}?",
+	"{Not yet|No, wait}{.|,} {what will the <figure> be|how much is the <figure>|what's the <figure>} {first|before I decide}?",
 }
 
 var pushbacks = []string{
