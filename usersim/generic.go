@@ -405,6 +405,70 @@ var genericSaidPieces = []string{
 	"{<value> works for me|<value> would be best|<value> is what I want|<value> suits me|<value> sounds right}{.|!}",
 }
 
+// A yes/no setting the pack says nothing about is said as a sentence
+// about the setting: "Turn on the deaf setting.", never "Deaf suits
+// me!" or "I'll take not cancel." (<state> is on or off).
+var genericSwitchPieces = []string{
+	"{Please turn|Turn|Switch|Please switch} <state> the <what> setting{.|, please.|, thanks.}",
+	"{I want|I'd like} <what> {turned|switched} <state>{.|, please.}",
+	"The <what> setting should be <state>{.|, please.|, thanks.}",
+}
+
+// A reason is said as why: "It was ordered by mistake.", never "The
+// reason will be ordered by mistake." (<clause> is "it was …").
+var genericReasonPieces = []string{
+	"{The <what> is that|Well, the <what> is that|The <what>? Simply that} <clause>{.|!}",
+	"<clause>{.|, that's all.|, that's why.}",
+	"{Because|Honestly,|Well,|Simply because} <clause>{.|!}",
+}
+
+// setting reports whether parameter p is a yes/no setting the pack
+// says nothing about, what it is called and whether v turns it on.
+func setting(p *model.ParamModel, v string) (what string, on, ok bool) {
+	if p == nil || model.ParamType(p.Schema) != "boolean" {
+		return "", false, false
+	}
+	// The pack's own words for it ("travel insurance") are said as they are.
+	what = strings.TrimPrefix(model.ArgWords(p.Name), "is ")
+	if p.Say["true"] != what || p.Say["false"] != "not "+what {
+		return "", false, false
+	}
+	switch v {
+	case "true":
+		return what, true, true
+	case "false":
+		return what, false, true
+	}
+	return "", false, false
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// reasonClause is a reason chosen among a few ("no longer needed",
+// "ordered by mistake") as a clause about the thing: "it's no longer
+// needed", "it was ordered by mistake"; ok is false for any other slot.
+// The value stays whole in the clause, the words the agent offered.
+func reasonClause(p *model.ParamModel, v string) (string, bool) {
+	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
+		return "", false
+	}
+	words := model.ValueWords(v)
+	first, _, spaced := strings.Cut(words, " ")
+	switch {
+	case !spaced:
+		return "", false
+	case strings.HasSuffix(first, "ed") || first == "bought" || first == "sent" || first == "made":
+		// A participle: it happened to the thing.
+		return "it was " + words, true
+	}
+	return "it's " + words, true
+}
+
 // Free text (a comment, a resolution) is quoted rather than "used".
 var genericTextPieces = []string{
 	"{For the <what>, please write|The <what> should read|As the <what>, put}: <value>{.|}",
@@ -576,6 +640,12 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"target": g.Target.Label, "key": key})
 	case "slot":
+		if what, on, ok := setting(u.param(i, name), u.slotValue(i, name)); ok {
+			return u.say(u.forms(genericSwitchPieces), map[string]string{"what": what, "state": onOff(on)})
+		}
+		if clause, ok := reasonClause(u.param(i, name), u.slotValue(i, name)); ok {
+			return u.say(u.forms(genericReasonPieces), map[string]string{"what": model.ArgWords(name), "clause": clause})
+		}
 		tmpls := genericSlotPieces
 		switch {
 		case u.freeText(i, name):
@@ -584,7 +654,11 @@ func (u *Generic) pieceText(i int, piece string) string {
 			tmpls = genericSaidPieces
 		}
 		tmpls = u.forms(tmpls)
-		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": u.sayValue(i, name)})
+		said := u.sayValue(i, name)
+		if said == u.slotValue(i, name) {
+			return u.sayLiteral(tmpls, map[string]string{"what": model.ArgWords(name), "value": said}, "value")
+		}
+		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": said})
 	case "like":
 		w := u.write(g)
 		slots := map[string]string{}

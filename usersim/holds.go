@@ -58,6 +58,18 @@ var correctSaid = []string{
 	"{That's not it|That's not what I said}{ -|,} I {want|need} <want>{.|}",
 }
 
+// correctSwitch is correctSlot for a yes/no setting (genericSwitchPieces).
+var correctSwitch = []string{
+	"{No|Hmm, no|Wait, no}{,|.} {I want|I asked for} the <what> setting {turned|switched} <state>{.|}",
+	"{That's not it|That's not what I said}{ -|,} the <what> setting should be <state>{.|}",
+}
+
+// correctReason is correctSlot for a reason (genericReasonPieces).
+var correctReason = []string{
+	"{No|Hmm, no|Wait, no}{,|.} {the reason is that|I said} <clause>{.|}",
+	"{That's not it|That's not the reason}{ -|,} <clause>{.|}",
+}
+
 var correctChoice = []string{
 	"{No|Hmm, no|Wait, no}{,|.|!} {I meant|I want|it should be} <label>{.|}",
 	"{That's not what I asked for|Not that one}{.|,} {I meant|it's|I said} <label>{.|}",
@@ -210,6 +222,12 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 	kind, name, _ := strings.Cut(piece, ":")
 	switch kind {
 	case "slot", "like":
+		if what, on, ok := setting(p, u.slotValue(i, p.Name)); ok {
+			return u.say(correctSwitch, map[string]string{"what": what, "state": onOff(on)})
+		}
+		if clause, ok := reasonClause(p, u.slotValue(i, p.Name)); ok {
+			return u.say(correctReason, map[string]string{"clause": clause})
+		}
 		gotText := ""
 		if s, scalar := got.(string); scalar {
 			gotText = s
@@ -228,7 +246,11 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 		case plain:
 			tmpls = correctSlotPlain
 		}
-		return u.say(tmpls, map[string]string{"what": model.ArgWords(p.Name), "want": want, "got": gotText})
+		slots := map[string]string{"what": model.ArgWords(p.Name), "want": want, "got": gotText}
+		if said {
+			return u.say(tmpls, slots)
+		}
+		return u.sayLiteral(tmpls, slots, "want", "got")
 	case "choice":
 		if v, ok := g.Slots[name]; ok {
 			return u.say(correctChoice, map[string]string{"label": v})

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -74,6 +75,14 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 }
 
 func (u *speaker) say(tmpls []string, slots map[string]string) string {
+	return u.sayLiteral(tmpls, slots)
+}
+
+// sayLiteral is say with the slots named in literal filled after the
+// text is tidied: a value given as it is ("defaultdb", a name, a
+// comment) keeps its case even where it opens a sentence, never
+// "Defaultdb.".
+func (u *speaker) sayLiteral(tmpls []string, slots map[string]string, literal ...string) string {
 	t := dialog.Capitalize(dialog.Expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		for _, from := range nonNativeOrder {
@@ -83,7 +92,17 @@ func (u *speaker) say(tmpls []string, slots map[string]string) string {
 		}
 		t = typo(u.rng, t, 0.25)
 	}
-	return dialog.Tidy(dialog.Fill(t, slots))
+	var later []string
+	for k, name := range literal {
+		if v := slots[name]; v != "" {
+			// A mark of no letter, which Tidy leaves as it is.
+			mark := "\x00" + strconv.Itoa(k) + "\x00"
+			slots = maps.Clone(slots)
+			slots[name] = mark
+			later = append(later, mark, v)
+		}
+	}
+	return strings.NewReplacer(later...).Replace(dialog.Tidy(dialog.Fill(t, slots)))
 }
 
 // start is the customer's opening message.

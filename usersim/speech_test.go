@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/model"
 )
 
 // allForms lists every text a template expands to, each {a|b} group
@@ -59,7 +60,7 @@ func customerBanks() map[string][]string {
 		"genericGroupPieces": genericGroupPieces, "genericPickPieces": genericPickPieces, "genericNewPieces": genericNewPieces,
 		"genericNewPiecesMany": genericNewPiecesMany, "correctTargetID": correctTargetID, "correctTargetLabel": correctTargetLabel,
 		"correctSlot": correctSlot, "correctSlotPlain": correctSlotPlain, "correctSaid": correctSaid, "correctChoice": correctChoice,
-		"correctNew": correctNew, "askFigure": askFigure, "pushbacks": pushbacks,
+		"correctNew": correctNew, "correctSwitch": correctSwitch, "correctReason": correctReason, "genericSwitchPieces": genericSwitchPieces, "genericReasonPieces": genericReasonPieces, "askFigure": askFigure, "pushbacks": pushbacks,
 	}
 }
 
@@ -101,6 +102,97 @@ func TestSmallTalkFitsAnyDomain(t *testing.T) {
 					break
 				}
 			}
+		}
+	}
+}
+
+// TestSettingSpeech: a yes/no setting the pack says nothing about is
+// said as a sentence about the setting; one the pack words is not.
+func TestSettingSpeech(t *testing.T) {
+	boolean := func(name string, say map[string]string) *model.ParamModel {
+		return &model.ParamModel{Name: name, Schema: map[string]any{"type": "boolean"}, Choices: []string{"true", "false"}, Say: say}
+	}
+	for _, tc := range []struct {
+		p        *model.ParamModel
+		v        string
+		want     string // "" for a value said some other way
+		wantSaid string
+	}{
+		{boolean("deaf", map[string]string{"true": "deaf", "false": "not deaf"}), "true", "deaf on", "the deaf setting"},
+		{boolean("is_enabled", map[string]string{"true": "enabled", "false": "not enabled"}), "false", "enabled off", "the enabled setting"},
+		{boolean("insurance", map[string]string{"true": "travel insurance", "false": "no travel insurance"}), "true", "", ""},
+		{&model.ParamModel{Name: "cabin", Schema: map[string]any{"type": "string"}, Choices: []string{"economy", "business"}}, "economy", "", ""},
+		{nil, "true", "", ""},
+	} {
+		what, on, ok := setting(tc.p, tc.v)
+		got := ""
+		if ok {
+			got = what + " " + onOff(on)
+		}
+		if got != tc.want {
+			t.Errorf("setting(%v, %q) = %q, want %q", tc.p, tc.v, got, tc.want)
+		}
+		if !ok {
+			continue
+		}
+		u := &speaker{rng: rngFor(1)}
+		for range 40 {
+			text := u.say(genericSwitchPieces, map[string]string{"what": what, "state": onOff(on)})
+			if !strings.Contains(text, what) || !strings.Contains(text, " "+onOff(on)) || strings.Contains(strings.ToLower(text), "not "+what) {
+				t.Errorf("%q does not say the %s setting is %s", text, what, onOff(on))
+			}
+		}
+	}
+}
+
+// TestReasonSpeech: a reason chosen among a few is said as why, the
+// value whole in it: "It was ordered by mistake.", never "The reason
+// will be ordered by mistake." or "No longer needed, please."
+func TestReasonSpeech(t *testing.T) {
+	reason := &model.ParamModel{Name: "reason", Schema: map[string]any{"type": "string"}, Choices: []string{"no longer needed", "ordered by mistake"}}
+	for _, tc := range []struct {
+		p    *model.ParamModel
+		v    string
+		want string
+	}{
+		{reason, "ordered by mistake", "it was ordered by mistake"},
+		{reason, "no longer needed", "it's no longer needed"},
+		{&model.ParamModel{Name: "cancel_reason", Choices: []string{"duplicate_booking", "other"}}, "duplicate_booking", "it's duplicate booking"},
+		{&model.ParamModel{Name: "cancel_reason", Choices: []string{"other"}}, "other", ""},
+		{&model.ParamModel{Name: "cabin", Choices: []string{"basic_economy"}}, "basic_economy", ""},
+		{&model.ParamModel{Name: "reason", Schema: map[string]any{"type": "string"}}, "the lid broke", ""},
+	} {
+		got, _ := reasonClause(tc.p, tc.v)
+		if got != tc.want {
+			t.Errorf("reasonClause(%s, %q) = %q, want %q", tc.p.Name, tc.v, got, tc.want)
+		}
+	}
+	u := &speaker{rng: rngFor(2)}
+	for range 60 {
+		text := u.say(genericReasonPieces, map[string]string{"what": "reason", "clause": "it was ordered by mistake"})
+		if !strings.Contains(strings.ToLower(text), "it was ordered by mistake") || regexp.MustCompile(`(?i)reason (will|should|would) be|please`).MatchString(text) {
+			t.Errorf("reason said as %q", text)
+		}
+	}
+}
+
+// TestLiteralKeepsItsCase: a value given as it is keeps its case where
+// it opens a sentence ("defaultdb.", never "Defaultdb."), while the
+// template's own words still start their sentences upper-case.
+func TestLiteralKeepsItsCase(t *testing.T) {
+	for _, tc := range []struct {
+		tmpl, value, want string
+	}{
+		{"<value>{.|}", "defaultdb", "defaultdb"},
+		{"<value>, please.", "landing page check", "landing page check, please."},
+		{"Hmm. <value>.", "db-postgresql-nyc3", "Hmm. db-postgresql-nyc3."},
+		{"the name is <value>. thanks.", "calm comet", "The name is calm comet. Thanks."},
+		{"<value>  .", "", ""},
+	} {
+		u := &speaker{rng: rngFor(3)}
+		got := u.sayLiteral([]string{tc.tmpl}, map[string]string{"value": tc.value}, "value")
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("sayLiteral(%q, %q) = %q, want it to start %q", tc.tmpl, tc.value, got, tc.want)
 		}
 	}
 }
