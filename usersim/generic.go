@@ -422,6 +422,28 @@ var genericReasonPieces = []string{
 	"{Because|Honestly,|Well,|Simply because} <clause>{.|!}",
 }
 
+// Changes of mind to a setting or a reason (revisions says a value).
+var revisedSwitch = []string{
+	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}, {please turn|let's turn} <state> the <what> setting instead{.|!}",
+	"{Wait|Hold on|Actually}, I changed my mind{ -|,} {I'd rather have|I want} the <what> setting <state>{.|, please.}",
+}
+
+var revisedReason = []string{
+	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}, the reason is {really |}that <clause>{.|!}",
+	"{Wait|Hold on|Actually}, I changed my mind{ -|,} <clause>{.|, that's the real reason.}",
+}
+
+func (u *Generic) revisedText(i int, name string) (string, bool) {
+	p, v := u.param(i, name), u.slotValue(i, name)
+	if what, on, ok := setting(p, v); ok {
+		return u.say(revisedSwitch, map[string]string{"what": what, "state": onOff(on)}), true
+	}
+	if clause, ok := reasonClause(p, v); ok {
+		return u.say(revisedReason, map[string]string{"clause": clause}), true
+	}
+	return "", false
+}
+
 // setting reports whether parameter p is a yes/no setting the pack
 // says nothing about, what it is called and whether v turns it on.
 func setting(p *model.ParamModel, v string) (what string, on, ok bool) {
@@ -449,24 +471,26 @@ func onOff(on bool) string {
 	return "off"
 }
 
-// reasonClause is a reason chosen among a few ("no longer needed",
-// "ordered by mistake") as a clause about the thing: "it's no longer
-// needed", "it was ordered by mistake"; ok is false for any other slot.
-// The value stays whole in the clause, the words the agent offered.
+// reasonClause is a reason chosen among a few that says what is true of
+// the thing ("no longer needed", "ordered by mistake") as a clause:
+// "it's no longer needed", "it was ordered by mistake"; ok is false for
+// a reason that names a cause ("bad weather", "a family emergency"),
+// which reads well as it is, and for any other slot. The value stays
+// whole in the clause, the words the agent offered.
 func reasonClause(p *model.ParamModel, v string) (string, bool) {
 	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
 		return "", false
 	}
 	words := model.ValueWords(v)
-	first, _, spaced := strings.Cut(words, " ")
+	first, _, _ := strings.Cut(words, " ")
 	switch {
-	case !spaced:
-		return "", false
-	case strings.HasSuffix(first, "ed") || first == "bought" || first == "sent" || first == "made":
+	case first == "no" || first == "not":
+		return "it's " + words, true
+	case strings.HasSuffix(first, "ed") && len(first) > 4:
 		// A participle: it happened to the thing.
 		return "it was " + words, true
 	}
-	return "it's " + words, true
+	return "", false
 }
 
 // Free text (a comment, a resolution) is quoted rather than "used".

@@ -53,6 +53,10 @@ type customer interface {
 	pieceText(i int, piece string) string
 	// sayValue is slot name of goal i as the customer says it now.
 	sayValue(i int, name string) string
+	// revisedText is the change of mind to slot name of goal i as a
+	// sentence of its own, for a value that is no noun phrase (a
+	// setting turned on, a reason); ok is false for any other.
+	revisedText(i int, name string) (string, bool)
 	// check turns down a proposal that is not what the customer wants,
 	// or that lacks a figure it must hear first; ok is false otherwise.
 	check(ask dialog.Ask) (t dialog.Turn, ok bool)
@@ -184,10 +188,11 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 		if u.prof.changes && !u.revised[ask.Goal] && (len(g.Revised) > 0 || len(g.RevisedItems) > 0) {
 			u.revised[ask.Goal] = true
 			act := dialog.Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
-			var val string
+			var val, own string
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
 				val = c.sayValue(ask.Goal, k)
+				own, _ = c.revisedText(ask.Goal, k)
 			}
 			for _, first := range g.RevisedItems {
 				// The final choice: one of their things, or the original.
@@ -201,7 +206,11 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 					}
 				}
 			}
-			t = dialog.Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []dialog.Act{act}}
+			text := own
+			if text == "" || len(g.RevisedItems) > 0 {
+				text = u.say(revisions, map[string]string{"value": val})
+			}
+			t = dialog.Turn{Text: text, Acts: []dialog.Act{act}}
 			break
 		}
 		if turn, no := c.check(ask); no {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/verify"
 )
 
 // allForms lists every text a template expands to, each {a|b} group
@@ -60,7 +61,7 @@ func customerBanks() map[string][]string {
 		"genericGroupPieces": genericGroupPieces, "genericPickPieces": genericPickPieces, "genericNewPieces": genericNewPieces,
 		"genericNewPiecesMany": genericNewPiecesMany, "correctTargetID": correctTargetID, "correctTargetLabel": correctTargetLabel,
 		"correctSlot": correctSlot, "correctSlotPlain": correctSlotPlain, "correctSaid": correctSaid, "correctChoice": correctChoice,
-		"correctNew": correctNew, "correctSwitch": correctSwitch, "correctReason": correctReason, "genericSwitchPieces": genericSwitchPieces, "genericReasonPieces": genericReasonPieces, "askFigure": askFigure, "pushbacks": pushbacks,
+		"correctNew": correctNew, "revisedSwitch": revisedSwitch, "revisedReason": revisedReason, "correctSwitch": correctSwitch, "correctReason": correctReason, "genericSwitchPieces": genericSwitchPieces, "genericReasonPieces": genericReasonPieces, "askFigure": askFigure, "pushbacks": pushbacks,
 	}
 }
 
@@ -157,7 +158,10 @@ func TestReasonSpeech(t *testing.T) {
 	}{
 		{reason, "ordered by mistake", "it was ordered by mistake"},
 		{reason, "no longer needed", "it's no longer needed"},
-		{&model.ParamModel{Name: "cancel_reason", Choices: []string{"duplicate_booking", "other"}}, "duplicate_booking", "it's duplicate booking"},
+		{&model.ParamModel{Name: "cancel_reason", Choices: []string{"damaged", "other"}}, "damaged", "it was damaged"},
+		{&model.ParamModel{Name: "reason", Choices: []string{"a family emergency", "bad weather"}}, "bad weather", ""},
+		{&model.ParamModel{Name: "reason", Choices: []string{"change of plan", "other reasons"}}, "other reasons", ""},
+		{&model.ParamModel{Name: "cancel_reason", Choices: []string{"duplicate_booking", "other"}}, "duplicate_booking", ""},
 		{&model.ParamModel{Name: "cancel_reason", Choices: []string{"other"}}, "other", ""},
 		{&model.ParamModel{Name: "cabin", Choices: []string{"basic_economy"}}, "basic_economy", ""},
 		{&model.ParamModel{Name: "reason", Schema: map[string]any{"type": "string"}}, "the lid broke", ""},
@@ -193,6 +197,21 @@ func TestLiteralKeepsItsCase(t *testing.T) {
 		got := u.sayLiteral([]string{tc.tmpl}, map[string]string{"value": tc.value}, "value")
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("sayLiteral(%q, %q) = %q, want it to start %q", tc.tmpl, tc.value, got, tc.want)
+		}
+	}
+}
+
+// TestNewFormsAreNoYes: a change of mind or a correction said as a
+// sentence is never read as the yes to the proposal before it.
+func TestNewFormsAreNoYes(t *testing.T) {
+	slots := map[string]string{"what": "deaf", "state": "on", "clause": "it was ordered by mistake"}
+	for name, bank := range map[string][]string{"revisedSwitch": revisedSwitch, "revisedReason": revisedReason, "correctSwitch": correctSwitch, "correctReason": correctReason} {
+		for _, tmpl := range bank {
+			for _, form := range allForms(tmpl) {
+				if text := dialog.Tidy(dialog.Fill(form, slots)); verify.Affirmative(text) {
+					t.Errorf("%s: %q reads as a yes", name, text)
+				}
+			}
 		}
 	}
 }
