@@ -2090,10 +2090,19 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 		pool = p.m.SchemaValues(p.rng, pm.Name, pm.Schema)
 	}
 	var opts []string
+	documents := 0
 	for _, v := range model.Choosable(pool) {
-		if (v != cur || cur == "") && sayable(v) {
+		switch {
+		case !sayable(v):
+			documents++
+		case v != cur || cur == "":
 			opts = append(opts, v)
 		}
+	}
+	if len(opts) == 0 && documents > 0 {
+		// The value is a document (the spec's schema): one made up in
+		// its place would be prose where a schema belongs.
+		return "", "", fmt.Errorf("no value a customer would type for %s", pm.Name)
 	}
 	if len(opts) == 0 && len(pm.Choices) == 0 {
 		// Every record holds the one value the spec's example gives (a

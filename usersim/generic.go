@@ -417,7 +417,7 @@ var genericSwitchPieces = []string{
 // A reason is said as why: "It was ordered by mistake.", never "The
 // reason will be ordered by mistake." (<clause> is "it was …").
 var genericReasonPieces = []string{
-	"{The <what> is that|Well, the <what> is that|The <what>? Simply that} <clause>{.|!}",
+	"{The <what> is that|Well, the <what> is that|The <what> is simply that|My <what> is that} <clause>{.|!}",
 	"<clause>{.|, that's all.|, that's why.}",
 	"{Because|Honestly,|Well,|Simply because} <clause>{.|!}",
 }
@@ -679,8 +679,8 @@ func (u *Generic) pieceText(i int, piece string) string {
 		}
 		tmpls = u.forms(tmpls)
 		said := u.sayValue(i, name)
-		if said == u.slotValue(i, name) {
-			return u.sayLiteral(tmpls, map[string]string{"what": model.ArgWords(name), "value": said}, "value")
+		if p := u.param(i, name); said == u.slotValue(i, name) && (p == nil || len(p.Choices) == 0) {
+			return u.sayLiteral(notLeading(tmpls, said), map[string]string{"what": model.ArgWords(name), "value": said}, "value")
 		}
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": said})
 	case "like":
@@ -738,6 +738,25 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"label": labels(sels)})
 	}
 	return u.say(notSure, nil)
+}
+
+// notLeading keeps the templates in which a literal value that reads
+// as a lower-case word ("defaultdb") does not open the message: kept as
+// it is there, it would start a sentence lower-case.
+func notLeading(tmpls []string, value string) []string {
+	if !dialog.PlainWord(value) {
+		return tmpls
+	}
+	var out []string
+	for _, t := range tmpls {
+		if !strings.HasPrefix(t, "<value>") && !strings.HasPrefix(t, "{<value>") {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"{It's|That's|Make it} <value>{.|, please.}"}
+	}
+	return out
 }
 
 // failedOverLeads lead the customer's other choice after the agent said

@@ -215,3 +215,34 @@ func TestNewFormsAreNoYes(t *testing.T) {
 		}
 	}
 }
+
+// TestNotLeading: a literal that reads as a lower-case word never opens
+// a message, where kept as it is it would start a sentence lower-case;
+// one that cannot be mistaken for a word ("LessThan", an email) may.
+func TestNotLeading(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		bank  []string
+		want  int // templates kept
+	}{
+		{"defaultdb", genericSlotPieces, 2},
+		{"defaultdb", genericSlotPieces[1:2], 1},
+		{"LessThan", genericSlotPieces, 3},
+		{"jo@example.com", genericSlotPieces, 3},
+		{"landing page check", genericTextPieces, 2},
+	} {
+		got := notLeading(tc.bank, tc.value)
+		if len(got) != tc.want {
+			t.Errorf("notLeading(%q) kept %d of %d templates: %q", tc.value, len(got), len(tc.bank), got)
+		}
+		u := &speaker{rng: rngFor(4)}
+		for range 30 {
+			text := u.sayLiteral(got, map[string]string{"what": "name", "value": tc.value}, "value")
+			if !strings.Contains(text, tc.value) || lowStart(text) {
+				t.Errorf("%q: %q", tc.value, text)
+			}
+		}
+	}
+}
+
+func lowStart(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' && dialog.PlainWord(s) }
