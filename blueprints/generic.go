@@ -2225,10 +2225,19 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 		pool = p.m.SchemaValues(p.rng, pm.Name, pm.Schema)
 	}
 	var opts []string
+	documents := 0
 	for _, v := range model.Choosable(pool) {
-		if v != cur || cur == "" {
+		switch {
+		case !sayable(v):
+			documents++
+		case v != cur || cur == "":
 			opts = append(opts, v)
 		}
+	}
+	if len(opts) == 0 && documents > 0 {
+		// The value is a document (the spec's schema): one made up in
+		// its place would be prose where a schema belongs.
+		return "", "", fmt.Errorf("no value a customer would type for %s", pm.Name)
 	}
 	if len(opts) == 0 && len(pm.Choices) == 0 {
 		// Every record holds the one value the spec's example gives (a
@@ -2239,7 +2248,7 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 			vals = append(vals, model.InventedText(p.rng, pm.Name)...)
 		}
 		for _, v := range model.Choosable(vals) {
-			if v != cur && model.WithinBounds(pm.Schema, v) {
+			if v != cur && model.WithinBounds(pm.Schema, v) && sayable(v) {
 				opts = append(opts, v)
 			}
 		}
@@ -2259,6 +2268,29 @@ func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[stri
 	return opts[i], alt, nil
 }
 
+// longestSaid bounds a value a customer types into the chat: about a
+// sentence.
+const longestSaid = 120
+
+// sayable reports whether a customer would type v into a chat: not a
+// document (an Avro schema, a JSON body, on one line or several), which no
+// customer recites and no agent can take from "the schema I sent".
+// A write that needs one is not a task.
+func sayable(v string) bool {
+	t := strings.TrimSpace(v)
+	return len(t) <= longestSaid && !strings.ContainsAny(t, "\n\r") && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[")
+}
+
+// keyKnown reports whether a customer can name a record of c by its key
+// and the agent read it: a customer knows the keys of its own records
+// (an order number) and, without accounts, those of the records it
+// works on; a catalogue's (a product id) it has never been told: it
+// names the record, and the agent finds it in the list.
+func keyKnown(m *model.Model, c *model.CollModel) bool {
+	catalogue := m.Users != nil && c.Owner == "" && c.List != nil
+	return c.Get != "" && (c.Owner == "" || m.Users != nil) && !catalogue
+}
+
 // buildFieldInform adds a question answered by a read: a field of a
 // record or of the best search result.
 func (p *gplan) buildFieldInform() error {
@@ -2270,7 +2302,7 @@ func (p *gplan) buildFieldInform() error {
 		if m.Users != nil && c == m.Users.Coll {
 			continue
 		}
-		if c.Get != "" && (c.Owner == "" || m.Users != nil) {
+		if keyKnown(m, c) {
 			opts = append(opts, func() (*target, string, error) {
 				t, err := p.byKey(c, nil)
 				return t, "", err

@@ -43,7 +43,7 @@ func (p *gplan) buildInform() error {
 	in := ins[p.rng.IntN(len(ins))]
 	c := in.Coll
 	var modes []string
-	if c.Get != "" && (c.Owner == "" || m.Users != nil) {
+	if keyKnown(m, c) {
 		modes = append(modes, modeKey)
 	}
 	if c.List != nil {

@@ -603,7 +603,24 @@ func (ch *ChooseModel) ChoiceSelector(param string, elems []map[string]any, i in
 				sel.Label = FillSay(tmpl, e)
 				return sel, nil
 			}
-			// Two of a kind (two gift cards): its id tells them apart.
+			// Two of a kind (two gift cards): what the customer sees of it
+			// tells them apart ("my gift card with the $110 balance"),
+			// else its id, which a customer rarely knows.
+			for _, f := range slices.Sorted(maps.Keys(e)) {
+				if _, named := where[f]; named || f == ch.ID {
+					continue
+				}
+				seen, ok := seenValue(f, e[f])
+				if !ok {
+					continue
+				}
+				sel.Where = maps.Clone(where)
+				sel.Where[f] = tools.Text(e[f])
+				if j, err := tools.ResolveKey(sel, elems, ch.ID); err == nil && j == i {
+					sel.Label = FillSay(tmpl, e) + " with " + seen
+					return sel, nil
+				}
+			}
 			sel.Where = map[string]string{ch.ID: tools.Text(e[ch.ID])}
 			sel.Label = strings.TrimPrefix(FillSay(tmpl, e), "my ") + " " + tools.Text(e[ch.ID])
 			if !strings.HasPrefix(sel.Label, "the ") {
@@ -643,6 +660,25 @@ func (ch *ChooseModel) ChoiceSelector(param string, elems []map[string]any, i in
 		return s, nil
 	}
 	return record.Selector{}, fmt.Errorf("the customer's %s cannot be told apart", noun)
+}
+
+// seenValue is a field of one of the customer's things as the customer
+// knows it, to tell it from another of its kind: "the $110.35 balance",
+// "expiry 2027-01"; ok is false for a value no one reads off (a list, a
+// long text).
+func seenValue(f string, v any) (string, bool) {
+	switch x := v.(type) {
+	case float64, int64, int:
+		if IsMoney(f) {
+			return "the " + SayValue(f, x) + " " + Words(LastStep(f)), true
+		}
+		return Words(LastStep(f)) + " " + FormatValue(x), true
+	case string:
+		if x != "" && len(x) <= 30 {
+			return Words(LastStep(f)) + " " + x, true
+		}
+	}
+	return "", false
 }
 
 // LikeGroups lists a write's like-sourced parameters by group, groups in

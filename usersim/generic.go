@@ -471,6 +471,94 @@ var genericSaidPieces = []string{
 	"{<value> works for me|<value> would be best|<value> is what I want|<value> suits me|<value> sounds right}{.|!}",
 }
 
+// A yes/no setting the pack says nothing about is said as a sentence
+// about the setting: "Turn on the deaf setting.", never "Deaf suits
+// me!" or "I'll take not cancel." (<state> is on or off).
+var genericSwitchPieces = []string{
+	"{Please turn|Turn|Switch|Please switch} <state> the <what> setting{.|, please.|, thanks.}",
+	"{I want|I'd like} <what> {turned|switched} <state>{.|, please.}",
+	"The <what> setting should be <state>{.|, please.|, thanks.}",
+}
+
+// A reason is said as why: "It was ordered by mistake.", never "The
+// reason will be ordered by mistake." (<clause> is "it was …").
+var genericReasonPieces = []string{
+	"{The <what> is that|Well, the <what> is that|The <what> is simply that|My <what> is that} <clause>{.|!}",
+	"<clause>{.|, that's all.|, that's why.}",
+	"{Because|Honestly,|Well,|Simply because} <clause>{.|!}",
+}
+
+// Changes of mind to a setting or a reason (revisions says a value).
+var revisedSwitch = []string{
+	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}, {please turn|let's turn} <state> the <what> setting instead{.|!}",
+	"{Wait|Hold on|Actually}, I changed my mind{ -|,} {I'd rather have|I want} the <what> setting <state>{.|, please.}",
+}
+
+var revisedReason = []string{
+	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}, the reason is {really |}that <clause>{.|!}",
+	"{Wait|Hold on|Actually}, I changed my mind{ -|,} <clause>{.|, that's the real reason.}",
+}
+
+func (u *Generic) revisedText(i int, name string) (string, bool) {
+	p, v := u.param(i, name), u.slotValue(i, name)
+	if what, on, ok := setting(p, v); ok {
+		return u.say(revisedSwitch, map[string]string{"what": what, "state": onOff(on)}), true
+	}
+	if clause, ok := reasonClause(p, v); ok {
+		return u.say(revisedReason, map[string]string{"clause": clause}), true
+	}
+	return "", false
+}
+
+// setting reports whether parameter p is a yes/no setting the pack
+// says nothing about, what it is called and whether v turns it on.
+func setting(p *model.ParamModel, v string) (what string, on, ok bool) {
+	if p == nil || model.ParamType(p.Schema) != "boolean" {
+		return "", false, false
+	}
+	// The pack's own words for it ("travel insurance") are said as they are.
+	what = strings.TrimPrefix(model.ArgWords(p.Name), "is ")
+	if p.Say["true"] != what || p.Say["false"] != "not "+what {
+		return "", false, false
+	}
+	switch v {
+	case "true":
+		return what, true, true
+	case "false":
+		return what, false, true
+	}
+	return "", false, false
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// reasonClause is a reason chosen among a few that says what is true of
+// the thing ("no longer needed", "ordered by mistake") as a clause:
+// "it's no longer needed", "it was ordered by mistake"; ok is false for
+// a reason that names a cause ("bad weather", "a family emergency"),
+// which reads well as it is, and for any other slot. The value stays
+// whole in the clause, the words the agent offered.
+func reasonClause(p *model.ParamModel, v string) (string, bool) {
+	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
+		return "", false
+	}
+	words := model.ValueWords(v)
+	first, _, _ := strings.Cut(words, " ")
+	switch {
+	case first == "no" || first == "not":
+		return "it's " + words, true
+	case strings.HasSuffix(first, "ed") && len(first) > 4:
+		// A participle: it happened to the thing.
+		return "it was " + words, true
+	}
+	return "", false
+}
+
 // Free text (a comment, a resolution) is quoted rather than "used".
 var genericTextPieces = []string{
 	"{For the <what>, please write|The <what> should read|As the <what>, put}: <value>{.|}",
@@ -663,6 +751,12 @@ func (u *Generic) pieceText(i int, piece string) string {
 			u.bundling = false
 			return lead + " " + text
 		}
+		if what, on, ok := setting(u.param(i, name), u.slotValue(i, name)); ok {
+			return u.say(u.forms(genericSwitchPieces), map[string]string{"what": what, "state": onOff(on)})
+		}
+		if clause, ok := reasonClause(u.param(i, name), u.slotValue(i, name)); ok {
+			return u.say(u.forms(genericReasonPieces), map[string]string{"what": model.ArgWords(name), "clause": clause})
+		}
 		tmpls := genericSlotPieces
 		switch {
 		case u.freeText(i, name):
@@ -671,7 +765,11 @@ func (u *Generic) pieceText(i int, piece string) string {
 			tmpls = genericSaidPieces
 		}
 		tmpls = u.forms(tmpls)
-		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": u.sayValue(i, name)})
+		said := u.sayValue(i, name)
+		if p := u.param(i, name); said == u.slotValue(i, name) && (p == nil || len(p.Choices) == 0) {
+			return u.sayLiteral(notLeading(tmpls, said), map[string]string{"what": model.ArgWords(name), "value": said}, "value")
+		}
+		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": said})
 	case "like":
 		w := u.write(g)
 		slots := map[string]string{}
@@ -731,6 +829,25 @@ func (u *Generic) pieceText(i int, piece string) string {
 		return u.say(tmpls, map[string]string{"label": labels(sels)})
 	}
 	return u.say(notSure, nil)
+}
+
+// notLeading keeps the templates in which a literal value that reads
+// as a lower-case word ("defaultdb") does not open the message: kept as
+// it is there, it would start a sentence lower-case.
+func notLeading(tmpls []string, value string) []string {
+	if !dialog.PlainWord(value) {
+		return tmpls
+	}
+	var out []string
+	for _, t := range tmpls {
+		if !strings.HasPrefix(t, "<value>") && !strings.HasPrefix(t, "{<value>") {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"{It's|That's|Make it} <value>{.|, please.}"}
+	}
+	return out
 }
 
 // failedOverLeads lead the customer's other choice after the agent said

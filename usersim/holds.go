@@ -30,7 +30,7 @@ const mostCorrections = 3
 var correctTargetID = []string{
 	"{No|Hmm, no|Wait, no}{,|.|!} {that's the wrong <noun>|that isn't the <noun> I mean}{.|!} {It's|I meant|I'm talking about} <noun> <want>, not <got>{.|}",
 	"No{,| —} it's <noun> <want>, not <got>{.|!}",
-	"{No|Nope}{,|.} {I said|I meant|It should be} <noun> <want>{, not <got>|}{.|}",
+	"{No|Nope}{,|.} {I said|I meant|it should be} <noun> <want>{, not <got>|}{.|}",
 }
 
 var correctTargetLabel = []string{
@@ -58,9 +58,21 @@ var correctSaid = []string{
 	"{That's not it|That's not what I said}{ -|,} I {want|need} <want>{.|}",
 }
 
+// correctSwitch is correctSlot for a yes/no setting (genericSwitchPieces).
+var correctSwitch = []string{
+	"{No|Hmm, no|Wait, no}{,|.} {I want|I asked for} the <what> setting {turned|switched} <state>{.|}",
+	"{That's not it|That's not what I said}{ -|,} the <what> setting should be <state>{.|}",
+}
+
+// correctReason is correctSlot for a reason (genericReasonPieces).
+var correctReason = []string{
+	"{No|Hmm, no|Wait, no}{,|.} {the reason is that|I said} <clause>{.|}",
+	"{That's not it|That's not the reason}{ -|,} <clause>{.|}",
+}
+
 var correctChoice = []string{
 	"{No|Hmm, no|Wait, no}{,|.|!} {I meant|I want|it should be} <label>{.|}",
-	"{That's not what I asked for|Not that one}{.|,} {I meant|It's|I said} <label>{.|}",
+	"{That's not what I asked for|Not that one}{.|,} {I meant|it's|I said} <label>{.|}",
 }
 
 var correctNew = []string{
@@ -70,7 +82,7 @@ var correctNew = []string{
 
 var askFigure = []string{
 	"{Not yet|No, hold on|Not so fast}{ —|,|.} before I {say yes|agree|confirm}, {how much will the <figure> be|what will the <figure> be|can you tell me the <figure>}?",
-	"{Not yet|No, wait}{.|,} {What will the <figure> be|How much is the <figure>|What's the <figure>} {first|before I decide}?",
+	"{Not yet|No, wait}{.|,} {what will the <figure> be|how much is the <figure>|what's the <figure>} {first|before I decide}?",
 }
 
 var pushbacks = []string{
@@ -212,6 +224,12 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 	kind, name, _ := strings.Cut(piece, ":")
 	switch kind {
 	case "slot", "like":
+		if what, on, ok := setting(p, u.slotValue(i, p.Name)); ok {
+			return u.say(correctSwitch, map[string]string{"what": what, "state": onOff(on)})
+		}
+		if clause, ok := reasonClause(p, u.slotValue(i, p.Name)); ok {
+			return u.say(correctReason, map[string]string{"clause": clause})
+		}
 		gotText := ""
 		if s, scalar := got.(string); scalar {
 			gotText = s
@@ -230,7 +248,11 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 		case plain:
 			tmpls = correctSlotPlain
 		}
-		return u.say(tmpls, map[string]string{"what": model.ArgWords(p.Name), "want": want, "got": gotText})
+		slots := map[string]string{"what": model.ArgWords(p.Name), "want": want, "got": gotText}
+		if said {
+			return u.say(tmpls, slots)
+		}
+		return u.sayLiteral(tmpls, slots, "want", "got")
 	case "choice":
 		if v, ok := g.Slots[name]; ok {
 			return u.say(correctChoice, map[string]string{"label": v})

@@ -165,13 +165,15 @@ var reminders = []string{
 // instead of an answer (NCUser's tangents): the agent steers back and
 // asks again.
 var digressions = []string{
-	"{Oh, before that|Actually, quick question first|Sorry, random question|Before I forget|Side question|Oh, one thing first}{:|,} {do you know if|can you tell me whether|any idea if|is it true that} {you're open on weekends|there's a phone line I could call next time|I can get updates by text|there's a mobile app for this|you have a loyalty program|this chat is saved somewhere|I could talk to the same person next time}?",
-	"{Hmm, wait|Hang on|Oh|Um}{.|,} {How long have you been doing this job|Is it busy today|Do you get a lot of people like me|Are you a real person, by the way}? {Just curious.|Sorry, I'm curious.|Anyway.|}",
+	"{Oh, before that|Actually, quick question first|Sorry, random question|Before I forget|Side question|Oh, one thing first}{:|,} {do you know if|can you tell me whether|any idea if|is it true that} {support is open on weekends|there's a phone line I could call next time|I can get updates by text|there's a mobile app for this|this chat is saved somewhere|I could talk to the same person next time}?",
+	"{Hmm, wait|Hang on|Oh|Um}{.|,} {how long have you been doing this job|is it busy today|do you get a lot of people like me|are you a real person, by the way}? {Just curious.|Sorry, I'm curious.|Anyway.|}",
 }
 
+// verboseFillers are said whatever the pack's domain (an airline, a
+// cloud API), so none of them names a store, a delivery or shopping.
 var verboseFillers = []string{
-	"{By the way|Oh, and|Funny story|Just so you know}, {the weather here has been awful|my dog knocked over a lamp this morning|I've been shopping with you for years|my neighbour recommended your store|I'm typing this on my lunch break}{.|!}",
-	"{I have to say|Honestly|To be fair}, {your site is usually great|delivery was quick last time|this is my first time contacting support|I almost phoned rather than chatting}{.|!}",
+	"{By the way|Oh, and|Funny story|Just so you know}, {the weather here has been awful|my dog knocked over a lamp this morning|I've been with you for years|a friend recommended you|I'm typing this on my lunch break}{.|!}",
+	"{I have to say|Honestly|To be fair}, {your site is usually great|it all went smoothly last time|this is my first time contacting support|I almost phoned rather than chatting}{.|!}",
 	"{Sorry for the long message|Sorry, that was a lot|I hope this makes sense|Bear with me|Sorry if I ramble|I know that's a lot of words}{.|!|, I'm a bit scattered today.}",
 }
 

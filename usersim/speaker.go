@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -52,6 +53,10 @@ type customer interface {
 	pieceText(i int, piece string) string
 	// sayValue is slot name of goal i as the customer says it now.
 	sayValue(i int, name string) string
+	// revisedText is the change of mind to slot name of goal i as a
+	// sentence of its own, for a value that is no noun phrase (a
+	// setting turned on, a reason); ok is false for any other.
+	revisedText(i int, name string) (string, bool)
 	// check turns down a proposal that is not what the customer wants,
 	// or that lacks a figure it must hear first; ok is false otherwise.
 	check(ask dialog.Ask) (t dialog.Turn, ok bool)
@@ -74,6 +79,14 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 }
 
 func (u *speaker) say(tmpls []string, slots map[string]string) string {
+	return u.sayLiteral(tmpls, slots)
+}
+
+// sayLiteral is say with the slots named in literal filled after the
+// text is tidied: a value given as it is ("defaultdb", a name, a
+// comment) keeps its case even where it opens a sentence, never
+// "Defaultdb.".
+func (u *speaker) sayLiteral(tmpls []string, slots map[string]string, literal ...string) string {
 	t := dialog.Capitalize(dialog.Expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		for _, from := range nonNativeOrder {
@@ -83,7 +96,17 @@ func (u *speaker) say(tmpls []string, slots map[string]string) string {
 		}
 		t = typo(u.rng, t, 0.25)
 	}
-	return dialog.Tidy(dialog.Fill(t, slots))
+	var later []string
+	for k, name := range literal {
+		if v := slots[name]; v != "" {
+			// A mark of no letter, which Tidy leaves as it is.
+			mark := "\x00" + strconv.Itoa(k) + "\x00"
+			slots = maps.Clone(slots)
+			slots[name] = mark
+			later = append(later, mark, v)
+		}
+	}
+	return strings.NewReplacer(later...).Replace(dialog.Tidy(dialog.Fill(t, slots)))
 }
 
 // start is the customer's opening message.
@@ -165,10 +188,11 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 		if u.prof.changes && !u.revised[ask.Goal] && (len(g.Revised) > 0 || len(g.RevisedItems) > 0) {
 			u.revised[ask.Goal] = true
 			act := dialog.Act{Type: "revise", Goal: ask.Goal, Slots: map[string]string{}}
-			var val string
+			var val, own string
 			for _, k := range slices.Sorted(maps.Keys(g.Revised)) {
 				act.Slots[k] = g.Slots[k]
 				val = c.sayValue(ask.Goal, k)
+				own, _ = c.revisedText(ask.Goal, k)
 			}
 			for _, first := range g.RevisedItems {
 				// The final choice: one of their things, or the original.
@@ -182,7 +206,11 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 					}
 				}
 			}
-			t = dialog.Turn{Text: u.say(revisions, map[string]string{"value": val}), Acts: []dialog.Act{act}}
+			text := own
+			if text == "" || len(g.RevisedItems) > 0 {
+				text = u.say(revisions, map[string]string{"value": val})
+			}
+			t = dialog.Turn{Text: text, Acts: []dialog.Act{act}}
 			break
 		}
 		if turn, no := c.check(ask); no {
