@@ -609,7 +609,13 @@ func (m *Model) indexPools() {
 			}
 			var walk func(prefix string, o map[string]any, depth int)
 			walk = func(prefix string, o map[string]any, depth int) {
-				for f, x := range o {
+				// Fields in order: a field name met at several paths of
+				// one record (a description and a region's description)
+				// fills the shared pool in the same order every run, so
+				// which values a full pool keeps does not depend on map
+				// order.
+				for _, f := range slices.Sorted(maps.Keys(o)) {
+					x := o[f]
 					path := f
 					if prefix != "" {
 						path = prefix + "." + f
