@@ -200,7 +200,7 @@ var rules = []rule{
 	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`, `what items? should`, `list them all`, `name them`, `each one`)},
 	{"piece", "target", anyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
 	{"piece", "topic", anyOf(`what can i help you with\?`, `what would you like to do\?`)},
-	{"anything_else", "", anyOf(`anything else`, `something else`, `help with anything`, `any other`)},
+	{"anything_else", "", anyOf(`anything else`, `something else`, `help with anything`, `any other`, `what else`, `more i can do`)},
 	{"help", "", anyOf(`how can i help`, `what can i do for you`, `what would you like help with`, `how may i (help|assist)`)},
 }
 
