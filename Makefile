@@ -53,10 +53,17 @@ test-interop: demo
 	$(BIN) run --domain out/demo-pack -n 100 --seed 4 --quiet --out out/demo-pack-release
 	node test/interop/duckdb_check.mjs out/demo-pack-release
 	$(BIN) validate out/demo-pack-release
+	# A pack imported from a spec whose schemas hold numbers a trainer's
+	# JSON decoder would not read back as written (2^54-1, the int64 range,
+	# 0.3): its tool definitions must not carry them.
+	rm -rf out/demo-numbers out/demo-numbers-release
+	$(BIN) domain import-openapi test/interop/testdata/numbers.yaml -o out/demo-numbers >/dev/null
+	$(BIN) run --domain out/demo-numbers -n 40 --seed 5 --quiet --out out/demo-numbers-release
+	$(BIN) validate out/demo-numbers-release
 	# Every row of the demo releases, loaded as datasets and TRL load it,
 	# through every chat template (render_check.mjs says how), then the same
 	# check on a synth 0.3 release, whose rows it must catch failing.
-	node test/interop/render_check.mjs --synth $(BIN) $(DEMO) out/demo-dpo out/demo-airline out/demo-pack-release
+	node test/interop/render_check.mjs --synth $(BIN) $(DEMO) out/demo-dpo out/demo-airline out/demo-pack-release out/demo-numbers-release
 	node test/interop/render_check.mjs --synth $(BIN) --expect-fail export/testdata/v1/release
 	# Releases of format 1 (synth 0.3) still validate, report and export
 	# (merge refuses shard outputs of another synth version by its config

@@ -387,6 +387,16 @@ func TestSchemaConversion(t *testing.T) {
 		{`{$ref: "https://example.com/x.yaml#/X"}`, `{"description":"unresolved $ref https://example.com/x.yaml#/X"}`, true},
 		{`true`, `true`, false},
 		{`{type: string, x-nullable: true, discriminator: {propertyName: k}}`, `{"type":"string"}`, false},
+		// Numbers a trainer's JSON decoder would not read back as written
+		// go (exactInJSON); the ones it reads exactly stay.
+		{`{type: [integer, "null"], minimum: 0, maximum: 18014398509481983}`, `{"minimum":0,"type":["integer","null"]}`, false},
+		{`{type: integer, format: int64, minimum: -9223372036854775808, maximum: 9223372036854775807}`, `{"format":"int64","type":"integer"}`, false},
+		{`{type: integer, minimum: -9007199254740991, maximum: 9007199254740991}`, `{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"}`, false},
+		{`{type: integer, default: 9223372036854775807, example: 9223372036854775807}`, `{"type":"integer"}`, false},
+		{`{type: integer, enum: [1, 18446744073709551615]}`, `{"type":"integer"}`, false},
+		{`{type: number, minimum: 0.05, maximum: 0.3, default: 0.5, examples: [0.6, 2.32]}`, `{"default":0.5,"examples":[2.32],"minimum":0.05,"type":"number"}`, false},
+		{`{type: object, default: {a: 0.1, b: 0.7}}`, `{"type":"object"}`, false},
+		{`{type: [string, "null"], default: null, const: null}`, `{"const":null,"type":["string","null"]}`, false},
 	}
 	for _, c := range cases {
 		got, w := conv.Schema(node(t, c.in))
@@ -404,6 +414,38 @@ func TestSchemaConversion(t *testing.T) {
 	want := `{"properties":{"b":{"properties":{"a":{"description":"A (recursive: the same structure nests here; cut to keep the schema finite)","type":"object"}},"type":"object"}},"type":"object"}`
 	if string(raw) != want || len(w.notes) == 0 {
 		t.Errorf("cycle:\n got %s\nwant %s (notes %v)", raw, want, w.notes)
+	}
+}
+
+// TestExactInJSON pins the numbers pandas' ujson_loads(precise_float=False)
+// reads back as Go wrote them; render_check.mjs's ujsonNumber makes the
+// same reading of the rows.
+func TestExactInJSON(t *testing.T) {
+	cases := []struct {
+		v    any
+		want bool
+	}{
+		{int64(1<<53 - 1), true},
+		{int64(-(1<<53 - 1)), true},
+		{int64(1 << 53), false},
+		{float64(1 << 54), false},
+		{9223372036854775807.0, false},
+		{0.5, true},
+		{2.32, true},
+		{0.2, true},
+		{0.05, true},
+		{0.3, false}, // 3 * 0.1 is 0.30000000000000004
+		{0.6, false},
+		{-0.7, false},
+		{1e-7, false}, // written as 1e-07: ujson's exponent path
+		{"18014398509481983", true},
+		{[]any{int64(1), 0.3}, false},
+		{map[string]any{"a": 0.5, "b": nil}, true},
+	}
+	for _, c := range cases {
+		if got := exactInJSON(c.v); got != c.want {
+			t.Errorf("exactInJSON(%#v) = %v, want %v", c.v, got, c.want)
+		}
 	}
 }
 

@@ -369,7 +369,11 @@ func (c *converter) object(n *yaml.Node, w *walk) any {
 				}
 			}
 		case "const", "default":
-			if x, ok := value(v, 0); ok {
+			// A null default says no more than leaving the parameter out;
+			// kept, it renders as Python's "None" in templates that print
+			// extra keys with |string (Nemotron 3), and @huggingface/jinja
+			// throws there.
+			if x, ok := value(v, 0); ok && (x != nil || k == "const") {
 				out[k] = x
 			}
 		case "example":
@@ -432,6 +436,7 @@ func (c *converter) object(n *yaml.Node, w *walk) any {
 	}
 	exclusive(out, "exclusiveMinimum", "minimum", exMin)
 	exclusive(out, "exclusiveMaximum", "maximum", exMax)
+	dropInexactNumbers(out)
 	if nullable {
 		return makeNullable(out)
 	}
@@ -454,6 +459,109 @@ func exclusive(out map[string]any, key, bound string, v *yaml.Node) {
 	if f, ok := number(v); ok {
 		out[key] = f
 	}
+}
+
+// dropInexactNumbers removes the keywords whose numbers a trainer's JSON
+// decoder would not read back as written (exactInJSON), so that a tool
+// definition renders the same after datasets loads it: a bound, const or
+// enum is dropped whole, which only widens what the schema accepts (an
+// integer beyond 2^53 is the int64 or uint64 range restated, which
+// "format" still says, or a bitfield's top, which no JSON number a client
+// holds as a double can carry exactly anyway); a default or example is an
+// annotation, dropped alone.
+func dropInexactNumbers(out map[string]any) {
+	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const", "enum", "default"} {
+		if v, ok := out[k]; ok && !exactInJSON(v) {
+			delete(out, k)
+		}
+	}
+	if ex, ok := out["examples"].([]any); ok {
+		var keep []any
+		for _, x := range ex {
+			if exactInJSON(x) {
+				keep = append(keep, x)
+			}
+		}
+		if len(keep) == 0 {
+			delete(out, "examples")
+		} else {
+			out["examples"] = keep
+		}
+	}
+}
+
+// maxExactInt is 2^53-1, the largest integer every JSON consumer that
+// holds numbers as doubles (JavaScript, and Go's own float64 bounds)
+// reads back exactly.
+const maxExactInt = 1<<53 - 1
+
+// exactInJSON reports whether every number in v, written by encoding/json,
+// is read back as the same value by pandas' ujson_loads with
+// precise_float=False (how datasets decodes a Json() value) and by a
+// JavaScript JSON.parse: integers within ±(2^53-1), and fractions that
+// ujson's fast decimal reading (ujsonFraction) gets exactly.
+func exactInJSON(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return x >= -maxExactInt && x <= maxExactInt
+	case int:
+		return x >= -maxExactInt && x <= maxExactInt
+	case float64:
+		if x == math.Trunc(x) {
+			return math.Abs(x) <= maxExactInt
+		}
+		return ujsonFraction(x)
+	case []any:
+		for _, e := range x {
+			if !exactInJSON(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if !exactInJSON(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ujsonFraction reports whether ujson's fast path reads f's encoding/json
+// text back as f. That path (ultrajsondec.c, decode_numeric and
+// createDouble) takes up to 15 fraction digits as a double and adds
+// frac*10^-n to the integer part, which can land an ulp off; an exponent
+// form (encoding/json writes one below 1e-6) multiplies by pow(10, e),
+// not checked here, so it counts as inexact.
+func ujsonFraction(f float64) bool {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if a := math.Abs(f); a < 1e-6 || a >= 1e21 {
+		return false
+	}
+	neg := 1.0
+	if s[0] == '-' {
+		neg, s = -1, s[1:]
+	}
+	ip, fp, _ := strings.Cut(s, ".")
+	i, err := strconv.ParseUint(ip, 10, 64)
+	if err != nil {
+		return false
+	}
+	// g_pow10, written as ultrajsondec.c writes it, so each entry is the
+	// same double.
+	pow10 := [...]float64{1, 0.1, 0.01, 0.001, 0.0001, 0.00001, 0.000001, 0.0000001,
+		0.00000001, 0.000000001, 0.0000000001, 0.00000000001, 0.000000000001,
+		0.0000000000001, 0.00000000000001, 0.000000000000001}
+	frac, n := 0.0, 0
+	for _, d := range fp {
+		if n < len(pow10)-1 {
+			frac = frac*10 + float64(d-'0')
+			n++
+		}
+	}
+	// The conversions keep Go from fusing a multiply and an add, which
+	// rounds once where C on x86-64 rounds twice.
+	return float64(float64(i)+float64(frac*pow10[n]))*neg == f
 }
 
 // makeNullable adds null to the accepted values (3.0 nullable: true).

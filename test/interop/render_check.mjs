@@ -233,9 +233,8 @@ function decode(feature, v, path) {
   }
   switch (feature.kind) {
     case "json": {
-      const obj = JSON.parse(v);
-      checkNumbers(obj, path);
-      return obj;
+      checkNumbers(v, path);
+      return JSON.parse(v);
     }
     case "list":
       return Array.from(v, (x, i) => decode(feature.elem, x, `${path}[${i}]`));
@@ -249,14 +248,49 @@ function decode(feature, v, path) {
   }
 }
 
-// checkNumbers fails a value holding a number that pandas' ujson_loads
-// (precise_float=False, what datasets decodes Json() with) may not read
-// back exactly: one with a fraction, or an integer beyond 2^53.
-function checkNumbers(v, path) {
-  if (typeof v === "number") {
-    if (!Number.isSafeInteger(v)) throw new LoadError(`${path}: number ${v} may not survive datasets' ujson decoding`);
-  } else if (Array.isArray(v)) v.forEach((x) => checkNumbers(x, path));
-  else if (v && typeof v === "object") Object.values(v).forEach((x) => checkNumbers(x, path));
+// checkNumbers fails a JSON text holding a number that pandas'
+// ujson_loads (precise_float=False, what datasets decodes Json() with) may
+// not read back as JSON.parse does: an integer beyond 2^53 (ujson keeps it
+// exact, but the renderings compared here and any JavaScript consumer
+// cannot; beyond ±2^63 ujson raises), or a fraction its fast path gets an
+// ulp off (ujsonNumber).
+function checkNumbers(text, path) {
+  // Numbers outside strings: a string is skipped whole, escapes included.
+  for (const m of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    const tok = m[0];
+    if (tok.startsWith('"')) continue;
+    const want = Number(tok);
+    const exact = /^-?\d+$/.test(tok) ? Number.isSafeInteger(want) : ujsonNumber(tok) === want;
+    if (!exact) throw new LoadError(`${path}: number ${tok} may not survive datasets' ujson decoding`);
+  }
+}
+
+// ujsonNumber is ultrajsondec.c's decode_numeric without precise_float on
+// a number with a fraction or an exponent: the integer part as a uint64,
+// up to 15 fraction digits as a double, intValue + frac * g_pow10[n]
+// (createDouble), then times pow(10, exp). The exponent is taken only
+// where 10^exp is exact (0..22), so pow's rounding cannot differ; any
+// other exponent gives NaN, which fails.
+const ujsonPow10 = [1, 0.1, 0.01, 0.001, 0.0001, 0.00001, 0.000001, 0.0000001, 0.00000001, 0.000000001, 0.0000000001, 0.00000000001, 0.000000000001, 0.0000000000001, 0.00000000000001, 0.000000000000001];
+function ujsonNumber(tok) {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(tok);
+  const iv = BigInt(m[2]);
+  if (iv >= (m[1] ? 1n << 63n : 1n << 64n)) return NaN; // "Value is too big!" / "too small"
+  let frac = 0;
+  let n = 0;
+  for (const d of m[3] ?? "") {
+    if (n < 15) {
+      frac = frac * 10 + Number(d);
+      n++;
+    }
+  }
+  let v = (Number(iv) + frac * ujsonPow10[n]) * (m[1] ? -1 : 1);
+  if (m[4] !== undefined) {
+    const e = Number(m[4]);
+    if (e < 0 || e > 22) return NaN;
+    v *= Number(`1e${e}`);
+  }
+  return v;
 }
 
 // trlTools is TRL's tokenize_fn: json.loads a string tools column.
