@@ -16,6 +16,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/release"
 )
 
 // transferTool ends a dialogue with a hand-over to a human.
@@ -124,7 +125,7 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 		bad("row", "no messages")
 		return
 	}
-	if why := checkWeights(r.Kind, r.Messages, r.Labels); why != "" {
+	if why := checkWeights(r.Engine, r.Kind, r.Messages, r.Labels); why != "" {
 		bad("weight", "%s", why)
 	}
 	if r.Messages[0].Role != "system" || r.Messages[0].Content != s.dom.Policy {
@@ -191,8 +192,18 @@ func (s *state) checkLabels(bad func(check, format string, args ...any), bp *rec
 // checkWeights: exactly a recovery row's mistake turns (credit.Mistakes
 // of its stored labels, whose agreement with the blueprint checkLabels
 // checks) carry weight 0, and no other message carries a weight, so
-// assistant-only loss never learns the mistake the customer caught.
-func checkWeights(kind string, msgs []record.Message, labels json.RawMessage) string {
+// assistant-only loss never learns the mistake the customer caught. A
+// row synth verify --keep kept from outside carries its input's
+// weights, 0 or 1 on assistant messages as OpenAI's format allows.
+func checkWeights(eng, kind string, msgs []record.Message, labels json.RawMessage) string {
+	if eng == release.EngineOutside {
+		for i, m := range msgs {
+			if m.Weight != nil && (m.Role != "assistant" || *m.Weight != 0 && *m.Weight != 1) {
+				return fmt.Sprintf("message %d (%s) has weight %d: a weight is 0 or 1, on assistant messages only", i, m.Role, *m.Weight)
+			}
+		}
+		return ""
+	}
 	var want []int
 	if kind == record.KindRecovery && labels != nil {
 		var l credit.Labels

@@ -80,7 +80,7 @@ func messages(d Dialogue, policy string) ([]record.Message, string) {
 		return v
 	}
 	for _, m := range d.Messages {
-		msg := record.Message{Role: m.Role, Content: m.Content, Name: m.Name, ReasoningContent: m.Reasoning}
+		msg := record.Message{Role: m.Role, Content: m.Content, Name: m.Name, ReasoningContent: m.Reasoning, Weight: m.Weight}
 		for _, c := range m.Calls {
 			msg.ToolCalls = append(msg.ToolCalls, record.ToolCall{ID: id(c.ID), Type: "function", Function: record.FunctionCall{Name: c.Name, Arguments: c.Arguments}})
 			callName[c.ID] = c.Name

@@ -40,6 +40,9 @@ type Message struct {
 	// the source says.
 	CallID string
 	Name   string
+	// Weight is OpenAI fine-tuning's per-message weight (0 or 1 on an
+	// assistant message), kept so a row comes back as it went in.
+	Weight *int
 }
 
 // Call is one tool call with its arguments as JSON text.
@@ -78,6 +81,7 @@ type openAIMessage struct {
 	Name          string          `json:"name"`
 	Reasoning     string          `json:"reasoning_content"`
 	ReasoningVLLM string          `json:"reasoning"`
+	Weight        *int            `json:"weight"`
 }
 
 type openAICall struct {
@@ -93,7 +97,10 @@ func (m openAIMessage) message(i int) (Message, error) {
 	if err != nil {
 		return Message{}, fmt.Errorf("messages[%d].content: %w", i, err)
 	}
-	out := Message{Role: m.Role, Content: text, CallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning}
+	if m.Weight != nil && (m.Role != "assistant" || *m.Weight != 0 && *m.Weight != 1) {
+		return Message{}, fmt.Errorf("messages[%d].weight: %d on this %s message: OpenAI's fine-tuning weight is 0 or 1, on assistant messages only", i, *m.Weight, m.Role)
+	}
+	out := Message{Role: m.Role, Content: text, CallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning, Weight: m.Weight}
 	if out.Reasoning == "" {
 		out.Reasoning = m.ReasoningVLLM
 	}

@@ -172,3 +172,34 @@ func TestMessagesEndings(t *testing.T) {
 		t.Errorf("ids or names: %+v", got)
 	}
 }
+
+// TestReadWeights: an assistant message's fine-tuning weight (0 or 1)
+// comes through, so a kept row is the row that went in; any other weight,
+// or one on another role, is an error naming the message.
+func TestReadWeights(t *testing.T) {
+	lines := []string{
+		`{"id":"w","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"wrong","weight":0},{"role":"user","content":"no"},{"role":"assistant","content":"right","weight":1}]}`,
+		`{"id":"w2","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"x","weight":2}]}`,
+		`{"id":"w3","messages":[{"role":"user","content":"hi","weight":0}]}`,
+	}
+	path := filepath.Join(t.TempDir(), "w.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds := readAll(t, path, Options{})
+	if len(ds) != 3 {
+		t.Fatalf("%d dialogues, want 3", len(ds))
+	}
+	if ds[0].Err != nil {
+		t.Fatal(ds[0].Err)
+	}
+	msgs := ds[0].Messages
+	if msgs[1].Weight == nil || *msgs[1].Weight != 0 || msgs[3].Weight == nil || *msgs[3].Weight != 1 || msgs[0].Weight != nil {
+		t.Errorf("weights misread: %v %v %v", msgs[0].Weight, msgs[1].Weight, msgs[3].Weight)
+	}
+	for i, want := range []string{"messages[1].weight: 2 on this assistant", "messages[0].weight: 0 on this user"} {
+		if d := ds[i+1]; d.Err == nil || !strings.Contains(d.Err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", d.ID, d.Err, want)
+		}
+	}
+}
