@@ -487,7 +487,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			break
 		}
 		opts := ""
-		if p != nil && len(p.Choices) > 0 && len(p.Choices) <= 8 {
+		if offered(p) {
 			var cs []string
 			for _, c := range p.Choices {
 				cs = append(cs, model.ValueWords(c))
@@ -543,6 +543,23 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 	}
 	t := a.reply(text, dialog.Ask{Kind: "piece", Goal: g.idx, Piece: piece})
 	return &t
+}
+
+// offered reports whether the agent lists a slot's choices after its
+// question: two to eight of them, each a value the tool's schema gives
+// (model.SchemaGives). Values drawn from a pattern or free keys of an
+// imported create are the customer's to say; listing them would claim
+// knowledge the agent never read, so it asks an open question instead.
+func offered(p *model.ParamModel) bool {
+	if p == nil || len(p.Choices) < 2 || len(p.Choices) > 8 {
+		return false
+	}
+	for _, c := range p.Choices {
+		if !model.SchemaGives(p.Schema, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // saidChoices are a slot's few choices in the pack's words, nil when

@@ -279,10 +279,13 @@ func phraseParts(where map[string][]string, say map[string]string) (adj []string
 			preps = append(preps, fillValue(tmpl, v))
 			continue
 		}
-		switch p := preposition(f); p {
-		case "adjective":
+		switch p := preposition(f); {
+		case p == "adjective" && !slices.ContainsFunc(where[f], func(x string) bool { return !Adjectival(x) }):
 			adj = append(adj, v)
-		case "":
+		case p == "adjective":
+			// "with status succeeded", never "a succeeded firewall".
+			with = append(with, Words(LastStep(f))+" "+v)
+		case p == "":
 			with = append(with, Words(LastStep(f))+" "+v)
 		default:
 			preps = append(preps, p+" "+v)
@@ -290,6 +293,34 @@ func phraseParts(where map[string][]string, say map[string]string) (adj []string
 	}
 	return adj, preps, with
 }
+
+// Adjectival reports whether a status value reads before its noun ("a
+// pending order", "an active droplet", "a cancelled reservation"). A
+// verb's form that does not ("a succeeded firewall", "a waiting
+// firewall") or a code of several words ("in_progress") is said as the
+// status instead.
+func Adjectival(v string) bool {
+	w := strings.ToLower(ValueWords(v))
+	switch {
+	case w == "" || strings.Contains(v, "_"):
+		// A code of several words: "an in progress firewall" reads
+		// badly; a pack's own words ("pending (item modified)") stay.
+		return false
+	case notAttributive[w]:
+		return false
+	case strings.HasSuffix(w, "ing"):
+		return attributiveIng[w]
+	}
+	return true
+}
+
+// notAttributive are statuses in the past tense of verbs no thing
+// undergoes: a job succeeds, nobody succeeds it.
+var notAttributive = map[string]bool{"succeeded": true, "errored": true, "occurred": true, "happened": true, "existed": true}
+
+// attributiveIng are the "-ing" statuses that read before a noun; any
+// other ("waiting", "creating", "deleting") is said as the status.
+var attributiveIng = map[string]bool{"pending": true, "running": true, "upcoming": true, "ongoing": true, "outstanding": true, "missing": true, "remaining": true, "existing": true, "failing": true}
 
 // valuesWords says one value or alternatives: "SFO or OAK", dates as
 // people say them ("May 16, May 17 or May 18, 2024").
@@ -779,9 +810,9 @@ func Description(c *CollModel, obj map[string]any) string {
 			with = append(with, strings.TrimPrefix(phrase, "with "))
 		case said:
 			preps = append(preps, phrase)
-		case preposition(f) == "adjective":
+		case preposition(f) == "adjective" && Adjectival(text):
 			adj = append(adj, ValueWords(text))
-		case preposition(f) != "" && !isNumber(v):
+		case preposition(f) != "" && preposition(f) != "adjective" && !isNumber(v):
 			preps = append(preps, preposition(f)+" "+ValueWords(text))
 		default:
 			attrs = append(attrs, Attribute(f, v))

@@ -1880,6 +1880,47 @@ func ParamType(s map[string]any) string {
 // enumOf lists the values a schema allows when it names them: an enum, a
 // const, or, as 3.1 specs write enums with a title per value, the consts
 // of an anyOf or oneOf (inside an allOf too).
+// SchemaGives reports whether a tool's argument schema tells whoever
+// reads it that v is a value the argument takes: its enum (or its
+// items' enum) lists it, it is a yes/no of a boolean, or its
+// description names it ("either 'no longer needed' or 'ordered by
+// mistake'"). An agent offers a slot's values only then: an id drawn
+// from a pattern or a key no record has yet is the customer's to say.
+func SchemaGives(schema map[string]any, v string) bool {
+	if schema == nil {
+		return false
+	}
+	if slices.Contains(enumOf(schema), v) {
+		return true
+	}
+	if items, ok := schema["items"].(map[string]any); ok && slices.Contains(enumOf(items), v) {
+		return true
+	}
+	if ParamType(schema) == "boolean" && (v == "true" || v == "false") {
+		return true
+	}
+	desc, _ := schema["description"].(string)
+	if v == "" || desc == "" {
+		return false
+	}
+	lower, want := strings.ToLower(desc), strings.ToLower(v)
+	for i := 0; ; {
+		j := strings.Index(lower[i:], want)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(want)
+		if (start == 0 || !wordByte(lower[start-1])) && (end == len(lower) || !wordByte(lower[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func wordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z'
+}
+
 func enumOf(s map[string]any) []string {
 	var out []string
 	switch e := s["enum"].(type) {

@@ -239,7 +239,7 @@ func InventedText(rng *rand.Rand, name string) []string {
 	var out []string
 	lower := strings.ToLower(name)
 	switch {
-	case strings.Contains(lower, "name") || strings.Contains(lower, "title"):
+	case (strings.Contains(lower, "name") || strings.Contains(lower, "title")) && !strings.Contains(lower, "file"):
 		for i := 0; i < 4; i++ {
 			w := nouns[rng.IntN(len(nouns))]
 			out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+strings.ToUpper(nouns[rng.IntN(len(nouns))][:1])+nouns[rng.IntN(len(nouns))][1:])
@@ -264,12 +264,47 @@ func InventedText(rng *rand.Rand, name string) []string {
 			w := nouns[rng.IntN(len(nouns))]
 			out = append(out, strings.ToUpper(w[:1])+w[1:]+" "+places[rng.IntN(len(places))])
 		}
-	default:
+	case hasAny(lower, "url", "uri_", "webhook", "callback", "link", "endpoint", "website", "homepage") || strings.HasSuffix(lower, "uri"):
+		// A web address, never a sentence: "Webhook URL: it worked
+		// fine until yesterday" is no value a form takes.
+		dir := ""
+		if hasAny(lower, "webhook", "callback") {
+			dir = "hooks/"
+		}
+		for i := 0; i < 4; i++ {
+			out = append(out, "https://example.com/"+dir+nouns[rng.IntN(len(nouns))])
+		}
+	case strings.Contains(lower, "file") && !strings.Contains(lower, "profile"), hasAny(lower, "image", "avatar", "icon", "banner", "sound", "audio", "sticker", "attachment", "splash"):
+		ext := ".png"
+		if hasAny(lower, "sound", "audio") {
+			ext = ".mp3"
+		}
+		for i := 0; i < 4; i++ {
+			out = append(out, nouns[rng.IntN(len(nouns))]+"-"+nouns[rng.IntN(len(nouns))]+ext)
+		}
+	case hasAny(lower, "description", "note", "comment", "message", "body", "reason", "text", "summary", "detail", "content", "topic", "bio"):
+		// Free text: a line of the kind a customer would put there.
 		for i := 0; i < 4; i++ {
 			out = append(out, notes[rng.IntN(len(notes))])
 		}
+	default:
+		// An identity, a channel, a signature, a mode: a short phrase
+		// that reads as a value ("harbor-maple"); a chat line
+		// ("a colleague reported the same thing") would be said as one.
+		for i := 0; i < 4; i++ {
+			out = append(out, nouns[rng.IntN(len(nouns))]+"-"+nouns[rng.IntN(len(nouns))])
+		}
 	}
 	return out
+}
+
+func hasAny(s string, parts ...string) bool {
+	for _, p := range parts {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // places end the names of made-up locations ("Harbor Hall").

@@ -92,6 +92,13 @@ def _key(v):
         return str(int(v))
     return str(v)
 
+def _a(noun):
+    """A noun with its article, for error text: "an identity", "a user"."""
+    w = noun.lower()
+    if w != "" and w[:1] in "aeiou" and not (w.startswith("us") or w.startswith("uni") or w.startswith("uu") or w.startswith("ur")):
+        return "an " + noun
+    return "a " + noun
+
 def _same(want, have):
     """A filter value matches a field: equal as text, either side a list."""
     wants = want if type(want) == "list" else [want]
@@ -195,7 +202,7 @@ def _create(db, coll, noun, key_field, int_key, fresh, args, scope, fields, pare
         key = _new_key(db, coll, int_key, fresh)
         rec[key_field] = key
     elif db.get(coll, _key(key)) != None:
-        fail("a %s with %s %s already exists; creating one needs a %s no other %s has" % (noun, key_field, _key(key), key_field, noun))
+        fail("%s with %s %s already exists; creating one needs %s no other %s has" % (_a(noun), key_field, _key(key), _a(key_field), noun))
     db.put(coll, _key(key), rec)
     return rec
 
