@@ -40,6 +40,9 @@ func TestInventedTextFitsTheField(t *testing.T) {
 				}
 				continue
 			}
+			if parts := regexp.MustCompile(`^([a-z]+)-([a-z]+)`).FindStringSubmatch(v); parts != nil && parts[1] == parts[2] {
+				t.Errorf("%s: %q repeats its noun", tc.name, v)
+			}
 			if chat || !tc.fits.MatchString(v) {
 				t.Errorf("%s: %q does not fit the field (want %s)", tc.name, v, tc.fits)
 			}

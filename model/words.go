@@ -280,7 +280,7 @@ func InventedText(rng *rand.Rand, name string) []string {
 			ext = ".mp3"
 		}
 		for i := 0; i < 4; i++ {
-			out = append(out, nouns[rng.IntN(len(nouns))]+"-"+nouns[rng.IntN(len(nouns))]+ext)
+			out = append(out, nounPair(rng)+ext)
 		}
 	case hasAny(lower, "description", "note", "comment", "message", "body", "reason", "text", "summary", "detail", "content", "topic", "bio"):
 		// Free text: a line of the kind a customer would put there.
@@ -292,10 +292,19 @@ func InventedText(rng *rand.Rand, name string) []string {
 		// that reads as a value ("harbor-maple"); a chat line
 		// ("a colleague reported the same thing") would be said as one.
 		for i := 0; i < 4; i++ {
-			out = append(out, nouns[rng.IntN(len(nouns))]+"-"+nouns[rng.IntN(len(nouns))])
+			out = append(out, nounPair(rng))
 		}
 	}
 	return out
+}
+
+// nounPair is two different nouns joined as a value: "harbor-maple".
+func nounPair(rng *rand.Rand) string {
+	i, j := rng.IntN(len(nouns)), rng.IntN(len(nouns)-1)
+	if j >= i {
+		j++
+	}
+	return nouns[i] + "-" + nouns[j]
 }
 
 func hasAny(s string, parts ...string) bool {
