@@ -922,14 +922,21 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if err != nil {
 		return "I'm sorry, I couldn't single out " + yours(sel.Label) + ".", true
 	}
+	nearMissed := false
 	if a.wants(FlawWrongTarget, g) {
 		if j := nearMiss(cands, i, sel.Where); j >= 0 {
 			a.fire(FlawWrongTarget, g)
-			i = j
+			i, nearMissed = j, true
 		}
 	}
 	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
 	a.compared = comparison(a.rng, c.Noun, c.Say, sel, cands, i, c.Noun+" "+g.key)
+	if nearMissed {
+		// The comparison's words are the selector's (the cheapest, the
+		// only one), which the near miss is not: its own figures would
+		// contradict them. The flawed pick goes unreasoned.
+		a.compared = ""
+	}
 	a.chosen = cands[i]
 	if c.List.By != "" {
 		// The list gave its name and key; the record itself is read now.
@@ -957,14 +964,21 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 	if err != nil {
 		return "I'm sorry, I couldn't find " + sel.Label + ".", true
 	}
+	nearMissed := false
 	if a.wants(FlawWrongTarget, g) {
 		if j := nearMiss(cands, i, sel.Where); j >= 0 {
 			a.fire(FlawWrongTarget, g)
-			i = j
+			i, nearMissed = j, true
 		}
 	}
 	g.obj = cands[i]
 	a.compared = comparison(a.rng, s.Noun, s.Say, sel, cands, i, "the "+s.Noun+" "+a.summary(s, cands[i], true))
+	if nearMissed {
+		// The comparison's words are the selector's (the cheapest, the
+		// only one), which the near miss is not: its own figures would
+		// contradict them. The flawed pick goes unreasoned.
+		a.compared = ""
+	}
 	a.chosen = cands[i]
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
 }

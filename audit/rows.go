@@ -165,6 +165,14 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 			return
 		}
 		tr.Corrections = []int{c}
+		// Where the mistake starts is where the row departs from the
+		// oracle's dialogue, which the blueprint replays word for word.
+		oracle, err := embedded.Simulate(ctx, s.dom, info.bp, s.maxTurns)
+		if err != nil {
+			bad("labels", "recovery row: replaying the oracle's dialogue: %v", err)
+			return
+		}
+		tr.Departs = record.Departure(oracle.Messages, r.Messages)
 	}
 	s.checkLabels(bad, info.bp, tr, v, r.Labels)
 }
@@ -212,13 +220,13 @@ func checkWeights(eng, kind string, msgs []record.Message, labels json.RawMessag
 		}
 		want = credit.Mistakes(l)
 		if len(want) == 0 {
-			return "a recovery row's labels name no mistake turn (pivotal, correcting) to weigh 0"
+			return "a recovery row's labels name no mistake turn (mistake_from, correcting) to weigh 0"
 		}
 	}
 	for i, m := range msgs {
 		switch mistake := slices.Contains(want, i); {
 		case mistake && m.Weight == nil:
-			return fmt.Sprintf("message %d is the recovery's mistake (labels.pivotal) but has no \"weight\": 0, so SFT trains on it", i)
+			return fmt.Sprintf("message %d is the recovery's mistake (labels.mistake_from up to labels.correcting) but has no \"weight\": 0, so SFT trains on it", i)
 		case mistake && *m.Weight != 0:
 			return fmt.Sprintf("message %d is the recovery's mistake but has weight %d, want 0", i, *m.Weight)
 		case !mistake && m.Weight != nil:

@@ -620,3 +620,80 @@ func TestOlderBuiltinDomain(t *testing.T) {
 		t.Errorf("the summary claims re-verified rows:\n%s", b.String())
 	}
 }
+
+// TestValidateMistakeFrom: a recovery row whose flawed agent announces
+// its near-miss pick turns before the proposal the customer turns down
+// weighs the announcement 0 too, and validate, which replays the
+// oracle's dialogue to find where the row departs from it, fails a row
+// that trains on it, whether its labels admit it or not.
+func TestValidateMistakeFrom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes and validates a release of its own")
+	}
+	base := makeReleaseWith(t, 12, func(c *pipeline.Config) {
+		c.Domain, c.RecoveryShare, c.DPO = "airline", 1, false
+	})
+	// early finds a recovery row whose mistake starts before its pivotal
+	// proposal, and its labels.
+	early := func(t *testing.T, dir string) (string, []export.SFTRow, int, credit.Labels) {
+		for _, split := range []string{"train", "validation", "test"} {
+			rows := readSFT(t, dir, split)
+			for k, r := range rows {
+				var l credit.Labels
+				if err := json.Unmarshal(r.Labels, &l); err != nil {
+					t.Fatal(err)
+				}
+				if r.Kind == record.KindRecovery && l.MistakeFrom >= 0 && l.MistakeFrom < l.Pivotal {
+					return split, rows, k, l
+				}
+			}
+		}
+		t.Fatal("no recovery row whose mistake starts before the turned-down proposal")
+		return "", nil, -1, credit.Labels{}
+	}
+	cases := []struct {
+		name   string
+		damage func(rows []export.SFTRow, k int, l credit.Labels) want
+	}{
+		{"fresh", nil},
+		{"the announcement trains", func(rows []export.SFTRow, k int, l credit.Labels) want {
+			rows[k].Messages[l.MistakeFrom].Weight = nil
+			return want{check: "weight", reason: fmt.Sprintf("message %d is the recovery's mistake", l.MistakeFrom)}
+		}},
+		{"labels that start the mistake at the proposal", func(rows []export.SFTRow, k int, l credit.Labels) want {
+			for i := l.MistakeFrom; i < l.Pivotal; i++ {
+				rows[k].Messages[i].Weight = nil
+			}
+			l.MistakeFrom = l.Pivotal
+			raw, err := json.Marshal(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows[k].Labels = raw
+			return want{check: "labels", reason: `"mistake_from"`}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyRelease(t, base)
+			split, rows, k, l := early(t, dir)
+			var w want
+			if tc.damage != nil {
+				w = tc.damage(rows, k, l)
+				w.file, w.row, w.id = sftFile(split), k, rows[k].ID
+				rewriteSFT(t, dir, split, rows)
+				relist(t, dir, sftFile(split), -1)
+			}
+			v, err := Validate(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tc.damage == nil && len(v.Defects) > 0:
+				t.Fatalf("defects in a fresh release:\n%s", defectLines(v))
+			case tc.damage != nil && !hasDefect(v, w):
+				t.Fatalf("want %+v; defects:\n%s", w, defectLines(v))
+			}
+		})
+	}
+}

@@ -21,6 +21,8 @@ func (l Labels) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, int64(l.Pivotal), 10)
 	b = append(b, `,"correcting":`...)
 	b = strconv.AppendInt(b, int64(l.Correcting), 10)
+	b = append(b, `,"mistake_from":`...)
+	b = strconv.AppendInt(b, int64(l.MistakeFrom), 10)
 	b = append(b, `,"outcome":`...)
 	if l.Outcome == nil {
 		b = append(b, "null"...)

@@ -62,6 +62,11 @@ type Labels struct {
 	// Correcting is, in a recovery dialogue, the message index of the
 	// assistant turn that answers the customer's correction; -1 otherwise.
 	Correcting int `json:"correcting"`
+	// MistakeFrom is, in a recovery dialogue, the message index of the
+	// first assistant turn of the mistake: the first that is not the
+	// oracle's (record.Trajectory.Departs), at or before Pivotal; -1
+	// otherwise.
+	MistakeFrom int `json:"mistake_from"`
 	// Outcome is the verdict: 1 passed, 0 failed, null for a dialogue
 	// not (yet) verified.
 	Outcome *int `json:"outcome"`
@@ -315,7 +320,7 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
 		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), pending: map[string]undo{},
-		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, Steps: make([]Step, n), Turns: []Turn{}}}
+		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, MistakeFrom: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	lb.prov.name = strings.ToLower(bp.Persona.Name)
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
@@ -667,18 +672,20 @@ func (lb *labeler) rereads(calls []Call, write int) bool {
 }
 
 // Mistakes are the messages of a recovery dialogue's mistake, which its
-// SFT row gives weight 0: the assistant messages from the pivotal turn
-// up to the correcting one, exclusive. The pivotal turn is the last
-// before the customer's correction, so this is the proposal the customer
-// caught; the flawed agent calls nothing for it (a write waits for a
-// yes that never came). None for any other dialogue.
+// SFT row gives weight 0: the assistant messages from the first one that
+// is not the oracle's (MistakeFrom) up to the correcting one, exclusive.
+// The mistake can start turns before the proposal the customer caught
+// (Pivotal, the last before the correction): a near-miss pick is made
+// and announced at the search's report, and a read of the wrong record
+// follows it; all of that is the flawed agent's, none of it a target.
+// None for any other dialogue.
 func Mistakes(l Labels) []int {
-	if l.Pivotal < 0 || l.Correcting < 0 {
+	if l.MistakeFrom < 0 || l.Pivotal < 0 || l.Correcting < 0 {
 		return nil
 	}
 	var out []int
 	for _, tu := range l.Turns {
-		if tu.Message >= l.Pivotal && tu.Message < l.Correcting {
+		if tu.Message >= l.MistakeFrom && tu.Message < l.Correcting {
 			out = append(out, tu.Message)
 		}
 	}
@@ -891,6 +898,16 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 				out.Pivotal = tu.Message
 			} else if out.Correcting < 0 {
 				out.Correcting = tu.Message
+			}
+		}
+		// The mistake starts at the first turn that is not the oracle's;
+		// the turned-down proposal is one at the latest (and the start
+		// when where the dialogue departs is not known).
+		out.MistakeFrom = out.Pivotal
+		for _, tu := range out.Turns {
+			if t.Departs > 0 && tu.Message >= t.Departs && tu.Message < out.MistakeFrom {
+				out.MistakeFrom = tu.Message
+				break
 			}
 		}
 	case lb.v != nil && !lb.v.Passed:

@@ -57,7 +57,7 @@ func TestLabelVerified(t *testing.T) {
 	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
 	got := Label(bp, tr, &record.Verdict{Passed: true})
 	one := 1
-	want := Labels{ChainLength: 3, Progress: 3, Coverage: 1, Pivotal: -1, Correcting: -1, Outcome: &one,
+	want := Labels{ChainLength: 3, Progress: 3, Coverage: 1, Pivotal: -1, Correcting: -1, MistakeFrom: -1, Outcome: &one,
 		Steps: []Step{{Message: 4, By: ByCall}, {Message: 6, By: ByCall}, {Message: 10, By: ByCall}}, Turns: []Turn{
 			{Message: 2, Class: ClassAsk, Gold: ClassAsk, Serves: -1, Calls: []Call{}},
 			{Message: 4, Class: ClassRead, Gold: ClassRead, OnChain: true, Serves: -1, Progress: 1, Calls: []Call{{Tool: "find_user_id_by_email", Kind: "read", Action: 0, Args: []Arg{}}}},
@@ -130,13 +130,45 @@ func TestLabelNothing(t *testing.T) {
 	}
 }
 
+// TestLabelRecovery: a recovery's mistake starts at the first assistant
+// turn that is not the oracle's (Departs), which can be turns before the
+// proposal the customer turned down (pivotal): the near-miss pick is
+// announced at the search's report. Every turn from there to the
+// correction, exclusive, is the mistake that weighs 0.
 func TestLabelRecovery(t *testing.T) {
+	cases := []struct {
+		name     string
+		departs  int
+		from     int
+		mistakes []int
+	}{
+		{"departure not known: the proposal", 0, 8, []int{8}},
+		{"departs at the proposal", 8, 8, []int{8}},
+		{"departs at the read before it", 6, 6, []int{6, 8}},
+		{"departs at a tool result: the next turn", 5, 6, []int{6, 8}},
+		{"departs at the first turn", 2, 2, []int{2, 4, 6, 8}},
+		{"departs after the proposal: the proposal", 9, 8, []int{8}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
+			tr.Kind = record.KindRecovery
+			tr.Corrections = []int{9}
+			tr.Departs = tc.departs
+			got := Label(cancelTask(), tr, &record.Verdict{Passed: true})
+			if got.Pivotal != 8 || got.Correcting != 10 || got.MistakeFrom != tc.from {
+				t.Fatalf("pivotal %d correcting %d mistake_from %d, want 8, 10 and %d", got.Pivotal, got.Correcting, got.MistakeFrom, tc.from)
+			}
+			if m := Mistakes(got); !slices.Equal(m, tc.mistakes) {
+				t.Fatalf("mistakes %v, want %v", m, tc.mistakes)
+			}
+		})
+	}
+	// An oracle's dialogue has no mistake, wherever it departs.
 	tr := dialogue(`{"order_id":"#W1","reason":"no longer needed"}`)
-	tr.Kind = record.KindRecovery
-	tr.Corrections = []int{9}
-	got := Label(cancelTask(), tr, &record.Verdict{Passed: true})
-	if got.Pivotal != 8 || got.Correcting != 10 {
-		t.Fatalf("pivotal %d correcting %d, want 8 and 10", got.Pivotal, got.Correcting)
+	tr.Departs = 6
+	if got := Label(cancelTask(), tr, &record.Verdict{Passed: true}); got.MistakeFrom != -1 || Mistakes(got) != nil {
+		t.Fatalf("oracle dialogue: mistake_from %d, mistakes %v", got.MistakeFrom, Mistakes(got))
 	}
 }
 

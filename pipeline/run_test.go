@@ -239,7 +239,8 @@ func (f progressFunc) Update(s Snapshot)     { f(s.Written, s.Verified, 0) }
 
 // TestRecoveryRowsLabelled: a recovery dialogue reaches the SFT Parquet
 // labelled kind "recovery", and the oracle's rows carry no kind; its
-// mistake, the proposal the customer turned down, weighs 0 and no other
+// mistake, from the flawed agent's first turn that is not the oracle's
+// to the proposal the customer turned down, weighs 0 and no other
 // message of any row carries a weight.
 func TestRecoveryRowsLabelled(t *testing.T) {
 	cfg := Defaults()
@@ -272,8 +273,8 @@ func TestRecoveryRowsLabelled(t *testing.T) {
 		switch {
 		case r.Kind != record.KindRecovery && weighed != nil:
 			t.Errorf("%s: an oracle row weighs messages %v", r.ID, weighed)
-		case r.Kind == record.KindRecovery && (len(weighed) == 0 || !slices.Equal(weighed, credit.Mistakes(l)) || weighed[0] != l.Pivotal):
-			t.Errorf("%s: weight 0 on messages %v, want the mistake from pivotal %d to correcting %d", r.ID, weighed, l.Pivotal, l.Correcting)
+		case r.Kind == record.KindRecovery && (len(weighed) == 0 || !slices.Equal(weighed, credit.Mistakes(l)) || weighed[0] != l.MistakeFrom || l.MistakeFrom > l.Pivotal):
+			t.Errorf("%s: weight 0 on messages %v, want the mistake from mistake_from %d (pivotal %d) to correcting %d", r.ID, weighed, l.MistakeFrom, l.Pivotal, l.Correcting)
 		case r.Kind == record.KindRecovery && (l.Pivotal+1 >= len(r.Messages) || r.Messages[l.Pivotal+1].Role != "user"):
 			t.Errorf("%s: the weighed turn %d is not the proposal the customer answers", r.ID, l.Pivotal)
 		}

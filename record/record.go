@@ -189,6 +189,37 @@ type Trajectory struct {
 	// Corrections are the indices of the customer's messages that turned
 	// a proposal down: a wrong detail corrected, a figure asked for.
 	Corrections []int `json:"corrections,omitempty"`
+	// Departs is, in a recovery dialogue, the index of the first message
+	// that is not the oracle's (Departure): the flawed agent's first act
+	// of its mistake, which can come turns before the proposal the
+	// customer turns down (the wrong pick announced). 0: not known.
+	Departs int `json:"departs,omitempty"`
+}
+
+// Departure is the index of the first message at which two dialogues
+// differ in anything a chat template renders (a weight aside), or the
+// shorter one's length when it is the other's prefix.
+func Departure(a, b []Message) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if !sameMessage(a[i], b[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func sameMessage(a, b Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.ReasoningContent != b.ReasoningContent ||
+		a.ToolCallID != b.ToolCallID || a.Name != b.Name || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i, c := range a.ToolCalls {
+		if c != b.ToolCalls[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // KindRecovery marks a recovery dialogue (Trajectory.Kind).

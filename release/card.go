@@ -110,10 +110,10 @@ func Card(m *Manifest, files []FileEntry) string {
 		"`behavior`, `engine`, `kind` (empty for the oracle's dialogue; `recovery` where the customer catches a flawed agent's mistake and the agent corrects it). Each message is the OpenAI chat message object with only the keys it has (`role`, `content`; `reasoning_content`, " +
 		"`tool_calls`, `tool_call_id`, `name` when set; `weight`, below), each call's `arguments` an object; each tool is one OpenAI tool definition; " +
 		"`labels` is the row's per-turn labels and rewards, one JSON object (below).\n\n" +
-		"A recovery row's mistake must not be a training target: its assistant messages from `labels.pivotal` up to `labels.correcting` (exclusive; the proposal the customer turned down) " +
+		"A recovery row's mistake must not be a training target: its assistant messages from `labels.mistake_from` (the flawed agent's first turn that is not the oracle's, as its near-miss pick announced) up to `labels.correcting` (exclusive; through the proposal the customer turned down) " +
 		"carry `\"weight\": 0`, OpenAI fine-tuning's per-message key for assistant messages, and no other message carries `weight`. The OpenAI fine-tuning API skips them; " +
 		"Axolotl's `chat_template` type does with `message_field_training: weight`; TRL's `SFTTrainer` ignores the key (`assistant_only_loss` trains every assistant turn), " +
-		"so with TRL mask the message `labels.pivotal` (labels -100) or drop the rows whose `kind` is `recovery`.\n\n")
+		"so with TRL mask those messages (labels -100) or drop the rows whose `kind` is `recovery`.\n\n")
 	b.WriteString(labelsText)
 	b.WriteString(loading)
 	b.WriteString(licenseText(m))
@@ -455,6 +455,7 @@ const labelsText = "## Per-turn labels and rewards (`labels`)\n\n" +
 	"| `coverage` | V_d = k/C, the share of the chain steps the labels tie to a turn (1 when C is 0); 1 on every sft row |\n" +
 	"| `pivotal` | message index of the pivotal mistake: in a failed dialogue its first off-chain or wrong turn (a call no ground-truth action matches, a write without a confirmation since the last write, a refusal or transfer the task does not call for), else the turn the failed check names, else the agent's last; in a recovery row (`kind` `recovery`) the proposal the customer turned down; -1 otherwise |\n" +
 	"| `correcting` | in a recovery row, message index of the agent's turn after the customer's correction; -1 otherwise |\n" +
+	"| `mistake_from` | in a recovery row, message index of the first assistant turn of the mistake: the first that is not the oracle's dialogue (the flawed agent's near-miss pick, announced turns before the proposal, or the proposal itself), at or before `pivotal`; -1 otherwise |\n" +
 	"| `outcome` | the terminal reward: 1 verified, 0 failed (null for a dialogue not yet verified) |\n" +
 	"| `steps[i]` | ground-truth action i: `message`, the assistant turn that did it (-1: not done), and `by`: `call` (a call with its tool and arguments), `write` (a read the dialogue did without, done by the matched write that needs it, whose argument provenance shows where its values came from instead), `outcome` (a step a verified dialogue reached another way: a read no write needs, a write whose state another call made, as the state check found; done at the agent's last turn) |\n" +
 	"| `turns[j].message` | index of the j-th assistant message |\n" +

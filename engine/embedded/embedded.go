@@ -70,7 +70,7 @@ func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map
 	}
 	out := &engine.Outcome{Trajectory: tr, Verdict: e.ver.Verify(ctx, bp, tr)}
 	if out.Verdict.Passed && e.recovery != nil && e.recovery.At(bp.Index) == 1 {
-		rec, err := e.recover(ctx, bp)
+		rec, err := e.recover(ctx, bp, tr)
 		if err != nil {
 			return nil, err
 		}
@@ -152,8 +152,9 @@ func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxT
 
 // recover plays the recovery flaws in a per-blueprint order and returns
 // the first dialogue whose mistake the customer caught and that then
-// verified, marked as a recovery; nil when none did.
-func (e *Engine) recover(ctx context.Context, bp *record.Blueprint) (*record.Trajectory, error) {
+// verified, marked as a recovery with where it departs from the oracle's
+// dialogue good; nil when none did.
+func (e *Engine) recover(ctx context.Context, bp *record.Blueprint, good *record.Trajectory) (*record.Trajectory, error) {
 	kinds := RecoveryFlaws()
 	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "recovery")
 	rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
@@ -166,6 +167,7 @@ func (e *Engine) recover(ctx context.Context, bp *record.Blueprint) (*record.Tra
 			continue
 		}
 		tr.Kind = record.KindRecovery
+		tr.Departs = record.Departure(good.Messages, tr.Messages)
 		return tr, nil
 	}
 	return nil, nil

@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/agent"
@@ -158,5 +159,54 @@ func TestCaughtPairs(t *testing.T) {
 		if caught[k] == 0 {
 			t.Errorf("no caught pair for %s (caught: %v)", k, caught)
 		}
+	}
+}
+
+// TestNearMissUnreasoned: the wrong_target flaw's pick, where its
+// dialogue departs from the oracle's, carries none of the oracle's
+// comparison reasoning, whose superlative ("the shortest (238 minutes;
+// the others: 213 minutes…)") the near miss's own figures contradict.
+func TestNearMissUnreasoned(t *testing.T) {
+	d, err := domains.Load("airline", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 1, Writes: blueprints.Range{Min: 1, Max: 3}, Reads: blueprints.Range{Min: 2, Max: 7},
+		Refusals: 0.2, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	reasoned := 0 // departures where the oracle reasons its pick
+	for i := 0; i < 40; i++ {
+		bp, err := gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, err := embedded.Simulate(ctx, d, bp, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad, fired, err := embedded.SimulateFlawed(ctx, d, bp, 60, agent.Flaw{Kind: agent.FlawWrongTarget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := record.Departure(good.Messages, bad.Messages)
+		if !fired || len(bad.Corrections) == 0 || at >= len(good.Messages) || !strings.HasPrefix(good.Messages[at].ReasoningContent, "The customer means") &&
+			!strings.HasPrefix(good.Messages[at].ReasoningContent, "They") && !strings.HasPrefix(good.Messages[at].ReasoningContent, "What they described") {
+			continue
+		}
+		// The oracle reasons its pick (agent.reasonMeans) where the flawed
+		// agent makes its own; up to the customer's no, the flawed agent
+		// says no such thing.
+		reasoned++
+		for j := at; j < bad.Corrections[0]; j++ {
+			if r := bad.Messages[j].ReasoningContent; strings.Contains(r, " I read") || strings.Contains(r, "the others:") {
+				t.Errorf("%s message %d: the near-miss pick reasons %q", bp.ID, j, r)
+			}
+		}
+	}
+	if reasoned == 0 {
+		t.Fatal("no near-miss pick where the oracle reasons its own")
 	}
 }
