@@ -412,11 +412,12 @@ func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) strin
 	if c.List == nil || c.Get == "" || keyParam == "" || a.userKey == "" {
 		return ""
 	}
-	out, ok := a.read(ctx, c.List.Tool, a.m.ListArgs(c, a.userKey))
+	keys, recs, ok := a.m.ReadList(c, a.m.ListArgs(c, a.userKey), func(args map[string]any) (any, bool) {
+		return a.read(ctx, c.List.Tool, args)
+	})
 	if !ok {
 		return ""
 	}
-	keys, recs := a.m.ListedRecords(c, out)
 	for i, k := range keys {
 		if k == g.key {
 			continue

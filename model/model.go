@@ -1402,17 +1402,67 @@ func (m *Model) ListedRecords(c *CollModel, out any) ([]string, []map[string]any
 }
 
 // listed runs a collection's list tool on the base for a user ("" for a
-// list of every record) and returns the keys it shows.
+// list of every record), every page of it, and returns the keys it shows.
 func (m *Model) listed(ctx context.Context, c *CollModel, user string) ([]string, []map[string]any, bool) {
 	args := map[string]any{}
 	if c.List.Param != "" {
 		args[c.List.Param] = user
 	}
-	out, ok := m.Read(ctx, nil, c.List.Tool, args)
-	if !ok {
-		return nil, nil, false
+	return m.ReadList(c, args, func(args map[string]any) (any, bool) {
+		return m.Read(ctx, nil, c.List.Tool, args)
+	})
+}
+
+// MaxPages bounds the pages of one list read, so that a tool whose
+// result always names a next page cannot loop.
+const MaxPages = 50
+
+// NextPage gives the arguments that read the page after out, a result of
+// the paged list tool called with args: a result with more records than
+// it holds says where the next page starts ("next_page": 2,
+// "next_offset": 20), named after one of the tool's parameters. nil when
+// out is the last page.
+func (m *Model) NextPage(tool string, args map[string]any, out any) map[string]any {
+	obj, _ := out.(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		param, ok := strings.CutPrefix(k, "next_")
+		if !ok || obj[k] == nil || m.ParamSchema(tool, param) == nil {
+			continue
+		}
+		next := maps.Clone(args)
+		if next == nil {
+			next = map[string]any{}
+		}
+		next[param] = obj[k]
+		return next
 	}
-	keys, recs := m.ListedRecords(c, out)
+	return nil
+}
+
+// ReadList reads a collection's list from the first page (the call with
+// args) to the last through read, which runs one call of the list tool,
+// and gives the keys and records of all pages as ListedRecords does: a
+// description such as "the most recent droplet" is about every record,
+// not the first page's. ok is false when a page cannot be read.
+func (m *Model) ReadList(c *CollModel, args map[string]any, read func(map[string]any) (any, bool)) ([]string, []map[string]any, bool) {
+	var keys []string
+	var recs []map[string]any
+	whole := true
+	for n := 0; args != nil && n < MaxPages; n++ {
+		out, ok := read(args)
+		if !ok {
+			return nil, nil, false
+		}
+		k, r := m.ListedRecords(c, out)
+		if len(k) > 0 && r == nil {
+			whole = false
+		}
+		keys, recs = append(keys, k...), append(recs, r...)
+		args = m.NextPage(c.List.Tool, args, out)
+	}
+	if !whole || len(recs) != len(keys) {
+		recs = nil
+	}
 	return keys, recs, true
 }
 
