@@ -806,6 +806,9 @@ func (p *gplan) describedFits(c *model.CollModel, e int) bool {
 func (p *gplan) describedK(c *model.CollModel, e int) (int, bool) {
 	m := p.m
 	fixed := 1 // the list read
+	if c.List.Param == "" || p.user != "" {
+		fixed = m.ListPages(c.Name, p.user) // one read a page
+	}
 	if c.List.Param != "" && m.Users != nil && !p.listIsIdentify(c) {
 		fixed++ // authentication before the list
 	}

@@ -74,6 +74,7 @@ type Model struct {
 	fitting  map[string]map[bool]map[string][]string
 	allKeys  map[string][]string            // ownerless coll -> keys its list-all tool shows
 	listRecs map[string]bool                // coll -> its list returns whole records
+	pages    map[string]int                 // coll + "/" + user ("" for a list of all) -> pages its list has, when more than one
 	byOwner  map[string]map[string][]string // coll -> user -> keys whose owner field names the user
 	cache    *readCache
 }
@@ -432,7 +433,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		Colls: map[string]*CollModel{}, Searches: map[string]*SearchModel{}, writeBy: map[string]*WriteModel{},
 		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
 		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, owners: map[string][]string{}, allKeys: map[string][]string{},
-		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{},
+		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{}, pages: map[string]int{},
 		computes: p.Computes,
 	}
 	if m.Name == "" {
@@ -1408,9 +1409,15 @@ func (m *Model) listed(ctx context.Context, c *CollModel, user string) ([]string
 	if c.List.Param != "" {
 		args[c.List.Param] = user
 	}
-	return m.ReadList(c, args, func(args map[string]any) (any, bool) {
+	n := 0
+	keys, recs, ok := m.ReadList(c, args, func(args map[string]any) (any, bool) {
+		n++
 		return m.Read(ctx, nil, c.List.Tool, args)
 	})
+	if ok && n > 1 {
+		m.pages[c.Name+"/"+user] = n
+	}
+	return keys, recs, ok
 }
 
 // MaxPages bounds the pages of one list read, so that a tool whose
