@@ -876,12 +876,13 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		return fmt.Sprintf("I'm sorry, I can only look up a %s by its %s.", c.Noun, model.Words(c.Key)), true
 	}
 	// Every page: the customer's description is about all their records.
-	keys, recs, ok := a.m.ReadList(c, a.m.ListArgs(c, a.userKey), func(args map[string]any) (any, bool) {
+	l, ok := a.m.ReadList(c, a.m.ListArgs(c, a.userKey), func(args map[string]any) (any, bool) {
 		return a.read(ctx, c.List.Tool, args)
 	})
 	if !ok {
 		return "I'm sorry, I couldn't look up your " + model.Plural(c.Noun) + ".", true
 	}
+	keys, recs := l.Keys, l.Recs
 	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
 		// Guesses the last one listed instead of reading them all.
 		k := keys[len(keys)-1]

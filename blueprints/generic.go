@@ -1182,7 +1182,7 @@ func (p *gplan) candidates(c *model.CollModel) ([]string, []map[string]any, []in
 	// the customer's description is about all their records.
 	var reads []int
 	var failed error
-	keys, recs, ok := m.ReadList(c, m.ListArgs(c, p.user), func(args map[string]any) (any, bool) {
+	l, ok := m.ReadList(c, m.ListArgs(c, p.user), func(args map[string]any) (any, bool) {
 		if len(reads) > 0 {
 			needs = reads[len(reads)-1:]
 		}
@@ -1197,6 +1197,12 @@ func (p *gplan) candidates(c *model.CollModel) ([]string, []map[string]any, []in
 	if !ok {
 		return nil, nil, nil, failed
 	}
+	if l.Partial {
+		// Records the agent cannot list may be the best: none is
+		// described, and the task names its record by key instead.
+		return nil, nil, nil, fmt.Errorf("%s shows only part of the %s", c.List.Tool, model.Plural(c.Noun))
+	}
+	keys, recs := l.Keys, l.Recs
 	if len(keys) == 0 {
 		return nil, nil, nil, fmt.Errorf("no %s listed", c.Noun)
 	}

@@ -1410,14 +1410,14 @@ func (m *Model) listed(ctx context.Context, c *CollModel, user string) ([]string
 		args[c.List.Param] = user
 	}
 	n := 0
-	keys, recs, ok := m.ReadList(c, args, func(args map[string]any) (any, bool) {
+	l, ok := m.ReadList(c, args, func(args map[string]any) (any, bool) {
 		n++
 		return m.Read(ctx, nil, c.List.Tool, args)
 	})
 	if ok && n > 1 {
 		m.pages[c.Name+"/"+user] = n
 	}
-	return keys, recs, ok
+	return l.Keys, l.Recs, ok
 }
 
 // MaxPages bounds the pages of one list read, so that a tool whose
@@ -1446,31 +1446,47 @@ func (m *Model) NextPage(tool string, args map[string]any, out any) map[string]a
 	return nil
 }
 
+// Listing is what a list read gave: the keys of all its pages and, when
+// the list holds whole records, the records (as ListedRecords gives).
+// Partial is set when the last result counts more records ("total": N)
+// than were read and names no next page (a list paged by a cursor the
+// tool takes, or one past MaxPages): no description may then compare
+// the records, as the best may be among those not shown.
+type Listing struct {
+	Keys    []string
+	Recs    []map[string]any
+	Partial bool
+}
+
 // ReadList reads a collection's list from the first page (the call with
-// args) to the last through read, which runs one call of the list tool,
-// and gives the keys and records of all pages as ListedRecords does: a
-// description such as "the most recent droplet" is about every record,
-// not the first page's. ok is false when a page cannot be read.
-func (m *Model) ReadList(c *CollModel, args map[string]any, read func(map[string]any) (any, bool)) ([]string, []map[string]any, bool) {
-	var keys []string
-	var recs []map[string]any
+// args) to the last through read, which runs one call of the list tool:
+// a description such as "the most recent droplet" is about every
+// record, not the first page's. ok is false when a page cannot be read.
+func (m *Model) ReadList(c *CollModel, args map[string]any, read func(map[string]any) (any, bool)) (Listing, bool) {
+	var l Listing
 	whole := true
+	var out any
 	for n := 0; args != nil && n < MaxPages; n++ {
-		out, ok := read(args)
-		if !ok {
-			return nil, nil, false
+		var ok bool
+		if out, ok = read(args); !ok {
+			return Listing{}, false
 		}
 		k, r := m.ListedRecords(c, out)
 		if len(k) > 0 && r == nil {
 			whole = false
 		}
-		keys, recs = append(keys, k...), append(recs, r...)
+		l.Keys, l.Recs = append(l.Keys, k...), append(l.Recs, r...)
 		args = m.NextPage(c.List.Tool, args, out)
 	}
-	if !whole || len(recs) != len(keys) {
-		recs = nil
+	if !whole || len(l.Recs) != len(l.Keys) {
+		l.Recs = nil
 	}
-	return keys, recs, true
+	if obj, isObj := out.(map[string]any); isObj {
+		if n, isNum := number(obj["total"]); isNum && n > float64(len(l.Keys)) {
+			l.Partial = true
+		}
+	}
+	return l, true
 }
 
 func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {

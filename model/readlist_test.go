@@ -14,6 +14,7 @@ import (
 // next_<param> to the last page (review2 N1: droplet 28 on page 2 was
 // missed). A next_ key that names no parameter of the tool is data, not
 // a page, and a result that always names a next page stops at MaxPages.
+// A read that shows fewer records than the result counts is partial.
 func TestReadListTurnsPages(t *testing.T) {
 	kit, err := tools.NewToolkit([]*tools.Tool{{
 		Name: "list_droplets", Kind: "read",
@@ -35,26 +36,30 @@ func TestReadListTurnsPages(t *testing.T) {
 		return out
 	}
 	tests := []struct {
-		name  string
-		pages map[any]map[string]any // the result for each page argument (nil: none given)
-		keys  []string
-		calls int
+		name    string
+		pages   map[any]map[string]any // the result for each page argument (nil: none given)
+		keys    []string
+		calls   int
+		partial bool
 	}{
-		{"one page", map[any]map[string]any{nil: {"droplets": page(1, 2), "total": 2}}, []string{"1", "2"}, 1},
+		{"one page", map[any]map[string]any{nil: {"droplets": page(1, 2), "total": 2}}, []string{"1", "2"}, 1, false},
 		{"three pages", map[any]map[string]any{
 			nil: {"droplets": page(1, 2), "total": 5, "next_page": 2},
 			2:   {"droplets": page(3, 4), "total": 5, "next_page": 3},
 			3:   {"droplets": page(5), "total": 5},
-		}, []string{"1", "2", "3", "4", "5"}, 3},
+		}, []string{"1", "2", "3", "4", "5"}, 3, false},
 		{"next_ of no parameter", map[any]map[string]any{
 			nil: {"droplets": page(1), "next_backup_window": "sunday"},
-		}, []string{"1"}, 1},
-		{"endless", map[any]map[string]any{nil: {"droplets": page(1), "next_page": 1}, 1: {"droplets": page(1), "next_page": 1}}, nil, MaxPages},
+		}, []string{"1"}, 1, false},
+		// A cursor the tool takes ("after": the last id) is no next page:
+		// the records not shown may hold the best, so the read is partial.
+		{"cursor", map[any]map[string]any{nil: {"droplets": page(1, 2), "total": 47}}, []string{"1", "2"}, 1, true},
+		{"endless", map[any]map[string]any{nil: {"droplets": page(1), "next_page": 1, "total": 80}, 1: {"droplets": page(1), "next_page": 1, "total": 80}}, nil, MaxPages, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
-			keys, recs, ok := m.ReadList(c, map[string]any{}, func(args map[string]any) (any, bool) {
+			l, ok := m.ReadList(c, map[string]any{}, func(args map[string]any) (any, bool) {
 				calls++
 				out, found := tt.pages[args["page"]]
 				if !found {
@@ -64,6 +69,10 @@ func TestReadListTurnsPages(t *testing.T) {
 			})
 			if !ok {
 				t.Fatalf("ReadList failed after %d calls", calls)
+			}
+			keys, recs := l.Keys, l.Recs
+			if l.Partial != tt.partial {
+				t.Errorf("partial = %v, want %v", l.Partial, tt.partial)
 			}
 			if calls != tt.calls {
 				t.Errorf("calls = %d, want %d", calls, tt.calls)
