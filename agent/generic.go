@@ -892,11 +892,14 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	if c.List == nil {
 		return fmt.Sprintf("I'm sorry, I can only look up a %s by its %s.", c.Noun, model.Words(c.Key)), true
 	}
-	out, ok := a.read(ctx, c.List.Tool, a.m.ListArgs(c, a.userKey))
+	// Every page: the customer's description is about all their records.
+	l, ok := a.m.ReadList(c, a.m.ListArgs(c, a.userKey), func(args map[string]any) (any, bool) {
+		return a.read(ctx, c.List.Tool, args)
+	})
 	if !ok {
 		return "I'm sorry, I couldn't look up your " + model.Plural(c.Noun) + ".", true
 	}
-	keys, recs := a.m.ListedRecords(c, out)
+	keys, recs := l.Keys, l.Recs
 	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
 		// Guesses the last one listed instead of reading them all.
 		k := keys[len(keys)-1]

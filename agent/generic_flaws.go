@@ -412,11 +412,13 @@ func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) strin
 	if c.List == nil || c.Get == "" || keyParam == "" || a.userKey == "" {
 		return ""
 	}
-	out, ok := a.read(ctx, c.List.Tool, a.m.ListArgs(c, a.userKey))
+	l, ok := a.m.ReadList(c, a.m.ListArgs(c, a.userKey), func(args map[string]any) (any, bool) {
+		return a.read(ctx, c.List.Tool, args)
+	})
 	if !ok {
 		return ""
 	}
-	keys, recs := a.m.ListedRecords(c, out)
+	keys, recs := l.Keys, l.Recs
 	for i, k := range keys {
 		if k == g.key {
 			continue

@@ -806,6 +806,9 @@ func (p *gplan) describedFits(c *model.CollModel, e int) bool {
 func (p *gplan) describedK(c *model.CollModel, e int) (int, bool) {
 	m := p.m
 	fixed := 1 // the list read
+	if c.List.Param == "" || p.user != "" {
+		fixed = m.ListPages(c.Name, p.user) // one read a page
+	}
 	if c.List.Param != "" && m.Users != nil && !p.listIsIdentify(c) {
 		fixed++ // authentication before the list
 	}
@@ -1175,15 +1178,35 @@ func (p *gplan) candidates(c *model.CollModel) ([]string, []map[string]any, []in
 		}
 		needs = p.auth()
 	}
-	li, out, ok := p.read(c.List.Tool, m.ListArgs(c, p.user), needs)
+	// Every page is read, each after the one that says where it starts:
+	// the customer's description is about all their records.
+	var reads []int
+	var failed error
+	l, ok := m.ReadList(c, m.ListArgs(c, p.user), func(args map[string]any) (any, bool) {
+		if len(reads) > 0 {
+			needs = reads[len(reads)-1:]
+		}
+		li, out, ok := p.read(c.List.Tool, args, needs)
+		if !ok {
+			failed = readFailure{fmt.Errorf("%s fails: %s", c.List.Tool, p.whyNot(c.List.Tool, args, out, ok))}
+			return nil, false
+		}
+		reads = append(reads, li)
+		return out, true
+	})
 	if !ok {
-		return nil, nil, nil, readFailure{fmt.Errorf("%s fails: %s", c.List.Tool, p.whyNot(c.List.Tool, m.ListArgs(c, p.user), out, ok))}
+		return nil, nil, nil, failed
 	}
-	keys, recs := m.ListedRecords(c, out)
+	if l.Partial {
+		// Records the agent cannot list may be the best: none is
+		// described, and the task names its record by key instead.
+		return nil, nil, nil, fmt.Errorf("%s shows only part of the %s", c.List.Tool, model.Plural(c.Noun))
+	}
+	keys, recs := l.Keys, l.Recs
 	if len(keys) == 0 {
 		return nil, nil, nil, fmt.Errorf("no %s listed", c.Noun)
 	}
-	reads := []int{li}
+	pages := slices.Clone(reads)
 	if recs != nil {
 		return keys, recs, reads, nil
 	}
@@ -1192,7 +1215,7 @@ func (p *gplan) candidates(c *model.CollModel) ([]string, []map[string]any, []in
 	}
 	objs := make([]map[string]any, len(keys))
 	for i, k := range keys {
-		gi, v, ok := p.read(c.Get, m.GetArgs(c, k), []int{li})
+		gi, v, ok := p.read(c.Get, m.GetArgs(c, k), pages)
 		obj := m.RecordOf(c, k, v)
 		if !ok || obj == nil {
 			return nil, nil, nil, readFailure{fmt.Errorf("%s %s cannot be read: %s", c.Noun, k, p.whyNot(c.Get, m.GetArgs(c, k), v, ok))}

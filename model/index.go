@@ -72,6 +72,10 @@ func (m *Model) UserKeys() []string { return m.userKeys }
 // shows.
 func (m *Model) AllKeys(coll string) []string { return m.allKeys[coll] }
 
+// ListPages is the number of calls that read a collection's list on the
+// base, for a user ("" for a list of every record): one per page.
+func (m *Model) ListPages(coll, user string) int { return max(1, m.pages[coll+"/"+user]) }
+
 // Listed lists the keys of a user's records that the collection's list
 // tool shows.
 func (m *Model) Listed(coll, user string) []string { return m.owned[coll][user] }

@@ -74,6 +74,7 @@ type Model struct {
 	fitting  map[string]map[bool]map[string][]string
 	allKeys  map[string][]string            // ownerless coll -> keys its list-all tool shows
 	listRecs map[string]bool                // coll -> its list returns whole records
+	pages    map[string]int                 // coll + "/" + user ("" for a list of all) -> pages its list has, when more than one
 	byOwner  map[string]map[string][]string // coll -> user -> keys whose owner field names the user
 	cache    *readCache
 }
@@ -432,7 +433,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		Colls: map[string]*CollModel{}, Searches: map[string]*SearchModel{}, writeBy: map[string]*WriteModel{},
 		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
 		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, owners: map[string][]string{}, allKeys: map[string][]string{},
-		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{},
+		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{}, pages: map[string]int{},
 		computes: p.Computes,
 	}
 	if m.Name == "" {
@@ -1402,18 +1403,90 @@ func (m *Model) ListedRecords(c *CollModel, out any) ([]string, []map[string]any
 }
 
 // listed runs a collection's list tool on the base for a user ("" for a
-// list of every record) and returns the keys it shows.
+// list of every record), every page of it, and returns the keys it shows.
 func (m *Model) listed(ctx context.Context, c *CollModel, user string) ([]string, []map[string]any, bool) {
 	args := map[string]any{}
 	if c.List.Param != "" {
 		args[c.List.Param] = user
 	}
-	out, ok := m.Read(ctx, nil, c.List.Tool, args)
-	if !ok {
-		return nil, nil, false
+	n := 0
+	l, ok := m.ReadList(c, args, func(args map[string]any) (any, bool) {
+		n++
+		return m.Read(ctx, nil, c.List.Tool, args)
+	})
+	if ok && n > 1 {
+		m.pages[c.Name+"/"+user] = n
 	}
-	keys, recs := m.ListedRecords(c, out)
-	return keys, recs, true
+	return l.Keys, l.Recs, ok
+}
+
+// MaxPages bounds the pages of one list read, so that a tool whose
+// result always names a next page cannot loop.
+const MaxPages = 50
+
+// NextPage gives the arguments that read the page after out, a result of
+// the paged list tool called with args: a result with more records than
+// it holds says where the next page starts ("next_page": 2,
+// "next_offset": 20), named after one of the tool's parameters. nil when
+// out is the last page.
+func (m *Model) NextPage(tool string, args map[string]any, out any) map[string]any {
+	obj, _ := out.(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		param, ok := strings.CutPrefix(k, "next_")
+		if !ok || obj[k] == nil || m.ParamSchema(tool, param) == nil {
+			continue
+		}
+		next := maps.Clone(args)
+		if next == nil {
+			next = map[string]any{}
+		}
+		next[param] = obj[k]
+		return next
+	}
+	return nil
+}
+
+// Listing is what a list read gave: the keys of all its pages and, when
+// the list holds whole records, the records (as ListedRecords gives).
+// Partial is set when the last result counts more records ("total": N)
+// than were read and names no next page (a list paged by a cursor the
+// tool takes, or one past MaxPages): no description may then compare
+// the records, as the best may be among those not shown.
+type Listing struct {
+	Keys    []string
+	Recs    []map[string]any
+	Partial bool
+}
+
+// ReadList reads a collection's list from the first page (the call with
+// args) to the last through read, which runs one call of the list tool:
+// a description such as "the most recent droplet" is about every
+// record, not the first page's. ok is false when a page cannot be read.
+func (m *Model) ReadList(c *CollModel, args map[string]any, read func(map[string]any) (any, bool)) (Listing, bool) {
+	var l Listing
+	whole := true
+	var out any
+	for n := 0; args != nil && n < MaxPages; n++ {
+		var ok bool
+		if out, ok = read(args); !ok {
+			return Listing{}, false
+		}
+		k, r := m.ListedRecords(c, out)
+		if len(k) > 0 && r == nil {
+			whole = false
+		}
+		l.Keys, l.Recs = append(l.Keys, k...), append(l.Recs, r...)
+		args = m.NextPage(c.List.Tool, args, out)
+	}
+	if !whole || len(l.Recs) != len(l.Keys) {
+		l.Recs = nil
+	}
+	if obj, isObj := out.(map[string]any); isObj {
+		if n, isNum := number(obj["total"]); isNum && n > float64(len(l.Keys)) {
+			l.Partial = true
+		}
+	}
+	return l, true
 }
 
 func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
