@@ -718,6 +718,22 @@ func (u *Generic) forms(tmpls []string) []string {
 	return tmpls
 }
 
+// afterFailure says the other value, choice or replacement, after the
+// agent said why the first did not go through or cannot be used. A
+// customer who meant to ask for less of a choice (revision) says that
+// instead of "another one".
+func (u *Generic) afterFailure(i int, piece string, choice bool) string {
+	u.justFailed = false
+	lead := u.say(failedOverLeads, nil)
+	if choice && u.revision != "" {
+		lead, u.revision = u.say(revisionLeads, nil)+" "+u.revision, ""
+	}
+	u.bundling = true
+	text := u.pieceText(i, piece)
+	u.bundling = false
+	return lead + " " + text
+}
+
 // pieceText says one piece; asked for one its goal does not have (a
 // flawed agent acting on the wrong request), the customer says so.
 func (u *Generic) pieceText(i int, piece string) string {
@@ -726,6 +742,9 @@ func (u *Generic) pieceText(i int, piece string) string {
 	}
 	g := u.bp.Goals[i]
 	kind, name, _ := strings.Cut(piece, ":")
+	if u.justFailed && (kind == "slot" || kind == "choice" || kind == "new") {
+		return u.afterFailure(i, piece, kind == "choice")
+	}
 	switch kind {
 	case "target":
 		tmpls := pieces["target"]
@@ -741,16 +760,6 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"target": g.Target.Label, "key": key})
 	case "slot":
-		if u.justFailed {
-			// The other value, after the agent relayed why the first
-			// did not go through.
-			u.justFailed = false
-			lead := u.say(failedOverLeads, nil)
-			u.bundling = true
-			text := u.pieceText(i, piece)
-			u.bundling = false
-			return lead + " " + text
-		}
 		if what, on, ok := setting(u.param(i, name), u.slotValue(i, name)); ok {
 			return u.say(u.forms(genericSwitchPieces), map[string]string{"what": what, "state": onOff(on)})
 		}
@@ -780,20 +789,6 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.Words(model.LastStep(name)), "value": model.GroupText(w, name, slots)})
 	case "choice":
-		if u.justFailed {
-			// The other choice, after the agent said why the first
-			// cannot be used.
-			u.justFailed = false
-			lead := u.say(failedOverLeads, nil)
-			if u.revision != "" {
-				// Not "another one": it keeps the choice and asks for less.
-				lead, u.revision = u.say(revisionLeads, nil)+" "+u.revision, ""
-			}
-			u.bundling = true
-			text := u.pieceText(i, piece)
-			u.bundling = false
-			return lead + " " + text
-		}
 		if v, ok := g.Slots[name]; ok && u.failing(i, name) == nil {
 			// The target's original one ("the original payment method"),
 			// never "… for the payment method" again.
@@ -812,14 +807,6 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": labels(sels)})
 	case "new":
-		if u.justFailed {
-			u.justFailed = false
-			lead := u.say(failedOverLeads, nil)
-			u.bundling = true
-			text := u.pieceText(i, piece)
-			u.bundling = false
-			return lead + " " + text
-		}
 		sels := u.replacements(i, name)
 		tmpls := genericNewPieces
 		if len(sels) > 1 {
