@@ -496,6 +496,13 @@ var genericCausePieces = []string{
 	"{<value>|<value>, that's all|<value>, really}{.|}",
 }
 
+// A cause that is the catch-all ("other reasons") is what the customer
+// cancels for, not what the reason is: "It's for other reasons."
+var genericOtherCausePieces = []string{
+	"{It's for|It's just for|That's for|Honestly, it's for} <value>{.|, that's all.}",
+	"{For <value>|Just <value>|<value>, really}{.|}",
+}
+
 // isCause reports whether p is a reason among a few and v one of them
 // that reads well as it is (reasonClause has no clause for it).
 func isCause(p *model.ParamModel, v string) bool {
@@ -779,6 +786,9 @@ func (u *Generic) pieceText(i int, piece string) string {
 		switch {
 		case isCause(u.param(i, name), u.slotValue(i, name)):
 			tmpls = genericCausePieces
+			if strings.HasPrefix(model.ValueWords(u.slotValue(i, name)), "other ") {
+				tmpls = genericOtherCausePieces
+			}
 		case u.freeText(i, name):
 			tmpls = genericTextPieces
 		case model.SaySlot(u.param(i, name), u.slotValue(i, name)) != "":
