@@ -494,6 +494,10 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			}
 			opts = " " + a.say(slotOptions, map[string]string{"opts": model.JoinOr(cs)})
 		}
+		if g.rejected != name && strings.HasSuffix(model.ArgWords(name), "reason") {
+			text = a.askReason(g) + opts
+			break
+		}
 		asks := genericAskSlot
 		if g.rejected == name {
 			asks = genericAskOtherSlot
@@ -1262,6 +1266,13 @@ func (a *Generic) details(g *ggoal) string {
 			parts = append(parts, model.ArgWords(name)+": "+a.replacementText(g, p, v))
 			continue
 		}
+		if p != nil && p.Source == model.SrcTarget && len(a.m.Disclosed(g.w.Name)) > 0 {
+			// Elements copied from the record carry the money they held
+			// (the fares paid in the old cabin), which a write that
+			// states its own figures prices afresh: quoted here, a
+			// customer would read them as what the change costs.
+			v = withoutMoney(v)
+		}
 		text := a.argText(g, p, v)
 		if strings.TrimSpace(text) == "" {
 			// An empty body or list ("body: ; guild: 7408") says nothing.
@@ -1270,6 +1281,41 @@ func (a *Generic) details(g *ggoal) string {
 		parts = append(parts, model.ArgWords(name)+": "+text)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// askReason asks why the customer wants the write, by its phrase where
+// that names the write whole: a target said and no other slot in it.
+func (a *Generic) askReason(g *ggoal) string {
+	// The arguments are set at the proposal: the record singled out so
+	// far (g.key) is what the phrase names.
+	rest := strings.ReplaceAll(g.w.VerbPhrase(), "<target>", "")
+	if g.w.TargetKind != model.TargetColl || g.key == "" || strings.Contains(rest, "<") {
+		return a.say(genericAskReasonBare, nil)
+	}
+	a.renderPhrase(g)
+	act := model.FillPhrase(g.phrase, g.w.Coll.Noun+" "+g.key, g.slots)
+	return a.say(genericAskReason, map[string]string{"act": act})
+}
+
+// withoutMoney is a copied argument's elements without their amounts of
+// money ("price": 194), the rest as they are.
+func withoutMoney(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutMoney(e)
+		}
+		return out
+	case map[string]any:
+		out := maps.Clone(x)
+		maps.DeleteFunc(out, func(k string, e any) bool {
+			_, ok := number(e)
+			return ok && model.IsMoney(k)
+		})
+		return out
+	}
+	return v
 }
 
 // replacementText says the replacements of picked elements by the
@@ -1368,6 +1414,18 @@ func isWordByte(b byte) bool {
 }
 
 func (a *Generic) phraseOf(g *ggoal) string {
+	a.renderPhrase(g)
+	target := a.targetWords(g)
+	if g.w.TargetKind == model.TargetColl && tools.Text(g.args[g.w.KeyParam()]) == "" {
+		// No key names the record ("stage instance " and nothing).
+		target = ""
+	}
+	return model.FillPhrase(g.phrase, target, g.slots)
+}
+
+// renderPhrase picks the words of the write's verb phrase once, so the
+// questions before the proposal and the proposal say it alike.
+func (a *Generic) renderPhrase(g *ggoal) {
 	if g.phrase == "" {
 		g.phrase = dialog.Render(a.rng, g.w.VerbPhrase(), map[string]string{})
 		// Render capitalises a message's first letter; this is mid-sentence.
@@ -1375,12 +1433,6 @@ func (a *Generic) phraseOf(g *ggoal) string {
 			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]
 		}
 	}
-	target := a.targetWords(g)
-	if g.w.TargetKind == model.TargetColl && tools.Text(g.args[g.w.KeyParam()]) == "" {
-		// No key names the record ("stage instance " and nothing).
-		target = ""
-	}
-	return model.FillPhrase(g.phrase, target, g.slots)
 }
 
 // proposal asks for the yes to a write; stated names the figures it

@@ -86,8 +86,12 @@ func (a *Generic) shortfallOf(g *ggoal, p *model.ParamModel, mine map[string]any
 	case amount != "" && balField != "":
 		bal := model.SayValue(balField, balance)
 		text = a.say(choiceShort, map[string]string{"choice": choice, "balance": bal, "what": what, "amount": amount})
+		// Reasoned from the balance on the customer's record and the
+		// amount due, as the proposal's figures are, never from the
+		// tool's error: that answer came to a trial on a fork, not to
+		// the agent, who has called nothing yet.
 		reasoning = "The " + model.Words(balField) + " of " + tools.Text(mine[p.Choose.ID]) + " is " + bal + ", less than the " + what + " of " + amount +
-			" this write would charge to it, so the tool would reject it (" + why + "): I must not propose it, and ask the customer for another " + noun + "."
+			" this write would charge to it, so it cannot pay: I must not propose it, and ask the customer for another " + noun + "."
 		if b, ok := number(balance); ok && raw >= 0 && b >= raw {
 			// The balance covers the amount, so something else is short:
 			// say the tool's reason, not a comparison that does not hold.

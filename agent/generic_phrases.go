@@ -31,6 +31,20 @@ var genericAskSlot = []string{
 	"{Could you tell me the <what> {you'd like|you want}?|Please tell me the <what> {you'd like|you want}.}",
 }
 
+// genericAskReason asks for a reason as why the customer wants the
+// write (<act>, "cancel reservation 6K9DLQ"), never "What reason would
+// you like?", as if a reason were something to pick for its own sake.
+var genericAskReason = []string{
+	"{What's the reason|May I ask the reason|Could you tell me the reason|Can I ask the reason} you'd like to <act>?",
+	"{And |Now, |}{what's the reason you want to|what's your reason to|may I ask your reason to} <act>?",
+}
+
+// genericAskReasonBare asks for a reason when no phrase names the write
+// yet (its target is still unknown).
+var genericAskReasonBare = []string{
+	"{What's the reason for this|May I ask the reason for this|Could you tell me the reason for this request|What's the reason behind this}?",
+}
+
 // genericAskSaid asks for a slot whose values the pack words ("travel
 // insurance", "two checked bags"): the options are the question, never
 // the parameter's name.

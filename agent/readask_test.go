@@ -33,3 +33,25 @@ func TestAnythingElseReadsAsAnythingElse(t *testing.T) {
 		}
 	}
 }
+
+// The customer reads every way the agent asks for a reason as that
+// question (the reason piece), with the write's phrase in it or not.
+func TestReasonAsksReadAsReason(t *testing.T) {
+	for _, c := range []struct {
+		bank  []string
+		slots map[string]string
+	}{
+		{genericAskReason, map[string]string{"act": "cancel reservation QE4R4M"}},
+		{genericAskReason, map[string]string{"act": "call off order #W2965069"}},
+		{genericAskReasonBare, nil},
+	} {
+		for _, tmpl := range c.bank {
+			for seed := range 50 {
+				text := dialog.Render(rand.New(rand.NewPCG(uint64(seed), 7)), tmpl, c.slots)
+				if got := usersim.Classify(text); got.Kind != "piece" || got.Piece != "reason" {
+					t.Errorf("%q reads as %s/%s, want piece/reason", text, got.Kind, got.Piece)
+				}
+			}
+		}
+	}
+}

@@ -253,7 +253,7 @@ type Choose struct {
 	// method for an order).
 	Other bool `json:"other,omitempty"`
 	// Say names an element: a template by the value of the field By
-	// ({credit_card: "my {brand} card ending in {last_four}"}); "*" is the
+	// ({credit_card: "my {brand} ending in {last_four}"}); "*" is the
 	// template for any other value.
 	By  string            `json:"by,omitempty"`
 	Say map[string]string `json:"say,omitempty"`

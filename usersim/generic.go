@@ -488,6 +488,31 @@ var genericReasonPieces = []string{
 	"{Because|Honestly,|Well,|Simply because} <clause>{.|!}",
 }
 
+// A reason that names a cause ("bad weather", "change of plan") is said
+// as what the reason is, never "The reason will be bad weather." as if
+// it were a setting to choose; the second form is the terse one.
+var genericCausePieces = []string{
+	"{The <what> is|My <what> is|Well, the <what> is|The <what> is simply} <value>{.|!|, that's all.}",
+	"{<value>|<value>, that's all|<value>, really}{.|}",
+}
+
+// A cause that is the catch-all ("other reasons") is what the customer
+// cancels for, not what the reason is: "It's for other reasons."
+var genericOtherCausePieces = []string{
+	"{It's for|It's just for|That's for|Honestly, it's for} <value>{.|, that's all.}",
+	"{For <value>|Just <value>|<value>, really}{.|}",
+}
+
+// isCause reports whether p is a reason among a few and v one of them
+// that reads well as it is (reasonClause has no clause for it).
+func isCause(p *model.ParamModel, v string) bool {
+	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
+		return false
+	}
+	_, clause := reasonClause(p, v)
+	return !clause
+}
+
 // Changes of mind to a setting or a reason (revisions says a value).
 var revisedSwitch = []string{
 	"{Actually|Wait|Hmm, actually|On second thought|Sorry, actually}, {please turn|let's turn} <state> the <what> setting instead{.|!}",
@@ -768,6 +793,11 @@ func (u *Generic) pieceText(i int, piece string) string {
 		}
 		tmpls := genericSlotPieces
 		switch {
+		case isCause(u.param(i, name), u.slotValue(i, name)):
+			tmpls = genericCausePieces
+			if strings.HasPrefix(model.ValueWords(u.slotValue(i, name)), "other ") {
+				tmpls = genericOtherCausePieces
+			}
 		case u.freeText(i, name):
 			tmpls = genericTextPieces
 		case model.SaySlot(u.param(i, name), u.slotValue(i, name)) != "":

@@ -1152,3 +1152,146 @@ func lastPaymentRefund(_ *record.Blueprint, _ int, result string) bool {
 	}
 	return order.History[len(order.History)-1].Type == "refund"
 }
+
+// TestSaysWhatItKnows: the agent words a proposal and its reasoning
+// from what it has read and the write's own figures, and both sides
+// word reasons and cards as people do (review 2, N7, N9, N10). Each row
+// looks at played dialogues of its domain; seen says a dialogue holds
+// what the row checks, so a row that finds none fails rather than
+// passing on nothing.
+func TestSaysWhatItKnows(t *testing.T) {
+	for _, tc := range []struct {
+		name, domain string
+		// check returns the offending texts of a dialogue and whether it
+		// holds what the row checks.
+		check func(tr *record.Trajectory) (bad []string, seen bool)
+	}{
+		{"a cabin change quotes no fare the write does not charge", "airline", func(tr *record.Trajectory) ([]string, bool) {
+			return staleFares(tr)
+		}},
+		{"a shortfall is reasoned from the balance, not the tool's error", "airline", func(tr *record.Trajectory) ([]string, bool) {
+			return shortfallReasons(tr, "not enough for the total")
+		}},
+		{"a shortfall is reasoned from the balance, not the tool's error", "retail", func(tr *record.Trajectory) ([]string, bool) {
+			return shortfallReasons(tr, "Insufficient gift card balance")
+		}},
+		{"a reason is asked as why", "airline", func(tr *record.Trajectory) ([]string, bool) {
+			return matching(tr, "assistant", `(?i)what reason would you like|which reason do you want|what should the reason be`, `reason you('d like| want) to|your reason to`)
+		}},
+		{"a reason is asked as why", "retail", func(tr *record.Trajectory) ([]string, bool) {
+			return matching(tr, "assistant", `(?i)what reason would you like|which reason do you want|what should the reason be`, `reason you('d like| want) to|your reason to`)
+		}},
+		{"a cause is said as the reason", "airline", func(tr *record.Trajectory) ([]string, bool) {
+			return matching(tr, "user", `(?i)the reason (will|would|should) be`, `(?i)reason is (change of plan|a family emergency|a health problem|bad weather|other reasons)`)
+		}},
+		{"a card is its brand, not 'Mastercard card'", "retail", func(tr *record.Trajectory) ([]string, bool) {
+			return matching(tr, "", `(?i)\b(visa|mastercard|amex|discover) card\b`, `(?i)\b(visa|mastercard|amex|discover) ending in`)
+		}},
+	} {
+		t.Run(tc.domain+"/"+tc.name, func(t *testing.T) {
+			fx, err := testplay.NewFixture(tc.domain, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := 0
+			for i := 0; i < 400 && seen < 3; i++ {
+				bp, err := fx.Gen.Generate(t.Context(), i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				played, err := testplay.Play(fx.D, single{bp}, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bad, ok := tc.check(played[0].TR)
+				if ok {
+					seen++
+				}
+				for _, b := range bad {
+					t.Errorf("%s: %q", bp.ID, b)
+				}
+			}
+			if seen == 0 {
+				t.Fatal("no dialogue in 400 holds what this row checks")
+			}
+		})
+	}
+}
+
+// staleFares is every proposal of a cabin or flight change that quotes a
+// flight's price ("(price $194)") other than the one the write charges;
+// seen is whether a change went through with a fare that changed.
+func staleFares(tr *record.Trajectory) (bad []string, seen bool) {
+	type flight struct {
+		Number string  `json:"flight_number"`
+		Date   string  `json:"date"`
+		Price  float64 `json:"price"`
+	}
+	for i, m := range tr.Messages {
+		for _, c := range m.ToolCalls {
+			if c.Function.Name != "update_reservation_flights" || i+1 >= len(tr.Messages) {
+				continue
+			}
+			var args, res struct {
+				Flights []flight `json:"flights"`
+			}
+			if json.Unmarshal([]byte(c.Function.Arguments), &args) != nil || json.Unmarshal([]byte(tr.Messages[i+1].Content), &res) != nil {
+				continue
+			}
+			charged := map[string]float64{}
+			for _, f := range res.Flights {
+				charged[f.Number+f.Date] = f.Price
+			}
+			proposal := ""
+			for k := i - 1; k >= 0 && proposal == ""; k-- {
+				if tr.Messages[k].Role == "assistant" && tr.Messages[k].Content != "" && slices.ContainsFunc(tr.Messages[k+1:i], func(m record.Message) bool { return m.Role == "user" }) {
+					proposal = tr.Messages[k].Content
+				}
+			}
+			for _, f := range args.Flights {
+				p, ok := charged[f.Number+f.Date]
+				if !ok || f.Price == 0 || p == f.Price {
+					continue
+				}
+				seen = true
+				if strings.Contains(proposal, fmt.Sprintf("(price $%g)", f.Price)) {
+					bad = append(bad, proposal)
+					break
+				}
+			}
+		}
+	}
+	return bad, seen
+}
+
+// shortfallReasons is every reasoning that weighs a balance against the
+// amount due and quotes the tool's error (errText) the agent never got.
+func shortfallReasons(tr *record.Trajectory, errText string) (bad []string, seen bool) {
+	for _, m := range tr.Messages {
+		r := m.ReasoningContent
+		if m.Role != "assistant" || !strings.Contains(r, "The balance of") || !strings.Contains(r, ", less than the") {
+			continue
+		}
+		seen = true
+		if strings.Contains(r, errText) || strings.Contains(r, "would reject it (") {
+			bad = append(bad, r)
+		}
+	}
+	return bad, seen
+}
+
+// matching is every message of role (any role for "") that matches
+// badRe; seen is whether one matches seenRe, the wording the row wants.
+func matching(tr *record.Trajectory, role, badRe, seenRe string) (bad []string, seen bool) {
+	badP, seenP := regexp.MustCompile(badRe), regexp.MustCompile(seenRe)
+	for _, m := range tr.Messages {
+		if role != "" && m.Role != role {
+			continue
+		}
+		if badP.MatchString(m.Content) {
+			bad = append(bad, m.Content)
+		}
+		seen = seen || seenP.MatchString(m.Content) || badP.MatchString(m.Content)
+	}
+	return bad, seen
+}
