@@ -150,3 +150,41 @@ func TestSeedDateOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedKeysFitField: a collection keyed by a phone number, a
+// country or an identity has keys a person reads (E.164 numbers, ISO
+// codes, the identity the description asks for), not random tokens, and
+// a "to" the description calls a phone number holds one.
+func TestSeedKeysFitField(t *testing.T) {
+	res, err := ImportFile(context.Background(), filepath.Join("testdata", "seed", "verify.yaml"), filepath.Join(t.TempDir(), "p"), Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := seedOf(t, res)
+	e164 := regexp.MustCompile(`^\+1\d{3}55501\d\d$`)
+	cases := []struct {
+		coll, field, want string
+		re                *regexp.Regexp
+	}{
+		{"numbers", "phone_number", "an E.164 number in 555-01xx", e164},
+		{"configurations", "country", "an ISO 3166-1 alpha-2 code", regexp.MustCompile(`^[A-Z]{2}$`)},
+		{"entities", "identity", "a UUID, as the description says", regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)},
+		{"members", "identity", "a handle", regexp.MustCompile(`^[a-z]+\.[a-z]+$`)},
+		{"verifications", "to", "an E.164 number", e164},
+		{"verifications", "from", "an E.164 number", e164},
+		{"verifications", "origin_country", "a country's name, as the description says", regexp.MustCompile(`^[A-Z][a-z]+$`)},
+	}
+	for _, c := range cases {
+		t.Run(c.coll+"."+c.field, func(t *testing.T) {
+			recs := db[c.coll]
+			if len(recs) < 3 {
+				t.Fatalf("%d %s, want several", len(recs), c.coll)
+			}
+			for k, r := range recs {
+				if s, _ := r[c.field].(string); !c.re.MatchString(s) {
+					t.Fatalf("%s %s: %s = %#v, want %s", c.coll, k, c.field, r[c.field], c.want)
+				}
+			}
+		})
+	}
+}

@@ -96,6 +96,9 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 			}
 			return g.shapeOf(e), true
 		}
+		if v, ok := g.readable(name, m); ok {
+			return v, true
+		}
 		if n == "name" || n == "slug" || n == "code" || n == "handle" || strings.HasSuffix(n, "name") {
 			return strings.ToLower(g.pick(adjectives)+"-"+g.pick(nouns)) + "-" + strconv.Itoa(10+g.rng.IntN(90)), true
 		}
@@ -107,6 +110,9 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 		return g.alnum(12), true
 	}
 	if v, ok := g.early(name); ok {
+		return v, true
+	}
+	if v, ok := g.readable(name, m); ok && len(ex) == 0 {
 		return v, true
 	}
 	if v, ok := g.personal(n); ok {
