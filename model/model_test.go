@@ -794,3 +794,55 @@ func TestElementWordsBooleans(t *testing.T) {
 		t.Errorf("FillSay = %q", got)
 	}
 }
+
+// A spec's example that only shows the type or elides the value
+// ("example string", a keyboard-run UUID, "sk-ant-1234…" for an OpenAI
+// key, "-----BEGIN …\n...\n") is not a value a customer says: the slot
+// is drawn as without it. A real example is said without the quotes
+// some specs write inside it.
+func TestSpecPlaceholderExamples(t *testing.T) {
+	m := &Model{pools: map[string][]any{"size": {"small", "large"}, "database_id": {"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}}}
+	for _, tc := range []struct {
+		name, example string
+		want          []string // nil: anything but the example
+	}{
+		{"size", "example string", []string{"small", "large"}},
+		{"size", `"example string"`, []string{"small", "large"}},
+		{"database_id", `"12345678-1234-1234-1234-123456789012"`, []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"database_id", "00000000-0000-0000-0000-000000000000", []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"database_id", `"123e4567-e89b-12d3-a456-426614174000"`, []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"api_key", `"sk-ant-12345678901234567890123456789012"`, nil},
+		{"api_key", `"sk-proj--123456789098765432123456789"`, nil},
+		{"ca", `-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n`, nil},
+		{"region", `"tor1"`, []string{"tor1"}},
+		{"name", `"My Knowledge Base"`, []string{"My Knowledge Base"}},
+		{"account_number", "100000000", []string{"100000000"}},
+		{"day", "2024-01-15", []string{"2024-01-15"}},
+	} {
+		s := map[string]any{"type": "string", "examples": []any{tc.example}}
+		got := m.SchemaValues(rand.New(rand.NewPCG(1, 2)), tc.name, s)
+		// A list's example is a list of them ({examples: [["example
+		// string"]]}): its elements are weighed the same.
+		list := map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "examples": []any{[]any{tc.example}}}
+		for _, v := range m.SchemaValues(rand.New(rand.NewPCG(1, 2)), tc.name, list) {
+			if tc.want != nil && !slices.Contains(tc.want, v) || tc.want == nil && v == tc.example {
+				t.Errorf("%s %s: list value %q, want one of %q", tc.name, tc.example, v, tc.want)
+			}
+		}
+		if len(got) == 0 {
+			t.Errorf("%s %s: no values", tc.name, tc.example)
+			continue
+		}
+		if tc.want != nil {
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s %s: values %q, want %q", tc.name, tc.example, got, tc.want)
+			}
+			continue
+		}
+		for _, v := range got {
+			if v == tc.example || strings.Contains(v, "sk-ant") || strings.Contains(v, "...") || strings.HasPrefix(v, `"`) {
+				t.Errorf("%s %s: value %q is the placeholder", tc.name, tc.example, v)
+			}
+		}
+	}
+}
