@@ -213,7 +213,9 @@ func TestSeedSkipsPlaceholders(t *testing.T) {
 		{"ca", "a PEM block with a body", regexp.MustCompile(`^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=]{16,}\n-----END CERTIFICATE-----\n$`).MatchString},
 		{"region", "the example without its quotes", func(s string) bool { return s == "tor1" }},
 		{"size", "a draw, not the placeholder", func(s string) bool { return s != "" && !strings.Contains(s, "example") }},
-		{"api_key", "no other provider's key", func(s string) bool { return s != "" && !strings.Contains(s, "sk-ant") && !strings.Contains(s, "1234567890") }},
+		{"api_key", "no other provider's key", func(s string) bool {
+			return s != "" && !strings.Contains(s, "sk-ant") && !strings.Contains(s, "1234567890")
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.field, func(t *testing.T) {
