@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -811,6 +812,8 @@ func TestSpecPlaceholderExamples(t *testing.T) {
 		{"database_id", `"12345678-1234-1234-1234-123456789012"`, []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
 		{"database_id", "00000000-0000-0000-0000-000000000000", []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
 		{"database_id", `"123e4567-e89b-12d3-a456-426614174000"`, []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"anthropic_key_uuid", `"12345678-1234-1234-1234-123456789012"`, nil},
+		{"name", "example name", nil},
 		{"api_key", `"sk-ant-12345678901234567890123456789012"`, nil},
 		{"api_key", `"sk-proj--123456789098765432123456789"`, nil},
 		{"ca", `-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n`, nil},
@@ -840,6 +843,9 @@ func TestSpecPlaceholderExamples(t *testing.T) {
 			continue
 		}
 		for _, v := range got {
+			if strings.HasSuffix(tc.name, "uuid") && !regexp.MustCompile(`^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$`).MatchString(v) {
+				t.Errorf("%s %s: value %q, want a UUID as the placeholder shows", tc.name, tc.example, v)
+			}
 			if v == tc.example || strings.Contains(v, "sk-ant") || strings.Contains(v, "...") || strings.HasPrefix(v, `"`) {
 				t.Errorf("%s %s: value %q is the placeholder", tc.name, tc.example, v)
 			}

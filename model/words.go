@@ -42,7 +42,9 @@ var placeholderValue = regexp.MustCompile(`^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{
 
 // typeWord matches an example that names the type instead of giving a
 // value ("example string", "string").
-var typeWord = regexp.MustCompile(`(?i)^((an? )?(example|sample) (string|text|value)|string)$`)
+var typeWord = regexp.MustCompile(`(?i)^((an? )?(example|sample) (string|text|value|name)|string)$`)
+
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // exampleUUID is the UUID of RFC 4122's example, which specs copy as is.
 const exampleUUID = "123e4567-e89b-12d3-a456-426614174000"
@@ -156,8 +158,16 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 			return out
 		}
 		// Only placeholders: a value is drawn as for a schema without
-		// examples.
-		return m.SchemaValues(rng, name, WithoutExamples(s))
+		// examples: the data's values of the name, else a UUID where
+		// they show one ("12345678-1234-1234-1234-123456789012").
+		bare := WithoutExamples(s)
+		if _, has := bare["format"]; !has && len(m.pools[name]) == 0 && slices.ContainsFunc(ex, func(e any) bool {
+			t, _ := e.(string)
+			return uuidShape.MatchString(strings.TrimSpace(Unquote(t)))
+		}) {
+			bare["format"] = "uuid"
+		}
+		return m.SchemaValues(rng, name, bare)
 	}
 	if enum := enumOf(s); len(enum) > 0 {
 		return Choosable(enum)
