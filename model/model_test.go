@@ -821,6 +821,8 @@ func TestSpecPlaceholderExamples(t *testing.T) {
 		{"name", `"My Knowledge Base"`, []string{"My Knowledge Base"}},
 		{"account_number", "100000000", []string{"100000000"}},
 		{"day", "2024-01-15", []string{"2024-01-15"}},
+		{"event_description", "Shares his love of the C...language", []string{"Shares his love of the C...language"}},
+		{"api_key", "sk-...", nil},
 	} {
 		s := map[string]any{"type": "string", "examples": []any{tc.example}}
 		got := m.SchemaValues(rand.New(rand.NewPCG(1, 2)), tc.name, s)

@@ -58,8 +58,8 @@ const exampleUUID = "123e4567-e89b-12d3-a456-426614174000"
 // all zeros), in quotes or not.
 func Placeholder(s string) bool {
 	t := strings.TrimSpace(Unquote(s))
-	return placeholderValue.MatchString(t) || typeWord.MatchString(t) || strings.Contains(t, "...") ||
-		strings.Contains(t, "…") || strings.EqualFold(t, exampleUUID) || keyboardDigits(t)
+	return placeholderValue.MatchString(t) || typeWord.MatchString(t) || elided.MatchString(t) ||
+		strings.EqualFold(t, exampleUUID) || keyboardDigits(t)
 }
 
 // keyboardDigits reports whether a value's digits are a run typed along
@@ -85,6 +85,11 @@ func keyboardDigits(s string) bool {
 	}
 	return long
 }
+
+// elided matches an ellipsis that stands for the value or a part of it
+// ("...", "sk-...", "-----BEGIN CERTIFICATE-----\n...\n"), not one
+// inside a word ("C...language").
+var elided = regexp.MustCompile(`(^|\s|\\n|[-_:/])(\.\.\.|…)($|\s|\\n)`)
 
 var digitRun = regexp.MustCompile(`[0-9]+`)
 

@@ -117,8 +117,10 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	if v, ok := g.early(name); ok {
 		return v, true
 	}
-	if v, ok := g.readable(name, m); ok && len(ex) == 0 {
-		return v, true
+	if len(ex) == 0 {
+		if v, ok := g.readable(name, m); ok {
+			return v, true
+		}
 	}
 	if v, ok := g.personal(n); ok {
 		return v, true
