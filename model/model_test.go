@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -792,5 +793,64 @@ func TestElementWordsBooleans(t *testing.T) {
 	}
 	if got := FillSay("{options} version", elem); got != "no backlight, silver, 5K, waterproof version" {
 		t.Errorf("FillSay = %q", got)
+	}
+}
+
+// A spec's example that only shows the type or elides the value
+// ("example string", a keyboard-run UUID, "sk-ant-1234…" for an OpenAI
+// key, "-----BEGIN …\n...\n") is not a value a customer says: the slot
+// is drawn as without it. A real example is said without the quotes
+// some specs write inside it.
+func TestSpecPlaceholderExamples(t *testing.T) {
+	m := &Model{pools: map[string][]any{"size": {"small", "large"}, "database_id": {"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}}}
+	for _, tc := range []struct {
+		name, example string
+		want          []string // nil: anything but the example
+	}{
+		{"size", "example string", []string{"small", "large"}},
+		{"size", `"example string"`, []string{"small", "large"}},
+		{"database_id", `"12345678-1234-1234-1234-123456789012"`, []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"database_id", "00000000-0000-0000-0000-000000000000", []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"database_id", `"123e4567-e89b-12d3-a456-426614174000"`, []string{"a3c1f0d2-5b7e-4c11-9f20-1d2e3f4a5b6c"}},
+		{"anthropic_key_uuid", `"12345678-1234-1234-1234-123456789012"`, nil},
+		{"name", "example name", nil},
+		{"api_key", `"sk-ant-12345678901234567890123456789012"`, nil},
+		{"api_key", `"sk-proj--123456789098765432123456789"`, nil},
+		{"ca", `-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n`, nil},
+		{"region", `"tor1"`, []string{"tor1"}},
+		{"name", `"My Knowledge Base"`, []string{"My Knowledge Base"}},
+		{"account_number", "100000000", []string{"100000000"}},
+		{"day", "2024-01-15", []string{"2024-01-15"}},
+		{"event_description", "Shares his love of the C...language", []string{"Shares his love of the C...language"}},
+		{"api_key", "sk-...", nil},
+	} {
+		s := map[string]any{"type": "string", "examples": []any{tc.example}}
+		got := m.SchemaValues(rand.New(rand.NewPCG(1, 2)), tc.name, s)
+		// A list's example is a list of them ({examples: [["example
+		// string"]]}): its elements are weighed the same.
+		list := map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "examples": []any{[]any{tc.example}}}
+		for _, v := range m.SchemaValues(rand.New(rand.NewPCG(1, 2)), tc.name, list) {
+			if tc.want != nil && !slices.Contains(tc.want, v) || tc.want == nil && v == tc.example {
+				t.Errorf("%s %s: list value %q, want one of %q", tc.name, tc.example, v, tc.want)
+			}
+		}
+		if len(got) == 0 {
+			t.Errorf("%s %s: no values", tc.name, tc.example)
+			continue
+		}
+		if tc.want != nil {
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s %s: values %q, want %q", tc.name, tc.example, got, tc.want)
+			}
+			continue
+		}
+		for _, v := range got {
+			if strings.HasSuffix(tc.name, "uuid") && !regexp.MustCompile(`^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$`).MatchString(v) {
+				t.Errorf("%s %s: value %q, want a UUID as the placeholder shows", tc.name, tc.example, v)
+			}
+			if v == tc.example || strings.Contains(v, "sk-ant") || strings.Contains(v, "...") || strings.HasPrefix(v, `"`) {
+				t.Errorf("%s %s: value %q is the placeholder", tc.name, tc.example, v)
+			}
+		}
 	}
 }

@@ -40,10 +40,67 @@ func PersonName(rng *rand.Rand) string {
 // (YOUR_API_KEY, your-token-here).
 var placeholderValue = regexp.MustCompile(`^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{[^{}]*\}\}|<[^<>]+>|(?i:your)[_-][A-Za-z0-9_-]+)$`)
 
+// typeWord matches an example that names the type instead of giving a
+// value ("example string", "string").
+var typeWord = regexp.MustCompile(`(?i)^((an? )?(example|sample) (string|text|value|name)|string)$`)
+
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// exampleUUID is the UUID of RFC 4122's example, which specs copy as is.
+const exampleUUID = "123e4567-e89b-12d3-a456-426614174000"
+
 // Placeholder reports whether an example value stands for one a reader
-// fills in: a customer never says it, and a record never holds it.
+// fills in: a customer never says it, and a record never holds it. Such
+// are variables and instructions ($HF_TOKEN, <token>, YOUR_API_KEY),
+// the type's name ("example string"), a value elided ("-----BEGIN
+// CERTIFICATE-----\n...\n"), and digits typed along the keyboard
+// ("12345678-1234-1234-1234-123456789012", "sk-ant-1234567890…",
+// all zeros), in quotes or not.
 func Placeholder(s string) bool {
-	return placeholderValue.MatchString(strings.TrimSpace(s))
+	t := strings.TrimSpace(Unquote(s))
+	return placeholderValue.MatchString(t) || typeWord.MatchString(t) || elided.MatchString(t) ||
+		strings.EqualFold(t, exampleUUID) || keyboardDigits(t)
+}
+
+// keyboardDigits reports whether a value's digits are a run typed along
+// the keyboard, not drawn: every run of three or more steps by one
+// (1234567890, 9876, mod 10) or repeats one digit (0000), and one such
+// run is at least six long. "100000000" or "2024-01-15" are values.
+func keyboardDigits(s string) bool {
+	long := false
+	for _, run := range digitRun.FindAllString(s, -1) {
+		if len(run) < 3 {
+			continue
+		}
+		steps, same := true, true
+		for i := 1; i < len(run); i++ {
+			d := (int(run[i]) - int(run[i-1]) + 10) % 10
+			steps = steps && (d == 1 || d == 9)
+			same = same && d == 0
+		}
+		if !steps && !same {
+			return false
+		}
+		long = long || len(run) >= 6
+	}
+	return long
+}
+
+// elided matches an ellipsis that stands for the value or a part of it
+// ("...", "sk-...", "-----BEGIN CERTIFICATE-----\n...\n"), not one
+// inside a word ("C...language").
+var elided = regexp.MustCompile(`(^|\s|\\n|[-_:/])(\.\.\.|…)($|\s|\\n)`)
+
+var digitRun = regexp.MustCompile(`[0-9]+`)
+
+// Unquote is an example without the quotes some specs write inside it
+// ('"tor1"' is tor1); other text is returned as it is.
+func Unquote(s string) string {
+	t := strings.TrimSpace(s)
+	if len(t) >= 2 && (t[0] == '"' && t[len(t)-1] == '"' || t[0] == '\'' && t[len(t)-1] == '\'') {
+		return t[1 : len(t)-1]
+	}
+	return s
 }
 
 // sentinelValue matches an enum's "no value" member
@@ -84,12 +141,21 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 				// list is typed from it): ["us_east", "eu_west"] gives
 				// each region.
 				for _, x := range l {
+					if t, isText := x.(string); isText {
+						if Placeholder(t) {
+							continue
+						}
+						x = Unquote(t)
+					}
 					out = append(out, SlotText(x))
 				}
 				continue
 			}
-			if t, isText := e.(string); isText && Placeholder(t) {
-				continue
+			if t, isText := e.(string); isText {
+				if Placeholder(t) {
+					continue
+				}
+				e = Unquote(t)
 			}
 			out = append(out, SlotText(e))
 		}
@@ -97,8 +163,16 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 			return out
 		}
 		// Only placeholders: a value is drawn as for a schema without
-		// examples.
-		return m.SchemaValues(rng, name, WithoutExamples(s))
+		// examples: the data's values of the name, else a UUID where
+		// they show one ("12345678-1234-1234-1234-123456789012").
+		bare := WithoutExamples(s)
+		if _, has := bare["format"]; !has && len(m.pools[name]) == 0 && slices.ContainsFunc(ex, func(e any) bool {
+			t, _ := e.(string)
+			return uuidShape.MatchString(strings.TrimSpace(Unquote(t)))
+		}) {
+			bare["format"] = "uuid"
+		}
+		return m.SchemaValues(rng, name, bare)
 	}
 	if enum := enumOf(s); len(enum) > 0 {
 		return Choosable(enum)

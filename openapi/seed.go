@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/synth-data/synth/model"
 )
 
 // Clock is the fixed "now" of imported packs; seed dates are drawn
@@ -521,8 +523,11 @@ func (g *synthesizer) documented(s any, name string, depth int) any {
 	if ex := examples(m); len(ex) > 0 {
 		valid := validator(m)
 		for _, e := range ex {
-			if t, isText := e.(string); isText && placeholder(t) {
-				continue
+			if t, isText := e.(string); isText {
+				if placeholder(t) {
+					continue
+				}
+				e = model.Unquote(t)
 			}
 			if e != nil && valid(e) {
 				return e

@@ -163,6 +163,50 @@ func textual(name string) bool {
 	return hasToken(ts, "prompt", "instruction", "instructions", "message", "description", "text", "content", "body", "notes", "summary")
 }
 
+// isoCountries are ISO 3166-1 alpha-2 codes, enough for a collection
+// keyed by country to have a record per code.
+var isoCountries = strings.Fields(`US CA MX BR AR GB IE FR DE NL BE ES PT IT CH AT SE NO DK FI PL CZ GR TR IL AE SA IN SG JP KR AU NZ ZA NG KE EG PH ID TH`)
+
+// areaCodes are US area codes for numbers in the 555-01xx range kept
+// for fiction, so no drawn number rings anyone.
+var areaCodes = strings.Fields(`415 212 312 206 617 305`)
+
+// readable draws what a person reads and types for a field that names
+// a thing by it, where the name and its schema's description say so: a
+// phone number in E.164 form, a country code (or a name where the
+// description asks for one), an identity as the description shapes it
+// (a UUID, an email, else a handle). Keys take it before an opaque
+// token: Twilio's numbers are keyed by their phone number, its
+// configurations by country, its entities by identity.
+func (g *synthesizer) readable(name string, m map[string]any) (string, bool) {
+	ts := tokens(name)
+	if len(ts) == 0 {
+		return "", false
+	}
+	last := ts[len(ts)-1]
+	d, _ := m["description"].(string)
+	d = strings.ToLower(d)
+	switch {
+	case hasToken(ts, "phone", "msisdn") && !hasToken(ts, "id", "sid", "type", "verified", "enabled"),
+		(last == "to" || last == "from" || last == "recipient" || last == "sender") && strings.Contains(d, "phone"):
+		return fmt.Sprintf("+1%s55501%02d", g.pick(areaCodes), g.rng.IntN(100)), true
+	case last == "country" || hasToken(ts, "country") && hasToken(ts, "code", "iso"):
+		if strings.Contains(d, "name") && !strings.Contains(d, "code") {
+			return g.pick(countries), true
+		}
+		return g.pick(isoCountries), true
+	case last == "identity":
+		switch {
+		case strings.Contains(d, "uuid") || strings.Contains(d, "guid"):
+			return g.uuid(), true
+		case strings.Contains(d, "email"):
+			return g.email(), true
+		}
+		return asciiLower(g.first()) + "." + asciiLower(g.last()), true
+	}
+	return "", false
+}
+
 // semantic draws from what the name's words say the field holds, for
 // names byName has no rule for; false when nothing fits.
 func (g *synthesizer) semantic(name string) (string, bool) {

@@ -150,3 +150,105 @@ func TestSeedDateOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedKeysFitField: a collection keyed by a phone number, a
+// country or an identity has keys a person reads (E.164 numbers, ISO
+// codes, the identity the description asks for), not random tokens, and
+// a "to" the description calls a phone number holds one.
+func TestSeedKeysFitField(t *testing.T) {
+	res, err := ImportFile(context.Background(), filepath.Join("testdata", "seed", "verify.yaml"), filepath.Join(t.TempDir(), "p"), Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := seedOf(t, res)
+	e164 := regexp.MustCompile(`^\+1\d{3}55501\d\d$`)
+	cases := []struct {
+		coll, field, want string
+		re                *regexp.Regexp
+	}{
+		{"numbers", "phone_number", "an E.164 number in 555-01xx", e164},
+		{"configurations", "country", "an ISO 3166-1 alpha-2 code", regexp.MustCompile(`^[A-Z]{2}$`)},
+		{"entities", "identity", "a UUID, as the description says", regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)},
+		{"members", "identity", "a handle", regexp.MustCompile(`^[a-z]+\.[a-z]+$`)},
+		{"verifications", "to", "an E.164 number", e164},
+		{"verifications", "from", "an E.164 number", e164},
+		{"verifications", "origin_country", "a country's name, as the description says", regexp.MustCompile(`^[A-Z][a-z]+$`)},
+	}
+	for _, c := range cases {
+		t.Run(c.coll+"."+c.field, func(t *testing.T) {
+			recs := db[c.coll]
+			if len(recs) < 3 {
+				t.Fatalf("%d %s, want several", len(recs), c.coll)
+			}
+			for k, r := range recs {
+				if s, _ := r[c.field].(string); !c.re.MatchString(s) {
+					t.Fatalf("%s %s: %s = %#v, want %s", c.coll, k, c.field, r[c.field], c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestSeedSkipsPlaceholders: an example that only shows the type or
+// elides the value is not data: a keyboard-run or RFC example UUID
+// gives fresh UUIDs, an elided PEM block gets a body, "example string"
+// and a key of another provider give way to a draw; a real example is
+// used without the quotes the spec writes inside it.
+func TestSeedSkipsPlaceholders(t *testing.T) {
+	res, err := ImportFile(context.Background(), filepath.Join("testdata", "seed", "verify.yaml"), filepath.Join(t.TempDir(), "p"), Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sinks := seedOf(t, res)["sinks"]
+	if len(sinks) < 3 {
+		t.Fatalf("%d sinks, want several", len(sinks))
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	cases := []struct {
+		field, want string
+		ok          func(string) bool
+	}{
+		{"uuid", "a fresh UUID", uuid.MatchString},
+		{"owner_uuid", "a fresh UUID", uuid.MatchString},
+		{"ca", "a PEM block with a body", regexp.MustCompile(`^-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=]{16,}\n-----END CERTIFICATE-----\n$`).MatchString},
+		{"region", "the example without its quotes", func(s string) bool { return s == "tor1" }},
+		{"size", "a draw, not the placeholder", func(s string) bool { return s != "" && !strings.Contains(s, "example") }},
+		{"api_key", "no other provider's key", func(s string) bool {
+			return s != "" && !strings.Contains(s, "sk-ant") && !strings.Contains(s, "1234567890")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.field, func(t *testing.T) {
+			for k, r := range sinks {
+				if s, _ := r[c.field].(string); !c.ok(s) {
+					t.Fatalf("sink %s: %s = %#v, want %s", k, c.field, r[c.field], c.want)
+				}
+			}
+		})
+	}
+}
+
+// TestDocumentedUnquotes: a write's constant argument built from what
+// the spec documents takes a quoted example without its quotes and
+// skips a placeholder one.
+func TestDocumentedUnquotes(t *testing.T) {
+	g := &synthesizer{rng: rngFor(1, "t"), coll: &collection{Name: "agents", Noun: "agent"}, re: newRegexCache()}
+	obj := map[string]any{"type": "object", "properties": map[string]any{
+		"name":   map[string]any{"type": "string", "examples": []any{`"My Agent"`}},
+		"region": map[string]any{"type": "string", "examples": []any{`'tor1'`}},
+		"size":   map[string]any{"type": "string", "examples": []any{"example string"}},
+	}}
+	got, _ := g.documented(obj, "spec", 1).(map[string]any)
+	for _, tc := range []struct {
+		field string
+		ok    func(any) bool
+	}{
+		{"name", func(v any) bool { return v == "My Agent" }},
+		{"region", func(v any) bool { return v == "tor1" }},
+		{"size", func(v any) bool { s, _ := v.(string); return s != "" && s != "example string" }},
+	} {
+		if !tc.ok(got[tc.field]) {
+			t.Errorf("%s = %#v", tc.field, got[tc.field])
+		}
+	}
+}

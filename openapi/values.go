@@ -74,6 +74,11 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 		return v, true
 	}
 	ex := exampleStrings(m)
+	if len(ex) == 0 {
+		if v, ok := g.placeheld(m); ok {
+			return v, true
+		}
+	}
 	if textual(name) {
 		// A spec's example of a date for a prompt or a description is a
 		// slip of its writer, not the field's shape.
@@ -96,6 +101,9 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 			}
 			return g.shapeOf(e), true
 		}
+		if v, ok := g.readable(name, m); ok {
+			return v, true
+		}
 		if n == "name" || n == "slug" || n == "code" || n == "handle" || strings.HasSuffix(n, "name") {
 			return strings.ToLower(g.pick(adjectives)+"-"+g.pick(nouns)) + "-" + strconv.Itoa(10+g.rng.IntN(90)), true
 		}
@@ -108,6 +116,11 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	}
 	if v, ok := g.early(name); ok {
 		return v, true
+	}
+	if len(ex) == 0 {
+		if v, ok := g.readable(name, m); ok {
+			return v, true
+		}
 	}
 	if v, ok := g.personal(n); ok {
 		return v, true
@@ -205,6 +218,33 @@ func exampleStrings(m map[string]any) []string {
 }
 
 var placeholderRE = regexp.MustCompile(`(?i)^((an? |the )?(example|sample|test|dummy|placeholder)\b.{0,20}|string|text|foo|bar|baz|lorem ipsum.*|xxx+|abc|123|todo|tbd|n/?a|<[^>]*>|\{[^}]*\})$`)
+
+var pemRE = regexp.MustCompile(`^-----BEGIN ([A-Z ]+)-----`)
+
+// placeheld is a value of the shape a placeholder example shows, which
+// the value itself is not: a fresh UUID for a UUID typed along the
+// keyboard ("12345678-1234-…") or RFC 4122's, a PEM block with a body
+// where the example elides it ("-----BEGIN CERTIFICATE-----\n...").
+func (g *synthesizer) placeheld(m map[string]any) (string, bool) {
+	for _, e := range examples(m) {
+		s, ok := e.(string)
+		if !ok || !placeholder(s) {
+			continue
+		}
+		s = strings.TrimSpace(model.Unquote(s))
+		if uuidRE.MatchString(s) {
+			return g.uuid(), true
+		}
+		if sm := pemRE.FindStringSubmatch(s); sm != nil {
+			body := make([]byte, 48)
+			for i := range body {
+				body[i] = byte(g.rng.IntN(256))
+			}
+			return fmt.Sprintf("-----BEGIN %s-----\n%s\n-----END %s-----\n", sm[1], base64.StdEncoding.EncodeToString(body), sm[1]), true
+		}
+	}
+	return "", false
+}
 
 // placeholder: an example that shows the type, not a value ("example
 // string", "<name>", "foo").
