@@ -155,6 +155,37 @@ func TestProvenanceFromTool(t *testing.T) {
 	}
 }
 
+// TestProvenanceRespelt: a value a tool result holds spelt otherwise
+// than walk spells it (a number as 1.50 or 2e3, an integer past
+// float64's precision, a string with an escape) is found in it, as
+// parsing the result finds it; a value the result does not hold is not.
+func TestProvenanceRespelt(t *testing.T) {
+	for _, tc := range []struct {
+		raw, text, at string // at "": not found
+	}{
+		{`{"price":1.50}`, "1.5", "$.price"},
+		{`{"n":2e3}`, "2000", "$.n"},
+		{`{"n":2E+3}`, "2000", "$.n"},
+		{`[9007199254740993]`, "9007199254740992", "$[0]"},
+		{`{"id":"\u0032\u0031"}`, "21", "$.id"},
+		{`{"city":"caf\u00e9"}`, "café", "$.city"},
+		{`{"name":"O\u0027Brien"}`, "O'Brien", "$.name"},
+		{`{"a":"x\"","n":2}`, "2", "$.n"},
+		{`{"price":1.50,"id":"01610"}`, "01610", "$.id"},
+		{`{"price":1.50,"id":"1610"}`, "01610", ""},
+		{`{"price":1.25}`, "1.5", ""},
+		{`{"n":"2e3"}`, "2000", ""},
+		{`  7 `, "7", "$"},
+	} {
+		var p provenance
+		p.tool(0, tc.raw)
+		o, ok := p.first(tc.text)
+		if ok != (tc.at != "") || o.path != tc.at {
+			t.Errorf("%s in %s: got %q %v, want %q", tc.text, tc.raw, o.path, ok, tc.at)
+		}
+	}
+}
+
 // TestStepsDoneWithoutTheirCall: a read the dialogue did without is done
 // by the write that needs it, a read no write needs by a verified
 // outcome; an unverified dialogue leaves the latter undone.

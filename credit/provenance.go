@@ -28,6 +28,13 @@ type toolMsg struct {
 	msg   int
 	raw   string
 	index map[string]string // a value's text to its first path; nil until needed
+	// scanned says escapes and respelt are known; escapes that the text
+	// has a backslash or is not UTF-8, so a string in it may decode to
+	// what it does not spell; respelt holds the text of each number it
+	// spells otherwise (1.50 for 1.5, 2e3 for 2000).
+	scanned bool
+	escapes bool
+	respelt map[string]bool
 }
 
 type origin struct {
@@ -63,7 +70,8 @@ func (p *provenance) saidAfter(words string, since int) bool {
 // first finds the first tool result holding a value, and its path
 // there. A value that JSON spells as it is (printable ASCII that no
 // encoder escapes, and not a number) is looked for in a result's text
-// before the result is parsed.
+// before the result is parsed; any other value too, unless the result
+// may hold it spelt otherwise (mayRespell).
 func (p *provenance) first(text string) (origin, bool) {
 	if text == "" {
 		return origin{}, false
@@ -71,7 +79,7 @@ func (p *provenance) first(text string) (origin, bool) {
 	plain := spelledAsIs(text)
 	for i := range p.tools {
 		t := &p.tools[i]
-		if plain && !strings.Contains(t.raw, text) {
+		if !strings.Contains(t.raw, text) && (plain || !t.mayRespell(text)) {
 			continue
 		}
 		if t.index == nil {
@@ -82,6 +90,56 @@ func (p *provenance) first(text string) (origin, bool) {
 		}
 	}
 	return origin{}, false
+}
+
+// mayRespell reports whether a value the result's text does not hold
+// verbatim may still be one of its scalars: a string decodes to its text
+// unless it has an escape or bytes that are not UTF-8, and a number
+// reads as its text unless it is spelt otherwise (1.50, 2e3, or an
+// integer past float64's precision). The ids and zip codes that calls
+// ask about read as numbers, and parsing every result for them was most
+// of the labelling's parsing.
+func (t *toolMsg) mayRespell(text string) bool {
+	if !t.scanned {
+		t.escapes = strings.IndexByte(t.raw, '\\') >= 0 || !utf8.ValidString(t.raw)
+		t.respelt = respeltNumbers(t.raw)
+		t.scanned = true
+	}
+	return t.escapes || t.respelt[text]
+}
+
+// respeltNumbers lists, for each number of a JSON text (outside its
+// strings) that a float64 formats otherwise, that formatting (walk's).
+// Text that is not JSON gets a list of no use, and none is needed: its
+// one value is the text itself.
+func respeltNumbers(raw string) map[string]bool {
+	var out map[string]bool
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(raw) && strings.IndexByte("+-.eE0123456789", raw[j]) >= 0 {
+				j++
+			}
+			tok := raw[i:j]
+			if f, err := strconv.ParseFloat(tok, 64); err == nil {
+				if s := strconv.FormatFloat(f, 'f', -1, 64); s != tok {
+					if out == nil {
+						out = map[string]bool{}
+					}
+					out[s] = true
+				}
+			}
+			i = j - 1
+		}
+	}
+	return out
 }
 
 // indexValues maps each scalar of a tool result to its first path; a
