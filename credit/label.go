@@ -907,12 +907,12 @@ func (lb *labeler) unsaid(turns []Turn) int {
 		if lb.said[j] {
 			continue
 		}
-		from, ok := lb.prov.first(o.Value)
-		if !ok {
+		h := lb.prov.holder(o.Value)
+		if h < 0 {
 			continue
 		}
 		for _, tu := range turns {
-			if tu.Message > from.msg && len(tu.Calls) == 0 {
+			if tu.Message > lb.prov.tools[h].msg && len(tu.Calls) == 0 {
 				return tu.Message
 			}
 		}

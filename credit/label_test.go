@@ -186,6 +186,43 @@ func TestProvenanceRespelt(t *testing.T) {
 	}
 }
 
+// TestScalarsAsDecoded: scalars lists what indexValues finds by
+// decoding, or gives nil for a text it cannot read so.
+func TestScalarsAsDecoded(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		read bool // scalars reads it
+	}{
+		{`{"user":{"id":"u1","zip":"01610","tags":["a","",true,false,null]},"n":[1.50,2e3,-0,7]}`, true},
+		{` { "a" : "x" , "b" :[ "y" ,{"a":"a"}] } `, true},
+		{`{"key":"value","other":"key"}`, true},
+		{`"just a string"`, true},
+		{`[9007199254740993, 1E+2]`, true},
+		{`{"a":"x","a":"y"}`, false},
+		{`{"a":"\u0041"}`, false},
+		{`[1e999]`, false},
+		{`W123`, false},
+		{`{"a":`, false},
+		{"[\"\xff\"]", false},
+	} {
+		got := scalars(tc.raw)
+		if (got != nil) != tc.read {
+			t.Errorf("%s: read %v, want %v", tc.raw, got != nil, tc.read)
+			continue
+		}
+		if got == nil {
+			continue
+		}
+		want := map[string]bool{}
+		for v := range indexValues(tc.raw) {
+			want[v] = true
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %v, want %v", tc.raw, got, want)
+		}
+	}
+}
+
 // TestStepsDoneWithoutTheirCall: a read the dialogue did without is done
 // by the write that needs it, a read no write needs by a verified
 // outcome; an unverified dialogue leaves the latter undone.

@@ -25,9 +25,13 @@ type provenance struct {
 // needs them: most results hold no value any call asks about, and
 // parsing them all took half the labelling.
 type toolMsg struct {
-	msg   int
-	raw   string
-	index map[string]string // a value's text to its first path; nil until needed
+	msg int
+	raw string
+	// values are the texts of its scalars (indexValues' keys), index
+	// them with their first paths; each nil until needed, and the paths
+	// only for a value a write's argument takes from the result.
+	values map[string]bool
+	index  map[string]string
 	// scanned says escapes and respelt are known; escapes that the text
 	// has a backslash or is not UTF-8, so a string in it may decode to
 	// what it does not spell; respelt holds the text of each number it
@@ -68,13 +72,27 @@ func (p *provenance) saidAfter(words string, since int) bool {
 }
 
 // first finds the first tool result holding a value, and its path
-// there. A value that JSON spells as it is (printable ASCII that no
-// encoder escapes, and not a number) is looked for in a result's text
-// before the result is parsed; any other value too, unless the result
-// may hold it spelt otherwise (mayRespell).
+// there.
 func (p *provenance) first(text string) (origin, bool) {
-	if text == "" {
+	i := p.holder(text)
+	if i < 0 {
 		return origin{}, false
+	}
+	t := &p.tools[i]
+	if t.index == nil {
+		t.index = indexValues(t.raw)
+	}
+	return origin{t.msg, t.index[text]}, true
+}
+
+// holder is the index of the first tool result holding a value, -1 for
+// none. A value that JSON spells as it is (printable ASCII that no
+// encoder escapes, and not a number) is looked for in a result's text
+// before the result is read; any other value too, unless the result may
+// hold it spelt otherwise (mayRespell).
+func (p *provenance) holder(text string) int {
+	if text == "" {
+		return -1
 	}
 	plain := spelledAsIs(text)
 	for i := range p.tools {
@@ -82,14 +100,20 @@ func (p *provenance) first(text string) (origin, bool) {
 		if !strings.Contains(t.raw, text) && (plain || !t.mayRespell(text)) {
 			continue
 		}
-		if t.index == nil {
-			t.index = indexValues(t.raw)
+		if t.values == nil {
+			if t.values = scalars(t.raw); t.values == nil {
+				t.index = indexValues(t.raw)
+				t.values = make(map[string]bool, len(t.index))
+				for v := range t.index {
+					t.values[v] = true
+				}
+			}
 		}
-		if path, ok := t.index[text]; ok {
-			return origin{t.msg, path}, true
+		if t.values[text] {
+			return i
 		}
 	}
-	return origin{}, false
+	return -1
 }
 
 // mayRespell reports whether a value the result's text does not hold
@@ -137,6 +161,68 @@ func respeltNumbers(raw string) map[string]bool {
 				}
 			}
 			i = j - 1
+		}
+	}
+	return out
+}
+
+// scalars lists the texts of a JSON text's scalars, as indexValues
+// finds them, without decoding it into maps and slices: it reads the
+// text where every string spells its value (no escape, UTF-8) and every
+// object has distinct keys (else decoding keeps a key's last value
+// only), and gives nil for any other text.
+func scalars(raw string) map[string]bool {
+	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) || !json.Valid([]byte(raw)) {
+		return nil
+	}
+	out := map[string]bool{}
+	// keys holds the keys of each object open, innermost last; a
+	// container's kind is its opening byte.
+	var keys [][]string
+	var open []byte
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '{' || c == '[':
+			open = append(open, c)
+			keys = append(keys, nil)
+		case c == '}' || c == ']':
+			open, keys = open[:len(open)-1], keys[:len(keys)-1]
+		case c == '"':
+			j := i + 1 + strings.IndexByte(raw[i+1:], '"')
+			s := raw[i+1 : j]
+			k := j + 1
+			for k < len(raw) && strings.IndexByte(" \t\n\r", raw[k]) >= 0 {
+				k++
+			}
+			if k < len(raw) && raw[k] == ':' && len(open) > 0 && open[len(open)-1] == '{' {
+				top := &keys[len(keys)-1]
+				if slices.Contains(*top, s) {
+					return nil
+				}
+				*top = append(*top, s)
+			} else if s != "" {
+				out[s] = true
+			}
+			i = j
+		case c == '-' || c >= '0' && c <= '9':
+			j := i
+			for j < len(raw) && strings.IndexByte("+-.eE0123456789", raw[j]) >= 0 {
+				j++
+			}
+			f, err := strconv.ParseFloat(raw[i:j], 64)
+			if err != nil {
+				return nil // out of float64's range: decoding fails
+			}
+			out[strconv.FormatFloat(f, 'f', -1, 64)] = true
+			i = j - 1
+		case c == 't':
+			out["true"] = true
+			i += len("true") - 1
+		case c == 'f':
+			out["false"] = true
+			i += len("false") - 1
+		case c == 'n':
+			i += len("null") - 1
 		}
 	}
 	return out
@@ -210,7 +296,7 @@ func (p *provenance) known(args any) bool {
 		if !ok || text == "" {
 			return
 		}
-		if _, seen := p.first(text); seen {
+		if p.holder(text) >= 0 {
 			return
 		}
 		low := strings.ToLower(text)
