@@ -187,7 +187,8 @@ func TestProvenanceRespelt(t *testing.T) {
 }
 
 // TestScalarsAsDecoded: scalars lists what indexValues finds by
-// decoding, or gives nil for a text it cannot read so.
+// decoding, and pathOf the paths it gives them, or scalars gives nil
+// for a text it cannot read so.
 func TestScalarsAsDecoded(t *testing.T) {
 	for _, tc := range []struct {
 		raw  string
@@ -196,6 +197,8 @@ func TestScalarsAsDecoded(t *testing.T) {
 		{`{"user":{"id":"u1","zip":"01610","tags":["a","",true,false,null]},"n":[1.50,2e3,-0,7]}`, true},
 		{` { "a" : "x" , "b" :[ "y" ,{"a":"a"}] } `, true},
 		{`{"key":"value","other":"key"}`, true},
+		{`{"b":["x",{"z":"y","a":"y"}],"a":{"c":"x","b c":7},"x":[[1,"x",7],"x"],"7":"7"}`, true},
+		{`[[["deep",2],[3,"deep"]],{"k":[2,"deep"]}]`, true},
 		{`"just a string"`, true},
 		{`[9007199254740993, 1E+2]`, true},
 		{`{"a":"x","a":"y"}`, false},
@@ -214,11 +217,18 @@ func TestScalarsAsDecoded(t *testing.T) {
 			continue
 		}
 		want := map[string]bool{}
-		for v := range indexValues(tc.raw) {
+		index := indexValues(tc.raw)
+		for v, path := range index {
 			want[v] = true
+			if p, ok := pathOf(tc.raw, v); p != path || !ok {
+				t.Errorf("%s: %s at %q %v, want %q", tc.raw, v, p, ok, path)
+			}
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %v, want %v", tc.raw, got, want)
+		}
+		if _, ok := pathOf(tc.raw, "absent"); ok {
+			t.Errorf("%s: absent found", tc.raw)
 		}
 	}
 }

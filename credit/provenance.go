@@ -79,6 +79,9 @@ func (p *provenance) first(text string) (origin, bool) {
 		return origin{}, false
 	}
 	t := &p.tools[i]
+	if path, ok := pathOf(t.raw, text); ok {
+		return origin{t.msg, path}, true
+	}
 	if t.index == nil {
 		t.index = indexValues(t.raw)
 	}
@@ -167,26 +170,73 @@ func respeltNumbers(raw string) map[string]bool {
 }
 
 // scalars lists the texts of a JSON text's scalars, as indexValues
-// finds them, without decoding it into maps and slices: it reads the
-// text where every string spells its value (no escape, UTF-8) and every
-// object has distinct keys (else decoding keeps a key's last value
-// only), and gives nil for any other text.
+// finds them, without decoding it into maps and slices; nil for a text
+// scan cannot read.
 func scalars(raw string) map[string]bool {
-	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) || !json.Valid([]byte(raw)) {
+	out := map[string]bool{}
+	if !scan(raw, func(_ []step, text string) { out[text] = true }) {
 		return nil
 	}
-	out := map[string]bool{}
-	// keys holds the keys of each object open, innermost last; a
-	// container's kind is its opening byte.
-	var keys [][]string
-	var open []byte
+	return out
+}
+
+// pathOf is the path indexValues gives a value of a JSON text, found by
+// scan: the value's first in walk's order, object keys sorted. ok is
+// false for a text scan cannot read or a value it does not hold.
+func pathOf(raw, text string) (path string, ok bool) {
+	var best []step
+	read := scan(raw, func(at []step, v string) {
+		if v == text && (!ok || walksBefore(at, best)) {
+			best, ok = append(best[:0], at...), true
+		}
+	})
+	if !read || !ok {
+		return "", false
+	}
+	return spell(best), true
+}
+
+// walksBefore reports whether walk comes to the value at a before the
+// one at b, two values of one JSON text: at the first step where they
+// part, in one object or array, by the key's order or the index.
+func walksBefore(a, b []step) bool {
+	for i := range min(len(a), len(b)) {
+		switch {
+		case a[i].index < 0 && a[i].key != b[i].key:
+			return a[i].key < b[i].key
+		case a[i].index != b[i].index:
+			return a[i].index < b[i].index
+		}
+	}
+	return len(a) < len(b)
+}
+
+// scan calls f with the text of each non-empty scalar of a JSON text, as
+// walk spells it, and the steps down to it, in the text's order; it
+// reads a text where every string spells its value (no escape, UTF-8)
+// and every object has distinct keys (decoding keeps a key's last value
+// only), and reports false, having called f or not, for any other text.
+func scan(raw string, f func(at []step, text string)) bool {
+	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) || !json.Valid([]byte(raw)) {
+		return false
+	}
+	var at []step       // down to the value
+	var keys [][]string // the keys of each container open, innermost last
 	for i := 0; i < len(raw); i++ {
 		switch c := raw[i]; {
 		case c == '{' || c == '[':
-			open = append(open, c)
+			index := -1
+			if c == '[' {
+				index = 0
+			}
+			at = append(at, step{index: index})
 			keys = append(keys, nil)
 		case c == '}' || c == ']':
-			open, keys = open[:len(open)-1], keys[:len(keys)-1]
+			at, keys = at[:len(at)-1], keys[:len(keys)-1]
+		case c == ',':
+			if top := &at[len(at)-1]; top.index >= 0 {
+				top.index++
+			}
 		case c == '"':
 			j := i + 1 + strings.IndexByte(raw[i+1:], '"')
 			s := raw[i+1 : j]
@@ -194,14 +244,15 @@ func scalars(raw string) map[string]bool {
 			for k < len(raw) && strings.IndexByte(" \t\n\r", raw[k]) >= 0 {
 				k++
 			}
-			if k < len(raw) && raw[k] == ':' && len(open) > 0 && open[len(open)-1] == '{' {
+			if k < len(raw) && raw[k] == ':' {
 				top := &keys[len(keys)-1]
 				if slices.Contains(*top, s) {
-					return nil
+					return false
 				}
 				*top = append(*top, s)
+				at[len(at)-1].key = s
 			} else if s != "" {
-				out[s] = true
+				f(at, s)
 			}
 			i = j
 		case c == '-' || c >= '0' && c <= '9':
@@ -209,23 +260,23 @@ func scalars(raw string) map[string]bool {
 			for j < len(raw) && strings.IndexByte("+-.eE0123456789", raw[j]) >= 0 {
 				j++
 			}
-			f, err := strconv.ParseFloat(raw[i:j], 64)
+			n, err := strconv.ParseFloat(raw[i:j], 64)
 			if err != nil {
-				return nil // out of float64's range: decoding fails
+				return false // out of float64's range: decoding fails
 			}
-			out[strconv.FormatFloat(f, 'f', -1, 64)] = true
+			f(at, strconv.FormatFloat(n, 'f', -1, 64))
 			i = j - 1
 		case c == 't':
-			out["true"] = true
+			f(at, "true")
 			i += len("true") - 1
 		case c == 'f':
-			out["false"] = true
+			f(at, "false")
 			i += len("false") - 1
 		case c == 'n':
 			i += len("null") - 1
 		}
 	}
-	return out
+	return true
 }
 
 // indexValues maps each scalar of a tool result to its first path; a
@@ -333,23 +384,8 @@ func wordRune(r rune) bool {
 // result's values are many, the ones first seen few), and only while f
 // runs.
 func walk(v any, f func(path func() string, text string)) {
-	type step struct {
-		key   string
-		index int // -1 for an object's key
-	}
 	var at []step // down to the value
-	path := func() string {
-		var b strings.Builder
-		b.WriteByte('$')
-		for _, s := range at {
-			if s.index < 0 {
-				b.WriteString(member(s.key))
-			} else {
-				b.WriteString("[" + strconv.Itoa(s.index) + "]")
-			}
-		}
-		return b.String()
-	}
+	path := func() string { return spell(at) }
 	var rec func(v any)
 	rec = func(v any) {
 		switch x := v.(type) {
@@ -379,6 +415,27 @@ func walk(v any, f func(path func() string, text string)) {
 		}
 	}
 	rec(v)
+}
+
+// step is one step of a JSON path: an object's key, or an array's
+// index.
+type step struct {
+	key   string
+	index int // -1 for an object's key
+}
+
+// spell spells a JSON path: $ and its steps.
+func spell(at []step) string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, s := range at {
+		if s.index < 0 {
+			b.WriteString(member(s.key))
+		} else {
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		}
+	}
+	return b.String()
 }
 
 // member is a JSON path step: .key, or ["key"] for a key that is not a
