@@ -186,6 +186,26 @@ func TestProvenanceRespelt(t *testing.T) {
 	}
 }
 
+// TestHolderAsResultsCome: a value no result held is found in one that
+// comes later, and a value's first holder stays it.
+func TestHolderAsResultsCome(t *testing.T) {
+	var p provenance
+	p.tool(1, `{"a":"x"}`)
+	if got := p.holder("y"); got != -1 {
+		t.Fatalf("y held by %d before any result holds it", got)
+	}
+	p.tool(3, `{"b":"y"}`)
+	p.tool(5, `{"c":"y","d":"x"}`)
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"y", 1}, {"x", 0}, {"y", 1}} {
+		if got := p.holder(tc.text); got != tc.want {
+			t.Errorf("%s: held by %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
 // TestScalarsAsDecoded: scalars lists what indexValues finds by
 // decoding, and pathOf the paths it gives them, or scalars gives nil
 // for a text it cannot read so.

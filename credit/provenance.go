@@ -19,7 +19,15 @@ type provenance struct {
 	// name is the customer's, lower-cased: said as who it is ("I'm Rafael
 	// Brown") it states no piece of a request.
 	name string
+	// held remembers holder's answers: results are only added, so a
+	// value's first holder stays it, and one not held by the results
+	// looked at is looked for in the later ones only.
+	held map[string]held
 }
+
+// held is the first tool result holding a value (an index in tools),
+// -1 for none of the first upto.
+type held struct{ at, upto int }
 
 // toolMsg is one tool result, its values indexed when a lookup first
 // needs them: most results hold no value any call asks about, and
@@ -97,8 +105,22 @@ func (p *provenance) holder(text string) int {
 	if text == "" {
 		return -1
 	}
+	h, ok := p.held[text]
+	if ok && h.at >= 0 {
+		return h.at
+	}
+	if p.held == nil {
+		p.held = map[string]held{}
+	}
+	at := p.firstHolder(text, h.upto)
+	p.held[text] = held{at: at, upto: len(p.tools)}
+	return at
+}
+
+// firstHolder is holder looking from the result at index from on.
+func (p *provenance) firstHolder(text string, from int) int {
 	plain := spelledAsIs(text)
-	for i := range p.tools {
+	for i := from; i < len(p.tools); i++ {
 		t := &p.tools[i]
 		if !strings.Contains(t.raw, text) && (plain || !t.mayRespell(text)) {
 			continue
