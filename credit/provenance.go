@@ -87,10 +87,11 @@ func (p *provenance) first(text string) (origin, bool) {
 		return origin{}, false
 	}
 	t := &p.tools[i]
-	if path, ok := pathOf(t.raw, text); ok {
-		return origin{t.msg, path}, true
-	}
 	if t.index == nil {
+		// scalars read the result (holder): so does pathOf.
+		if path, ok := pathOf(t.raw, text); ok {
+			return origin{t.msg, path}, true
+		}
 		t.index = indexValues(t.raw)
 	}
 	return origin{t.msg, t.index[text]}, true
@@ -193,8 +194,13 @@ func respeltNumbers(raw string) map[string]bool {
 
 // scalars lists the texts of a JSON text's scalars, as indexValues
 // finds them, without decoding it into maps and slices; nil for a text
-// scan cannot read.
+// it cannot read so: one with an escape, bytes that are not UTF-8, an
+// object with a key twice (decoding keeps its last value only), or a
+// number out of float64's range (decoding fails), or not JSON.
 func scalars(raw string) map[string]bool {
+	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) || !json.Valid([]byte(raw)) {
+		return nil
+	}
 	out := map[string]bool{}
 	if !scan(raw, func(_ []step, text string) { out[text] = true }) {
 		return nil
@@ -202,9 +208,9 @@ func scalars(raw string) map[string]bool {
 	return out
 }
 
-// pathOf is the path indexValues gives a value of a JSON text, found by
-// scan: the value's first in walk's order, object keys sorted. ok is
-// false for a text scan cannot read or a value it does not hold.
+// pathOf is the path indexValues gives a value of a JSON text that
+// scalars reads, found by scan: the value's first in walk's order,
+// object keys sorted. ok is false for a value it does not hold.
 func pathOf(raw, text string) (path string, ok bool) {
 	var best []step
 	read := scan(raw, func(at []step, v string) {
@@ -233,15 +239,11 @@ func walksBefore(a, b []step) bool {
 	return len(a) < len(b)
 }
 
-// scan calls f with the text of each non-empty scalar of a JSON text, as
-// walk spells it, and the steps down to it, in the text's order; it
-// reads a text where every string spells its value (no escape, UTF-8)
-// and every object has distinct keys (decoding keeps a key's last value
-// only), and reports false, having called f or not, for any other text.
+// scan calls f with the text of each non-empty scalar of a JSON text
+// with no escape, as walk spells it, and the steps down to it, in the
+// text's order. It reports false, having called f or not, for an object
+// with a key twice or a number out of float64's range.
 func scan(raw string, f func(at []step, text string)) bool {
-	if strings.IndexByte(raw, '\\') >= 0 || !utf8.ValidString(raw) || !json.Valid([]byte(raw)) {
-		return false
-	}
 	var at []step       // down to the value
 	var keys [][]string // the keys of each container open, innermost last
 	for i := 0; i < len(raw); i++ {
