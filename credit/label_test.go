@@ -186,8 +186,9 @@ func TestProvenanceRespelt(t *testing.T) {
 	}
 }
 
-// TestHolderAsResultsCome: a value no result held is found in one that
-// comes later, and a value's first holder stays it.
+// TestHolderAsResultsCome: a value no result held (no customer message
+// said) is found in one that comes later, and a value's first holder
+// (sayer) stays it.
 func TestHolderAsResultsCome(t *testing.T) {
 	var p provenance
 	p.tool(1, `{"a":"x"}`)
@@ -202,6 +203,20 @@ func TestHolderAsResultsCome(t *testing.T) {
 	}{{"y", 1}, {"x", 0}, {"y", 1}} {
 		if got := p.holder(tc.text); got != tc.want {
 			t.Errorf("%s: held by %d, want %d", tc.text, got, tc.want)
+		}
+	}
+	p.user(6, "It is the Blue kettle")
+	if got := p.sayer("red"); got != -1 {
+		t.Fatalf("red said by %d before anyone says it", got)
+	}
+	p.user(8, "the red one, not the blue")
+	p.user(10, "Red.")
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"Red", 1}, {"blue", 0}, {"red", 1}, {"re", -1}} {
+		if got := p.sayer(tc.text); got != tc.want {
+			t.Errorf("%s: said by %d, want %d", tc.text, got, tc.want)
 		}
 	}
 }

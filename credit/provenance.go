@@ -23,10 +23,13 @@ type provenance struct {
 	// value's first holder stays it, and one not held by the results
 	// looked at is looked for in the later ones only.
 	held map[string]held
+	// spoken remembers, as held does, the first customer message (an
+	// index in users) that says a value as a whole word.
+	spoken map[string]held
 }
 
-// held is the first tool result holding a value (an index in tools),
-// -1 for none of the first upto.
+// held is the first tool result holding a value, or customer message
+// saying it (an index in tools or users), -1 for none of the first upto.
 type held struct{ at, upto int }
 
 // toolMsg is one tool result, its values indexed when a lookup first
@@ -374,10 +377,31 @@ func (p *provenance) known(args any) bool {
 		if p.holder(text) >= 0 {
 			return
 		}
-		low := strings.ToLower(text)
-		ok = slices.ContainsFunc(p.users, func(u userMsg) bool { return saysWord(u.text, low) })
+		ok = p.sayer(text) >= 0
 	})
 	return ok
+}
+
+// sayer is the index of the first customer message saying a value as a
+// whole word, -1 for none.
+func (p *provenance) sayer(text string) int {
+	h, ok := p.spoken[text]
+	if ok && h.at >= 0 {
+		return h.at
+	}
+	if p.spoken == nil {
+		p.spoken = map[string]held{}
+	}
+	low := strings.ToLower(text)
+	at := -1
+	for i := h.upto; i < len(p.users); i++ {
+		if saysWord(p.users[i].text, low) {
+			at = i
+			break
+		}
+	}
+	p.spoken[text] = held{at: at, upto: len(p.users)}
+	return at
 }
 
 // saysWord reports whether text holds word with no letter or digit
