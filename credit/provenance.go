@@ -38,9 +38,9 @@ type held struct{ at, upto int }
 type toolMsg struct {
 	msg int
 	raw string
-	// values are the texts of its scalars (indexValues' keys), index
-	// them with their first paths; each nil until needed, and the paths
-	// only for a value a write's argument takes from the result.
+	// values are the texts of its scalars (indexValues' keys), nil
+	// until needed; index maps them to their first paths, decoded only
+	// for a result scalars cannot read (pathOf finds a path in others).
 	values map[string]bool
 	index  map[string]string
 	// scanned says escapes and respelt are known; escapes that the text
