@@ -369,17 +369,19 @@ func (p *provenance) args(args any) []Arg {
 // known reports whether every scalar of a call's arguments has been
 // said: by a tool result or by the customer.
 func (p *provenance) known(args any) bool {
-	ok := true
-	walk(args, func(_ func() string, text string) {
-		if !ok || text == "" {
-			return
+	var values []string
+	walk(args, func(_ func() string, text string) { values = append(values, text) })
+	return p.knownValues(values)
+}
+
+// knownValues is known of the scalars' texts.
+func (p *provenance) knownValues(values []string) bool {
+	for _, text := range values {
+		if text != "" && p.holder(text) < 0 && p.sayer(text) < 0 {
+			return false
 		}
-		if p.holder(text) >= 0 {
-			return
-		}
-		ok = p.sayer(text) >= 0
-	})
-	return ok
+	}
+	return true
 }
 
 // sayer is the index of the first customer message saying a value as a
