@@ -273,12 +273,13 @@ type labeler struct {
 	pieces  [][]piece // goalPieces
 	// askedFor holds the pieces the agent asked for by name.
 	askedFor map[string]bool
-	asking   string // the piece the turn being labelled asks for
-	wrote    bool   // the last turn was a write
-	handed   bool   // the last turn called the transfer tool
-	isKnown  []bool // per action: known found it said
-	refused  bool   // the last turn refused
-	refusing bool   // the words of the turn being labelled refuse
+	asking   string     // the piece the turn being labelled asks for
+	wrote    bool       // the last turn was a write
+	handed   bool       // the last turn called the transfer tool
+	isKnown  []bool     // per action: known found it said
+	values   [][]string // per action: its arguments' scalars, walked once
+	refused  bool       // the last turn refused
+	refusing bool       // the words of the turn being labelled refuse
 	// refuseGoals are the forbidden requests' goals in order; refusals
 	// counts the refusals so far, transferred a transfer.
 	refuseGoals []int
@@ -319,7 +320,7 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 	n := len(bp.Actions)
 	lb := &labeler{kinds: k, model: m, bp: bp, v: v, serves: make([]int, n), args: make([]any, n),
 		confirm: -1, said: make([]bool, len(bp.Outputs)), wrong: -1,
-		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), pending: map[string]undo{},
+		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), values: make([][]string, n), pending: map[string]undo{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, MistakeFrom: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	lb.prov.name = strings.ToLower(bp.Persona.Name)
 	for i, a := range bp.Actions {
@@ -513,7 +514,13 @@ func (lb *labeler) admits(gold string, next int, class string) []string {
 // again.
 func (lb *labeler) known(action int) bool {
 	if !lb.isKnown[action] {
-		lb.isKnown[action] = lb.prov.known(lb.args[action])
+		if lb.values[action] == nil {
+			lb.values[action] = []string{}
+			walk(lb.args[action], func(_ func() string, text string) {
+				lb.values[action] = append(lb.values[action], text)
+			})
+		}
+		lb.isKnown[action] = lb.prov.knownValues(lb.values[action])
 	}
 	return lb.isKnown[action]
 }
@@ -924,12 +931,12 @@ func (lb *labeler) unsaid(turns []Turn) int {
 		if lb.said[j] {
 			continue
 		}
-		from, ok := lb.prov.first(o.Value)
-		if !ok {
+		h := lb.prov.holder(o.Value)
+		if h < 0 {
 			continue
 		}
 		for _, tu := range turns {
-			if tu.Message > from.msg && len(tu.Calls) == 0 {
+			if tu.Message > lb.prov.tools[h].msg && len(tu.Calls) == 0 {
 				return tu.Message
 			}
 		}

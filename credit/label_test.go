@@ -187,6 +187,119 @@ func TestProvenanceFromTool(t *testing.T) {
 	}
 }
 
+// TestProvenanceRespelt: a value a tool result holds spelt otherwise
+// than walk spells it (a number as 1.50 or 2e3, an integer past
+// float64's precision, a string with an escape) is found in it, as
+// parsing the result finds it; a value the result does not hold is not.
+func TestProvenanceRespelt(t *testing.T) {
+	for _, tc := range []struct {
+		raw, text, at string // at "": not found
+	}{
+		{`{"price":1.50}`, "1.5", "$.price"},
+		{`{"n":2e3}`, "2000", "$.n"},
+		{`{"n":2E+3}`, "2000", "$.n"},
+		{`[9007199254740993]`, "9007199254740992", "$[0]"},
+		{`{"id":"\u0032\u0031"}`, "21", "$.id"},
+		{`{"city":"caf\u00e9"}`, "café", "$.city"},
+		{`{"name":"O\u0027Brien"}`, "O'Brien", "$.name"},
+		{`{"a":"x\"","n":2}`, "2", "$.n"},
+		{`{"price":1.50,"id":"01610"}`, "01610", "$.id"},
+		{`{"price":1.50,"id":"1610"}`, "01610", ""},
+		{`{"price":1.25}`, "1.5", ""},
+		{`{"n":"2e3"}`, "2000", ""},
+		{`  7 `, "7", "$"},
+	} {
+		var p provenance
+		p.tool(0, tc.raw)
+		o, ok := p.first(tc.text)
+		if ok != (tc.at != "") || o.path != tc.at {
+			t.Errorf("%s in %s: got %q %v, want %q", tc.text, tc.raw, o.path, ok, tc.at)
+		}
+	}
+}
+
+// TestHolderAsResultsCome: a value no result held (no customer message
+// said) is found in one that comes later, and a value's first holder
+// (sayer) stays it.
+func TestHolderAsResultsCome(t *testing.T) {
+	var p provenance
+	p.tool(1, `{"a":"x"}`)
+	if got := p.holder("y"); got != -1 {
+		t.Fatalf("y held by %d before any result holds it", got)
+	}
+	p.tool(3, `{"b":"y"}`)
+	p.tool(5, `{"c":"y","d":"x"}`)
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"y", 1}, {"x", 0}, {"y", 1}} {
+		if got := p.holder(tc.text); got != tc.want {
+			t.Errorf("%s: held by %d, want %d", tc.text, got, tc.want)
+		}
+	}
+	p.user(6, "It is the Blue kettle")
+	if got := p.sayer("red"); got != -1 {
+		t.Fatalf("red said by %d before anyone says it", got)
+	}
+	p.user(8, "the red one, not the blue")
+	p.user(10, "Red.")
+	for _, tc := range []struct {
+		text string
+		want int
+	}{{"Red", 1}, {"blue", 0}, {"red", 1}, {"re", -1}} {
+		if got := p.sayer(tc.text); got != tc.want {
+			t.Errorf("%s: said by %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestScalarsAsDecoded: scalars lists what indexValues finds by
+// decoding, and pathOf the paths it gives them, or scalars gives nil
+// for a text it cannot read so.
+func TestScalarsAsDecoded(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		read bool // scalars reads it
+	}{
+		{`{"user":{"id":"u1","zip":"01610","tags":["a","",true,false,null]},"n":[1.50,2e3,-0,7]}`, true},
+		{` { "a" : "x" , "b" :[ "y" ,{"a":"a"}] } `, true},
+		{`{"key":"value","other":"key"}`, true},
+		{`{"b":["x",{"z":"y","a":"y"}],"a":{"c":"x","b c":7},"x":[[1,"x",7],"x"],"7":"7"}`, true},
+		{`[[["deep",2],[3,"deep"]],{"k":[2,"deep"]}]`, true},
+		{`"just a string"`, true},
+		{`[9007199254740993, 1E+2]`, true},
+		{`{"a":"x","a":"y"}`, false},
+		{`{"a":"\u0041"}`, false},
+		{`[1e999]`, false},
+		{`W123`, false},
+		{`{"a":`, false},
+		{"[\"\xff\"]", false},
+	} {
+		got := scalars(tc.raw)
+		if (got != nil) != tc.read {
+			t.Errorf("%s: read %v, want %v", tc.raw, got != nil, tc.read)
+			continue
+		}
+		if got == nil {
+			continue
+		}
+		want := map[string]bool{}
+		index := indexValues(tc.raw)
+		for v, path := range index {
+			want[v] = true
+			if p, ok := pathOf(tc.raw, v); p != path || !ok {
+				t.Errorf("%s: %s at %q %v, want %q", tc.raw, v, p, ok, path)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %v, want %v", tc.raw, got, want)
+		}
+		if _, ok := pathOf(tc.raw, "absent"); ok {
+			t.Errorf("%s: absent found", tc.raw)
+		}
+	}
+}
+
 // TestStepsDoneWithoutTheirCall: a read the dialogue did without is done
 // by the write that needs it, a read no write needs by a verified
 // outcome; an unverified dialogue leaves the latter undone.

@@ -17,27 +17,52 @@ func Expand(rng *rand.Rand, tmpl string) string {
 
 func expandInto(b *strings.Builder, rng *rand.Rand, s string) {
 	for i := 0; i < len(s); i++ {
-		if s[i] != '{' {
-			b.WriteByte(s[i])
-			continue
+		j := strings.IndexByte(s[i:], '{')
+		if j < 0 {
+			b.WriteString(s[i:])
+			return
 		}
-		end, alts := splitAlts(s, i)
-		if alts == nil {
+		b.WriteString(s[i : i+j])
+		i += j
+		end, n := group(s, i)
+		if n == 0 {
 			// An unclosed group is taken literally rather than failing a dialogue.
 			b.WriteString(s[i:])
 			return
 		}
-		expandInto(b, rng, alts[rng.IntN(len(alts))])
+		expandInto(b, rng, alternative(s, i, rng.IntN(n)))
 		i = end
 	}
 }
 
-// splitAlts finds the group starting at s[start] == '{' and returns the
-// index of its closing brace and its top-level alternatives, or nil
-// alternatives when the group is never closed.
-func splitAlts(s string, start int) (int, []string) {
+// group finds the group starting at s[start] == '{' and returns the
+// index of its closing brace and the number of its top-level
+// alternatives, 0 when the group is never closed. Every template
+// expanded goes through it, so it counts rather than lists.
+func group(s string, start int) (end, n int) {
 	depth := 0
-	var alts []string
+	for i := start; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i, n + 1
+			}
+		case '|':
+			if depth == 1 {
+				n++
+			}
+		}
+	}
+	return len(s), 0
+}
+
+// alternative is the k-th top-level alternative of the closed group
+// starting at s[start] == '{'.
+func alternative(s string, start, k int) string {
+	depth := 0
 	last := start + 1
 	for i := start; i < len(s); i++ {
 		switch s[i] {
@@ -46,16 +71,19 @@ func splitAlts(s string, start int) (int, []string) {
 		case '}':
 			depth--
 			if depth == 0 {
-				return i, append(alts, s[last:i])
+				return s[last:i]
 			}
 		case '|':
 			if depth == 1 {
-				alts = append(alts, s[last:i])
+				if k == 0 {
+					return s[last:i]
+				}
+				k--
 				last = i + 1
 			}
 		}
 	}
-	return len(s), nil
+	return s[last:]
 }
 
 // Fill replaces each "<name>" with slots[name]; unknown names stay as

@@ -57,6 +57,63 @@ func TestExpandUnclosedGroup(t *testing.T) {
 	}
 }
 
+// TestExpandDrawsAsListed: Expand gives, from a seed, what listing each
+// group's alternatives and drawing one gave, and leaves the generator
+// where that left it (the draws that follow are the same).
+func TestExpandDrawsAsListed(t *testing.T) {
+	for _, tmpl := range []string{"plain", "{a|b|c}", "x{|y}{|}", "{Hi|Hello}, {I|we} {need help|{want|would like} help}",
+		"{a{1|2|{3|4}}|b|{c|d}e}", "}{a|b}|{c}", "{a|b", "x {a|{b|c}", "{", "{{a}", "{{a|b}|{c|d|e}}{f|g}."} {
+		for seed := range 50 {
+			rg, rw := rngFor(seed), rngFor(seed)
+			got, want := Expand(rg, tmpl), listedExpand(rw, tmpl)
+			if got != want || rg.Uint64() != rw.Uint64() {
+				t.Errorf("expand(%q) seed %d = %q, listing gives %q (or the draws parted)", tmpl, seed, got, want)
+			}
+		}
+	}
+}
+
+// listedExpand is Expand as it was written first: each group's
+// alternatives listed, one drawn.
+func listedExpand(rng *rand.Rand, s string) string {
+	var b strings.Builder
+	var expand func(s string)
+	expand = func(s string) {
+		for i := 0; i < len(s); i++ {
+			if s[i] != '{' {
+				b.WriteByte(s[i])
+				continue
+			}
+			depth, last, end := 0, i+1, -1
+			var alts []string
+		scan:
+			for j := i; j < len(s); j++ {
+				switch s[j] {
+				case '{':
+					depth++
+				case '}':
+					if depth--; depth == 0 {
+						alts, end = append(alts, s[last:j]), j
+						break scan
+					}
+				case '|':
+					if depth == 1 {
+						alts, last = append(alts, s[last:j]), j+1
+					}
+				}
+			}
+			if end < 0 {
+				b.WriteString(s[i:])
+				return
+			}
+			expand(alts[rng.IntN(len(alts))])
+			i = end
+		}
+	}
+	expand(s)
+	return b.String()
+}
+
 func TestFillAndTidy(t *testing.T) {
 	slots := map[string]string{"email": "a@b.c", "target": "order #W1", "odd": "<email>", "first": ""}
 	cases := []struct{ in, want string }{

@@ -400,7 +400,9 @@ func sftRow(bp *record.Blueprint, tr *record.Trajectory, l credit.Labels, toolsJ
 	for k, e := range bp.Evidence {
 		ev[k] = int32(e)
 	}
-	labels, err := json.Marshal(l)
+	// Labels.MarshalJSON writes what json.Marshal would, compact and
+	// escaped; json.Marshal would only read it through again.
+	labels, err := l.MarshalJSON()
 	if err != nil {
 		return export.SFTRow{}, fmt.Errorf("labels of %s: %w", tr.ID, err)
 	}

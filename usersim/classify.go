@@ -107,9 +107,33 @@ func spelled(re *syntax.Regexp) ([]string, bool) {
 // the long s to s). Agents' words hold dashes and accents, so this is
 // most of them.
 func (k *keywords) MatchString(s string) bool {
-	if (k.lits != nil || k.all != nil) && (ascii(s) || !strings.ContainsAny(s, foldsToASCII)) {
-		low := strings.ToLower(s)
-		has := func(l string) bool { return strings.Contains(low, l) }
+	if k.lits == nil && k.all == nil {
+		return k.re.MatchString(s)
+	}
+	return k.match(fold(s))
+}
+
+// folded is a text as the literals read it, once for all the rules
+// classify tries on it.
+type folded struct {
+	s   string
+	low string // s lower-cased; "" unless byLits
+	// byLits: folding an ASCII literal's case is lower-casing in s.
+	byLits bool
+}
+
+func fold(s string) folded {
+	f := folded{s: s, byLits: ascii(s) || !strings.ContainsAny(s, foldsToASCII)}
+	if f.byLits {
+		f.low = strings.ToLower(s)
+	}
+	return f
+}
+
+// match is MatchString of a folded text.
+func (k *keywords) match(f folded) bool {
+	if (k.lits != nil || k.all != nil) && f.byLits {
+		has := func(l string) bool { return strings.Contains(f.low, l) }
 		if k.all != nil {
 			return slices.ContainsFunc(k.all, has)
 		}
@@ -117,7 +141,7 @@ func (k *keywords) MatchString(s string) bool {
 			return false
 		}
 	}
-	return k.re.MatchString(s)
+	return k.re.MatchString(f.s)
 }
 
 // required lists literals, lower-cased, one of which every match of re
@@ -226,15 +250,15 @@ func ClassifyMatch(text string) (dialog.Ask, bool) { return classify(text) }
 
 // classify is Classify that also reports whether a rule matched.
 func classify(text string) (dialog.Ask, bool) {
-	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
+	sentences := splitSentences(strings.TrimSpace(text))
 	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
 	if !strings.Contains(text, "?") && farewell.MatchString(tail(min(2, len(sentences)))) {
 		return dialog.Ask{Kind: "closing"}, true
 	}
 	for k := 1; k <= len(sentences); k++ {
-		seg := tail(k)
+		seg := fold(tail(k))
 		for _, r := range rules {
-			if r.re.MatchString(seg) {
+			if r.re.match(seg) {
 				return dialog.Ask{Kind: r.kind, Piece: r.piece}, true
 			}
 		}
@@ -242,9 +266,36 @@ func classify(text string) (dialog.Ask, bool) {
 	return dialog.Ask{Kind: "anything_else"}, false
 }
 
-// sentenceEnd splits sentences; a point inside "$12.50" or an id is
-// not followed by a space and does not split.
-var sentenceEnd = regexp.MustCompile(`[.!?]+\s+`)
+// splitSentences splits a text where a run of . ! ? is followed by
+// white space (as regexp `[.!?]+\s+` splits it, spelt out: the customer
+// and the credit labels split every agent message); a point inside
+// "$12.50" or an id is not followed by a space and does not split.
+func splitSentences(s string) []string {
+	var out []string
+	beg := 0
+	for i := 0; i < len(s); {
+		if !sentencePunct(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && sentencePunct(s[j]) {
+			j++
+		}
+		k := j
+		for k < len(s) && strings.IndexByte(" \t\n\f\r", s[k]) >= 0 {
+			k++
+		}
+		if k > j {
+			out = append(out, s[beg:i])
+			beg = k
+		}
+		i = k
+	}
+	return append(out, s[beg:])
+}
+
+func sentencePunct(c byte) bool { return c == '.' || c == '!' || c == '?' }
 
 // Executed is one tool call the agent made, as the user can infer it
 // from the conversation: which tool, with what arguments, and whether
@@ -442,7 +493,7 @@ func pieceOfKind(kind string, pieces []string) string {
 // namedPiece finds a piece whose name (underscores read as spaces) the
 // last sentence of text mentions.
 func namedPiece(text string, pieces []string) string {
-	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
+	sentences := splitSentences(strings.TrimSpace(text))
 	last := strings.ToLower(sentences[len(sentences)-1])
 	for _, p := range pieces {
 		if name := strings.ReplaceAll(strings.ToLower(p), "_", " "); name != "" && strings.Contains(last, name) {

@@ -1,6 +1,7 @@
 package usersim_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,9 +48,26 @@ func TestLiteralFilterAgrees(t *testing.T) {
 		if usersim.Refuses(text) != usersim.RefusesByRegexpForTest(text) {
 			t.Errorf("%q: refusal read differently", text)
 		}
+		splitAgrees(t, text)
 	}
 	if len(texts) < 1000 {
 		t.Errorf("only %d messages compared", len(texts))
+	}
+}
+
+// TestSplitSentences: the sentences split as the regexp splits them,
+// at a run of . ! ? followed by white space, and nowhere else.
+func TestSplitSentences(t *testing.T) {
+	for _, text := range []string{"", " ", ".", ". ", " . ", "a", "a.", "a. ", ". a", "a. b", "a.b c", "$12.50 due. Ok?",
+		"Done!! Anything else?  ", "Wait...  what?\tYes.\nNo!\fMaybe?\rSure", "a.\vb", "a?!? b!?", "é. ü!  ß?", "a.\xff b", "\xff. \xfe"} {
+		splitAgrees(t, text)
+	}
+}
+
+func splitAgrees(t *testing.T, text string) {
+	t.Helper()
+	if got, want := usersim.SplitSentencesForTest(text), usersim.SplitByRegexpForTest(text); !slices.Equal(got, want) {
+		t.Errorf("%q: split %q, the regexp gives %q", text, got, want)
 	}
 }
 

@@ -1,9 +1,21 @@
 package usersim
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
+
+// sentenceEnd is the regexp splitSentences spells out.
+var sentenceEnd = regexp.MustCompile(`[.!?]+\s+`)
+
+// SplitSentencesForTest is splitSentences, and SplitByRegexpForTest the
+// regexp's split it must agree with.
+func SplitSentencesForTest(s string) []string { return splitSentences(s) }
+func SplitByRegexpForTest(s string) []string  { return sentenceEnd.Split(s, -1) }
 
 // ClassifyByRegexpsForTest is classify with the regexps alone, no
-// literal filtering: the reference the filter must agree with.
+// literal filtering and the sentences split by the regexp: the
+// reference the filter and the split must agree with.
 func ClassifyByRegexpsForTest(text string) (string, string, bool) {
 	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
 	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }

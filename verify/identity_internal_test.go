@@ -3,6 +3,9 @@ package verify
 import (
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/record"
 )
 
 // What a customer says to be identified is taken out of what it said for
@@ -39,5 +42,28 @@ func TestWithoutIdentity(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNamedAsKeepsResults: namedAs names each picked item from the
+// latest result showing it, whether the results are decoded afresh or
+// kept from the item before; a result that is not JSON, or is null,
+// names nothing.
+func TestNamedAsKeepsResults(t *testing.T) {
+	pk := &model.PickModel{ID: "item_id", Describe: []string{"name"}}
+	msgs := []record.Message{
+		{Role: "tool", Content: `{"items":[{"item_id":"1","name":"Old Lamp"},{"item_id":"2","name":"Kettle"}]}`},
+		{Role: "user", Content: "item 3"},
+		{Role: "tool", Content: `{"items":[{"item_id":"1","name":"Desk Lamp"},{"item_id":"3","name":3}]}`},
+		{Role: "tool", Content: `not JSON 1 2 3`},
+		{Role: "tool", Content: `null`},
+	}
+	kept := map[int]any{}
+	for _, tc := range []struct{ id, want string }{{"1", "Desk Lamp"}, {"2", "Kettle"}, {"3", ""}, {"1", "Desk Lamp"}, {"4", ""}} {
+		for _, results := range []map[int]any{kept, {}} {
+			if got := namedAs(msgs, pk, tc.id, results); got != tc.want {
+				t.Errorf("item %s named %q, want %q", tc.id, got, tc.want)
+			}
+		}
 	}
 }

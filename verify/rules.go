@@ -351,6 +351,7 @@ func nthGoal(bp *record.Blueprint, tool string, k int) int {
 // ("Wireless Earbuds"), as a tool result showed it.
 func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 	ids := identityWords(m, bp, calls)
+	results := map[int]any{} // namedAs' decoded tool results, by message
 	for _, c := range calls {
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
@@ -369,7 +370,7 @@ func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.
 			}
 			if pk := pickedIDs(m, r.Tool, path); pk != nil {
 				for _, x := range elementsOf(v) {
-					name := namedAs(tr.Messages[:c.msg], pk, tools.Text(x))
+					name := namedAs(tr.Messages[:c.msg], pk, tools.Text(x), results)
 					if name != "" && !containsWords(heard.String(), strings.ToLower(name)) {
 						return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + "'s " + path + " " + strconv.Quote(tools.Text(x)) + " (" + name + ") was never named by the customer"
 					}
@@ -517,14 +518,22 @@ func pickedIDs(m *model.Model, tool, arg string) *model.PickModel {
 
 // namedAs is what a customer calls the sub-record with id: the first
 // described field of the object holding it in a tool result before the
-// write ("" when no result shows it).
-func namedAs(msgs []record.Message, pk *model.PickModel, id string) string {
+// write ("" when no result shows it). results keeps the tool results
+// decoded, by message (nil for one not JSON), for the next id: each
+// item picked is looked for in the same ones.
+func namedAs(msgs []record.Message, pk *model.PickModel, id string, results map[int]any) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != "tool" || !strings.Contains(msgs[i].Content, id) {
 			continue
 		}
-		var v any
-		if json.Unmarshal([]byte(msgs[i].Content), &v) != nil {
+		v, ok := results[i]
+		if !ok {
+			if json.Unmarshal([]byte(msgs[i].Content), &v) != nil {
+				v = nil
+			}
+			results[i] = v
+		}
+		if v == nil {
 			continue
 		}
 		if e := findByField(v, pk.ID, id, 0); e != nil {
