@@ -158,9 +158,7 @@ func (a *Generic) hallucinate(g *ggoal) {
 	if kp == "" || !a.wants(FlawHallucinatedID, g) {
 		return
 	}
-	key := tools.Text(g.args[kp])
-	for i := 0; i < 12; i++ {
-		key = model.Misspell(key)
+	for _, key := range misspellings(tools.Text(g.args[kp])) {
 		if _, exists := a.st.Get(g.w.Coll.Name, key); !exists {
 			a.fire(FlawHallucinatedID, g)
 			g.args = maps.Clone(g.args)
@@ -168,6 +166,33 @@ func (a *Generic) hallucinate(g *ggoal) {
 			return
 		}
 	}
+}
+
+// misspellings are the keys a slip of memory makes of key: model.Misspell
+// again and again, then each digit moved by three from the last one up,
+// so a collection whose keys fill every last digit (T00180 to T00189)
+// still has a key that names no record.
+func misspellings(key string) []string {
+	var out []string
+	add := func(k string) bool {
+		if k == key || slices.Contains(out, k) {
+			return false
+		}
+		out = append(out, k)
+		return true
+	}
+	for k, i := model.Misspell(key), 0; i < 12 && add(k); i++ {
+		k = model.Misspell(k)
+	}
+	b := []byte(key)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] >= '0' && b[i] <= '9' {
+			c := slices.Clone(b)
+			c[i] = '0' + (c[i]-'0'+3)%10
+			add(string(c))
+		}
+	}
+	return out
 }
 
 // mistake applies the write-time flaws to a call about to be made.

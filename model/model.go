@@ -1950,9 +1950,6 @@ func ParamType(s map[string]any) string {
 	return ""
 }
 
-// enumOf lists the values a schema allows when it names them: an enum, a
-// const, or, as 3.1 specs write enums with a title per value, the consts
-// of an anyOf or oneOf (inside an allOf too).
 // SchemaGives reports whether a tool's argument schema tells whoever
 // reads it that v is a value the argument takes: its enum (or its
 // items' enum) lists it, it is a yes/no of a boolean, or its
@@ -1994,6 +1991,9 @@ func wordByte(b byte) bool {
 	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z'
 }
 
+// enumOf lists the values a schema allows when it names them: an enum, a
+// const, or, as 3.1 specs write enums with a title per value, the consts
+// of an anyOf or oneOf (inside an allOf too).
 func enumOf(s map[string]any) []string {
 	var out []string
 	switch e := s["enum"].(type) {

@@ -356,7 +356,8 @@ func InventedText(rng *rand.Rand, name string) []string {
 		for i := 0; i < 4; i++ {
 			out = append(out, nounPair(rng)+ext)
 		}
-	case hasAny(lower, "description", "note", "comment", "message", "body", "reason", "text", "summary", "detail", "content", "topic", "bio"):
+	case hasAny(lower, "description", "note", "comment", "message", "body", "reason", "text", "summary", "detail", "content", "topic", "bio",
+		"resolution", "feedback", "answer", "explanation", "remark", "memo", "caption", "purpose"):
 		// Free text: a line of the kind a customer would put there.
 		for i := 0; i < 4; i++ {
 			out = append(out, notes[rng.IntN(len(notes))])
