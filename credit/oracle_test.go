@@ -44,28 +44,12 @@ func TestOracleGoldRecall(t *testing.T) {
 	}{{"retail", 0.995}, {"airline", 0.995}, {packDir, 0.995}} {
 		dom := tc.dom
 		t.Run(filepath.Base(dom), func(t *testing.T) {
-			cfg := pipeline.Defaults()
-			cfg.Domain, cfg.Seed = dom, 7
-			d, err := domains.Load(dom, cfg.Seed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gen, err := pipeline.Generator(cfg, d)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, all := oracle(t, dom, 7, n)
 			ver := verify.ForDomain(d, sch)
 			matched, turns := 0, 0
 			misses := map[string]int{}
-			for i := range n {
-				bp, err := gen.Generate(context.Background(), i)
-				if err != nil {
-					t.Fatalf("blueprint %d: %v", i, err)
-				}
-				tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, x := range all {
+				bp, tr := x.bp, x.tr
 				v := ver.Verify(context.Background(), bp, tr)
 				l := credit.LabelDomain(d, bp, tr, &v)
 				m, k := credit.GoldRecall(l)
@@ -109,27 +93,10 @@ func BenchmarkLabel(b *testing.B) {
 	}
 	var all []dialogue
 	for _, dom := range []string{"retail", "airline"} {
-		cfg := pipeline.Defaults()
-		cfg.Domain, cfg.Seed = dom, 3
-		d, err := domains.Load(dom, cfg.Seed)
-		if err != nil {
-			b.Fatal(err)
-		}
-		gen, err := pipeline.Generator(cfg, d)
-		if err != nil {
-			b.Fatal(err)
-		}
+		d, ds := oracle(b, dom, 3, 100)
 		ver := verify.ForDomain(d, sch)
-		for i := range 100 {
-			bp, err := gen.Generate(context.Background(), i)
-			if err != nil {
-				b.Fatal(err)
-			}
-			tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
-			if err != nil {
-				b.Fatal(err)
-			}
-			all = append(all, dialogue{d, bp, tr, ver.Verify(context.Background(), bp, tr)})
+		for _, x := range ds {
+			all = append(all, dialogue{d, x.bp, x.tr, ver.Verify(context.Background(), x.bp, x.tr)})
 		}
 	}
 	b.ResetTimer()
@@ -149,25 +116,9 @@ func TestGrowing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dom := range []string{"retail", "airline", packDir} {
-		cfg := pipeline.Defaults()
-		cfg.Domain, cfg.Seed = dom, 7
-		d, err := domains.Load(dom, cfg.Seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gen, err := pipeline.Generator(cfg, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range 8 {
-			bp, err := gen.Generate(context.Background(), i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
-			if err != nil {
-				t.Fatal(err)
-			}
+		d, all := oracle(t, dom, 7, 8)
+		for _, x := range all {
+			bp, tr := x.bp, x.tr
 			g := credit.NewGrowing(d, bp)
 			var before []credit.Labels
 			grow := &record.Trajectory{}
@@ -187,4 +138,39 @@ func TestGrowing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// oracleDialogue is one blueprint and the embedded oracle's dialogue of it.
+type oracleDialogue struct {
+	bp *record.Blueprint
+	tr *record.Trajectory
+}
+
+// oracle loads dom at seed and has the embedded oracle play its first n
+// blueprints.
+func oracle(tb testing.TB, dom string, seed uint64, n int) (*domains.Domain, []oracleDialogue) {
+	tb.Helper()
+	cfg := pipeline.Defaults()
+	cfg.Domain, cfg.Seed = dom, seed
+	d, err := domains.Load(dom, cfg.Seed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	gen, err := pipeline.Generator(cfg, d)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	all := make([]oracleDialogue, 0, n)
+	for i := range n {
+		bp, err := gen.Generate(context.Background(), i)
+		if err != nil {
+			tb.Fatalf("%s blueprint %d: %v", dom, i, err)
+		}
+		tr, err := embedded.Simulate(context.Background(), d, bp, cfg.MaxTurns)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		all = append(all, oracleDialogue{bp, tr})
+	}
+	return d, all
 }
