@@ -206,7 +206,7 @@ func (s *state) checkLabels(bad func(check, format string, args ...any), bp *rec
 func checkWeights(eng, kind string, msgs []record.Message, labels json.RawMessage) string {
 	if eng == release.EngineOutside {
 		for i, m := range msgs {
-			if m.Weight != nil && (m.Role != "assistant" || *m.Weight != 0 && *m.Weight != 1) {
+			if !record.WeightAllowed(m.Role, m.Weight) {
 				return fmt.Sprintf("message %d (%s) has weight %d: a weight is 0 or 1, on assistant messages only", i, m.Role, *m.Weight)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/synth-data/synth/record"
 )
 
 // Dialogue is one dialogue as a file holds it.
@@ -97,7 +99,7 @@ func (m openAIMessage) message(i int) (Message, error) {
 	if err != nil {
 		return Message{}, fmt.Errorf("messages[%d].content: %w", i, err)
 	}
-	if m.Weight != nil && (m.Role != "assistant" || *m.Weight != 0 && *m.Weight != 1) {
+	if !record.WeightAllowed(m.Role, m.Weight) {
 		return Message{}, fmt.Errorf("messages[%d].weight: %d on this %s message: OpenAI's fine-tuning weight is 0 or 1, on assistant messages only", i, *m.Weight, m.Role)
 	}
 	out := Message{Role: m.Role, Content: text, CallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning, Weight: m.Weight}

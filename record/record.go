@@ -16,6 +16,12 @@ type Message struct {
 	Weight *int `json:"weight,omitempty"`
 }
 
+// WeightAllowed reports whether a message of role may carry weight w in
+// OpenAI's fine-tuning format: none, or 0 or 1 on an assistant message.
+func WeightAllowed(role string, w *int) bool {
+	return w == nil || role == "assistant" && (*w == 0 || *w == 1)
+}
+
 // ToolCall is an assistant's request to run one tool.
 type ToolCall struct {
 	ID       string       `json:"id"`
