@@ -1,6 +1,9 @@
 package record
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Message is one chat turn in the OpenAI shape that TRL chat templates read.
 type Message struct {
@@ -216,16 +219,8 @@ func Departure(a, b []Message) int {
 }
 
 func sameMessage(a, b Message) bool {
-	if a.Role != b.Role || a.Content != b.Content || a.ReasoningContent != b.ReasoningContent ||
-		a.ToolCallID != b.ToolCallID || a.Name != b.Name || len(a.ToolCalls) != len(b.ToolCalls) {
-		return false
-	}
-	for i, c := range a.ToolCalls {
-		if c != b.ToolCalls[i] {
-			return false
-		}
-	}
-	return true
+	return a.Role == b.Role && a.Content == b.Content && a.ReasoningContent == b.ReasoningContent &&
+		a.ToolCallID == b.ToolCallID && a.Name == b.Name && slices.Equal(a.ToolCalls, b.ToolCalls)
 }
 
 // KindRecovery marks a recovery dialogue (Trajectory.Kind).
