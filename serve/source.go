@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
@@ -170,7 +172,10 @@ func loadRelease(dir string) (*env, error) {
 		if !strings.HasPrefix(f.Path, "blueprints/") || !strings.HasSuffix(f.Path, ".jsonl.gz") {
 			continue
 		}
-		if err := readBlueprints(filepath.Join(dir, filepath.FromSlash(f.Path)), e.bps); err != nil {
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return nil, fmt.Errorf("%s manifest lists %q, a path outside the release", dir, f.Path)
+		}
+		if err := readBlueprints(filepath.Join(dir, filepath.FromSlash(f.Path)), f.Rows, e.bps); err != nil {
 			return nil, err
 		}
 	}
@@ -180,8 +185,18 @@ func loadRelease(dir string) (*env, error) {
 	return e, nil
 }
 
-// readBlueprints adds the blueprints of one gzipped JSONL file.
-func readBlueprints(path string, into map[string]*record.Blueprint) error {
+// readBlueprints adds the blueprints of one gzipped JSONL file of a
+// release, reading no more than the rows its manifest lists, each line
+// within limitio.Line, and only a regular file: the release is a
+// client's to name, and a small file can expand without end.
+func readBlueprints(path string, rows int64, into map[string]*record.Blueprint) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -191,15 +206,25 @@ func readBlueprints(path string, into map[string]*record.Blueprint) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	dec := json.NewDecoder(zr)
-	for line := 1; ; line++ {
-		var bp record.Blueprint
-		if err := dec.Decode(&bp); errors.Is(err, io.EOF) {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("%s blueprint %d: %w", path, line, err)
+	br := bufio.NewReaderSize(zr, 1<<16)
+	for n := int64(1); ; n++ {
+		line, err := limitio.ReadLine(br, limitio.Line)
+		if len(line) > 0 {
+			if n > rows {
+				return fmt.Errorf("%s holds more than the %d blueprints its manifest lists", path, rows)
+			}
+			var bp record.Blueprint
+			if err := json.Unmarshal(line, &bp); err != nil {
+				return fmt.Errorf("%s blueprint %d: %w", path, n, err)
+			}
+			into[bp.ID] = &bp
 		}
-		into[bp.ID] = &bp
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s blueprint %d: %w", path, n, err)
+		}
 	}
 }
 

@@ -30,24 +30,41 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestEmulateServesUntilCancelled(t *testing.T) {
+// startCommand starts `synth args...` (a command that serves until
+// cancelled and prints "listening on URL"), as a user would, and returns
+// the URL and stop: stop cancels the command, requires exit 0 and returns
+// its stdout. stop also runs when the test ends.
+func startCommand(t *testing.T, args ...string) (base string, stop func() string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var out, errb syncBuffer
 	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"emulate", "--addr", "127.0.0.1:0", "--latency", "1ms", "--mistake-rate", "0"}, &out, &errb)
-	}()
+	go func() { code <- run(ctx, args, &out, &errb) }()
+	var once sync.Once
+	stop = func() string {
+		once.Do(func() {
+			cancel()
+			if c := <-code; c != 0 {
+				t.Errorf("synth %v exited %d: %s", args, c, errb.String())
+			}
+		})
+		return out.String()
+	}
+	t.Cleanup(func() { stop() })
 	listening := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
-	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no address printed; stdout %q stderr %q", out.String(), errb.String())
-		}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if m := listening.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
+			return m[1], stop
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("synth %v printed no address; stdout %q stderr %q", args, out.String(), errb.String())
 		}
 	}
+}
+
+func TestEmulateServesUntilCancelled(t *testing.T) {
+	ctx := context.Background()
+	base, stop := startCommand(t, "emulate", "--addr", "127.0.0.1:0", "--latency", "1ms", "--mistake-rate", "0")
 	cfg := openai.DefaultConfig("sk-test")
 	cfg.BaseURL = base + "/v1"
 	res, err := openai.NewClientWithConfig(cfg).CreateChatCompletion(ctx, openai.ChatCompletionRequest{
@@ -55,12 +72,8 @@ func TestEmulateServesUntilCancelled(t *testing.T) {
 	if err != nil || len(res.Choices) != 1 || res.Choices[0].Message.Content == "" {
 		t.Fatalf("chat completion through the command's server: %+v, %v", res, err)
 	}
-	cancel()
-	if c := <-code; c != 0 {
-		t.Fatalf("exit %d: %s", c, errb.String())
-	}
-	if !strings.Contains(out.String(), "stopped") {
-		t.Errorf("stdout %q", out.String())
+	if out := stop(); !strings.Contains(out, "stopped") {
+		t.Errorf("stdout %q", out)
 	}
 }
 

@@ -1,32 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // synth serve listens, answers a reset, and stops on cancel with exit 0.
 func TestServeServesUntilCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb syncBuffer
-	code := make(chan int, 1)
-	go func() { code <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--root", ""}, &out, &errb) }()
-	listening := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
-	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == ""; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no address printed; stdout %q stderr %q", out.String(), errb.String())
-		}
-		if m := listening.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
-	}
+	base, stop := startCommand(t, "serve", "--addr", "127.0.0.1:0", "--root", "")
 	resp, err := http.Post(base+"/v1/sessions", "application/json", strings.NewReader(`{"domain": "retail", "seed": 7, "index": 0}`))
 	if err != nil {
 		t.Fatal(err)
@@ -42,12 +25,8 @@ func TestServeServesUntilCancelled(t *testing.T) {
 	if err != nil || resp.StatusCode != 201 || r.SessionID == "" || len(r.Observation) != 1 || r.Observation[0].Role != "user" {
 		t.Fatalf("reset: %d %+v %v", resp.StatusCode, r, err)
 	}
-	cancel()
-	if c := <-code; c != 0 {
-		t.Fatalf("exit %d: %s", c, errb.String())
-	}
-	if !strings.Contains(out.String(), "stopped") {
-		t.Errorf("stdout %q", out.String())
+	if out := stop(); !strings.Contains(out, "stopped") {
+		t.Errorf("stdout %q", out)
 	}
 }
 

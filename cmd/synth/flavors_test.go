@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/synth-data/synth/emulate"
 )
@@ -18,27 +15,8 @@ import (
 // returns its base URL; it stops with the test.
 func emulateCommand(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, append([]string{"emulate", "--addr", "127.0.0.1:0"}, args...), &out, &errb)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if c := <-code; c != 0 {
-			t.Errorf("synth emulate %v exited %d: %s", args, c, errb.String())
-		}
-	})
-	listening := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if m := listening.FindStringSubmatch(out.String()); m != nil {
-			return m[1] + "/v1"
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("synth emulate %v printed no address; stdout %q stderr %q", args, out.String(), errb.String())
-		}
-	}
+	base, _ := startCommand(t, append([]string{"emulate", "--addr", "127.0.0.1:0"}, args...)...)
+	return base + "/v1"
 }
 
 // TestRunLLMEveryFlavor runs the llm engine end to end, over HTTP,
