@@ -1258,7 +1258,7 @@ func (a *Generic) details(g *ggoal) string {
 			parts = append(parts, w)
 			continue
 		}
-		if s, ok := v.(string); ok && containsWord(phrase, s) {
+		if s, ok := v.(string); ok && dialog.ContainsWord(phrase, s) {
 			// "on reservation ALAXV1" already names it.
 			continue
 		}
@@ -1391,26 +1391,6 @@ func (a *Generic) argText(g *ggoal, p *model.ParamModel, v any) string {
 		return x
 	}
 	return model.SlotText(v)
-}
-
-// containsWord reports whether text holds w as a whole word.
-func containsWord(text, w string) bool {
-	for i := strings.Index(text, w); i >= 0; {
-		end := i + len(w)
-		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
-			return true
-		}
-		j := strings.Index(text[i+1:], w)
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return false
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 func (a *Generic) phraseOf(g *ggoal) string {

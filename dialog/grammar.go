@@ -235,3 +235,25 @@ func PlainWord(s string) bool {
 	}
 	return true
 }
+
+// ContainsWord reports whether s holds w as a whole word: "on
+// reservation ALAXV1" holds "ALAXV1", "ALAXV12" does not.
+func ContainsWord(s, w string) bool {
+	for from := 0; from <= len(s); {
+		i := strings.Index(s[from:], w)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(w)
+		if (i == 0 || !wordByte(s[i-1])) && (end == len(s) || !wordByte(s[end])) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
+}
+
+func wordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

@@ -185,3 +185,22 @@ func TestRenderLowersAfterComma(t *testing.T) {
 		}
 	}
 }
+
+func TestContainsWord(t *testing.T) {
+	for _, tc := range []struct {
+		s, w string
+		want bool
+	}{
+		{"on reservation ALAXV1", "ALAXV1", true},
+		{"on reservation ALAXV12", "ALAXV1", false},
+		{"your order id, please", "order id", true},
+		{"your order_id", "order", false},
+		{"reorder, then order", "order", true},
+		{"ab", "", false},
+		{"", "x", false},
+	} {
+		if got := ContainsWord(tc.s, tc.w); got != tc.want {
+			t.Errorf("ContainsWord(%q, %q) = %v, want %v", tc.s, tc.w, got, tc.want)
+		}
+	}
+}

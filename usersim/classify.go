@@ -541,7 +541,7 @@ func (u *Generic) asksIdentity(q string) bool {
 	}
 	for _, im := range u.m.Users.Identify {
 		for _, p := range im.Params {
-			if containsWords(q, "your "+strings.ToLower(model.Words(p))) {
+			if dialog.ContainsWord(q, "your "+strings.ToLower(model.Words(p))) {
 				return true
 			}
 		}
@@ -558,7 +558,7 @@ func (u *Generic) namedPiece(g record.Goal, q string, pieces []string) string {
 	for _, p := range pieces {
 		n := 0
 		for _, w := range u.pieceWords(g, p) {
-			if w != "" && containsWords(q, strings.ToLower(w)) {
+			if w != "" && dialog.ContainsWord(q, strings.ToLower(w)) {
 				n += len(w)
 			}
 		}
@@ -608,26 +608,6 @@ func (u *Generic) pieceWords(g record.Goal, piece string) []string {
 		return out
 	}
 	return nil
-}
-
-// containsWords reports whether s holds w as whole words.
-func containsWords(s, w string) bool {
-	for from := 0; ; {
-		i := strings.Index(s[from:], w)
-		if i < 0 {
-			return false
-		}
-		i += from
-		end := i + len(w)
-		if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
-			return true
-		}
-		from = i + 1
-	}
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 func writesOf(bp *record.Blueprint, goal int) int {

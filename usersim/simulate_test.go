@@ -589,6 +589,36 @@ func TestConditionalGoals(t *testing.T) {
 	}
 }
 
+// toolErrorTask is a generated task and its goal that a test's filter
+// picked.
+type toolErrorTask struct {
+	bp *record.Blueprint
+	g  record.Goal
+}
+
+// toolErrorTasks generates the first 300 tasks of fx's domain with one
+// tool error each (seed 3, 1-2 writes, 0-7 reads) and keeps up to six,
+// each with its first goal that want holds for.
+func toolErrorTasks(t *testing.T, fx *testplay.Fixture, want func(record.Goal) bool) []toolErrorTask {
+	t.Helper()
+	gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
+		Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []toolErrorTask
+	for i := 0; i < 300 && len(tasks) < 6; i++ {
+		bp, err := gen.Generate(t.Context(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gi := slices.IndexFunc(bp.Goals, want); gi >= 0 {
+			tasks = append(tasks, toolErrorTask{bp, bp.Goals[gi]})
+		}
+	}
+	return tasks
+}
+
 // TestToolErrors plays tasks whose customer first names a choice the
 // write fails on (a gift card short of the amount). The agent reads that
 // on a fork and never proposes nor calls the write with it: it says the
@@ -604,24 +634,10 @@ func TestToolErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
-				Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
-			if err != nil {
-				t.Fatal(err)
-			}
 			money := regexp.MustCompile(`\$\d[\d,]*(\.\d+)?`)
-			seen := 0
-			for i := 0; i < 300 && seen < 6; i++ {
-				bp, err := gen.Generate(t.Context(), i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingItems) > 0 })
-				if gi < 0 {
-					continue
-				}
-				seen++
-				g := bp.Goals[gi]
+			tasks := toolErrorTasks(t, fx, func(g record.Goal) bool { return len(g.FailingItems) > 0 })
+			for _, task := range tasks {
+				bp, g := task.bp, task.g
 				tool, _ := model.ParseIntent(g.Intent)
 				// The LLM customer's brief carries the same situation.
 				first := strings.Replace(g.FailingItems[0].Label, "my ", "your ", 1)
@@ -681,7 +697,7 @@ func TestToolErrors(t *testing.T) {
 					t.Errorf("%s: want the customer's other choice and a yes between the agent's word and the write, got %q", bp.ID, between)
 				}
 			}
-			if seen == 0 {
+			if len(tasks) == 0 {
 				t.Errorf("no task with a tool error in 300")
 			}
 		})
@@ -705,23 +721,9 @@ func TestToolErrorSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
-		Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := 0
-	for i := 0; i < 300 && seen < 6; i++ {
-		bp, err := gen.Generate(t.Context(), i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.FailingSlots) > 0 })
-		if gi < 0 {
-			continue
-		}
-		seen++
-		g := bp.Goals[gi]
+	tasks := toolErrorTasks(t, fx, func(g record.Goal) bool { return len(g.FailingSlots) > 0 })
+	for _, task := range tasks {
+		bp, g := task.bp, task.g
 		tool, _ := model.ParseIntent(g.Intent)
 		// The LLM customer's brief carries the same situation.
 		var first, final string
@@ -790,7 +792,7 @@ func TestToolErrorSlots(t *testing.T) {
 			t.Errorf("%s: the customer's answer to the error %q does not give %q", bp.ID, between[0], final)
 		}
 	}
-	if seen == 0 {
+	if len(tasks) == 0 {
 		t.Errorf("no task with a tool error in 300")
 	}
 }
@@ -805,23 +807,9 @@ func TestUnavailableItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 1, Max: 2},
-		Reads: blueprints.Range{Min: 0, Max: 7}, AdaptReads: true, ToolErrors: 1, Behaviors: usersim.Profiles()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := 0
-	for i := 0; i < 300 && seen < 6; i++ {
-		bp, err := gen.Generate(t.Context(), i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gi := slices.IndexFunc(bp.Goals, func(g record.Goal) bool { return len(g.UnavailableNew) > 0 })
-		if gi < 0 {
-			continue
-		}
-		seen++
-		g := bp.Goals[gi]
+	tasks := toolErrorTasks(t, fx, func(g record.Goal) bool { return len(g.UnavailableNew) > 0 })
+	for _, task := range tasks {
+		bp, g := task.bp, task.g
 		if len(g.FailingItems) > 0 {
 			t.Errorf("%s: a goal with an unavailable replacement also has a failing choice", bp.ID)
 		}
@@ -898,7 +886,7 @@ func TestUnavailableItems(t *testing.T) {
 			}
 		}
 	}
-	if seen == 0 {
+	if len(tasks) == 0 {
 		t.Errorf("no task with an unavailable item in 300")
 	}
 }
