@@ -1310,7 +1310,7 @@ func withoutMoney(v any) any {
 	case map[string]any:
 		out := maps.Clone(x)
 		maps.DeleteFunc(out, func(k string, e any) bool {
-			_, ok := number(e)
+			_, ok := model.Number(e)
 			return ok && model.IsMoney(k)
 		})
 		return out

@@ -92,7 +92,7 @@ func (a *Generic) shortfallOf(g *ggoal, p *model.ParamModel, mine map[string]any
 		// the agent, who has called nothing yet.
 		reasoning = "The " + model.Words(balField) + " of " + tools.Text(mine[p.Choose.ID]) + " is " + bal + ", less than the " + what + " of " + amount +
 			" this write would charge to it, so it cannot pay: I must not propose it, and ask the customer for another " + noun + "."
-		if b, ok := number(balance); ok && raw >= 0 && b >= raw {
+		if b, ok := model.Number(balance); ok && raw >= 0 && b >= raw {
 			// The balance covers the amount, so something else is short:
 			// say the tool's reason, not a comparison that does not hold.
 			text, reasoning = "", ""
@@ -137,7 +137,7 @@ func (a *Generic) amountDue(g *ggoal, args map[string]any, went tools.Result) (w
 		outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: a.before(g), Result: after, User: g.user, Elems: elems})
 		for _, o := range outs {
 			if slices.Contains(names, o.Name) {
-				n, _ := number(o.Raw)
+				n, _ := model.Number(o.Raw)
 				return model.Words(o.Name), model.SayValue(o.Name, o.Raw), n
 			}
 		}
@@ -148,7 +148,7 @@ func (a *Generic) amountDue(g *ggoal, args map[string]any, went tools.Result) (w
 		}
 		if e := newEntry(a.before(g), after, tools.Text(args[p.Name])); e != nil {
 			if f, v := soleNumber(e); f != "" && model.IsMoney(f) {
-				n, _ := number(v)
+				n, _ := model.Number(v)
 				return "amount due", model.SayValue(f, v), n
 			}
 		}
@@ -233,12 +233,12 @@ func soleNumber(e map[string]any) (string, any) {
 // as a negative number: the signed amount behind a figure said as a
 // magnitude (a price difference the customer gets back).
 func holdsNegative(e map[string]any, figure any) bool {
-	f, ok := number(figure)
+	f, ok := model.Number(figure)
 	if !ok || f <= 0 {
 		return false
 	}
 	for _, v := range e {
-		if n, ok := number(v); ok && n < 0 && math.Abs(n+f) < 0.005 {
+		if n, ok := model.Number(v); ok && n < 0 && math.Abs(n+f) < 0.005 {
 			return true
 		}
 	}
@@ -272,7 +272,7 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 	}
 	what := model.Words(name)
 	back, to := false, ""
-	if n, ok := number(raw); ok && n < 0 {
+	if n, ok := model.Number(raw); ok && n < 0 {
 		back, raw = true, -n
 	}
 	for _, p := range g.w.Params {
@@ -291,19 +291,6 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 		return a.say(refund, map[string]string{"what": what, "value": model.SayValue(name, raw), "to": to})
 	}
 	return a.say(bank, map[string]string{"what": what, "value": model.SayValue(name, raw)})
-}
-
-// number is a JSON or computed number as a float64.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 // methodText names the customer's method a choose argument holds, in

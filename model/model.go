@@ -1482,7 +1482,7 @@ func (m *Model) ReadList(c *CollModel, args map[string]any, read func(map[string
 		l.Recs = nil
 	}
 	if obj, isObj := out.(map[string]any); isObj {
-		if n, isNum := number(obj["total"]); isNum && n > float64(len(l.Keys)) {
+		if n, isNum := Number(obj["total"]); isNum && n > float64(len(l.Keys)) {
 			l.Partial = true
 		}
 	}
@@ -2187,7 +2187,7 @@ func Typed(schema map[string]any, text string) any {
 		}
 	case "array":
 		items, _ := schema["items"].(map[string]any)
-		if n, ok := number(schema["minItems"]); ok && n >= 2 {
+		if n, ok := Number(schema["minItems"]); ok && n >= 2 {
 			// A list that needs several elements is said as "a, b".
 			var out []any
 			for _, part := range strings.Split(text, ", ") {

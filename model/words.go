@@ -127,7 +127,7 @@ func Choosable(vals []string) []string {
 // only by its name and schema: examples, then values by type, format and
 // name.
 func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []string {
-	if n, ok := number(s["minItems"]); ok && n >= 2 && ParamType(s) == "array" {
+	if n, ok := Number(s["minItems"]); ok && n >= 2 && ParamType(s) == "array" {
 		return m.groups(rng, name, s, int(n))
 	}
 	if prop, ps, ok := soleProperty(s); ok {
@@ -191,8 +191,8 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 		}
 		return out
 	}
-	lo, hasLo := number(s["minimum"])
-	hi, hasHi := number(s["maximum"])
+	lo, hasLo := Number(s["minimum"])
+	hi, hasHi := Number(s["maximum"])
 	switch ParamType(s) {
 	case "boolean":
 		return []string{"true", "false"}
@@ -288,14 +288,14 @@ func (m *Model) SchemaValues(rng *rand.Rand, name string, s map[string]any) []st
 		}
 		out = InventedText(rng, name)
 	}
-	if maxLen, ok := number(s["maxLength"]); ok {
+	if maxLen, ok := Number(s["maxLength"]); ok {
 		for i, v := range out {
 			if len(v) > int(maxLen) {
 				out[i] = v[:int(maxLen)]
 			}
 		}
 	}
-	if minLen, ok := number(s["minLength"]); ok {
+	if minLen, ok := Number(s["minLength"]); ok {
 		kept := out[:0]
 		for _, v := range out {
 			if len(v) >= int(minLen) {
@@ -412,17 +412,17 @@ func WithoutExamples(s map[string]any) map[string]any {
 func WithinBounds(s map[string]any, text string) bool {
 	switch v := Typed(s, text).(type) {
 	case int64, float64:
-		x, _ := number(v)
-		if lo, ok := number(s["minimum"]); ok && x < lo {
+		x, _ := Number(v)
+		if lo, ok := Number(s["minimum"]); ok && x < lo {
 			return false
 		}
-		if hi, ok := number(s["maximum"]); ok && x > hi {
+		if hi, ok := Number(s["maximum"]); ok && x > hi {
 			return false
 		}
-		if lo, ok := number(s["exclusiveMinimum"]); ok && x <= lo {
+		if lo, ok := Number(s["exclusiveMinimum"]); ok && x <= lo {
 			return false
 		}
-		if hi, ok := number(s["exclusiveMaximum"]); ok && x >= hi {
+		if hi, ok := Number(s["exclusiveMaximum"]); ok && x >= hi {
 			return false
 		}
 	case string:
@@ -430,17 +430,19 @@ func WithinBounds(s map[string]any, text string) bool {
 			return false // a record's "budget quick" is no integer
 		}
 		n := float64(utf8.RuneCountInString(v))
-		if lo, ok := number(s["minLength"]); ok && n < lo {
+		if lo, ok := Number(s["minLength"]); ok && n < lo {
 			return false
 		}
-		if hi, ok := number(s["maxLength"]); ok && n > hi {
+		if hi, ok := Number(s["maxLength"]); ok && n > hi {
 			return false
 		}
 	}
 	return true
 }
 
-func number(v any) (float64, bool) {
+// Number reads a JSON, Starlark-converted or computed number as a
+// float64.
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
