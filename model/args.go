@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/synth-data/synth/pack"
@@ -908,13 +907,14 @@ func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.
 	// (handlers and computed arguments are deterministic).
 	pristine := w.onBase != nil && st.Pristine()
 	if pristine {
-		if a, ok := w.onBase.get(string(raw)); ok {
+		if v, ok := w.onBase.Load(string(raw)); ok {
+			a := v.(acceptance)
 			return a.accepted, a.refused
 		}
 	}
 	accepted, refused = w.tryOn(ctx, kit, st, args)
 	if pristine && ctx.Err() == nil {
-		w.onBase.put(string(raw), acceptance{accepted, refused})
+		w.onBase.Store(string(raw), acceptance{accepted, refused})
 	}
 	return accepted, refused
 }
@@ -935,28 +935,6 @@ func (w *WriteModel) tryOn(ctx context.Context, kit *tools.Toolkit, st *tools.St
 
 // acceptance is one answer of Accepts.
 type acceptance struct{ accepted, refused bool }
-
-// acceptCache holds Accepts' answers on a pristine state by the JSON of
-// the target's arguments. It is shared by the generator's goroutines.
-type acceptCache struct {
-	mu sync.RWMutex
-	m  map[string]acceptance
-}
-
-func newAcceptCache() *acceptCache { return &acceptCache{m: map[string]acceptance{}} }
-
-func (c *acceptCache) get(k string) (acceptance, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	a, ok := c.m[k]
-	return a, ok
-}
-
-func (c *acceptCache) put(k string, a acceptance) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[k] = a
-}
 
 // Computes tells whether the write has a computed argument.
 func (w *WriteModel) Computes() bool {

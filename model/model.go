@@ -301,8 +301,10 @@ type WriteModel struct {
 	param                map[string]*ParamModel
 	// onBase keeps Accepts' answers on a pristine state: the generator
 	// asks it of the same targets in task after task, and each answer
-	// runs the pack's Starlark (nil: nothing kept).
-	onBase *acceptCache
+	// runs the pack's Starlark (nil: nothing kept). It maps the JSON of
+	// the target's arguments to an acceptance, is shared by the
+	// generator's goroutines, and only grows.
+	onBase *sync.Map
 }
 
 // CheckCalls are the reads the write's checks make on a target record,
@@ -1593,7 +1595,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}, onBase: newAcceptCache()}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}, onBase: new(sync.Map)}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/model"
-	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -47,22 +46,8 @@ func TestPagedListsReadWhole(t *testing.T) {
 }
 
 func pagedListsReadWhole(t *testing.T, file string, wantPaged, wantCursor bool) {
-	var c crudCase
-	for _, rc := range realSpecs {
-		if rc.file == file {
-			c = rc
-		}
-	}
-	_, dir := importReal(t, c)
+	m, dir := realModel(t, file)
 	ctx := context.Background()
-	p, err := pack.LoadDir(ctx, dir, 1, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.NewModel(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// paged: the lists of more than 20 records that show them all.
 	paged, partial := map[string]*model.CollModel{}, map[string]bool{}
 	for name, cm := range m.Colls {

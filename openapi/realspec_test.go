@@ -101,6 +101,27 @@ func importReal(t *testing.T, c crudCase) (*openapi.Result, string) {
 	return importSeeded(t, c, 7)
 }
 
+// realModel imports the real spec named file into a pack and builds its
+// model; it returns the pack's directory too.
+func realModel(t *testing.T, file string) (*model.Model, string) {
+	t.Helper()
+	i := slices.IndexFunc(realSpecs, func(c crudCase) bool { return c.file == file })
+	if i < 0 {
+		t.Fatalf("%s is not in realSpecs", file)
+	}
+	_, dir := importReal(t, realSpecs[i])
+	ctx := context.Background()
+	p, err := pack.LoadDir(ctx, dir, 1, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.NewModel(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, dir
+}
+
 // importSeeded imports a real spec with the given database seed.
 func importSeeded(t *testing.T, c crudCase, seed uint64) (*openapi.Result, string) {
 	t.Helper()
@@ -447,22 +468,7 @@ func BenchmarkImportDiscord(b *testing.B) {
 // within their channel, the customer names the channel with the key, and
 // update_message and delete_guild_role build tasks, on the right record.
 func TestNestedRecords(t *testing.T) {
-	var c crudCase
-	for _, rc := range realSpecs {
-		if rc.file == "discord-3.1.json" {
-			c = rc
-		}
-	}
-	_, dir := importReal(t, c)
-	ctx := context.Background()
-	p, err := pack.LoadDir(ctx, dir, 1, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.NewModel(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _ := realModel(t, "discord-3.1.json")
 	// Ids like "0" recur in every collection: a list of sticker packs is
 	// not how applications are found.
 	if l := m.Colls["applications"].List; l != nil && l.Tool == "list_sticker_packs" {
@@ -510,25 +516,7 @@ func TestNestedRecords(t *testing.T) {
 // optional id names the record it makes (museum's createSpecialEvent)
 // acts on no existing record.
 func TestWritesOfEveryKind(t *testing.T) {
-	modelOf := func(file string) *model.Model {
-		var c crudCase
-		for _, rc := range realSpecs {
-			if rc.file == file {
-				c = rc
-			}
-		}
-		_, dir := importReal(t, c)
-		p, err := pack.LoadDir(context.Background(), dir, 1, pack.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := model.NewModel(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	tw := modelOf("twilio-verify-v2-3.0.json")
+	tw, _ := realModel(t, "twilio-verify-v2-3.0.json")
 	hooks := tw.Colls["webhooks"]
 	if hooks == nil || hooks.Get != "FetchWebhook" || hooks.ScopeField["ServiceSid"] != "service_sid" {
 		t.Errorf("twilio webhooks: %+v", hooks)
@@ -536,7 +524,7 @@ func TestWritesOfEveryKind(t *testing.T) {
 	// Discord: writes whose target shares a noun with another collection
 	// act on the one whose records hold their parameters, and every
 	// parent they name comes from the target.
-	dc := modelOf("discord-3.1.json")
+	dc, _ := realModel(t, "discord-3.1.json")
 	cases := []struct {
 		write, coll, keyParam string
 		fromTarget            []string
@@ -626,7 +614,7 @@ func TestWritesOfEveryKind(t *testing.T) {
 			t.Errorf("discord %s.%s: %+v, want a key of %s", c.write, c.keyParam, p, c.keysOf)
 		}
 	}
-	mu := modelOf("museum-3.1.yaml")
+	mu, _ := realModel(t, "museum-3.1.yaml")
 	for _, w := range mu.Writes {
 		if w.Name == "createSpecialEvent" && w.TargetKind != model.TargetNone {
 			t.Errorf("createSpecialEvent targets %v %+v: a create makes its record", w.TargetKind, w.Coll)
@@ -635,8 +623,8 @@ func TestWritesOfEveryKind(t *testing.T) {
 	// Creates whose verb is "place" (placeOrder) or follows the resource
 	// in the plural (domains_create) make their record, whose optional id
 	// or name is the new one's.
-	ps := modelOf("petstore-3.0.yaml")
-	do := modelOf("digitalocean-multifile/specification/DigitalOcean-public.v2.yaml")
+	ps, _ := realModel(t, "petstore-3.0.yaml")
+	do, _ := realModel(t, "digitalocean-multifile/specification/DigitalOcean-public.v2.yaml")
 	for _, c := range []struct {
 		m     *model.Model
 		write string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -90,11 +91,7 @@ func LoadDir(ctx context.Context, dir string, seed uint64, opts Options) (*Pack,
 
 // build turns a checked pack into a toolkit and a base.
 func (c *checker) build() (*Pack, error) {
-	keys := make(map[string]Collection, len(c.man.Collections))
-	for name, col := range c.man.Collections {
-		keys[name] = col
-	}
-	sb := newSandbox(c.lim, keys)
+	sb := newSandbox(c.lim, maps.Clone(c.man.Collections))
 	list := make([]*tools.Tool, 0, len(c.tools))
 	for _, td := range c.tools {
 		h := c.builtin[td.name]

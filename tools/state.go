@@ -406,12 +406,7 @@ func (s *State) Fork() *State {
 // deleted, no counter advanced. A deterministic call then answers as it
 // would on any other pristine state of the same base.
 func (s *State) Pristine() bool {
-	for _, m := range s.over {
-		if len(m) > 0 {
-			return false
-		}
-	}
-	return len(s.seq) == 0
+	return len(s.seq) == 0 && s.Changed() == 0
 }
 
 // Changed reports the number of records the overlay holds.
