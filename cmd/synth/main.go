@@ -26,6 +26,7 @@ Usage:
   synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
   synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
   synth domain   import-tau2 DIR -o PACK   τ²-bench's retail or airline as a pack
+  synth domain   import-mcp (TOOLS.json | --command CMD) -o DIR   an MCP server's tools as a pack
   synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
   synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
   synth serve    [--addr HOST:PORT] [--config FILE] [flags]   HTTP environment for RL rollouts (reset, step, rewards; MCP at /mcp)
