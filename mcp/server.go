@@ -171,15 +171,18 @@ func (s *Server) setEpisode(x *serve.Session) error {
 // toolOf is a domain tool as MCP lists it: its name, description and
 // parameter schema as the rows carry them; reads and generic tools
 // (a calculator, a transfer) are marked read-only, as they change no
-// state.
+// state, and writes destructive.
 func toolOf(t serve.Tool) *sdk.Tool {
 	params := t.Parameters
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage(`{"type":"object"}`)
 	}
-	out := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: params}
-	if t.Kind != record.KindWrite {
-		out.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	out := &sdk.Tool{Name: t.Name, Description: t.Description, InputSchema: params, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}
+	if t.Kind == record.KindWrite {
+		// Said outright, though MCP's default says so too: an importer
+		// reads the kind without guessing from the name.
+		yes := true
+		out.Annotations = &sdk.ToolAnnotations{DestructiveHint: &yes}
 	}
 	return out
 }

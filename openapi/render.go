@@ -33,6 +33,10 @@ type functionJSON struct {
 }
 
 func description(o *op) string {
+	if o.Method == toolMethod && o.Description != "" {
+		// A tool's own words, whole: they are what its server says.
+		return o.Description
+	}
 	d := o.Summary
 	if o.Description != "" && !strings.HasPrefix(o.Description, o.Summary) {
 		if d != "" && !strings.HasSuffix(d, ".") {
@@ -232,14 +236,21 @@ def _delete(db, coll, noun, key_field, args, key_arg, scope):
 // only into packs that have such tools.
 const eachHelpers = `
 def _text(v):
-    """Every string in a value, lower case, for a search."""
-    if type(v) == "string":
-        return v.lower()
-    if type(v) == "dict":
-        return " ".join([_text(x) for x in v.values()])
-    if type(v) == "list":
-        return " ".join([_text(x) for x in v])
-    return ""
+    """Every string in a value, lower case, for a search (Starlark has
+    no recursion: a stack of what is left to read)."""
+    out = []
+    todo = [v]
+    for _ in range(100000):
+        if not todo:
+            break
+        x = todo.pop()
+        if type(x) == "string":
+            out.append(x.lower())
+        elif type(x) == "dict":
+            todo.extend(x.values())
+        elif type(x) == "list":
+            todo.extend(x)
+    return " ".join(out)
 
 def _search(db, coll, args, query_arg, scope, filters, size, items):
     """The records whose text holds the query (every word of it), among

@@ -69,6 +69,11 @@ func ImportTools(ctx context.Context, list []Tool, opts ToolsOptions) (*Result, 
 	}
 	ops, warns := toolOps(list, src)
 	colls := inferCollections(ops)
+	for _, o := range ops {
+		if o.Handler.Kind == hUnmapped {
+			warns = append(warns, o.warning(fmt.Sprintf("not mapped to data (%s): its handler fails until you write it in handlers.star", o.Handler.Reason)))
+		}
+	}
 	if len(colls) == 0 {
 		return nil, fmt.Errorf("%s: no tool names a kind of record (a noun after its verb, as read_file or create_issue do), so the pack would have no data to act on", src)
 	}

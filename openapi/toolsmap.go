@@ -195,9 +195,15 @@ func inferCollections(ops []*op) []*collection {
 			p.Coll.Tools.List = s.o.Tool
 		}
 	}
-	return slices.DeleteFunc(order, func(c *collection) bool {
+	kept := slices.DeleteFunc(slices.Clone(order), func(c *collection) bool {
 		return !slices.ContainsFunc(shapes, func(s *toolShape) bool { return s.o.Handler.Coll == c })
 	})
+	for _, s := range shapes {
+		if s.o.Handler.Kind == hAll {
+			s.o.Handler.All = kept
+		}
+	}
+	return kept
 }
 
 // refNoun is the noun whose records a list tool's elements name, when
