@@ -113,4 +113,3 @@ func listing(ctx context.Context, files []string, command string, timeout time.D
 	}
 	return l, filepath.Base(files[0]), nil
 }
-
