@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -42,8 +41,7 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	domain := fs.String("domain", "", "the domain: a built-in's name ("+strings.Join(domains.Names(), ", ")+") or a pack folder")
 	seed := fs.Uint64("seed", opts.Config.Seed, "run seed: the episode is the task synth run --seed S makes")
 	index := fs.Int("index", 0, "the blueprint's index in that run (0 is the first)")
-	env := envFlags(fs, &opts)
-	verbose := fs.Bool("v", false, "log the MCP session to stderr")
+	env := envFlags(fs, &opts, "log the MCP session to stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -69,20 +67,11 @@ func cmdMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	} else {
 		opts.Root = ""
 	}
-	closeEnv, err := env()
+	srv, closeEnv, err := env(stderr)
 	if err != nil {
 		return err
 	}
 	defer closeEnv()
-	level := slog.LevelWarn
-	if *verbose {
-		level = slog.LevelInfo
-	}
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	srv, err := serve.New(opts)
-	if err != nil {
-		return err
-	}
 	s, err := mcp.New(ctx, srv, mcp.Options{Start: start, Version: version(), Logger: opts.Logger})
 	if err != nil {
 		return fmt.Errorf("--domain %s --seed %d --index %d: %w", *domain, *seed, *index, err)
