@@ -1,7 +1,9 @@
-// Package mcp serves synth's environments over the Model Context
-// Protocol (synth mcp on stdio, synth serve at /mcp over streamable
-// HTTP), so an agent framework's MCP client plays a domain's episodes
-// as it plays any tool server.
+// Package mcp is synth's side of the Model Context Protocol, both ways:
+// it serves synth's environments to MCP clients (synth mcp on stdio,
+// synth serve at /mcp over streamable HTTP), so an agent framework
+// plays a domain's episodes as it plays any tool server; and it reads
+// MCP servers' tool lists for synth domain import-mcp, which
+// openapi.ImportTools turns into a pack.
 //
 // A Server is one client's: it holds one episode at a time, a session
 // of a serve.Server (opened, stepped, scored and reaped exactly as
@@ -28,4 +30,10 @@
 // episode ends with the session. Only protocol revisions with sessions
 // are offered: the sessionless 2026-07-28 one has nowhere to keep an
 // episode between calls.
+//
+// ReadTools reads a saved tools/list result, ListTools asks a server
+// started as a command over stdio (the SDK's CommandTransport, no
+// shell; SplitCommand splits the command line), both bounded in bytes,
+// tools, pages and time, and both checked the same way: every tool
+// named, once, with an object as its input schema.
 package mcp
