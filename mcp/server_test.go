@@ -155,7 +155,7 @@ func roundTrip(t testing.TB, v any) any {
 // dialogue's tool results byte for byte and its customer's answers,
 // and at the end the verifier's pass and outcome reward 1.
 func TestReplayDialogues(t *testing.T) {
-	n := 12
+	n := 40
 	if testing.Short() {
 		n = 4
 	}
