@@ -3,7 +3,7 @@ GO ?= go
 BIN := bin/synth
 DEMO := out/demo
 
-.PHONY: all build demo test test-go test-interop hostile hostile-short bench fuzz chaos vet clean
+.PHONY: all build demo test test-go test-interop test-mcp hostile hostile-short bench fuzz chaos vet clean
 
 all: build
 
@@ -19,10 +19,12 @@ demo: build
 	$(BIN) stats $(DEMO)
 
 # Every test: Go tests with the race detector, then the DuckDB interop
-# check, synth validate and synth report on demo releases. Needs once:
-# npm ci --prefix test/interop; for the browser test of the report also
-# Debian's chromium and npm ci --prefix test/report (else it is skipped).
-test: vet test-go test-interop hostile-short
+# check, synth validate and synth report on demo releases, then synth's
+# MCP servers through the TypeScript SDK's client. Needs once:
+# npm ci --prefix test/interop and npm ci --prefix test/mcp; for the
+# browser test of the report also Debian's chromium and npm ci --prefix
+# test/report (else it is skipped).
+test: vet test-go test-interop test-mcp hostile-short
 
 vet:
 	$(GO) vet ./...
@@ -73,6 +75,14 @@ test-interop: demo
 	$(BIN) report export/testdata/v1/release -o out/v1-report.html
 	rm -rf out/v1-export
 	$(BIN) export export/testdata/v1/release --format openai -o out/v1-export >/dev/null
+
+# synth mcp (stdio) and synth serve's /mcp (streamable HTTP) through the
+# official TypeScript SDK's client (test/mcp/mcp_check.mjs says what it
+# checks). The Go tests use test/mcp's server-memory for the live
+# synth domain import-mcp test when it is installed.
+test-mcp: build
+	@test -d test/mcp/node_modules/@modelcontextprotocol/sdk || { echo "the MCP check's packages are missing: run npm ci --prefix test/mcp"; exit 1; }
+	SYNTH_BIN=$(CURDIR)/$(BIN) node --test test/mcp/mcp_check.mjs
 
 # Hostile inputs against the built binary (test/hostile/cases_test.go):
 # each case's exit status and message, nothing outside what it may write

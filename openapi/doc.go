@@ -21,6 +21,16 @@
 // cannot lead outside the spec's folder, and writes to a temporary sibling
 // renamed into place, so a failed import leaves nothing behind.
 //
+// ImportTools is the same for RPC-style tools, an MCP server's (synth
+// domain import-mcp): no paths, so the collections come from the tools'
+// names and arguments instead (toolsmap.go: the noun after the verb,
+// the argument a get, update or delete names one record by, the ones
+// they share as its scope), and tools over lists of records get
+// handlers of their own (create or delete each element, add values to
+// the lists of the records the elements name, search text, read
+// everything). Both front ends end in assemble: the seeded database,
+// the manifest and hints, the handlers, the policy and IMPORT.md.
+//
 // An import is a pure function of the spec, its files and Options: the
 // same seed gives the same db.json, and the output is in a fixed order.
 // Specs are hostile input: what is read is bounded (MaxSpecBytes,

@@ -167,7 +167,38 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	if len(colls) == 0 {
 		return nil, fmt.Errorf("%s: no operation is resource-shaped (a collection path /things with GET or POST, or an item path /things/{id}), so the pack would have no data to act on; import a part of the API that has resources with --include", src)
 	}
-	db, err := seedData(ctx, colls, opts.Seed)
+	title, version, desc := doc.title, doc.apiVersion, doc.description
+	if title == "" {
+		title = "API"
+	}
+	var all []string
+	for _, b := range bad {
+		all = append(all, fmt.Sprintf("file %s %s (named at %s): the operations that need it are skipped or unmapped (--allow-missing-files)", b.name, b.reason, b.site))
+	}
+	warns = append(all, warns...)
+	return assemble(ctx, assembly{title: title, version: version, desc: desc, src: src, gen: "synth domain import-openapi", name: opts.Name,
+		seed: opts.Seed, ops: ops, colls: colls, warns: warns,
+		report: func(res *Result, db map[string]map[string]any, who persona) []byte {
+			return renderReport(res, title, version, src, ops, colls, db, doc, who)
+		}})
+}
+
+// assembly is what an import found, for assemble to write as a pack.
+type assembly struct {
+	title, version, desc, src, gen, name string
+	seed                                 uint64
+	ops                                  []*op
+	colls                                []*collection
+	warns                                []string
+	// report renders IMPORT.md.
+	report func(res *Result, db map[string]map[string]any, who persona) []byte
+}
+
+// assemble seeds the database and renders the pack's files from the
+// operations and collections an import found.
+func assemble(ctx context.Context, a assembly) (*Result, error) {
+	ops, colls := a.ops, a.colls
+	db, err := seedData(ctx, colls, a.seed)
 	if err != nil {
 		return nil, err
 	}
@@ -179,20 +210,11 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 			p.PageSize = boundedPage(p.PageSize, db[p.Coll.Name], p.Coll.Summary)
 		}
 	}
-
-	title, version, desc := doc.title, doc.apiVersion, doc.description
-	if title == "" {
-		title = "API"
-	}
-	name := opts.Name
+	name := a.name
 	if name == "" {
-		name = packName(title)
+		name = packName(a.title)
 	}
-	res = &Result{Name: name, Files: map[string][]byte{}, Operations: len(ops)}
-	for _, b := range bad {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("file %s %s (named at %s): the operations that need it are skipped or unmapped (--allow-missing-files)", b.name, b.reason, b.site))
-	}
-	res.Warnings = append(res.Warnings, warns...)
+	res := &Result{Name: name, Files: map[string][]byte{}, Operations: len(ops), Warnings: slices.Clone(a.warns)}
 	for _, o := range ops {
 		res.Warnings = append(res.Warnings, o.Warnings...)
 		if o.Handler.Kind != hUnmapped {
@@ -203,23 +225,23 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		res.Collections = append(res.Collections, c.Name)
 	}
 	res.colls = colls
-	man := manifest(name, packVersion(version), trimText(desc, 500), colls, ops, db, opts.Seed)
-	who := choosePersona(title, desc, colls, man.Users.Collection != "")
+	man := manifest(name, packVersion(a.version), trimText(a.desc, 500), colls, ops, db, a.seed)
+	who := choosePersona(a.title, a.desc, colls, man.Users.Collection != "")
 	man.Hints.Persona = &pack.Persona{Role: who.Role, Description: who.Who}
-	res.Persona = who.Role
 	files := res.Files
 	if files["domain.yaml"], err = renderManifest(man); err != nil {
-		return nil, fmt.Errorf("%s: domain.yaml: %w", src, err)
+		return nil, fmt.Errorf("%s: domain.yaml: %w", a.src, err)
 	}
 	if files["tools.json"], err = renderTools(ops, who); err != nil {
-		return nil, fmt.Errorf("%s: tools.json: %w", src, err)
+		return nil, fmt.Errorf("%s: tools.json: %w", a.src, err)
 	}
-	files["handlers.star"] = renderHandlers(title, src, ops)
+	files["handlers.star"] = renderHandlers(a.title, a.src, a.gen, ops)
 	if files["db.json"], err = json.MarshalIndent(db, "", " "); err != nil {
-		return nil, fmt.Errorf("%s: db.json: %w", src, err)
+		return nil, fmt.Errorf("%s: db.json: %w", a.src, err)
 	}
-	files["policy.md"] = renderPolicy(title, desc, colls, who)
-	files["IMPORT.md"] = renderReport(res, title, version, src, ops, colls, db, doc, who)
+	files["policy.md"] = renderPolicy(a.title, a.desc, colls, who)
+	res.Persona = who.Role
+	files["IMPORT.md"] = a.report(res, db, who)
 	return res, nil
 }
 

@@ -57,11 +57,19 @@ type op struct {
 	shape string
 }
 
-func (o *op) label() string { return strings.ToUpper(o.Method) + " " + o.Path }
+func (o *op) label() string {
+	if o.Method == toolMethod {
+		return "tool " + o.Path
+	}
+	return strings.ToUpper(o.Method) + " " + o.Path
+}
 
 // where is the operation's place in the spec: "line 12", or the file a
 // $ref put it in.
 func (o *op) where() string {
+	if o.Method == toolMethod {
+		return fmt.Sprintf("%s tools[%d]", o.File, o.Line)
+	}
 	if o.File != "" {
 		return fmt.Sprintf("%s line %d", o.File, o.Line)
 	}

@@ -49,6 +49,18 @@ type plan struct {
 	// its key names (the guild's roles): the call adds that one to the
 	// parent.
 	Adds *collection
+	// Each is the list argument of a tool over several records (MCP's
+	// create_entities): its elements or keys. KeyFields are the element
+	// fields a created record's key is made of (joined by "|" when
+	// several). Ref, From and Into: the element field naming a record,
+	// its list of values, and the record's list they go to or leave.
+	Each            string
+	KeyFields       []string
+	Ref, From, Into string
+	// Query is a search's free-text argument; All the collections a
+	// read of everything returns.
+	Query string
+	All   []*collection
 	// Stamp is, for a call on an item that sets nothing and adds
 	// nothing (PUT /guilds/{guild_id}/templates/{code}, a sync), the
 	// record's update time, which the call sets to the pack clock.

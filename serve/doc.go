@@ -6,5 +6,7 @@
 // with the blueprint's credit labels and the end with the verifier's
 // verdict. The dialogue is the llm engine's Episode, stepped from
 // outside, so a policy that speaks as the oracle gets the dialogue the
-// embedded engine wrote.
+// embedded engine wrote. Open and Session are the same sessions for a
+// caller of the library (the mcp package serves them over MCP), counted,
+// reaped and reachable by id as the HTTP API's are.
 package serve

@@ -99,6 +99,10 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// Handle serves h at pattern beside the environment's API (synth serve
+// mounts MCP's streamable HTTP at /mcp); call it before Serve.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
 // Handler is the server's HTTP handler (for tests and embedding).
 func (s *Server) Handler() http.Handler { return s.mux }
 
@@ -210,8 +214,13 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *session {
 		}
 		ss.mu.Unlock()
 	}
-	writeError(w, http.StatusNotFound, &reqError{"session_id", fmt.Sprintf("%q: no such session (ended, reaped after %v idle, or never made)", id, s.opts.IdleTimeout)})
+	WriteError(w, s.gone(id))
 	return nil
+}
+
+// gone is the error of a session that is no more.
+func (s *Server) gone(id string) error {
+	return &statusError{code: http.StatusNotFound, err: &reqError{"session_id", fmt.Sprintf("%q: no such session (ended, reaped after %v idle, or never made)", id, s.opts.IdleTimeout)}}
 }
 
 // reqError is a fault of the request, naming the field at fault.
@@ -225,6 +234,34 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// statusError is an error with the HTTP status the API answers it with
+// (and, for 429, its Retry-After).
+type statusError struct {
+	code  int
+	retry string
+	err   error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// WriteError answers an error of Open or of a Session's calls as the
+// HTTP API does: a fault of the request 400, a full server 429 with
+// Retry-After, an ended dialogue 409, a session that is no more 404, a
+// failed customer model 502, anything else 500.
+func WriteError(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	if se, ok := errors.AsType[*statusError](err); ok {
+		code = se.code
+		if se.retry != "" {
+			w.Header().Set("Retry-After", se.retry)
+		}
+	} else if _, ok := errors.AsType[*reqError](err); ok {
+		code = http.StatusBadRequest
+	}
+	writeError(w, code, err)
 }
 
 // writeError answers {"error": {"message", "field"}}.

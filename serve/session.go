@@ -1,8 +1,8 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -157,65 +157,75 @@ func (s *Server) reset(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	var (
-		e   *env
-		bp  *record.Blueprint
-		err error
-	)
-	byRelease := req.Release != "" || req.BlueprintID != ""
-	bySeed := req.Domain != "" || req.Seed != nil || req.Index != nil
-	switch {
-	case byRelease && bySeed:
-		err = &reqError{"release", "give either release and blueprint_id, or domain, seed and index, not both"}
-	case byRelease && req.Release == "":
-		err = &reqError{"release", "missing: the release folder blueprint_id is from"}
-	case byRelease && req.BlueprintID == "":
-		err = &reqError{"blueprint_id", "missing: the id of a blueprint of the release"}
-	case byRelease:
-		e, bp, err = s.fromRelease(r.Context(), req.Release, req.BlueprintID)
-	case req.Domain == "":
-		err = &reqError{"domain", "missing: give domain, seed and index (or release and blueprint_id)"}
-	case req.Seed == nil:
-		err = &reqError{"seed", "missing: the run seed (synth run --seed)"}
-	case req.Index == nil:
-		err = &reqError{"index", "missing: the blueprint's index in the run (0 is the first)"}
-	default:
-		e, bp, err = s.fromSeed(r.Context(), req.Domain, *req.Seed, *req.Index)
-	}
+	_, resp, err := s.Open(r.Context(), req)
 	if err != nil {
-		code := http.StatusBadRequest
-		if _, ok := errors.AsType[*reqError](err); !ok {
-			code = http.StatusInternalServerError
-		}
-		writeError(w, code, err)
+		WriteError(w, err)
 		return
+	}
+	writeJSON(w, http.StatusCreated, resp)
+}
+
+// Session is a dialogue in play held by a caller of the library rather
+// than through the HTTP API (synth mcp): the same session, counted
+// against MaxSessions, reaped when idle and reachable by its id over
+// HTTP too.
+type Session struct {
+	s  *Server
+	ss *session
+}
+
+// Open starts a session as POST /v1/sessions does.
+func (s *Server) Open(ctx context.Context, req ResetRequest) (*Session, *ResetResponse, error) {
+	e, bp, err := s.blueprint(ctx, req)
+	if err != nil {
+		return nil, nil, err
 	}
 	x, err := llmengine.NewEpisode(e.d, bp, s.opts.Chatter, llmengine.Options{User: s.opts.User,
 		MaxTurns: s.opts.Config.MaxTurns, MaxToolErrors: s.opts.Config.MaxToolErrors})
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, fmt.Errorf("blueprint %s: %w", bp.ID, err))
-		return
+		return nil, nil, fmt.Errorf("blueprint %s: %w", bp.ID, err)
 	}
 	ss := &session{id: newID(), env: e, bp: bp, x: x, last: time.Now(), growing: credit.NewGrowing(e.d, bp)}
-	// Held from admission on: the reaper does not take a session that
-	// has not answered its reset yet.
+	// Held from admission on: the reaper does not take a session whose
+	// customer has not spoken yet.
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if !s.admit(ss) {
-		w.Header().Set("Retry-After", s.retryAfter())
-		writeError(w, http.StatusTooManyRequests, &reqError{"session", fmt.Sprintf("the server holds its most sessions (%d, --max-sessions); end one (DELETE /v1/sessions/{id}) or retry later", s.opts.MaxSessions)})
-		return
+		return nil, nil, &statusError{http.StatusTooManyRequests, s.retryAfter(), &reqError{"session", fmt.Sprintf("the server holds its most sessions (%d, --max-sessions); end one (DELETE /v1/sessions/{id}) or retry later", s.opts.MaxSessions)}}
 	}
-	if err := x.Open(r.Context()); err != nil {
+	if err := x.Open(ctx); err != nil {
 		s.drop(ss)
-		writeError(w, http.StatusBadGateway, fmt.Errorf("blueprint %s, the customer: %w", bp.ID, err))
-		return
+		return nil, nil, &statusError{code: http.StatusBadGateway, err: fmt.Errorf("blueprint %s, the customer: %w", bp.ID, err)}
 	}
 	tr := x.Trajectory()
-	resp := ResetResponse{SessionID: ss.id, BlueprintID: bp.ID, Domain: bp.Domain, Split: bp.Split, Behavior: bp.Behavior,
+	resp := &ResetResponse{SessionID: ss.id, BlueprintID: bp.ID, Domain: bp.Domain, Split: bp.Split, Behavior: bp.Behavior,
 		System: tr.Messages[0].Content, Tools: e.offered(bp), Messages: tr.Messages, Observation: tr.Messages[1:],
-		MaxTurns: s.opts.Config.MaxTurns, Step: s.outcome(r, ss, len(tr.Messages))}
-	writeJSON(w, http.StatusCreated, resp)
+		MaxTurns: s.opts.Config.MaxTurns, Step: s.outcome(ctx, ss, len(tr.Messages))}
+	return &Session{s: s, ss: ss}, resp, nil
+}
+
+// blueprint finds the blueprint a reset names: a release's by id, or a
+// run's by domain, seed and index.
+func (s *Server) blueprint(ctx context.Context, req ResetRequest) (*env, *record.Blueprint, error) {
+	byRelease := req.Release != "" || req.BlueprintID != ""
+	bySeed := req.Domain != "" || req.Seed != nil || req.Index != nil
+	switch {
+	case byRelease && bySeed:
+		return nil, nil, &reqError{"release", "give either release and blueprint_id, or domain, seed and index, not both"}
+	case byRelease && req.Release == "":
+		return nil, nil, &reqError{"release", "missing: the release folder blueprint_id is from"}
+	case byRelease && req.BlueprintID == "":
+		return nil, nil, &reqError{"blueprint_id", "missing: the id of a blueprint of the release"}
+	case byRelease:
+		return s.fromRelease(ctx, req.Release, req.BlueprintID)
+	case req.Domain == "":
+		return nil, nil, &reqError{"domain", "missing: give domain, seed and index (or release and blueprint_id)"}
+	case req.Seed == nil:
+		return nil, nil, &reqError{"seed", "missing: the run seed (synth run --seed)"}
+	case req.Index == nil:
+		return nil, nil, &reqError{"index", "missing: the blueprint's index in the run (0 is the first)"}
+	}
+	return s.fromSeed(ctx, req.Domain, *req.Seed, *req.Index)
 }
 
 // step takes one assistant message.
@@ -239,32 +249,115 @@ func (s *Server) step(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err)
 		return
 	}
-	if ss.x.Done() {
-		writeError(w, http.StatusConflict, &reqError{"session_id", fmt.Sprintf("%s has ended (%s); DELETE it and reset a new one", ss.id, ss.x.Trajectory().Ending)})
+	resp, err := s.act(r.Context(), ss, msg)
+	if err != nil {
+		WriteError(w, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// act steps a held session with one assistant message.
+func (s *Server) act(ctx context.Context, ss *session, msg openai.ChatCompletionMessage) (*StepResponse, error) {
+	if ss.x.Done() {
+		return nil, &statusError{code: http.StatusConflict, err: &reqError{"session_id", fmt.Sprintf("%s has ended (%s); DELETE it and reset a new one", ss.id, ss.x.Trajectory().Ending)}}
+	}
 	n0 := len(ss.x.Trajectory().Messages)
-	if err := ss.x.Act(r.Context(), msg); err != nil {
+	if err := ss.x.Act(ctx, msg); err != nil {
 		// The customer (an LLM) failed mid-step: the dialogue cannot go on.
 		s.drop(ss)
-		writeError(w, http.StatusBadGateway, fmt.Errorf("session %s ended: %w", ss.id, err))
-		return
+		return nil, &statusError{code: http.StatusBadGateway, err: fmt.Errorf("session %s ended: %w", ss.id, err)}
 	}
 	added := ss.x.Trajectory().Messages[n0:]
 	k := 0
 	for k < len(added) && added[k].Role == "assistant" {
 		k++
 	}
-	writeJSON(w, http.StatusOK, StepResponse{Assistant: added[:k], Observation: added[k:], Step: s.outcome(r, ss, n0)})
+	return &StepResponse{Assistant: added[:k], Observation: added[k:], Step: s.outcome(ctx, ss, n0)}, nil
+}
+
+// ID is the session's id, as GET /v1/sessions/{id} takes it.
+func (x *Session) ID() string { return x.ss.id }
+
+// Step takes one assistant message as POST /v1/sessions/{id}/step does.
+func (x *Session) Step(ctx context.Context, msg openai.ChatCompletionMessage) (*StepResponse, error) {
+	ss, err := x.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer ss.mu.Unlock()
+	return x.s.act(ctx, ss, msg)
+}
+
+// View is the session's whole dialogue and score, as GET
+// /v1/sessions/{id} gives them.
+func (x *Session) View(ctx context.Context) (*SessionView, error) {
+	ss, err := x.hold()
+	if err != nil {
+		return nil, err
+	}
+	defer ss.mu.Unlock()
+	return &SessionView{SessionID: ss.id, BlueprintID: ss.bp.ID, Messages: ss.x.Trajectory().Messages, Step: x.s.view(ctx, ss)}, nil
+}
+
+// Tools are the tools the session's policy is offered, in the order
+// its rows carry them.
+func (x *Session) Tools() ([]Tool, error) {
+	var spec []struct {
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(x.ss.env.offered(x.ss.bp), &spec); err != nil {
+		return nil, fmt.Errorf("the tools of %s: %w", x.ss.bp.Domain, err)
+	}
+	out := make([]Tool, len(spec))
+	for i, f := range spec {
+		out[i] = Tool{Name: f.Function.Name, Description: f.Function.Description, Parameters: f.Function.Parameters,
+			Kind: x.ss.env.d.Tools.Kind(f.Function.Name)}
+	}
+	return out, nil
+}
+
+// Tool is one offered tool: its OpenAI function and its kind (read,
+// write or generic).
+type Tool struct {
+	Name, Description string
+	Parameters        json.RawMessage
+	Kind              string
+}
+
+// Close ends the session, as DELETE /v1/sessions/{id} does.
+func (x *Session) Close() {
+	ss, err := x.hold()
+	if err != nil {
+		return
+	}
+	defer ss.mu.Unlock()
+	x.s.drop(ss)
+}
+
+// hold locks the session for one call, unless it has ended.
+func (x *Session) hold() (*session, error) {
+	ss := x.ss
+	ss.mu.Lock()
+	if ss.closed {
+		ss.mu.Unlock()
+		return nil, x.s.gone(ss.id)
+	}
+	ss.last = time.Now()
+	return ss, nil
 }
 
 // outcome scores the session after a step whose messages begin at
 // from: the labels of its assistant messages and the dense reward, and
 // once the dialogue has ended the verdict and the outcome reward.
-func (s *Server) outcome(r *http.Request, ss *session, from int) Step {
+func (s *Server) outcome(ctx context.Context, ss *session, from int) Step {
 	tr := ss.x.Trajectory()
 	if ss.x.Done() && ss.verdict == nil {
-		v := ss.env.ver.Verify(r.Context(), ss.bp, tr)
+		v := ss.env.ver.Verify(ctx, ss.bp, tr)
 		ss.verdict = &v
 	}
 	var labels credit.Labels
@@ -302,10 +395,10 @@ func (s *Server) outcome(r *http.Request, ss *session, from int) Step {
 }
 
 // view is the session's score as a whole: every turn's labels.
-func (s *Server) view(r *http.Request, ss *session) Step {
+func (s *Server) view(ctx context.Context, ss *session) Step {
 	prev := ss.progress
 	ss.progress = 0
-	st := s.outcome(r, ss, 0)
+	st := s.outcome(ctx, ss, 0)
 	ss.progress = prev
 	return st
 }
@@ -317,7 +410,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ss.mu.Unlock()
-	writeJSON(w, http.StatusOK, SessionView{SessionID: ss.id, BlueprintID: ss.bp.ID, Messages: ss.x.Trajectory().Messages, Step: s.view(r, ss)})
+	writeJSON(w, http.StatusOK, SessionView{SessionID: ss.id, BlueprintID: ss.bp.ID, Messages: ss.x.Trajectory().Messages, Step: s.view(r.Context(), ss)})
 }
 
 // remove ends a session.

@@ -18,7 +18,7 @@ import (
 	"github.com/synth-data/synth/tools"
 )
 
-const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR | import-tau2 DIR -o PACK"
+const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR | import-tau2 DIR -o PACK | import-mcp TOOLS.json|--command CMD -o DIR"
 
 func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
 	if len(args) == 0 {
@@ -37,6 +37,8 @@ func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		return cmdImportOpenAPI(ctx, args[1:], stdout, stderr)
 	case "import-tau2":
 		return cmdImportTau2(ctx, args[1:], stdout, stderr)
+	case "import-mcp":
+		return cmdImportMCP(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("unknown subcommand %q: %s", args[0], domainUsage)
 }

@@ -26,9 +26,11 @@ Usage:
   synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
   synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
   synth domain   import-tau2 DIR -o PACK   τ²-bench's retail or airline as a pack
+  synth domain   import-mcp (TOOLS.json | --command CMD) -o DIR   an MCP server's tools as a pack
   synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
   synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
-  synth serve    [--addr HOST:PORT] [--config FILE] [flags]   HTTP environment for RL rollouts (reset, step, rewards)
+  synth serve    [--addr HOST:PORT] [--config FILE] [flags]   HTTP environment for RL rollouts (reset, step, rewards; MCP at /mcp)
+  synth mcp      --domain NAME|DIR [--seed S] [--index I]   a domain's tools as an MCP server on stdio (an RL episode)
   synth version
 
 Run 'synth COMMAND -h' for a command's flags.
@@ -105,6 +107,9 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bo
 		err = cmdEmulate(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		// MCP's stdio transport: the client writes to our standard input.
+		err = cmdMCP(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "synth", version())
 		return 0

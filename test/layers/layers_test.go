@@ -24,7 +24,7 @@ var order = []string{
 	"record", "schemas", "tools", "pack", "domains/airline", "domains/retail", "domains/tau2", "model", "domains",
 	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "llm",
 	"engine", "engine/embedded", "engine/llm", "engine/hybrid",
-	"export", "release", "corpus", "pipeline", "intake", "openapi", "audit", "emulate", "cmd/synth",
+	"export", "release", "corpus", "pipeline", "intake", "openapi", "audit", "emulate", "serve", "mcp", "cmd/synth",
 }
 
 func TestImportsRunOneWay(t *testing.T) {
