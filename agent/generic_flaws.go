@@ -103,7 +103,9 @@ func (a *Generic) corrupt(g *ggoal) bool {
 				}
 			}
 		case model.SrcChoose:
-			if g.user == nil {
+			if g.user == nil || p.Compute != nil {
+				// A choice the pack's function builds the argument
+				// around would need it again: another argument errs.
 				continue
 			}
 			for _, e := range p.Choose.ChoiceElements(g.user) {

@@ -1426,7 +1426,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if refuse {
 		fits = nil
 	}
-	if w.Computes() {
+	if w.DecidedOnTarget() {
 		// A computed argument's write is allowed on few targets (a
 		// reservation with a disrupted flight the policy compensates):
 		// the tool, tried on the target, says which.
@@ -1462,7 +1462,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			return err
 		}
 	}
-	computeErr := w.Compute(p.ctx, p.st, a.args)
+	computeErr := w.Compute(p.ctx, p.st, a.args, t.key)
 	if computeErr != nil && !(refuse && w.RefusedBy(computeErr.Error())) {
 		return computeErr
 	}
@@ -1687,7 +1687,7 @@ func (a *argState) fill(pm *model.ParamModel) error {
 	case model.SrcTargetKey:
 		a.args[pm.Name] = model.Typed(pm.Schema, a.w.Coll.KeyText(a.t.key))
 	case model.SrcTarget:
-		v, ok := model.ValueAt(a.t.obj, pm.Path)
+		v, ok := pm.TargetValue(a.t.obj)
 		if !ok {
 			return fmt.Errorf("target has no %s", pm.Path)
 		}
@@ -1998,7 +1998,7 @@ func (a *argState) failingChoice() *record.Selector {
 		ch := pm.Choose
 		elems := ch.ChoiceElements(a.user)
 		def, hasDef := ch.DefaultValue(a.t.obj)
-		cur := tools.Text(a.args[pm.Name])
+		cur := tools.Text(pm.Chosen(a.args[pm.Name]))
 		for _, j := range p.rng.Perm(len(elems)) {
 			id := tools.Text(elems[j][ch.ID])
 			if id == cur || !ch.Allowed(elems[j]) || hasDef && id == tools.Text(def) {
@@ -2006,6 +2006,9 @@ func (a *argState) failingChoice() *record.Selector {
 			}
 			args := maps.Clone(a.args)
 			args[pm.Name] = elems[j][ch.ID]
+			if a.w.Compute(p.ctx, p.st, args, a.t.key) != nil {
+				continue
+			}
 			raw, err := tools.Marshal(args)
 			if err != nil {
 				continue

@@ -71,7 +71,7 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 					if cl.computed == nil {
 						cl.computed = map[string]any{}
 					}
-					if err := w.Compute(ctx, st, cl.computed); err != nil {
+					if err := w.Compute(ctx, st, cl.computed, ""); err != nil {
 						cl.computeErr = err.Error()
 					}
 				}
