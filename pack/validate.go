@@ -131,14 +131,14 @@ type checker struct {
 	// policyFns are the policy code's globals (Manifest.PolicyCode).
 	policyFns starlark.StringDict
 	builtins  map[string]HandlerSet
-	builtin  HandlerSet // the built-in handlers the pack names, if any
-	readers  map[string]DatabaseReader
-	reader   DatabaseReader // the built-in set's db.json reader, if any
-	holdout  []HeldOut
-	db       map[string]map[string]any
-	dbFile   string
-	dbIdx    *jsonIndex
-	genLine  int
+	builtin   HandlerSet // the built-in handlers the pack names, if any
+	readers   map[string]DatabaseReader
+	reader    DatabaseReader // the built-in set's db.json reader, if any
+	holdout   []HeldOut
+	db        map[string]map[string]any
+	dbFile    string
+	dbIdx     *jsonIndex
+	genLine   int
 }
 
 func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *checker) {
