@@ -1466,6 +1466,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if computeErr != nil && !(refuse && w.RefusedBy(computeErr.Error())) {
 		return computeErr
 	}
+	a.keepComputable()
 	needs = append(needs, a.needs...)
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
@@ -1725,6 +1726,27 @@ func (a *argState) fill(pm *model.ParamModel) error {
 		return a.choose(pm)
 	}
 	return nil
+}
+
+// keepComputable drops a first value a customer would change their mind
+// from when the policy's function gives the write no value with it (one
+// checked bag in total where the reservation has two): the agent could
+// not propose it, so the customer never gets to change it.
+func (a *argState) keepComputable() {
+	if !a.w.Computes() {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.revisable)) {
+		pm := a.w.Param(k)
+		if pm == nil {
+			continue
+		}
+		args := maps.Clone(a.args)
+		args[k] = model.Typed(pm.Schema, a.revisable[k])
+		if a.w.Compute(a.plan.ctx, a.plan.st, args, a.t.key) != nil {
+			delete(a.revisable, k)
+		}
+	}
 }
 
 // like states a value drawn from another record, one record per group:

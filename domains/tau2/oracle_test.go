@@ -98,8 +98,16 @@ type oracleOut struct {
 	DB      json.RawMessage `json:"db"`
 }
 
-// runOracle runs oracle.py once over a whole batch of calls.
+// runOracle runs oracle.py once over a whole batch of calls on τ²'s
+// own database.
 func runOracle(t testing.TB, domain string, calls []oracleCall) oracleOut {
+	t.Helper()
+	return runOracleOn(t, domain, filepath.Join(tau2Dir(t), domain, "db.json"), calls)
+}
+
+// runOracleOn runs oracle.py once over a whole batch of calls on the
+// db.json at dbPath.
+func runOracleOn(t testing.TB, domain, dbPath string, calls []oracleCall) oracleOut {
 	t.Helper()
 	dir := tau2Dir(t)
 	needPython(t)
@@ -111,7 +119,7 @@ func runOracle(t testing.TB, domain string, calls []oracleCall) oracleOut {
 	if err := os.WriteFile(f, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("python3", filepath.Join(dir, "oracle.py"), domain, filepath.Join(dir, domain, "db.json"), f)
+	cmd := exec.Command("python3", filepath.Join(dir, "oracle.py"), domain, dbPath, f)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
