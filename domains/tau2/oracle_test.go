@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"os"
 	"os/exec"
@@ -198,26 +199,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testTemplates are the domain.yaml templates the importer starts from:
-// the airline one it ships and a minimal retail one (the retail package
-// holds the real one, and importing it here would be a cycle).
-func testTemplates() map[string][]byte {
-	return map[string][]byte{"airline": AirlineTemplate(), "retail": []byte(retailTemplate)}
+// testTemplates are the built-in packs the importer starts from, read
+// from their folders (importing their packages here would be a cycle).
+func testTemplates() map[string]fs.FS {
+	return map[string]fs.FS{"airline": os.DirFS(filepath.Join("..", "airline")), "retail": os.DirFS(filepath.Join("..", "retail"))}
 }
-
-const retailTemplate = `name: retail
-version: "1.0.0"
-collections:
-  users: {key: user_id, get: get_user_details}
-  orders: {key: order_id, owner: user_id, get: get_order_details, list: {tool: get_user_details, field: orders}, describe: [status], compare: [created_at]}
-  products: {key: product_id, get: get_product_details}
-users:
-  collection: users
-  name: [name.first_name, name.last_name]
-  identify:
-    - tool: find_user_id_by_email
-      args: {email: email}
-`
 
 // testOptions are the pack options domains.PackOptions gives.
 func testOptions() pack.Options {
