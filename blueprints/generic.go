@@ -104,7 +104,7 @@ func NewGeneric(m *model.Model, spec Spec) (*Generic, error) {
 		return nil, fmt.Errorf("--writes %s: pack %s has no write tool tasks can be built on (%s); add hints.writes to its domain.yaml or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
 	}
 	g.usable = g.probeWrites()
-	g.refusable = slices.ContainsFunc(g.usable, (*model.WriteModel).Refusable)
+	g.refusable = slices.ContainsFunc(g.usable, (*model.WriteModel).Forbids)
 	if !g.refusable && g.spec.Refusals > 0 {
 		g.notes = append(g.notes, fmt.Sprintf("--refusals %g: pack %s has no write the policy forbids on some records (hints.writes.*.when or refusals), so no task holds a forbidden request", g.spec.Refusals, m.Name))
 		g.spec.Refusals = 0

@@ -441,11 +441,12 @@ func reResolve(m *model.Model, st *tools.State, sel record.Selector, known map[s
 		var cands []map[string]any
 		for _, combo := range s.Combinations(sel.Among) {
 			for _, tool := range s.Tools {
-				out, ok := m.Read(ctx, st, tool, m.SearchArgs(tool, combo))
+				args := m.SearchArgs(tool, combo)
+				out, ok := m.Read(ctx, st, tool, args)
 				if !ok {
 					return nil, "", fmt.Errorf("search %s fails", tool)
 				}
-				cands = append(cands, s.ItemsOf(out)...)
+				cands = append(cands, s.ItemsOf(out, args)...)
 			}
 		}
 		i, err := tools.ResolveKey(sel, cands, "")

@@ -306,6 +306,22 @@ func (w *WriteModel) Chooses() bool {
 // request can fail.
 func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
 
+// Forbids reports whether some request for the write is one the policy
+// surely forbids, for a refusal task: a refusal of its tool, or a
+// target failing its preconditions, unless its Refuse has a field with
+// no values (pack.WriteHint.Refuse: When only narrows the tasks).
+func (w *WriteModel) Forbids() bool {
+	if len(w.Refusals) > 0 {
+		return true
+	}
+	for _, vals := range w.Refuse {
+		if len(vals) == 0 {
+			return false
+		}
+	}
+	return len(w.When) > 0
+}
+
 // expandFields turns describe paths into the scalar paths of one element:
 // an object field contributes one path per key ("options" → options.color).
 func expandFields(elem map[string]any, fields []string) []string {
