@@ -45,7 +45,7 @@ func TestItemsOfLegs(t *testing.T) {
 		// candidate in that cabin.
 		{"origin": "BOS", "destination": "SEA", "status": "available", "scheduled_departure_time_est": "06:00:00", "scheduled_arrival_time_est": "08:00:00",
 			"flights": []any{map[string]any{"flight_number": "SY2", "date": "2024-05-20"}, map[string]any{"flight_number": "SY3", "date": "2024-05-20"}},
-			"stops": int64(1), "cabin": "basic_economy", "price": int64(130), "seats": int64(3)},
+			"stops":   int64(1), "cabin": "basic_economy", "price": int64(130), "seats": int64(3)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		a, _ := json.Marshal(got)

@@ -524,4 +524,3 @@ func rulesOf(domain string) []byte {
 	}
 	return retailRules
 }
-
