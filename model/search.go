@@ -2,6 +2,7 @@ package model
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/synth-data/synth/pack"
@@ -151,33 +152,33 @@ func perKeys(lg *pack.Legs, legs []map[string]any) []string {
 // perValues sets a per-key candidate's Sum and Min fields; false when a
 // leg lacks the key or a Min is not above zero.
 func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]any) bool {
-	at := func(leg map[string]any, src string) (float64, bool) {
-		m, _ := leg[src].(map[string]any)
-		return Number(m[key])
+	// fold combines the legs' values at src under key.
+	fold := func(src string, combine func(acc, n float64) float64) (float64, bool) {
+		acc := 0.0
+		for i, leg := range legs {
+			m, _ := leg[src].(map[string]any)
+			n, ok := Number(m[key])
+			if !ok {
+				return 0, false
+			}
+			if i == 0 {
+				acc = n
+			} else {
+				acc = combine(acc, n)
+			}
+		}
+		return acc, true
 	}
 	for _, name := range slices.Sorted(maps.Keys(lg.Sum)) {
-		total := 0.0
-		for _, leg := range legs {
-			n, ok := at(leg, lg.Sum[name])
-			if !ok {
-				return false
-			}
-			total += n
+		total, ok := fold(lg.Sum[name], func(a, n float64) float64 { return a + n })
+		if !ok {
+			return false
 		}
 		c[name] = wholeOr(total)
 	}
 	for _, name := range slices.Sorted(maps.Keys(lg.Min)) {
-		least := 0.0
-		for i, leg := range legs {
-			n, ok := at(leg, lg.Min[name])
-			if !ok {
-				return false
-			}
-			if i == 0 || n < least {
-				least = n
-			}
-		}
-		if least <= 0 {
+		least, ok := fold(lg.Min[name], math.Min)
+		if !ok || least <= 0 {
 			return false
 		}
 		c[name] = wholeOr(least)

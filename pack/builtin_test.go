@@ -19,6 +19,23 @@ func builtinFS(set string, tools ...string) fstest.MapFS {
 	}
 }
 
+// loadOrProblem loads a pack on the sets; with want, the load must fail
+// with that problem, and nil is returned.
+func loadOrProblem(t *testing.T, fsys fstest.MapFS, sets map[string]HandlerSet, want string) *Pack {
+	t.Helper()
+	p, err := Load(context.Background(), fsys, 1, Options{Builtins: sets})
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("got %v, want a problem %q", err, want)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestBuiltinHandlers(t *testing.T) {
 	touch := func(_ context.Context, st *tools.State, args map[string]any) (any, error) {
 		return "touched " + tools.Text(args["id"]), st.Put("items", "a", map[string]any{"id": "a", "n": 9})
@@ -36,15 +53,9 @@ func TestBuiltinHandlers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Load(context.Background(), c.fsys, 1, Options{Builtins: sets})
-			if c.want != "" {
-				if err == nil || !strings.Contains(err.Error(), c.want) {
-					t.Fatalf("got %v, want a problem %q", err, c.want)
-				}
+			p := loadOrProblem(t, c.fsys, sets, c.want)
+			if p == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			st := p.Base.NewState()
 			res := p.Tools.Call(context.Background(), st, "touch", `{"id": "a"}`)
@@ -85,15 +96,9 @@ func TestPolicyCode(t *testing.T) {
 		{"missing file", "policy_code: policy.star\n", "", "policy.star does not exist"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := Load(context.Background(), with(c.manifest, c.code), 1, Options{Builtins: set})
-			if c.want != "" {
-				if err == nil || !strings.Contains(err.Error(), c.want) {
-					t.Fatalf("got %v, want a problem %q", err, c.want)
-				}
+			p := loadOrProblem(t, with(c.manifest, c.code), set, c.want)
+			if p == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			v, err := p.Computes["double"](context.Background(), p.Base.NewState(), map[string]any{"id": "a"})
 			if err != nil || tools.Text(v) != "6" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -169,7 +170,7 @@ func TestSchedule(t *testing.T) {
 			st := inst["status"].(string)
 			seen[when(d)+" "+st]++
 			want, ok := fields[st]
-			if !ok || !slices.Equal(sortedKeys(inst), sorted(want)) {
+			if !ok || !slices.Equal(slices.Sorted(maps.Keys(inst)), sorted(want)) {
 				t.Errorf("flight %v on %s: %v", f["flight_number"], d, inst)
 				continue
 			}
@@ -208,15 +209,6 @@ func when(d string) string {
 		return "today"
 	}
 	return "future"
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
