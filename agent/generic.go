@@ -662,7 +662,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		if msg != "" {
 			return nil, msg, true
 		}
-		if err := g.w.Compute(ctx, a.st, args); err != nil {
+		if err := g.w.Compute(ctx, a.st, args, g.key); err != nil {
 			// A computed argument the policy gives no value (no
 			// compensation for this reservation) is a refusal when the
 			// pack counts its reason as one.
@@ -961,9 +961,10 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 	var cands []map[string]any
 	for _, combo := range s.Combinations(sel.Among) {
 		for _, tool := range s.Tools {
-			out, ok := a.read(ctx, tool, a.m.SearchArgs(tool, combo))
+			args := a.m.SearchArgs(tool, combo)
+			out, ok := a.read(ctx, tool, args)
 			if ok {
-				cands = append(cands, s.ItemsOf(out)...)
+				cands = append(cands, s.ItemsOf(out, args)...)
 			}
 		}
 	}
@@ -1078,7 +1079,7 @@ func (a *Generic) build(ctx context.Context, g *ggoal) (map[string]any, string, 
 		case model.SrcTargetKey:
 			args[p.Name] = model.Typed(p.Schema, g.key)
 		case model.SrcTarget:
-			v, ok := model.ValueAt(g.obj, p.Path)
+			v, ok := p.TargetValue(g.obj)
 			if !ok {
 				return nil, "", "I'm sorry, I couldn't find the " + model.Words(p.Path) + " I need."
 			}
@@ -1353,6 +1354,11 @@ func (a *Generic) replacementText(g *ggoal, p *model.ParamModel, v any) string {
 // (credit_card_7347912)", "Ana Lopez"), with every id verbatim, since
 // the customer's yes is to exactly these values.
 func (a *Generic) argText(g *ggoal, p *model.ParamModel, v any) string {
+	if p != nil {
+		// A choice the pack built an argument around is said as the
+		// choice; the amounts in it are the write's figures.
+		v = p.Chosen(v)
+	}
 	switch x := v.(type) {
 	case []any:
 		parts := make([]string, len(x))
@@ -1548,7 +1554,7 @@ func (a *Generic) faultyChoice(g *ggoal, toolErr string) string {
 		if p.Source != model.SrcChoose {
 			continue
 		}
-		if s := tools.Text(g.args[p.Name]); s != "" && strings.Contains(toolErr, s) {
+		if s := tools.Text(p.Chosen(g.args[p.Name])); s != "" && strings.Contains(toolErr, s) {
 			return p.Name
 		}
 		choices = append(choices, p.Name)

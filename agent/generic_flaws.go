@@ -103,7 +103,9 @@ func (a *Generic) corrupt(g *ggoal) bool {
 				}
 			}
 		case model.SrcChoose:
-			if g.user == nil {
+			if g.user == nil || p.Compute != nil {
+				// A choice the pack's function builds the argument
+				// around would need it again: another argument errs.
 				continue
 			}
 			for _, e := range p.Choose.ChoiceElements(g.user) {
@@ -471,10 +473,17 @@ func (a *Generic) extraWrite(ctx context.Context, g *ggoal, reason string) strin
 
 // miscompute is the miscomputed flaw: a computed argument one step of
 // its schema off what the policy sets (the next certificate amount), as
-// an agent that guessed the amount or took the wrong rate would pass.
+// an agent that guessed the amount or took the wrong rate would pass;
+// only an argument a computed rule holds, so the mistake is the rule's.
 func (a *Generic) miscompute(g *ggoal) bool {
+	ruled := map[string]bool{}
+	for _, r := range a.m.RulesFor(pack.RuleComputed, g.w.Name) {
+		for _, name := range r.Args {
+			ruled[name] = true
+		}
+	}
 	for _, p := range g.w.Params {
-		if p.Source != model.SrcCompute {
+		if p.Source != model.SrcCompute || !ruled[p.Name] {
 			continue
 		}
 		v, ok := numberOf(g.args[p.Name])

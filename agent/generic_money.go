@@ -49,7 +49,7 @@ func (a *Generic) cannotPay(ctx context.Context, g *ggoal, args map[string]any) 
 		return shortfall{}
 	}
 	for _, p := range chooses {
-		mine, ok := p.Choose.Element(g.user, args[p.Name])
+		mine, ok := p.Choose.Element(g.user, p.Chosen(args[p.Name]))
 		if !ok {
 			continue
 		}
@@ -59,6 +59,9 @@ func (a *Generic) cannotPay(ctx context.Context, g *ggoal, args map[string]any) 
 			}
 			other := maps.Clone(args)
 			other[p.Name] = alt[p.Choose.ID]
+			if g.w.Compute(ctx, a.st, other, g.key) != nil {
+				continue
+			}
 			raw, err := tools.Marshal(other)
 			if err != nil {
 				continue
@@ -129,7 +132,7 @@ func (a *Generic) amountDue(g *ggoal, args map[string]any, went tools.Result) (w
 		}
 		for _, p := range g.w.Params {
 			if p.Source == model.SrcChoose {
-				if e, ok := p.Choose.Element(g.user, args[p.Name]); ok {
+				if e, ok := p.Choose.Element(g.user, p.Chosen(args[p.Name])); ok {
 					elems[p.Name] = []any{e}
 				}
 			}
@@ -146,7 +149,7 @@ func (a *Generic) amountDue(g *ggoal, args map[string]any, went tools.Result) (w
 		if p.Source != model.SrcChoose {
 			continue
 		}
-		if e := newEntry(a.before(g), after, tools.Text(args[p.Name])); e != nil {
+		if e := newEntry(a.before(g), after, tools.Text(p.Chosen(args[p.Name]))); e != nil {
 			if f, v := soleNumber(e); f != "" && model.IsMoney(f) {
 				n, _ := model.Number(v)
 				return "amount due", model.SayValue(f, v), n
@@ -279,7 +282,7 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 		if p.Source != model.SrcChoose || g.args[p.Name] == nil {
 			continue
 		}
-		if e := newEntry(a.before(g), after, tools.Text(g.args[p.Name])); e != nil {
+		if e := newEntry(a.before(g), after, tools.Text(p.Chosen(g.args[p.Name]))); e != nil {
 			back = back || isRefund(e) || holdsNegative(e, raw)
 			if m := a.methodText(g, p); m != "" {
 				to = " to " + m
@@ -298,7 +301,7 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 // the customer said it ("the original payment method"); "" when the
 // agent has only the bare id, which is no way to name it.
 func (a *Generic) methodText(g *ggoal, p *model.ParamModel) string {
-	v := g.args[p.Name]
+	v := p.Chosen(g.args[p.Name])
 	if t := a.argText(g, p, v); t != tools.Text(v) {
 		return t
 	}

@@ -104,7 +104,7 @@ func NewGeneric(m *model.Model, spec Spec) (*Generic, error) {
 		return nil, fmt.Errorf("--writes %s: pack %s has no write tool tasks can be built on (%s); add hints.writes to its domain.yaml or use --writes 0", spec.Writes, m.Name, strings.Join(why, "; "))
 	}
 	g.usable = g.probeWrites()
-	g.refusable = slices.ContainsFunc(g.usable, (*model.WriteModel).Refusable)
+	g.refusable = slices.ContainsFunc(g.usable, (*model.WriteModel).Forbids)
 	if !g.refusable && g.spec.Refusals > 0 {
 		g.notes = append(g.notes, fmt.Sprintf("--refusals %g: pack %s has no write the policy forbids on some records (hints.writes.*.when or refusals), so no task holds a forbidden request", g.spec.Refusals, m.Name))
 		g.spec.Refusals = 0
@@ -1426,7 +1426,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if refuse {
 		fits = nil
 	}
-	if w.Computes() {
+	if w.DecidedOnTarget() {
 		// A computed argument's write is allowed on few targets (a
 		// reservation with a disrupted flight the policy compensates):
 		// the tool, tried on the target, says which.
@@ -1462,10 +1462,11 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			return err
 		}
 	}
-	computeErr := w.Compute(p.ctx, p.st, a.args)
+	computeErr := w.Compute(p.ctx, p.st, a.args, t.key)
 	if computeErr != nil && !(refuse && w.RefusedBy(computeErr.Error())) {
 		return computeErr
 	}
+	a.keepComputable()
 	needs = append(needs, a.needs...)
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
@@ -1687,7 +1688,7 @@ func (a *argState) fill(pm *model.ParamModel) error {
 	case model.SrcTargetKey:
 		a.args[pm.Name] = model.Typed(pm.Schema, a.w.Coll.KeyText(a.t.key))
 	case model.SrcTarget:
-		v, ok := model.ValueAt(a.t.obj, pm.Path)
+		v, ok := pm.TargetValue(a.t.obj)
 		if !ok {
 			return fmt.Errorf("target has no %s", pm.Path)
 		}
@@ -1725,6 +1726,27 @@ func (a *argState) fill(pm *model.ParamModel) error {
 		return a.choose(pm)
 	}
 	return nil
+}
+
+// keepComputable drops a first value a customer would change their mind
+// from when the policy's function gives the write no value with it (one
+// checked bag in total where the reservation has two): the agent could
+// not propose it, so the customer never gets to change it.
+func (a *argState) keepComputable() {
+	if !a.w.Computes() {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.revisable)) {
+		pm := a.w.Param(k)
+		if pm == nil {
+			continue
+		}
+		args := maps.Clone(a.args)
+		args[k] = model.Typed(pm.Schema, a.revisable[k])
+		if a.w.Compute(a.plan.ctx, a.plan.st, args, a.t.key) != nil {
+			delete(a.revisable, k)
+		}
+	}
 }
 
 // like states a value drawn from another record, one record per group:
@@ -1998,7 +2020,7 @@ func (a *argState) failingChoice() *record.Selector {
 		ch := pm.Choose
 		elems := ch.ChoiceElements(a.user)
 		def, hasDef := ch.DefaultValue(a.t.obj)
-		cur := tools.Text(a.args[pm.Name])
+		cur := tools.Text(pm.Chosen(a.args[pm.Name]))
 		for _, j := range p.rng.Perm(len(elems)) {
 			id := tools.Text(elems[j][ch.ID])
 			if id == cur || !ch.Allowed(elems[j]) || hasDef && id == tools.Text(def) {
@@ -2006,6 +2028,9 @@ func (a *argState) failingChoice() *record.Selector {
 			}
 			args := maps.Clone(a.args)
 			args[pm.Name] = elems[j][ch.ID]
+			if a.w.Compute(p.ctx, p.st, args, a.t.key) != nil {
+				continue
+			}
 			raw, err := tools.Marshal(args)
 			if err != nil {
 				continue

@@ -134,7 +134,7 @@ func subLabel(in *model.InformModel, sel record.Selector, t *target) string {
 func (p *gplan) buildRefusal() error {
 	var ws []*model.WriteModel
 	for _, w := range p.g.usable {
-		if w.Refusable() {
+		if w.Forbids() {
 			ws = append(ws, w)
 		}
 	}

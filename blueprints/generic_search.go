@@ -3,6 +3,7 @@ package blueprints
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -81,7 +82,8 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 		}
 		found := false
 		for _, tool := range s.Tools {
-			if out, ok := p.peek(tool, p.m.SearchArgs(tool, base)); ok && len(s.ItemsOf(out)) > 0 {
+			args := p.m.SearchArgs(tool, base)
+			if out, ok := p.peek(tool, args); ok && len(s.ItemsOf(out, args)) > 0 {
 				found = true
 			}
 		}
@@ -94,12 +96,13 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 		ok := true
 		for _, combo := range combos {
 			for _, tool := range s.Tools {
-				out, good := p.peek(tool, p.m.SearchArgs(tool, combo))
+				args := p.m.SearchArgs(tool, combo)
+				out, good := p.peek(tool, args)
 				if !good {
 					ok = false
 					break
 				}
-				cands = append(cands, s.ItemsOf(out)...)
+				cands = append(cands, s.ItemsOf(out, args)...)
 			}
 			if !ok {
 				break
@@ -154,6 +157,7 @@ func (p *gplan) searchForm(s *model.SearchModel, cands []map[string]any) (record
 			}
 		}
 	}
+	wheres = perWheres(s, wheres, cands)
 	var forms []record.Selector
 	for _, w := range wheres {
 		for _, f := range s.Compare {
@@ -175,6 +179,40 @@ func (p *gplan) searchForm(s *model.SearchModel, cands []map[string]any) (record
 		}
 	}
 	return record.Selector{}, -1, errors.New("no criterion singles out one result")
+}
+
+// perWheres names a candidate made per key (pack.Legs.Per: a cabin) by
+// its key in every condition: the key is what the candidate is (seats
+// and a price in that cabin), so the customer always says it.
+func perWheres(s *model.SearchModel, wheres []map[string]string, cands []map[string]any) []map[string]string {
+	if s.Legs == nil || s.Legs.Per == "" {
+		return wheres
+	}
+	per := s.Legs.Per
+	var keys []string
+	for _, c := range cands {
+		if k := tools.Text(c[per]); k != "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	var out []map[string]string
+	for _, w := range wheres {
+		if _, has := w[per]; has {
+			out = append(out, w)
+			continue
+		}
+		for _, k := range keys {
+			n := maps.Clone(w)
+			if n == nil {
+				n = map[string]string{}
+			}
+			n[per] = k
+			if !slices.ContainsFunc(out, func(o map[string]string) bool { return maps.Equal(o, n) }) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // idlePick: the selector's filter alone leaves one record, so its

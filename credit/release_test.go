@@ -288,7 +288,19 @@ func checkProvenance(t *testing.T, r export.SFTRow, msg int, args string, got cr
 func holds(m record.Message, v string) bool {
 	switch m.Role {
 	case "tool":
-		for _, form := range []string{strconv.Quote(v), ":" + v + ",", ":" + v + "}", "[" + v + ",", "," + v + ",", "," + v + "]", "[" + v + "]"} {
+		// A quoted string that is a key ("basic_economy": 12, a price by
+		// cabin) holds no value.
+		for q, rest := strconv.Quote(v), m.Content; ; {
+			i := strings.Index(rest, q)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(q):]
+			if !strings.HasPrefix(strings.TrimLeft(rest, " "), ":") {
+				return true
+			}
+		}
+		for _, form := range []string{":" + v + ",", ":" + v + "}", "[" + v + ",", "," + v + ",", "," + v + "]", "[" + v + "]"} {
 			if strings.Contains(m.Content, form) {
 				return true
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/verify"
 )
 
@@ -74,17 +75,18 @@ func TestRuleFlaws(t *testing.T) {
 				}
 				verdict := fx.Ver.Verify(ctx, bp, bad)
 				f := verdict.Failed()
+				if f == nil && (kind == agent.FlawNoOpWrite || kind == agent.FlawMiscomputed) && bp.Behavior == "changes_mind" {
+					// The customer changed its mind at the flawed proposal:
+					// its new value replaced the wrong one, and the write
+					// was built anew.
+					continue
+				}
 				if kind == agent.FlawMiscomputed && !slices.ContainsFunc(verdict.Checks, func(c record.Check) bool {
 					return !c.Passed && strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleComputed+":")
 				}) {
 					// The wrong value fails the state check first; the rule
 					// must fail it on its own, as for a tool that took it.
 					t.Errorf("%s %s: flaw %s passes every computed rule (%v)", dom, bp.ID, kind, f)
-				}
-				if f == nil && kind == agent.FlawNoOpWrite && bp.Behavior == "changes_mind" {
-					// The customer changed its mind at the no-op proposal:
-					// its new value replaced the wrong one.
-					continue
 				}
 				if f == nil && len(bad.Corrections) > 0 {
 					// The customer asked for the figure: a caught mistake.
@@ -125,24 +127,40 @@ func TestCompensationTasks(t *testing.T) {
 		obj, _ := v.(map[string]any)
 		return obj
 	}
-	// owed mirrors the policy for one reservation: the amount, 0 for none.
+	// owed mirrors the policy for one reservation: $100 a passenger for a
+	// cancelled flight if the user is silver or gold, insured or in
+	// business; 0 for none.
 	owed := func(rid string) float64 {
 		res := get("reservations", rid)
 		user := get("users", res["user_id"].(string))
-		per := 0.0
+		cancelled := false
 		for _, f := range res["flights"].([]any) {
 			fl := f.(map[string]any)
-			switch get("flight_dates", fl["flight_number"].(string)+"@"+fl["date"].(string))["status"] {
-			case "cancelled":
-				per = 100
-			case "delayed":
-				per = max(per, 50)
-			}
+			dates, _ := get("flights", fl["flight_number"].(string))["dates"].(map[string]any)
+			day, _ := dates[fl["date"].(string)].(map[string]any)
+			cancelled = cancelled || day["status"] == "cancelled"
 		}
-		if res["status"] != "active" || user["membership"] == "regular" && res["cabin"] != "business" && res["insurance"] != "yes" {
+		if !cancelled || res["status"] != nil || user["membership"] == "regular" && res["cabin"] != "business" && res["insurance"] != "yes" {
 			return 0
 		}
-		return min(500, per*float64(len(res["passengers"].([]any))))
+		return 100 * float64(len(res["passengers"].([]any)))
+	}
+	// complained resolves the reservation a goal is about, as the agent
+	// does: by its id, or among the user's reservations by the goal's
+	// description.
+	complained := func(bp *record.Blueprint, g record.Goal) string {
+		if g.Target.ID != "" {
+			return g.Target.ID
+		}
+		var cands []map[string]any
+		for _, k := range get("users", bp.Persona.Known["user_id"])["reservations"].([]any) {
+			cands = append(cands, get("reservations", k.(string)))
+		}
+		i, err := tools.ResolveKey(g.Target, cands, "reservation_id")
+		if err != nil {
+			t.Fatalf("%s: %v", bp.ID, err)
+		}
+		return cands[i]["reservation_id"].(string)
 	}
 	granted, refused := 0, 0
 	for i := 0; i < 300; i++ {
@@ -154,10 +172,11 @@ func TestCompensationTasks(t *testing.T) {
 			if g.Situation != "compensation" {
 				continue
 			}
+			rid := complained(bp, g)
 			if g.Kind == record.GoalRefuse {
 				refused++
-				if g.Target.ID != "" && owed(g.Target.ID) > 0 {
-					t.Errorf("%s: refuses compensation for %s, which the policy compensates", bp.ID, g.Target.ID)
+				if owed(rid) > 0 {
+					t.Errorf("%s: refuses compensation for %s, which the policy compensates", bp.ID, rid)
 				}
 				continue
 			}
@@ -167,12 +186,11 @@ func TestCompensationTasks(t *testing.T) {
 				}
 				granted++
 				var args struct {
-					Reservation string  `json:"reservation_id"`
-					Amount      float64 `json:"amount"`
+					Amount float64 `json:"amount"`
 				}
 				_ = json.Unmarshal(a.Arguments, &args)
-				if want := owed(args.Reservation); want == 0 || args.Amount != want {
-					t.Errorf("%s: a certificate of $%g for %s, where the policy gives $%g", bp.ID, args.Amount, args.Reservation, want)
+				if want := owed(rid); want == 0 || args.Amount != want {
+					t.Errorf("%s: a certificate of $%g for %s, where the policy gives $%g", bp.ID, args.Amount, rid, want)
 				}
 			}
 		}

@@ -66,6 +66,9 @@ type ChooseModel struct {
 	Other      bool
 	By         string
 	Say        map[string]string
+	// Entry, for a choice the pack's function builds the argument around,
+	// is where the choice sits in the argument's first entry (Chosen).
+	Entry string
 }
 
 // Value is what a picked element gives the argument.
@@ -130,7 +133,13 @@ func (m *Model) hintedArg(w *WriteModel, p *ParamModel, a pack.Arg) error {
 		}
 		p.Source = SrcChoose
 		p.Choose = &ChooseModel{From: ch.From, ID: ch.ID, Where: ch.Where, Default: strings.TrimPrefix(ch.Default, "target."),
-			DefaultSay: ch.DefaultSay, Other: ch.Other, By: ch.By, Say: ch.Say}
+			DefaultSay: ch.DefaultSay, Other: ch.Other, By: ch.By, Say: ch.Say, Entry: ch.Entry}
+		if a.Compute != "" {
+			p.ComputeName, p.Compute = a.Compute, m.computes[a.Compute]
+			if p.Compute == nil {
+				return fmt.Errorf("compute %s: the pack's policy code defines no function %s", a.Compute, a.Compute)
+			}
+		}
 		if p.Choose.DefaultSay == "" {
 			p.Choose.DefaultSay = "the original " + Singular(Words(LastStep(ch.From)))
 		}
@@ -296,6 +305,22 @@ func (w *WriteModel) Chooses() bool {
 // Refusable reports whether a write has preconditions a customer's
 // request can fail.
 func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
+
+// Forbids reports whether some request for the write is one the policy
+// surely forbids, for a refusal task: a refusal of its tool, or a
+// target failing its preconditions, unless its Refuse has a field with
+// no values (pack.WriteHint.Refuse: When only narrows the tasks).
+func (w *WriteModel) Forbids() bool {
+	if len(w.Refusals) > 0 {
+		return true
+	}
+	for _, vals := range w.Refuse {
+		if len(vals) == 0 {
+			return false
+		}
+	}
+	return len(w.When) > 0
+}
 
 // expandFields turns describe paths into the scalar paths of one element:
 // an object field contributes one path per key ("options" → options.color).
@@ -887,6 +912,11 @@ func (pk *PickModel) Words(e map[string]any) string {
 // write's refusals.
 func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.State, obj map[string]any) (accepted, refused bool) {
 	args := map[string]any{}
+	key := ""
+	if w.Coll != nil {
+		v, _ := ValueAt(obj, w.Coll.Key)
+		key = tools.Text(v)
+	}
 	for _, p := range w.Params {
 		switch p.Source {
 		case SrcTargetKey:
@@ -894,7 +924,7 @@ func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.
 				args[p.Name] = v
 			}
 		case SrcTarget:
-			if v, ok := ValueAt(obj, p.Path); ok {
+			if v, ok := p.TargetValue(obj); ok {
 				args[p.Name] = v
 			}
 		}
@@ -903,26 +933,27 @@ func (w *WriteModel) Accepts(ctx context.Context, kit *tools.Toolkit, st *tools.
 	if err != nil {
 		return false, false
 	}
-	// On a pristine state the answer depends on the arguments alone
-	// (handlers and computed arguments are deterministic).
+	// On a pristine state the answer depends on the arguments and the
+	// target alone (handlers and computed arguments are deterministic).
+	memo := string(raw) + "\x00" + key
 	pristine := w.onBase != nil && st.Pristine()
 	if pristine {
-		if v, ok := w.onBase.Load(string(raw)); ok {
+		if v, ok := w.onBase.Load(memo); ok {
 			a := v.(acceptance)
 			return a.accepted, a.refused
 		}
 	}
-	accepted, refused = w.tryOn(ctx, kit, st, args)
+	accepted, refused = w.tryOn(ctx, kit, st, args, key)
 	if pristine && ctx.Err() == nil {
-		w.onBase.Store(string(raw), acceptance{accepted, refused})
+		w.onBase.Store(memo, acceptance{accepted, refused})
 	}
 	return accepted, refused
 }
 
 // tryOn computes a write's computed arguments into args, which holds
 // its other arguments, and runs it, on forks of st.
-func (w *WriteModel) tryOn(ctx context.Context, kit *tools.Toolkit, st *tools.State, args map[string]any) (accepted, refused bool) {
-	if err := w.Compute(ctx, st, args); err != nil {
+func (w *WriteModel) tryOn(ctx context.Context, kit *tools.Toolkit, st *tools.State, args map[string]any, key string) (accepted, refused bool) {
+	if err := w.Compute(ctx, st, args, key); err != nil {
 		return false, w.RefusedBy(err.Error())
 	}
 	raw, err := tools.Marshal(args)
@@ -938,22 +969,45 @@ type acceptance struct{ accepted, refused bool }
 
 // Computes tells whether the write has a computed argument.
 func (w *WriteModel) Computes() bool {
-	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Source == SrcCompute })
+	return slices.ContainsFunc(w.Params, func(p *ParamModel) bool { return p.Compute != nil })
+}
+
+// DecidedOnTarget tells whether the policy's function decides, from the
+// target alone, whether the write is allowed: every argument comes from
+// the target or is computed (a compensation for a reservation), so the
+// write can be tried on a target before anything is asked.
+func (w *WriteModel) DecidedOnTarget() bool {
+	return w.Computes() && !slices.ContainsFunc(w.Params, func(p *ParamModel) bool {
+		return p.Source != SrcTargetKey && p.Source != SrcTarget && p.Source != SrcCompute && p.Source != SrcConst
+	})
 }
 
 // Compute fills the write's computed arguments (compute:NAME) into args,
 // which holds its other arguments: each is what the pack's function
-// returns on st, the state the write would run on. An error is the
-// function's fail(): the policy gives the write no value there.
-func (w *WriteModel) Compute(ctx context.Context, st *tools.State, args map[string]any) error {
+// returns on st, the state the write would run on, given the other
+// arguments and, when none of them names it, the target's key under its
+// collection's key field (targetKey; "" when unknown). A choice the
+// function builds an argument around (Choose.Entry) is passed as the
+// chosen value, so Compute may run again on arguments it filled. An
+// error is the function's fail(): the policy gives the write no value
+// there.
+func (w *WriteModel) Compute(ctx context.Context, st *tools.State, args map[string]any, targetKey string) error {
 	for _, p := range w.Params {
-		if p.Source != SrcCompute {
+		if p.Compute == nil {
 			continue
 		}
-		in := make(map[string]any, len(args))
+		in := make(map[string]any, len(args)+1)
 		for k, v := range args {
 			if k != p.Name {
 				in[k] = v
+			}
+		}
+		if p.Source == SrcChoose {
+			in[p.Name] = p.Chosen(args[p.Name])
+		}
+		if w.Coll != nil && targetKey != "" {
+			if _, named := in[w.Coll.Key]; !named {
+				in[w.Coll.Key] = targetKey
 			}
 		}
 		v, err := p.Compute(ctx, st.Fork(), in)
@@ -963,4 +1017,67 @@ func (w *WriteModel) Compute(ctx context.Context, st *tools.State, args map[stri
 		args[p.Name] = v
 	}
 	return nil
+}
+
+// Chosen is the choice an argument value holds: the value itself, or,
+// for a choice the pack's function builds the argument around
+// (Choose.Entry), the value at Entry in the argument's first entry.
+func (p *ParamModel) Chosen(v any) any {
+	if p.Source != SrcChoose || p.Choose.Entry == "" {
+		return v
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return v // not built yet: the choice itself
+	}
+	if len(l) == 0 {
+		return nil
+	}
+	e, _ := l[0].(map[string]any)
+	return e[p.Choose.Entry]
+}
+
+// CutKeep splits a path with a field list, "flights[flight_number,date]",
+// into the path and the fields; ok is false for a plain path.
+func CutKeep(path string) (string, []string, bool) {
+	base, rest, ok := strings.Cut(path, "[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return path, nil, false
+	}
+	var keep []string
+	for _, f := range strings.Split(strings.TrimSuffix(rest, "]"), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			keep = append(keep, f)
+		}
+	}
+	return base, keep, len(keep) > 0
+}
+
+// TargetValue is what a target source takes from the target record: the
+// value at its path, each element of a list cut to the Keep fields
+// when it has them (a reservation's flights as a write names them).
+func (p *ParamModel) TargetValue(obj map[string]any) (any, bool) {
+	v, ok := ValueAt(obj, p.Path)
+	if !ok || len(p.Keep) == 0 {
+		return v, ok
+	}
+	l, isList := v.([]any)
+	if !isList {
+		return v, ok
+	}
+	out := make([]any, len(l))
+	for i, e := range l {
+		m, isObj := e.(map[string]any)
+		if !isObj {
+			return v, ok
+		}
+		k := make(map[string]any, len(p.Keep))
+		for _, f := range p.Keep {
+			if x, has := m[f]; has {
+				k[f] = x
+			}
+		}
+		out[i] = k
+	}
+	return out, true
 }

@@ -7,12 +7,15 @@
 // database, hints first, inference after: how customers are found and
 // authenticated (UserModel, IdentifyModel), the collections and how the
 // agent lists and reads their records (CollModel, ListModel), the
-// search families a customer's constraints feed (SearchModel, search.go),
-// and the writes tasks are built on, each argument with its source
-// (WriteModel, ParamModel; the structured sources pick, replace and
-// choose and the questions a customer may ask in args.go, the outputs
-// computed after a write in expr.go and outputs.go). Writes it cannot
-// build tasks on are listed in Skipped, not fatal.
+// search families a customer's constraints feed (SearchModel, search.go,
+// whose candidates may be built of legs: a connection of flights, one
+// candidate per cabin with its prices summed), and the writes tasks are
+// built on, each argument with its source (WriteModel, ParamModel; the
+// structured sources pick, replace and choose, which the pack's function
+// may build the argument around (Chosen, Compute), and the questions a
+// customer may ask in args.go, the outputs computed after a write in
+// expr.go and outputs.go). Writes it cannot build tasks on are listed in
+// Skipped, not fatal.
 //
 // The agent uses only the schema-level parts. The generator also reads
 // the indexes NewModel builds over the base database (index.go: whose

@@ -207,6 +207,9 @@ type SearchModel struct {
 	Say   map[string]string
 	types map[string]map[string]any // param -> schema (first tool that has it)
 	pools map[string][]string
+	// Legs builds candidates of legs (pack.Legs), nil for a search
+	// whose result elements are the candidates.
+	Legs *pack.Legs
 	// SeedColl is a collection whose records hold several of the search
 	// parameters as fields (flights: origin, destination, date): values
 	// drawn together from one record describe something that exists.
@@ -252,6 +255,9 @@ type ParamModel struct {
 	// its value, and ComputeName its name (pack.Pack.Computes).
 	Compute     tools.Handler
 	ComputeName string
+	// Keep is, for a target source written PATH[F1,F2], the fields each
+	// element of the list at Path keeps (TargetValue).
+	Keep []string
 	// Optional marks a parameter a task may include or leave out.
 	Optional bool
 	// Group is, for a like source, the record path its value is drawn
@@ -556,7 +562,7 @@ func (m *Model) indexFitting(ctx context.Context) {
 				owner = tools.Text(obj[w.Coll.Owner])
 			}
 			ok := w.Allowed(obj)
-			if ok && w.Computes() {
+			if ok && w.DecidedOnTarget() {
 				// Its tool says which targets it is allowed on (a
 				// reservation the policy compensates), on the base state.
 				if base == nil {
@@ -1503,7 +1509,7 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 		return nil, fmt.Errorf("%s.tools: empty", where)
 	}
 	sm := &SearchModel{Name: s.Name, Noun: Singular(Words(s.Name)), Tools: slices.Clone(s.Tools), Grid: slices.Clone(s.Grid),
-		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe), Say: s.Say,
+		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe), Say: s.Say, Legs: s.Legs,
 		types: map[string]map[string]any{}, pools: map[string][]string{}}
 	params := map[string]bool{}
 	for _, tn := range s.Tools {
@@ -1769,6 +1775,11 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 			return fmt.Errorf("%q needs a target collection or search", src)
 		}
 		p.Source, p.Path = SrcTarget, strings.TrimPrefix(src, "target.")
+		if path, keep, ok := CutKeep(p.Path); ok {
+			// target.flights[flight_number,date]: each element with these
+			// fields only, as the write names them.
+			p.Path, p.Keep = path, keep
+		}
 		if w.TargetKind == TargetColl && p.Path == w.Coll.Key {
 			p.Source = SrcTargetKey
 		}
@@ -1817,7 +1828,7 @@ func (m *Model) hintedSource(w *WriteModel, p *ParamModel, src string) error {
 		name := strings.TrimPrefix(src, "compute:")
 		p.Source, p.ComputeName, p.Compute = SrcCompute, name, m.computes[name]
 		if p.Compute == nil {
-			return fmt.Errorf("%q: the handlers file defines no function %s", src, name)
+			return fmt.Errorf("%q: the pack's policy code (or handlers file) defines no function %s", src, name)
 		}
 	default:
 		return fmt.Errorf("source %q: want target.PATH, user.PATH, slot, slot:A|B, key:COLLECTION, const:JSON or compute:FUNCTION", src)

@@ -42,7 +42,7 @@ var testModels = sync.OnceValues(func() (map[string]*Model, error) {
 			return nil, err
 		}
 	}
-	p, err := pack.Load(ctx, airline.FS(), 1, pack.Options{})
+	p, err := pack.Load(ctx, airline.FS(), 1, pack.Options{Builtins: tau2.HandlerSets()})
 	if err := load("airline", p, err); err != nil {
 		return nil, err
 	}
@@ -706,8 +706,9 @@ func TestKeyText(t *testing.T) {
 }
 
 // Accepts keeps its answers on a pristine state only: a reservation the
-// policy compensates on the base is refused once a write cancels it,
-// though the target's arguments are the same.
+// policy compensates on the base is refused once its user is a regular
+// member and it an uninsured economy one, though the target's arguments
+// are the same.
 func TestAcceptsKeepsPristineAnswersOnly(t *testing.T) {
 	m := models(t)["airline"]
 	w := m.Write("send_certificate")
@@ -727,14 +728,24 @@ func TestAcceptsKeepsPristineAnswersOnly(t *testing.T) {
 		if ok, _ := w.Accepts(ctx, m.Kit, m.Base.NewState(), obj); !ok {
 			t.Fatalf("reservation %s: accepted on the base once, then not", key)
 		}
-		cancelled := maps.Clone(obj)
-		cancelled["status"] = "cancelled"
+		plain := maps.Clone(obj)
+		plain["insurance"], plain["cabin"] = "no", "economy"
+		uv, _ := m.Base.Get("users", tools.Text(obj["user_id"]))
+		user, err := tools.ToObject(uv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		user = maps.Clone(user)
+		user["membership"] = "regular"
 		st := m.Base.NewState()
-		if err := st.Put("reservations", key, cancelled); err != nil {
+		if err := st.Put("reservations", key, plain); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Put("users", tools.Text(obj["user_id"]), user); err != nil {
 			t.Fatal(err)
 		}
 		if ok, refused := w.Accepts(ctx, m.Kit, st, obj); ok || !refused {
-			t.Errorf("reservation %s cancelled: Accepts = %v, refused %v; want refused", key, ok, refused)
+			t.Errorf("reservation %s of a regular member, uninsured, in economy: Accepts = %v, refused %v; want refused", key, ok, refused)
 		}
 		return
 	}

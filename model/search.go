@@ -1,6 +1,12 @@
 package model
 
-import "maps"
+import (
+	"maps"
+	"math"
+	"slices"
+
+	"github.com/synth-data/synth/pack"
+)
 
 // Combinations lists every combination of a search's values, in the
 // order of its parameters and of each parameter's values: the order in
@@ -38,8 +44,9 @@ func (m *Model) SearchArgs(tool string, combo map[string]string) map[string]any 
 	return args
 }
 
-// Items are the candidates in one search result.
-func (s *SearchModel) ItemsOf(out any) []map[string]any {
+// ItemsOf lists the candidates in one search result, the search's
+// arguments given (a leg's null field takes the argument of its name).
+func (s *SearchModel) ItemsOf(out any, args map[string]any) []map[string]any {
 	var list any = out
 	if s.Items != "" {
 		list, _ = ValueAt(out, s.Items)
@@ -47,9 +54,143 @@ func (s *SearchModel) ItemsOf(out any) []map[string]any {
 	l, _ := list.([]any)
 	items := make([]map[string]any, 0, len(l))
 	for _, e := range l {
+		if s.Legs != nil {
+			if legs := legsOf(e); len(legs) > 0 {
+				items = append(items, legCandidates(s.Legs, legs, args)...)
+			}
+			continue
+		}
 		if m, ok := e.(map[string]any); ok {
 			items = append(items, m)
 		}
 	}
 	return items
+}
+
+// legsOf reads a result element as legs: an object is one, a list of
+// objects several; anything else none.
+func legsOf(e any) []map[string]any {
+	switch x := e.(type) {
+	case map[string]any:
+		return []map[string]any{x}
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, v := range x {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	return nil
+}
+
+// legCandidates builds the candidates one result element makes (see
+// pack.Legs): one, or one per key of the legs' Per objects.
+func legCandidates(lg *pack.Legs, legs []map[string]any, args map[string]any) []map[string]any {
+	field := func(leg map[string]any, f string) any {
+		if v, ok := leg[f]; ok && v != nil {
+			return v
+		}
+		return args[f]
+	}
+	base := map[string]any{}
+	for f, v := range legs[0] {
+		switch v.(type) {
+		case map[string]any, []any:
+			continue
+		}
+		if !slices.Contains(lg.Keep, f) {
+			base[f] = field(legs[0], f)
+		}
+	}
+	last := legs[len(legs)-1]
+	for _, f := range lg.Last {
+		base[f] = field(last, f)
+	}
+	kept := make([]any, len(legs))
+	for i, leg := range legs {
+		k := make(map[string]any, len(lg.Keep))
+		for _, f := range lg.Keep {
+			k[f] = field(leg, f)
+		}
+		kept[i] = k
+	}
+	base[lg.Field] = kept
+	if lg.Stops != "" {
+		base[lg.Stops] = int64(len(legs) - 1)
+	}
+	if lg.Per == "" {
+		return []map[string]any{base}
+	}
+	var out []map[string]any
+	for _, key := range perKeys(lg, legs) {
+		c := maps.Clone(base)
+		c[lg.Per] = key
+		if perValues(lg, legs, key, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// perKeys are the keys the first leg's Sum and Min objects hold, sorted.
+func perKeys(lg *pack.Legs, legs []map[string]any) []string {
+	seen := map[string]bool{}
+	for _, src := range slices.Concat(slices.Collect(maps.Values(lg.Sum)), slices.Collect(maps.Values(lg.Min))) {
+		if m, ok := legs[0][src].(map[string]any); ok {
+			for k := range m {
+				seen[k] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// perValues sets a per-key candidate's Sum and Min fields; false when a
+// leg lacks the key or a Min is not above zero.
+func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]any) bool {
+	// fold combines the legs' values at src under key.
+	fold := func(src string, combine func(acc, n float64) float64) (float64, bool) {
+		acc := 0.0
+		for i, leg := range legs {
+			m, _ := leg[src].(map[string]any)
+			n, ok := Number(m[key])
+			if !ok {
+				return 0, false
+			}
+			if i == 0 {
+				acc = n
+			} else {
+				acc = combine(acc, n)
+			}
+		}
+		return acc, true
+	}
+	for _, name := range slices.Sorted(maps.Keys(lg.Sum)) {
+		total, ok := fold(lg.Sum[name], func(a, n float64) float64 { return a + n })
+		if !ok {
+			return false
+		}
+		c[name] = wholeOr(total)
+	}
+	for _, name := range slices.Sorted(maps.Keys(lg.Min)) {
+		least, ok := fold(lg.Min[name], math.Min)
+		if !ok || least <= 0 {
+			return false
+		}
+		c[name] = wholeOr(least)
+	}
+	return true
+}
+
+// wholeOr keeps a whole number of a sum as an integer, as the legs'
+// values were: a price of 240, not 240.0.
+func wholeOr(f float64) any {
+	if f == float64(int64(f)) {
+		return int64(f)
+	}
+	return f
 }

@@ -19,6 +19,10 @@ func TestArgForms(t *testing.T) {
 		{in: `{"compute": "compensation_amount"}`, err: "say goes with slot or compute"},
 		{in: `{"slot": "1|2", "say": {"1": "one bag"}}`, say: map[string]string{"1": "one bag"}},
 		{in: `{"slot": "1|2", "compute": "f", "say": {"1": "one bag"}}`, err: "exactly one of"},
+		// A choice the pack's function builds the argument around.
+		{in: `{"choose": {"from": "payment_methods", "id": "id", "entry": "payment_id"}, "compute": "booking_payment"}`, source: "compute:booking_payment"},
+		{in: `{"choose": {"from": "payment_methods", "id": "id"}, "compute": "booking_payment"}`, err: "needs choose.entry"},
+		{in: `{"choose": {"from": "payment_methods", "id": "id", "entry": "payment_id"}}`, err: "choose.entry goes with compute"},
 	} {
 		var a Arg
 		err := json.Unmarshal([]byte(tc.in), &a)

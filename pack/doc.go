@@ -8,7 +8,10 @@
 // marked read, write or generic), handlers.star with def TOOL(db, args) per
 // tool — or handlers: builtin:NAME for a Go HandlerSet the caller passes
 // in Options.Builtins — a database as db.json or as generator.star's
-// generate(seed), and policy.md. Load checks all of it and compiles it into
+// generate(seed), policy.md, and optionally policy_code: a Starlark file
+// of the policy's functions that compute: arguments name (a pack on
+// built-in handlers has no handlers file to hold them). Load checks all of
+// it and compiles it into
 // a Pack: the policy text, a tools.Toolkit whose handlers run in the
 // sandbox, the tools.Base database, the held-out tasks' writes, and Files,
 // the pack's own bytes, which a release ships so it re-verifies alone.

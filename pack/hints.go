@@ -51,6 +51,9 @@ type WriteHint struct {
 	// surely forbids, in the form of When, where When states only the
 	// policy's sure yes and the rest depends on more (a reason the
 	// customer gives): without it every target failing When is refused.
+	// A field with no values ({status: []}) means no target is surely
+	// forbidden: When then only narrows the targets tasks are drawn
+	// from, and no task asks for the write on another.
 	Refuse map[string][]string `json:"refuse,omitempty"`
 	// Refusals are the errors of the tool that mean the policy forbids
 	// the request, as fragments of their text ("cannot be cancelled",
@@ -148,10 +151,16 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 			n++
 		}
 	}
-	if n != 1 {
-		return fmt.Errorf("an argument source object has exactly one of pick, replace, choose, slot or compute")
+	chooseCompute := p.Choose != nil && p.Compute != ""
+	switch {
+	case chooseCompute && n == 2 && p.Choose.Entry == "":
+		return fmt.Errorf("a choose with a compute needs choose.entry: the field of the computed argument's entry that holds the choice")
+	case !chooseCompute && p.Choose != nil && p.Choose.Entry != "":
+		return fmt.Errorf("choose.entry goes with compute: FUNCTION, which builds the argument around the choice")
+	case n != 1 && !(chooseCompute && n == 2):
+		return fmt.Errorf("an argument source object has exactly one of pick, replace, choose, slot or compute (or choose with compute)")
 	}
-	said := p.Slot != "" || p.Compute != ""
+	said := p.Slot != "" || p.Compute != "" && p.Choose == nil
 	if said && len(p.Say) == 0 || !said && len(p.Say) > 0 {
 		return fmt.Errorf("say goes with slot or compute: {slot: \"A|B\", say: {A: \"words for A\"}} or {compute: FUNCTION, say: {\"*\": \"${value} credit\"}}")
 	}
@@ -257,6 +266,11 @@ type Choose struct {
 	// template for any other value.
 	By  string            `json:"by,omitempty"`
 	Say map[string]string `json:"say,omitempty"`
+	// Entry, with a compute: beside the choose, says the argument is a
+	// list of entries the pack's function builds around the choice (a
+	// payment of the booking's total by the chosen method), the first
+	// holding the chosen element's ID at this field (payment_id).
+	Entry string `json:"entry,omitempty"`
 }
 
 // Inform is something a customer may ask about a record.
@@ -292,4 +306,30 @@ type Search struct {
 	// Say words a Describe or Compare field as a collection's say does:
 	// "stops=0": "with no stops", "max:price": "the priciest".
 	Say map[string]string `json:"say,omitempty"`
+	// Legs makes each result element a candidate built of legs: an
+	// element that is one object is a candidate of one leg, a list of
+	// objects one of several (a connection).
+	Legs *Legs `json:"legs,omitempty"`
+}
+
+// Legs says how a search's candidates are built from the legs each
+// result element holds: a candidate takes its first leg's plain fields
+// (origin, departure time), the Last fields from its last leg
+// (destination, arrival), lists its legs at Field with the Keep fields
+// each (what a write names a leg by: flight number and date), and
+// counts its legs less one at Stops. A leg field that is null takes the
+// search argument of its name (a nonstop flight's date). With Per, a
+// leg holds objects by the same keys (prices and seats by cabin): a
+// candidate is made per key that every leg holds, named by it at Per,
+// with each Sum field the total of the legs' values at that key and
+// each Min field their smallest, which must be above zero (a cabin sold
+// out on one leg is no candidate).
+type Legs struct {
+	Field string            `json:"field"`
+	Keep  []string          `json:"keep"`
+	Last  []string          `json:"last,omitempty"`
+	Stops string            `json:"stops,omitempty"`
+	Per   string            `json:"per,omitempty"`
+	Sum   map[string]string `json:"sum,omitempty"`
+	Min   map[string]string `json:"min,omitempty"`
 }

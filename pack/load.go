@@ -111,8 +111,9 @@ func (c *checker) build() (*Pack, error) {
 		})
 	}
 	computes := map[string]tools.Handler{}
+	fns, _ := c.computeFns()
 	for _, name := range c.computeNames() {
-		if fn, ok := c.handlers[name].(*starlark.Function); ok {
+		if fn, ok := fns[name].(*starlark.Function); ok {
 			computes[name] = sb.handler(name, fn)
 		}
 	}

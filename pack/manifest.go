@@ -21,6 +21,10 @@ type Manifest struct {
 	// Handlers is the Starlark file with one function per tool
 	// (default handlers.star): def TOOL(db, args): return VALUE.
 	Handlers string `json:"handlers,omitempty"`
+	// PolicyCode is a Starlark file of the policy's functions, each
+	// def NAME(db, args):, that compute: arguments name: a pack whose
+	// tools are built-in handlers keeps its policy's code here.
+	PolicyCode string `json:"policy_code,omitempty"`
 	// Database is the initial database as JSON: {collection: {key: record}}.
 	// Exactly one of Database and Generator is set.
 	Database string `json:"database,omitempty"`
@@ -124,9 +128,10 @@ type Pack struct {
 	// Files are the pack's defining files by name (domain.yaml, tools.json,
 	// handlers.star, ...), shipped in a release so it re-verifies alone.
 	Files map[string][]byte
-	// Computes are the handlers file's functions that compute a write's
-	// argument (compute:NAME), by name: each runs as a handler does, on
-	// the state before the write, with the write's other arguments.
+	// Computes are the functions of the policy code (or the handlers
+	// file) that compute a write's argument (compute:NAME), by name: each
+	// runs as a handler does, on the state before the write, with the
+	// write's other arguments.
 	Computes map[string]tools.Handler
 }
 

@@ -128,15 +128,17 @@ type checker struct {
 	toolsOK  bool // tools.json parsed as an array
 	toolsIdx *jsonIndex
 	handlers starlark.StringDict
-	builtins map[string]HandlerSet
-	builtin  HandlerSet // the built-in handlers the pack names, if any
-	readers  map[string]DatabaseReader
-	reader   DatabaseReader // the built-in set's db.json reader, if any
-	holdout  []HeldOut
-	db       map[string]map[string]any
-	dbFile   string
-	dbIdx    *jsonIndex
-	genLine  int
+	// policyFns are the policy code's globals (Manifest.PolicyCode).
+	policyFns starlark.StringDict
+	builtins  map[string]HandlerSet
+	builtin   HandlerSet // the built-in handlers the pack names, if any
+	readers   map[string]DatabaseReader
+	reader    DatabaseReader // the built-in set's db.json reader, if any
+	holdout   []HeldOut
+	db        map[string]map[string]any
+	dbFile    string
+	dbIdx     *jsonIndex
+	genLine   int
 }
 
 func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *checker) {
@@ -158,6 +160,7 @@ func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *check
 	c.readPolicy()
 	c.readTools()
 	c.compileHandlers()
+	c.compilePolicyCode()
 	c.database()
 	if c.manOK {
 		c.references()
@@ -1328,6 +1331,9 @@ func (c *checker) checkArg(at string, w WriteHint, a Arg) {
 		if a.Choose.Default != "" && isColl {
 			c.fieldRef(child(at, "choose"), target, a.Choose.Default)
 		}
+		if a.Compute != "" {
+			c.computeRef(child(at, "compute"), a.Compute)
+		}
 	case a.Slot != "":
 		src := a.SlotSource()
 		c.checkSource(child(at, "slot"), target, src)
@@ -1360,18 +1366,23 @@ func ParseCount(s string) (int, int, error) {
 }
 
 // computeRef checks that a computed argument names a function of the
-// handlers file, def NAME(db, args):, that is no tool's handler.
+// policy code or the handlers file, def NAME(db, args):, that is no
+// tool's handler.
 func (c *checker) computeRef(at, name string) {
-	file := c.man.Handlers
-	if c.handlers == nil {
-		c.addY(at, "compute:%s needs a function in a Starlark handlers file; %s has none", name, file)
+	fns, file := c.computeFns()
+	switch {
+	case fns == nil && strings.HasPrefix(file, BuiltinPrefix):
+		c.addY(at, "compute:%s needs a Starlark function, and the handlers are built in: name a file of the policy's functions with policy_code: policy.star", name)
+		return
+	case fns == nil:
+		c.addY(at, "compute:%s needs a function in a Starlark file; %s has none", name, file)
 		return
 	}
-	if c.byName[name] != nil {
+	if c.byName[name] != nil && c.man.PolicyCode == "" {
 		c.addY(at, "compute:%s names a tool; name a function of %s that only computes the value", name, file)
 		return
 	}
-	fn, ok := c.handlers[name].(*starlark.Function)
+	fn, ok := fns[name].(*starlark.Function)
 	if !ok {
 		c.addY(at, "compute:%s: define def %s(db, args): in %s, returning the argument's value", name, name, file)
 		return
@@ -1379,6 +1390,30 @@ func (c *checker) computeRef(at, name string) {
 	if fn.NumParams() != 2 || fn.HasVarargs() || fn.HasKwargs() {
 		c.addY(at, "compute:%s takes %d parameter(s); want exactly two: def %s(db, args):", name, fn.NumParams(), name)
 	}
+}
+
+// computeFns are the globals compute: arguments name and their file: the
+// policy code's when the pack has one, else the handlers file's (nil for
+// built-in handlers without policy code).
+func (c *checker) computeFns() (starlark.StringDict, string) {
+	if c.man.PolicyCode != "" {
+		return c.policyFns, c.man.PolicyCode
+	}
+	return c.handlers, c.man.Handlers
+}
+
+// compilePolicyCode compiles the policy code file, whose functions
+// compute: arguments name, in the handlers' sandbox.
+func (c *checker) compilePolicyCode() {
+	file := c.man.PolicyCode
+	if file == "" {
+		return
+	}
+	data, ok := c.read(file, "policy_code", maxSourceBytes)
+	if !ok {
+		return
+	}
+	c.policyFns = c.compileStarlark(file, data, environment(c.man.Clock, false))
 }
 
 // checkSource checks a write hint's argument source string.
@@ -1413,7 +1448,16 @@ func (c *checker) checkSource(at, target, src string) {
 		if target == "" {
 			c.addY(at, "%q needs a target: set target: to a collection or search", src)
 		} else if _, isColl := c.man.Collections[target]; isColl {
-			c.fieldRef(at, target, strings.TrimPrefix(src, "target."))
+			path := strings.TrimPrefix(src, "target.")
+			if base, fields, ok := strings.Cut(path, "["); ok {
+				// target.flights[flight_number,date]: the list and the
+				// fields each element keeps.
+				path = base
+				for _, f := range strings.Split(strings.TrimSuffix(fields, "]"), ",") {
+					c.fieldRef(at, target, base+"."+strings.TrimSpace(f))
+				}
+			}
+			c.fieldRef(at, target, path)
 		}
 	case strings.HasPrefix(src, "user."):
 		if c.man.Users.Collection == "" {

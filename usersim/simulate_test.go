@@ -1077,13 +1077,15 @@ func TestRefundsSaidAsRefunds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				goal := -1
+				// The goal of each call of the tool, in order (a task may
+				// change two reservations, one charged, one refunded).
+				var goals []int
 				for _, a := range bp.Actions {
 					if a.Tool == tc.tool {
-						goal = a.Goal
+						goals = append(goals, a.Goal)
 					}
 				}
-				if goal < 0 {
+				if len(goals) == 0 {
 					continue
 				}
 				played, err := testplay.Play(fx.D, single{bp}, 1)
@@ -1096,8 +1098,14 @@ func TestRefundsSaidAsRefunds(t *testing.T) {
 						t.Errorf("%s: message %d says money with a minus sign: %q", bp.ID, j, m.Content)
 					}
 				}
+				call := 0
 				for j, m := range tr.Messages {
-					if m.Role != "tool" || m.Name != tc.tool || strings.HasPrefix(m.Content, "Error") || !tc.refund(bp, goal, m.Content) {
+					if m.Role != "tool" || m.Name != tc.tool || strings.HasPrefix(m.Content, "Error") {
+						continue
+					}
+					goal := goals[min(call, len(goals)-1)]
+					call++
+					if !tc.refund(bp, goal, m.Content) {
 						continue
 					}
 					refunds++
@@ -1154,23 +1162,14 @@ func TestSaysWhatItKnows(t *testing.T) {
 		// holds what the row checks.
 		check func(tr *record.Trajectory) (bad []string, seen bool)
 	}{
-		{"a cabin change quotes no fare the write does not charge", "airline", func(tr *record.Trajectory) ([]string, bool) {
-			return staleFares(tr)
-		}},
 		{"a shortfall is reasoned from the balance, not the tool's error", "airline", func(tr *record.Trajectory) ([]string, bool) {
-			return shortfallReasons(tr, "not enough for the total")
+			return shortfallReasons(tr, "balance is not enough")
 		}},
 		{"a shortfall is reasoned from the balance, not the tool's error", "retail", func(tr *record.Trajectory) ([]string, bool) {
 			return shortfallReasons(tr, "Insufficient gift card balance")
 		}},
-		{"a reason is asked as why", "airline", func(tr *record.Trajectory) ([]string, bool) {
-			return matching(tr, "assistant", `(?i)what reason would you like|which reason do you want|what should the reason be`, `reason you('d like| want) to|your reason to`)
-		}},
 		{"a reason is asked as why", "retail", func(tr *record.Trajectory) ([]string, bool) {
 			return matching(tr, "assistant", `(?i)what reason would you like|which reason do you want|what should the reason be`, `reason you('d like| want) to|your reason to`)
-		}},
-		{"a cause is said as the reason", "airline", func(tr *record.Trajectory) ([]string, bool) {
-			return matching(tr, "user", `(?i)the reason (will|would|should) be`, `(?i)reason is (change of plan|a family emergency|a health problem|bad weather|other reasons)`)
 		}},
 		{"a card is its brand, not 'Mastercard card'", "retail", func(tr *record.Trajectory) ([]string, bool) {
 			return matching(tr, "", `(?i)\b(visa|mastercard|amex|discover) card\b`, `(?i)\b(visa|mastercard|amex|discover) ending in`)
@@ -1206,58 +1205,13 @@ func TestSaysWhatItKnows(t *testing.T) {
 	}
 }
 
-// staleFares is every proposal of a cabin or flight change that quotes a
-// flight's price ("(price $194)") other than the one the write charges;
-// seen is whether a change went through with a fare that changed.
-func staleFares(tr *record.Trajectory) (bad []string, seen bool) {
-	type flight struct {
-		Number string  `json:"flight_number"`
-		Date   string  `json:"date"`
-		Price  float64 `json:"price"`
-	}
-	for i, m := range tr.Messages {
-		for _, c := range m.ToolCalls {
-			if c.Function.Name != "update_reservation_flights" || i+1 >= len(tr.Messages) {
-				continue
-			}
-			var args, res struct {
-				Flights []flight `json:"flights"`
-			}
-			if json.Unmarshal([]byte(c.Function.Arguments), &args) != nil || json.Unmarshal([]byte(tr.Messages[i+1].Content), &res) != nil {
-				continue
-			}
-			charged := map[string]float64{}
-			for _, f := range res.Flights {
-				charged[f.Number+f.Date] = f.Price
-			}
-			proposal := ""
-			for k := i - 1; k >= 0 && proposal == ""; k-- {
-				if tr.Messages[k].Role == "assistant" && tr.Messages[k].Content != "" && slices.ContainsFunc(tr.Messages[k+1:i], func(m record.Message) bool { return m.Role == "user" }) {
-					proposal = tr.Messages[k].Content
-				}
-			}
-			for _, f := range args.Flights {
-				p, ok := charged[f.Number+f.Date]
-				if !ok || f.Price == 0 || p == f.Price {
-					continue
-				}
-				seen = true
-				if strings.Contains(proposal, fmt.Sprintf("(price $%g)", f.Price)) {
-					bad = append(bad, proposal)
-					break
-				}
-			}
-		}
-	}
-	return bad, seen
-}
-
-// shortfallReasons is every reasoning that weighs a balance against the
-// amount due and quotes the tool's error (errText) the agent never got.
+// shortfallReasons is every reasoning that weighs a balance (a gift
+// card's balance or amount) against the amount due and quotes the tool's
+// error (errText) the agent never got.
 func shortfallReasons(tr *record.Trajectory, errText string) (bad []string, seen bool) {
 	for _, m := range tr.Messages {
 		r := m.ReasoningContent
-		if m.Role != "assistant" || !strings.Contains(r, "The balance of") || !strings.Contains(r, ", less than the") {
+		if m.Role != "assistant" || !strings.Contains(r, "The balance of") && !strings.Contains(r, "The amount of") || !strings.Contains(r, ", less than the") {
 			continue
 		}
 		seen = true

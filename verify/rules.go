@@ -71,7 +71,7 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 					if cl.computed == nil {
 						cl.computed = map[string]any{}
 					}
-					if err := w.Compute(ctx, st, cl.computed); err != nil {
+					if err := w.Compute(ctx, st, cl.computed, ""); err != nil {
 						cl.computeErr = err.Error()
 					}
 				}
@@ -713,6 +713,7 @@ func checkedFirst(w *model.WriteModel, bp *record.Blueprint, calls []call) strin
 		return ""
 	}
 	read := map[string]bool{}
+	unnamed := unnamedChecks(w, bp)
 	for _, c := range calls {
 		if !c.write {
 			read[callKey(c.name, c.args)] = true
@@ -721,7 +722,14 @@ func checkedFirst(w *model.WriteModel, bp *record.Blueprint, calls []call) strin
 		if c.name != w.Name {
 			continue
 		}
-		for _, ck := range c.checks {
+		checks := c.checks
+		if w.KeyParam() == "" && len(unnamed) > 0 {
+			// The write names no record to read the checks off (a
+			// certificate for a complaint about a reservation): the
+			// ground truth's checks for its goal, call by call.
+			checks, unnamed = unnamed[0], unnamed[1:]
+		}
+		for _, ck := range checks {
 			if !read[callKey(ck.Name, ck.Arguments)] {
 				return "message " + strconv.Itoa(c.msg) + ": " + c.name + " ran before " + ck.Name + " " + argsText(ck.Arguments) + ", which the policy needs first"
 			}
@@ -746,6 +754,37 @@ func checkedFirst(w *model.WriteModel, bp *record.Blueprint, calls []call) strin
 		}
 	}
 	return ""
+}
+
+// unnamedChecks lists, for a write whose arguments name no target, the
+// check reads the ground truth makes before each of its calls of the
+// write, in order; nil for a write that names its target.
+func unnamedChecks(w *model.WriteModel, bp *record.Blueprint) [][]pack.Call {
+	if w.KeyParam() != "" || len(w.Checks) == 0 || bp == nil {
+		return nil
+	}
+	checkTools := map[string]bool{}
+	for _, ck := range w.Checks {
+		checkTools[ck.Tool] = true
+	}
+	var out [][]pack.Call
+	for _, a := range bp.Actions {
+		if a.Kind != record.KindWrite || a.Tool != w.Name {
+			continue
+		}
+		var reads []pack.Call
+		for _, i := range a.Needs {
+			if i < 0 || i >= len(bp.Actions) || !checkTools[bp.Actions[i].Tool] {
+				continue
+			}
+			var args map[string]any
+			if json.Unmarshal(bp.Actions[i].Arguments, &args) == nil {
+				reads = append(reads, pack.Call{Name: bp.Actions[i].Tool, Arguments: args})
+			}
+		}
+		out = append(out, reads)
+	}
+	return out
 }
 
 // callKey identifies a call by its tool and argument values, whatever

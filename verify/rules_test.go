@@ -240,7 +240,7 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 		}, 0},
 		{"insurance never offered", airline, "book_reservation", "", "rule:say:insurance_offer", func(t *testing.T, tr *record.Trajectory) {
 			p := proposalAt(tr, callAt(tr, "book_reservation"))
-			tr.Messages[p].Content = strings.ReplaceAll(tr.Messages[p].Content, "$25 per passenger", "a fee")
+			tr.Messages[p].Content = strings.ReplaceAll(tr.Messages[p].Content, "$30 per passenger", "a fee")
 		}, 0},
 		{"transfer without the policy's message", retail, "transfer_to_human_agents", "", "rule:message:transfer_message", func(t *testing.T, tr *record.Trajectory) {
 			for i := callAt(tr, "transfer_to_human_agents"); i < len(tr.Messages); i++ {
@@ -248,7 +248,6 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 			}
 		}, 0},
 		{"cancellation reason the customer never gave", retail, "cancel_pending_order", "", "rule:from_customer:cancel_reason_from_customer", reasonUnsaid("cancel_pending_order"), 0},
-		{"a cancellation reason the customer never gave", airline, "cancel_reservation", "", "rule:from_customer:cancellation_reason_from_customer", reasonUnsaid("cancel_reservation"), 0},
 		{"an item the customer never named", retail, "return_delivered_order_items", "", "rule:from_customer:returned_items_from_customer", func(t *testing.T, tr *record.Trajectory) {
 			i := callAt(tr, "return_delivered_order_items")
 			var args struct {
@@ -348,8 +347,8 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 				}
 			}
 		}, 0},
-		{"a cancellation on flights never checked", airline, "cancel_reservation", "", "rule:checked:flight_status_before_cancel", dropCalls("get_flight_status"), 0},
-		{"a refusal on flights never checked", airline, model.IntentRefusePrefix + "cancel_reservation", "", "rule:checked:flight_status_before_cancel", dropCalls("get_flight_status"), 0},
+		// send_certificate names no reservation: the checks are its goal's.
+		{"a certificate on flights never checked", airline, "send_certificate", "", "rule:checked:facts_before_compensation", dropCalls("get_flight_status"), 0},
 		{"a refusal carried out in words", retail, "", record.GoalRefuse, "rule:refuse:refuse_forbidden", func(t *testing.T, tr *record.Trajectory) {
 			for i := range tr.Messages {
 				if tr.Messages[i].Role == "assistant" {
@@ -482,8 +481,9 @@ func TestFromCustomerIdentity(t *testing.T) {
 		i := callAt(tr, "book_reservation")
 		_ = json.Unmarshal([]byte(tr.Messages[i].ToolCalls[0].Function.Arguments), &a)
 		// The names are taken out of what the customer says: none may be
-		// part of the user id (the customer's own last name is).
-		if len(a.Passengers) == 0 || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].First)) || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].Last)) {
+		// part of the user id (the customer's own last name is), nor be
+		// another passenger's.
+		if len(a.Passengers) != 1 || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].First)) || strings.Contains(a.UserID, strings.ToLower(a.Passengers[0].Last)) {
 			return false
 		}
 		return a.UserID != "" && slices.ContainsFunc(tr.Messages[:i], func(m record.Message) bool {

@@ -10,9 +10,9 @@ import (
 	"slices"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
 	"github.com/synth-data/synth/domains/tau2"
-	"github.com/synth-data/synth/pack"
 )
 
 const importTau2Usage = "usage: synth domain import-tau2 DIR -o PACK   (DIR: data/tau2/domains/retail or airline of a τ²-bench checkout)"
@@ -34,14 +34,10 @@ func cmdImportTau2(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, importTau2Usage)
 		return errUsage
 	}
-	retailYAML, err := fs.ReadFile(retail.FS(), pack.ManifestFile)
-	if err != nil {
-		return err
-	}
 	res, err := tau2.Import(ctx, tau2.ImportOptions{
 		Dir:       dirs[0],
 		Out:       *out,
-		Templates: map[string][]byte{"retail": retailYAML, "airline": tau2.AirlineTemplate()},
+		Templates: map[string]fs.FS{"retail": retail.FS(), "airline": airline.FS()},
 		Pack:      domains.PackOptions(),
 	})
 	if err != nil {

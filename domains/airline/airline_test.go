@@ -1,24 +1,37 @@
 package airline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"io/fs"
+	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/synth-data/synth/domains/tau2"
 	"github.com/synth-data/synth/pack"
-	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
+
+// The clock's day and time (domain.yaml's clock) and the schedule's
+// window around it (generator.star).
+const (
+	today    = "2024-05-15"
+	nowStamp = "2024-05-15T15:00:00"
+	firstDay = "2024-05-01"
+	lastDay  = "2024-06-12"
+)
+
+func options() pack.Options { return pack.Options{Builtins: tau2.HandlerSets()} }
 
 // loadSeed1 loads the pack once for the whole package: generating the
 // database takes a noticeable fraction of a second, more under -race.
 var loadSeed1 = sync.OnceValues(func() (*pack.Pack, error) {
-	return pack.Load(context.Background(), FS(), 1, pack.Options{})
+	return pack.Load(context.Background(), FS(), 1, options())
 })
 
 func load(tb testing.TB) *pack.Pack {
@@ -28,18 +41,6 @@ func load(tb testing.TB) *pack.Pack {
 		tb.Fatalf("load the airline pack: %v", err)
 	}
 	return p
-}
-
-// now is the pack's clock.
-var now = time.Date(2024, 5, 15, 15, 0, 0, 0, time.FixedZone("EST", -5*3600))
-
-func stamp(tb testing.TB, s any) time.Time {
-	tb.Helper()
-	t, err := time.Parse(time.RFC3339, s.(string))
-	if err != nil {
-		tb.Fatalf("time %v: %v", s, err)
-	}
-	return t
 }
 
 func obj(v any) map[string]any {
@@ -52,33 +53,16 @@ func list(v any) []any {
 	return l
 }
 
-func num(v any) int64 {
+func num(v any) float64 {
 	switch x := v.(type) {
 	case int64:
-		return x
+		return float64(x)
 	case float64:
-		return int64(x)
+		return x
 	case int:
-		return int64(x)
+		return float64(x)
 	}
 	return -1 << 62
-}
-
-func get(st *tools.State, coll, key string) map[string]any {
-	v, ok := st.Get(coll, key)
-	if !ok {
-		return nil
-	}
-	return obj(v)
-}
-
-func mustJSON(tb testing.TB, v any) string {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
 }
 
 // records lists a collection's records of the base in key order.
@@ -92,119 +76,56 @@ func records(p *pack.Pack, coll string) []map[string]any {
 	return out
 }
 
-func first(tb testing.TB, p *pack.Pack, coll, what string, pred func(map[string]any) bool) map[string]any {
-	tb.Helper()
-	for _, r := range records(p, coll) {
-		if pred(r) {
-			return r
-		}
-	}
-	tb.Fatalf("no %s record is %s: the generated data should hold one", coll, what)
-	return nil
-}
-
-func instance(p *pack.Pack, flight, date any) map[string]any {
-	v, _ := p.Base.Get("flight_dates", fmt.Sprint(flight)+"@"+fmt.Sprint(date))
+func get(p *pack.Pack, coll, key string) map[string]any {
+	v, _ := p.Base.Get(coll, key)
 	return obj(v)
 }
 
-func legs(p *pack.Pack, res map[string]any) []map[string]any {
-	var out []map[string]any
-	for _, f := range list(res["flights"]) {
-		out = append(out, instance(p, obj(f)["flight_number"], obj(f)["date"]))
-	}
-	return out
-}
-
-// future: every flight of the reservation departs after now and is available.
-func future(tb testing.TB, p *pack.Pack, res map[string]any) bool {
-	for _, l := range legs(p, res) {
-		if l == nil || l["status"] != "available" || !stamp(tb, l["scheduled_departure"]).After(now) {
-			return false
-		}
-	}
-	return true
-}
-
-func departed(tb testing.TB, p *pack.Pack, res map[string]any) bool {
-	for _, l := range legs(p, res) {
-		if l["status"] != "cancelled" && !stamp(tb, l["scheduled_departure"]).After(now) {
-			return true
-		}
-	}
-	return false
-}
-
-func userOf(p *pack.Pack, res map[string]any) map[string]any {
-	v, _ := p.Base.Get("users", res["user_id"].(string))
-	return obj(v)
-}
-
-func method(user map[string]any, source string) map[string]any {
-	for _, m := range list(user["payment_methods"]) {
-		if obj(m)["source"] == source {
-			return obj(m)
-		}
-	}
-	return nil
-}
-
-func freeBags(membership, cabin any) int64 {
-	table := map[string]map[string]int64{
-		"regular": {"basic_economy": 0, "economy": 1, "business": 2},
-		"silver":  {"basic_economy": 1, "economy": 1, "business": 2},
-		"gold":    {"basic_economy": 1, "economy": 2, "business": 3},
-	}
-	return table[membership.(string)][cabin.(string)]
-}
-
-func call(tb testing.TB, p *pack.Pack, st *tools.State, tool string, args any) tools.Result {
-	tb.Helper()
-	s, ok := args.(string)
-	if !ok {
-		s = mustJSON(tb, args)
-	}
-	return p.Tools.Call(context.Background(), st, tool, s)
+// day is a flight's record for one date.
+func day(p *pack.Pack, number, date any) map[string]any {
+	f := get(p, "flights", number.(string))
+	return obj(obj(f["dates"])[date.(string)])
 }
 
 func TestPackValidates(t *testing.T) {
-	for _, pr := range pack.Validate(context.Background(), FS(), pack.Options{}) {
+	for _, pr := range pack.Validate(context.Background(), FS(), options()) {
 		t.Errorf("%s", pr)
+	}
+	p := load(t)
+	if left := pack.Uncovered(p.Policy, p.Manifest.Rules, p.Manifest.Unchecked); len(left) > 0 {
+		t.Errorf("policy sentences no rule or unchecked entry covers: %q", left)
 	}
 }
 
-func TestToolKinds(t *testing.T) {
-	p := load(t)
-	want := map[string]string{
-		"get_user_details": record.KindRead, "get_reservation_details": record.KindRead,
-		"search_direct_flight": record.KindRead, "search_onestop_flight": record.KindRead,
-		"list_all_airports": record.KindRead, "get_flight_status": record.KindRead,
-		"book_reservation": record.KindWrite, "cancel_reservation": record.KindWrite,
-		"update_reservation_flights": record.KindWrite, "update_reservation_baggages": record.KindWrite,
-		"update_reservation_passengers": record.KindWrite, "send_certificate": record.KindWrite,
-		"calculate": record.KindGeneric, "transfer_to_human_agents": record.KindGeneric,
+// TestToolsFromHandlerSet: the pack's tools.json is the τ² airline
+// handler set's own, byte for byte, and the folder holds no copy of it.
+func TestToolsFromHandlerSet(t *testing.T) {
+	got, err := fs.ReadFile(FS(), "tools.json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := len(p.Tools.Tools()); got != len(want) {
-		t.Errorf("%d tools, want %d", got, len(want))
+	if !bytes.Equal(got, tau2.AirlineTools()) {
+		t.Error("tools.json is not the τ² airline handler set's tools")
 	}
-	for name, kind := range want {
-		if got := p.Tools.Kind(name); got != kind {
-			t.Errorf("%s: kind %q, want %q", name, got, kind)
-		}
+	if _, err := fs.Stat(files, "tools.json"); err == nil {
+		t.Error("the pack folder embeds a tools.json of its own")
+	}
+	if n := len(load(t).Tools.Tools()); n != 14 {
+		t.Errorf("%d tools, want τ²'s 14", n)
 	}
 }
 
 func TestGeneratorDeterministic(t *testing.T) {
 	ctx := context.Background()
 	a := load(t)
-	b, err := pack.Load(ctx, FS(), 1, pack.Options{})
+	b, err := pack.Load(ctx, FS(), 1, options())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Base.Hash() != b.Base.Hash() {
 		t.Errorf("seed 1 gave two databases: %s and %s", a.Base.Hash(), b.Base.Hash())
 	}
-	c, err := pack.Load(ctx, FS(), 2, pack.Options{})
+	c, err := pack.Load(ctx, FS(), 2, options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,109 +134,167 @@ func TestGeneratorDeterministic(t *testing.T) {
 	}
 }
 
-func TestGeneratorInvariants(t *testing.T) {
+// TestSchedule: every flight flies every date of the window, its status
+// on a date follows the clock (landed or cancelled before today;
+// landed, flying, on time, delayed or cancelled today; available after),
+// each status with the fields τ²'s model gives it, and the network has
+// the routes and connections a booking searches.
+func TestSchedule(t *testing.T) {
 	p := load(t)
-	counts := map[string][2]int{"airports": {20, 20}, "flights": {250, 360}, "users": {500, 500}, "reservations": {2000, 2000}}
-	for coll, r := range counts {
-		if n := len(p.Base.Keys(coll)); n < r[0] || n > r[1] {
-			t.Errorf("%d %s, want %d..%d", n, coll, r[0], r[1])
-		}
+	flights := records(p, "flights")
+	if n := len(flights); n < 200 || n > 400 {
+		t.Errorf("%d flights, want 200..400", n)
 	}
-	if n, want := len(p.Base.Keys("flight_dates")), 31*len(p.Base.Keys("flights")); n != want {
-		t.Errorf("%d flight dates, want one per flight and date (%d)", n, want)
+	fields := map[string][]string{
+		"available": {"status", "available_seats", "prices"},
+		"landed":    {"status", "actual_departure_time_est", "actual_arrival_time_est"},
+		"flying":    {"status", "actual_departure_time_est", "estimated_arrival_time_est"},
+		"on time":   {"status", "estimated_departure_time_est", "estimated_arrival_time_est"},
+		"delayed":   {"status", "estimated_departure_time_est", "estimated_arrival_time_est"},
+		"cancelled": {"status"},
 	}
-	for _, f := range records(p, "flights") {
-		if _, ok := p.Base.Get("airports", f["origin"].(string)); !ok {
-			t.Errorf("flight %v: unknown origin %v", f["flight_number"], f["origin"])
+	clock := regexp.MustCompile(`^\d\d:\d\d:00(\+1)?$`)
+	seen := map[string]int{}
+	routes := map[string]bool{}
+	for _, f := range flights {
+		routes[f["origin"].(string)+f["destination"].(string)] = true
+		if !clock.MatchString(f["scheduled_departure_time_est"].(string)) || !clock.MatchString(f["scheduled_arrival_time_est"].(string)) {
+			t.Errorf("flight %v: times %v - %v", f["flight_number"], f["scheduled_departure_time_est"], f["scheduled_arrival_time_est"])
 		}
-		if f["origin"] == f["destination"] {
-			t.Errorf("flight %v flies from %v to itself", f["flight_number"], f["origin"])
+		dates := obj(f["dates"])
+		if len(dates) != 43 || dates[firstDay] == nil || dates[lastDay] == nil {
+			t.Errorf("flight %v flies %d dates, want every date %s..%s", f["flight_number"], len(dates), firstDay, lastDay)
 		}
-	}
-	statuses := map[string]bool{"available": true, "on time": true, "delayed": true, "flying": true, "landed": true, "cancelled": true}
-	for _, fd := range records(p, "flight_dates") {
-		for _, c := range []string{"basic_economy", "economy", "business"} {
-			if num(obj(fd["available_seats"])[c]) < 0 {
-				t.Errorf("%v: %d %s seats", fd["id"], num(obj(fd["available_seats"])[c]), c)
-			}
-			if num(obj(fd["prices"])[c]) <= 0 {
-				t.Errorf("%v: %s price %v", fd["id"], c, obj(fd["prices"])[c])
-			}
-		}
-		if !statuses[fd["status"].(string)] {
-			t.Errorf("%v: status %v", fd["id"], fd["status"])
-		}
-		dep, arr := stamp(t, fd["scheduled_departure"]), stamp(t, fd["scheduled_arrival"])
-		if int64(arr.Sub(dep).Minutes()) != num(fd["duration_minutes"]) || num(fd["duration_minutes"]) < 30 {
-			t.Errorf("%v: departs %v, arrives %v, lasts %v minutes", fd["id"], dep, arr, fd["duration_minutes"])
-		}
-		if (fd["status"] == "available") != dep.After(now) && fd["status"] != "cancelled" && dep.Format("2006-01-02") != "2024-05-15" {
-			t.Errorf("%v: status %v but departs %v", fd["id"], fd["status"], dep)
-		}
-	}
-	idPattern := regexp.MustCompile(`^[A-Z0-9]{6}$`)
-	owned := map[string][]string{}
-	for _, res := range records(p, "reservations") {
-		id := res["reservation_id"].(string)
-		if !idPattern.MatchString(id) {
-			t.Errorf("reservation id %q is not 6 uppercase alphanumerics", id)
-		}
-		user := userOf(p, res)
-		if user == nil {
-			t.Errorf("%s: unknown user %v", id, res["user_id"])
-			continue
-		}
-		owned[user["user_id"].(string)] = append(owned[user["user_id"].(string)], id)
-		ls := legs(p, res)
-		var fare int64
-		for i, l := range ls {
-			f := obj(list(res["flights"])[i])
-			if l == nil {
-				t.Errorf("%s: flight %v does not operate on %v", id, f["flight_number"], f["date"])
+		for d, v := range dates {
+			inst := obj(v)
+			st := inst["status"].(string)
+			seen[when(d)+" "+st]++
+			want, ok := fields[st]
+			if !ok || !slices.Equal(slices.Sorted(maps.Keys(inst)), sorted(want)) {
+				t.Errorf("flight %v on %s: %v", f["flight_number"], d, inst)
 				continue
 			}
-			if l["origin"] != f["origin"] || l["destination"] != f["destination"] {
-				t.Errorf("%s: flight %v is %v-%v, the reservation says %v-%v", id, f["flight_number"], l["origin"], l["destination"], f["origin"], f["destination"])
-			}
-			if i > 0 {
-				prev := ls[i-1]
-				if prev != nil && (prev["destination"] != l["origin"] || stamp(t, l["scheduled_departure"]).Sub(stamp(t, prev["scheduled_arrival"])) < 45*time.Minute) {
-					t.Errorf("%s: flight %v does not connect to %v", id, l["id"], prev["id"])
+			if st == "available" {
+				for _, c := range []string{"basic_economy", "economy", "business"} {
+					if num(obj(inst["prices"])[c]) <= 0 || num(obj(inst["available_seats"])[c]) < 0 {
+						t.Errorf("flight %v on %s: %s price %v, seats %v", f["flight_number"], d, c, obj(inst["prices"])[c], obj(inst["available_seats"])[c])
+					}
 				}
 			}
-			fare += num(f["price"])
 		}
-		if ls[0] != nil && ls[0]["origin"] != res["origin"] {
-			t.Errorf("%s: starts at %v, not at its origin %v", id, ls[0]["origin"], res["origin"])
+	}
+	allowed := map[string]bool{"past landed": true, "past cancelled": true, "today landed": true, "today flying": true,
+		"today on time": true, "today delayed": true, "today cancelled": true, "future available": true}
+	for k, n := range seen {
+		if !allowed[k] {
+			t.Errorf("%d flight dates are %s", n, k)
 		}
-		n := int64(len(list(res["passengers"])))
-		if n < 1 || n > 5 {
-			t.Errorf("%s: %d passengers", id, n)
+	}
+	for k := range allowed {
+		if seen[k] == 0 {
+			t.Errorf("no flight date is %s", k)
 		}
-		nonfree := max(0, num(res["total_baggages"])-freeBags(user["membership"], res["cabin"])*n)
-		if num(res["nonfree_baggages"]) != nonfree {
-			t.Errorf("%s: %v non-free bags, want %d", id, res["nonfree_baggages"], nonfree)
+	}
+	if len(routes) < 100 {
+		t.Errorf("%d routes, want a network of at least 100", len(routes))
+	}
+}
+
+// when is whether a date is before the clock's day, the day, or after.
+func when(d string) string {
+	switch {
+	case d < today:
+		return "past"
+	case d == today:
+		return "today"
+	}
+	return "future"
+}
+
+func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
+
+// freeBags is the policy's allowance (policy.md's table).
+func freeBags(membership, cabin any) float64 {
+	table := map[string]map[string]float64{
+		"regular": {"basic_economy": 0, "economy": 1, "business": 2},
+		"silver":  {"basic_economy": 1, "economy": 2, "business": 3},
+		"gold":    {"basic_economy": 2, "economy": 3, "business": 4},
+	}
+	return table[membership.(string)][cabin.(string)]
+}
+
+// TestReservations: every reservation is a trip the schedule flies
+// (legs that connect, in one cabin, a round trip back to its origin),
+// paid as the policy prices it, made before its first flight and the
+// clock; the users list exactly their reservations.
+func TestReservations(t *testing.T) {
+	p := load(t)
+	res := records(p, "reservations")
+	if len(res) != 2000 {
+		t.Errorf("%d reservations, want 2000", len(res))
+	}
+	id := regexp.MustCompile(`^[A-Z0-9]{6}$`)
+	owned := map[string][]string{}
+	mix := map[string]int{}
+	for _, r := range res {
+		rid := r["reservation_id"].(string)
+		if !id.MatchString(rid) || strings.HasPrefix(rid, "HATHA") {
+			t.Errorf("reservation id %q", rid)
 		}
-		insurance := int64(0)
-		if res["insurance"] == "yes" {
-			insurance = 25 * n
+		u := get(p, "users", r["user_id"].(string))
+		if u == nil {
+			t.Errorf("%s: unknown user %v", rid, r["user_id"])
+			continue
 		}
-		var paid int64
-		for _, pay := range list(res["payment_history"]) {
+		owned[r["user_id"].(string)] = append(owned[r["user_id"].(string)], rid)
+		legs := list(r["flights"])
+		checkLegs(t, p, r, legs)
+		n := float64(len(list(r["passengers"])))
+		fare := 0.0
+		for _, l := range legs {
+			fare += num(obj(l)["price"])
+		}
+		nonfree := max(0, num(r["total_baggages"])-freeBags(u["membership"], r["cabin"])*n)
+		if num(r["nonfree_baggages"]) != nonfree {
+			t.Errorf("%s: %v non-free bags, want %v", rid, r["nonfree_baggages"], nonfree)
+		}
+		want := fare*n + 50*nonfree
+		if r["insurance"] == "yes" {
+			want += 30 * n
+		}
+		paid := 0.0
+		for _, pay := range list(r["payment_history"]) {
 			paid += num(obj(pay)["amount"])
-			if !slices.ContainsFunc(list(user["payment_methods"]), func(m any) bool { return obj(m)["id"] == obj(pay)["payment_id"] }) {
-				t.Errorf("%s: paid with %v, not a method of %v", id, obj(pay)["payment_id"], user["user_id"])
+			if obj(u["payment_methods"])[obj(pay)["payment_id"].(string)] == nil {
+				t.Errorf("%s: paid with %v, not a method of %v", rid, obj(pay)["payment_id"], u["user_id"])
 			}
 		}
-		want := fare*n + nonfree*40 + insurance
-		if res["status"] == "cancelled" {
+		if r["status"] == "cancelled" {
 			want = 0
 		}
 		if paid != want {
-			t.Errorf("%s: payments sum to %d, want %d", id, paid, want)
+			t.Errorf("%s: payments sum to %v, want %v", rid, paid, want)
 		}
-		if !stamp(t, res["created_at"]).Before(now) {
-			t.Errorf("%s: created %v, after the clock", id, res["created_at"])
+		created := r["created_at"].(string)
+		if created >= nowStamp || created > obj(legs[0])["date"].(string)+"T23:59:59" {
+			t.Errorf("%s: created %s, after the clock or its first flight (%v)", rid, created, obj(legs[0])["date"])
+		}
+		if n < 1 || n > 4 {
+			t.Errorf("%s: %v passengers", rid, n)
+		}
+		for _, k := range []string{r["cabin"].(string), r["flight_type"].(string), "insurance " + r["insurance"].(string), strings.TrimSpace("status " + toText(r["status"])), when(obj(legs[0])["date"].(string))} {
+			mix[k]++
+		}
+		if created >= "2024-05-14T15:00:00" {
+			mix["booked within 24h"]++
+		}
+		if len(list(r["passengers"])) > 1 {
+			mix["several passengers"]++
+		}
+	}
+	for _, k := range []string{"basic_economy", "economy", "business", "one_way", "round_trip", "insurance yes", "insurance no", "status cancelled", "status", "past", "today", "future", "booked within 24h", "several passengers"} {
+		if mix[k] < 20 {
+			t.Errorf("only %d reservations are %q: want every kind", mix[k], k)
 		}
 	}
 	for _, u := range records(p, "users") {
@@ -323,190 +302,190 @@ func TestGeneratorInvariants(t *testing.T) {
 		for _, r := range list(u["reservations"]) {
 			ids = append(ids, r.(string))
 		}
-		slices.Sort(ids)
 		got := owned[u["user_id"].(string)]
-		slices.Sort(got)
-		if !slices.Equal(ids, got) {
+		if !slices.Equal(sorted(ids), sorted(got)) {
 			t.Errorf("user %v lists reservations %v, owns %v", u["user_id"], ids, got)
 		}
-		if len(list(u["saved_passengers"])) == 0 || method(u, "credit_card") == nil {
-			t.Errorf("user %v has no saved passenger or no credit card", u["user_id"])
+	}
+}
+
+func toText(v any) string {
+	if v == nil {
+		return ""
+	}
+	return v.(string)
+}
+
+// checkLegs holds a reservation's flights to the schedule: each flies
+// its route on its date, each leg leaves from where the last landed and
+// after it, and a round trip comes back to its origin.
+func checkLegs(t *testing.T, p *pack.Pack, r map[string]any, legs []any) {
+	t.Helper()
+	rid := r["reservation_id"]
+	at := r["origin"]
+	for i, l := range legs {
+		leg := obj(l)
+		f := get(p, "flights", leg["flight_number"].(string))
+		if f == nil || day(p, leg["flight_number"], leg["date"]) == nil {
+			t.Errorf("%s: flight %v does not fly on %v", rid, leg["flight_number"], leg["date"])
+			return
+		}
+		if f["origin"] != leg["origin"] || f["destination"] != leg["destination"] {
+			t.Errorf("%s: flight %v is %v-%v, the reservation says %v-%v", rid, leg["flight_number"], f["origin"], f["destination"], leg["origin"], leg["destination"])
+		}
+		if leg["origin"] != at && !(r["flight_type"] == "round_trip" && leg["origin"] == r["destination"]) {
+			t.Errorf("%s: leg %d leaves %v, not %v", rid, i, leg["origin"], at)
+		}
+		at = leg["destination"]
+		if i > 0 && leg["date"].(string) < obj(legs[i-1])["date"].(string) {
+			t.Errorf("%s: leg %d flies before the one before it", rid, i)
+		}
+	}
+	end := r["destination"]
+	if r["flight_type"] == "round_trip" {
+		end = r["origin"]
+	}
+	if at != end {
+		t.Errorf("%s: the trip ends at %v, not %v", rid, at, end)
+	}
+}
+
+// TestUsers: every user has a card or gift card to pay changes with,
+// saved passengers, one of the memberships; gift cards and certificates
+// hold their balance as τ²'s float.
+func TestUsers(t *testing.T) {
+	p := load(t)
+	users := records(p, "users")
+	if len(users) != 500 {
+		t.Errorf("%d users, want 500", len(users))
+	}
+	mix := map[string]int{}
+	for _, u := range users {
+		pays := false
+		for _, v := range obj(u["payment_methods"]) {
+			m := obj(v)
+			mix[m["source"].(string)]++
+			switch m["source"] {
+			case "credit_card":
+				pays = true
+			case "gift_card", "certificate":
+				pays = pays || m["source"] == "gift_card"
+				if _, ok := m["amount"].(float64); !ok {
+					t.Errorf("user %v: %v amount %v is not a float", u["user_id"], m["id"], m["amount"])
+				}
+			}
+		}
+		if !pays || len(list(u["saved_passengers"])) == 0 {
+			t.Errorf("user %v: no card or gift card, or no saved passenger", u["user_id"])
+		}
+		mix[u["membership"].(string)]++
+	}
+	for _, k := range []string{"credit_card", "gift_card", "certificate", "regular", "silver", "gold"} {
+		if mix[k] < 50 {
+			t.Errorf("only %d %s", mix[k], k)
 		}
 	}
 }
 
-// search returns a search's candidates, failing the test on an error.
-func search(tb testing.TB, p *pack.Pack, st *tools.State, tool, origin, destination, date, cabin string) []map[string]any {
-	tb.Helper()
-	r := call(tb, p, st, tool, map[string]any{"origin": origin, "destination": destination, "date": date, "cabin": cabin})
-	if r.Err {
-		tb.Fatalf("%s %s-%s %s: %s", tool, origin, destination, date, r.Output)
-	}
-	var out []map[string]any
-	for _, c := range list(r.Value) {
-		out = append(out, obj(c))
-	}
-	return out
-}
-
-func TestSearchCandidates(t *testing.T) {
+// TestSearches: a nonstop or one-stop search finds flights for most
+// routes on a coming date, in τ²'s result shapes.
+func TestSearches(t *testing.T) {
 	p := load(t)
 	st := p.Base.NewState()
-	total := 0
-	for _, f := range records(p, "flights")[:40] {
-		for _, date := range []string{"2024-05-16", "2024-05-25"} {
-			for _, tool := range []string{"search_direct_flight", "search_onestop_flight"} {
-				for _, c := range search(t, p, st, tool, f["origin"].(string), f["destination"].(string), date, "economy") {
-					total++
-					fl := list(c["flights"])
-					if num(c["stops"]) != int64(len(fl)-1) || (tool == "search_direct_flight") != (len(fl) == 1) {
-						t.Errorf("%s: %d flights, %v stops", tool, len(fl), c["stops"])
-					}
-					var price int64
-					seats := int64(1 << 30)
-					var prev map[string]any
-					for i, x := range fl {
-						inst := instance(p, obj(x)["flight_number"], obj(x)["date"])
-						if inst["status"] != "available" {
-							t.Errorf("%v: status %v", inst["id"], inst["status"])
-						}
-						price += num(obj(inst["prices"])["economy"])
-						seats = min(seats, num(obj(inst["available_seats"])["economy"]))
-						if i == 0 && (inst["origin"] != f["origin"] || obj(x)["date"] != date) {
-							t.Errorf("%v does not leave %v on %s", inst["id"], f["origin"], date)
-						}
-						if prev != nil {
-							wait := stamp(t, inst["scheduled_departure"]).Sub(stamp(t, prev["scheduled_arrival"]))
-							if inst["origin"] != prev["destination"] || wait < 45*time.Minute || wait > 6*time.Hour {
-								t.Errorf("%v does not connect to %v (wait %v)", inst["id"], prev["id"], wait)
-							}
-						}
-						prev = inst
-					}
-					if prev["destination"] != f["destination"] {
-						t.Errorf("candidate ends at %v, not %v", prev["destination"], f["destination"])
-					}
-					if num(c["price"]) != price || num(c["seats_left"]) != seats || seats < 1 {
-						t.Errorf("candidate price %v seats %v, want %d and %d", c["price"], c["seats_left"], price, seats)
-					}
-					dur := stamp(t, c["arrival"]).Sub(stamp(t, c["departure"]))
-					if int64(dur.Minutes()) != num(c["duration_minutes"]) {
-						t.Errorf("duration %v minutes, times say %v", c["duration_minutes"], dur)
-					}
-				}
-			}
+	found, tried := 0, 0
+	for i, f := range records(p, "flights") {
+		if i%10 != 0 {
+			continue
+		}
+		tried++
+		args, _ := json.Marshal(map[string]any{"origin": f["origin"], "destination": f["destination"], "date": "2024-05-22"})
+		r := p.Tools.Call(context.Background(), st, "search_direct_flight", string(args))
+		if r.Err {
+			t.Fatalf("search_direct_flight %s: %s", args, r.Output)
+		}
+		if strings.Contains(r.Output, `"status":"available"`) {
+			found++
 		}
 	}
-	if total < 100 {
-		t.Errorf("only %d candidates over 160 searches", total)
+	if found*10 < tried*8 {
+		t.Errorf("nonstop searches found flights on %d of %d routes", found, tried)
+	}
+	r := p.Tools.Call(context.Background(), st, "search_onestop_flight", `{"origin": "BOS", "destination": "SEA", "date": "2024-05-22"}`)
+	if r.Err || !strings.HasPrefix(r.Output, "[[") {
+		t.Errorf("search_onestop_flight BOS-SEA: %.200s", r.Output)
 	}
 }
 
-// TestSearchGrid is WRIT's read-heavy booking: a customer flexible on two
-// dates and two origin airports wants the cheapest (or fastest) itinerary
-// to one destination, so the agent makes 2 x 2 x 2 searches. The data must
-// give several candidates with a single best one for most such grids.
-func TestSearchGrid(t *testing.T) {
+// TestPolicyFunctions holds policy.star's figures to the policy: free
+// bags by membership and cabin, a booking's total, and compensation
+// only for a user it allows.
+func TestPolicyFunctions(t *testing.T) {
 	p := load(t)
+	ctx := context.Background()
 	st := p.Base.NewState()
-	origins := [][2]string{{"JFK", "LGA"}, {"SFO", "OAK"}, {"JFK", "EWR"}, {"BOS", "PHL"}, {"LAX", "LAS"}, {"SEA", "PHX"}}
-	destinations := []string{"MIA", "DEN", "ORD", "SEA", "MCO", "IAH", "DCA", "SFO"}
-	dates := [][2]string{{"2024-05-20", "2024-05-21"}, {"2024-06-01", "2024-06-02"}}
-	grids, rich, unique, differ := 0, 0, 0, 0
-	for _, o := range origins {
-		for _, dst := range destinations {
-			if dst == o[0] || dst == o[1] {
-				continue
-			}
-			for _, d := range dates {
-				var cands []map[string]any
-				for _, origin := range o {
-					for _, date := range d {
-						for _, tool := range []string{"search_direct_flight", "search_onestop_flight"} {
-							cands = append(cands, search(t, p, st, tool, origin, dst, date, "economy")...)
-						}
-					}
-				}
-				grids++
-				if len(cands) < 4 {
-					continue
-				}
-				rich++
-				cheap, okc := best(cands, "price")
-				fast, okf := best(cands, "duration_minutes")
-				if okc && okf {
-					unique++
-					if mustJSON(t, cheap["flights"]) != mustJSON(t, fast["flights"]) {
-						differ++
-					}
-				}
-			}
+	run := func(name string, args map[string]any) (any, error) {
+		return p.Computes[name](ctx, st.Fork(), args)
+	}
+	users := map[string]string{}
+	for _, u := range records(p, "users") {
+		users[u["membership"].(string)] = u["user_id"].(string)
+	}
+	for _, c := range []struct {
+		membership, cabin string
+		passengers, bags  int
+		want              int64
+	}{
+		{"regular", "basic_economy", 2, 1, 1}, {"regular", "economy", 2, 3, 1}, {"regular", "business", 1, 2, 0},
+		{"silver", "basic_economy", 1, 2, 1}, {"silver", "economy", 2, 4, 0}, {"silver", "business", 1, 4, 1},
+		{"gold", "basic_economy", 1, 2, 0}, {"gold", "economy", 1, 5, 2}, {"gold", "business", 2, 9, 1},
+	} {
+		pax := make([]any, c.passengers)
+		for i := range pax {
+			pax[i] = map[string]any{"first_name": "A", "last_name": "B", "dob": "1990-01-01"}
+		}
+		got, err := run("nonfree_baggages", map[string]any{"user_id": users[c.membership], "cabin": c.cabin, "passengers": pax, "total_baggages": int64(c.bags)})
+		if err != nil || num(got) != float64(c.want) {
+			t.Errorf("%s %s, %d passengers, %d bags: %v non-free (%v), want %d", c.membership, c.cabin, c.passengers, c.bags, got, err, c.want)
 		}
 	}
-	t.Logf("%d grids: %d with 4+ candidates, %d with a unique cheapest and fastest, %d where they differ", grids, rich, unique, differ)
-	if rich < grids*8/10 {
-		t.Errorf("%d of %d grids have 4+ candidates, want 80%%", rich, grids)
+	f := records(p, "flights")[0]
+	price := num(obj(day(p, f["flight_number"], "2024-05-20")["prices"])["economy"])
+	pax := []any{map[string]any{"first_name": "A", "last_name": "B", "dob": "1990-01-01"}, map[string]any{"first_name": "C", "last_name": "D", "dob": "1991-01-01"}}
+	got, err := run("booking_payment", map[string]any{"payment_methods": "credit_card_1", "cabin": "economy", "passengers": pax,
+		"flights": []any{map[string]any{"flight_number": f["flight_number"], "date": "2024-05-20"}}, "nonfree_baggages": int64(1), "insurance": "yes"})
+	want := []any{map[string]any{"payment_id": "credit_card_1", "amount": 2*price + 50 + 60}}
+	if err != nil || tools.Text(got) != tools.Text(want) {
+		t.Errorf("booking_payment: %v (%v), want %v", got, err, want)
 	}
-	if unique < rich*8/10 {
-		t.Errorf("%d of %d grids have a unique cheapest and fastest candidate, want 80%%", unique, rich)
+	if _, err := run("booking_payment", map[string]any{"payment_methods": "credit_card_1", "cabin": "economy", "passengers": pax,
+		"flights": []any{map[string]any{"flight_number": f["flight_number"], "date": today}}, "nonfree_baggages": int64(0), "insurance": "no"}); err == nil {
+		t.Error("booking_payment prices a flight of today, which is no longer for sale")
 	}
-	if differ < unique/3 {
-		t.Errorf("the cheapest is also the fastest in %d of %d grids: the criterion should matter", unique-differ, unique)
-	}
-}
-
-// best is the candidate with the smallest field, false on a tie.
-func best(cands []map[string]any, field string) (map[string]any, bool) {
-	var b map[string]any
-	tie := false
-	for _, c := range cands {
+	var granted, refused int
+	for _, r := range records(p, "reservations") {
+		u := get(p, "users", r["user_id"].(string))
+		cancelled := false
+		for _, l := range list(r["flights"]) {
+			cancelled = cancelled || day(p, obj(l)["flight_number"], obj(l)["date"])["status"] == "cancelled"
+		}
+		got, err := run("cancelled_flight_compensation", map[string]any{"user_id": r["user_id"], "reservation_id": r["reservation_id"]})
+		allowed := u["membership"] != "regular" || r["insurance"] == "yes" || r["cabin"] == "business"
 		switch {
-		case b == nil || num(c[field]) < num(b[field]):
-			b, tie = c, false
-		case num(c[field]) == num(b[field]):
-			tie = true
-		}
-	}
-	return b, !tie
-}
-
-// TestWRITBooking plays WRIT's example at the tool level: the customer's
-// profile, then direct and one-stop searches for two origins and two
-// dates (nine reads), then booking the cheapest itinerary found.
-func TestWRITBooking(t *testing.T) {
-	p := load(t)
-	st := p.Base.NewState()
-	user := first(t, p, "users", "a user with a credit card", func(u map[string]any) bool { return method(u, "credit_card") != nil })
-	reads := 0
-	if r := call(t, p, st, "get_user_details", map[string]any{"user_id": user["user_id"]}); r.Err {
-		t.Fatal(r.Output)
-	}
-	reads++
-	var cands []map[string]any
-	for _, origin := range []string{"JFK", "LGA"} {
-		for _, date := range []string{"2024-05-27", "2024-05-28"} {
-			for _, tool := range []string{"search_direct_flight", "search_onestop_flight"} {
-				cands = append(cands, search(t, p, st, tool, origin, "MIA", date, "economy")...)
-				reads++
+		case !cancelled || r["status"] == "cancelled":
+			if err == nil {
+				t.Errorf("%v: compensation %v with no cancelled flight", r["reservation_id"], got)
 			}
+		case allowed && (err != nil || num(got) != 100*float64(len(list(r["passengers"])))):
+			t.Errorf("%v: compensation %v (%v), want $100 a passenger", r["reservation_id"], got, err)
+		case !allowed && (err == nil || !strings.Contains(err.Error(), "gets no compensation")):
+			t.Errorf("%v: compensation %v (%v) for a regular member without insurance in %v", r["reservation_id"], got, err, r["cabin"])
+		case allowed:
+			granted++
+		default:
+			refused++
 		}
 	}
-	if reads != 9 {
-		t.Fatalf("%d reads, want 9", reads)
-	}
-	cheapest, ok := best(cands, "price")
-	if !ok || len(cands) < 4 {
-		t.Fatalf("%d candidates without a unique cheapest: pick another grid for this seed", len(cands))
-	}
-	pax := list(user["saved_passengers"])
-	r := call(t, p, st, "book_reservation", map[string]any{
-		"user_id": user["user_id"], "origin": cheapest["origin"], "destination": cheapest["destination"], "cabin": cheapest["cabin"],
-		"flights": cheapest["flights"], "passengers": pax, "payment_id": method(user, "credit_card")["id"], "total_baggages": 0, "insurance": "no",
-	})
-	if r.Err {
-		t.Fatal(r.Output)
-	}
-	if got, want := num(obj(r.Value)["total_price"]), num(cheapest["price"])*int64(len(pax)); got != want {
-		t.Errorf("total %d, want %d", got, want)
+	if granted < 10 || refused < 1 {
+		t.Errorf("%d reservations granted compensation, %d refused: want both", granted, refused)
 	}
 }

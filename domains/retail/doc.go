@@ -3,9 +3,10 @@
 // identified, and the hints that make retail's tasks: preconditions that
 // make refusals, items picked from an order and replaced by variants of
 // the same product, payment chosen among the customer's methods or the
-// original one, out-of-scope topics), tau2-bench's retail tools in
-// tools.json, the policy, and generator.star building the database from
-// the seed. FS returns the files; domains loads them like any pack.
+// original one, out-of-scope topics), the policy, and generator.star
+// building the database from the seed. FS returns the files, with
+// tau2-bench's retail tools as tools.json from the handler set itself
+// (tau2.PackFS); domains loads them like any pack.
 //
 // The tools are answered by Go, not Starlark: the manifest names handlers:
 // builtin:tau2-retail, domains/tau2's exact port of τ²'s retail tools,

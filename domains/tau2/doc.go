@@ -16,15 +16,17 @@
 // calculate, and the quirks of τ²'s code (see the comments at each).
 // domains.PackOptions registers the sets as builtin:tau2-retail and
 // builtin:tau2-airline, with ReadRetailDB and ReadAirlineDB as their
-// db.json readers; the built-in retail pack runs on the retail set over a
-// generated database.
+// db.json readers; the built-in retail and airline packs run on these sets
+// over generated databases, and take their tools.json from here (PackFS).
 //
 // Import (synth domain import-tau2) makes a pack of a τ²-bench domain
-// folder: τ²'s db.json and policy as they are, its tools, a domain.yaml
-// from a template describing τ²'s data model (the built-in retail pack's
-// manifest, or AirlineTemplate), and holdout.json with the writes of every
-// τ² task, which generation never reproduces and synth verify --keep never
-// keeps, so a benchmark's test tasks stay out of training data. Files are
+// folder: τ²'s db.json and policy as they are, its tools, the domain.yaml
+// and policy code of the built-in pack of that domain (whose collections,
+// users and hints describe τ²'s data model), rules quoting τ²'s policy
+// (retail_rules.yaml, airline_rules.yaml), and holdout.json with the
+// writes of every τ² task, which generation never reproduces and synth
+// verify --keep never keeps, so a benchmark's test tasks stay out of
+// training data. Files are
 // read only inside the folder, within fixed bounds, and the pack is loaded
 // before it is renamed into place, so a broken import is never written.
 //

@@ -63,8 +63,13 @@ func (g *gen) rec(coll, key string) map[string]any {
 	return m
 }
 
+// keys are a collection's keys in db.json's order, or sorted for a
+// database without that order (one a generator made).
 func (g *gen) keys(coll string) []string {
-	v, _ := g.e.base.Get(OrderCollection, coll)
+	v, ok := g.e.base.Get(OrderCollection, coll)
+	if !ok {
+		return g.e.base.Keys(coll)
+	}
 	var out []string
 	for _, k := range v.(map[string]any)["keys"].([]any) {
 		out = append(out, k.(string))

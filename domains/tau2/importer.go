@@ -73,9 +73,11 @@ type ImportOptions struct {
 	// Dir is a τ²-bench domain folder; Out the pack folder to make (new,
 	// or empty).
 	Dir, Out string
-	// Templates are the domain.yaml to start from, by domain: its
-	// collections, users and hints describe τ²'s data model.
-	Templates map[string][]byte
+	// Templates are the built-in packs to start from, by domain: the
+	// domain.yaml whose collections, users and hints describe τ²'s data
+	// model, and the policy code it names (policy_code:), which the
+	// imported pack carries too.
+	Templates map[string]fs.FS
 	// Pack loads the new pack before it is placed, so a broken one is
 	// never written.
 	Pack pack.Options
@@ -125,9 +127,13 @@ func Import(ctx context.Context, o ImportOptions) (*Imported, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(o.Dir, tasksFile), err)
 	}
-	tmpl, ok := o.Templates[domain]
+	tmplFS, ok := o.Templates[domain]
 	if !ok {
-		return nil, fmt.Errorf("no domain.yaml template for τ²'s %s domain", domain)
+		return nil, fmt.Errorf("no built-in pack to start τ²'s %s domain from", domain)
+	}
+	tmpl, code, err := templateFiles(tmplFS, domain)
+	if err != nil {
+		return nil, err
 	}
 	man, err := manifestFor(tmpl, domain, o.Dir, db)
 	if err != nil {
@@ -144,6 +150,7 @@ func Import(ctx context.Context, o ImportOptions) (*Imported, error) {
 		"tools.json":      spec,
 		HoldoutFile:       append(hold, '\n'),
 	}
+	maps.Copy(out, code)
 	load := func(dir string) error {
 		if _, err := pack.LoadDir(ctx, dir, 1, o.Pack); err != nil {
 			return fmt.Errorf("the imported pack does not load (a bug in synth's %s template; please report it): %w", domain, err)
@@ -158,6 +165,30 @@ func Import(ctx context.Context, o ImportOptions) (*Imported, error) {
 		res.Records[c] = len(db[c])
 	}
 	return res, nil
+}
+
+// templateFiles reads a built-in pack's domain.yaml and the policy code
+// it names, by file name.
+func templateFiles(fsys fs.FS, domain string) ([]byte, map[string][]byte, error) {
+	tmpl, err := fs.ReadFile(fsys, pack.ManifestFile)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the built-in %s pack: %w", domain, err)
+	}
+	var head struct {
+		PolicyCode string `yaml:"policy_code"`
+	}
+	if err := yaml.Unmarshal(tmpl, &head); err != nil {
+		return nil, nil, fmt.Errorf("the built-in %s pack's %s: %w", domain, pack.ManifestFile, err)
+	}
+	code := map[string][]byte{}
+	if head.PolicyCode != "" {
+		data, err := fs.ReadFile(fsys, head.PolicyCode)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the built-in %s pack: %w", domain, err)
+		}
+		code[head.PolicyCode] = data
+	}
+	return tmpl, code, nil
 }
 
 // readFolder reads the files of a τ² domain folder, each a regular file
@@ -341,7 +372,7 @@ func manifestFor(tmpl []byte, domain, dir string, db map[string]map[string]any) 
 	if len(m.Content) > 0 {
 		m.Content[0].HeadComment = "" // the template's own comment
 	}
-	m.HeadComment = fmt.Sprintf("τ²-bench's %s environment as a pack, made by synth domain import-tau2 from\n%s: τ²'s database, policy and tools, with handlers that answer as\nτ²'s do. holdout.json holds the writes of τ²'s tasks, its test set:\ngeneration never releases a task that makes the same writes.", domain, dir)
+	m.HeadComment = fmt.Sprintf("τ²-bench's %s environment as a pack, made by synth domain import-tau2 from\n%s: τ²'s database, policy and tools, with handlers that answer as\nτ²'s do, and the built-in %s pack's hints and policy code. holdout.json\nholds the writes of τ²'s tasks, its test set: generation never releases\na task that makes the same writes.", domain, dir, domain)
 	set("name", "tau2-"+domain)
 	set("description", fmt.Sprintf("τ²-bench's %s environment (its own database, policy and tools)", domain))
 	set("policy", policyFile)
@@ -479,9 +510,6 @@ func writeAll(dir string, files map[string][]byte) error {
 	return nil
 }
 
-//go:embed airline_pack.yaml
-var airlineTemplate []byte
-
 var (
 	//go:embed retail_rules.yaml
 	retailRules []byte
@@ -496,6 +524,3 @@ func rulesOf(domain string) []byte {
 	}
 	return retailRules
 }
-
-// AirlineTemplate is the domain.yaml an airline import starts from.
-func AirlineTemplate() []byte { return slices.Clone(airlineTemplate) }

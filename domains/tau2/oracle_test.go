@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/big"
 	"os"
 	"os/exec"
@@ -98,8 +99,16 @@ type oracleOut struct {
 	DB      json.RawMessage `json:"db"`
 }
 
-// runOracle runs oracle.py once over a whole batch of calls.
+// runOracle runs oracle.py once over a whole batch of calls on τ²'s
+// own database.
 func runOracle(t testing.TB, domain string, calls []oracleCall) oracleOut {
+	t.Helper()
+	return runOracleOn(t, domain, filepath.Join(tau2Dir(t), domain, "db.json"), calls)
+}
+
+// runOracleOn runs oracle.py once over a whole batch of calls on the
+// db.json at dbPath.
+func runOracleOn(t testing.TB, domain, dbPath string, calls []oracleCall) oracleOut {
 	t.Helper()
 	dir := tau2Dir(t)
 	needPython(t)
@@ -111,7 +120,7 @@ func runOracle(t testing.TB, domain string, calls []oracleCall) oracleOut {
 	if err := os.WriteFile(f, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("python3", filepath.Join(dir, "oracle.py"), domain, filepath.Join(dir, domain, "db.json"), f)
+	cmd := exec.Command("python3", filepath.Join(dir, "oracle.py"), domain, dbPath, f)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -190,26 +199,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testTemplates are the domain.yaml templates the importer starts from:
-// the airline one it ships and a minimal retail one (the retail package
-// holds the real one, and importing it here would be a cycle).
-func testTemplates() map[string][]byte {
-	return map[string][]byte{"airline": AirlineTemplate(), "retail": []byte(retailTemplate)}
+// testTemplates are the built-in packs the importer starts from, read
+// from their folders (importing their packages here would be a cycle).
+func testTemplates() map[string]fs.FS {
+	return map[string]fs.FS{"airline": os.DirFS(filepath.Join("..", "airline")), "retail": os.DirFS(filepath.Join("..", "retail"))}
 }
-
-const retailTemplate = `name: retail
-version: "1.0.0"
-collections:
-  users: {key: user_id, get: get_user_details}
-  orders: {key: order_id, owner: user_id, get: get_order_details, list: {tool: get_user_details, field: orders}, describe: [status], compare: [created_at]}
-  products: {key: product_id, get: get_product_details}
-users:
-  collection: users
-  name: [name.first_name, name.last_name]
-  identify:
-    - tool: find_user_id_by_email
-      args: {email: email}
-`
 
 // testOptions are the pack options domains.PackOptions gives.
 func testOptions() pack.Options {

@@ -2,7 +2,10 @@ package tau2
 
 import (
 	_ "embed"
+	"fmt"
+	"io/fs"
 	"slices"
+	"testing/fstest"
 )
 
 // The tools arrays τ²-bench shows the agent, as testdata/tau2_tools.py
@@ -23,3 +26,42 @@ func RetailTools() []byte { return slices.Clone(retailTools) }
 
 // AirlineTools returns the tools.json of τ²'s airline domain (14 tools).
 func AirlineTools() []byte { return slices.Clone(airlineTools) }
+
+// PackFS is a built-in pack's files with tools.json added: the pack runs
+// on this package's handlers and takes its tools from here, so its
+// tools.json is the handler set's own and cannot drift from it. fsys
+// must not hold a tools.json of its own; if it does, or cannot be read,
+// every file of the result fails to open with that error, which loading
+// the pack reports.
+func PackFS(fsys fs.FS, spec []byte) fs.FS {
+	out := fstest.MapFS{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if p == toolsFile {
+			return fmt.Errorf("the built-in pack has its own %s; its tools come from its handler set", toolsFile)
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		out[p] = &fstest.MapFile{Data: data, Mode: 0o444}
+		return nil
+	})
+	if err != nil {
+		return brokenFS{err}
+	}
+	out[toolsFile] = &fstest.MapFile{Data: spec, Mode: 0o444}
+	return out
+}
+
+// brokenFS fails every Open with the error that made it.
+type brokenFS struct{ err error }
+
+func (b brokenFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: b.err}
+}
+
+// toolsFile is the name a pack's tools array has.
+const toolsFile = "tools.json"
