@@ -68,10 +68,13 @@ type DPOStats struct {
 	// LabelNotShown counts the failed dialogues whose every cut leaves
 	// the labelled mistake out of the rejected side (Plan.Cut): paired,
 	// they would teach a label the rows do not show.
-	LabelNotShown int            `json:"label_not_shown"`
-	Pairs         int            `json:"pairs"`
-	ByFailure     map[string]int `json:"pairs_by_failure"`
-	BySplit       map[string]int `json:"pairs_by_split"`
+	LabelNotShown int `json:"label_not_shown"`
+	// OnDecision counts the pairs made on a decision whose mistake the
+	// dialogue shows only after a later customer turn (Pair.Evidence).
+	OnDecision int            `json:"pairs_on_decision"`
+	Pairs      int            `json:"pairs"`
+	ByFailure  map[string]int `json:"pairs_by_failure"`
+	BySplit    map[string]int `json:"pairs_by_split"`
 }
 
 // Plan chooses which flaws to try per blueprint and how pairs are cut.

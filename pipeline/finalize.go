@@ -241,6 +241,7 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	dst.OtherReason += src.OtherReason
 	dst.Unpairable += src.Unpairable
 	dst.LabelNotShown += src.LabelNotShown
+	dst.OnDecision += src.OnDecision
 	dst.Pairs += src.Pairs
 	for k, v := range src.ByFailure {
 		dst.ByFailure[k] += v
