@@ -71,10 +71,14 @@ type DPOStats struct {
 	LabelNotShown int `json:"label_not_shown"`
 	// OnDecision counts the pairs made on a decision whose mistake the
 	// dialogue shows only after a later customer turn (Pair.Evidence).
-	OnDecision int            `json:"pairs_on_decision"`
-	Pairs      int            `json:"pairs"`
-	ByFailure  map[string]int `json:"pairs_by_failure"`
-	BySplit    map[string]int `json:"pairs_by_split"`
+	OnDecision int `json:"pairs_on_decision"`
+	Pairs      int `json:"pairs"`
+	// AssistantOnly counts the pairs whose chosen and rejected hold
+	// assistant messages only: the ones OpenAI's preference fine-tuning
+	// takes (export.AssistantOnly).
+	AssistantOnly int            `json:"pairs_assistant_only"`
+	ByFailure     map[string]int `json:"pairs_by_failure"`
+	BySplit       map[string]int `json:"pairs_by_split"`
 }
 
 // Plan chooses which flaws to try per blueprint and how pairs are cut.

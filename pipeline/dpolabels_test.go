@@ -65,10 +65,13 @@ func TestDPOLabelsShown(t *testing.T) {
 				}
 			}
 			paths, _ := filepath.Glob(filepath.Join(cfg.Out, "dpo", "*.parquet"))
-			pairs, shown := map[string]int{}, map[string]int{}
+			pairs, shown, assistantOnly := map[string]int{}, map[string]int{}, 0
 			for _, p := range paths {
 				err := export.ScanDPO(p, func(r export.DPORow) error {
 					pairs[r.Failure]++
+					if export.AssistantOnly(&r) {
+						assistantOnly++
+					}
 					for _, side := range [][]record.Message{r.Chosen, r.Rejected} {
 						for i, msg := range side {
 							if msg.Role == "user" {
@@ -108,6 +111,13 @@ func TestDPOLabelsShown(t *testing.T) {
 			}
 			for label, n := range pairs {
 				t.Logf("%s: %d of %d pairs show their label", label, shown[label], n)
+			}
+			if m.DPO.AssistantOnly != assistantOnly || m.DPO.OnDecision != len(decided) {
+				t.Errorf("manifest: %d pairs assistant-only, %d on a decision; the rows hold %d and %d",
+					m.DPO.AssistantOnly, m.DPO.OnDecision, assistantOnly, len(decided))
+			}
+			if tc.tools == engine.DPOToolsCut && assistantOnly != m.DPO.Pairs {
+				t.Errorf("dpo_tools cut: %d of %d pairs are assistant-only, want all (OpenAI takes them)", assistantOnly, m.DPO.Pairs)
 			}
 			if m.Config["dpo_tools"] != tc.tools {
 				t.Errorf("manifest config dpo_tools = %v, want %s", m.Config["dpo_tools"], tc.tools)

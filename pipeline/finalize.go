@@ -242,6 +242,7 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	dst.Unpairable += src.Unpairable
 	dst.LabelNotShown += src.LabelNotShown
 	dst.OnDecision += src.OnDecision
+	dst.AssistantOnly += src.AssistantOnly
 	dst.Pairs += src.Pairs
 	for k, v := range src.ByFailure {
 		dst.ByFailure[k] += v
