@@ -50,7 +50,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		leftOut += ef.LeftOut
 		reasoning += ef.Reasoning
 		kept += ef.ReasoningKept
-		fmt.Fprintf(stdout, "%-28s %7d rows %10d bytes\n", ef.Path, ef.Rows, ef.Bytes)
+		fmt.Fprintf(stdout, "%-28s %7d rows %10d bytes   reasoning kept in %d of %d messages\n", ef.Path, ef.Rows, ef.Bytes, ef.ReasoningKept, ef.Reasoning)
 	}
 	el := time.Since(start)
 	fmt.Fprintf(stdout, "exported %s as %s into %s: %d rows in %s (%.0f rows/s)\n", dir, f, *out, rows, el.Round(time.Millisecond), float64(rows)/max(el.Seconds(), 1e-9))
