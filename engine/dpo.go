@@ -65,9 +65,10 @@ type DPOStats struct {
 	NoFailure   int `json:"verified_anyway"`
 	OtherReason int `json:"failed_for_another_reason"`
 	Unpairable  int `json:"unpairable"`
-	// LabelNotShown counts the failed dialogues whose every cut leaves
-	// the labelled mistake out of the rejected side (Plan.Cut): paired,
-	// they would teach a label the rows do not show.
+	// LabelNotShown counts the failed dialogues whose rows, and whose
+	// dialogue followed past the cut, never show the labelled mistake
+	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
+	// would teach a label nothing shows.
 	LabelNotShown int `json:"label_not_shown"`
 	// OnDecision counts the pairs made on a decision whose mistake the
 	// dialogue shows only after a later customer turn (Pair.Evidence).

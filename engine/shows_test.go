@@ -155,16 +155,8 @@ func TestLabelCheckerShows(t *testing.T) {
 
 // A pair whose mistake lies past every cut is refused, never mislabelled.
 func TestCutRefusesUnshownLabel(t *testing.T) {
-	fx, err := testplay.NewFixture("retail", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, plan, lc := segmentPlan(t, "retail")
 	ctx := context.Background()
-	plan, err := engine.NewPlan(1, agent.Flaws(), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc := engine.NewLabelChecker(fx.D, fx.Ver)
 	for i := range 40 {
 		bp, err := fx.Gen.Generate(ctx, i)
 		if err != nil {
@@ -194,16 +186,8 @@ func TestCutPairsOnTheDecision(t *testing.T) {
 	if testing.Short() {
 		t.Skip(shortSkip)
 	}
-	fx, err := testplay.NewFixture("airline", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, plan, lc := segmentPlan(t, "airline")
 	ctx := context.Background()
-	plan, err := engine.NewPlan(1, engine.FlawsFor(fx.D.Model), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc := engine.NewLabelChecker(fx.D, fx.Ver)
 	for i := range 200 {
 		bp, err := fx.Gen.Generate(ctx, i)
 		if err != nil {
@@ -243,4 +227,19 @@ func TestCutPairsOnTheDecision(t *testing.T) {
 		}
 	}
 	t.Fatal("no pair made on a decision in 200 airline blueprints")
+}
+
+// segmentPlan is a domain's fixture with the default plan (segment pairs,
+// tool results kept) over its failure types, and its label checker.
+func segmentPlan(t *testing.T, domain string) (*testplay.Fixture, *engine.Plan, *engine.LabelChecker) {
+	t.Helper()
+	fx, err := testplay.NewFixture(domain, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := engine.NewPlan(1, engine.FlawsFor(fx.D.Model), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx, plan, engine.NewLabelChecker(fx.D, fx.Ver)
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/synth-data/synth/emulate"
 )
 
 // exchange is one chat completion that went through a recorder.
@@ -139,15 +137,7 @@ func TestAgentReplaysReasoningPerServer(t *testing.T) {
 				t.Fatalf("run exit %d:\n%s\n%s", code, stdout, stderr)
 			}
 			checkReplayed(t, rc.agentTurns(t), tc.field, tc.other)
-			res, err := http.Get(strings.TrimSuffix(base, "/v1") + "/metrics")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			var m emulate.Metrics
-			if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
-				t.Fatal(err)
-			}
+			m := emulatorMetrics(t, base)
 			if got := m.Reasoning.Read > 0 && m.Reasoning.Ignored == 0; got != tc.read {
 				t.Errorf("the %s emulator read %d replayed reasonings and ignored %d; want all read: %v", tc.flavor, m.Reasoning.Read, m.Reasoning.Ignored, tc.read)
 			}
