@@ -257,6 +257,14 @@ func (s *state) dpoTools() string {
 	return mode
 }
 
+// dpoMode is the release's --dpo-mode (segment when unset).
+func (s *state) dpoMode() string {
+	if mode, _ := s.doc.m.Config["dpo_mode"].(string); mode != "" {
+		return mode
+	}
+	return engine.PairSegment
+}
+
 // toolsMode is the release's --tools; releases before it carry all.
 func (s *state) toolsMode() string {
 	mode, _ := s.doc.m.Config["tools"].(string)
@@ -394,40 +402,10 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if dupID {
 		bad("duplicate", "pair id %q appears twice in dpo/", r.ID)
 	}
-
-	switch {
-	case len(r.Prompt) == 0 || len(r.Chosen) == 0 || len(r.Rejected) == 0:
-		bad("dpo", "empty prompt, chosen or rejected (%d, %d, %d messages)", len(r.Prompt), len(r.Chosen), len(r.Rejected))
+	if !s.checkDPOShape(bad, r) {
 		return
-	case r.Prompt[len(r.Prompt)-1].Role != "user" && r.Prompt[len(r.Prompt)-1].Role != "tool":
-		bad("dpo", "the prompt ends with a %s message, not a user or tool one", r.Prompt[len(r.Prompt)-1].Role)
-	case r.Chosen[0].Role != "assistant" || r.Rejected[0].Role != "assistant":
-		bad("dpo", "chosen and rejected must start with the agent's message (%s, %s)", r.Chosen[0].Role, r.Rejected[0].Role)
-	}
-	if turns := countRole(r.Prompt, "user"); int(r.DivergenceTurn) != turns {
-		bad("dpo", "divergence_turn %d, but the prompt holds %d user turns", r.DivergenceTurn, turns)
 	}
 	info := s.bps[r.BlueprintID]
-	if s.dom != nil {
-		var bp *record.Blueprint
-		if info != nil {
-			bp = info.bp
-		}
-		all := slices.Concat(r.Prompt, r.Chosen, r.Rejected)
-		if why := engine.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, all, bp); why != "" {
-			bad("dpo", "%s (domain %s)", why, s.dom.Name)
-		}
-	}
-	if s.dpoTools() == engine.DPOToolsCut {
-		for _, side := range []struct {
-			name string
-			msgs []record.Message
-		}{{"chosen", r.Chosen}, {"rejected", r.Rejected}} {
-			if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "tool" }); i >= 0 {
-				bad("dpo", "dpo_tools is cut, but %s message %d is a tool result", side.name, i)
-			}
-		}
-	}
 	if info == nil {
 		bad("blueprint", "blueprint %q is not in blueprints/", r.BlueprintID)
 		return
@@ -436,11 +414,12 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if e.split != bp.Split {
 		bad("split", "pair is in the %s split, its blueprint in %s", e.split, bp.Split)
 	}
-	if s.labels != nil && len(engine.Expected(r.Failure)) > 0 && (rec == nil || rec.Check != engine.CheckCaught) {
+	if s.labels != nil && len(engine.Expected(r.Failure)) > 0 && (rec == nil || rec.Check != engine.CheckCaught && rec.Evidence == 0) {
 		// The label is what the rows teach: the rejected side itself must
 		// make the mistake, whatever its dialogue did after the cut. A
 		// mistake the customer caught is the proposal itself, which the
-		// caught check below holds to the customer's no.
+		// caught check below holds to the customer's no; a pair made on a
+		// decision is checked on its dialogues once re-simulated.
 		if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, r.Chosen, r.Rejected); !ok {
 			bad("dpo/label", "the rejected side does not show its label %s: %s", r.Failure, why)
 		}
@@ -459,11 +438,61 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 			bad("dpo", "prompt+chosen is not the verified dialogue (%s row %d): they part at message %d", good.file, good.row, i)
 		}
 	}
-
 	if rec == nil {
 		bad("dpo", "no failure record for the pair in rejected/dpo_failures-*")
 		return
 	}
+	if s.checkDPORecord(bad, r, rec, bp) && s.dom != nil {
+		s.checkDPODialogue(ctx, bad, r, rec, bp)
+	}
+}
+
+// checkDPOShape checks a pair's rows by themselves: where its sides
+// start and end, its divergence turn and its tools. It reports whether
+// the pair is whole enough to check further.
+func (s *state) checkDPOShape(bad func(check, format string, args ...any), r export.DPORow) bool {
+	switch {
+	case len(r.Prompt) == 0 || len(r.Chosen) == 0 || len(r.Rejected) == 0:
+		bad("dpo", "empty prompt, chosen or rejected (%d, %d, %d messages)", len(r.Prompt), len(r.Chosen), len(r.Rejected))
+		return false
+	case r.Prompt[len(r.Prompt)-1].Role != "user" && r.Prompt[len(r.Prompt)-1].Role != "tool":
+		bad("dpo", "the prompt ends with a %s message, not a user or tool one", r.Prompt[len(r.Prompt)-1].Role)
+	case r.Chosen[0].Role != "assistant" || r.Rejected[0].Role != "assistant":
+		bad("dpo", "chosen and rejected must start with the agent's message (%s, %s)", r.Chosen[0].Role, r.Rejected[0].Role)
+	}
+	if turns := countRole(r.Prompt, "user"); int(r.DivergenceTurn) != turns {
+		bad("dpo", "divergence_turn %d, but the prompt holds %d user turns", r.DivergenceTurn, turns)
+	}
+	if s.dom != nil {
+		var bp *record.Blueprint
+		if info := s.bps[r.BlueprintID]; info != nil {
+			bp = info.bp
+		}
+		all := slices.Concat(r.Prompt, r.Chosen, r.Rejected)
+		if why := engine.CheckRowTools(s.dom.Tools, s.toolsMode(), r.Tools, all, bp); why != "" {
+			bad("dpo", "%s (domain %s)", why, s.dom.Name)
+		}
+	}
+	for _, side := range []struct {
+		name string
+		msgs []record.Message
+	}{{"chosen", r.Chosen}, {"rejected", r.Rejected}} {
+		if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "tool" }); i >= 0 && s.dpoTools() == engine.DPOToolsCut {
+			bad("dpo", "dpo_tools is cut, but %s message %d is a tool result", side.name, i)
+		}
+		// A side that runs past the next customer turn breaks the
+		// prompt's prefix under templates that render reasoning only
+		// after the last user message; only whole sessions span turns.
+		if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "user" }); i >= 0 && s.dpoMode() != engine.PairSession {
+			bad("dpo", "%s message %d is a customer turn: a %s pair's sides end before the next one", side.name, i, s.dpoMode())
+		}
+	}
+	return true
+}
+
+// checkDPORecord holds a pair to its failure record; it reports whether
+// the record is sound enough to re-simulate.
+func (s *state) checkDPORecord(bad func(check, format string, args ...any), r export.DPORow, rec *failureRecord, bp *record.Blueprint) bool {
 	if rec.BlueprintID != r.BlueprintID || rec.Failure != r.Failure || rec.Split != bp.Split {
 		bad("dpo", "failure record (%s line %d) says blueprint %s, failure %s, split %s", rec.file, rec.line+1, rec.BlueprintID, rec.Failure, rec.Split)
 	}
@@ -471,20 +500,31 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	switch {
 	case len(expected) == 0:
 		bad("dpo", "unknown failure type %q", r.Failure)
-		return
+		return false
 	case !engine.Explains(r.Failure, rec.Check):
 		bad("dpo", "failure %s was recorded failing %s; it must fail one of %s", r.Failure, rec.Check, strings.Join(expected, ", "))
 	case rec.FlawGoal < 0 || rec.FlawGoal >= len(bp.Goals):
 		bad("dpo", "flaw_goal %d, but the blueprint has %d goals", rec.FlawGoal, len(bp.Goals))
-		return
+		return false
+	case rec.Evidence < 0 || rec.Evidence > 0 && rec.Check == engine.CheckCaught:
+		bad("dpo", "evidence %d for a pair whose check is %s", rec.Evidence, rec.Check)
+		return false
 	}
-	if s.dom == nil {
-		return
-	}
+	return true
+}
+
+// checkDPODialogue holds a pair to the failed dialogue it was cut from:
+// recorded (the LLM engine's), or re-simulated from the flaw.
+func (s *state) checkDPODialogue(ctx context.Context, bad func(check, format string, args ...any), r export.DPORow, rec *failureRecord, bp *record.Blueprint) {
 	if rec.Trajectory != nil {
 		// An LLM engine's pair: its rejected side is a recorded dialogue
 		// (a model's, which nothing re-simulates): it must be that
-		// dialogue's continuation and fail the recorded check.
+		// dialogue's continuation and fail the recorded check. A model's
+		// trial may part from the verified dialogue before its mistake,
+		// so its rows must show the label themselves.
+		if rec.Evidence > 0 {
+			bad("dpo", "an LLM trial's pair is made on a decision (evidence %d): its rows must show the label", rec.Evidence)
+		}
 		if i, ok := isPrefix(s.seed, digestMessages(s.seed, rec.Trajectory.Messages), r.Prompt, r.Rejected); !ok {
 			bad("dpo", "prompt+rejected is not the recorded failed dialogue: they part at message %d", i)
 		}
@@ -517,11 +557,36 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 		}
 		return
 	}
+	if rec.Evidence > 0 {
+		s.checkDecision(ctx, bad, r, rec, bp, flawed.Messages)
+	}
 	switch f := s.ver.Verify(ctx, bp, flawed).Failed(); {
 	case f == nil:
 		bad("dpo", "the re-simulated %s dialogue passes verification; a rejected side must fail", r.Failure)
 	case f.Name != rec.Check:
 		bad("dpo", "the re-simulated %s dialogue fails %s (%s), the record says %s", r.Failure, f.Name, f.Reason, rec.Check)
+	}
+}
+
+// checkDecision checks a pair made on a decision (engine.Pair.Evidence):
+// its rows end before the mistake, which the oracle's and the flawed
+// agent's dialogues, followed as far as the record says, must show.
+func (s *state) checkDecision(ctx context.Context, bad func(check, format string, args ...any), r export.DPORow, rec *failureRecord, bp *record.Blueprint, flawed []record.Message) {
+	if s.labels == nil {
+		return
+	}
+	oracle, err := embedded.Simulate(ctx, s.dom, bp, s.maxTurns)
+	if err != nil {
+		bad("dpo", "re-simulating the oracle: %v", err)
+		return
+	}
+	if i, ok := isPrefix(s.seed, digestMessages(s.seed, oracle.Messages), r.Prompt, r.Chosen); !ok {
+		bad("dpo", "prompt+chosen is not the re-simulated oracle's dialogue: they part at message %d", i)
+		return
+	}
+	chosen, rejected := engine.Evidence(oracle.Messages, flawed, len(r.Prompt), rec.Evidence)
+	if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, chosen, rejected); !ok {
+		bad("dpo/label", "the dialogues up to customer turn %d after the divergence do not show the label %s: %s", rec.Evidence, r.Failure, why)
 	}
 }
 

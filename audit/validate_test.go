@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
@@ -234,29 +233,52 @@ func testCatchesDamage(t *testing.T, base string) {
 			relist(t, dir, dpoFile("train"), -1)
 			return []want{{file: dpoFile("train"), check: "dpo", row: 2, id: rows[2].ID, reason: "prompt+rejected is not the re-simulated"}}
 		}},
-		{"rejected side cut before its mistake", func(t *testing.T, dir string) []want {
-			// A proposal without the reminder the policy requires, without
-			// the write made after the customer's yes: still the flawed
-			// dialogue's prefix, but it no longer shows the label. (Wrong
-			// arguments and ids are now caught by the customer at the
-			// proposal, so their pairs end there.)
-			// Any split: which flaws a 100-task release pairs is the luck
-			// of its draws.
+		{"a pair on a decision whose record drops its evidence", func(t *testing.T, dir string) []want {
+			// A proposal without the reminder the policy requires ends
+			// before the customer's yes, so its rows do not show the
+			// write that breaks the rule: only the dialogue it was cut
+			// from does, as far as the record's evidence says.
+			const proofs = "rejected/dpo_failures-00000-of-00001.jsonl.gz"
+			path := filepath.Join(dir, filepath.FromSlash(proofs))
+			lines := readGzipLines(t, path)
+			for k, line := range lines {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatal(err)
+				}
+				if rec["evidence"] == nil {
+					continue
+				}
+				delete(rec, "evidence")
+				b, _ := json.Marshal(rec)
+				lines[k] = string(b)
+				writeGzipLines(t, path, lines)
+				relist(t, dir, proofs, -1)
+				split := rec["split"].(string)
+				row := slices.IndexFunc(readDPO(t, dir, split), func(r export.DPORow) bool { return r.ID == rec["pair_id"] })
+				return []want{{file: dpoFile(split), check: "dpo/label", row: row, id: rec["pair_id"].(string), reason: "does not show its label " + rec["failure"].(string)}}
+			}
+			t.Fatal("no pair made on a decision")
+			return nil
+		}},
+		{"a chosen side that runs past the next customer turn", func(t *testing.T, dir string) []want {
+			// Still the verified dialogue's prefix, but prompt + chosen no
+			// longer keeps the prompt a prefix under Qwen3.5's template.
 			for _, split := range []string{"train", "validation", "test"} {
-				rows := readDPO(t, dir, split)
+				rows, sft := readDPO(t, dir, split), readSFT(t, dir, split)
 				for i, r := range rows {
-					// A pair the customer caught ends at the proposal; this one
-					// goes on to the write.
-					writes := slices.ContainsFunc(r.Rejected, func(m record.Message) bool { return len(m.ToolCalls) > 0 })
-					if r.Failure == agent.FlawNoReminder && len(r.Rejected[0].ToolCalls) == 0 && writes {
-						rows[i].Rejected = r.Rejected[:1]
-						rewriteDPO(t, dir, split, rows)
-						relist(t, dir, dpoFile(split), -1)
-						return []want{{file: dpoFile(split), check: "dpo/label", row: i, id: r.ID, reason: "does not show its label " + r.Failure}}
+					k := slices.IndexFunc(sft, func(s export.SFTRow) bool { return s.BlueprintID == r.BlueprintID })
+					end := len(r.Prompt) + len(r.Chosen)
+					if k < 0 || end+1 >= len(sft[k].Messages) || sft[k].Messages[end].Role != "user" {
+						continue
 					}
+					rows[i].Chosen = sft[k].Messages[len(r.Prompt) : end+2]
+					rewriteDPO(t, dir, split, rows)
+					relist(t, dir, dpoFile(split), -1)
+					return []want{{file: dpoFile(split), check: "dpo", row: i, id: r.ID, reason: fmt.Sprintf("chosen message %d is a customer turn", len(r.Chosen))}}
 				}
 			}
-			t.Fatal("no no_reminder pair that proposes before it writes")
+			t.Fatal("no pair whose chosen side ends at a customer turn")
 			return nil
 		}},
 		{"edited domain policy", func(t *testing.T, dir string) []want {

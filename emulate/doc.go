@@ -25,7 +25,9 @@
 // drawn per request in arrival order, so a retry can succeed. Latency and
 // MaxConcurrency make it queue and wait like a real scheduler, and
 // /metrics reports what it served. A Flavor reproduces one server's wire
-// format: where reasoning comes back, which fields it refuses, how it
+// format: where reasoning comes back, which field it reads an earlier
+// turn's reasoning from on input (the other it drops, as the server
+// does, and /metrics counts both), which fields it refuses, how it
 // reports a tool call its parser could not read, its error bodies, finish
 // reasons and usage; each rule names the source it was read from
 // (flavor.go, render.go).

@@ -75,6 +75,46 @@ func (f Flavor) hasReasoningParser() bool {
 	return false
 }
 
+// readReasoning takes each assistant message's earlier reasoning from
+// the field the flavor's server reads on input into Thought, and counts
+// the messages whose reasoning it read and those whose reasoning came
+// in a field it drops without a word:
+//
+//	vllm      reasoning (0.20 on: entrypoints/chat_utils.py reads
+//	          message["reasoning"] only; reasoning_content is dropped,
+//	          vllm-project/vllm#38488)
+//	ollama    reasoning (openai/openai.go: Message.Reasoning → Thinking)
+//	sglang    reasoning_content (entrypoints/openai/protocol.py,
+//	          ChatCompletionMessageGenericParam)
+//	llamacpp  reasoning_content (common/chat.cpp, OpenAI message parser)
+//	openai    neither: the Chat Completions API takes no reasoning back
+//	generic   either, reasoning_content first
+func (f Flavor) readReasoning(req *chatRequest) (read, ignored int) {
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		if m.Role != "assistant" || m.Reasoning == "" && m.ReasoningContent == "" {
+			continue
+		}
+		switch f {
+		case FlavorVLLM, FlavorOllama:
+			m.Thought = m.Reasoning
+		case FlavorSGLang, FlavorLlamaCPP:
+			m.Thought = m.ReasoningContent
+		case FlavorGeneric:
+			m.Thought = m.ReasoningContent
+			if m.Thought == "" {
+				m.Thought = m.Reasoning
+			}
+		}
+		if m.Thought != "" {
+			read++
+		} else {
+			ignored++
+		}
+	}
+	return read, ignored
+}
+
 // apiError is a refusal, written in the flavor's error shape.
 type apiError struct {
 	status  int

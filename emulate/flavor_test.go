@@ -3,6 +3,7 @@ package emulate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -262,6 +263,42 @@ func TestFlavorReasoning(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Each flavor reads an earlier turn's reasoning, sent back on input,
+// from the field its server reads, drops the other without a word, and
+// counts the reasoning it read into the prompt.
+func TestFlavorReadsReplayedReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		flavor        Flavor
+		reads, misses string // the field read, and one dropped ("" for none)
+	}{
+		{FlavorVLLM, "reasoning", "reasoning_content"},
+		{FlavorOllama, "reasoning", "reasoning_content"},
+		{FlavorSGLang, "reasoning_content", "reasoning"},
+		{FlavorLlamaCPP, "reasoning_content", "reasoning"},
+		{FlavorGeneric, "reasoning_content", ""},
+		{FlavorGeneric, "reasoning", ""},
+		{FlavorOpenAI, "", "reasoning"},
+		{FlavorOpenAI, "", "reasoning_content"},
+	} {
+		for _, field := range []string{tc.reads, tc.misses} {
+			if field == "" {
+				continue
+			}
+			body := fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello",%q:"they greeted me"},{"role":"user","content":"bye"}]}`, field)
+			req, err := parseRequest([]byte(body), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := promptChars(req)
+			read, ignored := tc.flavor.readReasoning(req)
+			want := field == tc.reads
+			if (read == 1) != want || (ignored == 1) == want || (promptChars(req) > before) != want {
+				t.Errorf("%s, reasoning in %s: read %d, ignored %d, prompt %d → %d chars; want read: %v", tc.flavor, field, read, ignored, before, promptChars(req), want)
+			}
+		}
 	}
 }
 

@@ -68,6 +68,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) int {
 		return s.refuse(w, e)
 	}
 	role := detectRole(req)
+	s.metrics.reasoning(s.opts.Flavor.readReasoning(req))
 
 	// Wait for a slot as a real inference server queues requests.
 	s.metrics.queue(1)

@@ -26,6 +26,7 @@ type metrics struct {
 	area      float64   // ∫ inFlight dt in request-seconds, up to last
 	prompt    int64
 	complete  int64
+	thoughts  Replayed
 }
 
 // Metrics is the JSON that GET /metrics serves.
@@ -47,6 +48,16 @@ type Metrics struct {
 	MaxConcurrency int     `json:"max_concurrency"`
 	ElapsedSeconds float64 `json:"elapsed_seconds"`
 	Tokens         Tokens  `json:"tokens"`
+	// Reasoning counts the assistant messages that came back with an
+	// earlier turn's reasoning, by whether the flavor's server read it.
+	Reasoning Replayed `json:"reasoning_replayed"`
+}
+
+// Replayed counts assistant messages sent back with their reasoning:
+// Read in the field the server reads, Ignored in one it drops.
+type Replayed struct {
+	Read    int64 `json:"read"`
+	Ignored int64 `json:"ignored"`
 }
 
 // Tokens are the estimated tokens of the completions served.
@@ -121,6 +132,13 @@ func (m *metrics) role(r string) {
 	m.mu.Unlock()
 }
 
+func (m *metrics) reasoning(read, ignored int) {
+	m.mu.Lock()
+	m.thoughts.Read += int64(read)
+	m.thoughts.Ignored += int64(ignored)
+	m.mu.Unlock()
+}
+
 func (m *metrics) usage(u wireUsage) {
 	m.mu.Lock()
 	m.prompt += int64(u.PromptTokens)
@@ -135,7 +153,8 @@ func (m *metrics) snapshot() Metrics {
 		Requests: m.requests, Responses: map[string]int64{}, Canceled: m.canceled,
 		Faults: map[string]int64{}, Roles: map[string]int64{},
 		InFlight: m.inFlight, Queued: m.queued, Peak: m.peak, MaxConcurrency: m.cap,
-		Tokens: Tokens{Prompt: m.prompt, Completion: m.complete, Total: m.prompt + m.complete},
+		Tokens:    Tokens{Prompt: m.prompt, Completion: m.complete, Total: m.prompt + m.complete},
+		Reasoning: m.thoughts,
 	}
 	for s, n := range m.responses {
 		out.Responses[strconv.Itoa(s)] = n

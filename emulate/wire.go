@@ -54,6 +54,11 @@ type message struct {
 	ToolCalls  []openai.ToolCall `json:"tool_calls"`
 	ToolCallID string            `json:"tool_call_id"`
 	Content    string            `json:"-"`
+	// An earlier turn's reasoning sent back, in the field a client chose;
+	// each flavor reads one of them (Flavor.readReasoning) into Thought.
+	Reasoning        string `json:"reasoning"`
+	ReasoningContent string `json:"reasoning_content"`
+	Thought          string `json:"-"`
 }
 
 // text decodes RawContent into Content.
@@ -219,7 +224,9 @@ func tokens(n int) int { return (n + 3) / 4 }
 func promptChars(r *chatRequest) int {
 	n := 0
 	for _, m := range r.Messages {
-		n += utf8.RuneCountInString(m.Content) + len(m.Role)
+		// The reasoning the server read is in the prompt its template
+		// renders; the reasoning it dropped is not.
+		n += utf8.RuneCountInString(m.Content) + utf8.RuneCountInString(m.Thought) + len(m.Role)
 		for _, c := range m.ToolCalls {
 			n += len(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
 		}

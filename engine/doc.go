@@ -7,7 +7,10 @@
 //
 // What every engine shares lives here, so a pair or a label means the
 // same whichever engine made it: the DPO Plan (which flaw to try for a
-// blueprint, deterministic per index, and how pairs are cut, MakePair),
+// blueprint, deterministic per index, and how pairs are cut, MakePair and
+// Plan.Cut: every side ends before the next customer turn, and a mistake
+// made only after the customer's answer is paired on the decision, with
+// the dialogues followed as its Evidence),
 // the failure taxonomy of failed LLM dialogues (FailureLabel, each label
 // naming the checks its dialogue must fail, Expected), which tools a row
 // carries and the agent is given (ToolChoice, RowTools, CheckRowTools),

@@ -65,11 +65,19 @@ type DPOStats struct {
 	NoFailure   int `json:"verified_anyway"`
 	OtherReason int `json:"failed_for_another_reason"`
 	Unpairable  int `json:"unpairable"`
-	// LabelNotShown counts the failed dialogues whose every cut leaves
-	// the labelled mistake out of the rejected side (Plan.Cut): paired,
-	// they would teach a label the rows do not show.
-	LabelNotShown int            `json:"label_not_shown"`
-	Pairs         int            `json:"pairs"`
+	// LabelNotShown counts the failed dialogues whose rows, and whose
+	// dialogue followed past the cut, never show the labelled mistake
+	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
+	// would teach a label nothing shows.
+	LabelNotShown int `json:"label_not_shown"`
+	// OnDecision counts the pairs made on a decision whose mistake the
+	// dialogue shows only after a later customer turn (Pair.Evidence).
+	OnDecision int `json:"pairs_on_decision"`
+	Pairs      int `json:"pairs"`
+	// AssistantOnly counts the pairs whose chosen and rejected hold
+	// assistant messages only: the ones OpenAI's preference fine-tuning
+	// takes (export.AssistantOnly).
+	AssistantOnly int            `json:"pairs_assistant_only"`
 	ByFailure     map[string]int `json:"pairs_by_failure"`
 	BySplit       map[string]int `json:"pairs_by_split"`
 }

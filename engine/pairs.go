@@ -13,12 +13,13 @@ import (
 const (
 	// PairSegment: prompt = the shared history up to the divergence (it
 	// ends with a user or tool message), chosen and rejected = each side's
-	// next assistant segment, up to the next user turn (ToolGraph), or
-	// the next after it where the mistake comes later (Plan.Cut).
+	// next assistant segment, up to the next user turn (ToolGraph).
 	PairSegment = "segment"
-	// PairSession: whole conversations after the opening user message (DMPO, ETO).
+	// PairSession: whole conversations after the opening user message
+	// (DMPO, ETO). The only mode whose sides span customer turns.
 	PairSession = "session"
-	// PairEqual: equal-length segments after the shared history (SDPO).
+	// PairEqual: equal-length segments after the shared history, up to
+	// the shorter side's next user turn (SDPO).
 	PairEqual = "equal"
 )
 
@@ -31,6 +32,11 @@ type Pair struct {
 	Prompt, Chosen, Rejected []record.Message
 	// DivergenceTurn counts the user turns in the shared history.
 	DivergenceTurn int
+	// Evidence is 0 when the rejected side shows its label itself. A
+	// pair made on the decision its mistake followed from (Plan.Cut) has
+	// Evidence n: the dialogues up to their n-th user message after the
+	// divergence show it.
+	Evidence int
 }
 
 // MakePair aligns a verified dialogue (good) and a failed one (bad) of the
@@ -69,7 +75,7 @@ func MakePair(mode string, good, bad []record.Message) (Pair, error) {
 		open := nextUser(good, 0, 1) + 1
 		return Pair{Prompt: good[:open], Chosen: good[open:], Rejected: bad[open:], DivergenceTurn: turns}, nil
 	case PairEqual:
-		n := min(nextUser(good, d, 2)-d, nextUser(bad, d, 2)-d)
+		n := min(nextUser(good, d, 1)-d, nextUser(bad, d, 1)-d)
 		return Pair{Prompt: good[:d], Chosen: good[d : d+n], Rejected: bad[d : d+n], DivergenceTurn: turns}, nil
 	}
 	return Pair{}, fmt.Errorf("unknown pair mode %q (want %s, %s or %s)", mode, PairSegment, PairSession, PairEqual)
@@ -104,57 +110,69 @@ const (
 // DPOToolsModes lists the --dpo-tools values.
 func DPOToolsModes() []string { return []string{DPOToolsKeep, DPOToolsCut} }
 
-// ErrLabelNotShown is why a pair was not made: no cut of it has a
-// rejected side that shows its label.
+// ErrLabelNotShown is why a pair was not made: neither its rejected
+// side nor the dialogue it was cut from shows its label.
 var ErrLabelNotShown = errors.New("the rejected side does not show its label")
 
 // Cut makes the pair of a verified dialogue (good) and a failed one
 // (bad) that the plan's mode and tool cut give, and checks with lc that
-// its rejected side shows label. A segment (or equal) cut ends at the
-// next user turn, but many mistakes are made in one turn and acted on
-// in the next: a wrong order is proposed, and cancelled after the
-// customer's yes. Such a pair would be labelled with a mistake its
-// rejected side does not make, so both sides grow by one user turn at a
-// time until the rejected side shows it; a pair no cut shows is an
-// error wrapping ErrLabelNotShown, and never mislabelled.
+// its rejected side shows label.
+//
+// Its sides end before the next customer turn (session pairs aside):
+// the pair is cut where the decision is made, and prompt + side keeps
+// the prompt's rendering a prefix under chat templates that render an
+// assistant turn's reasoning only after the last user message (Qwen3.5,
+// Qwen3.6), which a side spanning a later customer turn would break.
+//
+// Many mistakes are decided in one turn and acted on in the next: a
+// wrong order proposed, and cancelled after the customer's yes; a write
+// proposed without the reminder a rule wants, run after it. The rows
+// then hold the decision, not its consequence. Cut follows the
+// dialogues past the cut, one customer turn at a time, and where they
+// show the label the pair is made on the decision, with Evidence
+// saying how far the dialogues had to go: a flawed agent speaks the
+// oracle's words until its flaw fires, so the first difference is the
+// flaw's decision. Callers whose failed dialogue may part from the
+// verified one before its mistake (an LLM's trials) refuse such pairs.
+// A pair whose dialogues never show the label is an error wrapping
+// ErrLabelNotShown, and never mislabelled.
 func (p *Plan) Cut(ctx context.Context, lc *LabelChecker, bp *record.Blueprint, label string, good, bad []record.Message) (Pair, error) {
-	base, err := MakePair(p.mode, good, bad)
+	pair, err := p.CutAt(good, bad)
 	if err != nil {
 		return Pair{}, err
 	}
-	d := len(base.Prompt)
-	side := func(msgs []record.Message, end int) []record.Message {
-		s := msgs[d:end]
-		if p.tools == DPOToolsCut {
-			s = cutTools(s)
-		}
-		return s
+	ok, why := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen, pair.Rejected)
+	if ok {
+		return pair, nil
 	}
-	why := ""
-	var prevC, prevR int
-	for k := 1; ; k++ {
-		pair := base
-		switch p.mode {
-		case PairSegment, "":
-			pair.Chosen, pair.Rejected = side(good, nextUser(good, d, k)), side(bad, nextUser(bad, d, k))
-		case PairEqual:
-			n := min(nextUser(good, d, k+1)-d, nextUser(bad, d, k+1)-d)
-			pair.Chosen, pair.Rejected = side(good, d+n), side(bad, d+n)
-		default:
-			pair.Chosen, pair.Rejected = side(good, len(good)), side(bad, len(bad))
+	if p.mode == PairSession {
+		return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
+	}
+	d := len(pair.Prompt)
+	prevC, prevR := -1, -1
+	for n := 1; ; n++ {
+		c, r := Evidence(good, bad, d, n)
+		// Followed as far as they go: both dialogues end.
+		if len(c) == prevC && len(r) == prevR {
+			return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
 		}
-		ok, w := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen, pair.Rejected)
-		if ok {
+		prevC, prevR = len(c), len(r)
+		if len(c) == len(pair.Chosen) && len(r) == len(pair.Rejected) {
+			continue // the rows themselves, checked above
+		}
+		if ok, _ := lc.Shows(ctx, bp, label, pair.Prompt, c, r); ok {
+			pair.Evidence = n
 			return pair, nil
 		}
-		why = w
-		// Grown as far as it goes: the dialogues, or the tool cut, end.
-		if k > 1 && len(pair.Chosen) == prevC && len(pair.Rejected) == prevR || p.mode == PairSession {
-			break
-		}
-		prevC, prevR = len(pair.Chosen), len(pair.Rejected)
 	}
-	return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
+}
+
+// Evidence returns the sides of good and bad that Pair.Evidence n names:
+// each dialogue from the divergence (after a prompt of d messages) up to
+// its n-th user message after it. synth validate rebuilds them to check
+// a pair made on a decision.
+func Evidence(good, bad []record.Message, d, n int) (chosen, rejected []record.Message) {
+	return good[d:nextUser(good, d, n)], bad[d:nextUser(bad, d, n)]
 }
 
 // CutAt cuts a pair at the first difference without a label check: for

@@ -26,7 +26,8 @@ func TestMakePair(t *testing.T) {
 	}{
 		{PairSegment, 4, 1, 3, "tool", "assistant"},
 		{PairSession, 2, 9, 7, "user", "assistant"},
-		{PairEqual, 4, 5, 5, "tool", "assistant"},
+		// Equal-length up to the shorter side's next customer turn.
+		{PairEqual, 4, 1, 1, "tool", "assistant"},
 	}
 	for _, tc := range cases {
 		p, err := MakePair(tc.mode, good, bad)

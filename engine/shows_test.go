@@ -63,8 +63,9 @@ func TestLabelCheckerShows(t *testing.T) {
 			}
 			lc := engine.NewLabelChecker(fx.D, fx.Ver)
 			type example struct {
-				bp   *record.Blueprint
-				pair engine.Pair
+				bp        *record.Blueprint
+				pair      engine.Pair
+				good, bad []record.Message
 			}
 			found := map[string]example{}
 			// caught are the flaws the customer caught at the proposal: their
@@ -98,7 +99,7 @@ func TestLabelCheckerShows(t *testing.T) {
 					if err != nil {
 						continue
 					}
-					found[kind] = example{bp, pair}
+					found[kind] = example{bp, pair, good.Messages, bad.Messages}
 				}
 			}
 			for _, label := range kinds {
@@ -113,8 +114,22 @@ func TestLabelCheckerShows(t *testing.T) {
 						}
 						t.Fatalf("no %s pair in 300 blueprints", label)
 					}
-					if ok, why := lc.Shows(ctx, ex.bp, label, ex.pair.Prompt, ex.pair.Chosen, ex.pair.Rejected); !ok {
-						t.Errorf("a %s pair does not show its label: %s", label, why)
+					chosen, rejected := ex.pair.Chosen, ex.pair.Rejected
+					if ex.pair.Evidence > 0 {
+						// Made on the decision: the dialogues show it later.
+						chosen, rejected = engine.Evidence(ex.good, ex.bad, len(ex.pair.Prompt), ex.pair.Evidence)
+					}
+					if ok, why := lc.Shows(ctx, ex.bp, label, ex.pair.Prompt, chosen, rejected); !ok {
+						t.Errorf("a %s pair (evidence %d) does not show its label: %s", label, ex.pair.Evidence, why)
+					}
+					if tc.mode != engine.PairSession {
+						for _, side := range [][]record.Message{ex.pair.Chosen, ex.pair.Rejected} {
+							for i, m := range side {
+								if m.Role == "user" {
+									t.Errorf("a %s pair's side runs past the next customer turn (message %d)", tc.mode, i)
+								}
+							}
+						}
 					}
 					if tc.tools == engine.DPOToolsCut {
 						for _, side := range [][]record.Message{ex.pair.Chosen, ex.pair.Rejected} {
@@ -129,7 +144,7 @@ func TestLabelCheckerShows(t *testing.T) {
 					if !ok {
 						t.Skipf("no %s pair to mislabel", mislabel[label])
 					}
-					if ok, _ := lc.Shows(ctx, other.bp, label, other.pair.Prompt, other.pair.Chosen, other.pair.Rejected); ok {
+					if _, err := plan.Cut(ctx, lc, other.bp, label, other.good, other.bad); err == nil {
 						t.Errorf("a %s pair labelled %s shows it", mislabel[label], label)
 					}
 				})
@@ -140,16 +155,8 @@ func TestLabelCheckerShows(t *testing.T) {
 
 // A pair whose mistake lies past every cut is refused, never mislabelled.
 func TestCutRefusesUnshownLabel(t *testing.T) {
-	fx, err := testplay.NewFixture("retail", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx, plan, lc := segmentPlan(t, "retail")
 	ctx := context.Background()
-	plan, err := engine.NewPlan(1, agent.Flaws(), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc := engine.NewLabelChecker(fx.D, fx.Ver)
 	for i := range 40 {
 		bp, err := fx.Gen.Generate(ctx, i)
 		if err != nil {
@@ -169,4 +176,70 @@ func TestCutRefusesUnshownLabel(t *testing.T) {
 		return
 	}
 	t.Fatal("no omits_output dialogue in 40 blueprints")
+}
+
+// A mistake decided in one turn and made after the customer's answer
+// (no reminder in a proposal, a write run after the yes) is paired on
+// the decision: the sides end before the customer's answer, the rows
+// alone do not show the label, and the dialogues up to Evidence do.
+func TestCutPairsOnTheDecision(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
+	fx, plan, lc := segmentPlan(t, "airline")
+	ctx := context.Background()
+	for i := range 200 {
+		bp, err := fx.Gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, err := embedded.Simulate(ctx, fx.D, bp, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range []string{agent.FlawNoReminder, agent.FlawUnchecked} {
+			bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fired {
+				continue
+			}
+			pair, err := plan.Cut(ctx, lc, bp, kind, good.Messages, bad.Messages)
+			if err != nil || pair.Evidence == 0 {
+				continue
+			}
+			for _, side := range [][]record.Message{pair.Chosen, pair.Rejected} {
+				for j, m := range side {
+					if m.Role == "user" {
+						t.Fatalf("blueprint %d %s: side message %d is a customer turn", i, kind, j)
+					}
+				}
+			}
+			if ok, _ := lc.Shows(ctx, bp, kind, pair.Prompt, pair.Chosen, pair.Rejected); ok {
+				t.Errorf("blueprint %d %s: evidence %d, but the rows show the label", i, kind, pair.Evidence)
+			}
+			c, r := engine.Evidence(good.Messages, bad.Messages, len(pair.Prompt), pair.Evidence)
+			if ok, why := lc.Shows(ctx, bp, kind, pair.Prompt, c, r); !ok {
+				t.Errorf("blueprint %d %s: the evidence does not show the label: %s", i, kind, why)
+			}
+			return
+		}
+	}
+	t.Fatal("no pair made on a decision in 200 airline blueprints")
+}
+
+// segmentPlan is a domain's fixture with the default plan (segment pairs,
+// tool results kept) over its failure types, and its label checker.
+func segmentPlan(t *testing.T, domain string) (*testplay.Fixture, *engine.Plan, *engine.LabelChecker) {
+	t.Helper()
+	fx, err := testplay.NewFixture(domain, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := engine.NewPlan(1, engine.FlawsFor(fx.D.Model), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx, plan, engine.NewLabelChecker(fx.D, fx.Ver)
 }

@@ -18,7 +18,13 @@
 // ExportRelease (synth export) turns a release's Parquet into the JSONL
 // other trainers read: OpenAI fine-tuning, ShareGPT for LLaMA-Factory and
 // Axolotl, or synth's rows as JSON lines, each shape from the trainer's
-// own documentation. AtomicFile and WriteFileAtomic give every other file
+// own documentation. Reasoning goes where each trainer reads it (ShareGPT:
+// <think>…</think> before a turn's value, LLaMA-Factory's thought words;
+// jsonl: reasoning_content), or nowhere under ExportOptions.DropReasoning
+// and in OpenAI's format, which has no field for it; every ExportedFile
+// counts the messages that carried it and those that kept it. A row a
+// format cannot hold is left out and counted (OpenAI preference rows
+// take assistant completions only: AssistantOnly). AtomicFile and WriteFileAtomic give every other file
 // (manifest, card, chunk summaries, reports, exports) the same guarantee:
 // after a crash the final name holds the old file or the new one, never
 // part of one.

@@ -57,6 +57,22 @@ type ExportedFile struct {
 	Split  string `json:"split"`
 	Rows   int    `json:"rows"`
 	Bytes  int64  `json:"bytes"`
+	// LeftOut counts the rows the format cannot hold (OpenAI preference
+	// rows whose completion holds a tool result or a customer turn).
+	LeftOut int `json:"left_out"`
+	// Reasoning counts the assistant messages of the exported rows that
+	// carry reasoning, and ReasoningKept those whose reasoning the file
+	// holds, in the form the format's trainer reads.
+	Reasoning     int `json:"reasoning"`
+	ReasoningKept int `json:"reasoning_kept"`
+}
+
+// ExportOptions are the choices of `synth export` beyond the format.
+type ExportOptions struct {
+	// DropReasoning leaves every message's reasoning out (--drop-reasoning).
+	// The openai format never carries it: OpenAI fine-tuning has no field
+	// for it.
+	DropReasoning bool
 }
 
 // ExportRelease converts the Parquet files of a release (or of any folder
@@ -64,7 +80,7 @@ type ExportedFile struct {
 // out/{sft,dpo}/{split}.jsonl, one file per config and split, each written
 // atomically. out must not be the release or inside it (a release holds
 // only what its manifest lists).
-func ExportRelease(ctx context.Context, release string, format Format, out string) ([]ExportedFile, error) {
+func ExportRelease(ctx context.Context, release string, format Format, out string, opts ExportOptions) ([]ExportedFile, error) {
 	if _, err := ParseFormat(string(format)); err != nil {
 		return nil, err
 	}
@@ -100,7 +116,7 @@ func ExportRelease(ctx context.Context, release string, format Format, out strin
 		for _, split := range slices.Sorted(maps.Keys(bySplit)) {
 			paths := bySplit[split]
 			slices.Sort(paths)
-			f, err := exportSplit(ctx, format, config, split, paths, out)
+			f, err := exportSplit(ctx, encoder{format, opts}, config, split, paths, out)
 			if err != nil {
 				return nil, err
 			}
@@ -119,7 +135,7 @@ func ExportRelease(ctx context.Context, release string, format Format, out strin
 }
 
 // exportSplit writes one config's split as JSON lines.
-func exportSplit(ctx context.Context, format Format, config, split string, paths []string, out string) (ExportedFile, error) {
+func exportSplit(ctx context.Context, enc encoder, config, split string, paths []string, out string) (ExportedFile, error) {
 	rel := config + "/" + split + ".jsonl"
 	path := filepath.Join(out, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -140,6 +156,10 @@ func exportSplit(ctx context.Context, format Format, config, split string, paths
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if b == nil {
+			ef.LeftOut++
+			return nil
+		}
 		ef.Rows++
 		if _, err := bw.Write(append(b, '\n')); err != nil {
 			return err
@@ -150,12 +170,12 @@ func exportSplit(ctx context.Context, format Format, config, split string, paths
 	for _, p := range paths {
 		if config == "sft" {
 			err = ScanSFT(p, func(r SFTRow) error {
-				b, err := EncodeSFT(line, format, &r)
+				b, err := enc.sft(line, &r, &ef)
 				return emit(r.ID, b, err)
 			})
 		} else {
 			err = ScanDPO(p, func(r DPORow) error {
-				b, err := EncodeDPO(line, format, &r)
+				b, err := enc.dpo(line, &r, &ef)
 				return emit(r.ID, b, err)
 			})
 		}
@@ -177,58 +197,114 @@ func exportSplit(ctx context.Context, format Format, config, split string, paths
 	return ef, nil
 }
 
-// EncodeSFT appends one SFT row in format to dst (no newline).
-func EncodeSFT(dst []byte, format Format, r *SFTRow) ([]byte, error) {
-	tools, err := toolsValue(r.Tools)
-	if err != nil {
-		return nil, err
-	}
-	switch format {
-	case FormatOpenAI:
-		return appendJSON(dst, openAIExample{Messages: openAIMessages(r.Messages), Tools: tools, ParallelToolCalls: parallel(r.Messages)})
-	case FormatShareGPT:
-		sys, turns := shareGPTTurns(r.Messages, true)
-		return appendJSON(dst, shareGPTExample{Conversations: turns, System: sys, Tools: r.Tools})
-	case FormatJSONL:
-		return appendJSON(dst, jsonlSFT{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Messages: wire(r.Messages), Tools: tools,
-			NWrites: r.NWrites, NReads: r.NReads, Evidence: nonNil(r.Evidence), Behavior: r.Behavior, Engine: r.Engine, Kind: r.Kind, Labels: r.Labels})
-	}
-	return nil, fmt.Errorf("unknown format %q", format)
+// encoder writes rows in one format.
+type encoder struct {
+	format Format
+	opts   ExportOptions
 }
 
-// EncodeDPO appends one DPO row in format to dst (no newline).
-func EncodeDPO(dst []byte, format Format, r *DPORow) ([]byte, error) {
+// keeps reports whether the format carries reasoning as exported.
+func (e encoder) keeps() bool { return e.format != FormatOpenAI && !e.opts.DropReasoning }
+
+// sft appends one SFT row to dst (no newline) and counts its reasoning
+// in ef.
+func (e encoder) sft(dst []byte, r *SFTRow, ef *ExportedFile) ([]byte, error) {
 	tools, err := toolsValue(r.Tools)
 	if err != nil {
 		return nil, err
 	}
-	switch format {
+	e.tally(ef, r.Messages)
+	switch e.format {
 	case FormatOpenAI:
-		all := append(append([]record.Message(nil), r.Prompt...), r.Chosen...)
-		all = append(all, r.Rejected...)
+		return appendJSON(dst, openAIExample{Messages: openAIMessages(r.Messages, true), Tools: tools, ParallelToolCalls: parallel(r.Messages)})
+	case FormatShareGPT:
+		sys, turns := shareGPTTurns(r.Messages, true, e.keeps())
+		return appendJSON(dst, shareGPTExample{Conversations: turns, System: sys, Tools: r.Tools})
+	case FormatJSONL:
+		return appendJSON(dst, jsonlSFT{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain, Messages: e.wire(r.Messages), Tools: tools,
+			NWrites: r.NWrites, NReads: r.NReads, Evidence: nonNil(r.Evidence), Behavior: r.Behavior, Engine: r.Engine, Kind: r.Kind, Labels: r.Labels})
+	}
+	return nil, fmt.Errorf("unknown format %q", e.format)
+}
+
+// dpo appends one DPO row to dst (no newline) and counts its reasoning
+// in ef; it returns nil bytes for a row the format cannot hold.
+func (e encoder) dpo(dst []byte, r *DPORow, ef *ExportedFile) ([]byte, error) {
+	tools, err := toolsValue(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+	switch e.format {
+	case FormatOpenAI:
+		// OpenAI's preference outputs hold assistant messages only: a
+		// completion with a tool result or a customer turn in it is left
+		// out (synth run --dpo-tools cut makes every pair fit).
+		if !AssistantOnly(r) {
+			return nil, nil
+		}
+		e.tally(ef, slices.Concat(r.Prompt, r.Chosen, r.Rejected))
 		return appendJSON(dst, openAIPreference{
-			Input:              openAIInput{Messages: openAIMessages(r.Prompt), Tools: tools, ParallelToolCalls: parallel(all)},
-			PreferredOutput:    openAIMessages(r.Chosen),
-			NonPreferredOutput: openAIMessages(r.Rejected),
+			Input:              openAIInput{Messages: openAIMessages(r.Prompt, false), Tools: tools, ParallelToolCalls: parallel(slices.Concat(r.Prompt, r.Chosen, r.Rejected))},
+			PreferredOutput:    openAIMessages(r.Chosen, false),
+			NonPreferredOutput: openAIMessages(r.Rejected, false),
 		})
 	case FormatShareGPT:
 		// LLaMA-Factory ranks one response turn (chosen and rejected are
 		// single {"from", "value"} objects after a prompt ending with a
 		// human or observation turn): each side's first turn, which is
 		// where the pair diverges.
-		sys, turns := shareGPTTurns(r.Prompt, false)
-		_, chosen := shareGPTTurns(r.Chosen, false)
-		_, rejected := shareGPTTurns(r.Rejected, false)
+		e.tally(ef, slices.Concat(r.Prompt, r.Chosen[:min(1, len(r.Chosen))], r.Rejected[:min(1, len(r.Rejected))]))
+		sys, turns := shareGPTTurns(r.Prompt, false, e.keeps())
+		_, chosen := shareGPTTurns(r.Chosen, false, e.keeps())
+		_, rejected := shareGPTTurns(r.Rejected, false, e.keeps())
 		if len(chosen) == 0 || len(rejected) == 0 {
 			return nil, fmt.Errorf("chosen or rejected is empty")
 		}
 		return appendJSON(dst, shareGPTPreference{Conversations: turns, Chosen: chosen[0], Rejected: rejected[0], System: sys, Tools: r.Tools})
 	case FormatJSONL:
+		e.tally(ef, slices.Concat(r.Prompt, r.Chosen, r.Rejected))
 		return appendJSON(dst, jsonlDPO{ID: r.ID, BlueprintID: r.BlueprintID, Domain: r.Domain,
-			Prompt: wire(r.Prompt), Chosen: wire(r.Chosen), Rejected: wire(r.Rejected), Tools: tools,
+			Prompt: e.wire(r.Prompt), Chosen: e.wire(r.Chosen), Rejected: e.wire(r.Rejected), Tools: tools,
 			Failure: r.Failure, DivergenceTurn: r.DivergenceTurn})
 	}
-	return nil, fmt.Errorf("unknown format %q", format)
+	return nil, fmt.Errorf("unknown format %q", e.format)
+}
+
+// tally counts the messages carrying reasoning that a row exports.
+func (e encoder) tally(ef *ExportedFile, msgs []record.Message) {
+	for i := range msgs {
+		if msgs[i].ReasoningContent != "" {
+			ef.Reasoning++
+			if e.keeps() {
+				ef.ReasoningKept++
+			}
+		}
+	}
+}
+
+// wire returns msgs as their Chat Completions wire JSON (record.Message's
+// own encoding), never null, without reasoning under --drop-reasoning.
+func (e encoder) wire(msgs []record.Message) []record.Message {
+	if msgs == nil {
+		return []record.Message{}
+	}
+	if !e.keeps() {
+		msgs = slices.Clone(msgs)
+		for i := range msgs {
+			msgs[i].ReasoningContent = ""
+		}
+	}
+	return msgs
+}
+
+// AssistantOnly reports whether a pair's completions hold assistant
+// messages only, as OpenAI's preference fine-tuning requires of
+// preferred_output and non_preferred_output.
+func AssistantOnly(r *DPORow) bool {
+	only := func(msgs []record.Message) bool {
+		return len(msgs) > 0 && !slices.ContainsFunc(msgs, func(m record.Message) bool { return m.Role != "assistant" })
+	}
+	return only(r.Chosen) && only(r.Rejected)
 }
 
 // appendJSON encodes v without HTML escaping (prompts are full of tags).
@@ -270,15 +346,6 @@ func parallel(msgs []record.Message) bool {
 		}
 	}
 	return false
-}
-
-// wire returns msgs as their Chat Completions wire JSON (record.Message's
-// own encoding), never null.
-func wire(msgs []record.Message) []record.Message {
-	if msgs == nil {
-		return []record.Message{}
-	}
-	return msgs
 }
 
 type jsonlSFT struct {
@@ -328,7 +395,8 @@ type openAIPreference struct {
 // openAIMessage is a chat message as the fine-tuning API takes it: no
 // reasoning_content (it is not an API field) and no name on tool
 // messages (tool_call_id links a result to its call); content is left
-// out of a tool-call turn that has none.
+// out of a tool-call turn that has none. weight is a key of supervised
+// rows only: preference rows carry none.
 type openAIMessage struct {
 	Role       string            `json:"role"`
 	Content    *string           `json:"content,omitempty"`
@@ -339,11 +407,14 @@ type openAIMessage struct {
 	Weight *int `json:"weight,omitempty"`
 }
 
-func openAIMessages(msgs []record.Message) []openAIMessage {
+func openAIMessages(msgs []record.Message, weights bool) []openAIMessage {
 	out := make([]openAIMessage, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		om := openAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Weight: m.Weight}
+		om := openAIMessage{Role: m.Role, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID}
+		if weights {
+			om.Weight = m.Weight
+		}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			c := m.Content
 			om.Content = &c
@@ -394,8 +465,12 @@ type shareGPTPreference struct {
 // → observation (consecutive results of parallel calls joined into one
 // turn as a JSON list, since LLaMA-Factory wants observations and calls
 // to alternate). With trimUser, a trailing user turn is dropped: a
-// ShareGPT conversation ends with the model's turn.
-func shareGPTTurns(msgs []record.Message, trimUser bool) (string, []shareGPTTurn) {
+// ShareGPT conversation ends with the model's turn. With reasoning, an
+// assistant turn's reasoning opens its value as LLaMA-Factory's
+// reasoning templates read it (thought_words, data/template.py):
+// "<think>\nREASONING\n</think>\n\n" before the text, or before the
+// call's JSON, which its FunctionFormatter takes the thought off.
+func shareGPTTurns(msgs []record.Message, trimUser, reasoning bool) (string, []shareGPTTurn) {
 	var sys string
 	if len(msgs) > 0 && msgs[0].Role == "system" {
 		sys, msgs = msgs[0].Content, msgs[1:]
@@ -411,8 +486,12 @@ func shareGPTTurns(msgs []record.Message, trimUser bool) (string, []shareGPTTurn
 			// human turn rather than lost.
 			turns = append(turns, shareGPTTurn{"human", m.Content})
 		case "assistant":
+			think := ""
+			if reasoning && m.ReasoningContent != "" {
+				think = thinkOpen + m.ReasoningContent + thinkClose
+			}
 			if len(m.ToolCalls) == 0 {
-				turns = append(turns, shareGPTTurn{"gpt", m.Content})
+				turns = append(turns, shareGPTTurn{"gpt", think + m.Content})
 				continue
 			}
 			calls := make([]json.RawMessage, len(m.ToolCalls))
@@ -428,7 +507,7 @@ func shareGPTTurns(msgs []record.Message, trimUser bool) (string, []shareGPTTurn
 				b, _ := json.Marshal(calls)
 				value = string(b)
 			}
-			turns = append(turns, shareGPTTurn{"function_call", value})
+			turns = append(turns, shareGPTTurn{"function_call", think + value})
 		case "tool":
 			j := i
 			for j+1 < len(msgs) && msgs[j+1].Role == "tool" {
@@ -452,6 +531,13 @@ func shareGPTTurns(msgs []record.Message, trimUser bool) (string, []shareGPTTurn
 	}
 	return sys, turns
 }
+
+// LLaMA-Factory's default thought_words, which its ReasoningTemplate and
+// FunctionFormatter find a turn's reasoning by.
+const (
+	thinkOpen  = "<think>\n"
+	thinkClose = "\n</think>\n\n"
+)
 
 // writeDatasetInfo registers the exported files with LLaMA-Factory
 // (dataset_info.json: file, sharegpt formatting, column and tag names),

@@ -258,7 +258,7 @@ func refusedResponseFormat(err error) bool {
 
 // chat sends final, the request with the role's settings filled in.
 func (c *Client) chat(ctx context.Context, role Role, stage string, rc RoleConfig, final openai.ChatCompletionRequest, start time.Time) (openai.ChatCompletionResponse, error) {
-	body, err := wireBody(final, rc, c.canon)
+	body, err := wireBody(final, rc, c.cfg.ReasoningFieldOf(), c.canon)
 	if err != nil {
 		return openai.ChatCompletionResponse{}, fmt.Errorf("llm %s (%s): %w", role, stage, err)
 	}

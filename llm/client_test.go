@@ -527,7 +527,7 @@ func TestCacheCorruptEntryRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := finalRequest(c.cfg.Roles[Agent], ask("x"))
-	body, err := wireBody(final, c.cfg.Roles[Agent], c.canon)
+	body, err := wireBody(final, c.cfg.Roles[Agent], c.cfg.ReasoningFieldOf(), c.canon)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,17 @@ type Config struct {
 	Headers   map[string]string `json:"headers,omitempty"` // extra request headers; ${NAME} is read from the environment
 	Timeout   string            `json:"timeout"`           // per request (Go duration)
 
+	// Server names the kind of server at BaseURL, as synth emulate's
+	// --flavor does: openai, vllm, sglang, ollama or llamacpp; "" for one
+	// not named. It chooses the request field that carries an assistant
+	// turn's reasoning back to the server on the next turns
+	// (ReasoningFieldOf): each server reads one and drops the other.
+	Server string `json:"server,omitempty"`
+	// ReasoningField overrides the server's field: reasoning,
+	// reasoning_content, or none (vLLM before 0.20 reads
+	// reasoning_content: server vllm, reasoning_field reasoning_content).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+
 	// Model is the model of every role that does not name its own.
 	Model string              `json:"model,omitempty"`
 	Roles map[Role]RoleConfig `json:"roles"`
@@ -87,6 +98,49 @@ const (
 	FieldMaxTokens           = "max_tokens"
 	FieldMaxCompletionTokens = "max_completion_tokens"
 )
+
+// Servers Config.Server names.
+const (
+	ServerOpenAI   = "openai"
+	ServerVLLM     = "vllm"
+	ServerSGLang   = "sglang"
+	ServerOllama   = "ollama"
+	ServerLlamaCPP = "llamacpp"
+)
+
+// Request fields an assistant message's reasoning goes back in
+// (Config.ReasoningField).
+const (
+	FieldReasoning        = "reasoning"
+	FieldReasoningContent = "reasoning_content"
+	FieldNone             = "none"
+)
+
+// ReasoningFieldOf is the field the config's server reads an assistant
+// turn's reasoning from, on input:
+//
+//	vllm      reasoning (vLLM 0.20 on: entrypoints/chat_utils.py reads
+//	          message["reasoning"] only; reasoning_content is dropped)
+//	ollama    reasoning (openai/openai.go: Message.Reasoning → Thinking)
+//	sglang    reasoning_content (entrypoints/openai/protocol.py:
+//	          ChatCompletionMessageGenericParam.reasoning_content)
+//	llamacpp  reasoning_content (common/chat.cpp, the OpenAI-compatible
+//	          message parser)
+//	openai    none (the Chat Completions API has no such input field;
+//	          its reasoning models return none either)
+//	""        reasoning_content, what synth sent before servers were named
+func (c Config) ReasoningFieldOf() string {
+	if c.ReasoningField != "" {
+		return c.ReasoningField
+	}
+	switch c.Server {
+	case ServerVLLM, ServerOllama:
+		return FieldReasoning
+	case ServerOpenAI:
+		return FieldNone
+	}
+	return FieldReasoningContent
+}
 
 // Price is what a model costs, in USD per million tokens.
 type Price struct {
@@ -162,6 +216,16 @@ func (c Config) Check() error {
 		bad("base_url", "%q is not an http(s) URL (e.g. http://127.0.0.1:8089/v1)", c.BaseURL)
 	} else if u.User != nil {
 		bad("base_url", "must not carry credentials; put the key in the variable named by llm.api_key_env")
+	}
+	switch c.Server {
+	case "", ServerOpenAI, ServerVLLM, ServerSGLang, ServerOllama, ServerLlamaCPP:
+	default:
+		bad("server", "%q: want openai, vllm, sglang, ollama, llamacpp or empty (a server not named)", c.Server)
+	}
+	switch c.ReasoningField {
+	case "", FieldReasoning, FieldReasoningContent, FieldNone:
+	default:
+		bad("reasoning_field", "%q: want %s, %s, %s or empty (the server's own)", c.ReasoningField, FieldReasoning, FieldReasoningContent, FieldNone)
 	}
 	if c.APIKeyEnv != NoKey && !envName.MatchString(c.APIKeyEnv) {
 		bad("api_key_env", "%q is not an environment variable name (want e.g. OPENAI_API_KEY, or %q for no key)", c.APIKeyEnv, NoKey)

@@ -44,6 +44,8 @@ func TestConfigCheck(t *testing.T) {
 		{"a cost budget with prices", func(c *Config) { c.MaxCost = 5; c.Prices = map[string]Price{"m": {Input: 1, Output: 2}} }, nil},
 		{"negative budgets", func(c *Config) { c.MaxCost, c.MaxTokens = -1, -1 }, []string{"llm.max_cost", "llm.max_tokens"}},
 		{"no key and no retries are fine", func(c *Config) { c.APIKeyEnv, c.MaxRetries = NoKey, -1 }, nil},
+		{"a server and a reasoning field", func(c *Config) { c.Server, c.ReasoningField = ServerVLLM, FieldReasoningContent }, nil},
+		{"unknown server and field", func(c *Config) { c.Server, c.ReasoningField = "tgi", "thinking" }, []string{`llm.server: "tgi"`, `llm.reasoning_field: "thinking"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,5 +123,24 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	}
 	if !bytes.Contains(out, []byte(`"temperature":0`)) {
 		t.Fatalf("a temperature of 0 was lost in %s", out)
+	}
+}
+
+// The field an assistant turn's reasoning goes back in is the one each
+// server reads on input; reasoning_field overrides it (vLLM before 0.20).
+func TestReasoningFieldOf(t *testing.T) {
+	for _, tc := range []struct{ server, override, want string }{
+		{"", "", FieldReasoningContent},
+		{ServerVLLM, "", FieldReasoning},
+		{ServerOllama, "", FieldReasoning},
+		{ServerSGLang, "", FieldReasoningContent},
+		{ServerLlamaCPP, "", FieldReasoningContent},
+		{ServerOpenAI, "", FieldNone},
+		{ServerVLLM, FieldReasoningContent, FieldReasoningContent},
+	} {
+		c := Config{Server: tc.server, ReasoningField: tc.override}
+		if got := c.ReasoningFieldOf(); got != tc.want {
+			t.Errorf("server %q, reasoning_field %q: %s, want %s", tc.server, tc.override, got, tc.want)
+		}
 	}
 }

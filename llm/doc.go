@@ -10,7 +10,8 @@
 // retry can fix with jittered backoff (honouring Retry-After), and turns
 // what it cannot into an Error naming the fault. The server quirks it
 // adapts to (tools refused without a parser, unknown fields refused,
-// max_completion_tokens, reasoning in content or beside it) are listed in
+// max_completion_tokens, reasoning in content or beside it, the field an
+// earlier turn's reasoning goes back in, chosen by Config.Server) are listed in
 // servers.go and reproduced by the emulate package, which the tests run
 // against.
 //

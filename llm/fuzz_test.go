@@ -48,13 +48,13 @@ func FuzzWireBody(f *testing.F) {
 		req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: tool, Parameters: rawOrString(params)}}}
 		rc := RoleConfig{Model: "m", Temperature: &temp}
 		canon := newCanonicalizer()
-		body, err := wireBody(finalRequest(rc, req), rc, canon)
+		body, err := wireBody(finalRequest(rc, req), rc, FieldReasoningContent, canon)
 		if err != nil {
 			return // parameters that are not JSON cannot be encoded
 		}
 		// Served from the memo, and from a fresh canonicalizer.
 		for _, cz := range []*canonicalizer{canon, newCanonicalizer()} {
-			again, err := wireBody(finalRequest(rc, req), rc, cz)
+			again, err := wireBody(finalRequest(rc, req), rc, FieldReasoningContent, cz)
 			if err != nil || string(again) != string(body) {
 				t.Fatalf("wire body not stable: %v\n%s\n%s", err, body, again)
 			}

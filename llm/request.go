@@ -103,7 +103,11 @@ func mergeExtraBody(body []byte, extra map[string]any, canon *canonicalizer) ([]
 // does not depend on how the caller spelled them. A temperature or top_p
 // of 0 that the role asked for is put back, since go-openai's omitempty
 // drops it and the server would sample at its default instead.
-func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicalizer) ([]byte, error) {
+//
+// An assistant message's reasoning goes back in field, the one the
+// server reads (Config.ReasoningFieldOf): go-openai writes it as
+// reasoning_content, which vLLM 0.20 on and Ollama silently drop.
+func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, field string, canon *canonicalizer) ([]byte, error) {
 	req, err := canon.request(req)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
@@ -118,6 +122,11 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, canon *canonicali
 	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if needsContent(req.Messages) {
 		if body, err = withContent(body); err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
+		}
+	}
+	if field != FieldReasoningContent && hasReasoning(req.Messages) {
+		if body, err = reasoningIn(body, field); err != nil {
 			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
 	}
@@ -158,6 +167,43 @@ func needsContent(msgs []openai.ChatCompletionMessage) bool {
 // withContent gives each message of an encoded request that has no
 // content, tool calls or function call an empty content.
 func withContent(body []byte) ([]byte, error) {
+	return editMessages(body, func(m map[string]json.RawMessage) {
+		_, content := m["content"]
+		_, calls := m["tool_calls"]
+		_, fn := m["function_call"]
+		if !content && !calls && !fn {
+			m["content"] = json.RawMessage(`""`)
+		}
+	})
+}
+
+func hasReasoning(msgs []openai.ChatCompletionMessage) bool {
+	for i := range msgs {
+		if msgs[i].ReasoningContent != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// reasoningIn moves each message's reasoning_content of an encoded
+// request to field, or drops it when field is none.
+func reasoningIn(body []byte, field string) ([]byte, error) {
+	return editMessages(body, func(m map[string]json.RawMessage) {
+		v, ok := m[FieldReasoningContent]
+		if !ok {
+			return
+		}
+		delete(m, FieldReasoningContent)
+		if field != FieldNone {
+			m[field] = v
+		}
+	})
+}
+
+// editMessages applies edit to each message of an encoded request and
+// encodes it again (keys sorted, as wireBody's other rewrites).
+func editMessages(body []byte, edit func(map[string]json.RawMessage)) ([]byte, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
 		return nil, err
@@ -167,12 +213,7 @@ func withContent(body []byte) ([]byte, error) {
 		return nil, err
 	}
 	for _, m := range msgs {
-		_, content := m["content"]
-		_, calls := m["tool_calls"]
-		_, fn := m["function_call"]
-		if !content && !calls && !fn {
-			m["content"] = json.RawMessage(`""`)
-		}
+		edit(m)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

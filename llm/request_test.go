@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -17,7 +18,7 @@ func TestWireBodyIsCanonical(t *testing.T) {
 	}
 	rc := RoleConfig{Model: "m"}
 	key := func(req openai.ChatCompletionRequest, rc RoleConfig) string {
-		body, err := wireBody(finalRequest(rc, req), rc, newCanonicalizer())
+		body, err := wireBody(finalRequest(rc, req), rc, FieldReasoningContent, newCanonicalizer())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,6 +47,29 @@ func TestWireBodyIsCanonical(t *testing.T) {
 	for _, tc := range cases {
 		if key(tc.req, tc.rc) == a {
 			t.Errorf("%s: same key as the original request", tc.name)
+		}
+	}
+}
+
+// An assistant message's reasoning goes out in the field asked for, or
+// not at all, and the rest of the body is what it was.
+func TestWireBodyReasoningField(t *testing.T) {
+	req := openai.ChatCompletionRequest{Model: "m", Messages: []openai.ChatCompletionMessage{
+		{Role: "user", Content: "hi"},
+		{Role: "assistant", Content: "hello", ReasoningContent: "greet back"},
+		{Role: "user", Content: "bye"},
+	}}
+	for _, tc := range []struct{ field, want, not string }{
+		{FieldReasoningContent, `"reasoning_content":"greet back"`, `"reasoning":`},
+		{FieldReasoning, `"reasoning":"greet back"`, `"reasoning_content"`},
+		{FieldNone, `"content":"hello"`, `greet back`},
+	} {
+		body, err := wireBody(req, RoleConfig{}, tc.field, newCanonicalizer())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(body), tc.want) || strings.Contains(string(body), tc.not) {
+			t.Errorf("%s: %s", tc.field, body)
 		}
 	}
 }

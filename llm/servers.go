@@ -23,6 +23,11 @@ import (
 //   - OpenAI refuses any top-level field it does not know ("Unrecognized
 //     request argument supplied"), so extra_body keys meant for vLLM or
 //     SGLang, and reasoning_effort sent to a model that does not reason.
+//   - An assistant turn's reasoning goes back on the next turns in the
+//     field the server reads (Config.ReasoningFieldOf): vLLM 0.20 on and
+//     Ollama read "reasoning", SGLang, llama.cpp and older vLLM
+//     "reasoning_content"; each drops the other without an error, so a
+//     wrong guess costs the model its earlier thinking, not the request.
 //   - When the model's tool call does not parse, vLLM and SGLang return
 //     the text as content, Ollama drops it, and llama.cpp answers 500
 //     "Failed to parse input at pos N: <text>": synth reads the last as

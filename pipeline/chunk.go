@@ -201,8 +201,12 @@ func (c *chunkWriter) add(it item) error {
 	mergeDPO(d, &out.Pairs.Stats) // the attempt counts; pairs are counted as written
 	for i, row := range out.Pairs.Rows {
 		// A blueprint's pairs go to the split of its SFT row.
-		if err := c.dpo.WriteDPO(it.bp.Split, export.DPORow(row)); err != nil {
+		r := export.DPORow(row)
+		if err := c.dpo.WriteDPO(it.bp.Split, r); err != nil {
 			return err
+		}
+		if export.AssistantOnly(&r) {
+			d.AssistantOnly++
 		}
 		if err := c.write("dpo_failures", "", out.Pairs.Proofs[i]); err != nil {
 			return err

@@ -20,7 +20,9 @@ import (
 var validatorText = regexp.MustCompile(`got \w+, want|missing propert|additional propert|value must be|(^|\s)/\w*:`)
 
 // Every pair of a DPO release shows its label in its rejected side (or
-// is a mistake the customer caught at the proposal), no
+// is a mistake the customer caught at the proposal, or is made on the
+// decision its mistake followed from, which synth validate holds to
+// the dialogues), every side ends before the next customer turn, no
 // rejected side carries validator text, a cut release holds no tool
 // message in chosen or rejected, and each release passes synth validate.
 func TestDPOLabelsShown(t *testing.T) {
@@ -53,18 +55,31 @@ func TestDPOLabelsShown(t *testing.T) {
 			bps := readBlueprints(t, cfg.Out)
 			// A mistake the customer caught ends at the proposal; its pair
 			// is held to the customer's no (synth validate), not the label.
-			caught := map[string]bool{}
+			caught, decided := map[string]bool{}, map[string]bool{}
 			for _, p := range readProofs(t, cfg.Out) {
 				if p["check"] == engine.CheckCaught {
 					caught[p["pair_id"].(string)] = true
 				}
+				if p["evidence"] != nil {
+					decided[p["pair_id"].(string)] = true
+				}
 			}
 			paths, _ := filepath.Glob(filepath.Join(cfg.Out, "dpo", "*.parquet"))
-			pairs, shown := map[string]int{}, map[string]int{}
+			pairs, shown, assistantOnly := map[string]int{}, map[string]int{}, 0
 			for _, p := range paths {
 				err := export.ScanDPO(p, func(r export.DPORow) error {
 					pairs[r.Failure]++
-					if caught[r.ID] {
+					if export.AssistantOnly(&r) {
+						assistantOnly++
+					}
+					for _, side := range [][]record.Message{r.Chosen, r.Rejected} {
+						for i, msg := range side {
+							if msg.Role == "user" {
+								t.Errorf("%s: side message %d is a customer turn", r.ID, i)
+							}
+						}
+					}
+					if caught[r.ID] || decided[r.ID] {
 						shown[r.Failure]++
 					} else if ok, why := lc.Shows(ctx, bps[r.BlueprintID], r.Failure, r.Prompt, r.Chosen, r.Rejected); ok {
 						shown[r.Failure]++
@@ -96,6 +111,13 @@ func TestDPOLabelsShown(t *testing.T) {
 			}
 			for label, n := range pairs {
 				t.Logf("%s: %d of %d pairs show their label", label, shown[label], n)
+			}
+			if m.DPO.AssistantOnly != assistantOnly || m.DPO.OnDecision != len(decided) {
+				t.Errorf("manifest: %d pairs assistant-only, %d on a decision; the rows hold %d and %d",
+					m.DPO.AssistantOnly, m.DPO.OnDecision, assistantOnly, len(decided))
+			}
+			if tc.tools == engine.DPOToolsCut && assistantOnly != m.DPO.Pairs {
+				t.Errorf("dpo_tools cut: %d of %d pairs are assistant-only, want all (OpenAI takes them)", assistantOnly, m.DPO.Pairs)
 			}
 			if m.Config["dpo_tools"] != tc.tools {
 				t.Errorf("manifest config dpo_tools = %v, want %s", m.Config["dpo_tools"], tc.tools)

@@ -84,9 +84,7 @@ func Card(m *Manifest, files []FileEntry) string {
 		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d; "+
 			"mistake not in the rejected side however cut (dropped): %d.\n\n",
 			d.Attempts, d.NotFired, d.NoFailure, d.OtherReason, d.LabelNotShown)
-		b.WriteString("Every label is checked against the rejected side itself: it makes the labelled mistake (runs the premature or wrong write, " +
-			"calls before authenticating, ends without the write, ...). A mistake made in one turn and acted on in the next (a wrong order " +
-			"proposed, then cancelled after the customer's yes) grows both sides by whole user turns until the rejected side holds it.\n\n")
+		b.WriteString(decisionText(m, d))
 		if m.Config["dpo_tools"] == "cut" {
 			b.WriteString("Tool results (`--dpo-tools cut`): chosen and rejected each end at their first tool call, so no tool message is in " +
 				"them. TRL's DPO loss counts every completion token, tool observations included; cut pairs compare the agent's own decisions only.\n\n")
@@ -94,6 +92,7 @@ func Card(m *Manifest, files []FileEntry) string {
 			b.WriteString("Tool results (`--dpo-tools keep`): chosen and rejected keep the tool messages their calls got. TRL's DPO loss counts " +
 				"every completion token, these included; `--dpo-tools cut` ends each side at its first tool call instead.\n\n")
 		}
+		b.WriteString(openAIPairsText(d))
 		b.WriteString("Columns: `id`, `blueprint_id`, `domain`, `prompt` (shared history; ends with a user or tool message), `chosen`, `rejected` " +
 			"(each starts with an assistant message), `tools`, `failure` (taxonomy label), `divergence_turn` (user turns before the divergence). " +
 			"Load with `load_dataset(\"parquet\", data_files={\"train\": \"dpo/train-*.parquet\"})` and pass to TRL's `DPOTrainer` (explicit prompt).\n\n")
@@ -497,6 +496,34 @@ const loading = "## Loading\n\n" +
 	"first = [json.loads(m) for m in t.column(\"messages\")[0].as_py()]\n```\n\n" +
 	"For trainers that do not read this layout, `synth export DIR --format openai|sharegpt|jsonl -o OUT` writes OpenAI fine-tuning JSONL, " +
 	"LLaMA-Factory / Axolotl ShareGPT, or these rows as JSON lines.\n\n"
+
+// decisionText says where pairs are cut and how their labels are held.
+func decisionText(m *Manifest, d *engine.DPOStats) string {
+	if m.Config["dpo_mode"] == engine.PairSession {
+		return "Every label is checked against the rejected side itself: it makes the labelled mistake (runs the premature or wrong write, " +
+			"calls before authenticating, ends without the write, ...). Session pairs hold whole conversations, so their sides span customer " +
+			"turns: under chat templates that render reasoning only after the last user message (Qwen3.5, Qwen3.6) the prompt is then not a " +
+			"prefix of prompt + completion.\n\n"
+	}
+	return fmt.Sprintf("Chosen and rejected each end before the next customer turn: the pair is cut where the agent decides, so prompt + completion "+
+		"keeps the prompt a prefix under every chat template that allows it. Every label is checked against the rejected side itself: it makes "+
+		"the labelled mistake (runs the premature or wrong write, calls before authenticating, ends without the write, ...). A mistake decided "+
+		"in one turn and made after the customer's answer (a write proposed without the reminder a rule wants, run after the yes) is paired on "+
+		"the decision: %d pairs end at the proposal, and their failure record's `evidence` says how many customer turns on the re-simulated "+
+		"dialogues show the mistake (`synth validate` checks it). A flawed agent speaks the oracle's words until its flaw fires, so the first "+
+		"difference is the flaw's decision; the LLM engine's trials make no such pairs.\n\n", d.OnDecision)
+}
+
+// openAIPairsText says which pairs OpenAI's preference format takes.
+func openAIPairsText(d *engine.DPOStats) string {
+	if d.AssistantOnly == d.Pairs {
+		return fmt.Sprintf("`synth export --format openai` writes all %d pairs as preference rows: every completion is assistant messages only, "+
+			"as `preferred_output` and `non_preferred_output` require.\n\n", d.Pairs)
+	}
+	return fmt.Sprintf("`synth export --format openai` writes the %d pairs whose completions are assistant messages only, as OpenAI's "+
+		"`preferred_output` and `non_preferred_output` require, and leaves out the other %d, whose completions hold tool results; "+
+		"they are in the Parquet files and the jsonl and sharegpt exports (`--dpo-tools cut` makes every pair fit).\n\n", d.AssistantOnly, d.Pairs-d.AssistantOnly)
+}
 
 // engineText names the engine that played the dialogues.
 func engineText(m *Manifest) string {

@@ -182,6 +182,7 @@ func runFlags(d pipeline.Config) []runFlag {
 		integer(d, "max-tool-errors N", "max_tool_errors", "llm engine: failed tool calls that end a dialogue", func(c *pipeline.Config) *int { return &c.MaxToolErrors }),
 		integer(d, "dialogues N", "dialogues", "LLM dialogues played at once (default: 2 x --max-concurrency); output does not depend on it", func(c *pipeline.Config) *int { return &c.Dialogues }),
 		str(d, "base-url URL", "llm.base_url", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8089/v1 (synth emulate) or https://api.openai.com/v1", func(c *pipeline.Config) *string { return &c.LLM.BaseURL }),
+		str(d, "server NAME", "llm.server", "the server at --base-url: openai, vllm, sglang, ollama or llamacpp; chooses the field earlier reasoning goes back in (reasoning for vllm and ollama, reasoning_content for sglang and llamacpp)", func(c *pipeline.Config) *string { return &c.LLM.Server }),
 		modelFlag(d),
 	}
 	for _, r := range llm.Roles() {

@@ -22,7 +22,7 @@ import (
 var flagSamples = map[string]string{
 	"recovery-share": "0.25", "refusals": "0.45", "tool-errors": "0.3", "domain": "airline", "n": "7", "seed": "9", "out": "out/x", "engine": "llm", "user": "embedded",
 	"trials": "4", "judges": "1", "rewrites": "5", "instructions": "template", "max-tool-errors": "2",
-	"dialogues": "12", "base-url": "http://127.0.0.1:1/v1", "model": "m1", "model-agent": "ma",
+	"dialogues": "12", "base-url": "http://127.0.0.1:1/v1", "server": "vllm", "model": "m1", "model-agent": "ma",
 	"model-user": "mu", "model-judge": "mj", "model-writer": "mw", "api-key-env": "MY_KEY",
 	"llm-cache": "off", "max-concurrency": "8", "max-cost": "2.5", "max-tokens": "1000",
 	"writes": "1-2", "write-weights": "1,3", "reads": "3-4", "read-weights": "2,1",
@@ -34,7 +34,7 @@ var flagSamples = map[string]string{
 // fileOnly are the config keys that have no flag: they are set in the
 // --config file only. Every other key must have a flag.
 var fileOnly = []string{
-	"llm.headers", "llm.timeout", "llm.rpm", "llm.tpm", "llm.max_retries", "llm.prices", "llm.max_response_bytes",
+	"llm.headers", "llm.timeout", "llm.reasoning_field", "llm.rpm", "llm.tpm", "llm.max_retries", "llm.prices", "llm.max_response_bytes",
 	"llm.roles.ROLE.temperature", "llm.roles.ROLE.top_p", "llm.roles.ROLE.seed", "llm.roles.ROLE.max_tokens",
 	"llm.roles.ROLE.max_tokens_field", "llm.roles.ROLE.reasoning_effort", "llm.roles.ROLE.tool_choice",
 	"llm.roles.ROLE.parallel_tool_calls", "llm.roles.ROLE.response_format", "llm.roles.ROLE.extra_body",

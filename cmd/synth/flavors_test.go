@@ -126,19 +126,26 @@ func TestRunLLMEveryFlavor(t *testing.T) {
 				t.Errorf("%d messages keep <think> tags in their content", thinkTags)
 			}
 			if tc.seen != "" {
-				res, err := http.Get(strings.TrimSuffix(base, "/v1") + "/metrics")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer res.Body.Close()
-				var m emulate.Metrics
-				if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
-					t.Fatal(err)
-				}
+				m := emulatorMetrics(t, base)
 				if m.Responses[tc.seen] == 0 && m.Faults[tc.seen] == 0 {
 					t.Errorf("the emulator never answered %s: responses %v, faults %v", tc.seen, m.Responses, m.Faults)
 				}
 			}
 		})
 	}
+}
+
+// emulatorMetrics reads /metrics of the synth emulate at base (its /v1 URL).
+func emulatorMetrics(t *testing.T, base string) emulate.Metrics {
+	t.Helper()
+	res, err := http.Get(strings.TrimSuffix(base, "/v1") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var m emulate.Metrics
+	if err := json.NewDecoder(res.Body).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

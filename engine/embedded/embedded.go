@@ -252,8 +252,15 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 		out.Rows = append(out.Rows, engine.PairRow{ID: id, BlueprintID: bp.ID, Domain: bp.Domain,
 			Prompt: pair.Prompt, Chosen: pair.Chosen, Rejected: pair.Rejected, Tools: engine.RowTools(e.d.Tools, offered, pair.Prompt, pair.Chosen, pair.Rejected),
 			Failure: kind, DivergenceTurn: int32(pair.DivergenceTurn)})
-		proof, err := json.Marshal(map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
-			"failure": kind, "check": f.Name, "reason": f.Reason, "flaw_goal": flaw.Goal})
+		rec := map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
+			"failure": kind, "check": f.Name, "reason": f.Reason, "flaw_goal": flaw.Goal}
+		if pair.Evidence > 0 {
+			// Made on the decision: synth validate follows the dialogues
+			// this far to see the mistake.
+			rec["evidence"] = pair.Evidence
+			out.Stats.OnDecision++
+		}
+		proof, err := json.Marshal(rec)
 		if err != nil {
 			return out, err
 		}

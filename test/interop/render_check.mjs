@@ -48,9 +48,13 @@
 // for DPO, the prompt's rendering is a prefix of prompt+chosen's and of
 // prompt+rejected's. A few templates are not prefix-preserving by their
 // own design (the canonical conversation breaks exactly the same way);
-// prefix_exceptions.json names them with the reason, and their breaks are
-// counted apart (template_prefix_breaks) instead of failing. A break the
-// canonical conversation does not share always fails.
+// prefix_exceptions.json names them with the reason (docs/trainers/trl.md
+// lists the same), and their breaks are counted apart
+// (template_prefix_breaks) instead of failing. A break the canonical
+// conversation does not share always fails, and so does an exception
+// whose template kept the prefix in every pair checked: the list holds
+// exactly the templates that cannot. Per template, dpo_prefix_kept counts
+// the pairs whose prompt stays a prefix of both sides.
 //
 // Prints one JSON summary line per release and exits 1 on any failure
 // (with --expect-fail: exits 1 unless some row fails, which is how make
@@ -348,7 +352,7 @@ function canonicalRows(synth, release) {
 function checkRelease(conn, templates, canonical, release) {
   return async () => {
     const summary = { release, sft_rows: 0, dpo_rows: 0, templates: {} };
-    for (const t of templates) summary.templates[t.name] = { rendered: 0, failures: 0, template_prefix_breaks: 0, examples: [] };
+    for (const t of templates) summary.templates[t.name] = { rendered: 0, failures: 0, template_prefix_breaks: 0, dpo_prefix_kept: 0, examples: [] };
     const fail = (t, id, what) => {
       const s = summary.templates[t.name];
       s.failures++;
@@ -387,7 +391,7 @@ function checkRelease(conn, templates, canonical, release) {
             }
             let failed = false;
             try {
-              checkRow(
+              const kept = checkRow(
                 t,
                 config,
                 row,
@@ -398,6 +402,7 @@ function checkRelease(conn, templates, canonical, release) {
                 },
                 () => summary.templates[t.name].template_prefix_breaks++,
               );
+              if (config === "dpo" && kept) summary.templates[t.name].dpo_prefix_kept++;
             } catch (e) {
               failed = true;
               fail(t, id, `exception: ${e.message}`);
@@ -423,6 +428,7 @@ function checkRow(t, config, row, want, fail, templateBreak) {
     if (got !== exp) fail(`messages render differently from the canonical conversation at char ${firstDiff(got, exp)}: ${excerpt(got, exp)}`);
     return;
   }
+  let kept = true;
   const prompt = render(t.tmpl, row.prompt, tools, true, kw);
   const canonPrompt = render(t.tmpl, vllmMessages(want.prompt), canonTools, true, kw);
   if (prompt !== canonPrompt) fail(`prompt renders differently from the canonical one: ${excerpt(prompt, canonPrompt)}`);
@@ -431,6 +437,7 @@ function checkRow(t, config, row, want, fail, templateBreak) {
     const exp = render(t.tmpl, vllmMessages(want.prompt.concat(want[side])), canonTools, false, kw);
     if (got !== exp) fail(`prompt+${side} renders differently from the canonical one: ${excerpt(got, exp)}`);
     if (got.startsWith(prompt)) continue;
+    kept = false;
     const what = `the prompt's rendering is not a prefix of prompt+${side}'s (at char ${firstDiff(got, prompt)}: ${excerpt(got, prompt)})`;
     // The canonical conversation breaking the same way means the template
     // itself is not prefix-preserving for this shape of conversation: only
@@ -438,6 +445,7 @@ function checkRow(t, config, row, want, fail, templateBreak) {
     if (!exp.startsWith(canonPrompt) && t.prefixException) templateBreak(what);
     else fail(what);
   }
+  return kept;
 }
 
 function firstDiff(a, b) {
@@ -468,13 +476,17 @@ async function main() {
   let failures = 0;
   let renders = 0;
   let breaks = 0;
+  let pairs = 0;
+  const kept = Object.fromEntries(templates.map((t) => [t.name, 0]));
   for (const release of args.dirs) {
     const canonical = canonicalRows(args.synth, release);
     const s = await checkRelease(conn, templates, canonical, release)();
-    for (const v of Object.values(s.templates)) {
+    pairs += s.dpo_rows;
+    for (const [name, v] of Object.entries(s.templates)) {
       failures += v.failures;
       renders += v.rendered;
       breaks += v.template_prefix_breaks;
+      kept[name] += v.dpo_prefix_kept;
       if (v.examples.length === 0) delete v.examples;
     }
     console.log(JSON.stringify(s));
@@ -485,6 +497,17 @@ async function main() {
     `render_check: ${templates.length} templates, ${renders} row renderings as the canonical conversation, ${failures} failures, ` +
       `${breaks} prefix breaks of templates that are not prefix-preserving (prefix_exceptions.json)`,
   );
+  if (pairs > 0) {
+    const per = templates.map((t) => `${t.name} ${kept[t.name]}`).join(", ");
+    console.log(`render_check: DPO pairs whose prompt stays a prefix of prompt+chosen and prompt+rejected, of ${pairs}: ${per}`);
+  }
+  // The exceptions are exactly the templates that cannot keep the prefix:
+  // one that kept it in every pair is listed for no reason.
+  const stale = pairs > 0 && !args.expectFail ? templates.filter((t) => t.prefixException && kept[t.name] === pairs).map((t) => t.name) : [];
+  if (stale.length > 0) {
+    console.error(`render_check: FAIL: ${stale.join(", ")} kept the prompt a prefix in all ${pairs} pairs: remove them from prefix_exceptions.json and docs/trainers/trl.md`);
+    process.exit(1);
+  }
   if (args.expectFail) {
     if (failures === 0) {
       console.error("render_check: FAIL: --expect-fail, but every row rendered as the canonical conversation");
