@@ -1,0 +1,5 @@
+// Package suggest finds the known name closest to a misspelt one, for the
+// "did you mean" of an error: a pack's unknown key or handler, a run
+// config's unknown key, a command's unknown flag or verb. One rule
+// everywhere, so every message suggests alike.
+package suggest
