@@ -156,10 +156,10 @@ func (vr Validator) Validate(ctx context.Context, dir string) (*Validation, erro
 	start := time.Now()
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
+		return nil, fmt.Errorf("%w: give a release folder", err)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("validate: %s is not a folder", dir)
+		return nil, fmt.Errorf("%s is not a folder: give a release folder", dir)
 	}
 	s := newState(dir, vr.Workers)
 	if err := s.run(ctx); err != nil {

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -18,30 +16,45 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	language := fs.Bool("language", false, "measure the dialogues' language: repeated sentences, distinct-n per role, situation counts")
-	sample := fs.Int("sample", 1000, "with --language: dialogues measured (train, validation, then test; 0: all)")
-	top := fs.Int("top", 5, "with --language: most common sentences shown per role")
-	dir, err := parseWithDir(fs, args)
+type statsOpts struct {
+	asJSON, language bool
+	sample, top      int
+}
+
+func statsVerb(o *statsOpts) *verb {
+	v := newVerb("stats", "DIR", "the release folder", 1, 1, "a release's counts, rates and distributions",
+		"Everything but --language comes from the manifest. --language measures the first --sample dialogues (train, then validation, then test): "+
+			"per role, sentences used in more than 2% (customer) or 5% (agent) of dialogues, the most common ones, distinct-1 and distinct-2, "+
+			"and the situations the dialogues hold (corrections, pushbacks, tool errors, transfers, recovery rows, ...).")
+	v.fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+	v.fs.BoolVar(&o.language, "language", false, "measure the dialogues' language: repeated sentences, distinct-n per role, situation counts")
+	v.fs.IntVar(&o.sample, "sample", 1000, "with --language: dialogues measured (train, validation, then test; 0: all)")
+	v.fs.IntVar(&o.top, "top", 5, "with --language: most common sentences shown per role")
+	return v
+}
+
+func cmdStats(ctx context.Context, e env, args []string) error {
+	var o statsOpts
+	v := statsVerb(&o)
+	pos, err := v.parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
+	stdout, dir := e.stdout, pos[0]
 	m, err := release.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
-	if *language {
-		if *sample < 0 || *top < 0 {
-			return errors.New("--sample and --top take 0 or more")
+	if o.language {
+		if o.sample < 0 || o.top < 0 {
+			return v.fail("--sample and --top take 0 or more")
 		}
-		meter, err := corpus.Measure(ctx, dir, m, *sample)
+		meter, err := corpus.Measure(ctx, dir, m, o.sample)
 		if err != nil {
-			return fmt.Errorf("stats --language %s: %w", dir, err)
+			return fmt.Errorf("--language %s: %w", dir, err)
 		}
-		sum := meter.Summary(*top)
-		if *asJSON {
+		sum := meter.Summary(o.top)
+		if o.asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			return enc.Encode(sum)
@@ -49,7 +62,7 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 		printLanguage(termtext.Writer(stdout), dir, sum)
 		return nil
 	}
-	if *asJSON {
+	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"counts": m.Counts, "checks": m.Checks, "failures": m.Failures, "stats": m.Stats, "dpo": m.DPO})
