@@ -85,7 +85,7 @@ func TestErrors(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("n: [1, 2\n"), 0o644)
 	unknown := filepath.Join(dir, "unknown.yaml")
-	os.WriteFile(unknown, []byte("n: 5\nwrties: 1-2\n"), 0o644)
+	os.WriteFile(unknown, []byte("n: 5\nwirtes: 1-2\nredas: 2-3\n"), 0o644)
 	cases := []struct {
 		args []string
 		code int
@@ -93,14 +93,15 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{}, 2, "Usage"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
-		{[]string{"run", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--bogus"}, 2, "unknown flag --bogus"},
 		{[]string{"run", "-n", "0", "--out", filepath.Join(dir, "o")}, 1, "-n 0"},
 		{[]string{"run", "--writes", "1-x", "--out", filepath.Join(dir, "o")}, 1, "--writes"},
 		{[]string{"run", "--config", bad}, 1, bad},
-		{[]string{"run", "--config", unknown}, 1, `unknown field "wrties"`},
+		// Both misspellings at once, each with its line and the key meant.
+		{[]string{"run", "--config", unknown}, 1, unknown + `:2: wirtes: unknown key "wirtes" (did you mean "writes"?)` + "\n  " + unknown + `:3: redas: unknown key "redas" (did you mean "reads"?)`},
 		{[]string{"run", "--config", filepath.Join(dir, "missing.yaml")}, 1, "missing.yaml"},
 		{[]string{"inspect", dir}, 1, "not a synth release"},
-		{[]string{"stats"}, 1, "give the release directory"},
+		{[]string{"stats"}, 2, "give the release folder"},
 		{[]string{"domain", "show", "bank"}, 1, `unknown domain "bank"`},
 	}
 	for _, tc := range cases {
