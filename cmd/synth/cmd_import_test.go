@@ -188,3 +188,40 @@ func firstFailingSlots(t *testing.T, out string) string {
 		}
 	}
 }
+
+// TestCardListsEveryUnusedWrite: a write the generator can build tasks
+// for but that no task of the release uses (createProduct needs no read,
+// outside the default --reads 2-7, as museum's createSpecialEvent does)
+// is listed in the manifest and the card with why, beside the writes
+// that cannot be used at all.
+func TestCardListsEveryUnusedWrite(t *testing.T) {
+	root := t.TempDir()
+	pack, rel := filepath.Join(root, "shop"), filepath.Join(root, "rel")
+	if code, _, stderr := synth(t, "domain", "import-openapi", filepath.Join("..", "..", "openapi", "testdata", "resilient.yaml"), "-o", pack); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := synth(t, "run", "--domain", pack, "-n", "40", "--quiet", "--out", rel); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(rel, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Unused map[string]string `json:"unused_writes"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := "its tasks need 0 reads, outside --reads 2-7: give a range that holds it to cover it"
+	if m.Unused["createProduct"] != want || m.Unused["plantTree"] == "" {
+		t.Errorf("unused_writes %v, want createProduct: %q and plantTree", m.Unused, want)
+	}
+	card, err := os.ReadFile(filepath.Join(rel, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(card), "| `createProduct` | "+want+" |") {
+		t.Error("the card does not list createProduct")
+	}
+}

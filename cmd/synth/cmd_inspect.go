@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-		"fmt"
+	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
