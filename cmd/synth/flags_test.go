@@ -258,3 +258,21 @@ func FuzzRunFlags(f *testing.F) {
 		_ = ra.cfg.Check()
 	})
 }
+
+// TestFileOnlyKeysDocumented: the config keys no flag sets are listed in
+// docs/llm.md, where a reader of synth run --help is sent for them.
+func TestFileOnlyKeysDocumented(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "llm.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range fileOnly {
+		want := "`" + k + "`"
+		if _, last, ok := strings.Cut(k, ".ROLE."); ok {
+			want = "`" + last + "`"
+		}
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("docs/llm.md does not list the file-only key %s (as %s)", k, want)
+		}
+	}
+}
