@@ -15,6 +15,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(filepath.Dir(shared.dir))
+	}
+	os.Exit(code)
+}
+
 func synth(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
