@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/internal/suggest"
 	"github.com/synth-data/synth/internal/termtext"
@@ -156,7 +158,7 @@ func (v *verb) metaOf(f *flag.Flag) string {
 func (v *verb) usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: synth %s\n", v.synopsis())
 	if v.summary != "" {
-		fmt.Fprintf(w, "\n%s\n", wrap(v.summary, 80, ""))
+		fmt.Fprintf(w, "\n%s\n", wrap(sentence(v.summary), 80, ""))
 	}
 	for _, p := range strings.Split(v.about, "\n\n") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -179,6 +181,15 @@ func (v *verb) usage(w io.Writer) {
 		fmt.Fprintf(w, "%s\n%s\n", head, wrap(text, 80, "      "))
 	}
 	fmt.Fprint(w, "  -h, --help\n      print this help\n")
+}
+
+// sentence makes a summary, written to follow a command's name in a list,
+// a sentence of its own.
+func sentence(s string) string {
+	if r, n := utf8.DecodeRuneInString(s); r >= 'a' && r <= 'z' {
+		s = string(unicode.ToUpper(r)) + s[n:]
+	}
+	return s + "."
 }
 
 func (v *verb) synopsis() string {
@@ -284,7 +295,7 @@ func isHelp(arg string) bool {
 
 // groupUsage prints the help of a group of sub-commands.
 func groupUsage(w io.Writer, v *verb, subs []command) {
-	fmt.Fprintf(w, "Usage: synth %s SUBCOMMAND [flags] [arguments]\n\n%s\n", v.name, wrap(v.summary, 80, ""))
+	fmt.Fprintf(w, "Usage: synth %s SUBCOMMAND [flags] [arguments]\n\n%s\n", v.name, wrap(sentence(v.summary), 80, ""))
 	if v.about != "" {
 		fmt.Fprintf(w, "\n%s\n", wrap(v.about, 80, ""))
 	}
