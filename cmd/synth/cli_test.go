@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -153,17 +152,5 @@ func TestCLIReference(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("help --markdown: exit %d: %s", code, stderr)
 	}
-	path := filepath.Join("..", "..", "docs", "cli.md")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./cmd/synth -run TestCLIReference -update writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("docs/cli.md differs from synth's help: go test ./cmd/synth -run TestCLIReference -update rewrites it")
-	}
+	goldenFile(t, filepath.Join("..", "..", "docs", "cli.md"), got)
 }

@@ -146,23 +146,30 @@ func cmdVerify(ctx context.Context, e env, args []string) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "synth verify: %s\n", sum)
-	printFailedChecks(stderr, sum.Checks)
-	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
-		fmt.Fprintf(stderr, "  unreadable %s: %s\n", f, sum.Unreadable[f])
-	}
-	if keeper != nil {
-		notKept := keeper.NotKept()
-		switch {
-		case m == nil:
-			fmt.Fprintf(stderr, "synth verify: no dialogue was kept; nothing written to %s\n", o.keep)
-		default:
-			fmt.Fprintf(stderr, "synth verify: kept %d dialogues in %s (%d passing not kept: %d held out, %d failing synth's row checks); check it with synth validate %s\n",
-				keeper.Kept(), o.keep, notKept[pipeline.NotKeptHeldOut]+notKept[pipeline.NotKeptRelease],
-				notKept[pipeline.NotKeptHeldOut], notKept[pipeline.NotKeptRelease], o.keep)
-		}
-	}
+	printVerifySummary(stderr, sum, keeper, m, o.keep)
 	return nil
+}
+
+// printVerifySummary says on stderr what the JSON summary holds: the
+// counts, every check that failed a dialogue, unreadable files, and what
+// --keep wrote.
+func printVerifySummary(w io.Writer, sum *intake.Summary, keeper *pipeline.Keeper, m *release.Manifest, keep string) {
+	fmt.Fprintf(w, "synth verify: %s\n", sum)
+	printFailedChecks(w, sum.Checks)
+	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
+		fmt.Fprintf(w, "  unreadable %s: %s\n", f, sum.Unreadable[f])
+	}
+	if keeper == nil {
+		return
+	}
+	notKept := keeper.NotKept()
+	if m == nil {
+		fmt.Fprintf(w, "synth verify: no dialogue was kept; nothing written to %s\n", keep)
+		return
+	}
+	fmt.Fprintf(w, "synth verify: kept %d dialogues in %s (%d passing not kept: %d held out, %d failing synth's row checks); check it with synth validate %s\n",
+		keeper.Kept(), keep, notKept[pipeline.NotKeptHeldOut]+notKept[pipeline.NotKeptRelease],
+		notKept[pipeline.NotKeptHeldOut], notKept[pipeline.NotKeptRelease], keep)
 }
 
 // printFailedChecks lists every check that failed a dialogue, those every

@@ -32,7 +32,12 @@ func synth(t *testing.T, args ...string) (int, string, string) {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	goldenFile(t, filepath.Join("testdata", name), got)
+}
+
+// goldenFile compares got with the file at path; -update writes it.
+func goldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -43,7 +48,7 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+		t.Errorf("%s differs from what synth writes now (go test -update rewrites it):\n%s", path, got)
 	}
 }
 
