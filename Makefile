@@ -42,10 +42,10 @@ test: setup
 	@$(MAKE) --no-print-directory -j 4 --output-sync=line vet test-go test-race test-interop hostile-short
 	@echo "make test: every step passed"
 
-# The long data checks that -short skips, with every other test: CI runs
-# it after make test.
-test-long: setup
-	$(GO) test -timeout 40m ./...
+# The long data checks that -short skips, with every other test and every
+# hostile case: CI runs it after make test.
+test-long: setup build
+	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -timeout 40m ./...
 
 vet:
 	$(GO) vet ./... $(call tag,vet)
