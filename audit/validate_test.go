@@ -34,7 +34,7 @@ func TestValidate(t *testing.T) {
 	t.Run("fresh release", func(t *testing.T) { testFreshRelease(t, copyRelease(t, base)) })
 	t.Run("damage", func(t *testing.T) {
 		if testing.Short() {
-			t.Skip("long and single-threaded: the race pass (-short) leaves it to the pass without -race")
+			t.Skip("long and single-threaded: make test (-short, -race) leaves it to make test-long")
 		}
 		testCatchesDamage(t, base)
 	})
