@@ -136,3 +136,44 @@ func TestFiguresHaveSources(t *testing.T) {
 		}
 	}
 }
+
+// TestCIRunsTheREADMECommands: .ci/run is the README's set-up commands
+// (and make test-long), with nothing a newcomer would have to know
+// besides: CI adds only environment variables, and make test installs
+// what it needs itself, before anything long.
+func TestCIRunsTheREADMECommands(t *testing.T) {
+	readme := pages(t)["README.md"]
+	start := strings.Index(readme, "## Set-up")
+	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(readme[max(start, 0):])
+	if start < 0 || block == nil {
+		t.Fatal("README.md has no ## Set-up section with a sh block")
+	}
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
+		cmd, _, _ := strings.Cut(line, "#")
+		want = append(want, strings.TrimSpace(cmd))
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"), strings.HasPrefix(line, "set "), strings.HasPrefix(line, "export "), strings.HasPrefix(line, "cd "):
+			continue
+		}
+		got = append(got, line)
+	}
+	if strings.Join(got, "\n") != strings.Join(append(want, "make test-long"), "\n") {
+		t.Errorf(".ci/run runs %q; the README's commands are %q (then make test-long)", got, want)
+	}
+	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^test: setup\b`).Match(mk) {
+		t.Error("make test does not run make setup first: a missing piece would be found only after the long steps")
+	}
+}
