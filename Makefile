@@ -40,7 +40,7 @@ setup:
 # the short pass of the hostile inputs. The report's browser test keeps
 # its screenshot as a test artifact.
 test: setup
-	@$(MAKE) --no-print-directory -j 4 --output-sync=line vet test-go test-interop hostile-short
+	@$(MAKE) --no-print-directory -j 4 vet test-go test-interop hostile-short
 	@echo "make test: every step passed"
 
 # Every test and every hostile case, without the race detector and
