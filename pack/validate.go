@@ -450,11 +450,11 @@ func knownKeys(tokens []string) []string {
 		case reflect.Map, reflect.Slice:
 			t = t.Elem()
 		case reflect.Struct:
-			f, ok := fieldByJSON(t, tok)
-			if !ok {
+			i := slices.IndexFunc(suggest.JSONFields(t), func(f suggest.Field) bool { return f.Name == tok })
+			if i < 0 {
 				return nil
 			}
-			t = f.Type
+			t = suggest.JSONFields(t)[i].Type
 		default:
 			return nil
 		}
@@ -466,32 +466,10 @@ func knownKeys(tokens []string) []string {
 		return nil
 	}
 	var keys []string
-	for i := range t.NumField() {
-		if name := jsonName(t.Field(i)); name != "" {
-			keys = append(keys, name)
-		}
+	for _, f := range suggest.JSONFields(t) {
+		keys = append(keys, f.Name)
 	}
 	return keys
-}
-
-func fieldByJSON(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		if jsonName(t.Field(i)) == name {
-			return t.Field(i), true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-func jsonName(f reflect.StructField) string {
-	tag := f.Tag.Get("json")
-	if tag == "-" || !f.IsExported() {
-		return ""
-	}
-	if n, _, _ := strings.Cut(tag, ","); n != "" {
-		return n
-	}
-	return f.Name
 }
 
 func (c *checker) readPolicy() {

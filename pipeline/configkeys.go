@@ -91,7 +91,12 @@ func (w keyWalker) walk(n *yaml.Node, t reflect.Type, at string) {
 }
 
 func (w keyWalker) fields(n *yaml.Node, t reflect.Type, at string) {
-	names := jsonFields(t)
+	names := map[string]reflect.Type{}
+	var known []string // in field order, so a tie suggests the same key every time
+	for _, f := range suggest.JSONFields(t) {
+		names[f.Name] = f.Type
+		known = append(known, f.Name)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if k.Value == "<<" {
@@ -101,10 +106,6 @@ func (w keyWalker) fields(n *yaml.Node, t reflect.Type, at string) {
 		if ok {
 			w.walk(n.Content[i+1], f, joinKey(at, k.Value))
 			continue
-		}
-		known := make([]string, 0, len(names))
-		for name := range names {
-			known = append(known, name)
 		}
 		hint := suggest.Closest(k.Value, known)
 		if hint != "" {
@@ -137,13 +138,9 @@ func dottedKeys(t reflect.Type, at string) []string {
 		return nil
 	}
 	var out []string
-	for i := range t.NumField() {
-		name := jsonName(t.Field(i))
-		if name == "" {
-			continue
-		}
-		out = append(out, joinKey(at, name))
-		out = append(out, dottedKeys(t.Field(i).Type, joinKey(at, name))...)
+	for _, f := range suggest.JSONFields(t) {
+		out = append(out, joinKey(at, f.Name))
+		out = append(out, dottedKeys(f.Type, joinKey(at, f.Name))...)
 	}
 	return out
 }
@@ -154,25 +151,4 @@ func opaque(t reflect.Type) bool {
 	return t.Kind() == reflect.Interface ||
 		p.Implements(reflect.TypeFor[json.Unmarshaler]()) ||
 		p.Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
-}
-
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		if name := jsonName(t.Field(i)); name != "" {
-			out[name] = t.Field(i).Type
-		}
-	}
-	return out
-}
-
-func jsonName(f reflect.StructField) string {
-	tag := f.Tag.Get("json")
-	if tag == "-" || !f.IsExported() {
-		return ""
-	}
-	if n, _, _ := strings.Cut(tag, ","); n != "" {
-		return n
-	}
-	return f.Name
 }

@@ -1,5 +1,10 @@
 package suggest
 
+import (
+	"reflect"
+	"strings"
+)
+
 // Closest returns the known word closest to w, or "" when none is close:
 // at most two edits away, and fewer edits than w has letters (so a
 // one-letter word is never "corrected" into another).
@@ -32,4 +37,30 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Field is a key a struct type decodes from JSON, and the type of the
+// field it fills.
+type Field struct {
+	Name string
+	Type reflect.Type
+}
+
+// JSONFields lists the keys struct type t decodes from JSON, in field
+// order: the known words a misspelt key of a document is compared with.
+func JSONFields(t reflect.Type) []Field {
+	var out []Field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, Field{Name: name, Type: f.Type})
+	}
+	return out
 }
