@@ -2,8 +2,17 @@
 GO ?= go
 BIN := bin/synth
 DEMO := out/demo
+# Recipes pipe test output through a tag; a failure anywhere in a pipe
+# fails the recipe.
+SHELL := bash
+.SHELLFLAGS := -eo pipefail -c
+# tag prefixes each line of a parallel step's output with its name, so
+# the lines of steps running at once can be told apart.
+tag = 2>&1 | sed -u 's/^/$(1) | /'
 
-.PHONY: all build demo test test-go test-interop test-mcp hostile hostile-short bench fuzz chaos vet clean
+.PHONY: all build demo setup test test-long vet test-go test-interop \
+	interop-demo interop-dpo interop-airline interop-pack interop-numbers interop-v1 \
+	test-mcp hostile hostile-short bench fuzz chaos clean
 
 all: build
 
@@ -18,71 +27,93 @@ demo: build
 	$(BIN) run --domain retail -n 200 --seed 1 --force --out $(DEMO)
 	$(BIN) stats $(DEMO)
 
-# Every test: Go tests with the race detector, then the DuckDB interop
-# check, synth validate and synth report on demo releases, then synth's
-# MCP servers through the TypeScript SDK's client. Needs once:
-# npm ci --prefix test/interop and npm ci --prefix test/mcp; for the
-# browser test of the report also Debian's chromium and npm ci --prefix
-# test/report (else it is skipped).
-test: vet test-go test-interop test-mcp hostile-short
+# What the tests need, installed or named first, in seconds
+# (scripts/setup.sh says what).
+setup:
+	@scripts/setup.sh
+
+# Every test that fits in minutes, the steps at once: go vet; the Go tests
+# with -short under the race detector (about 3.5x slower, so the long
+# single-threaded data checks skip under -short and make test-long runs
+# them; a pass without the detector would only rerun the same tests); the
+# DuckDB, chat-template, validate and report checks of demo releases;
+# synth's MCP servers through the TypeScript SDK's client; and the short
+# pass of the hostile inputs. The report's browser test keeps
+# its screenshot as a test artifact.
+test: setup
+	@$(MAKE) --no-print-directory -j 4 vet test-go test-interop test-mcp hostile-short
+	@echo "make test: every step passed"
+
+# Every test and every hostile case, without the race detector and
+# without -short, the long data checks included: CI runs it after make
+# test.
+test-long: setup build
+	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -timeout 40m ./...
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet ./... $(call tag,vet)
 
-# Every test once as it is, then the race detector over every package
-# with -short: it costs about 3.5x, so the long single-threaded data
-# checks (they skip under -short) run only in the first pass. The
-# report's browser test keeps its screenshot as a test artifact.
 test-go:
 	mkdir -p out/test-artifacts
-	SYNTH_REPORT_SCREENSHOT=$(CURDIR)/out/test-artifacts/report.png $(GO) test -timeout 20m ./...
-	$(GO) test -race -short -timeout 20m ./...
+	SYNTH_REPORT_SCREENSHOT=$(CURDIR)/out/test-artifacts/report.png $(GO) test -race -short -timeout 30m ./... $(call tag,go)
 
-test-interop: demo
-	@test -d test/interop/node_modules/@duckdb/node-api -a -d test/interop/node_modules/@huggingface/jinja || { echo "the interop checks' packages are missing: run npm ci --prefix test/interop"; exit 1; }
-	node test/interop/duckdb_check.mjs $(DEMO)
-	$(BIN) run --domain retail -n 150 --seed 2 --dpo --quiet --force --out out/demo-dpo
-	node test/interop/duckdb_check.mjs out/demo-dpo
-	$(BIN) validate $(DEMO)
-	$(BIN) validate out/demo-dpo
-	$(BIN) report out/demo-dpo -o out/demo-dpo-report.html
-	$(BIN) run --domain airline -n 150 --seed 3 --dpo --quiet --force --out out/demo-airline
-	node test/interop/duckdb_check.mjs out/demo-airline
-	$(BIN) validate out/demo-airline
-	rm -rf out/demo-pack out/demo-pack-release
-	$(BIN) domain init out/demo-pack
-	$(BIN) domain validate out/demo-pack
-	$(BIN) run --domain out/demo-pack -n 100 --seed 4 --quiet --out out/demo-pack-release
-	node test/interop/duckdb_check.mjs out/demo-pack-release
-	$(BIN) validate out/demo-pack-release
-	# A pack imported from a spec whose schemas hold numbers a trainer's
-	# JSON decoder would not read back as written (2^54-1, the int64 range,
-	# 0.3): its tool definitions must not carry them.
-	rm -rf out/demo-numbers out/demo-numbers-release
-	$(BIN) domain import-openapi test/interop/testdata/numbers.yaml -o out/demo-numbers >/dev/null
-	$(BIN) run --domain out/demo-numbers -n 40 --seed 5 --quiet --out out/demo-numbers-release
-	$(BIN) validate out/demo-numbers-release
+# The interop checks, one target per demo release so that they run at
+# once, then every row of them through every chat template.
+test-interop: interop-demo interop-dpo interop-airline interop-pack interop-numbers interop-v1
 	# Every row of the demo releases, loaded as datasets and TRL load it,
 	# through every chat template (render_check.mjs says how), then the same
 	# check on a synth 0.3 release, whose rows it must catch failing.
-	node test/interop/render_check.mjs --synth $(BIN) $(DEMO) out/demo-dpo out/demo-airline out/demo-pack-release out/demo-numbers-release
-	node test/interop/render_check.mjs --synth $(BIN) --expect-fail export/testdata/v1/release
-	# Releases of format 1 (synth 0.3) still validate, report and export
-	# (merge refuses shard outputs of another synth version by its config
-	# fingerprint; the rows' rewrite it would do is TestReadsFormatV1).
-	$(BIN) validate export/testdata/v1/release
+	node test/interop/render_check.mjs --synth $(BIN) $(DEMO) out/demo-dpo out/demo-airline out/demo-pack-release out/demo-numbers-release $(call tag,interop)
+	node test/interop/render_check.mjs --synth $(BIN) --expect-fail export/testdata/v1/release $(call tag,interop)
+
+# The demo release, and the README's DuckDB query on it.
+interop-demo: demo
+	node test/interop/duckdb_check.mjs $(DEMO) --readme README.md $(call tag,interop)
+	$(BIN) validate $(DEMO) $(call tag,interop)
+
+interop-dpo: build
+	$(BIN) run --domain retail -n 150 --seed 2 --dpo --quiet --force --out out/demo-dpo $(call tag,interop)
+	node test/interop/duckdb_check.mjs out/demo-dpo $(call tag,interop)
+	$(BIN) validate out/demo-dpo $(call tag,interop)
+	$(BIN) report out/demo-dpo -o out/demo-dpo-report.html --force $(call tag,interop)
+
+interop-airline: build
+	$(BIN) run --domain airline -n 150 --seed 3 --dpo --quiet --force --out out/demo-airline $(call tag,interop)
+	node test/interop/duckdb_check.mjs out/demo-airline $(call tag,interop)
+	$(BIN) validate out/demo-airline $(call tag,interop)
+
+interop-pack: build
+	rm -rf out/demo-pack out/demo-pack-release
+	$(BIN) domain init out/demo-pack $(call tag,interop)
+	$(BIN) domain validate out/demo-pack $(call tag,interop)
+	$(BIN) run --domain out/demo-pack -n 100 --seed 4 --quiet --out out/demo-pack-release $(call tag,interop)
+	node test/interop/duckdb_check.mjs out/demo-pack-release $(call tag,interop)
+	$(BIN) validate out/demo-pack-release $(call tag,interop)
+
+# A pack imported from a spec whose schemas hold numbers a trainer's JSON
+# decoder would not read back as written (2^54-1, the int64 range, 0.3):
+# its tool definitions must not carry them.
+interop-numbers: build
+	rm -rf out/demo-numbers out/demo-numbers-release
+	$(BIN) domain import-openapi test/interop/testdata/numbers.yaml -o out/demo-numbers >/dev/null
+	$(BIN) run --domain out/demo-numbers -n 40 --seed 5 --quiet --out out/demo-numbers-release $(call tag,interop)
+	$(BIN) validate out/demo-numbers-release $(call tag,interop)
+
+# Releases of format 1 (synth 0.3) still validate, report and export
+# (merge refuses shard outputs of another synth version by its config
+# fingerprint; the rows' rewrite it would do is TestReadsFormatV1).
+interop-v1: build
+	$(BIN) validate export/testdata/v1/release $(call tag,interop)
 	$(BIN) stats export/testdata/v1/release >/dev/null
-	$(BIN) report export/testdata/v1/release -o out/v1-report.html
+	$(BIN) report export/testdata/v1/release -o out/v1-report.html --force $(call tag,interop)
 	rm -rf out/v1-export
 	$(BIN) export export/testdata/v1/release --format openai -o out/v1-export >/dev/null
 
 # synth mcp (stdio) and synth serve's /mcp (streamable HTTP) through the
-# official TypeScript SDK's client (test/mcp/mcp_check.mjs says what it
-# checks). The Go tests use test/mcp's server-memory for the live
-# synth domain import-mcp test when it is installed.
+# official TypeScript SDK's client: tools listed, calls, bad calls, reset
+# and score.
 test-mcp: build
-	@test -d test/mcp/node_modules/@modelcontextprotocol/sdk || { echo "the MCP check's packages are missing: run npm ci --prefix test/mcp"; exit 1; }
-	SYNTH_BIN=$(CURDIR)/$(BIN) node --test test/mcp/mcp_check.mjs
+	SYNTH_BIN=$(CURDIR)/$(BIN) node --test test/mcp/mcp_check.mjs $(call tag,mcp)
 
 # Hostile inputs against the built binary (test/hostile/cases_test.go):
 # each case's exit status and message, nothing outside what it may write
@@ -92,7 +123,7 @@ hostile: build
 	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v ./test/hostile
 
 hostile-short: build
-	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -short ./test/hostile
+	SYNTH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -short ./test/hostile $(call tag,hostile)
 
 # Benchmarks: throughput, memory and component speed. Figures are medians
 # over -count runs; compare with benchstat.
@@ -101,7 +132,7 @@ bench:
 	./scripts/bench-run.sh
 
 # Kill synth run with SIGKILL 5 times at -n 20000, resume, compare with an
-# uninterrupted run (a shorter version runs inside make test).
+# uninterrupted run (a shorter version runs inside make test-long).
 chaos:
 	./scripts/chaos.sh 20000 5 1000
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Charts are laid out here, in Go, and the template only places the
@@ -22,6 +23,9 @@ type chart struct {
 	Ticks                      []tickView
 	XLabel                     string
 	Horizontal                 bool
+	// Wide is a chart whose labels made it wider than the others: the
+	// page gives it a row of its own.
+	Wide bool
 }
 
 // barView is one bar with its category label and its value label.
@@ -107,18 +111,28 @@ type hbarItem struct {
 	text  string
 }
 
-// Layout of a horizontal bar chart.
+// Layout of a horizontal bar chart. Labels are sized at labelChar units
+// a character, a generous width for 11px sans-serif lower case and
+// underscores, so a rule's name (rule:from_customer:default_address_from_customer)
+// fits left of its bar instead of running off the chart.
 const (
 	hbarRow    = 24
 	hbarLabels = 170
 	hbarValues = 120
+	labelChar  = 6.4
 )
 
 // hbars charts named values as horizontal bars on a scale from 0 to
 // full; long names fit better on rows than under columns.
 func hbars(id, title, caption string, items []hbarItem, full float64) *chart {
+	labels := float64(hbarLabels)
+	for _, it := range items {
+		labels = math.Max(labels, math.Ceil(float64(utf8.RuneCountInString(it.label))*labelChar)+12)
+	}
 	c := &chart{ID: id, Title: title, Caption: caption, Width: chartW, Horizontal: true,
-		PlotX: hbarLabels, PlotY: 8, PlotW: chartW - hbarLabels - hbarValues}
+		PlotX: labels, PlotY: 8, PlotW: chartW - hbarLabels - hbarValues}
+	c.Width = int(math.Ceil(labels + c.PlotW + hbarValues))
+	c.Wide = c.Width > chartW
 	c.PlotH = float64(len(items) * hbarRow)
 	c.Height = int(c.PlotH) + 16
 	if len(items) == 0 {

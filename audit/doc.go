@@ -15,7 +15,10 @@
 // release of a user's pack re-verifies with nothing but its own folder.
 //
 // Findings are Defects, not errors: each names its file, row and check, and
-// the Validation lists every one, so one run shows all that is wrong. The
+// the Validation lists every one, so one run shows all that is wrong.
+// Warnings (a first user message shared by two splits, a domain this
+// synth no longer has) are listed apart and do not fail a release; the
+// text output says of each kind what it means and what to do. The
 // error return is for what stops the check itself (no folder, ctx
 // cancelled). Rows are checked on Validator.Workers goroutines, and a panic
 // while checking a row becomes a defect of that row: the verifier was
@@ -24,7 +27,8 @@
 // compared when the files it covers were read whole.
 //
 // Reporter.Write lays out counts, config, distributions (as inline SVG,
-// drawn in charts.go) and the first dialogues as one HTML page that loads
+// drawn in charts.go, whose label columns widen to the longest name) and
+// the first dialogues as one HTML page that loads
 // nothing from anywhere, so it looks the same offline, as a mail
 // attachment or in a Hugging Face file view.
 //

@@ -65,11 +65,11 @@ func (r Reporter) Write(ctx context.Context, dir string, w io.Writer) error {
 	}
 	raw, err := limitio.ReadRegular(filepath.Join(dir, "manifest.json"), limitio.Manifest)
 	if err != nil {
-		return fmt.Errorf("report: %s is not a synth release: %w", dir, err)
+		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
 	doc, err := parseManifest(raw)
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", filepath.Join(dir, "manifest.json"), err)
+		return fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
 	}
 	data, err := gather(ctx, dir, doc, rows)
 	if err != nil {
@@ -79,7 +79,7 @@ func (r Reporter) Write(ctx context.Context, dir string, w io.Writer) error {
 	// half page behind in w.
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, data); err != nil {
-		return fmt.Errorf("report: render: %w", err)
+		return fmt.Errorf("render the report of %s: %w", dir, err)
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
@@ -203,7 +203,7 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", e.Path, err)
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, e.Path), err)
 		}
 	}
 	if data.Total > 0 {
@@ -219,7 +219,7 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 			return ctx.Err()
 		})
 		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", e.Path, err)
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, e.Path), err)
 		}
 	}
 	data.Shown = len(data.Dialogues)
@@ -236,7 +236,7 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 	for _, k := range slices.Sorted(maps.Keys(m.Config)) {
 		v, err := json.Marshal(m.Config[k])
 		if err != nil {
-			return nil, fmt.Errorf("report: config.%s: %w", k, err)
+			return nil, fmt.Errorf("%s: config.%s: %w", filepath.Join(dir, "manifest.json"), k, err)
 		}
 		data.Config = append(data.Config, stat{Label: k, Value: strings.Trim(string(v), `"`)})
 	}

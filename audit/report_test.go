@@ -209,6 +209,30 @@ func TestHistogramLayout(t *testing.T) {
 	}
 }
 
+// TestHbarsFitLongNames: a policy rule's long name fits left of its bar:
+// the label column and the chart widen instead of the name running off
+// the chart's left edge, and such a chart takes a row of its own.
+func TestHbarsFitLongNames(t *testing.T) {
+	long := "rule:from_customer:default_address_from_customer"
+	c := hbars("checks", "Checks", "", []hbarItem{{label: "state", value: 1, text: "100%"}, {label: long, value: 0.5, text: "50%"}}, 1)
+	for _, b := range c.Bars {
+		// Labels are right-aligned at LX; at 11px sans-serif a character
+		// is at most about 6.4 units wide.
+		if start := b.LX - float64(len(b.Label))*6.4; start < 0 {
+			t.Errorf("label %q starts at x=%.1f, outside the chart", b.Label, start)
+		}
+		if b.X+b.W > float64(c.Width) || b.VX > float64(c.Width)-hbarValues+b.W+6.001 {
+			t.Errorf("bar %q reaches past the chart's width %d", b.Label, c.Width)
+		}
+	}
+	if !c.Wide || c.Width <= chartW {
+		t.Errorf("a chart with a %d-character label is %d wide, Wide %v", len(long), c.Width, c.Wide)
+	}
+	if short := hbars("x", "X", "", []hbarItem{{label: "state", value: 1, text: "1"}}, 1); short.Wide || short.Width != chartW {
+		t.Errorf("short labels: width %d, Wide %v", short.Width, short.Wide)
+	}
+}
+
 func TestBucketWidthAndScale(t *testing.T) {
 	for _, c := range []struct{ span, bars, want int }{{6, 20, 1}, {20, 20, 1}, {21, 20, 2}, {95, 12, 10}, {1000, 12, 100}, {1, 0, 1}} {
 		if got := bucketWidth(c.span, c.bars); got != c.want {

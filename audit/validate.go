@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -115,15 +116,25 @@ func (v *Validation) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "time        %s (%.0f rows/s)\n\n", v.Elapsed.Round(time.Millisecond), v.RowsPerSecond())
 	if len(v.Warnings) > 0 {
-		fmt.Fprintf(&b, "%d warnings:\n", len(v.Warnings))
+		fmt.Fprintf(&b, "%d warnings (they do not fail the release):\n", len(v.Warnings))
+		kinds := map[string]int{}
 		for _, d := range v.Warnings {
 			b.WriteString("  " + d.String() + "\n")
+			kinds[d.Check]++
+		}
+		for _, k := range slices.Sorted(maps.Keys(kinds)) {
+			if why := warningMeaning(k); why != "" {
+				fmt.Fprintf(&b, "%s: %s\n", k, why)
+			}
 		}
 		b.WriteString("\n")
 	}
-	if v.OK() {
+	switch {
+	case v.OK() && len(v.Warnings) > 0:
+		fmt.Fprintf(&b, "OK: no defects (%d warnings, explained above)\n", len(v.Warnings))
+	case v.OK():
 		b.WriteString("OK: no defects\n")
-	} else {
+	default:
 		fmt.Fprintf(&b, "%d defects:\n", len(v.Defects))
 		for _, d := range v.Defects {
 			b.WriteString("  " + d.String() + "\n")
@@ -131,6 +142,23 @@ func (v *Validation) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// warningMeaning says, for a kind of warning, whether it matters and
+// what to do, so a reader of "OK: no defects" after a list of warnings
+// knows what to make of them.
+func warningMeaning(kind string) string {
+	switch kind {
+	case "near_duplicate":
+		return "the customer opens a dialogue in one split with the words of one in another. " +
+			"Openings are generic (\"Can I return an item?\") and say nothing of the task; the tasks themselves " +
+			"(the user instructions) are compared too, and one repeated across splits is a defect. Nothing to do, " +
+			"unless an evaluation must not see a training dialogue's first line: then drop those rows from its split."
+	case "domain":
+		return "this synth no longer has the domain the release was made on, so its rows were read but not " +
+			"re-verified. Validate it with the synth version that made it to re-verify them."
+	}
+	return ""
 }
 
 // Validator re-checks releases. The zero value is ready to use.
@@ -156,10 +184,10 @@ func (vr Validator) Validate(ctx context.Context, dir string) (*Validation, erro
 	start := time.Now()
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
+		return nil, fmt.Errorf("%w: give a release folder", err)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("validate: %s is not a folder", dir)
+		return nil, fmt.Errorf("%s is not a folder: give a release folder", dir)
 	}
 	s := newState(dir, vr.Workers)
 	if err := s.run(ctx); err != nil {

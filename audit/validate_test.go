@@ -33,7 +33,7 @@ func TestValidate(t *testing.T) {
 	t.Run("fresh release", func(t *testing.T) { testFreshRelease(t, copyRelease(t, base)) })
 	t.Run("damage", func(t *testing.T) {
 		if testing.Short() {
-			t.Skip("long and single-threaded: the race pass (-short) leaves it to the pass without -race")
+			t.Skip("long and single-threaded: make test (-short, -race) leaves it to make test-long")
 		}
 		testCatchesDamage(t, base)
 	})
@@ -717,5 +717,33 @@ func TestValidateMistakeFrom(t *testing.T) {
 				t.Fatalf("want %+v; defects:\n%s", w, defectLines(v))
 			}
 		})
+	}
+}
+
+// TestWarningsExplained: warnings are said not to fail the release, each
+// kind says whether it matters and what to do, and the verdict counts
+// them instead of reading as if there were none.
+func TestWarningsExplained(t *testing.T) {
+	v := &Validation{Dir: "rel", Warnings: []Defect{
+		{File: "sft/test-00000-of-00001.parquet", Row: 3, ID: "a", Check: "near_duplicate", Reason: "first user message \"hi\" (test) is, normalized, that of b in train (sft/train-00000-of-00001.parquet row 9)"},
+		{File: "sft/test-00000-of-00001.parquet", Row: 5, ID: "c", Check: "near_duplicate", Reason: "first user message \"hello\" (test) is, normalized, that of d in train (sft/train-00000-of-00001.parquet row 2)"},
+	}}
+	var b strings.Builder
+	if err := v.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"2 warnings (they do not fail the release):\n",
+		"near_duplicate: the customer opens a dialogue in one split with the words of one in another.",
+		"Nothing to do, unless an evaluation must not see a training dialogue's first line",
+		"OK: no defects (2 warnings, explained above)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate's text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "near_duplicate: the customer") != 1 {
+		t.Errorf("the explanation is not said once:\n%s", out)
 	}
 }

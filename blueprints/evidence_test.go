@@ -79,6 +79,9 @@ func TestLedgerEvidencePerWrite(t *testing.T) {
 // actions' needs), reads shared by both writes count in each, n_reads is
 // the distinct reads, and the evidence stays in the --reads range.
 func TestGeneratedEvidencePerWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	ms := models(t)
 	cases := []struct {
 		pack  string

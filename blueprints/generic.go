@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/model"
@@ -140,7 +141,13 @@ func (g *Generic) Notes() []string { return g.notes }
 func (g *Generic) Unused() map[string]string {
 	out := map[string]string{}
 	for _, t := range g.m.Kit.Tools() {
-		if t.Kind != record.KindWrite || slices.ContainsFunc(g.usable, func(w *model.WriteModel) bool { return w.Name == t.Name }) {
+		if t.Kind != record.KindWrite {
+			continue
+		}
+		if i := slices.IndexFunc(g.usable, func(w *model.WriteModel) bool { return w.Name == t.Name }); i >= 0 {
+			if why := g.outOfRange(g.usable[i]); why != "" {
+				out[t.Name] = why
+			}
 			continue
 		}
 		switch {
@@ -153,6 +160,44 @@ func (g *Generic) Unused() map[string]string {
 		}
 	}
 	return out
+}
+
+// outOfRange says why a usable write makes no task under --reads: every
+// number of reads its tasks can need lies outside the range (a create
+// that needs none, under the default 2-7); "" when one lies inside.
+func (g *Generic) outOfRange(w *model.WriteModel) string {
+	if g.spec.Writes.Max == 0 {
+		return ""
+	}
+	users := g.m.UserKeys()
+	if g.m.Users == nil {
+		users = []string{""}
+	}
+	reaches := func(e int) bool {
+		for _, u := range users {
+			p := &gplan{g: g, m: g.m, ctx: context.Background(), user: u}
+			if len(p.modes(w, e, true)) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	lo, hi := g.spec.Reads.Min, g.spec.Reads.Max
+	for e := lo; e <= hi; e++ {
+		if reaches(e) {
+			return ""
+		}
+	}
+	var levels []string
+	for e := 0; e <= maxReadLevel; e++ {
+		if (e < lo || e > hi) && reaches(e) {
+			levels = append(levels, strconv.Itoa(e))
+		}
+	}
+	if len(levels) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("its tasks need %s reads, outside --reads %s: give a range that holds it to cover it", strings.Join(levels, " or "), g.spec.Reads)
 }
 
 // fitReads makes sure the reads range holds a level some write can need:

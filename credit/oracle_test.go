@@ -26,14 +26,14 @@ import (
 // about a cancelled reservation before refusing, search before a piece
 // is said, or book a request before the one the chain puts first.
 func TestOracleGoldRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long and single-threaded: make test (-short, -race) leaves it to make test-long")
+	}
 	packDir := filepath.Join(t.TempDir(), "helpdesk")
 	if err := pack.Init(packDir, ""); err != nil {
 		t.Fatal(err)
 	}
 	n := 40
-	if testing.Short() {
-		n = 15
-	}
 	sch, err := schemas.Compile()
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +111,9 @@ func BenchmarkLabel(b *testing.B) {
 // labels of the whole prefix at once, and leaves labels handed out before
 // as they were.
 func TestGrowing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long and single-threaded: make test (-short, -race) leaves it to make test-long")
+	}
 	packDir := filepath.Join(t.TempDir(), "helpdesk")
 	if err := pack.Init(packDir, ""); err != nil {
 		t.Fatal(err)

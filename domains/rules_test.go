@@ -45,6 +45,9 @@ func TestPolicyCovered(t *testing.T) {
 // has one, and the oracle's dialogue of the same blueprint passes: the
 // rule is what tells them apart.
 func TestRuleFlaws(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	ctx := context.Background()
 	// Airline's tasks have no out-of-scope topics, so no transfer; retail
 	// has no checks.
@@ -117,6 +120,9 @@ func TestRuleFlaws(t *testing.T) {
 // the customer), refused ones are on reservations it does not
 // compensate; both carry the compensation situation.
 func TestCompensationTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	ctx := context.Background()
 	fx, err := testplay.NewFixture("airline", 21)
 	if err != nil {

@@ -1,6 +1,6 @@
 package engine_test
 
 // shortSkip is why a long single-threaded test skips under -short: make
-// test runs every test once without -race and then the race detector
-// with -short, where only what runs concurrently needs it.
-const shortSkip = "long and single-threaded: the race pass (-short) leaves it to the pass without -race"
+// test runs the tests with -short under the race detector, where only
+// what runs concurrently needs it, and make test-long runs the rest.
+const shortSkip = "long and single-threaded: make test (-short, -race) leaves it to make test-long"

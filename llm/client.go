@@ -413,7 +413,7 @@ func (c *Client) noteReply(role Role, final openai.ChatCompletionRequest, resp o
 	c.acct.reply(unparsed, cut)
 	if unparsed {
 		c.warnOnce("unparsed", "llm: a reply holds a tool call as text, unparsed: the server's tool-call parser is off or failed on it "+
-			"(vLLM --enable-auto-tool-choice --tool-call-parser NAME, SGLang --tool-call-parser NAME; see the README's server flags); "+
+			"(vLLM --enable-auto-tool-choice --tool-call-parser NAME, SGLang --tool-call-parser NAME; see docs/llm.md for each server's flags); "+
 			"such turns fail verification", "role", role)
 	}
 	if cut {

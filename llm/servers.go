@@ -12,7 +12,7 @@ import (
 )
 
 // What synth must know about each server it talks to, read from the
-// servers' sources (see the README's LLM section and emulate/flavor.go,
+// servers' sources (see docs/llm.md and emulate/flavor.go,
 // which reproduces each behaviour for the tests):
 //
 //   - vLLM refuses tools when it was started without
@@ -41,7 +41,7 @@ func diagnose(o outcome, role Role, rc RoleConfig) (hint string, permanent bool)
 	switch {
 	case strings.Contains(msg, "--enable-auto-tool-choice"):
 		return "vLLM serves tools only when started with --enable-auto-tool-choice --tool-call-parser NAME " +
-			"(hermes for Qwen, llama3_json, mistral, openai for gpt-oss; see the README's server flags)", true
+			"(hermes for Qwen, llama3_json, mistral, openai for gpt-oss; see docs/llm.md for each server's flags)", true
 	case strings.Contains(msg, "requires --jinja flag"):
 		return "llama-server serves tools only with its Jinja templates: start it with --jinja (the default in current builds, so drop --no-jinja)", true
 	case strings.Contains(msg, "does not support tools"):

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/synth-data/synth/internal/limitio"
+	"github.com/synth-data/synth/internal/suggest"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 )
@@ -402,7 +403,7 @@ func (c *checker) schemaError(e *jsonschema.ValidationError) {
 			msg := fmt.Sprintf("unknown key %q", p)
 			// One branch of a oneOf may know the key another refuses: no
 			// "did you mean" the very key.
-			if s := suggest(p, knownKeys(e.InstanceLocation)); s != "" && s != p {
+			if s := suggest.Closest(p, knownKeys(e.InstanceLocation)); s != "" && s != p {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			c.addY(child(at, p), "%s", msg)
@@ -452,11 +453,11 @@ func knownKeys(tokens []string) []string {
 		case reflect.Map, reflect.Slice:
 			t = t.Elem()
 		case reflect.Struct:
-			f, ok := fieldByJSON(t, tok)
-			if !ok {
+			i := slices.IndexFunc(suggest.JSONFields(t), func(f suggest.Field) bool { return f.Name == tok })
+			if i < 0 {
 				return nil
 			}
-			t = f.Type
+			t = suggest.JSONFields(t)[i].Type
 		default:
 			return nil
 		}
@@ -468,63 +469,10 @@ func knownKeys(tokens []string) []string {
 		return nil
 	}
 	var keys []string
-	for i := range t.NumField() {
-		if name := jsonName(t.Field(i)); name != "" {
-			keys = append(keys, name)
-		}
+	for _, f := range suggest.JSONFields(t) {
+		keys = append(keys, f.Name)
 	}
 	return keys
-}
-
-func fieldByJSON(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		if jsonName(t.Field(i)) == name {
-			return t.Field(i), true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-func jsonName(f reflect.StructField) string {
-	tag := f.Tag.Get("json")
-	if tag == "-" || !f.IsExported() {
-		return ""
-	}
-	if n, _, _ := strings.Cut(tag, ","); n != "" {
-		return n
-	}
-	return f.Name
-}
-
-// suggest returns the known word closest to w, if it is close.
-func suggest(w string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(w, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func (c *checker) readPolicy() {
@@ -624,7 +572,7 @@ func (c *checker) readTool(file string, i int, el any, seen map[string]int) {
 	for _, k := range slices.Sorted(maps.Keys(fn)) {
 		if !slices.Contains(functionKeys, k) {
 			msg := fmt.Sprintf("unknown key %q in function", k)
-			if s := suggest(k, functionKeys); s != "" {
+			if s := suggest.Closest(k, functionKeys); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			bad(at("function", k), "%s", msg)
@@ -800,7 +748,7 @@ func (c *checker) compileHandlers() {
 		v, has := c.handlers[td.name]
 		if !has {
 			msg := fmt.Sprintf("tool %s has no handler: define def %s(db, args): in %s", td.name, td.name, file)
-			if s := suggest(td.name, c.handlers.Keys()); s != "" {
+			if s := suggest.Closest(td.name, c.handlers.Keys()); s != "" {
 				msg += fmt.Sprintf(" (%s defines %s)", file, s)
 			}
 			c.add(c.man.Tools, td.line, td.name, "%s", msg)
@@ -1122,7 +1070,7 @@ func (c *checker) toolRef(at, name, wantKind string) *toolDef {
 	td, ok := c.byName[name]
 	if !ok {
 		msg := fmt.Sprintf("%q is not a tool of %s", name, c.man.Tools)
-		if s := suggest(name, slices.Collect(maps.Keys(c.byName))); s != "" {
+		if s := suggest.Closest(name, slices.Collect(maps.Keys(c.byName))); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		c.addY(at, "%s", msg)

@@ -246,6 +246,9 @@ func LoadFile(path string, into *Config) error {
 	if _, ok := doc.(map[string]any); !ok {
 		return fmt.Errorf("config %s: want a mapping of keys (n: 1000, seed: 1, ...), got %T", path, doc)
 	}
+	if err := checkKeys(path, raw); err != nil {
+		return err
+	}
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)

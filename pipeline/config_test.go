@@ -24,7 +24,7 @@ func TestLoadFile(t *testing.T) {
 			}},
 		{"empty file keeps defaults", "", "", func(c Config) bool { return c.N == Defaults().N }},
 		{"comment only", "# nothing\n", "", func(c Config) bool { return c.N == Defaults().N }},
-		{"unknown key", "n: 3\nworkerz: 2\n", `unknown field "workerz"`, nil},
+		{"unknown key", "n: 3\nworkerz: 2\n", `c.yaml:2: workerz: unknown key "workerz" (did you mean "workers"?)`, nil},
 		{"wrong type", "n: many\n", "Config.n", nil},
 		{"not a mapping", "- n: 3\n", "want a mapping", nil},
 		{"malformed", "n: [1,\n", "not valid YAML", nil},
@@ -51,6 +51,40 @@ func TestLoadFile(t *testing.T) {
 				t.Fatalf("err %v, config %+v", err, cfg)
 			}
 		})
+	}
+}
+
+// TestUnknownKeys: every unknown key of a config is reported at once,
+// each with its line and the closest valid key, at any depth; a key put
+// at the wrong level is pointed to where it belongs.
+func TestUnknownKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.yaml")
+	yaml := "n: 10\nwirtes: 1-2\nredas: 2-3\nllm:\n  modle: m\n  roles:\n    agent: {temprature: 0}\n" +
+		"  extra_body_anything: 1\nbase_url: http://x\nzzzzzzzz: 1\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Defaults()
+	err := LoadFile(path, &cfg)
+	want := "config " + path + ": 7 unknown keys (synth run --help lists every key with its flag):\n" +
+		"  " + path + `:2: wirtes: unknown key "wirtes" (did you mean "writes"?)` + "\n" +
+		"  " + path + `:3: redas: unknown key "redas" (did you mean "reads"?)` + "\n" +
+		"  " + path + `:5: llm.modle: unknown key "modle" (did you mean "llm.model"?)` + "\n" +
+		"  " + path + `:7: llm.roles.agent.temprature: unknown key "temprature" (did you mean "llm.roles.agent.temperature"?)` + "\n" +
+		"  " + path + `:8: llm.extra_body_anything: unknown key "extra_body_anything"` + "\n" +
+		"  " + path + `:9: base_url: unknown key "base_url" (did you mean "llm.base_url"?)` + "\n" +
+		"  " + path + `:10: zzzzzzzz: unknown key "zzzzzzzz"`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got\n%v\nwant\n%s", err, want)
+	}
+	// The user's own keys (roles' extra_body, prices by model, headers)
+	// are not the config's to refuse.
+	ok := "llm:\n  headers: {X-Any: y}\n  prices: {my-model: {input: 1, output: 2}}\n  roles:\n    agent: {extra_body: {whatever: {deep: 1}}}\ndpo_mix: {wrong_target: 1}\n"
+	if err := os.WriteFile(path, []byte(ok), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadFile(path, &cfg); err != nil {
+		t.Errorf("free-form keys refused: %v", err)
 	}
 }
 

@@ -32,6 +32,11 @@
 // responses gives the same release; an LLM budget stops new blueprints and
 // finalizes the completed prefix as a valid partial release.
 //
+// LoadFile reads a config file over the defaults; every key Config does
+// not have is reported at once, with its line and the closest key
+// (configkeys.go). The manifest's unused writes are the generator's
+// unusable ones and those no released task drew.
+//
 // synth deletes only what it can prove it wrote (a manifest's files, the
 // work dir's publish log, its own work dir) and refuses an out dir holding
 // anything else; every file it reads back is bounded by limitio. The

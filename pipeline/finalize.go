@@ -20,6 +20,8 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
 )
 
@@ -347,4 +349,31 @@ func logPublish(work string, plan []placement) error {
 		return err
 	}
 	return f.Close()
+}
+
+// unusedWrites is every write tool of the domain no released task uses:
+// those the generator cannot build a task for (unusable, with why), and
+// those it can but drew for no task of this release, which a reader of
+// the card would otherwise take as covered.
+func unusedWrites(unusable map[string]string, d *domains.Domain, s *release.Stats) map[string]string {
+	out := maps.Clone(unusable)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if s == nil {
+		return out
+	}
+	used := map[string]bool{}
+	for intent, n := range s.Intents {
+		if tool, _ := model.ParseIntent(intent); n > 0 {
+			used[tool] = true
+		}
+	}
+	for _, t := range d.Tools.Tools() {
+		if t.Kind != record.KindWrite || used[t.Name] || out[t.Name] != "" {
+			continue
+		}
+		out[t.Name] = fmt.Sprintf("no task of this release's %d uses it, though the generator can build one: a larger -n may cover it", s.Rows)
+	}
+	return out
 }

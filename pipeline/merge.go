@@ -129,7 +129,7 @@ func Merge(outs []string, dir string, force bool) (*release.Manifest, error) {
 		return nil, err
 	}
 	unused := gen.Unused()
-	m, err := finalize(cfg, d, gen.Notes(), dirs, dir, work, false, func(m *release.Manifest) { m.UnusedWrites = unused })
+	m, err := finalize(cfg, d, gen.Notes(), dirs, dir, work, false, func(m *release.Manifest) { m.UnusedWrites = unusedWrites(unused, d, m.Stats) })
 	if err != nil {
 		return nil, err
 	}

@@ -215,7 +215,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 		dirs[c] = done[c]
 	}
 	unused := gen.Unused()
-	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true, func(m *release.Manifest) { m.UnusedWrites = unused })
+	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true, func(m *release.Manifest) { m.UnusedWrites = unusedWrites(unused, d, m.Stats) })
 	if errors.Is(err, ErrDamaged) {
 		// A chunk that went bad after it was checked: drop it so that
 		// the rerun redoes it.

@@ -29,7 +29,7 @@ func smallConfig(t *testing.T, n int) Config {
 func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	var trees []map[string]string
 	for _, workers := range []int{1, 8} {
-		cfg := smallConfig(t, 300)
+		cfg := smallConfig(t, 300/shrink())
 		cfg.Workers = workers
 		if _, err := Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)

@@ -167,7 +167,7 @@ func unusedText(unused map[string]string) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Write tools no task uses (%d)\n\nNo task's ground truth uses these writes; give the missing source or handler in the pack's `domain.yaml` or `handlers.star` to cover them.\n\n| tool | why |\n|---|---|\n", len(unused))
+	fmt.Fprintf(&b, "### Write tools no task uses (%d)\n\nNo task's ground truth uses these writes; each row says why, and what would cover it.\n\n| tool | why |\n|---|---|\n", len(unused))
 	cell := strings.NewReplacer("|", "\\|", "\n", " ")
 	for _, name := range slices.Sorted(maps.Keys(unused)) {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", name, cell.Replace(unused[name]))

@@ -288,7 +288,7 @@ func decode(r *http.Request, w http.ResponseWriter, into any) error {
 			return &reqError{"body", fmt.Sprintf("larger than %d bytes", maxBody)}
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-			return &reqError{name, "unknown field; see the endpoint's fields in the README's synth serve section"}
+			return &reqError{name, "unknown field; see the endpoint's fields in docs/serve.md"}
 		}
 		return &reqError{"body", fmt.Sprintf("not the JSON object this endpoint takes: %v", err)}
 	}

@@ -1156,6 +1156,9 @@ func lastPaymentRefund(_ *record.Blueprint, _ int, result string) bool {
 // what the row checks, so a row that finds none fails rather than
 // passing on nothing.
 func TestSaysWhatItKnows(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
 	for _, tc := range []struct {
 		name, domain string
 		// check returns the offending texts of a dialogue and whether it

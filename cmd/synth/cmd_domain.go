@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,40 +11,41 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
 
-const domainUsage = "synth domain list | show NAME|DIR | init DIR [--name NAME] | validate DIR | import-openapi SPEC -o DIR | import-tau2 DIR -o PACK | import-mcp TOOLS.json|--command CMD -o DIR"
-
-func cmdDomain(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
-	if len(args) == 0 {
-		return fmt.Errorf("give a subcommand: %s", domainUsage)
-	}
-	switch args[0] {
-	case "list":
-		return domainList(stdout)
-	case "show":
-		return domainShow(ctx, args[1:], stdout, b)
-	case "init":
-		return domainInit(args[1:], stdout, stderr)
-	case "validate":
-		return domainValidate(ctx, args[1:], stdout, b)
-	case "import-openapi":
-		return cmdImportOpenAPI(ctx, args[1:], stdout, stderr)
-	case "import-tau2":
-		return cmdImportTau2(ctx, args[1:], stdout, stderr)
-	case "import-mcp":
-		return cmdImportMCP(ctx, args[1:], stdout, stderr)
-	}
-	return fmt.Errorf("unknown subcommand %q: %s", args[0], domainUsage)
+func domainVerb() *verb {
+	return newVerb("domain", "", "", 0, 0, "list, show, scaffold, check and import domains",
+		"A domain pack is a folder: domain.yaml, tools.json, handlers.star, a database and policy.md (docs/domains.md).")
 }
 
-func domainList(stdout io.Writer) error {
+// domainCommands are synth domain's sub-commands.
+func domainCommands() []command {
+	return []command{
+		{verb: domainListVerb, run: domainList},
+		{verb: func() *verb { return domainShowVerb(new(memoryFlag)) }, run: domainShow},
+		{verb: func() *verb { return domainInitVerb(new(string)) }, run: domainInit},
+		{verb: func() *verb { return domainValidateVerb(new(memoryFlag)) }, run: domainValidate},
+		{verb: func() *verb { return importOpenAPIVerb(new(importOpts)) }, run: cmdImportOpenAPI},
+		{verb: func() *verb { return importTau2Verb(new(string)) }, run: cmdImportTau2},
+		{verb: func() *verb { return importMCPVerb(new(importMCPOpts)) }, run: cmdImportMCP},
+	}
+}
+
+func domainListVerb() *verb {
+	return newVerb("domain list", "", "", 0, 0, "list the built-in domains", "")
+}
+
+func domainList(_ context.Context, e env, args []string) error {
+	if _, err := domainListVerb().parse(args, e.stdout); err != nil {
+		return err
+	}
 	for _, n := range domains.Names() {
-		fmt.Fprintln(stdout, n)
+		fmt.Fprintln(e.stdout, n)
 	}
 	return nil
 }
@@ -64,18 +64,25 @@ func isPack(arg string) bool {
 	return isDir(arg) && !slices.Contains(domains.Names(), arg)
 }
 
-func domainShow(ctx context.Context, args []string, stdout io.Writer, b *bounder) error {
-	fs := flag.NewFlagSet("domain show", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	mem := &memoryFlag{n: defaultBound()}
-	fs.Var(mem, "max-memory", "memory bound of loading a pack, which runs its Starlark code (e.g. 16GiB; Linux)")
-	name, err := parseDomainDir(fs, args)
-	if err != nil && len(args) == 0 {
-		return fmt.Errorf("give a domain name or a pack folder: synth domain show NAME|DIR (built in: %s)", strings.Join(domains.Names(), ", "))
-	}
+// memoryUsage is the --max-memory flag's help, for what runs code.
+const memoryUsage = "memory bound of %s, which runs its Starlark code: `SIZE` such as 16GiB (default 8GiB, or three quarters of the memory if less; Linux)"
+
+func domainShowVerb(mem *memoryFlag) *verb {
+	v := newVerb("domain show", "NAME|DIR", "a domain name or a pack folder (built in: "+strings.Join(domains.Names(), ", ")+")", 1, 1,
+		"a domain's tools and policy (built-in or pack)", "")
+	*mem = memoryFlag{n: defaultBound()}
+	v.fs.Var(mem, "max-memory", fmt.Sprintf(memoryUsage, "loading a pack"))
+	return v
+}
+
+func domainShow(ctx context.Context, e env, args []string) error {
+	var mem memoryFlag
+	pos, err := domainShowVerb(&mem).parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
+	// A pack's policy, descriptions and problems are someone else's text.
+	name, stdout, b := pos[0], termtext.Writer(e.stdout), e.b
 	seed := pipeline.Defaults().Seed
 	if isPack(name) {
 		if b != nil {
@@ -104,15 +111,21 @@ func printDomain(w io.Writer, name, version string, kit *tools.Toolkit, policy s
 	fmt.Fprintf(w, "\npolicy:\n%s\n", policy)
 }
 
-func domainInit(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("domain init", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	name := fs.String("name", "", "the pack's name (default: the folder's name)")
-	dir, err := parseDomainDir(fs, args)
+func domainInitVerb(name *string) *verb {
+	v := newVerb("domain init", "DIR", "the folder for the new pack", 1, 1, "scaffold a small pack that runs as it is",
+		"The folder must not exist or be empty.")
+	v.fs.StringVar(name, "name", "", "the pack's `NAME` (default: the folder's name)")
+	return v
+}
+
+func domainInit(_ context.Context, e env, args []string) error {
+	var name string
+	pos, err := domainInitVerb(&name).parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
-	if err := pack.Init(dir, *name); err != nil {
+	dir, stdout := pos[0], termtext.Writer(e.stdout)
+	if err := pack.Init(dir, name); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "created a helpdesk pack in %s\ncheck it:  synth domain validate %s\nrun it:    synth run --domain %s -n 20 --out %s\n",
@@ -130,15 +143,20 @@ func releaseDir(pack string) string {
 	return out
 }
 
-func domainValidate(ctx context.Context, args []string, stdout io.Writer, b *bounder) error {
-	fs := flag.NewFlagSet("domain validate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	mem := &memoryFlag{n: defaultBound()}
-	fs.Var(mem, "max-memory", "memory bound of the check, which runs the pack's Starlark code (e.g. 16GiB; Linux)")
-	dir, err := parseDomainDir(fs, args)
+func domainValidateVerb(mem *memoryFlag) *verb {
+	v := newVerb("domain validate", "DIR", "the pack folder", 1, 1, "check a pack: every problem as file:line: message", "")
+	*mem = memoryFlag{n: defaultBound()}
+	v.fs.Var(mem, "max-memory", fmt.Sprintf(memoryUsage, "the check"))
+	return v
+}
+
+func domainValidate(ctx context.Context, e env, args []string) error {
+	var mem memoryFlag
+	pos, err := domainValidateVerb(&mem).parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
+	dir, stdout, b := pos[0], termtext.Writer(e.stdout), e.b
 	if !isDir(dir) {
 		return fmt.Errorf("%s is not a folder: give a pack folder (synth domain init DIR makes one)", dir)
 	}
@@ -171,32 +189,6 @@ func domainValidate(ctx context.Context, args []string, stdout io.Writer, b *bou
 		kinds[record.KindRead], kinds[record.KindWrite], kinds[record.KindGeneric],
 		len(p.Manifest.Collections), records)
 	return nil
-}
-
-// parseDomainDir parses flags given before or after the DIR argument.
-func parseDomainDir(fs *flag.FlagSet, args []string) (string, error) {
-	var dir string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		dir, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", errUsage
-		}
-		return "", fmt.Errorf("synth %s: %w", fs.Name(), err)
-	}
-	if dir == "" && fs.NArg() > 0 {
-		dir, args = fs.Arg(0), fs.Args()[1:]
-	} else {
-		args = fs.Args()
-	}
-	if len(args) > 0 {
-		return "", fmt.Errorf("synth %s: unexpected arguments %s", fs.Name(), strings.Join(args, " "))
-	}
-	if dir == "" {
-		return "", fmt.Errorf("give the pack folder: synth %s DIR", fs.Name())
-	}
-	return dir, nil
 }
 
 func firstSentence(s string) string {

@@ -2,45 +2,48 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/synth-data/synth/export"
 )
 
+type exportOpts struct {
+	format, out string
+	export.ExportOptions
+}
+
+func exportVerb(o *exportOpts) *verb {
+	v := newVerb("export", "DIR --format F -o OUT", "the release folder", 1, 1, "rows for trainers without the Hub layout",
+		"Writes OUT/{sft,dpo}/{split}.jsonl (docs/release-format.md says what each format holds).")
+	v.fs.StringVar(&o.format, "format", "", "`F`: openai (fine-tuning JSONL), sharegpt (LLaMA-Factory, Axolotl) or jsonl (synth's rows) (required)")
+	v.fs.StringVar(&o.out, "o", "", "output `DIR` (required)")
+	v.fs.BoolVar(&o.DropReasoning, "drop-reasoning", false, "leave the assistant messages' reasoning out (sharegpt keeps it as <think>…</think> before each answer, jsonl as reasoning_content; openai never carries it)")
+	return v
+}
+
 // cmdExport converts a release for trainers that do not read the Hugging
 // Face layout: synth export DIR --format openai|sharegpt|jsonl -o OUT.
-func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "", "openai (fine-tuning JSONL), sharegpt (LLaMA-Factory / Axolotl) or jsonl (synth's rows)")
-	out := fs.String("o", "", "output directory")
-	var opts export.ExportOptions
-	fs.BoolVar(&opts.DropReasoning, "drop-reasoning", false, "leave the assistant messages' reasoning out (sharegpt keeps it as <think>…</think> before each answer, jsonl as reasoning_content; openai never carries it)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: synth export DIR --format openai|sharegpt|jsonl [--drop-reasoning] -o OUT")
-		fs.PrintDefaults()
-	}
-	dir, err := parseWithDir(fs, args)
+func cmdExport(ctx context.Context, e env, args []string) error {
+	var o exportOpts
+	v := exportVerb(&o)
+	pos, err := v.parse(args, e.stdout)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
 		return err
 	}
-	if *format == "" || *out == "" {
-		fs.Usage()
-		return errUsage
+	switch {
+	case o.format == "":
+		return v.fail("--format is required: openai, sharegpt or jsonl")
+	case o.out == "":
+		return v.fail("-o DIR is required: the folder to write the rows to")
 	}
-	f, err := export.ParseFormat(*format)
+	dir, stdout := pos[0], e.stdout
+	f, err := export.ParseFormat(o.format)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	files, err := export.ExportRelease(ctx, dir, f, *out, opts)
+	files, err := export.ExportRelease(ctx, dir, f, o.out, o.ExportOptions)
 	if err != nil {
 		return err
 	}
@@ -53,8 +56,8 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "%-28s %7d rows %10d bytes   reasoning kept in %d of %d messages\n", ef.Path, ef.Rows, ef.Bytes, ef.ReasoningKept, ef.Reasoning)
 	}
 	el := time.Since(start)
-	fmt.Fprintf(stdout, "exported %s as %s into %s: %d rows in %s (%.0f rows/s)\n", dir, f, *out, rows, el.Round(time.Millisecond), float64(rows)/max(el.Seconds(), 1e-9))
-	fmt.Fprintln(stdout, reasoningLine(f, opts, reasoning, kept))
+	fmt.Fprintf(stdout, "exported %s as %s into %s: %d rows in %s (%.0f rows/s)\n", dir, f, o.out, rows, el.Round(time.Millisecond), float64(rows)/max(el.Seconds(), 1e-9))
+	fmt.Fprintln(stdout, reasoningLine(f, o.ExportOptions, reasoning, kept))
 	if leftOut > 0 {
 		fmt.Fprintf(stdout, "left out %d preference pairs whose completion holds a tool result or a customer turn: OpenAI's preferred_output and "+
 			"non_preferred_output take assistant messages only. They are in the Parquet, jsonl and sharegpt files; "+

@@ -3,16 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/openapi"
 )
-
-const importUsage = "usage: synth domain import-openapi SPEC -o DIR [--name NAME] [--include GLOB]... [--max-operations N] [--max-spec-bytes SIZE] [--allow-missing-files] [--seed S]"
 
 // globs collects a repeatable flag.
 type globs []string
@@ -20,49 +17,55 @@ type globs []string
 func (g *globs) String() string     { return strings.Join(*g, ",") }
 func (g *globs) Set(v string) error { *g = append(*g, v); return nil }
 
+type importOpts struct {
+	out, name    string
+	include      globs
+	maxOps       int
+	seed         uint64
+	maxBytes     byteFlag
+	allowMissing bool
+}
+
+func importOpenAPIVerb(o *importOpts) *verb {
+	v := newVerb("domain import-openapi", "SPEC -o DIR", "the spec (a YAML or JSON file)", 1, 1, "an OpenAPI 3.0/3.1 spec as a runnable pack",
+		"Every operation becomes a tool with a handler over a synthesized database; IMPORT.md lists each operation's tool, handler and warnings. "+
+			"A spec may be a folder's root file: relative $refs are read next to it (docs/imports.md).")
+	v.fs.StringVar(&o.out, "o", "", "`DIR` for the pack, which must not exist or be empty (required)")
+	v.fs.StringVar(&o.name, "name", "", "pack `NAME` (default: from the spec's info.title)")
+	v.fs.Var(&o.include, "include", "import only paths matching this `GLOB` (* within a segment, ** across); repeatable")
+	v.fs.IntVar(&o.maxOps, "max-operations", openapi.DefaultMaxOperations, "refuse specs with more operations (after --include)")
+	v.fs.Uint64Var(&o.seed, "seed", 1, "seed of the synthesized database")
+	o.maxBytes = byteFlag(openapi.DefaultMaxSpecBytes)
+	v.fs.Var(&o.maxBytes, "max-spec-bytes", "refuse to read more than `SIZE`, the spec and the files its $refs name together (bytes, or with KiB, MiB, GiB)")
+	v.fs.BoolVar(&o.allowMissing, "allow-missing-files", false, "import a multi-file spec whose $refs name absent files: the operations needing them are skipped or fail, each named in IMPORT.md")
+	return v
+}
+
 // cmdImportOpenAPI turns an OpenAPI 3.0/3.1 spec into a runnable domain
 // pack: synth domain import-openapi SPEC -o DIR.
-func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("domain import-openapi", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, importUsage)
-		fs.PrintDefaults()
-	}
-	out := fs.String("o", "", "directory for the pack (must not exist or be empty)")
-	name := fs.String("name", "", "pack name (default: from the spec's info.title)")
-	var include globs
-	fs.Var(&include, "include", "import only paths matching this glob (* within a segment, ** across); repeatable")
-	maxOps := fs.Int("max-operations", openapi.DefaultMaxOperations, "refuse specs with more operations (after --include)")
-	seed := fs.Uint64("seed", 1, "seed of the synthesized database")
-	maxBytes := byteFlag(openapi.DefaultMaxSpecBytes)
-	fs.Var(&maxBytes, "max-spec-bytes", "refuse to read more than this, the spec and the files its $refs name together (bytes, or with KiB, MiB, GiB)")
-	allowMissing := fs.Bool("allow-missing-files", false, "import a multi-file spec whose $refs name absent files: the operations needing them are skipped or fail, each named in IMPORT.md")
-	// Flags may come before or after the spec.
-	specs, help, err := parseInterleaved(fs, args)
-	if help {
-		return nil
-	}
+func cmdImportOpenAPI(ctx context.Context, e env, args []string) error {
+	var o importOpts
+	v := importOpenAPIVerb(&o)
+	specs, err := v.parse(args, e.stdout)
 	if err != nil {
-		return errUsage
+		return err
 	}
 	switch {
-	case len(specs) != 1:
-		fmt.Fprintln(stderr, importUsage)
-		return errUsage
-	case *out == "":
-		fmt.Fprintln(stderr, "-o DIR is required: the folder to write the pack to\n"+importUsage)
-		return errUsage
-	case *maxOps < 1:
-		return fmt.Errorf("--max-operations %d: must be at least 1", *maxOps)
+	case o.out == "":
+		return v.fail("-o DIR is required: the folder to write the pack to")
+	case o.maxOps < 1:
+		return v.fail("--max-operations %d: must be at least 1", o.maxOps)
 	}
-	res, err := openapi.ImportFile(ctx, specs[0], *out, openapi.Options{
-		Name: *name, Include: include, MaxOperations: *maxOps, Seed: *seed,
-		MaxSpecBytes: int64(maxBytes), AllowMissingFiles: *allowMissing,
+	// A spec's names and descriptions are someone else's text.
+	stdout, stderr := termtext.Writer(e.stdout), e.stderr
+	out := o.out
+	res, err := openapi.ImportFile(ctx, specs[0], out, openapi.Options{
+		Name: o.name, Include: o.include, MaxOperations: o.maxOps, Seed: o.seed,
+		MaxSpecBytes: int64(o.maxBytes), AllowMissingFiles: o.allowMissing,
 	})
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			return fmt.Errorf("import of %s interrupted; nothing was written to %s", specs[0], *out)
+			return fmt.Errorf("import of %s interrupted; nothing was written to %s", specs[0], out)
 		}
 		return err
 	}
@@ -74,8 +77,8 @@ func cmdImportOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writ
 		colls = fmt.Sprintf("%d collections", len(res.Collections))
 	}
 	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %s: %s; who talks to the agent: %s\n",
-		specs[0], *out, res.Operations, res.Mapped, res.Operations-res.Mapped, colls, strings.Join(res.Collections, ", "), res.Persona)
-	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", *out, releaseDir(*out))
+		specs[0], out, res.Operations, res.Mapped, res.Operations-res.Mapped, colls, strings.Join(res.Collections, ", "), res.Persona)
+	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", out, releaseDir(out))
 	return nil
 }
 

@@ -2,63 +2,57 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/mcp"
 	"github.com/synth-data/synth/openapi"
 )
 
-const importMCPUsage = `usage: synth domain import-mcp (TOOLS.json | --command "CMD ARGS...") -o DIR [--name NAME] [--seed S] [--timeout D]
+type importMCPOpts struct {
+	out, command, name string
+	seed               uint64
+	timeout            time.Duration
+}
 
-Makes a domain pack from an MCP server's tool list: a saved tools/list
-result ({"tools": [...]}), or the list a server started with --command
-answers over stdio (run as given, without a shell, and stopped once it
-has answered). The pack keeps every tool's name, description and input
-schema; IMPORT.md says what the import guessed (kinds, collections,
-keys, handlers) and every warning. See docs/mcp.md.
-
-Flags:`
+func importMCPVerb(o *importMCPOpts) *verb {
+	v := newVerb("domain import-mcp", "[TOOLS.json] -o DIR", "a saved tools/list result, or --command", 0, 1,
+		"an MCP server's tools as a pack",
+		"Makes a domain pack from an MCP server's tool list: a saved tools/list result ({\"tools\": [...]}), or the list a server started with --command answers over stdio (run as given, without a shell, and stopped once it has answered). The pack keeps every tool's name, description and input schema; IMPORT.md says what the import guessed (kinds, collections, keys, handlers) and every warning. See docs/mcp.md.")
+	v.fs.StringVar(&o.out, "o", "", "folder for the pack, which must not exist or be empty (required)")
+	v.meta["o"] = "DIR"
+	v.fs.StringVar(&o.command, "command", "", "start this MCP server over stdio and list its tools: `CMD` (e.g. \"npx -y @modelcontextprotocol/server-memory\")")
+	v.fs.StringVar(&o.name, "name", "", "pack `NAME` (default: from the server's name or the file's)")
+	v.fs.Uint64Var(&o.seed, "seed", 1, "seed of the synthesized database")
+	v.fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "give up on a --command server that has not listed its tools within this")
+	return v
+}
 
 // cmdImportMCP turns an MCP server's tools into a runnable domain pack.
-func cmdImportMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("domain import-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, importMCPUsage)
-		fs.PrintDefaults()
-	}
-	out := fs.String("o", "", "directory for the pack (must not exist or be empty)")
-	command := fs.String("command", "", "start this MCP server over stdio and list its tools (e.g. \"npx -y @modelcontextprotocol/server-memory\")")
-	name := fs.String("name", "", "pack name (default: from the server's name or the file's)")
-	seed := fs.Uint64("seed", 1, "seed of the synthesized database")
-	timeout := fs.Duration("timeout", 30*time.Second, "give up on a --command server that has not listed its tools within this")
-	files, help, err := parseInterleaved(fs, args)
-	if help {
-		return nil
-	}
+func cmdImportMCP(ctx context.Context, e env, args []string) error {
+	var o importMCPOpts
+	v := importMCPVerb(&o)
+	files, err := v.parse(args, e.stdout)
 	if err != nil {
-		return errUsage
+		return err
 	}
+	stdout, stderr := termtext.Writer(e.stdout), e.stderr
 	switch {
-	case len(files) > 1 || len(files) == 1 && *command != "" || len(files) == 0 && *command == "":
-		fmt.Fprintln(stderr, "give either a saved tools/list file or --command, not both\n"+strings.SplitN(importMCPUsage, "\n", 2)[0])
-		return errUsage
-	case *out == "":
-		fmt.Fprintln(stderr, "-o DIR is required: the folder to write the pack to\n"+strings.SplitN(importMCPUsage, "\n", 2)[0])
-		return errUsage
-	case *timeout <= 0:
-		return fmt.Errorf("--timeout %v: need a positive duration (e.g. 30s)", *timeout)
+	case len(files) == 1 && o.command != "" || len(files) == 0 && o.command == "":
+		return v.fail("give either a saved tools/list file or --command, not both")
+	case o.out == "":
+		return v.fail("-o DIR is required: the folder to write the pack to")
+	case o.timeout <= 0:
+		return v.fail("--timeout %v: need a positive duration (e.g. 30s)", o.timeout)
 	}
-	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
-		return fmt.Errorf("-o %s: the directory exists and is not empty; give a new directory (nothing was run or written)", *out)
+	if entries, err := os.ReadDir(o.out); err == nil && len(entries) > 0 {
+		return fmt.Errorf("-o %s: the directory exists and is not empty; give a new directory (nothing was run or written)", o.out)
 	}
-	l, src, err := listing(ctx, files, *command, *timeout)
+	l, src, err := listing(ctx, files, o.command, o.timeout)
 	if err != nil {
 		return err
 	}
@@ -66,19 +60,19 @@ func cmdImportMCP(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if title == "" {
 		title = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(src), ".json"), ".tools")
 	}
-	res, err := openapi.ImportTools(ctx, l.Tools, openapi.ToolsOptions{Name: *name, Title: title, Version: l.Version, Source: src, Seed: *seed})
+	res, err := openapi.ImportTools(ctx, l.Tools, openapi.ToolsOptions{Name: o.name, Title: title, Version: l.Version, Source: src, Seed: o.seed})
 	if err != nil {
 		return err
 	}
-	if err := openapi.WriteDir(*out, res.Files); err != nil {
+	if err := openapi.WriteDir(o.out, res.Files); err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	fmt.Fprintf(stdout, "imported %s into %s: %d tools (%d mapped to data, %d unmapped; see IMPORT.md), %d collections: %s; who talks to the agent: %s\n",
-		src, *out, res.Operations, res.Mapped, res.Operations-res.Mapped, len(res.Collections), strings.Join(res.Collections, ", "), res.Persona)
-	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", *out, releaseDir(*out))
+		src, o.out, res.Operations, res.Mapped, res.Operations-res.Mapped, len(res.Collections), strings.Join(res.Collections, ", "), res.Persona)
+	fmt.Fprintf(stdout, "run it: synth run --domain %s -n 100 --out %s\n", o.out, releaseDir(o.out))
 	return nil
 }
 

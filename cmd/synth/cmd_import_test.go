@@ -28,8 +28,8 @@ func TestImportOpenAPI(t *testing.T) {
 		{"flags first", []string{"-o", filepath.Join(t.TempDir(), "p"), "--include", "/products/**", spec}, 0, "7 tools", ""},
 		{"existing folder", []string{spec, "-o", out}, 1, "", "not empty"},
 		{"no -o", []string{spec}, 2, "", "-o DIR is required"},
-		{"no spec", []string{"-o", filepath.Join(t.TempDir(), "q")}, 2, "", "usage:"},
-		{"bad max", []string{spec, "-o", filepath.Join(t.TempDir(), "r"), "--max-operations", "0"}, 1, "", "--max-operations 0"},
+		{"no spec", []string{"-o", filepath.Join(t.TempDir(), "q")}, 2, "", "give the spec (a YAML or JSON file): synth domain import-openapi SPEC -o DIR\nsee synth domain import-openapi --help"},
+		{"bad max", []string{spec, "-o", filepath.Join(t.TempDir(), "r"), "--max-operations", "0"}, 2, "", "--max-operations 0"},
 		{"too many", []string{spec, "-o", filepath.Join(t.TempDir(), "s"), "--max-operations", "5"}, 1, "", "13 operations, more than --max-operations 5"},
 		{"swagger", []string{filepath.Join("..", "..", "openapi", "testdata", "swagger2.yaml"), "-o", filepath.Join(t.TempDir(), "u")}, 1, "", "swagger: 2.0 (line 1) is not supported"},
 		{"spec size limit", []string{spec, "-o", filepath.Join(t.TempDir(), "v"), "--max-spec-bytes", "2KiB"}, 1, "", "spec too large: more than 2KiB read (the spec and the files its $refs name, together); raise the limit with --max-spec-bytes"},
@@ -186,5 +186,42 @@ func firstFailingSlots(t *testing.T, out string) string {
 				return bp.ID
 			}
 		}
+	}
+}
+
+// TestCardListsEveryUnusedWrite: a write the generator can build tasks
+// for but that no task of the release uses (createProduct needs no read,
+// outside the default --reads 2-7, as museum's createSpecialEvent does)
+// is listed in the manifest and the card with why, beside the writes
+// that cannot be used at all.
+func TestCardListsEveryUnusedWrite(t *testing.T) {
+	root := t.TempDir()
+	pack, rel := filepath.Join(root, "shop"), filepath.Join(root, "rel")
+	if code, _, stderr := synth(t, "domain", "import-openapi", filepath.Join("..", "..", "openapi", "testdata", "resilient.yaml"), "-o", pack); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := synth(t, "run", "--domain", pack, "-n", "40", "--quiet", "--out", rel); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(rel, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Unused map[string]string `json:"unused_writes"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := "its tasks need 0 reads, outside --reads 2-7: give a range that holds it to cover it"
+	if m.Unused["createProduct"] != want || m.Unused["plantTree"] == "" {
+		t.Errorf("unused_writes %v, want createProduct: %q and plantTree", m.Unused, want)
+	}
+	card, err := os.ReadFile(filepath.Join(rel, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(card), "| `createProduct` | "+want+" |") {
+		t.Error("the card does not list createProduct")
 	}
 }

@@ -1,18 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
 )
@@ -20,47 +23,65 @@ import (
 // errFound stops a scan once the wanted row is printed.
 var errFound = errors.New("found")
 
-func cmdInspect(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	id := fs.String("id", "", "row or blueprint id to show (default: the first row)")
-	split := fs.String("split", "", "only look in this split")
-	width := fs.Int("width", 100, "wrap text at this many columns")
-	dpo := fs.Bool("dpo", false, "show a DPO pair (prompt, then chosen and rejected side by side)")
-	dir, err := parseWithDir(fs, args)
+type inspectOpts struct {
+	id, split string
+	width     int
+	dpo       bool
+}
+
+func inspectVerb(o *inspectOpts) *verb {
+	v := newVerb("inspect", "DIR", "the release folder", 1, 1, "show a dialogue or a DPO pair in the terminal",
+		"A row's credit labels are shown under its header and under each assistant turn. Control characters in the text are shown escaped.")
+	v.fs.StringVar(&o.id, "id", "", "row or blueprint `ID` to show (default: the first row)")
+	v.fs.StringVar(&o.split, "split", "", "only look in this `SPLIT` (train, validation or test)")
+	v.fs.IntVar(&o.width, "width", 100, "wrap text at this many columns")
+	v.fs.BoolVar(&o.dpo, "dpo", false, "show a DPO pair (prompt, then chosen and rejected side by side)")
+	return v
+}
+
+func cmdInspect(_ context.Context, e env, args []string) error {
+	var o inspectOpts
+	pos, err := inspectVerb(&o).parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
+	// Rows come from the release: their text is shown, never obeyed.
+	stdout := termtext.Writer(e.stdout)
+	dir := pos[0]
 	m, err := release.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
+	if err := hasSplit(dir, m, o.split); err != nil {
+		return err
+	}
 	config := "sft/"
-	if *dpo {
+	if o.dpo {
 		config = "dpo/"
 	}
 	var paths []string
 	for _, f := range m.Files {
-		if strings.HasPrefix(f.Path, config) && (*split == "" || f.Split == *split) {
+		if strings.HasPrefix(f.Path, config) && (o.split == "" || f.Split == o.split) {
 			paths = append(paths, filepath.Join(dir, f.Path))
 		}
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
 		var err error
-		if *dpo {
+		if o.dpo {
 			err = export.ScanDPO(p, func(r export.DPORow) error {
-				if *id != "" && r.ID != *id && r.BlueprintID != *id {
+				if o.id != "" && r.ID != o.id && r.BlueprintID != o.id {
 					return nil
 				}
-				printPair(stdout, r, *width)
+				printPair(stdout, r, o.width)
 				return errFound
 			})
 		} else {
 			err = export.ScanSFT(p, func(r export.SFTRow) error {
-				if *id != "" && r.ID != *id && r.BlueprintID != *id {
+				if o.id != "" && r.ID != o.id && r.BlueprintID != o.id {
 					return nil
 				}
-				printRow(stdout, r, *width)
+				printRow(stdout, r, o.width)
 				return errFound
 			})
 		}
@@ -71,10 +92,13 @@ func cmdInspect(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if *id != "" {
-		return fmt.Errorf("no row with id %q in %s; list ids with: duckdb -c \"select id from '%s/sft/*.parquet'\"", *id, dir, dir)
+	if o.id != "" && o.split != "" {
+		return fmt.Errorf("no row with id %q in the %s split of %s; leave out --split to look in all", o.id, o.split, dir)
 	}
-	if *dpo {
+	if o.id != "" {
+		return fmt.Errorf("no row with id %q in %s; list ids with: duckdb -c \"select id from '%s/sft/*.parquet'\"", o.id, dir, dir)
+	}
+	if o.dpo {
 		return fmt.Errorf("%s has no DPO pairs (run with --dpo)", dir)
 	}
 	return fmt.Errorf("%s has no SFT rows", dir)
@@ -116,25 +140,26 @@ func clip(s string, n int) string {
 	return s
 }
 
-// parseWithDir parses flags that may come before or after the DIR argument.
-func parseWithDir(fs *flag.FlagSet, args []string) (string, error) {
-	var dir string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		dir, args = args[0], args[1:]
+// hasSplit refuses a --split the release does not have, naming those
+// it has.
+func hasSplit(dir string, m *release.Manifest, split string) error {
+	if split == "" {
+		return nil
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", errUsage
+	present := map[string]bool{}
+	for _, f := range m.Files {
+		present[f.Split] = f.Split != ""
+	}
+	if present[split] {
+		return nil
+	}
+	var have []string
+	for _, s := range append(slices.Clone(release.Splits), slices.Sorted(maps.Keys(present))...) {
+		if present[s] && !slices.Contains(have, s) {
+			have = append(have, s)
 		}
-		return "", errUsage
 	}
-	if dir == "" && fs.NArg() > 0 {
-		dir = fs.Arg(0)
-	}
-	if dir == "" {
-		return "", fmt.Errorf("give the release directory: synth %s DIR", fs.Name())
-	}
-	return dir, nil
+	return fmt.Errorf("--split %s: %s has no split %q; its splits are %s", split, dir, split, strings.Join(have, ", "))
 }
 
 func printRow(w io.Writer, r export.SFTRow, width int) {

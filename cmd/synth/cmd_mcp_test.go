@@ -25,7 +25,7 @@ func TestMCPStdio(t *testing.T) {
 		var errb bytes.Buffer
 		done := make(chan error, 1)
 		go func() {
-			done <- cmdMCP(context.Background(), []string{"--domain", tc.domain, "--seed", "3", "--index", "1"}, inR, outW, &errb)
+			done <- cmdMCP(context.Background(), env{stdin: inR, stdout: outW, stderr: &errb}, []string{"--domain", tc.domain, "--seed", "3", "--index", "1"})
 			outW.Close()
 		}()
 		c := sdk.NewClient(&sdk.Implementation{Name: "synth-test", Version: "1"}, nil)
@@ -73,7 +73,7 @@ func TestMCPFlagErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d mentioning %q and nothing on stdout (the protocol's)", tc.args, code, stdout, stderr, tc.code, tc.want)
 		}
 	}
-	if code, _, stderr := synth(t, "mcp", "-h"); code != 0 || !strings.Contains(stderr, "synth://episode") || !strings.Contains(stderr, "-index") {
-		t.Errorf("synth mcp -h: exit %d, %q", code, stderr)
+	if code, stdout, _ := synth(t, "mcp", "-h"); code != 0 || !strings.Contains(stdout, "synth://episode") || !strings.Contains(stdout, "--index") {
+		t.Errorf("synth mcp -h: exit %d, %q", code, stdout)
 	}
 }

@@ -1,38 +1,43 @@
 package main
 
 import (
-	"flag"
+	"context"
 	"fmt"
-	"io"
 
 	"github.com/synth-data/synth/pipeline"
 )
 
-func cmdMerge(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "directory for the merged release")
-	force := fs.Bool("force", false, "replace a release made with another config in -o")
-	// Flags may come after the shard directories.
-	dirs, help, err := parseInterleaved(fs, args)
-	if help {
-		return nil
-	}
-	if err != nil {
-		return errUsage
-	}
-	if *out == "" || len(dirs) == 0 {
-		fmt.Fprintln(stderr, "usage: synth merge OUT... -o DIR")
-		return errUsage
-	}
-	m, err := pipeline.Merge(dirs, *out, *force)
+type mergeOpts struct {
+	out   string
+	force bool
+}
+
+func mergeVerb(o *mergeOpts) *verb {
+	v := newVerb("merge", "OUT... -o DIR", "the shard outputs", 1, -1, "merge the outputs of synth run --shard I/N",
+		"Give every shard's --out folder; the release is byte-identical to the one an unsharded run writes.")
+	v.fs.StringVar(&o.out, "o", "", "`DIR` for the merged release (required)")
+	v.fs.BoolVar(&o.force, "force", false, "replace a release made with another config in -o")
+	return v
+}
+
+func cmdMerge(_ context.Context, e env, args []string) error {
+	var o mergeOpts
+	v := mergeVerb(&o)
+	dirs, err := v.parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "merged %d shard outputs into %s: %d SFT rows", len(dirs), *out, m.Counts.SFTRows)
-	if m.DPO != nil {
-		fmt.Fprintf(stdout, ", %d DPO pairs", m.DPO.Pairs)
+	if o.out == "" {
+		return v.fail("-o DIR is required: the folder for the merged release")
 	}
-	fmt.Fprintln(stdout)
+	m, err := pipeline.Merge(dirs, o.out, o.force)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "merged %d shard outputs into %s: %d SFT rows", len(dirs), o.out, m.Counts.SFTRows)
+	if m.DPO != nil {
+		fmt.Fprintf(e.stdout, ", %d DPO pairs", m.DPO.Pairs)
+	}
+	fmt.Fprintln(e.stdout)
 	return nil
 }

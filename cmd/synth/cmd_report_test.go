@@ -9,13 +9,16 @@ import (
 
 func TestReportCommand(t *testing.T) {
 	dir := makeRelease(t)
+	before := snapshot(t, dir)
 	code, stdout, stderr := synth(t, "report", dir)
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, stderr)
 	}
-	def := filepath.Join(dir, "report.html")
-	if !strings.Contains(stdout, def) {
-		t.Errorf("report does not say where it wrote: %s", stdout)
+	// By default the report goes beside the release, never into it, and
+	// synth says where.
+	def := dir + "-report.html"
+	if stdout != "wrote "+def+" (open it in a browser)\n" {
+		t.Errorf("report does not say where it wrote: %q", stdout)
 	}
 	page, err := os.ReadFile(def)
 	if err != nil {
@@ -24,9 +27,26 @@ func TestReportCommand(t *testing.T) {
 	if !strings.HasPrefix(string(page), "<!DOCTYPE html>") || !strings.Contains(string(page), `id="chart-writes"`) {
 		t.Errorf("%s is not a report", def)
 	}
-	// The report beside the data does not make the release invalid.
-	if code, stdout, _ := synth(t, "validate", dir); code != 0 {
-		t.Errorf("validate after report: exit %d\n%s", code, stdout)
+	if after := snapshot(t, dir); len(after) != len(before) {
+		t.Errorf("the report wrote into the release: %d files before, %d after", len(before), len(after))
+	}
+
+	// An existing file is replaced only with --force.
+	code, _, stderr = synth(t, "report", dir)
+	if code != 1 || stderr != "synth report: -o "+def+" already exists: give --force to replace it, or another -o\n" {
+		t.Errorf("report over an existing file: exit %d: %q", code, stderr)
+	}
+	if err := os.WriteFile(def, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := synth(t, "report", dir, "-o", def); code != 1 {
+		t.Errorf("report -o over a file: exit %d, want 1", code)
+	}
+	if b, _ := os.ReadFile(def); string(b) != "mine" {
+		t.Error("a refused report changed the file")
+	}
+	if code, _, stderr := synth(t, "report", dir, "--force"); code != 0 {
+		t.Errorf("report --force: exit %d: %s", code, stderr)
 	}
 
 	other := filepath.Join(t.TempDir(), "r.html")
@@ -40,8 +60,27 @@ func TestReportCommand(t *testing.T) {
 	if n := strings.Count(string(page), `<details class="dialogue"`); n != 2 {
 		t.Errorf("--rows 2 shows %d dialogues", n)
 	}
+}
 
-	if code, _, _ := synth(t, "report", t.TempDir()); code != 1 {
-		t.Errorf("report of a folder without a release: exit %d, want 1", code)
+// TestReportNotARelease: a folder that is no release, or no folder at
+// all, is named as such, and nothing is written.
+func TestReportNotARelease(t *testing.T) {
+	root := t.TempDir()
+	empty := filepath.Join(root, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{empty, filepath.Join(root, "absent")} {
+		code, _, stderr := synth(t, "report", dir)
+		if want := "synth report: " + dir + " is not a synth release (no readable manifest.json)"; code != 1 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, ".tmp") {
+			t.Errorf("report %s: exit %d: %q", dir, code, stderr)
+		}
+		if _, err := os.Stat(dir + "-report.html"); err == nil {
+			t.Errorf("report %s wrote a file", dir)
+		}
+	}
+	entries, _ := os.ReadDir(root)
+	if len(entries) != 1 {
+		t.Errorf("report left files behind: %v", entries)
 	}
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -16,6 +14,13 @@ import (
 
 func version() string { return pipeline.Version }
 
+// runOpts are synth run's flags that set no config key.
+type runOpts struct {
+	config    string
+	quiet     bool
+	logFormat string
+}
+
 // runArgs is a parsed synth run command line.
 type runArgs struct {
 	cfg       pipeline.Config
@@ -23,44 +28,44 @@ type runArgs struct {
 	logFormat string
 }
 
+func runVerb(o *runOpts, flags []runFlag) *verb {
+	v := newVerb("run", "", "", 0, 0, "make a release: verified dialogues as Parquet",
+		"Each flag sets the config key in brackets and overrides it in --config FILE, whose other keys (the LLM client's, docs/llm.md) have no flag. "+
+			"The same config and seed give a byte-identical release, whatever --workers; rerunning an interrupted command continues it.")
+	v.fs.StringVar(&o.config, "config", "", "YAML config `FILE`; flags given here override its keys")
+	v.fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
+	v.fs.StringVar(&o.logFormat, "log-format", "text", "progress and summary on stderr: `F` is text (bars on a terminal) or json")
+	v.order = []string{"config", "quiet", "log-format"}
+	for _, f := range flags {
+		v.fs.Var(f.value, f.name, f.usage)
+		v.meta[f.name], v.keys[f.name] = f.arg, f.key
+		v.order = append(v.order, f.name)
+	}
+	return v
+}
+
 // parseRun builds a run's config: the defaults, then the --config file,
 // then the flags given on the command line.
-func parseRun(args []string, stderr io.Writer) (*runArgs, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		configPath = fs.String("config", "", "YAML config file; flags override its keys")
-		quiet      = fs.Bool("quiet", false, "no progress on stderr")
-		logFormat  = fs.String("log-format", "text", "progress and summary on stderr: text (bars on a terminal) or json")
-	)
+func parseRun(args []string, stdout io.Writer) (*runArgs, error) {
+	var o runOpts
 	flags := runFlags(pipeline.Defaults())
-	declare(fs, flags)
-	fs.Usage = func() { runUsage(stderr, fs, flags) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, flag.ErrHelp
-		}
-		return nil, errUsage
+	v := runVerb(&o, flags)
+	if _, err := v.parse(args, stdout); err != nil {
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "synth run: unexpected argument %q (flags come as --name value)\n", fs.Arg(0))
-		return nil, errUsage
-	}
-	r := &runArgs{cfg: pipeline.Defaults(), quiet: *quiet, logFormat: *logFormat}
-	if *configPath != "" {
-		if err := pipeline.LoadFile(*configPath, &r.cfg); err != nil {
+	r := &runArgs{cfg: pipeline.Defaults(), quiet: o.quiet, logFormat: o.logFormat}
+	if o.config != "" {
+		if err := pipeline.LoadFile(o.config, &r.cfg); err != nil {
 			return nil, err
 		}
 	}
-	override(fs, flags, &r.cfg)
+	override(v.fs, flags, &r.cfg)
 	return r, nil
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	ra, err := parseRun(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	}
+func cmdRun(ctx context.Context, e env, args []string) error {
+	stdout, stderr := e.stdout, e.stderr
+	ra, err := parseRun(args, stdout)
 	if err != nil {
 		return err
 	}

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
-	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/corpus"
 	"github.com/synth-data/synth/internal/termtext"
@@ -18,30 +17,45 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	language := fs.Bool("language", false, "measure the dialogues' language: repeated sentences, distinct-n per role, situation counts")
-	sample := fs.Int("sample", 1000, "with --language: dialogues measured (train, validation, then test; 0: all)")
-	top := fs.Int("top", 5, "with --language: most common sentences shown per role")
-	dir, err := parseWithDir(fs, args)
+type statsOpts struct {
+	asJSON, language bool
+	sample, top      int
+}
+
+func statsVerb(o *statsOpts) *verb {
+	v := newVerb("stats", "DIR", "the release folder", 1, 1, "a release's counts, rates and distributions",
+		"Everything but --language comes from the manifest. --language measures the first --sample dialogues (train, then validation, then test): "+
+			"per role, sentences used in more than 2% (customer) or 5% (agent) of dialogues, the most common ones, distinct-1 and distinct-2, "+
+			"and the situations the dialogues hold (corrections, pushbacks, tool errors, transfers, recovery rows, ...).")
+	v.fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+	v.fs.BoolVar(&o.language, "language", false, "measure the dialogues' language: repeated sentences, distinct-n per role, situation counts")
+	v.fs.IntVar(&o.sample, "sample", 1000, "with --language: dialogues measured (train, validation, then test; 0: all)")
+	v.fs.IntVar(&o.top, "top", 5, "with --language: most common sentences shown per role")
+	return v
+}
+
+func cmdStats(ctx context.Context, e env, args []string) error {
+	var o statsOpts
+	v := statsVerb(&o)
+	pos, err := v.parse(args, e.stdout)
 	if err != nil {
 		return err
 	}
+	stdout, dir := e.stdout, pos[0]
 	m, err := release.ReadManifest(dir)
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
-	if *language {
-		if *sample < 0 || *top < 0 {
-			return errors.New("--sample and --top take 0 or more")
+	if o.language {
+		if o.sample < 0 || o.top < 0 {
+			return v.fail("--sample and --top take 0 or more")
 		}
-		meter, err := corpus.Measure(ctx, dir, m, *sample)
+		meter, err := corpus.Measure(ctx, dir, m, o.sample)
 		if err != nil {
-			return fmt.Errorf("stats --language %s: %w", dir, err)
+			return fmt.Errorf("--language %s: %w", dir, err)
 		}
-		sum := meter.Summary(*top)
-		if *asJSON {
+		sum := meter.Summary(o.top)
+		if o.asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			return enc.Encode(sum)
@@ -49,68 +63,30 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 		printLanguage(termtext.Writer(stdout), dir, sum)
 		return nil
 	}
-	if *asJSON {
+	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"counts": m.Counts, "checks": m.Checks, "failures": m.Failures, "stats": m.Stats, "dpo": m.DPO})
 	}
 	// Names and counts come from the release's manifest.
-	stdout = termtext.Writer(stdout)
+	printStats(termtext.Writer(stdout), dir, m)
+	return nil
+}
+
+// printStats prints what the manifest says of a release: counts, pass
+// rates, the dialogues' shape and the distributions of its controls.
+func printStats(w io.Writer, dir string, m *release.Manifest) {
 	c := m.Counts
-	fmt.Fprintf(stdout, "release %s  (synth %s, domain %s %s, seed %d)\n\n", dir, m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed)
-	fmt.Fprintf(stdout, "blueprints %d  simulated %d  verified %d  rejected %d\n", c.Blueprints, c.Simulated, c.Verified, c.Rejected)
-	fmt.Fprintf(stdout, "SFT rows %d  (train %d, validation %d, test %d)\n\n", c.SFTRows, c.BySplit["train"], c.BySplit["validation"], c.BySplit["test"])
-	fmt.Fprintln(stdout, "checks:")
-	names := make([]string, 0, len(m.Checks))
-	for n := range m.Checks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	// The policy's rules (rule:KIND:NAME) after the checks every
-	// dialogue gets, each column as wide as its longest name.
-	width := 16
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	for _, rules := range []bool{false, true} {
-		if rules {
-			fmt.Fprintln(stdout, "policy rules:")
-		}
-		for _, n := range names {
-			if strings.HasPrefix(n, verify.RulePrefix) == rules {
-				fmt.Fprintf(stdout, "  %-*s %6.2f%%  (%d failed)\n", width, n, 100*m.Checks[n].Rate, m.Checks[n].Failed)
-			}
-		}
-	}
+	fmt.Fprintf(w, "release %s  (synth %s, domain %s %s, seed %d)\n\n", dir, m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed)
+	fmt.Fprintf(w, "blueprints %d  simulated %d  verified %d  rejected %d\n", c.Blueprints, c.Simulated, c.Verified, c.Rejected)
+	fmt.Fprintf(w, "SFT rows %d  (train %d, validation %d, test %d)\n\n", c.SFTRows, c.BySplit["train"], c.BySplit["validation"], c.BySplit["test"])
+	printChecks(w, m.Checks)
 	s := m.Stats
 	if s == nil {
-		return nil
+		return
 	}
-	fmt.Fprintln(stdout)
-	for _, row := range []struct {
-		name string
-		v    release.Summary
-	}{{"messages/dialogue", s.Messages}, {"user turns/dialogue", s.UserTurns}, {"tool calls/dialogue", s.ToolCalls}, {"read calls/dialogue", s.ReadCalls}} {
-		fmt.Fprintf(stdout, "%-22s mean %6.2f  min %3d  max %3d\n", row.name, row.v.Mean, row.v.Min, row.v.Max)
-	}
-	fmt.Fprintf(stdout, "distinct first user messages     %.1f%%\n", 100*s.DistinctFirst)
-	fmt.Fprintf(stdout, "distinct user-message sequences  %.1f%%\n", 100*s.DistinctUsers)
-	for _, role := range []string{"user", "assistant"} {
-		if d := s.DistinctN[role]; d != nil {
-			fmt.Fprintf(stdout, "%-9s text distinct-1 %.4f  distinct-2 %.4f\n", role, d["distinct_1"], d["distinct_2"])
-		}
-	}
-	fmt.Fprintf(stdout, "tool-sequence entropy            %.2f bits\n", s.ToolSequenceEntropy)
-	var chain, classes map[string]int
-	if cr := s.Credit; cr != nil && cr.Rows > 0 {
-		chain, classes = cr.ChainLength, cr.Classes
-		fmt.Fprintf(stdout, "chain length (ground-truth actions) mean %.2f\n", float64(cr.ChainSteps)/float64(cr.Rows))
-		fmt.Fprintf(stdout, "label coverage (V_d)             %.1f%% of chain steps; %d of %d rows fully covered\n", 100*cr.Coverage, cr.FullyCovered, cr.Rows)
-		for _, e := range slices.Sorted(maps.Keys(cr.Gold)) {
-			g := cr.Gold[e]
-			fmt.Fprintf(stdout, "gold action recall (%s)%s %.1f%%  (%d of %d assistant turns)\n", e, strings.Repeat(" ", max(1, 12-len(e))), 100*g.Recall, g.Matched, g.Turns)
-		}
-	}
+	fmt.Fprintln(w)
+	chain, classes := printShape(w, s)
 	for _, h := range []struct {
 		name string
 		m    map[string]int
@@ -122,15 +98,66 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 		if len(h.m) == 0 {
 			continue
 		}
-		fmt.Fprintf(stdout, "\n%s:\n", h.name)
-		printHist(stdout, h.m, h.over)
+		fmt.Fprintf(w, "\n%s:\n", h.name)
+		printHist(w, h.m, h.over)
 	}
 	if m.DPO != nil {
-		fmt.Fprintf(stdout, "\nDPO pairs %d from %d flawed attempts (no opportunity %d, verified anyway %d, other failure %d); failure types:\n",
+		fmt.Fprintf(w, "\nDPO pairs %d from %d flawed attempts (no opportunity %d, verified anyway %d, other failure %d); failure types:\n",
 			m.DPO.Pairs, m.DPO.Attempts, m.DPO.NotFired, m.DPO.NoFailure, m.DPO.OtherReason)
-		printHist(stdout, m.DPO.ByFailure, 0)
+		printHist(w, m.DPO.ByFailure, 0)
 	}
-	return nil
+}
+
+// printChecks prints each check's pass rate: the checks every dialogue
+// gets, then the policy's rules (rule:KIND:NAME), each column as wide as
+// its longest name.
+func printChecks(w io.Writer, checks map[string]*release.CheckStats) {
+	fmt.Fprintln(w, "checks:")
+	names := slices.Sorted(maps.Keys(checks))
+	width := 16
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, rules := range []bool{false, true} {
+		if rules {
+			fmt.Fprintln(w, "policy rules:")
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, verify.RulePrefix) == rules {
+				fmt.Fprintf(w, "  %-*s %6.2f%%  (%d failed)\n", width, n, 100*checks[n].Rate, checks[n].Failed)
+			}
+		}
+	}
+}
+
+// printShape prints the dialogues' lengths, diversity and credit labels,
+// and returns the label histograms for the tables that follow.
+func printShape(w io.Writer, s *release.Stats) (chain, classes map[string]int) {
+	for _, row := range []struct {
+		name string
+		v    release.Summary
+	}{{"messages/dialogue", s.Messages}, {"user turns/dialogue", s.UserTurns}, {"tool calls/dialogue", s.ToolCalls}, {"read calls/dialogue", s.ReadCalls}} {
+		fmt.Fprintf(w, "%-22s mean %6.2f  min %3d  max %3d\n", row.name, row.v.Mean, row.v.Min, row.v.Max)
+	}
+	fmt.Fprintf(w, "distinct first user messages     %.1f%%\n", 100*s.DistinctFirst)
+	fmt.Fprintf(w, "distinct user-message sequences  %.1f%%\n", 100*s.DistinctUsers)
+	for _, role := range []string{"user", "assistant"} {
+		if d := s.DistinctN[role]; d != nil {
+			fmt.Fprintf(w, "%-9s text distinct-1 %.4f  distinct-2 %.4f\n", role, d["distinct_1"], d["distinct_2"])
+		}
+	}
+	fmt.Fprintf(w, "tool-sequence entropy            %.2f bits\n", s.ToolSequenceEntropy)
+	cr := s.Credit
+	if cr == nil || cr.Rows == 0 {
+		return nil, nil
+	}
+	fmt.Fprintf(w, "chain length (ground-truth actions) mean %.2f\n", float64(cr.ChainSteps)/float64(cr.Rows))
+	fmt.Fprintf(w, "label coverage (V_d)             %.1f%% of chain steps; %d of %d rows fully covered\n", 100*cr.Coverage, cr.FullyCovered, cr.Rows)
+	for _, e := range slices.Sorted(maps.Keys(cr.Gold)) {
+		g := cr.Gold[e]
+		fmt.Fprintf(w, "gold action recall (%s)%s %.1f%%  (%d of %d assistant turns)\n", e, strings.Repeat(" ", max(1, 12-len(e))), 100*g.Recall, g.Matched, g.Turns)
+	}
+	return cr.ChainLength, cr.Classes
 }
 
 // printHist prints counts with their shares of over, or of their sum
@@ -142,9 +169,15 @@ func printHist(w io.Writer, m map[string]int, over int) {
 			total += v
 		}
 	}
+	// Names as long as an intent (refuse:exchange_delivered_order_items)
+	// widen the column, so every count and bar starts at the same place.
+	width := 22
+	for k := range m {
+		width = max(width, utf8.RuneCountInString(k))
+	}
 	for _, k := range release.SortedCounts(m) {
 		share := float64(m[k]) / float64(total)
-		fmt.Fprintf(w, "  %-22s %6d  %5.1f%%  %s\n", k, m[k], 100*share, strings.Repeat("█", int(share*40+0.5)))
+		fmt.Fprintf(w, "  %-*s %6d  %5.1f%%  %s\n", width, k, m[k], 100*share, strings.Repeat("█", int(share*40+0.5)))
 	}
 }
 
@@ -156,9 +189,15 @@ func printLanguage(w io.Writer, dir string, s corpus.Summary) {
 		who := map[string]string{corpus.Customer: "customer", corpus.Agent: "agent"}[name]
 		fmt.Fprintf(w, "\n%s: %d sentences, %d distinct; %.1f%% of uses are of a sentence used 5 times or more\n", who, r.Sentences, r.Distinct, 100*r.RepeatedShare)
 		fmt.Fprintf(w, "  distinct-1 %.3f  distinct-2 %.3f  (first %d dialogues: %.3f, %.3f)\n", r.Distinct1, r.Distinct2, corpus.Small, r.Distinct1Small, r.Distinct2Small)
-		fmt.Fprintf(w, "  sentences in more than %.0f%% of dialogues: %d\n", 100*r.Threshold, r.OverThreshold)
+		// The threshold in dialogues too: a sentence in exactly 2% of
+		// them is not over it, though it shows as 2.0% below.
+		fmt.Fprintf(w, "  sentences in more than %.0f%% of dialogues (more than %d of %d): %d\n",
+			100*r.Threshold, int(r.Threshold*float64(s.Dialogues)), s.Dialogues, r.OverThreshold)
+		if len(r.Top) > 0 {
+			fmt.Fprintf(w, "  the %d most common, by share of dialogues:\n", len(r.Top))
+		}
 		for _, t := range r.Top {
-			fmt.Fprintf(w, "  %5.1f%%  %s\n", 100*t.Share, t.Text)
+			fmt.Fprintf(w, "  %5.1f%% (%d)  %s\n", 100*t.Share, int(math.Round(t.Share*float64(s.Dialogues))), t.Text)
 		}
 		fmt.Fprintf(w, "  malformed sentence uses: %d", r.Malformed)
 		for _, k := range release.SortedCounts(r.MalformedKinds) {

@@ -1,21 +1,49 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// makeRelease makes a small release with DPO pairs through the CLI.
+// shared is the small release with DPO pairs most tests read, made once
+// per test binary: each test gets a copy of its own (makeRelease), which
+// it may change.
+var shared struct {
+	once sync.Once
+	dir  string // the release, in a folder TestMain removes
+	err  string
+}
+
+// makeRelease returns a copy of the shared release, made through the CLI
+// the first time a test asks for it.
 func makeRelease(t *testing.T) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "rel")
-	if code, _, stderr := synth(t, "run", "-n", "30", "--seed", "4", "--dpo", "--quiet", "--out", out); code != 0 {
-		t.Fatalf("run exit %d: %s", code, stderr)
+	shared.once.Do(func() {
+		root, err := os.MkdirTemp("", "synth-cmd-test-")
+		if err != nil {
+			shared.err = err.Error()
+			return
+		}
+		out := filepath.Join(root, "rel")
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), []string{"run", "-n", "30", "--seed", "4", "--dpo", "--quiet", "--out", out}, &stdout, &stderr); code != 0 {
+			shared.err = fmt.Sprintf("run exit %d: %s", code, stderr.String())
+		}
+		shared.dir = out
+	})
+	if shared.err != "" {
+		t.Fatal(shared.err)
 	}
-	return out
+	dst := filepath.Join(t.TempDir(), "rel")
+	copyTree(t, shared.dir, dst)
+	return dst
 }
 
 func TestValidateCommand(t *testing.T) {

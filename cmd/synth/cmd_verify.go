@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -17,10 +16,6 @@ import (
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
 )
-
-const verifyUsage = "usage: synth verify --domain NAME|PACK [--seed S] [--tasks tasks.json] [--keep OUT [--force]] [--workers N] FILE...\n" +
-	"  FILE: JSONL (one {\"id\", \"messages\", \"ground_truth\"|\"task_id\"} a line), a τ²-bench results file, or a τ-bench trajectories file\n" +
-	"  --keep OUT writes the dialogues that pass as a synth release (SFT Parquet, card, manifest), which synth validate re-verifies"
 
 // verifyLine is one dialogue's verdict as synth verify prints it.
 type verifyLine struct {
@@ -41,39 +36,48 @@ type verifyResult struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+type verifyOpts struct {
+	domain, tasks, keep string
+	workers             int
+	seed                uint64
+	force               bool
+	mem                 memoryFlag
+}
+
+func verifyVerb(o *verifyOpts) *verb {
+	v := newVerb("verify", "--domain NAME|PACK FILE...", "the files of dialogues to verify", 1, -1, "verify dialogues made elsewhere against a domain",
+		"FILE: JSONL (one {\"id\", \"messages\", \"ground_truth\"|\"task_id\"} a line), a τ²-bench results file, or a τ-bench trajectories file. "+
+			"Prints one JSON line per dialogue with every check, then a summary (on stderr too); exits 0 whenever it ran, whatever the verdicts. "+
+			"--keep OUT writes the dialogues that pass as a synth release, which synth validate re-verifies (docs/verify.md).")
+	v.fs.StringVar(&o.domain, "domain", "", "the domain the dialogues ran on: a built-in `NAME` or a pack folder (synth domain import-tau2 makes τ²'s) (required)")
+	v.fs.StringVar(&o.tasks, "tasks", "", "τ²-bench's tasks.json `FILE`: the ground truth of lines that name a task_id")
+	v.fs.IntVar(&o.workers, "workers", 0, "dialogues verified at once (default: the CPU count)")
+	v.fs.Uint64Var(&o.seed, "seed", pipeline.Defaults().Seed, "the seed of a generated database (built-in domains, packs with generator.star): the seed the dialogues were made with")
+	v.fs.StringVar(&o.keep, "keep", "", "write the dialogues that pass into this folder `OUT` as a synth release (new or empty, or a release synth wrote with --force)")
+	v.fs.BoolVar(&o.force, "force", false, "with --keep: replace the synth release or run in that folder")
+	o.mem = memoryFlag{n: defaultBound()}
+	v.fs.Var(&o.mem, "max-memory", fmt.Sprintf(memoryUsage, "the check of a pack"))
+	return v
+}
+
 // cmdVerify verifies dialogues made elsewhere against a domain: one JSON
 // line per dialogue, then the summary. It exits 0 whenever it ran,
 // whatever the verdicts.
-func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
-	fset := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() {
-		fmt.Fprintln(stderr, verifyUsage)
-		fset.PrintDefaults()
-	}
-	domain := fset.String("domain", "", "the domain the dialogues ran on: a built-in name or a pack folder (synth domain import-tau2 makes τ²'s)")
-	tasksFile := fset.String("tasks", "", "τ²-bench's tasks.json: the ground truth of lines that name a task_id")
-	workers := fset.Int("workers", 0, "dialogues verified at once (default: CPU count)")
-	seed := fset.Uint64("seed", pipeline.Defaults().Seed, "the seed of a generated database (built-in domains, packs with generator.star): the seed the dialogues were made with")
-	keep := fset.String("keep", "", "write the dialogues that pass into this folder as a synth release (new or empty, or a release synth wrote with --force)")
-	force := fset.Bool("force", false, "with --keep: replace the synth release or run in that folder")
-	mem := &memoryFlag{n: defaultBound()}
-	fset.Var(mem, "max-memory", "memory bound of the check, which runs a pack's Starlark code (e.g. 16GiB; Linux)")
-	files, help, err := parseInterleaved(fset, args)
-	if help {
-		return nil
-	}
+func cmdVerify(ctx context.Context, e env, args []string) error {
+	var o verifyOpts
+	v := verifyVerb(&o)
+	files, err := v.parse(args, e.stdout)
 	if err != nil {
-		return errUsage
+		return err
 	}
-	if *domain == "" || len(files) == 0 {
-		fmt.Fprintln(stderr, verifyUsage)
-		return errUsage
+	if o.domain == "" {
+		return v.fail("--domain is required: the built-in domain or pack folder the dialogues ran on")
 	}
-	if b != nil && isPack(*domain) {
-		return b.run(ctx, append([]string{"verify"}, args...), mem.n, "the pack "+*domain, stdout)
+	stdout, stderr := e.stdout, e.stderr
+	if e.b != nil && isPack(o.domain) {
+		return e.b.run(ctx, append([]string{"verify"}, args...), o.mem.n, "the pack "+o.domain, stdout)
 	}
-	d, err := domains.Load(*domain, *seed)
+	d, err := domains.Load(o.domain, o.seed)
 	if err != nil {
 		return err
 	}
@@ -82,8 +86,8 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		return err
 	}
 	opts := intake.Options{}
-	if *tasksFile != "" {
-		if opts.Tasks, err = intake.ReadTasks(*tasksFile); err != nil {
+	if o.tasks != "" {
+		if opts.Tasks, err = intake.ReadTasks(o.tasks); err != nil {
 			return err
 		}
 	}
@@ -92,13 +96,13 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		Domain:  intake.Domain{Name: d.Name, Policy: d.Policy, Tools: d.Tools, Base: d.Base},
 		Verify:  verify.ForDomain(d, sch),
 		Options: opts,
-		Workers: *workers,
-		Release: *keep != "",
-		Seed:    *seed,
+		Workers: o.workers,
+		Release: o.keep != "",
+		Seed:    o.seed,
 	}
 	var keeper *pipeline.Keeper
-	if *keep != "" {
-		if keeper, err = pipeline.NewKeeper(d, *domain, *seed, *keep, *force); err != nil {
+	if o.keep != "" {
+		if keeper, err = pipeline.NewKeeper(d, o.domain, o.seed, o.keep, o.force); err != nil {
 			return err
 		}
 		keeper.Sources(files)
@@ -134,7 +138,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 		if m, err = keeper.Close(ctx); err != nil {
 			return err
 		}
-		out["kept"] = map[string]any{"out": *keep, "dialogues": keeper.Kept(), "not_kept": keeper.NotKept()}
+		out["kept"] = map[string]any{"out": o.keep, "dialogues": keeper.Kept(), "not_kept": keeper.NotKept()}
 	}
 	if err := enc.Encode(out); err != nil {
 		return err
@@ -142,27 +146,53 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "synth verify: %s\n", sum)
-	for _, name := range verify.OutsideChecks() {
-		if c := sum.Checks[name]; c != nil && c.Failed > 0 {
-			fmt.Fprintf(stderr, "  %-16s %d failed\n", name, c.Failed)
-		}
-	}
-	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
-		fmt.Fprintf(stderr, "  unreadable %s: %s\n", f, sum.Unreadable[f])
-	}
-	if keeper != nil {
-		notKept := keeper.NotKept()
-		switch {
-		case m == nil:
-			fmt.Fprintf(stderr, "synth verify: no dialogue was kept; nothing written to %s\n", *keep)
-		default:
-			fmt.Fprintf(stderr, "synth verify: kept %d dialogues in %s (%d passing not kept: %d held out, %d failing synth's row checks); check it with synth validate %s\n",
-				keeper.Kept(), *keep, notKept[pipeline.NotKeptHeldOut]+notKept[pipeline.NotKeptRelease],
-				notKept[pipeline.NotKeptHeldOut], notKept[pipeline.NotKeptRelease], *keep)
-		}
-	}
+	printVerifySummary(stderr, sum, keeper, m, o.keep)
 	return nil
+}
+
+// printVerifySummary says on stderr what the JSON summary holds: the
+// counts, every check that failed a dialogue, unreadable files, and what
+// --keep wrote.
+func printVerifySummary(w io.Writer, sum *intake.Summary, keeper *pipeline.Keeper, m *release.Manifest, keep string) {
+	fmt.Fprintf(w, "synth verify: %s\n", sum)
+	printFailedChecks(w, sum.Checks)
+	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
+		fmt.Fprintf(w, "  unreadable %s: %s\n", f, sum.Unreadable[f])
+	}
+	if keeper == nil {
+		return
+	}
+	notKept := keeper.NotKept()
+	if m == nil {
+		fmt.Fprintf(w, "synth verify: no dialogue was kept; nothing written to %s\n", keep)
+		return
+	}
+	fmt.Fprintf(w, "synth verify: kept %d dialogues in %s (%d passing not kept: %d held out, %d failing synth's row checks); check it with synth validate %s\n",
+		keeper.Kept(), keep, notKept[pipeline.NotKeptHeldOut]+notKept[pipeline.NotKeptRelease],
+		notKept[pipeline.NotKeptHeldOut], notKept[pipeline.NotKeptRelease], keep)
+}
+
+// printFailedChecks lists every check that failed a dialogue, those every
+// domain has first, then the domain's policy rules (rule:KIND:NAME), as
+// the JSON summary counts them.
+func printFailedChecks(w io.Writer, checks map[string]*intake.CheckCount) {
+	names := verify.OutsideChecks()
+	for _, n := range slices.Sorted(maps.Keys(checks)) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	width := 16
+	for _, n := range names {
+		if c := checks[n]; c != nil && c.Failed > 0 {
+			width = max(width, len(n))
+		}
+	}
+	for _, n := range names {
+		if c := checks[n]; c != nil && c.Failed > 0 {
+			fmt.Fprintf(w, "  %-*s %d failed\n", width, n, c.Failed)
+		}
+	}
 }
 
 func lineOf(o intake.Outcome) verifyLine {

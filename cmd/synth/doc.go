@@ -8,9 +8,16 @@
 // the passing ones as a release through pipeline's Keeper; export is
 // export.ExportRelease; domain lists, shows, scaffolds and validates packs
 // (pack), and imports them from OpenAPI specs (openapi) or τ²-bench
-// folders (domains/tau2); emulate serves the emulate package. main parses
-// flags, prints and picks the exit status: 0 done, 1 failed, 2 called
-// wrongly.
+// folders (domains/tau2); emulate serves the emulate package.
+//
+// Every verb is a verb (cli.go): its synopsis, help and flags, listed in
+// commands() (main.go) or a group's sub-commands. Its parse answers -h and
+// --help on stdout with exit 0, and a wrong flag, a missing value or
+// argument, or an unknown verb with a short usageError that names the
+// closest valid name and the verb's help, exit 2; other errors exit 1,
+// each printed once with the verb's name (a package's own prefix that
+// repeats it is dropped). docs/cli.md is every verb's help (synth help
+// --markdown), and a test keeps the two equal.
 //
 // synth run's flags are declared once, in flags.go, each bound to the
 // config key it sets, so a flag overrides the key read from --config and

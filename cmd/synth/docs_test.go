@@ -62,7 +62,7 @@ func TestDocumentedCommands(t *testing.T) {
 		case "mcp":
 			// The client closes stdin at once: the server stops, exit 0.
 			var out, errb strings.Builder
-			if err := cmdMCP(context.Background(), args[1:], strings.NewReader(""), &out, &errb); err != nil || out.Len() > 0 {
+			if err := cmdMCP(context.Background(), env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args[1:]); err != nil || out.Len() > 0 {
 				t.Errorf("synth %v: %v, stdout %q, stderr %q", args, err, out.String(), errb.String())
 			}
 		default:

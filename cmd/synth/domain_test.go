@@ -72,15 +72,15 @@ func TestDomainErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"domain"}, 1, "give a subcommand"},
-		{[]string{"domain", "frobnicate"}, 1, `unknown subcommand "frobnicate"`},
-		{[]string{"domain", "init"}, 1, "give the pack folder"},
-		{[]string{"domain", "init", "x", "y"}, 1, "unexpected arguments y"},
+		{[]string{"domain"}, 2, "give a subcommand"},
+		{[]string{"domain", "frobnicate"}, 2, `unknown subcommand "frobnicate"`},
+		{[]string{"domain", "init"}, 2, "give the folder for the new pack"},
+		{[]string{"domain", "init", "x", "y"}, 2, `unexpected argument "y"`},
 		{[]string{"domain", "init", filepath.Join(t.TempDir(), "p"), "--name", "Bad Name"}, 1, "--name"},
 		{[]string{"domain", "validate", filepath.Join(t.TempDir(), "none")}, 1, "is not a folder"},
-		{[]string{"domain", "show"}, 1, "give a domain name or a pack folder"},
+		{[]string{"domain", "show"}, 2, "give a domain name or a pack folder"},
 		{[]string{"domain", "show", "nosuch"}, 1, `unknown domain "nosuch"`},
-		{[]string{"domain", "init", "--bogus"}, 1, "flag provided but not defined"},
+		{[]string{"domain", "init", "--bogus"}, 2, "unknown flag --bogus"},
 	}
 	for _, c := range cases {
 		code, _, stderr := synth(t, c.args...)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"strconv"
 	"strings"
@@ -72,7 +71,7 @@ func integer(d pipeline.Config, name, key, usage string, field func(*pipeline.Co
 	return bind(d, name, key, usage, func(s string) (int, error) {
 		n, err := strconv.ParseInt(s, 0, strconv.IntSize)
 		if err != nil {
-			return 0, numError(err)
+			return 0, numError(err, "want a whole number")
 		}
 		return int(n), nil
 	}, strconv.Itoa, field)
@@ -81,21 +80,21 @@ func integer(d pipeline.Config, name, key, usage string, field func(*pipeline.Co
 func integer64(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *int64) runFlag {
 	return bind(d, name, key, usage, func(s string) (int64, error) {
 		n, err := strconv.ParseInt(s, 0, 64)
-		return n, numError(err)
+		return n, numError(err, "want a whole number")
 	}, func(n int64) string { return strconv.FormatInt(n, 10) }, field)
 }
 
 func unsigned(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *uint64) runFlag {
 	return bind(d, name, key, usage, func(s string) (uint64, error) {
 		n, err := strconv.ParseUint(s, 0, 64)
-		return n, numError(err)
+		return n, numError(err, "want a whole number, 0 or more")
 	}, func(n uint64) string { return strconv.FormatUint(n, 10) }, field)
 }
 
 func number(d pipeline.Config, name, key, usage string, field func(*pipeline.Config) *float64) runFlag {
 	return bind(d, name, key, usage, func(s string) (float64, error) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		return f, numError(err)
+		return f, numError(err, "want a number such as 0.25")
 	}, func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }, field)
 }
 
@@ -130,13 +129,20 @@ func words(d pipeline.Config, name, key, usage string, field func(*pipeline.Conf
 	}, func(ws []string) string { return strings.Join(ws, ",") }, field)
 }
 
-// numError drops strconv's "strconv.ParseInt: parsing "x": " prefix: the
-// flag package already names the flag and the value.
-func numError(err error) error {
-	if ne, ok := err.(*strconv.NumError); ok {
-		return ne.Err
+// numError says what is wrong with a number in words, without strconv's
+// "strconv.ParseInt: parsing "x": " prefix: the flag package already
+// names the flag and the value.
+func numError(err error, want string) error {
+	ne, ok := err.(*strconv.NumError)
+	switch {
+	case !ok:
+		return err
+	case errors.Is(ne.Err, strconv.ErrSyntax):
+		return errors.New(want)
+	case errors.Is(ne.Err, strconv.ErrRange):
+		return errors.New("out of range")
 	}
-	return err
+	return ne.Err
 }
 
 func parseNumbers(s string) ([]float64, error) {
@@ -194,12 +200,12 @@ func runFlags(d pipeline.Config) []runFlag {
 		integer(d, "max-concurrency N", "llm.max_concurrency", "most LLM requests in flight (default 64)", func(c *pipeline.Config) *int { return &c.LLM.MaxConcurrency }),
 		number(d, "max-cost USD", "llm.max_cost", "stop taking new blueprints once this many USD are billed (llm.prices); 0: no limit", func(c *pipeline.Config) *float64 { return &c.LLM.MaxCost }),
 		integer64(d, "max-tokens N", "llm.max_tokens", "stop taking new blueprints once this many tokens are billed; 0: no limit", func(c *pipeline.Config) *int64 { return &c.LLM.MaxTokens }),
-		str(d, "writes MIN-MAX", "writes", "write intensity MIN-MAX: write decisions per task (default weights follow tau2 retail)", func(c *pipeline.Config) *string { return &c.Writes }),
+		str(d, "writes MIN-MAX", "writes", "write intensity MIN-MAX: write decisions per task (weighted as in tau2 retail for 0-5)", func(c *pipeline.Config) *string { return &c.Writes }),
 		numbers(d, "write-weights W,...", "write_weights", "comma-separated weights, one per value of --writes (default: even, or tau2's for the default range)", func(c *pipeline.Config) *[]float64 { return &c.WriteWeights }),
 		str(d, "reads MIN-MAX", "reads", "read intensity MIN-MAX: read calls needed before each write's arguments are identifiable", func(c *pipeline.Config) *string { return &c.Reads }),
 		numbers(d, "read-weights W,...", "read_weights", "comma-separated weights, one per value of --reads (default: even)", func(c *pipeline.Config) *[]float64 { return &c.ReadWeights }),
 		words(d, "behaviors a,b", "behaviors", "comma-separated behaviour profiles (default: all)", func(c *pipeline.Config) *[]string { return &c.Behaviors }),
-		integer(d, "workers K", "workers", "concurrent workers (output does not depend on it)", func(c *pipeline.Config) *int { return &c.Workers }),
+		integer(d, "workers K", "workers", "concurrent workers (default: the CPU count; output does not depend on it)", func(c *pipeline.Config) *int { return &c.Workers }),
 		integer(d, "max-turns N", "max_turns", "maximum user turns per dialogue", func(c *pipeline.Config) *int { return &c.MaxTurns }),
 		integer(d, "chunk-size N", "chunk_size", "blueprints per chunk: the unit of resume and sharding, and of Parquet files", func(c *pipeline.Config) *int { return &c.ChunkSize }),
 		str(d, "shard I/N", "shard", "produce only shard I of N (I/N), for synth merge", func(c *pipeline.Config) *string { return &c.Shard }),
@@ -261,48 +267,6 @@ func roleModelFlag(r llm.Role) runFlag {
 	}
 }
 
-// declare adds the flags to fs.
-func declare(fs *flag.FlagSet, flags []runFlag) {
-	for _, f := range flags {
-		fs.Var(f.value, f.name, f.usage)
-	}
-}
-
-// ownFlags are synth run's flags that set no config key, with what their
-// values are.
-var ownFlags = []struct{ name, arg string }{{"config", "FILE"}, {"quiet", ""}, {"log-format", "F"}}
-
-// runUsage prints synth run's flags: its own first, then those bound to
-// config keys in the order they are declared, each with its key.
-func runUsage(w io.Writer, fs *flag.FlagSet, flags []runFlag) {
-	fmt.Fprint(w, "Usage: synth run [--config FILE] [flags]\n\nA flag given here overrides the config key named in brackets.\n\n")
-	entry := func(name, arg, usage, def, key string) {
-		head := "  --" + name
-		if len(name) == 1 {
-			head = "  -" + name
-		}
-		if arg != "" {
-			head += " " + arg
-		}
-		line := "      " + usage
-		if def != "" && def != "0" && def != "false" {
-			line += " (default " + def + ")"
-		}
-		if key != "" {
-			line += " [" + key + "]"
-		}
-		fmt.Fprintf(w, "%s\n%s\n", head, line)
-	}
-	for _, o := range ownFlags {
-		if f := fs.Lookup(o.name); f != nil {
-			entry(f.Name, o.arg, f.Usage, f.DefValue, "")
-		}
-	}
-	for _, f := range flags {
-		entry(f.name, f.arg, f.usage, f.value.String(), f.key)
-	}
-}
-
 // override applies the flags given on the command line to cfg, in the
 // order of flags.
 func override(fs *flag.FlagSet, flags []runFlag, cfg *pipeline.Config) {
@@ -313,21 +277,4 @@ func override(fs *flag.FlagSet, flags []runFlag, cfg *pipeline.Config) {
 			f.apply(cfg)
 		}
 	}
-}
-
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, which it returns in order. help is true when
-// -h was asked for (fs printed the usage).
-func parseInterleaved(fs *flag.FlagSet, args []string) (pos []string, help bool, err error) {
-	for rest := args; len(rest) > 0; {
-		if err := fs.Parse(rest); err != nil {
-			return nil, errors.Is(err, flag.ErrHelp), err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	return pos, false, nil
 }

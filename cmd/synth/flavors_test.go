@@ -53,8 +53,8 @@ func TestRunLLMEveryFlavor(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if testing.Short() && tc.seen == "" && tc.name != "generic" {
-				// The race pass keeps the cases whose faults retry
-				// concurrently; the wire formats run in the plain pass.
+				// make test keeps the cases whose faults retry
+				// concurrently; the wire formats run in make test-long.
 				t.Skip(shortSkip)
 			}
 			base := emulateCommand(t, append([]string{"--mistake-rate", "0"}, tc.emulate...)...)

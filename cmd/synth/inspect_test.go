@@ -39,3 +39,20 @@ func TestInspectLabels(t *testing.T) {
 		t.Errorf("a row without labels shows some:\n%s", b.String())
 	}
 }
+
+// TestInspectSplit: a split the release has narrows the search; one it
+// does not have is named as such, with the splits it has, instead of the
+// release seeming to have no rows.
+func TestInspectSplit(t *testing.T) {
+	dir := makeRelease(t)
+	if code, stdout, stderr := synth(t, "inspect", dir, "--split", "test"); code != 0 || !strings.HasPrefix(stdout, "id ") {
+		t.Errorf("--split test: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := synth(t, "inspect", dir, "--split", "dev")
+	if want := "synth inspect: --split dev: " + dir + " has no split \"dev\"; its splits are train, validation, test\n"; code != 1 || stderr != want {
+		t.Errorf("--split dev: exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	if code, _, stderr := synth(t, "inspect", dir, "--split", "test", "--id", "nope"); code != 1 || !strings.Contains(stderr, `no row with id "nope" in the test split of`) {
+		t.Errorf("--split test --id nope: exit %d: %s", code, stderr)
+	}
+}

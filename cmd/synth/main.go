@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,34 +9,8 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/synth-data/synth/internal/termtext"
+	"github.com/synth-data/synth/pipeline"
 )
-
-const usage = `synth — verified multi-turn training data for tool-using agents
-
-Usage:
-  synth run      [--config FILE] [--domain NAME|DIR] [-n N] [--seed S] [--out DIR] [flags]
-  synth merge    OUT... -o DIR        merge the outputs of synth run --shard I/N
-  synth inspect  DIR [--id ID] [--split SPLIT] [--dpo]
-  synth stats    DIR [--json] [--language [--sample N] [--top K]]
-  synth validate DIR [--json]         re-check a release on its own
-  synth verify   --domain NAME|PACK [--tasks T] FILE...   verify dialogues made elsewhere (JSONL, τ²/τ-bench files)
-  synth report   DIR [-o FILE]        self-contained HTML report with plots
-  synth domain   list | show NAME|DIR | init DIR [--name NAME] | validate DIR
-  synth domain   import-openapi SPEC -o DIR [--include GLOB]   an OpenAPI 3.0/3.1 spec as a pack
-  synth domain   import-tau2 DIR -o PACK   τ²-bench's retail or airline as a pack
-  synth domain   import-mcp (TOOLS.json | --command CMD) -o DIR   an MCP server's tools as a pack
-  synth export   DIR --format openai|sharegpt|jsonl -o OUT   rows for trainers without the Hub layout
-  synth emulate  [--addr HOST:PORT] [--flavor F] [flags]   OpenAI-compatible server for tests and dry runs
-  synth serve    [--addr HOST:PORT] [--config FILE] [flags]   HTTP environment for RL rollouts (reset, step, rewards; MCP at /mcp)
-  synth mcp      --domain NAME|DIR [--seed S] [--index I]   a domain's tools as an MCP server on stdio (an RL episode)
-  synth version
-
-Run 'synth COMMAND -h' for a command's flags.
-`
-
-// errUsage marks errors caused by how synth was called (exit status 2).
-var errUsage = errors.New("usage")
 
 func main() {
 	// First: a child started under a memory bound caps itself before it
@@ -79,57 +52,84 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // runWith runs a synth command; b, when not nil, runs the commands that
 // execute someone else's code again under a memory bound.
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+	cmds := commands()
+	switch {
+	case len(args) == 0:
+		mainUsage(stderr, cmds)
 		return 2
-	}
-	var err error
-	switch args[0] {
-	case "run":
-		err = cmdRun(ctx, args[1:], stdout, stderr)
-	case "merge":
-		err = cmdMerge(args[1:], stdout, stderr)
-	case "inspect":
-		// Rows come from the release: their text is shown, never obeyed.
-		err = cmdInspect(args[1:], termtext.Writer(stdout))
-	case "stats":
-		err = cmdStats(ctx, args[1:], stdout)
-	case "validate", "report":
-		err = cmdAudit(ctx, args[0], args[1:], stdout, b)
-	case "domain":
-		// A pack's policy, descriptions and problems are someone else's text.
-		err = cmdDomain(ctx, args[1:], termtext.Writer(stdout), stderr, b)
-	case "verify":
-		err = cmdVerify(ctx, args[1:], stdout, stderr, b)
-	case "export":
-		err = cmdExport(ctx, args[1:], stdout, stderr)
-	case "emulate":
-		err = cmdEmulate(ctx, args[1:], stdout, stderr)
-	case "serve":
-		err = cmdServe(ctx, args[1:], stdout, stderr)
-	case "mcp":
-		// MCP's stdio transport: the client writes to our standard input.
-		err = cmdMCP(ctx, args[1:], os.Stdin, stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "synth", version())
+	case isHelp(args[0]) && args[0] != "help":
+		mainUsage(stdout, cmds)
 		return 0
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "synth: unknown command %q\n\n%s", args[0], usage)
-		return 2
+	case args[0] == "--version":
+		args = []string{"version"}
 	}
-	if err == nil {
-		return 0
+	name, err := dispatch(ctx, cmds, "", args, env{stdin: os.Stdin, stdout: stdout, stderr: stderr, b: b})
+	return exitCode(name, err, stderr)
+}
+
+// mainUsage prints synth's own help: every command with its summary.
+func mainUsage(w io.Writer, cmds []command) {
+	fmt.Fprint(w, "synth — verified multi-turn training data for tool-using agents\n\nUsage: synth COMMAND [arguments] [flags]\n\nCommands:\n")
+	for _, c := range cmds {
+		if c.subs == nil {
+			listCommands(w, []command{c})
+			continue
+		}
+		listCommands(w, c.subs)
 	}
-	if errors.Is(err, errUsage) {
-		return 2
+	fmt.Fprint(w, "\nRun 'synth COMMAND --help' for a command's flags and arguments;\ndocs/cli.md lists them all.\n")
+}
+
+// commands are synth's verbs, in the order its help lists them.
+func commands() []command {
+	return []command{
+		{verb: func() *verb { return runVerb(new(runOpts), runFlags(pipeline.Defaults())) }, run: cmdRun},
+		{verb: func() *verb { return mergeVerb(new(mergeOpts)) }, run: cmdMerge},
+		{verb: func() *verb { return inspectVerb(new(inspectOpts)) }, run: cmdInspect},
+		{verb: func() *verb { return statsVerb(new(statsOpts)) }, run: cmdStats},
+		{verb: func() *verb { return validateVerb(new(validateOpts)) }, run: cmdValidate},
+		{verb: func() *verb { return verifyVerb(new(verifyOpts)) }, run: cmdVerify},
+		{verb: func() *verb { return reportVerb(new(reportOpts)) }, run: cmdReport},
+		{verb: domainVerb, subs: domainCommands()},
+		{verb: func() *verb { return exportVerb(new(exportOpts)) }, run: cmdExport},
+		{verb: func() *verb { return emulateVerb(new(emulateOpts)) }, run: cmdEmulate},
+		{verb: func() *verb { return serveVerb(new(serveOpts)) }, run: cmdServe},
+		{verb: func() *verb { return mcpVerb(new(mcpOpts)) }, run: cmdMCP},
+		{verb: versionVerb, run: cmdVersion},
+		{verb: func() *verb { return helpVerb(new(bool)) }, run: cmdHelp},
 	}
-	if es, ok := errors.AsType[exitStatus](err); ok {
-		return int(es)
+}
+
+func versionVerb() *verb {
+	return newVerb("version", "", "", 0, 0, "print synth's version", "")
+}
+
+func cmdVersion(_ context.Context, e env, args []string) error {
+	if _, err := versionVerb().parse(args, e.stdout); err != nil {
+		return err
 	}
-	// Errors quote what synth read (ids, file contents, paths).
-	fmt.Fprintf(stderr, "synth %s: %s\n", args[0], termtext.Clean(err.Error()))
-	return 1
+	fmt.Fprintln(e.stdout, "synth", version())
+	return nil
+}
+
+func helpVerb(markdown *bool) *verb {
+	v := newVerb("help", "[COMMAND [SUBCOMMAND]]", "", 0, 2, "the help of synth or of a command", "")
+	v.fs.BoolVar(markdown, "markdown", false, "print every command's help as one Markdown page (docs/cli.md)")
+	return v
+}
+
+func cmdHelp(_ context.Context, e env, args []string) error {
+	var markdown bool
+	pos, err := helpVerb(&markdown).parse(args, e.stdout)
+	switch {
+	case err != nil:
+		return err
+	case markdown:
+		_, err := io.WriteString(e.stdout, cliReference())
+		return err
+	case len(pos) == 0:
+		mainUsage(e.stdout, commands())
+		return nil
+	}
+	return helpFor(commands(), pos, e.stdout)
 }

@@ -15,6 +15,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(filepath.Dir(shared.dir))
+	}
+	os.Exit(code)
+}
+
 func synth(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
@@ -24,7 +32,12 @@ func synth(t *testing.T, args ...string) (int, string, string) {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
+	goldenFile(t, filepath.Join("testdata", name), got)
+}
+
+// goldenFile compares got with the file at path; -update writes it.
+func goldenFile(t *testing.T, path, got string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -35,7 +48,7 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+		t.Errorf("%s differs from what synth writes now (go test -update rewrites it):\n%s", path, got)
 	}
 }
 
@@ -85,7 +98,7 @@ func TestErrors(t *testing.T) {
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("n: [1, 2\n"), 0o644)
 	unknown := filepath.Join(dir, "unknown.yaml")
-	os.WriteFile(unknown, []byte("n: 5\nwrties: 1-2\n"), 0o644)
+	os.WriteFile(unknown, []byte("n: 5\nwirtes: 1-2\nredas: 2-3\n"), 0o644)
 	cases := []struct {
 		args []string
 		code int
@@ -93,14 +106,15 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{}, 2, "Usage"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
-		{[]string{"run", "--bogus"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"run", "--bogus"}, 2, "unknown flag --bogus"},
 		{[]string{"run", "-n", "0", "--out", filepath.Join(dir, "o")}, 1, "-n 0"},
 		{[]string{"run", "--writes", "1-x", "--out", filepath.Join(dir, "o")}, 1, "--writes"},
 		{[]string{"run", "--config", bad}, 1, bad},
-		{[]string{"run", "--config", unknown}, 1, `unknown field "wrties"`},
+		// Both misspellings at once, each with its line and the key meant.
+		{[]string{"run", "--config", unknown}, 1, unknown + `:2: wirtes: unknown key "wirtes" (did you mean "writes"?)` + "\n  " + unknown + `:3: redas: unknown key "redas" (did you mean "reads"?)`},
 		{[]string{"run", "--config", filepath.Join(dir, "missing.yaml")}, 1, "missing.yaml"},
 		{[]string{"inspect", dir}, 1, "not a synth release"},
-		{[]string{"stats"}, 1, "give the release directory"},
+		{[]string{"stats"}, 2, "give the release folder"},
 		{[]string{"domain", "show", "bank"}, 1, `unknown domain "bank"`},
 	}
 	for _, tc := range cases {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,6 +220,23 @@ func TestVerifyOwnDialogues(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "malformed") {
 		t.Errorf("stderr has no summary: %s", stderr)
+	}
+	// The summary on stderr names every check that failed a dialogue, the
+	// policy's rules (rule:KIND:NAME) among them, as the JSON counts them.
+	rules := 0
+	for name, c := range s.Checks {
+		if c.Failed == 0 {
+			continue
+		}
+		if strings.HasPrefix(name, verify.RulePrefix) {
+			rules++
+		}
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(name) + ` +` + strconv.Itoa(c.Failed) + ` failed$`).MatchString(stderr) {
+			t.Errorf("stderr does not say %s failed %d: %s", name, c.Failed, stderr)
+		}
+	}
+	if rules == 0 {
+		t.Errorf("no policy rule failed: the test no longer shows rule checks in the summary")
 	}
 }
 

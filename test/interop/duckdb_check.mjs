@@ -5,7 +5,12 @@
 // their own keys and no nulls, content a string, 9-alphanumeric tool-call
 // ids, arguments a JSON object, tool messages naming their call and tool).
 //
-// Usage: node duckdb_check.mjs RELEASE_DIR [--rows N]
+// Usage: node duckdb_check.mjs RELEASE_DIR [--rows N] [--readme FILE]
+//
+// --readme FILE also runs every ```sql block of FILE (the README's
+// Quickstart query) on the release, its path to sft/*.parquet pointed at
+// RELEASE_DIR, and fails when it returns no rows or a value still in its
+// JSON quotes ("user" where a reader wants user).
 //
 // The expected row count is --rows N, else counts.sft_rows from
 // RELEASE_DIR/manifest.json when present; without either the count is
@@ -17,16 +22,20 @@ import { join, resolve } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 
 function usage(msg) {
-  console.error(`duckdb_check: ${msg}\nusage: node duckdb_check.mjs RELEASE_DIR [--rows N]`);
+  console.error(`duckdb_check: ${msg}\nusage: node duckdb_check.mjs RELEASE_DIR [--rows N] [--readme FILE]`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
   let dir;
   let rows;
+  let readme;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--rows") {
+    if (a === "--readme") {
+      readme = argv[++i];
+      if (readme === undefined) usage("--readme needs a file");
+    } else if (a === "--rows") {
       const v = argv[++i];
       if (v === undefined || !/^\d+$/.test(v)) usage(`--rows needs a non-negative integer, got ${v}`);
       rows = Number(v);
@@ -39,7 +48,15 @@ function parseArgs(argv) {
     }
   }
   if (dir === undefined) usage("missing RELEASE_DIR");
-  return { dir: resolve(dir), rows };
+  return { dir: resolve(dir), rows, readme };
+}
+
+// readmeQueries returns the ```sql blocks of a Markdown file, each with
+// its path to a release's sft/*.parquet replaced by sftGlob.
+function readmeQueries(file, sftGlob) {
+  const text = readFileSync(file, "utf8");
+  const blocks = [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]);
+  return blocks.map((sql) => sql.replace(/'[^']*\/sft\/\*\.parquet'/g, sqlString(sftGlob)));
 }
 
 // expectedRows returns the row count to check against, and where it came from.
@@ -190,6 +207,26 @@ async function main() {
     }
   }
 
+  let readmeRows = null;
+  if (args.readme) {
+    const queries = readmeQueries(args.readme, join(sftDir, "*.parquet"));
+    if (queries.length === 0) fail(`${args.readme} has no \`\`\`sql block to run`);
+    readmeRows = 0;
+    for (const sql of queries) {
+      let got;
+      try {
+        got = await query(sql);
+      } catch (e) {
+        fail(`${args.readme}'s query fails: ${e.message}\n${sql}`);
+        continue;
+      }
+      readmeRows += got.length;
+      if (got.length === 0) fail(`${args.readme}'s query returns no rows:\n${sql}`);
+      const quoted = got.flatMap((r) => Object.values(r)).filter((v) => typeof v === "string" && /^"[\s\S]*"$/.test(v));
+      if (quoted.length > 0) fail(`${args.readme}'s query returns values in their JSON quotes (${quoted[0].slice(0, 40)}): use ->> to read a JSON field as text\n${sql}`);
+    }
+  }
+
   conn.closeSync();
   instance.closeSync();
 
@@ -204,6 +241,7 @@ async function main() {
     tool_calls: tc.tool_calls,
   };
   if (dpo) summary.dpo = dpo;
+  if (readmeRows !== null) summary.readme_rows = readmeRows;
   if (failures.length > 0) summary.failures = failures;
   console.log(JSON.stringify(summary));
   if (failures.length > 0) {

@@ -17,9 +17,9 @@ import (
 
 const module = "github.com/synth-data/synth/"
 
-// order lists the packages from the bottom up, as the README's layout
-// table does; a package may import only those before it. Packages not
-// listed (internal helpers, tests) may import anything listed.
+// order lists the packages from the bottom up, as the code layout table
+// of docs/development.md does; a package may import only those before it.
+// Packages not listed (internal helpers, tests) may import anything listed.
 var order = []string{
 	"record", "schemas", "tools", "pack", "domains/tau2", "domains/airline", "domains/retail", "model", "domains",
 	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "llm",

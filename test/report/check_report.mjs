@@ -62,6 +62,18 @@ try {
     if (!(p.width > 0 && p.height > 0)) fail(`plot ${p.id} has size ${p.width}x${p.height}`);
     if (p.bars === 0) fail(`plot ${p.id} has no bars`);
   }
+  // Every label lies inside its plot: a long rule name is not cut at the
+  // chart's edge.
+  const cut = await page.$$eval("figure.chart svg", (svgs) =>
+    svgs.flatMap((svg) => {
+      const vb = svg.viewBox.baseVal;
+      return [...svg.querySelectorAll("text")]
+        .map((t) => ({ text: t.textContent, box: t.getBBox() }))
+        .filter(({ box }) => box.x < vb.x - 0.5 || box.x + box.width > vb.x + vb.width + 0.5)
+        .map(({ text }) => `${svg.closest("figure").id}: "${text}"`);
+    }),
+  );
+  for (const c of cut) fail(`label cut at the plot's edge: ${c}`);
 
   // The dialogues render as a chat, and the filter narrows them.
   const total = await page.$$eval("details.dialogue", (d) => d.length);
