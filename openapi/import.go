@@ -15,6 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/pack"
 )
 
@@ -435,11 +436,17 @@ func WriteDir(dir string, files map[string][]byte) (err error) {
 	if err := checkTarget(dir); err != nil {
 		return err
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
+	// A link named as -o leads to where the pack goes: the link itself
+	// is not replaced by the pack.
+	real, err := realpath.Resolve(dir)
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", dir, err)
+	}
+	parent := filepath.Dir(real)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-")
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(real)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
@@ -466,10 +473,10 @@ func WriteDir(dir string, files map[string][]byte) (err error) {
 	}
 	// An empty target is replaced (os.Remove fails on a non-empty one,
 	// so a folder filled meanwhile is never lost).
-	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(real); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := os.Rename(tmp, real); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
 	if d, err := os.Open(parent); err == nil {
