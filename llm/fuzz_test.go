@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,6 +116,38 @@ func FuzzSplitThink(f *testing.F) {
 		}
 		if ok && (len(thought)+len(rest) > len(s)) {
 			t.Fatalf("split of %q grew: %q + %q", s, thought, rest)
+		}
+	})
+}
+
+// FuzzRedact: whatever a server wraps around the key — text, JSON with
+// escapes, the key split by any whitespace or punctuation — the key's
+// letters and digits in order are gone from the text and from every
+// string of a JSON body, and a JSON body stays JSON.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{testKey, "your key is " + testKey[:9] + " " + testKey[9:], `\u0073k-synth`, `"` + testKey + `"`, "x\\", ""} {
+		f.Add(s, 3)
+	}
+	r := newRedactor([]string{testKey})
+	key := skeleton(testKey)
+	f.Fuzz(func(t *testing.T, s string, at int) {
+		// The key is put in at a place the input picks, with the input's
+		// own text around it.
+		at = min(max(at, 0), len(s))
+		text := s[:at] + testKey + s[at:]
+		if out := r.String(text); strings.Contains(skeleton(out), key) {
+			t.Fatalf("String(%q) = %q still holds the key", text, out)
+		}
+		body, _ := json.Marshal(map[string]string{"content": text, "other": s})
+		out := r.Bytes(body)
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("Bytes(%s) = %s is no longer JSON: %v", body, out, err)
+		}
+		for k, v := range back {
+			if strings.Contains(skeleton(v), key) {
+				t.Fatalf("Bytes(%s): %s = %q still holds the key", body, k, v)
+			}
 		}
 	})
 }
