@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -300,6 +301,12 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 	var last outcome
 	// The body is the same on every attempt, and so is its estimate.
 	est := estimateTokens(body, final)
+	// The request's budget is what its settings allow every attempt: no
+	// wait between attempts, the server's or ours, may outlast it. Time
+	// queued for a slot or for the rate limits is the run's, not the
+	// request's, and does not count.
+	budget := requestBudget(c.timeout, retries)
+	var spent time.Duration
 	attempt := 0
 	for ; attempt <= retries; attempt++ {
 		if err := c.checkBudget(ctx); err != nil {
@@ -323,9 +330,11 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		// response and errors; the body it would encode is replaced by the
 		// transport with ours, so it gets only the model, not the whole
 		// request to encode a second time.
+		sentAt := c.now()
 		resp, err = c.oa.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: final.Model})
 		timedOut := actx.Err() != nil
 		cancel()
+		spent += c.now().Sub(sentAt)
 		paused += ex.network
 		if ctx.Err() != nil {
 			c.limiter.release()
@@ -385,7 +394,15 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		if !last.retriable() || attempt == retries {
 			break
 		}
-		d := backoff(attempt+1, c.backoffBase, c.backoffCap, last.retryAfter)
+		left := budget - spent
+		if last.retryAfter > left {
+			// A server asking for longer than the request may still take
+			// would park the run: fail now, naming the wait.
+			last.message = fmt.Sprintf("%s; the server asked to wait %s before retrying (Retry-After), more than the %s left of the request's budget of %s (llm.timeout %s × %d attempts, llm.max_retries + 1): raise llm.timeout or llm.max_retries to wait that long, or try later",
+				last.message, last.retryAfter.Round(time.Second), max(left, 0).Round(time.Second), budget, c.timeout, retries+1)
+			break
+		}
+		d := min(backoff(attempt+1, c.backoffBase, c.backoffCap, last.retryAfter), max(left, 0))
 		c.log.Debug("llm: retrying", "role", role, "stage", stage, "fault", last.fault, "status", last.status,
 			"attempt", attempt+1, "wait", d, "message", last.message)
 		t1 := c.now()
@@ -393,12 +410,23 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 			return resp, nil, paused, c.ctxErr(role, stage, err)
 		}
 		paused += c.now().Sub(t1)
+		spent += d
 	}
 	return openai.ChatCompletionResponse{}, nil, paused, &Error{
 		Role: role, Stage: stage, Attempts: attempt + 1,
 		Status: last.status, Fault: last.fault, Message: last.message,
 		Param: last.param, Hint: last.hint,
 	}
+}
+
+// requestBudget is the time one request may take, attempts and the waits
+// between them together: llm.timeout for each attempt it may make.
+func requestBudget(timeout time.Duration, retries int) time.Duration {
+	n := time.Duration(retries + 1)
+	if timeout > math.MaxInt64/n {
+		return math.MaxInt64
+	}
+	return timeout * n
 }
 
 // noteReply counts and logs, once each, what a live reply says about

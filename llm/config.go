@@ -109,6 +109,19 @@ const (
 	CacheOff = "off"
 )
 
+// Bounds of the numbers in the config. Each lies far beyond any sensible
+// setting; it is there so that a mistyped value (max_retries 1000000000
+// against a closed port) fails with a message instead of running forever
+// or overflowing.
+const (
+	MaxTimeout       = time.Hour
+	MaxRetries       = 100
+	MaxConcurrency   = 4096
+	MaxPerMinute     = 1_000_000_000
+	MaxResponseBytes = 1 << 30
+	MaxRoleTokens    = 10_000_000
+)
+
 // Roles lists every role, in a fixed order.
 func Roles() []Role { return []Role{Agent, User, Judge, Writer} }
 
@@ -176,6 +189,8 @@ func (c Config) Check() error {
 	}
 	if d, err := time.ParseDuration(c.Timeout); err != nil || d <= 0 {
 		bad("timeout", "%q is not a positive duration (e.g. 120s, 2m)", c.Timeout)
+	} else if d > MaxTimeout {
+		bad("timeout", "%s: at most %s per request", c.Timeout, MaxTimeout)
 	}
 	for _, r := range slices.Sorted(maps.Keys(c.Roles)) {
 		if !slices.Contains(Roles(), r) {
@@ -194,8 +209,8 @@ func (c Config) Check() error {
 		if p := rc.TopP; p != nil && (*p < 0 || *p > 1 || isNaN32(*p)) {
 			bad(key+".top_p", "%v is outside 0-1", *p)
 		}
-		if rc.MaxTokens < 0 {
-			bad(key+".max_tokens", "%d is negative (0 leaves the server's default)", rc.MaxTokens)
+		if rc.MaxTokens < 0 || rc.MaxTokens > MaxRoleTokens {
+			bad(key+".max_tokens", "%d: want 0 (the server's default) to %d", rc.MaxTokens, MaxRoleTokens)
 		}
 		switch rc.MaxTokensField {
 		case "", FieldMaxTokens, FieldMaxCompletionTokens:
@@ -223,17 +238,20 @@ func (c Config) Check() error {
 			}
 		}
 	}
-	if c.MaxConcurrency < 1 {
+	switch {
+	case c.MaxConcurrency < 1:
 		bad("max_concurrency", "%d: need at least 1", c.MaxConcurrency)
+	case c.MaxConcurrency > MaxConcurrency:
+		bad("max_concurrency", "%d: at most %d requests in flight", c.MaxConcurrency, MaxConcurrency)
 	}
-	if c.RPM < 0 {
-		bad("rpm", "%d is negative (0 = unlimited)", c.RPM)
+	if c.RPM < 0 || c.RPM > MaxPerMinute {
+		bad("rpm", "%d: want 0 (unlimited) to %d", c.RPM, MaxPerMinute)
 	}
-	if c.TPM < 0 {
-		bad("tpm", "%d is negative (0 = unlimited)", c.TPM)
+	if c.TPM < 0 || c.TPM > MaxPerMinute {
+		bad("tpm", "%d: want 0 (unlimited) to %d", c.TPM, MaxPerMinute)
 	}
-	if c.MaxRetries < -1 {
-		bad("max_retries", "%d: want -1 (no retries) or more", c.MaxRetries)
+	if c.MaxRetries < -1 || c.MaxRetries > MaxRetries {
+		bad("max_retries", "%d: want -1 (no retries), 0 (the default %d) or up to %d", c.MaxRetries, DefaultMaxRetries, MaxRetries)
 	}
 	for _, m := range slices.Sorted(maps.Keys(c.Prices)) {
 		p := c.Prices[m]
@@ -256,8 +274,8 @@ func (c Config) Check() error {
 	if c.MaxTokens < 0 {
 		bad("max_tokens", "%d: want 0 (no limit) or more", c.MaxTokens)
 	}
-	if c.MaxResponseBytes < 0 {
-		bad("max_response_bytes", "%d: want a byte count (0: the default %d)", c.MaxResponseBytes, DefaultMaxResponseBytes)
+	if c.MaxResponseBytes < 0 || c.MaxResponseBytes > MaxResponseBytes {
+		bad("max_response_bytes", "%d: want a byte count up to %d (0: the default %d)", c.MaxResponseBytes, int64(MaxResponseBytes), DefaultMaxResponseBytes)
 	}
 	return errors.Join(errs...)
 }

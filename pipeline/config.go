@@ -246,6 +246,11 @@ func LoadFile(path string, into *Config) error {
 	if _, ok := doc.(map[string]any); !ok {
 		return fmt.Errorf("config %s: want a mapping of keys (n: 1000, seed: 1, ...), got %T", path, doc)
 	}
+	// JSON has no NaN or infinity: name the key here, where the value
+	// is, rather than let the encoder fail without saying where.
+	if key := nonFinite(reflect.ValueOf(doc), ""); key != "" {
+		return fmt.Errorf("config %s: %s: not a finite number (.nan or .inf); give a number", path, key)
+	}
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
@@ -283,16 +288,19 @@ const (
 	// MaxWorkers bounds --workers: each worker keeps a window of finished
 	// dialogues in memory.
 	MaxWorkers = 1024
-	// MaxDialogues bounds --dialogues (LLM dialogues in flight), and
-	// MaxConcurrency llm.max_concurrency (requests in flight).
-	MaxDialogues   = 4096
-	MaxConcurrency = 4096
+	// MaxDialogues bounds --dialogues (LLM dialogues in flight); llm.Check
+	// bounds the client's own keys (llm.MaxConcurrency and the others).
+	MaxDialogues = 4096
 	// MaxWrites and MaxReads bound --writes and --reads: write decisions
 	// per task, and reads needed before each write.
 	MaxWrites = 16
 	MaxReads  = 64
 	// MaxTurnsLimit bounds max_turns (user turns per dialogue).
 	MaxTurnsLimit = 10_000
+	// MaxTrials bounds --trials (LLM dialogues per blueprint) and
+	// MaxJudges --judges and --rewrites (requests per instruction).
+	MaxTrials = 100
+	MaxJudges = 16
 )
 
 // Check reports every problem of the config at once, each naming its flag
@@ -523,26 +531,25 @@ func (c *Config) checkLLM() []error {
 	default:
 		errs = append(errs, fmt.Errorf("--instructions %q: want template or llm", c.Instructions))
 	}
-	if c.Trials < 1 {
-		errs = append(errs, fmt.Errorf("--trials %d: need at least 1 dialogue per blueprint", c.Trials))
-	}
-	if c.Judges < 0 {
-		errs = append(errs, fmt.Errorf("--judges %d: need 0 (no review) or more", c.Judges))
-	}
-	if c.Rewrites < 0 {
-		errs = append(errs, fmt.Errorf("--rewrites %d: need 0 or more", c.Rewrites))
-	}
-	if c.MaxToolErrors < 1 {
-		errs = append(errs, fmt.Errorf("max_tool_errors %d: need at least 1", c.MaxToolErrors))
+	for _, k := range []struct {
+		key       string
+		v, lo, hi int
+		what      string
+	}{
+		{"--trials", c.Trials, 1, MaxTrials, "dialogues per blueprint"},
+		{"--judges", c.Judges, 0, MaxJudges, "judges per instruction (0: no review)"},
+		{"--rewrites", c.Rewrites, 0, MaxJudges, "rewrites of a rejected instruction"},
+		{"max_tool_errors", c.MaxToolErrors, 1, MaxTurnsLimit, "failed tool calls before a dialogue ends"},
+	} {
+		if k.v < k.lo || k.v > k.hi {
+			errs = append(errs, fmt.Errorf("%s %d: want %d to %d %s", k.key, k.v, k.lo, k.hi, k.what))
+		}
 	}
 	switch {
 	case c.Dialogues < 0:
 		errs = append(errs, fmt.Errorf("--dialogues %d: need at least 1 (0 means twice --max-concurrency)", c.Dialogues))
 	case c.Dialogues > MaxDialogues:
 		errs = append(errs, fmt.Errorf("--dialogues %d: at most %d LLM dialogues at once (the output does not depend on it)", c.Dialogues, MaxDialogues))
-	}
-	if c.LLM.MaxConcurrency > MaxConcurrency {
-		errs = append(errs, fmt.Errorf("--max-concurrency %d: at most %d requests in flight", c.LLM.MaxConcurrency, MaxConcurrency))
 	}
 	if c.DPO && c.Engine == EngineHybrid {
 		errs = append(errs, fmt.Errorf("--dpo with --engine hybrid: a pair's sides must share the verified dialogue's history word for word, "+
