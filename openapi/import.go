@@ -15,6 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/pack"
 )
@@ -342,17 +343,17 @@ func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Resul
 	if limit < 0 {
 		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
 	}
-	f, err := os.Open(specPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the spec: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	if st, err := os.Stat(specPath); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a folder: give the spec's root file (the one that starts with openapi: 3.x), e.g. %s", specPath, filepath.Join(specPath, "openapi.yaml"))
 	}
-	spec, err := readLimited(f, specPath, limit)
+	// A pipe is read too (import-openapi <(curl ...)), bounded in time;
+	// a device is refused.
+	spec, err := limitio.ReadFileContext(ctx, specPath, limit)
+	if _, ok := errors.AsType[*limitio.TooLarge](err); ok {
+		return nil, sizeError(specPath, limit)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read the spec: %w", err)
 	}
 	if opts.Files == nil {
 		folder := filepath.Dir(specPath)

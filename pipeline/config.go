@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -212,9 +213,15 @@ const MaxConfigBytes = 1 << 20
 // LoadFile reads a YAML (or JSON) config over the defaults. Unknown keys
 // are errors: a typo must not silently fall back to a default. The file
 // holds one YAML document; a second one is refused rather than ignored.
-// Pipes (--config <(...)) are read too, up to MaxConfigBytes.
+// Pipes (--config <(...)) are read too, up to MaxConfigBytes and
+// limitio.PipeTimeout; devices and sockets are refused.
 func LoadFile(path string, into *Config) error {
-	raw, err := readConfig(path)
+	return LoadFileContext(context.Background(), path, into)
+}
+
+// LoadFileContext is LoadFile that stops waiting on a pipe when ctx ends.
+func LoadFileContext(ctx context.Context, path string, into *Config) error {
+	raw, err := readConfig(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -264,8 +271,8 @@ func LoadFile(path string, into *Config) error {
 }
 
 // readConfig reads at most MaxConfigBytes of a config file.
-func readConfig(path string) ([]byte, error) {
-	raw, err := limitio.ReadFile(path, MaxConfigBytes)
+func readConfig(ctx context.Context, path string) ([]byte, error) {
+	raw, err := limitio.ReadFileContext(ctx, path, MaxConfigBytes)
 	var tl *limitio.TooLarge
 	switch {
 	case errors.As(err, &tl):

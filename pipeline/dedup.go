@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
 )
@@ -292,7 +292,7 @@ func findDuplicates(chunkDirs []string, sums []*release.ChunkSummary) ([]Duplica
 	var dups []Duplicate
 	drop := map[int]map[string]bool{}
 	for i, dir := range chunkDirs {
-		f, err := os.Open(filepath.Join(dir, sigFileName))
+		f, err := limitio.OpenRegular(filepath.Join(dir, sigFileName))
 		if err != nil {
 			return nil, nil, fmt.Errorf("chunk %d: %w", i, err)
 		}
@@ -392,7 +392,7 @@ func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]boo
 
 // filterJSONL copies a gzip JSON-lines file without the lines of dropped blueprints.
 func filterJSONL(path, tmp string, f release.ChunkFile, drop map[string]bool) (release.ChunkFile, error) {
-	in, err := os.Open(path)
+	in, err := limitio.OpenRegular(path)
 	if err != nil {
 		return release.ChunkFile{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/release"
 )
@@ -75,7 +76,7 @@ func readOwned(out string) (*owned, error) {
 	if info, err := os.Lstat(work); err != nil || !info.IsDir() {
 		return o, nil // a work dir is a folder synth made, never a link
 	}
-	if raw, err := os.ReadFile(filepath.Join(work, "run.json")); err == nil {
+	if raw, err := limitio.ReadRegular(filepath.Join(work, "run.json"), limitio.SmallFile); err == nil {
 		var rf runFile
 		if json.Unmarshal(raw, &rf) == nil && rf.Fingerprint != "" {
 			o.work, o.workFP = true, rf.Fingerprint
@@ -97,7 +98,7 @@ func readOwned(out string) (*owned, error) {
 }
 
 func readPublishLog(work string) ([]published, error) {
-	raw, err := os.ReadFile(filepath.Join(work, publishLogName))
+	raw, err := limitio.ReadRegular(filepath.Join(work, publishLogName), limitio.SmallFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

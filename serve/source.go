@@ -197,7 +197,7 @@ func readBlueprints(path string, rows int64, into map[string]*record.Blueprint) 
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := os.Open(path)
+	f, err := limitio.OpenRegular(path)
 	if err != nil {
 		return err
 	}

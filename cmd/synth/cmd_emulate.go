@@ -54,7 +54,7 @@ func cmdEmulate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if *config != "" {
 		cfg := pipeline.Defaults()
-		if err := pipeline.LoadFile(*config, &cfg); err != nil {
+		if err := pipeline.LoadFileContext(ctx, *config, &cfg); err != nil {
 			return fmt.Errorf("--config: %w", err)
 		}
 		opts.Tasks = pipeline.Tasks(cfg)

@@ -25,7 +25,7 @@ type runArgs struct {
 
 // parseRun builds a run's config: the defaults, then the --config file,
 // then the flags given on the command line.
-func parseRun(args []string, stderr io.Writer) (*runArgs, error) {
+func parseRun(ctx context.Context, args []string, stderr io.Writer) (*runArgs, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -48,7 +48,7 @@ func parseRun(args []string, stderr io.Writer) (*runArgs, error) {
 	}
 	r := &runArgs{cfg: pipeline.Defaults(), quiet: *quiet, logFormat: *logFormat}
 	if *configPath != "" {
-		if err := pipeline.LoadFile(*configPath, &r.cfg); err != nil {
+		if err := pipeline.LoadFileContext(ctx, *configPath, &r.cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -57,7 +57,7 @@ func parseRun(args []string, stderr io.Writer) (*runArgs, error) {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	ra, err := parseRun(args, stderr)
+	ra, err := parseRun(ctx, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}

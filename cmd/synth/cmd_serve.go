@@ -40,7 +40,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts.Root = *root
 	if *config != "" {
-		if err := pipeline.LoadFile(*config, &opts.Config); err != nil {
+		if err := pipeline.LoadFileContext(ctx, *config, &opts.Config); err != nil {
 			return fmt.Errorf("--config: %w", err)
 		}
 	}

@@ -42,9 +42,12 @@ type verifyResult struct {
 }
 
 // cmdVerify verifies dialogues made elsewhere against a domain: one JSON
-// line per dialogue, then the summary. It exits 0 whenever it ran,
-// whatever the verdicts.
-func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) error {
+// line per dialogue, then the summary. Like a test runner, it exits 0
+// when every dialogue passed, 1 when any input failed (a dialogue that
+// fails a check, a line that is not one, a file that cannot be read) and
+// 2 when no dialogue could be read at all; --keep writes the passing ones
+// whatever the status.
+func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) (err error) {
 	fset := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	fset.Usage = func() {
@@ -151,6 +154,11 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 	for _, f := range slices.Sorted(maps.Keys(sum.Unreadable)) {
 		fmt.Fprintf(stderr, "  unreadable %s: %s\n", f, sum.Unreadable[f])
 	}
+	defer func() {
+		if err == nil {
+			err = verifyStatus(stderr, sum)
+		}
+	}()
 	if keeper != nil {
 		notKept := keeper.NotKept()
 		switch {
@@ -161,6 +169,19 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer, b *
 				keeper.Kept(), *keep, notKept[pipeline.NotKeptHeldOut]+notKept[pipeline.NotKeptRelease],
 				notKept[pipeline.NotKeptHeldOut], notKept[pipeline.NotKeptRelease], *keep)
 		}
+	}
+	return nil
+}
+
+// verifyStatus is the exit status of a verify that ran: an error that
+// only sets it, after the summary said why.
+func verifyStatus(stderr io.Writer, sum *intake.Summary) error {
+	switch {
+	case sum.Dialogues == 0:
+		fmt.Fprintln(stderr, "synth verify: no dialogue could be read (see the unreadable files and malformed lines above)")
+		return exitStatus(2)
+	case sum.Failed > 0 || sum.Malformed > 0 || len(sum.Unreadable) > 0:
+		return exitStatus(1)
 	}
 	return nil
 }

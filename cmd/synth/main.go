@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/internal/termtext"
 )
 
@@ -58,6 +59,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels the work, which stops cleanly; a second
+	// one ends the process at once, whatever it waits on.
+	context.AfterFunc(ctx, stop)
 	os.Exit(runWith(ctx, os.Args[1:], os.Stdout, os.Stderr, newBounder(os.Stderr)))
 }
 
@@ -124,7 +128,18 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bo
 	if es, ok := errors.AsType[exitStatus](err); ok {
 		return int(es)
 	}
-	// Errors quote what synth read (ids, file contents, paths).
-	fmt.Fprintf(stderr, "synth %s: %s\n", args[0], termtext.Clean(err.Error()))
+	// Errors quote what synth read (ids, file contents, paths): shown,
+	// never obeyed, and bounded.
+	fmt.Fprintf(stderr, "synth %s: %s\n", args[0], errorText(err))
 	return 1
+}
+
+// maxErrorBytes bounds the error text synth prints: a message that
+// quotes megabytes of someone's text says no more than its start does.
+const maxErrorBytes = 64 << 10
+
+// errorText is an error as synth prints it: bounded and safe for a
+// terminal.
+func errorText(err error) string {
+	return termtext.Clean(limitio.Clip(err.Error(), maxErrorBytes))
 }
