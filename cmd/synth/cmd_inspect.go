@@ -6,7 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +39,13 @@ func cmdInspect(args []string, stdout io.Writer) error {
 	config := "sft/"
 	if *dpo {
 		config = "dpo/"
+	}
+	if err := checkSplit(m, *split); err != nil {
+		return err
+	}
+	// The first row shown must not hide a damaged shard behind it.
+	if err := m.CheckFiles(dir, config); err != nil {
+		return err
 	}
 	var paths []string
 	for _, f := range m.Files {
@@ -78,6 +87,25 @@ func cmdInspect(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%s has no DPO pairs (run with --dpo)", dir)
 	}
 	return fmt.Errorf("%s has no SFT rows", dir)
+}
+
+// checkSplit refuses a --split the release has none of: it is a name
+// in the manifest, never a path (../../etc).
+func checkSplit(m *release.Manifest, split string) error {
+	if split == "" {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, f := range m.Files {
+		if f.Split != "" {
+			have[f.Split] = true
+		}
+	}
+	if have[split] {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(have))
+	return fmt.Errorf("--split %q is not a split of this release (it has %s)", split, strings.Join(names, ", "))
 }
 
 // printPair shows the shared prompt, then the chosen and rejected

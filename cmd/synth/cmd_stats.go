@@ -32,6 +32,11 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
+	// The figures are the manifest's: they hold only while the files it
+	// lists are there as written.
+	if err := m.CheckFiles(dir, ""); err != nil {
+		return err
+	}
 	if *language {
 		if *sample < 0 || *top < 0 {
 			return errors.New("--sample and --top take 0 or more")

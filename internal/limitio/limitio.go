@@ -81,7 +81,7 @@ func ReadFileContext(ctx context.Context, path string, limit int64) ([]byte, err
 	case m&fs.ModeNamedPipe != 0:
 		return readPipe(ctx, path, limit)
 	case !m.IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file or a pipe (%s)", path, kind(m))
+		return nil, fmt.Errorf("%s is not a regular file or a pipe (%s)", path, Kind(m))
 	}
 	f, err := OpenNamed(path)
 	if err != nil {
@@ -148,7 +148,7 @@ func openRegular(path string, stat func(string) (fs.FileInfo, error)) (*os.File,
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, kind(info.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, Kind(info.Mode()))
 	}
 	// Opened without waiting: a file swapped for a fifo since the check
 	// must not block the open; the open file is checked again.
@@ -158,7 +158,7 @@ func openRegular(path string, stat func(string) (fs.FileInfo, error)) (*os.File,
 	}
 	got, err := f.Stat()
 	if err == nil && (!got.Mode().IsRegular() || !os.SameFile(info, got)) {
-		err = fmt.Errorf("%s is not a regular file (%s; it changed while synth opened it)", path, kind(got.Mode()))
+		err = fmt.Errorf("%s is not a regular file (%s; it changed while synth opened it)", path, Kind(got.Mode()))
 	}
 	if err != nil {
 		f.Close()
@@ -167,7 +167,9 @@ func openRegular(path string, stat func(string) (fs.FileInfo, error)) (*os.File,
 	return f, nil
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not a plain file is, for messages: a
+// symbolic link, a folder, a named pipe, a device, a socket.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
