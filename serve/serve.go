@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synth-data/synth/internal/httpbound"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
 )
@@ -39,12 +40,16 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxDomains bounds the domains kept loaded.
 	MaxDomains int
-	Logger     *slog.Logger
+	// ReadTimeout bounds the time a request, headers and body, may take
+	// to arrive: a client dripping a body a byte a second is cut off.
+	ReadTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // Defaults are synth serve's default bounds.
 func Defaults() Options {
-	return Options{Config: pipeline.Defaults(), User: "embedded", MaxSessions: 256, IdleTimeout: 5 * time.Minute, MaxDomains: 4}
+	return Options{Config: pipeline.Defaults(), User: "embedded", MaxSessions: 256, IdleTimeout: 5 * time.Minute, MaxDomains: 4,
+		ReadTimeout: httpbound.ReadTimeout}
 }
 
 // maxBody bounds a request body: a step is one assistant message.
@@ -71,6 +76,10 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("--max-sessions %d: need at least 1", opts.MaxSessions)
 	case opts.IdleTimeout <= 0:
 		return nil, fmt.Errorf("--idle-timeout %v: need a positive duration (e.g. 5m)", opts.IdleTimeout)
+	case opts.ReadTimeout < 0:
+		return nil, fmt.Errorf("--read-timeout %v: need a positive duration (e.g. 30s)", opts.ReadTimeout)
+	case opts.MaxDomains < 1:
+		return nil, fmt.Errorf("--max-domains %d: need at least 1", opts.MaxDomains)
 	case opts.User != "embedded" && opts.User != "llm":
 		return nil, fmt.Errorf("--user %q: want embedded or llm", opts.User)
 	case opts.User == "llm" && opts.Chatter == nil:
@@ -112,8 +121,7 @@ func (s *Server) Sessions() int {
 // Serve serves on ln until ctx ends, then lets the requests in flight
 // finish (up to a grace period) and drops every session.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs := httpbound.Server(s.mux, s.opts.ReadTimeout, slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
 	reapCtx, stopReap := context.WithCancel(ctx)
 	defer stopReap()
 	go s.reapLoop(reapCtx)
