@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,7 +61,8 @@ func TestLoadFile(t *testing.T) {
 }
 
 func FuzzLoadFile(f *testing.F) {
-	for _, s := range []string{"n: 3\n", "writes: 1-2\nreads: 2-3\n", "behaviors: [a]\n", "{", "- 1\n", "n: !!binary xx\n", "&a [*a]\n"} {
+	for _, s := range []string{"n: 3\n", "writes: 1-2\nreads: 2-3\n", "behaviors: [a]\n", "{", "- 1\n", "n: !!binary xx\n", "&a [*a]\n",
+		"validation: .nan\n", "write_weights: [1e308, 1e308, 1e308, 1e308, 1e308, 1e308]\n", "llm: {max_cost: .inf}\n", "dpo_mix: {wrong_tool: -.inf}\n"} {
 		f.Add([]byte(s))
 	}
 	dir := f.TempDir()
@@ -70,9 +73,22 @@ func FuzzLoadFile(f *testing.F) {
 		}
 		cfg := Defaults()
 		if err := LoadFile(path, &cfg); err != nil {
+			if strings.Contains(err.Error(), "json: unsupported") {
+				t.Fatalf("an error that names no key: %v", err)
+			}
 			return
 		}
-		_, _ = cfg.Spec() // must not panic on anything a file can hold
+		// Must not panic on anything a file can hold; a config it passes
+		// is one a manifest can record.
+		if _, err := cfg.Spec(); err != nil {
+			return
+		}
+		if key := nonFinite(reflect.ValueOf(cfg), ""); key != "" {
+			t.Fatalf("Spec passed a config whose %s is not finite", key)
+		}
+		if _, err := json.Marshal(cfg.outputConfig()); err != nil {
+			t.Fatalf("Spec passed a config the manifest cannot record: %v", err)
+		}
 	})
 }
 

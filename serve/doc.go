@@ -7,8 +7,4 @@
 // verdict. The dialogue is the llm engine's Episode, stepped from
 // outside, so a policy that speaks as the oracle gets the dialogue the
 // embedded engine wrote.
-//
-// Sessions, loaded domains and request bodies are bounded (Options), and
-// the connections carry internal/httpbound's timeouts: a client that
-// drips a body or holds idle connections is cut off (--read-timeout).
 package serve

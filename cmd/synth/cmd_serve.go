@@ -27,7 +27,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxTurns := fs.Int("max-turns", 0, "customer turns per session (default: the config's max_turns, 60)")
 	fs.DurationVar(&opts.IdleTimeout, "idle-timeout", opts.IdleTimeout, "a session no request touched for this long ends")
 	fs.IntVar(&opts.MaxDomains, "max-domains", opts.MaxDomains, "domains (domain and seed, or release) kept loaded")
-	fs.DurationVar(&opts.ReadTimeout, "read-timeout", opts.ReadTimeout, "time a request, headers and body, may take to arrive; a slower one is cut off")
 	verbose := fs.Bool("v", false, "log every session reaped")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -41,7 +40,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts.Root = *root
 	if *config != "" {
-		if err := pipeline.LoadFileContext(ctx, *config, &opts.Config); err != nil {
+		if err := pipeline.LoadFile(*config, &opts.Config); err != nil {
 			return fmt.Errorf("--config: %w", err)
 		}
 	}
