@@ -37,17 +37,27 @@ func Probe(ctx context.Context, p *Pack) Problems {
 			return out
 		}
 		args := probeArgs(p, t.Parameters)
-		_, err := t.Handler(ctx, p.Base.NewState(), roundTrip(p.Tools, t.Name, args))
-		report(t.Name, args, err)
+		report(t.Name, args, probeCall(ctx, t.Handler, p.Base.NewState(), roundTrip(p.Tools, t.Name, args)))
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Computes)) {
 		if ctx.Err() != nil {
 			return out
 		}
-		_, err := p.Computes[name](ctx, p.Base.NewState(), map[string]any{})
-		report(name, map[string]any{}, err)
+		report(name, map[string]any{}, probeCall(ctx, p.Computes[name], p.Base.NewState(), map[string]any{}))
 	}
 	return out
+}
+
+// probeCall runs one handler: a built-in (Go) one has no sandbox to catch its
+// panic, so a panic is caught here and reported as the sandbox would.
+func probeCall(ctx context.Context, h tools.Handler, st *tools.State, args map[string]any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = boundError{fmt.Errorf("crashed: %v", p)}
+		}
+	}()
+	_, err = h(ctx, st, args)
+	return err
 }
 
 // roundTrip gives args as a run's handler gets them: decoded from JSON

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -250,13 +251,15 @@ func LoadFileContext(ctx context.Context, path string, into *Config) error {
 	if doc == nil {
 		return nil
 	}
+	// JSON has no NaN or infinity, and its keys are strings: name the
+	// key here, where the value is, rather than let the encoder fail
+	// without saying where.
+	doc, err = jsonable(doc, "")
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
 	if _, ok := doc.(map[string]any); !ok {
 		return fmt.Errorf("config %s: want a mapping of keys (n: 1000, seed: 1, ...), got %T", path, doc)
-	}
-	// JSON has no NaN or infinity: name the key here, where the value
-	// is, rather than let the encoder fail without saying where.
-	if key := nonFinite(reflect.ValueOf(doc), ""); key != "" {
-		return fmt.Errorf("config %s: %s: not a finite number (.nan or .inf); give a number", path, key)
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
@@ -491,6 +494,48 @@ func nonFinite(v reflect.Value, path string) string {
 		}
 	}
 	return ""
+}
+
+// jsonable returns a YAML document as JSON can hold it, or names the
+// first value it cannot: a NaN or infinite number, a key that is not a
+// string (1: x). A mapping yaml.v3 decoded with keys of any type whose
+// keys are all strings (a tagged key) is made an ordinary one.
+func jsonable(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case float64:
+		if !finite(x) {
+			return nil, fmt.Errorf("%s: not a finite number (.nan or .inf); give a number", path)
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var err error
+			if out[i], err = jsonable(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			name, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: the key %v is not a name (keys are words, such as base_url)", cmp.Or(path, "the top level"), k)
+			}
+			m[name] = e
+		}
+		return jsonable(m, path)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			var err error
+			if out[k], err = jsonable(x[k], joinKey(path, k)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 // keyName names a config key as the user most likely wrote it: a

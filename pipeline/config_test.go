@@ -38,6 +38,10 @@ func TestLoadFile(t *testing.T) {
 		{"NaN", "validation: .nan\n", "validation: not a finite number", nil},
 		{"infinity in a list", "write_weights: [1, -.inf]\n", "write_weights[1]: not a finite number", nil},
 		{"infinity nested", "llm:\n  max_cost: .inf\n", "llm.max_cost: not a finite number", nil},
+		// JSON keys are strings: another key is named, not the encoder's type.
+		{"a number as a key", "llm:\n  1: 2\n", "llm: the key 1 is not a name", nil},
+		{"a number as a top-level key", "1: 2\n", "the top level: the key 1 is not a name", nil},
+		{"a tagged key", "llm: {!x max_retries: 3}\n", "", func(c Config) bool { return c.LLM.MaxRetries == 3 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
