@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -142,6 +143,7 @@ func TestProblems(t *testing.T) {
 		"secret":   {result{code: 1, stderr: "refused " + s.secret}, nil, "secret leaked: stderr"},
 		"encoded":  {result{code: 1, stdout: base64.StdEncoding.EncodeToString([]byte(s.secret)), stderr: "refused"}, nil, "secret leaked: stdout"},
 		"split":    {result{code: 1, stderr: "refused " + split(s.secret)}, nil, "secret leaked: stderr"},
+		"in JSON":  {result{code: 1, stdout: strings.ReplaceAll(strconv.Quote(split(s.secret)), " ", `\t`), stderr: "refused"}, nil, "secret leaked: stdout"},
 		"in files": {good, []string{outside}, "secret leaked: " + outside},
 		"memory":   {result{code: 1, stderr: "refused", maxRSS: 2 << 20}, nil, "peak memory 2 MiB"},
 	} {

@@ -315,17 +315,22 @@ func (s *sandbox) leaks(r result, written []string) string {
 		}
 	}
 	for where, text := range texts {
-		// Whitespace or punctuation put into the secret does not hide it:
-		// its letters and digits in order are found.
-		sk := skeleton(text)
+		// Whitespace or punctuation put into the secret does not hide it,
+		// nor does a JSON escape (\n): its letters and digits in order are
+		// found.
+		sk, unescaped := skeleton(text), skeleton(jsonEscapes.Replace(text))
 		for _, sec := range s.secrets() {
-			if strings.Contains(text, sec) || strings.Contains(sk, skeleton(sec)) {
+			if strings.Contains(text, sec) || strings.Contains(sk, skeleton(sec)) || strings.Contains(unescaped, skeleton(sec)) {
 				return fmt.Sprintf("%s holds the secret (as %q)", where, sec)
 			}
 		}
 	}
 	return ""
 }
+
+// jsonEscapes turns the escapes of JSON text that stand for whitespace
+// and punctuation into a space, so that a secret split by them is seen.
+var jsonEscapes = strings.NewReplacer(`\n`, " ", `\r`, " ", `\t`, " ", `\"`, " ", `\\`, " ", `\/`, " ", `\u0020`, " ", `\u002d`, " ", `\u002e`, " ")
 
 // skeleton is s's ASCII letters and digits, lower case.
 func skeleton(s string) string {
