@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -392,7 +393,7 @@ func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]boo
 
 // filterJSONL copies a gzip JSON-lines file without the lines of dropped blueprints.
 func filterJSONL(path, tmp string, f release.ChunkFile, drop map[string]bool) (release.ChunkFile, error) {
-	in, err := limitio.OpenRegular(path)
+	in, err := os.Open(path)
 	if err != nil {
 		return release.ChunkFile{}, err
 	}
