@@ -301,12 +301,10 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 	var last outcome
 	// The body is the same on every attempt, and so is its estimate.
 	est := estimateTokens(body, final)
-	// The request's budget is what its settings allow every attempt: no
-	// wait between attempts, the server's or ours, may outlast it. Time
-	// queued for a slot or for the rate limits is the run's, not the
-	// request's, and does not count.
-	budget := requestBudget(c.timeout, retries)
-	var spent time.Duration
+	// The request's budget: llm.timeout for each attempt it may make. No
+	// wait between attempts may outlast it; time queued for a slot or the
+	// rate limits is the run's, not the request's, and does not count.
+	budget, spent := requestBudget(c.timeout, retries), time.Duration(0)
 	attempt := 0
 	for ; attempt <= retries; attempt++ {
 		if err := c.checkBudget(ctx); err != nil {
@@ -376,33 +374,14 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		}
 		c.limiter.release()
 		c.refund(est)
-		last.message = c.scrub(last.message)
-		if last.fault == FaultClient || last.fault == FaultServer {
-			if hint, permanent := diagnose(last, role, rc); hint != "" {
-				last.hint = hint
-				if permanent {
-					// A set-up the server refuses, whatever its status
-					// says: asking again changes nothing.
-					last.fault = FaultClient
-				}
-			}
-		}
-		c.acct.fault(last.fault)
-		if last.fault == FaultThrottled && c.limiter.throttled() {
-			c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
-		}
+		c.failed(&last, role, rc)
 		if !last.retriable() || attempt == retries {
 			break
 		}
-		left := budget - spent
-		if last.retryAfter > left {
-			// A server asking for longer than the request may still take
-			// would park the run: fail now, naming the wait.
-			last.message = fmt.Sprintf("%s; the server asked to wait %s before retrying (Retry-After), more than the %s left of the request's budget of %s (llm.timeout %s × %d attempts, llm.max_retries + 1): raise llm.timeout or llm.max_retries to wait that long, or try later",
-				last.message, last.retryAfter.Round(time.Second), max(left, 0).Round(time.Second), budget, c.timeout, retries+1)
+		d, ok := c.retryWait(attempt+1, &last, budget, spent, retries+1)
+		if !ok {
 			break
 		}
-		d := min(backoff(attempt+1, c.backoffBase, c.backoffCap, last.retryAfter), max(left, 0))
 		c.log.Debug("llm: retrying", "role", role, "stage", stage, "fault", last.fault, "status", last.status,
 			"attempt", attempt+1, "wait", d, "message", last.message)
 		t1 := c.now()
@@ -417,6 +396,40 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		Status: last.status, Fault: last.fault, Message: last.message,
 		Param: last.param, Hint: last.hint,
 	}
+}
+
+// failed records a failed attempt: its message without secrets, the fix
+// when synth can tell it, its fault counted, and a burst of 429s noted.
+func (c *Client) failed(last *outcome, role Role, rc RoleConfig) {
+	last.message = c.scrub(last.message)
+	if last.fault == FaultClient || last.fault == FaultServer {
+		if hint, permanent := diagnose(*last, role, rc); hint != "" {
+			last.hint = hint
+			if permanent {
+				// A set-up the server refuses, whatever its status
+				// says: asking again changes nothing.
+				last.fault = FaultClient
+			}
+		}
+	}
+	c.acct.fault(last.fault)
+	if last.fault == FaultThrottled && c.limiter.throttled() {
+		c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
+	}
+}
+
+// retryWait is the wait before retry n: the server's Retry-After or the
+// backoff, within what is left of the request's budget. A server asking
+// for longer than that would park the run: it is false then, and last's
+// message names the wait.
+func (c *Client) retryWait(n int, last *outcome, budget, spent time.Duration, attempts int) (time.Duration, bool) {
+	left := max(budget-spent, 0)
+	if last.retryAfter > left {
+		last.message = fmt.Sprintf("%s; the server asked to wait %s before retrying (Retry-After), more than the %s left of the request's budget of %s (llm.timeout %s × %d attempts, llm.max_retries + 1): raise llm.timeout or llm.max_retries to wait that long, or try later",
+			last.message, last.retryAfter.Round(time.Second), left.Round(time.Second), budget, c.timeout, attempts)
+		return 0, false
+	}
+	return min(backoff(n, c.backoffBase, c.backoffCap, last.retryAfter), left), true
 }
 
 // requestBudget is the time one request may take, attempts and the waits

@@ -199,45 +199,9 @@ func (c Config) Check() error {
 	}
 	for _, r := range Roles() {
 		rc, ok := c.Roles[r]
-		key := "roles." + string(r)
-		if !ok || rc.Model == "" {
-			bad(key+".model", "required (set it, or llm.model for every role)")
-		}
-		if t := rc.Temperature; t != nil && (*t < 0 || *t > 2 || isNaN32(*t)) {
-			bad(key+".temperature", "%v is outside 0-2", *t)
-		}
-		if p := rc.TopP; p != nil && (*p < 0 || *p > 1 || isNaN32(*p)) {
-			bad(key+".top_p", "%v is outside 0-1", *p)
-		}
-		if rc.MaxTokens < 0 || rc.MaxTokens > MaxRoleTokens {
-			bad(key+".max_tokens", "%d: want 0 (the server's default) to %d", rc.MaxTokens, MaxRoleTokens)
-		}
-		switch rc.MaxTokensField {
-		case "", FieldMaxTokens, FieldMaxCompletionTokens:
-		default:
-			bad(key+".max_tokens_field", "%q: want %s or %s", rc.MaxTokensField, FieldMaxTokens, FieldMaxCompletionTokens)
-		}
-		switch rc.ResponseFormat {
-		case "", "json_schema", "json_object":
-		default:
-			bad(key+".response_format", "%q: want json_schema, json_object or empty", rc.ResponseFormat)
-		}
-		switch tc := rc.ToolChoice.(type) {
-		case nil:
-		case string:
-			if tc != "auto" && tc != "required" && tc != "none" {
-				bad(key+".tool_choice", "%q: want auto, required, none or {type: function, function: {name: ...}}", tc)
-			}
-		case map[string]any:
-		default:
-			bad(key+".tool_choice", "want auto, required, none or {type: function, function: {name: ...}}")
-		}
-		for k := range rc.ExtraBody {
-			if k == "model" || k == "messages" || k == "stream" {
-				bad(key+".extra_body."+k, "synth sets %s itself; remove it from extra_body", k)
-			}
-		}
+		checkRole("roles."+string(r), rc, ok, bad)
 	}
+
 	switch {
 	case c.MaxConcurrency < 1:
 		bad("max_concurrency", "%d: need at least 1", c.MaxConcurrency)
@@ -278,6 +242,47 @@ func (c Config) Check() error {
 		bad("max_response_bytes", "%d: want a byte count up to %d (0: the default %d)", c.MaxResponseBytes, int64(MaxResponseBytes), DefaultMaxResponseBytes)
 	}
 	return errors.Join(errs...)
+}
+
+// checkRole checks one role's settings; ok says the config names it.
+func checkRole(key string, rc RoleConfig, ok bool, bad func(key, format string, args ...any)) {
+	if !ok || rc.Model == "" {
+		bad(key+".model", "required (set it, or llm.model for every role)")
+	}
+	if t := rc.Temperature; t != nil && (*t < 0 || *t > 2 || isNaN32(*t)) {
+		bad(key+".temperature", "%v is outside 0-2", *t)
+	}
+	if p := rc.TopP; p != nil && (*p < 0 || *p > 1 || isNaN32(*p)) {
+		bad(key+".top_p", "%v is outside 0-1", *p)
+	}
+	if rc.MaxTokens < 0 || rc.MaxTokens > MaxRoleTokens {
+		bad(key+".max_tokens", "%d: want 0 (the server's default) to %d", rc.MaxTokens, MaxRoleTokens)
+	}
+	switch rc.MaxTokensField {
+	case "", FieldMaxTokens, FieldMaxCompletionTokens:
+	default:
+		bad(key+".max_tokens_field", "%q: want %s or %s", rc.MaxTokensField, FieldMaxTokens, FieldMaxCompletionTokens)
+	}
+	switch rc.ResponseFormat {
+	case "", "json_schema", "json_object":
+	default:
+		bad(key+".response_format", "%q: want json_schema, json_object or empty", rc.ResponseFormat)
+	}
+	switch tc := rc.ToolChoice.(type) {
+	case nil:
+	case string:
+		if tc != "auto" && tc != "required" && tc != "none" {
+			bad(key+".tool_choice", "%q: want auto, required, none or {type: function, function: {name: ...}}", tc)
+		}
+	case map[string]any:
+	default:
+		bad(key+".tool_choice", "want auto, required, none or {type: function, function: {name: ...}}")
+	}
+	for k := range rc.ExtraBody {
+		if k == "model" || k == "messages" || k == "stream" {
+			bad(key+".extra_body."+k, "synth sets %s itself; remove it from extra_body", k)
+		}
+	}
 }
 
 // cacheDir resolves the cache setting to a directory, "" meaning none.
