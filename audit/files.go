@@ -72,7 +72,7 @@ func (s *state) hashFile(rel string) (string, int64, error) {
 	if !info.Mode().IsRegular() {
 		return "", 0, fmt.Errorf("%s is not a regular file (%s)", rel, info.Mode().Type())
 	}
-	f, err := os.Open(p)
+	f, err := limitio.OpenRegular(p)
 	if err != nil {
 		return "", 0, err
 	}
@@ -417,7 +417,7 @@ func (s *state) readJSONLEntry(e entry, fn func(line int, raw []byte)) {
 // a small compressed file can expand without end, and its lines are held
 // in memory.
 func readJSONL(path string, rows int64, fn func(line int, raw []byte)) (int, error) {
-	f, err := os.Open(path)
+	f, err := limitio.OpenRegular(path)
 	if err != nil {
 		return 0, err
 	}

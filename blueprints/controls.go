@@ -85,6 +85,11 @@ func NewAllocator(r Range, weights []float64, seed uint64, salt string, step flo
 	if total == 0 {
 		return nil, fmt.Errorf("weights for range %s are all zero", r)
 	}
+	if math.IsInf(total, 0) {
+		// Each weight divided by an infinite sum is 0: every value but
+		// the last would silently get nothing.
+		return nil, fmt.Errorf("weights for range %s sum past the largest number; they are relative, so scale them down (e.g. 1,2 for 1e308,2e308)", r)
+	}
 	a := &Allocator{r: r, step: step}
 	acc := 0.0
 	for _, w := range weights {

@@ -32,8 +32,9 @@
 // reasons and usage; each rule names the source it was read from
 // (flavor.go, render.go).
 //
-// Sessions and loaded domains live in bounded caches, and request bodies
-// are capped, so a long load test holds flat memory. The emulator is no
+// Sessions and loaded domains live in bounded caches, request bodies are
+// capped, and connections carry internal/httpbound's read and idle
+// timeouts, so a long load test holds flat memory. The emulator is no
 // model: it knows only synth's protocol and domains, and is not meant to
 // answer anyone else's prompts well.
 package emulate

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/httpbound"
 	"github.com/synth-data/synth/record"
 )
 
@@ -191,11 +192,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Serve serves on ln until ctx ends; requests in flight get a grace
 // period to finish. It closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	hs := httpbound.Server(s.handler, 0, slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/record"
 )
 
@@ -84,15 +85,8 @@ func ExportRelease(ctx context.Context, release string, format Format, out strin
 	if _, err := ParseFormat(string(format)); err != nil {
 		return nil, err
 	}
-	relAbs, err := filepath.Abs(release)
-	if err != nil {
-		return nil, err
-	}
-	outAbs, err := filepath.Abs(out)
-	if err != nil {
-		return nil, err
-	}
-	if outAbs == relAbs || strings.HasPrefix(outAbs, relAbs+string(filepath.Separator)) {
+	// Resolved: -o may reach the release through a link.
+	if _, in := realpath.Within(release, out); in {
 		return nil, fmt.Errorf("-o %s is inside the release %s; export to a folder outside it", out, release)
 	}
 	var files []ExportedFile

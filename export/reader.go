@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/synth-data/synth/internal/limitio"
 )
 
 // readBatchRows bounds the rows handed to the row decoder at once; a whole
@@ -133,7 +134,9 @@ func scan(path string, mem memory.Allocator, kind string, accept []*arrow.Schema
 	)
 	// Opened here rather than by file.OpenParquetFile so that the file is
 	// closed even when the decoder panics on its footer.
-	f, err := os.Open(path)
+	// Only a plain file: a fifo named like a shard must not block the
+	// open, a link to /dev/zero must not be read.
+	f, err := limitio.OpenRegular(path)
 	if err != nil {
 		return fmt.Errorf("export: read %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -32,14 +31,13 @@ type Options struct {
 // entry that cannot be read is yielded with Err set. An error from yield
 // stops the read and is returned.
 func Read(ctx context.Context, path string, opts Options, yield func(Dialogue) error) error {
-	f, err := os.Open(path)
+	// A fifo or a device is refused before it is opened: opening a fifo
+	// waits for a writer, and a device may never end.
+	f, err := limitio.OpenNamed(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file", path)
-	}
 	br := bufio.NewReaderSize(f, 1<<20)
 	format, err := detect(path, br)
 	if err != nil {
@@ -275,7 +273,7 @@ type tau2Message struct {
 // resultsTasks reads the tasks of a τ² results file in a pass of its
 // own, skipping the simulations entry by entry.
 func resultsTasks(path string) (map[string]*Truth, error) {
-	f, err := os.Open(path)
+	f, err := limitio.OpenNamed(path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math"
 	"net/http"
 	"os"
 	"slices"
@@ -300,6 +301,10 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 	var last outcome
 	// The body is the same on every attempt, and so is its estimate.
 	est := estimateTokens(body, final)
+	// The request's budget: llm.timeout for each attempt it may make. No
+	// wait between attempts may outlast it; time queued for a slot or the
+	// rate limits is the run's, not the request's, and does not count.
+	budget, spent := requestBudget(c.timeout, retries), time.Duration(0)
 	attempt := 0
 	for ; attempt <= retries; attempt++ {
 		if err := c.checkBudget(ctx); err != nil {
@@ -323,9 +328,11 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		// response and errors; the body it would encode is replaced by the
 		// transport with ours, so it gets only the model, not the whole
 		// request to encode a second time.
+		sentAt := c.now()
 		resp, err = c.oa.CreateChatCompletion(actx, openai.ChatCompletionRequest{Model: final.Model})
 		timedOut := actx.Err() != nil
 		cancel()
+		spent += c.now().Sub(sentAt)
 		paused += ex.network
 		if ctx.Err() != nil {
 			c.limiter.release()
@@ -367,25 +374,14 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		}
 		c.limiter.release()
 		c.refund(est)
-		last.message = c.scrub(last.message)
-		if last.fault == FaultClient || last.fault == FaultServer {
-			if hint, permanent := diagnose(last, role, rc); hint != "" {
-				last.hint = hint
-				if permanent {
-					// A set-up the server refuses, whatever its status
-					// says: asking again changes nothing.
-					last.fault = FaultClient
-				}
-			}
-		}
-		c.acct.fault(last.fault)
-		if last.fault == FaultThrottled && c.limiter.throttled() {
-			c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
-		}
+		c.failed(&last, role, rc)
 		if !last.retriable() || attempt == retries {
 			break
 		}
-		d := backoff(attempt+1, c.backoffBase, c.backoffCap, last.retryAfter)
+		d, ok := c.retryWait(attempt+1, &last, budget, spent, retries+1)
+		if !ok {
+			break
+		}
 		c.log.Debug("llm: retrying", "role", role, "stage", stage, "fault", last.fault, "status", last.status,
 			"attempt", attempt+1, "wait", d, "message", last.message)
 		t1 := c.now()
@@ -393,12 +389,57 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 			return resp, nil, paused, c.ctxErr(role, stage, err)
 		}
 		paused += c.now().Sub(t1)
+		spent += d
 	}
 	return openai.ChatCompletionResponse{}, nil, paused, &Error{
 		Role: role, Stage: stage, Attempts: attempt + 1,
 		Status: last.status, Fault: last.fault, Message: last.message,
 		Param: last.param, Hint: last.hint,
 	}
+}
+
+// failed records a failed attempt: its message without secrets, the fix
+// when synth can tell it, its fault counted, and a burst of 429s noted.
+func (c *Client) failed(last *outcome, role Role, rc RoleConfig) {
+	last.message = c.scrub(last.message)
+	if last.fault == FaultClient || last.fault == FaultServer {
+		if hint, permanent := diagnose(*last, role, rc); hint != "" {
+			last.hint = hint
+			if permanent {
+				// A set-up the server refuses, whatever its status
+				// says: asking again changes nothing.
+				last.fault = FaultClient
+			}
+		}
+	}
+	c.acct.fault(last.fault)
+	if last.fault == FaultThrottled && c.limiter.throttled() {
+		c.log.Warn("llm: burst of 429s, halving concurrency", "limit", c.limiter.stats().limit)
+	}
+}
+
+// retryWait is the wait before retry n: the server's Retry-After or the
+// backoff, within what is left of the request's budget. A server asking
+// for longer than that would park the run: it is false then, and last's
+// message names the wait.
+func (c *Client) retryWait(n int, last *outcome, budget, spent time.Duration, attempts int) (time.Duration, bool) {
+	left := max(budget-spent, 0)
+	if last.retryAfter > left {
+		last.message = fmt.Sprintf("%s; the server asked to wait %s before retrying (Retry-After), more than the %s left of the request's budget of %s (llm.timeout %s × %d attempts, llm.max_retries + 1): raise llm.timeout or llm.max_retries to wait that long, or try later",
+			last.message, last.retryAfter.Round(time.Second), left.Round(time.Second), budget, c.timeout, attempts)
+		return 0, false
+	}
+	return min(backoff(n, c.backoffBase, c.backoffCap, last.retryAfter), left), true
+}
+
+// requestBudget is the time one request may take, attempts and the waits
+// between them together: llm.timeout for each attempt it may make.
+func requestBudget(timeout time.Duration, retries int) time.Duration {
+	n := time.Duration(retries + 1)
+	if timeout > math.MaxInt64/n {
+		return math.MaxInt64
+	}
+	return timeout * n
 }
 
 // noteReply counts and logs, once each, what a live reply says about

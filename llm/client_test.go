@@ -301,6 +301,34 @@ func TestRetryAfterHonoured(t *testing.T) {
 	}
 }
 
+// TestRetryAfterOverBudget: a server asking to wait longer than the
+// request's budget (llm.timeout per attempt) fails the request at once,
+// naming the wait, in seconds or as a date; one that fits is waited for.
+func TestRetryAfterOverBudget(t *testing.T) {
+	for _, v := range []string{"999999", "Thu, 01 Jan 2099 00:00:00 GMT", "21"} {
+		t.Run(v, func(t *testing.T) {
+			srv := newFakeServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Retry-After", v)
+				apiError(w, 429, "slow down")
+			})
+			cfg := testConfig(t, srv) // 5s × 4 attempts
+			c := newTestClient(t, cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err := c.Chat(ctx, Agent, StageSimulate, ask("x"))
+			var e *Error
+			if !errors.As(err, &e) || e.Attempts != 1 || srv.count() != 1 {
+				t.Fatalf("err = %v after %d requests; want an *Error after 1", err, srv.count())
+			}
+			for _, want := range []string{"slow down", "(Retry-After)", "budget of 20s", "llm.timeout 5s × 4 attempts", "raise llm.timeout or llm.max_retries"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
+
 func TestRetriesExhausted(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -343,7 +371,9 @@ func TestCancelledContextStopsRetrying(t *testing.T) {
 		w.Header().Set("Retry-After", "30")
 		apiError(w, 429, "later")
 	})
-	c := newTestClient(t, testConfig(t, srv))
+	cfg := testConfig(t, srv)
+	cfg.Timeout = "60s" // a budget the server's 30s fits in
+	c := newTestClient(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, err := c.Chat(ctx, Agent, StageSimulate, ask("x"))

@@ -163,6 +163,19 @@ const (
 	CacheOff = "off"
 )
 
+// Bounds of the numbers in the config. Each lies far beyond any sensible
+// setting; it is there so that a mistyped value (max_retries 1000000000
+// against a closed port) fails with a message instead of running forever
+// or overflowing.
+const (
+	MaxTimeout       = time.Hour
+	MaxRetries       = 100
+	MaxConcurrency   = 4096
+	MaxPerMinute     = 1_000_000_000
+	MaxResponseBytes = 1 << 30
+	MaxRoleTokens    = 10_000_000
+)
+
 // Roles lists every role, in a fixed order.
 func Roles() []Role { return []Role{Agent, User, Judge, Writer} }
 
@@ -240,6 +253,8 @@ func (c Config) Check() error {
 	}
 	if d, err := time.ParseDuration(c.Timeout); err != nil || d <= 0 {
 		bad("timeout", "%q is not a positive duration (e.g. 120s, 2m)", c.Timeout)
+	} else if d > MaxTimeout {
+		bad("timeout", "%s: at most %s per request", c.Timeout, MaxTimeout)
 	}
 	for _, r := range slices.Sorted(maps.Keys(c.Roles)) {
 		if !slices.Contains(Roles(), r) {
@@ -248,56 +263,23 @@ func (c Config) Check() error {
 	}
 	for _, r := range Roles() {
 		rc, ok := c.Roles[r]
-		key := "roles." + string(r)
-		if !ok || rc.Model == "" {
-			bad(key+".model", "required (set it, or llm.model for every role)")
-		}
-		if t := rc.Temperature; t != nil && (*t < 0 || *t > 2 || isNaN32(*t)) {
-			bad(key+".temperature", "%v is outside 0-2", *t)
-		}
-		if p := rc.TopP; p != nil && (*p < 0 || *p > 1 || isNaN32(*p)) {
-			bad(key+".top_p", "%v is outside 0-1", *p)
-		}
-		if rc.MaxTokens < 0 {
-			bad(key+".max_tokens", "%d is negative (0 leaves the server's default)", rc.MaxTokens)
-		}
-		switch rc.MaxTokensField {
-		case "", FieldMaxTokens, FieldMaxCompletionTokens:
-		default:
-			bad(key+".max_tokens_field", "%q: want %s or %s", rc.MaxTokensField, FieldMaxTokens, FieldMaxCompletionTokens)
-		}
-		switch rc.ResponseFormat {
-		case "", "json_schema", "json_object":
-		default:
-			bad(key+".response_format", "%q: want json_schema, json_object or empty", rc.ResponseFormat)
-		}
-		switch tc := rc.ToolChoice.(type) {
-		case nil:
-		case string:
-			if tc != "auto" && tc != "required" && tc != "none" {
-				bad(key+".tool_choice", "%q: want auto, required, none or {type: function, function: {name: ...}}", tc)
-			}
-		case map[string]any:
-		default:
-			bad(key+".tool_choice", "want auto, required, none or {type: function, function: {name: ...}}")
-		}
-		for k := range rc.ExtraBody {
-			if k == "model" || k == "messages" || k == "stream" {
-				bad(key+".extra_body."+k, "synth sets %s itself; remove it from extra_body", k)
-			}
-		}
+		checkRole("roles."+string(r), rc, ok, bad)
 	}
-	if c.MaxConcurrency < 1 {
+
+	switch {
+	case c.MaxConcurrency < 1:
 		bad("max_concurrency", "%d: need at least 1", c.MaxConcurrency)
+	case c.MaxConcurrency > MaxConcurrency:
+		bad("max_concurrency", "%d: at most %d requests in flight", c.MaxConcurrency, MaxConcurrency)
 	}
-	if c.RPM < 0 {
-		bad("rpm", "%d is negative (0 = unlimited)", c.RPM)
+	if c.RPM < 0 || c.RPM > MaxPerMinute {
+		bad("rpm", "%d: want 0 (unlimited) to %d", c.RPM, MaxPerMinute)
 	}
-	if c.TPM < 0 {
-		bad("tpm", "%d is negative (0 = unlimited)", c.TPM)
+	if c.TPM < 0 || c.TPM > MaxPerMinute {
+		bad("tpm", "%d: want 0 (unlimited) to %d", c.TPM, MaxPerMinute)
 	}
-	if c.MaxRetries < -1 {
-		bad("max_retries", "%d: want -1 (no retries) or more", c.MaxRetries)
+	if c.MaxRetries < -1 || c.MaxRetries > MaxRetries {
+		bad("max_retries", "%d: want -1 (no retries), 0 (the default %d) or up to %d", c.MaxRetries, DefaultMaxRetries, MaxRetries)
 	}
 	for _, m := range slices.Sorted(maps.Keys(c.Prices)) {
 		p := c.Prices[m]
@@ -320,10 +302,51 @@ func (c Config) Check() error {
 	if c.MaxTokens < 0 {
 		bad("max_tokens", "%d: want 0 (no limit) or more", c.MaxTokens)
 	}
-	if c.MaxResponseBytes < 0 {
-		bad("max_response_bytes", "%d: want a byte count (0: the default %d)", c.MaxResponseBytes, DefaultMaxResponseBytes)
+	if c.MaxResponseBytes < 0 || c.MaxResponseBytes > MaxResponseBytes {
+		bad("max_response_bytes", "%d: want a byte count up to %d (0: the default %d)", c.MaxResponseBytes, int64(MaxResponseBytes), DefaultMaxResponseBytes)
 	}
 	return errors.Join(errs...)
+}
+
+// checkRole checks one role's settings; ok says the config names it.
+func checkRole(key string, rc RoleConfig, ok bool, bad func(key, format string, args ...any)) {
+	if !ok || rc.Model == "" {
+		bad(key+".model", "required (set it, or llm.model for every role)")
+	}
+	if t := rc.Temperature; t != nil && (*t < 0 || *t > 2 || isNaN32(*t)) {
+		bad(key+".temperature", "%v is outside 0-2", *t)
+	}
+	if p := rc.TopP; p != nil && (*p < 0 || *p > 1 || isNaN32(*p)) {
+		bad(key+".top_p", "%v is outside 0-1", *p)
+	}
+	if rc.MaxTokens < 0 || rc.MaxTokens > MaxRoleTokens {
+		bad(key+".max_tokens", "%d: want 0 (the server's default) to %d", rc.MaxTokens, MaxRoleTokens)
+	}
+	switch rc.MaxTokensField {
+	case "", FieldMaxTokens, FieldMaxCompletionTokens:
+	default:
+		bad(key+".max_tokens_field", "%q: want %s or %s", rc.MaxTokensField, FieldMaxTokens, FieldMaxCompletionTokens)
+	}
+	switch rc.ResponseFormat {
+	case "", "json_schema", "json_object":
+	default:
+		bad(key+".response_format", "%q: want json_schema, json_object or empty", rc.ResponseFormat)
+	}
+	switch tc := rc.ToolChoice.(type) {
+	case nil:
+	case string:
+		if tc != "auto" && tc != "required" && tc != "none" {
+			bad(key+".tool_choice", "%q: want auto, required, none or {type: function, function: {name: ...}}", tc)
+		}
+	case map[string]any:
+	default:
+		bad(key+".tool_choice", "want auto, required, none or {type: function, function: {name: ...}}")
+	}
+	for k := range rc.ExtraBody {
+		if k == "model" || k == "messages" || k == "stream" {
+			bad(key+".extra_body."+k, "synth sets %s itself; remove it from extra_body", k)
+		}
+	}
 }
 
 // cacheDir resolves the cache setting to a directory, "" meaning none.

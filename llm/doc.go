@@ -31,7 +31,10 @@
 // requests apart, and the customer is shown the blueprint's Scenario,
 // never its ground truth. Config holds no secret: the key is read from the
 // environment variable it names, and the redactor strips the key and its
-// encodings from anything synth prints, logs, caches or stores. A Client
+// encodings from anything synth prints, logs, caches or stores, matched by
+// their letters and digits so that a key echoed with spaces or punctuation
+// put in is caught too. A request's retries, and the waits a server asks
+// for (Retry-After), fit in its budget of llm.timeout per attempt. A Client
 // is safe for concurrent use; the package decides nothing about dialogues,
 // which are pipeline's.
 package llm

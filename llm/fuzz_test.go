@@ -1,7 +1,13 @@
 package llm
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,6 +121,103 @@ func FuzzSplitThink(f *testing.F) {
 		}
 		if ok && (len(thought)+len(rest) > len(s)) {
 			t.Fatalf("split of %q grew: %q + %q", s, thought, rest)
+		}
+	})
+}
+
+// FuzzRedact: whatever a server wraps around the key — text, JSON with
+// escapes, the key split by any whitespace or punctuation — the key's
+// letters and digits in order are gone from the text and from every
+// string of a JSON body, and a JSON body stays JSON.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{testKey, "your key is " + testKey[:9] + " " + testKey[9:], `\u0073k-synth`, `"` + testKey + `"`, "x\\", ""} {
+		f.Add(s, 3)
+	}
+	r := newRedactor([]string{testKey})
+	key := skeleton(testKey)
+	f.Fuzz(func(t *testing.T, s string, at int) {
+		// The key is put in at a place the input picks, with the input's
+		// own text around it.
+		at = min(max(at, 0), len(s))
+		text := s[:at] + testKey + s[at:]
+		if out := r.String(text); strings.Contains(skeleton(out), key) {
+			t.Fatalf("String(%q) = %q still holds the key", text, out)
+		}
+		body, _ := json.Marshal(map[string]string{"content": text, "other": s})
+		out := r.Bytes(body)
+		var back map[string]string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("Bytes(%s) = %s is no longer JSON: %v", body, out, err)
+		}
+		for k, v := range back {
+			if strings.Contains(skeleton(v), key) {
+				t.Fatalf("Bytes(%s): %s = %q still holds the key", body, k, v)
+			}
+		}
+	})
+}
+
+// fixedReply is a transport that answers every request with one status,
+// Retry-After and body, without a network.
+type fixedReply struct {
+	status     int
+	retryAfter string
+	body       []byte
+}
+
+func (f fixedReply) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	h := http.Header{"Content-Type": {"application/json"}}
+	if f.retryAfter != "" {
+		h.Set("Retry-After", f.retryAfter)
+	}
+	return &http.Response{StatusCode: f.status, Header: h, Body: io.NopCloser(bytes.NewReader(f.body)), Request: r}, nil
+}
+
+// FuzzChatResponse: whatever a server answers — status, Retry-After,
+// body, the key echoed in it — a request ends in a response with a
+// choice or an *Error, never a panic, and neither holds the key.
+func FuzzChatResponse(f *testing.F) {
+	f.Add(200, "", completion("hi", 1, 2))
+	f.Add(200, "", []byte(`{"choices":[{"message":{"role":"assistant","content":"","tool_calls":[{"id":"a","type":"function","function":{"name":"x","arguments":"{"}}]}}]}`))
+	f.Add(200, "", []byte(`{"choices":[{"message":{"content":"<think>a</think>b","reasoning_content":"r"}}],"usage":{"prompt_tokens":-5}}`))
+	f.Add(500, "", []byte(`{"error":{"message":"Failed to parse tool call arguments as JSON","code":500}}`))
+	f.Add(429, "999999", []byte(`{"error":"slow down"}`))
+	f.Add(400, "", []byte(`{"object":"error","message":"bad `+testKey+`","param":"tools"}`))
+	f.Add(200, "", []byte("data: {}\n\n"))
+	f.Add(401, "Thu, 01 Jan 2099 00:00:00 GMT", []byte(`{"detail":"`+testKey[:9]+` `+testKey[9:]+`"}`))
+	f.Fuzz(func(t *testing.T, status int, retryAfter string, body []byte) {
+		if status < 100 || status > 599 {
+			return
+		}
+		cfg := Config{BaseURL: "http://fuzz.invalid/v1", APIKeyEnv: "SYNTH_TEST_KEY", Timeout: "1s", Model: "m", MaxRetries: -1, Cache: CacheOff}
+		c, err := New(cfg, WithLookupEnv(testEnv), WithTransport(fixedReply{status, retryAfter, body}), WithBackoff(time.Microsecond, time.Microsecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		resp, err := c.Chat(context.Background(), Agent, StageSimulate, ask("hi"))
+		key := skeleton(testKey)
+		if err != nil {
+			if _, ok := errors.AsType[*Error](err); !ok {
+				t.Fatalf("a failed request gave %T, not *Error: %v", err, err)
+			}
+			if strings.Contains(skeleton(err.Error()), key) {
+				t.Fatalf("the error holds the key: %v", err)
+			}
+			return
+		}
+		if len(resp.Choices) == 0 {
+			t.Fatal("a response without choices was returned")
+		}
+		for _, ch := range resp.Choices {
+			m := ch.Message
+			if strings.Contains(skeleton(m.Content+m.ReasoningContent), key) {
+				t.Fatalf("the reply holds the key: %+v", m)
+			}
 		}
 	})
 }

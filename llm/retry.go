@@ -197,8 +197,10 @@ func backoff(n int, base, ceiling, retryAfter time.Duration) time.Duration {
 	return time.Duration(rand.Int64N(int64(exp) + 1))
 }
 
-// maxRetryAfter bounds how long a server may park a request.
-const maxRetryAfter = 5 * time.Minute
+// maxRetryAfter bounds the wait a Retry-After is read as, so that no
+// value overflows; the request's budget (llm.timeout per attempt) is what
+// decides whether a wait is taken or the request fails, naming it.
+const maxRetryAfter = 365 * 24 * time.Hour
 
 // parseRetryAfter reads a Retry-After header: delay-seconds or an
 // HTTP-date (RFC 9110 §10.2.3). Unparsable or past values give 0.

@@ -19,12 +19,15 @@ func TestParseRetryAfter(t *testing.T) {
 		{"0", 0},
 		{"-4", 0},
 		{"NaN", 0},
-		{"86400", maxRetryAfter},
+		{"86400", 24 * time.Hour},
+		{"999999", 999999 * time.Second},
+		{"1e12", maxRetryAfter},
 		{"Wed, 15 May 2024 15:00:07 GMT", 7 * time.Second},
 		{"Wednesday, 15-May-24 15:00:30 GMT", 30 * time.Second}, // RFC 850
 		{"Wed May 15 15:01:00 2024", time.Minute},               // ANSI C
 		{"Wed, 15 May 2024 14:00:00 GMT", 0},                    // in the past
-		{"Wed, 15 May 2025 15:00:00 GMT", maxRetryAfter},
+		{"Wed, 15 May 2025 15:00:00 GMT", 365 * 24 * time.Hour},
+		{"Thu, 01 Jan 2099 00:00:00 GMT", maxRetryAfter},
 		{"soon", 0},
 	}
 	for _, tc := range cases {

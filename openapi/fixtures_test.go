@@ -158,10 +158,23 @@ var fixtures = []fixture{
 		name: "a YAML alias bomb costs its size, not its expansion",
 		spec: "alias-bomb.yaml",
 		ops:  1, mapped: 1,
+		warn: []string{"GET /laughs (line 18): its 200 response: the schema at line 13 is a list, not a schema object; accepted as any value"},
 		check: func(t *testing.T, res *Result) {
 			if n := len(res.Files["tools.json"]) + len(res.Files["db.json"]); n > 64<<10 {
 				t.Errorf("the pack is %d bytes", n)
 			}
+		},
+	},
+	{
+		// A schema only a $ref to itself, a null path item, a number as
+		// a schema: each dropped, and each a warning saying where.
+		name: "schemas and path items that mean nothing are warnings",
+		spec: "meaningless.yaml",
+		ops:  2, mapped: 1,
+		warn: []string{
+			"path /nothing (line 16): skipped: the path item is null, not an object of operations",
+			"GET /items/{id} (line 7): its 200 response: schema Item (line 28) is a $ref to itself, directly or through other bare $refs, so it describes no value; accepted as any value",
+			"POST /things (line 19): the schema at line 23 is the number 42, not a schema object; accepted as any value",
 		},
 	},
 	{

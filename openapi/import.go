@@ -15,6 +15,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/synth-data/synth/internal/limitio"
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/pack"
 )
 
@@ -363,17 +365,17 @@ func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Resul
 	if limit < 0 {
 		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
 	}
-	f, err := os.Open(specPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the spec: %w", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	if st, err := os.Stat(specPath); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a folder: give the spec's root file (the one that starts with openapi: 3.x), e.g. %s", specPath, filepath.Join(specPath, "openapi.yaml"))
 	}
-	spec, err := readLimited(f, specPath, limit)
+	// A pipe is read too (import-openapi <(curl ...)), bounded in time;
+	// a device is refused.
+	spec, err := limitio.ReadFileContext(ctx, specPath, limit)
+	if _, ok := errors.AsType[*limitio.TooLarge](err); ok {
+		return nil, sizeError(specPath, limit)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read the spec: %w", err)
 	}
 	if opts.Files == nil {
 		folder := filepath.Dir(specPath)
@@ -457,11 +459,17 @@ func WriteDir(dir string, files map[string][]byte) (err error) {
 	if err := checkTarget(dir); err != nil {
 		return err
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
+	// A link named as -o leads to where the pack goes: the link itself
+	// is not replaced by the pack.
+	real, err := realpath.Resolve(dir)
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", dir, err)
+	}
+	parent := filepath.Dir(real)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-")
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(real)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
@@ -488,10 +496,10 @@ func WriteDir(dir string, files map[string][]byte) (err error) {
 	}
 	// An empty target is replaced (os.Remove fails on a non-empty one,
 	// so a folder filled meanwhile is never lost).
-	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(real); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := os.Rename(tmp, real); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
 	if d, err := os.Open(parent); err == nil {

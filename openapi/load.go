@@ -311,6 +311,11 @@ func (doc *document) operations(ctx context.Context, inc *includer) ([]rawOp, []
 			continue
 		}
 		if pnode == nil || pnode.Kind != yaml.MappingNode {
+			what := "a list"
+			if pnode != nil && pnode.Kind == yaml.ScalarNode {
+				what = scalarKind(pnode)
+			}
+			warns = append(warns, fmt.Sprintf("path %s (line %d): skipped: the path item is %s, not an object of operations", path, paths.Content[i].Line, what))
 			continue
 		}
 		for _, m := range methods {

@@ -253,7 +253,17 @@ func (o *op) convert(conv *converter, n *yaml.Node) any {
 			o.Notes = append(o.Notes, note)
 		}
 	}
+	o.warnOnce(w.warnings...)
 	return s
+}
+
+// warnOnce adds the warnings the operation does not hold yet.
+func (o *op) warnOnce(msgs ...string) {
+	for _, m := range msgs {
+		if !slices.Contains(o.Warnings, o.warning(m)) {
+			o.warn("%s", m)
+		}
+	}
 }
 
 // paramSchema is a parameter's schema, or the schema of its one content

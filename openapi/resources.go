@@ -727,6 +727,9 @@ func response(conv *converter, o *op) (any, bool) {
 		return nil, false
 	}
 	s, w := conv.Schema(sn)
+	for _, msg := range w.warnings {
+		o.warnOnce(fmt.Sprintf("its %s response: %s", bestCode, msg))
+	}
 	if len(w.broken) > 0 {
 		// The tool still works (its arguments are whole); only the shape
 		// of what it returns is unknown.

@@ -56,6 +56,9 @@ type memoEntry struct {
 // walk is the state of converting one root schema.
 type walk struct {
 	stack []string // $ref targets being expanded, outermost first
+	// bare is, per stack entry, whether its target is a $ref and nothing
+	// else: a cycle of such entries describes no value at all.
+	bare  []bool
 	nodes int
 	cut   bool // a cycle or a limit shortened the result
 	// broken collects unresolvable refs: the schema is still produced
@@ -63,6 +66,16 @@ type walk struct {
 	// operation.
 	broken []*refError
 	notes  []string
+	// warnings are schemas dropped as meaningless: a number where a
+	// schema should be, a $ref to itself. The caller says where.
+	warnings []string
+}
+
+// warn records a warning once.
+func (w *walk) warn(format string, a ...any) {
+	if msg := fmt.Sprintf(format, a...); !slices.Contains(w.warnings, msg) {
+		w.warnings = append(w.warnings, msg)
+	}
 }
 
 func newConverter(set *specSet) *converter {
@@ -173,9 +186,11 @@ func (c *converter) schema(n *yaml.Node, w *walk) any {
 		if n.Tag == "!!bool" {
 			return n.Value == "true"
 		}
+		w.warn("the schema at line %d is %s, not a schema object; accepted as any value", n.Line, scalarKind(n))
 		return map[string]any{}
 	case yaml.MappingNode:
 	default:
+		w.warn("the schema at line %d is a list, not a schema object; accepted as any value", n.Line)
 		return map[string]any{}
 	}
 	w.nodes++
@@ -236,8 +251,13 @@ func (c *converter) expand(r *yaml.Node, w *walk) any {
 		w.cut = true
 		return map[string]any{"description": "unresolved $ref " + r.Value}
 	}
-	if slices.Contains(w.stack, key) {
+	if i := slices.Index(w.stack, key); i >= 0 {
 		w.cut = true
+		if !slices.Contains(w.bare[i:], false) {
+			// Only $refs on the way round: no structure ever nests.
+			w.warn("schema %s (line %d) is a $ref to itself, directly or through other bare $refs, so it describes no value; accepted as any value", refName(key), target.Line)
+			return map[string]any{"description": refName(key) + " (a $ref to itself: any value)"}
+		}
 		w.notes = append(w.notes, fmt.Sprintf("recursive schema %s cut at the cycle", refName(key)))
 		return stub(target, key, "recursive: the same structure nests here; cut to keep the schema finite")
 	}
@@ -253,13 +273,33 @@ func (c *converter) expand(r *yaml.Node, w *walk) any {
 	w.cut = false
 	before := w.nodes
 	w.stack = append(w.stack, key)
+	w.bare = append(w.bare, bareRef(target))
 	v := c.schema(target, w)
 	w.stack = w.stack[:len(w.stack)-1]
+	w.bare = w.bare[:len(w.bare)-1]
 	if !w.cut {
 		c.memo[key] = memoEntry{v: v, nodes: w.nodes - before}
 	}
 	w.cut = w.cut || outer
 	return v
+}
+
+// bareRef reports whether a schema node is a $ref and nothing else.
+func bareRef(n *yaml.Node) bool {
+	n = deref(n)
+	return n != nil && n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "$ref"
+}
+
+// scalarKind names a scalar where an object belongs: the number 42, the
+// string "x", null.
+func scalarKind(n *yaml.Node) string {
+	switch n.Tag {
+	case "!!null":
+		return "null"
+	case "!!int", "!!float":
+		return "the number " + n.Value
+	}
+	return fmt.Sprintf("the string %q", trimText(n.Value, 40))
 }
 
 // stub stands in for a schema that is not expanded: it keeps the target's

@@ -335,6 +335,10 @@ func (s *specSet) load(name, site string) (*specFile, *badFile) {
 	if s.fsys == nil {
 		return bad("is not available: the spec was given without its folder", true)
 	}
+	// Looked at before it is opened: opening a fifo waits for a writer.
+	if st, err := fs.Stat(s.fsys, name); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return bad("is not a regular file (a pipe, a device or a socket)", false)
+	}
 	fh, err := s.fsys.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

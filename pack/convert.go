@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.starlark.net/starlark"
 )
@@ -78,6 +79,11 @@ func fromStarlark(v starlark.Value, b *budget, depth int) (any, error) {
 	case starlark.Bool:
 		return bool(x), b.spend(5)
 	case starlark.String:
+		// JSON text, and every row, is UTF-8; Starlark strings may hold
+		// any bytes ("\xff").
+		if !utf8.ValidString(string(x)) {
+			return nil, &pathError{msg: "a string that is not valid UTF-8 (JSON text is UTF-8)"}
+		}
 		return string(x), b.spend(len(x) + 2)
 	case starlark.Int:
 		if err := b.spend(8); err != nil {
@@ -114,6 +120,9 @@ func fromStarlark(v starlark.Value, b *budget, depth int) (any, error) {
 			k, ok := kv.(starlark.String)
 			if !ok {
 				return nil, &pathError{msg: fmt.Sprintf("a dict key of type %s (JSON keys are strings)", kv.Type())}
+			}
+			if !utf8.ValidString(string(k)) {
+				return nil, &pathError{msg: "a dict key that is not valid UTF-8 (JSON text is UTF-8)"}
 			}
 			val, _, _ := x.Get(kv)
 			if err := b.spend(len(k) + 4); err != nil {

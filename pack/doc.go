@@ -20,12 +20,18 @@
 // reports every Problem at once with its file and line, from YAML syntax
 // and schemas/pack.schema.json to references between files, and no
 // problems means Load succeeds; Init writes a small runnable helpdesk pack
-// to start from (synth domain init).
+// to start from (synth domain init). Text that goes into rows must be
+// UTF-8: a policy that is not is a problem of Load, a string of a handler
+// or the generator that is not fails its call. Probe, which synth domain
+// validate runs after Load, calls every handler once on the pack's own
+// data under the sandbox's bounds, so a handler that loops, returns too
+// much or crashes whatever it is asked is found before a run meets it.
 //
 // Starlark code is someone else's, so the sandbox is strict: no files,
 // network or clock (NOW is the manifest's clock), a step limit per handler
 // call and per generator, and caps on the sizes that cross the boundary
-// (Limits). Starlark has no memory limit, so the commands that run a
+// (Limits), and on the messages it makes (fail(), an error quoting a
+// value: 8 KiB). Starlark has no memory limit, so the commands that run a
 // user's pack also run under a heap bound in a child process (cmd/synth).
 // random(seed) draws from synth's own PCG stream and range reduction, so
 // a seed gives the same database with every Go release; a pack is a

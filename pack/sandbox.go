@@ -12,6 +12,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/tools"
 )
 
@@ -46,6 +47,14 @@ func DefaultLimits() Limits {
 // allowed (the step limit bounds loops); recursion is not.
 var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true}
 
+// boundError is a handler call the sandbox stopped or refused whatever
+// its arguments: past the step limit, a result too large or not JSON, a
+// crash. domain validate reports these (Probe); an error the arguments
+// explain is the handler's answer.
+type boundError struct{ error }
+
+func (e boundError) Unwrap() error { return e.error }
+
 // failError is what fail() raises: a business error whose message the
 // agent sees as it is.
 type failError struct{ msg string }
@@ -69,7 +78,19 @@ func failBuiltin(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 	if msg == "" {
 		msg = "failed"
 	}
-	return nil, &failError{msg: msg}
+	// The agent sees the message as a tool's answer, and a row must be
+	// UTF-8: a message of megabytes or of stray bytes is cut and mended.
+	return nil, &failError{msg: boundText(msg)}
+}
+
+// maxMessageBytes bounds a message a pack's code makes (fail(), an
+// evaluation error quoting a value): a business error is a sentence.
+const maxMessageBytes = 8 << 10
+
+// boundText is a message of a pack's code as synth passes it on: at most
+// maxMessageBytes, valid UTF-8.
+func boundText(s string) string {
+	return strings.ToValidUTF8(limitio.Clip(s, maxMessageBytes), "\uFFFD")
 }
 
 func noStop() bool { return false }
@@ -114,14 +135,17 @@ func callError(ctx context.Context, th *starlark.Thread, what string, steps uint
 		return fmt.Errorf("%s was cancelled: %w", what, context.Cause(ctx))
 	}
 	if th.ExecutionSteps() >= steps {
-		return fmt.Errorf("%s ran past its step limit of %d steps", what, steps)
+		return boundError{fmt.Errorf("%s ran past its step limit of %d steps", what, steps)}
 	}
 	var ee *starlark.EvalError
 	if errors.As(err, &ee) {
 		if pos, ok := sourcePos(ee.CallStack); ok {
-			return fmt.Errorf("%s failed at %s: %s", what, pos, ee.Msg)
+			return fmt.Errorf("%s failed at %s: %s", what, pos, boundText(ee.Msg))
 		}
-		return fmt.Errorf("%s failed: %s", what, ee.Msg)
+		return fmt.Errorf("%s failed: %s", what, boundText(ee.Msg))
+	}
+	if msg := err.Error(); boundText(msg) != msg {
+		return fmt.Errorf("%s failed: %s", what, boundText(msg))
 	}
 	return fmt.Errorf("%s failed: %w", what, err)
 }
@@ -161,7 +185,7 @@ func (s *sandbox) handler(name string, fn *starlark.Function) tools.Handler {
 	return func(ctx context.Context, st *tools.State, args map[string]any) (res any, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				res, err = nil, fmt.Errorf("%s crashed: %v", what, p)
+				res, err = nil, boundError{fmt.Errorf("%s crashed: %v", what, p)}
 			}
 		}()
 		if err := ctx.Err(); err != nil {
@@ -182,10 +206,10 @@ func (s *sandbox) handler(name string, fn *starlark.Function) tools.Handler {
 		}
 		out, err := fromStarlark(v, newBudget(s.lim.ResultBytes), 0)
 		if errors.Is(err, errTooBig) {
-			return nil, fmt.Errorf("%s returned more than %d bytes", what, s.lim.ResultBytes)
+			return nil, boundError{fmt.Errorf("%s returned more than %d bytes", what, s.lim.ResultBytes)}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s returned a non-JSON value: %w", what, err)
+			return nil, boundError{fmt.Errorf("%s returned a non-JSON value: %w", what, err)}
 		}
 		return out, nil
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -483,7 +484,32 @@ func (c *checker) readPolicy() {
 	if len(bytes.TrimSpace(data)) == 0 {
 		c.add(c.man.Policy, 1, "", "the policy is empty: it is the agent's system prompt")
 	}
+	if line, col, ok := invalidUTF8(data); ok {
+		// It is every row's system message, and a row is UTF-8: found
+		// here, not when the release is written.
+		c.add(c.man.Policy, line, "", "the policy is not UTF-8 text (a byte that is no UTF-8 character at column %d): save it as UTF-8", col)
+	}
 	c.policy = string(data)
+}
+
+// invalidUTF8 finds the first byte of data that is not UTF-8, by its
+// 1-based line and column.
+func invalidUTF8(data []byte) (line, col int, found bool) {
+	if utf8.Valid(data) {
+		return 0, 0, false
+	}
+	line, start := 1, 0
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return line, utf8.RuneCount(data[start:i]) + 1, true
+		}
+		if r == '\n' {
+			line, start = line+1, i+1
+		}
+		i += size
+	}
+	return line, 1, true
 }
 
 var functionKeys = []string{"name", "description", "parameters", "strict", "x-kind"}

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -212,9 +214,15 @@ const MaxConfigBytes = 1 << 20
 // LoadFile reads a YAML (or JSON) config over the defaults. Unknown keys
 // are errors: a typo must not silently fall back to a default. The file
 // holds one YAML document; a second one is refused rather than ignored.
-// Pipes (--config <(...)) are read too, up to MaxConfigBytes.
+// Pipes (--config <(...)) are read too, up to MaxConfigBytes and
+// limitio.PipeTimeout; devices and sockets are refused.
 func LoadFile(path string, into *Config) error {
-	raw, err := readConfig(path)
+	return LoadFileContext(context.Background(), path, into)
+}
+
+// LoadFileContext is LoadFile that stops waiting on a pipe when ctx ends.
+func LoadFileContext(ctx context.Context, path string, into *Config) error {
+	raw, err := readConfig(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -243,6 +251,13 @@ func LoadFile(path string, into *Config) error {
 	if doc == nil {
 		return nil
 	}
+	// JSON has no NaN or infinity, and its keys are strings: name the
+	// key here, where the value is, rather than let the encoder fail
+	// without saying where.
+	doc, err = jsonable(doc, "")
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
 	if _, ok := doc.(map[string]any); !ok {
 		return fmt.Errorf("config %s: want a mapping of keys (n: 1000, seed: 1, ...), got %T", path, doc)
 	}
@@ -262,8 +277,8 @@ func LoadFile(path string, into *Config) error {
 }
 
 // readConfig reads at most MaxConfigBytes of a config file.
-func readConfig(path string) ([]byte, error) {
-	raw, err := limitio.ReadFile(path, MaxConfigBytes)
+func readConfig(ctx context.Context, path string) ([]byte, error) {
+	raw, err := limitio.ReadFileContext(ctx, path, MaxConfigBytes)
 	var tl *limitio.TooLarge
 	switch {
 	case errors.As(err, &tl):
@@ -286,16 +301,19 @@ const (
 	// MaxWorkers bounds --workers: each worker keeps a window of finished
 	// dialogues in memory.
 	MaxWorkers = 1024
-	// MaxDialogues bounds --dialogues (LLM dialogues in flight), and
-	// MaxConcurrency llm.max_concurrency (requests in flight).
-	MaxDialogues   = 4096
-	MaxConcurrency = 4096
+	// MaxDialogues bounds --dialogues (LLM dialogues in flight); llm.Check
+	// bounds the client's own keys (llm.MaxConcurrency and the others).
+	MaxDialogues = 4096
 	// MaxWrites and MaxReads bound --writes and --reads: write decisions
 	// per task, and reads needed before each write.
 	MaxWrites = 16
 	MaxReads  = 64
 	// MaxTurnsLimit bounds max_turns (user turns per dialogue).
 	MaxTurnsLimit = 10_000
+	// MaxTrials bounds --trials (LLM dialogues per blueprint) and
+	// MaxJudges --judges and --rewrites (requests per instruction).
+	MaxTrials = 100
+	MaxJudges = 16
 )
 
 // Check reports every problem of the config at once, each naming its flag
@@ -481,6 +499,48 @@ func nonFinite(v reflect.Value, path string) string {
 	return ""
 }
 
+// jsonable returns a YAML document as JSON can hold it, or names the
+// first value it cannot: a NaN or infinite number, a key that is not a
+// string (1: x). A mapping yaml.v3 decoded with keys of any type whose
+// keys are all strings (a tagged key) is made an ordinary one.
+func jsonable(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case float64:
+		if !finite(x) {
+			return nil, fmt.Errorf("%s: not a finite number (.nan or .inf); give a number", path)
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			var err error
+			if out[i], err = jsonable(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			name, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: the key %v is not a name (keys are words, such as base_url)", cmp.Or(path, "the top level"), k)
+			}
+			m[name] = e
+		}
+		return jsonable(m, path)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			var err error
+			if out[k], err = jsonable(x[k], joinKey(path, k)); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
 // keyName names a config key as the user most likely wrote it: a
 // top-level key by its flag (read_weights[1] is --read-weights), a nested
 // one by its dotted path.
@@ -526,26 +586,25 @@ func (c *Config) checkLLM() []error {
 	default:
 		errs = append(errs, fmt.Errorf("--instructions %q: want template or llm", c.Instructions))
 	}
-	if c.Trials < 1 {
-		errs = append(errs, fmt.Errorf("--trials %d: need at least 1 dialogue per blueprint", c.Trials))
-	}
-	if c.Judges < 0 {
-		errs = append(errs, fmt.Errorf("--judges %d: need 0 (no review) or more", c.Judges))
-	}
-	if c.Rewrites < 0 {
-		errs = append(errs, fmt.Errorf("--rewrites %d: need 0 or more", c.Rewrites))
-	}
-	if c.MaxToolErrors < 1 {
-		errs = append(errs, fmt.Errorf("max_tool_errors %d: need at least 1", c.MaxToolErrors))
+	for _, k := range []struct {
+		key       string
+		v, lo, hi int
+		what      string
+	}{
+		{"--trials", c.Trials, 1, MaxTrials, "dialogues per blueprint"},
+		{"--judges", c.Judges, 0, MaxJudges, "judges per instruction (0: no review)"},
+		{"--rewrites", c.Rewrites, 0, MaxJudges, "rewrites of a rejected instruction"},
+		{"max_tool_errors", c.MaxToolErrors, 1, MaxTurnsLimit, "failed tool calls before a dialogue ends"},
+	} {
+		if k.v < k.lo || k.v > k.hi {
+			errs = append(errs, fmt.Errorf("%s %d: want %d to %d %s", k.key, k.v, k.lo, k.hi, k.what))
+		}
 	}
 	switch {
 	case c.Dialogues < 0:
 		errs = append(errs, fmt.Errorf("--dialogues %d: need at least 1 (0 means twice --max-concurrency)", c.Dialogues))
 	case c.Dialogues > MaxDialogues:
 		errs = append(errs, fmt.Errorf("--dialogues %d: at most %d LLM dialogues at once (the output does not depend on it)", c.Dialogues, MaxDialogues))
-	}
-	if c.LLM.MaxConcurrency > MaxConcurrency {
-		errs = append(errs, fmt.Errorf("--max-concurrency %d: at most %d requests in flight", c.LLM.MaxConcurrency, MaxConcurrency))
 	}
 	if c.DPO && c.Engine == EngineHybrid {
 		errs = append(errs, fmt.Errorf("--dpo with --engine hybrid: a pair's sides must share the verified dialogue's history word for word, "+

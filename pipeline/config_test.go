@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -32,6 +34,14 @@ func TestLoadFile(t *testing.T) {
 		{"a second document that is broken", "n: 3\n---\nn: [\n", "document 2 is not valid YAML", nil},
 		{"a stray separator", "n: 3\n---\n", "", func(c Config) bool { return c.N == 3 }},
 		{"larger than the limit", "n: 3\n" + strings.Repeat("#", MaxConfigBytes) + "\n", "larger than 1 MiB", nil},
+		// JSON has no NaN: the key is named here, not by the encoder.
+		{"NaN", "validation: .nan\n", "validation: not a finite number", nil},
+		{"infinity in a list", "write_weights: [1, -.inf]\n", "write_weights[1]: not a finite number", nil},
+		{"infinity nested", "llm:\n  max_cost: .inf\n", "llm.max_cost: not a finite number", nil},
+		// JSON keys are strings: another key is named, not the encoder's type.
+		{"a number as a key", "llm:\n  1: 2\n", "llm: the key 1 is not a name", nil},
+		{"a number as a top-level key", "1: 2\n", "the top level: the key 1 is not a name", nil},
+		{"a tagged key", "llm: {!x max_retries: 3}\n", "", func(c Config) bool { return c.LLM.MaxRetries == 3 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +99,8 @@ func TestUnknownKeys(t *testing.T) {
 }
 
 func FuzzLoadFile(f *testing.F) {
-	for _, s := range []string{"n: 3\n", "writes: 1-2\nreads: 2-3\n", "behaviors: [a]\n", "{", "- 1\n", "n: !!binary xx\n", "&a [*a]\n"} {
+	for _, s := range []string{"n: 3\n", "writes: 1-2\nreads: 2-3\n", "behaviors: [a]\n", "{", "- 1\n", "n: !!binary xx\n", "&a [*a]\n",
+		"validation: .nan\n", "write_weights: [1e308, 1e308, 1e308, 1e308, 1e308, 1e308]\n", "llm: {max_cost: .inf}\n", "dpo_mix: {wrong_tool: -.inf}\n"} {
 		f.Add([]byte(s))
 	}
 	dir := f.TempDir()
@@ -100,21 +111,35 @@ func FuzzLoadFile(f *testing.F) {
 		}
 		cfg := Defaults()
 		if err := LoadFile(path, &cfg); err != nil {
+			if strings.Contains(err.Error(), "json: unsupported") {
+				t.Fatalf("an error that names no key: %v", err)
+			}
 			return
 		}
-		_, _ = cfg.Spec() // must not panic on anything a file can hold
+		// Must not panic on anything a file can hold; a config it passes
+		// is one a manifest can record.
+		if _, err := cfg.Spec(); err != nil {
+			return
+		}
+		if key := nonFinite(reflect.ValueOf(cfg), ""); key != "" {
+			t.Fatalf("Spec passed a config whose %s is not finite", key)
+		}
+		if _, err := json.Marshal(cfg.outputConfig()); err != nil {
+			t.Fatalf("Spec passed a config the manifest cannot record: %v", err)
+		}
 	})
 }
 
 // TestLoadFileUnbounded: a config that never ends (/dev/zero, a pipe fed
-// forever) is refused after MaxConfigBytes, not read into memory.
+// forever) is refused, not read into memory: a device before it is read,
+// a pipe after MaxConfigBytes.
 func TestLoadFileUnbounded(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero here")
 	}
 	cfg := Defaults()
 	err := LoadFile("/dev/zero", &cfg)
-	if err == nil || !strings.Contains(err.Error(), "/dev/zero is larger than") {
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero is not a regular file or a pipe (a device)") {
 		t.Fatalf("LoadFile(/dev/zero): %v", err)
 	}
 	dir := t.TempDir()
@@ -158,7 +183,20 @@ func TestCheck(t *testing.T) {
 		}, "--dialogues 1000000000: at most 4096"},
 		{"max concurrency", func(c *Config) {
 			c.Engine, c.LLM.BaseURL, c.LLM.Model, c.LLM.MaxConcurrency = EngineLLM, "http://127.0.0.1:1/v1", "m", 1<<30
-		}, "--max-concurrency 1073741824: at most 4096"},
+		}, "llm.max_concurrency: 1073741824: at most 4096"},
+		{"write weights summing past the largest number", func(c *Config) {
+			c.WriteWeights = []float64{1e308, 1e308, 1e308, 1e308, 1e308, 1e308}
+		}, "--write-weights 1e+308,1e+308,1e+308,1e+308,1e+308,1e+308: weights for range 0-5 sum past the largest number"},
+		{"dpo mix summing past the largest number", func(c *Config) {
+			c.DPOMix = map[string]float64{"wrong_target": math.MaxFloat64, "wrong_tool": math.MaxFloat64}
+		}, "dpo_mix: weights for range"},
+		{"max retries negative", func(c *Config) { setLLM(c); c.LLM.MaxRetries = -2 }, "llm.max_retries: -2: want -1 (no retries), 0 (the default 8) or up to 100"},
+		{"max retries absurd", func(c *Config) { setLLM(c); c.LLM.MaxRetries = 1_000_000_000 }, "llm.max_retries: 1000000000"},
+		{"timeout absurd", func(c *Config) { setLLM(c); c.LLM.Timeout = "100000h" }, "llm.timeout: 100000h: at most 1h0m0s"},
+		{"rpm absurd", func(c *Config) { setLLM(c); c.LLM.RPM = math.MaxInt }, "llm.rpm"},
+		{"response bytes absurd", func(c *Config) { setLLM(c); c.LLM.MaxResponseBytes = math.MaxInt64 }, "llm.max_response_bytes"},
+		{"trials absurd", func(c *Config) { setLLM(c); c.Trials = 1 << 40 }, "--trials 1099511627776: want 1 to 100"},
+		{"judges absurd", func(c *Config) { setLLM(c); c.Judges = 1 << 40 }, "--judges 1099511627776: want 0 to 16"},
 		{"the defaults", func(*Config) {}, ""},
 	}
 	for _, tc := range cases {
@@ -178,6 +216,11 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setLLM makes c a run of the llm engine, so its llm keys are checked.
+func setLLM(c *Config) {
+	c.Engine, c.LLM.BaseURL, c.LLM.Model = EngineLLM, "http://127.0.0.1:1/v1", "m"
 }
 
 // TestBadConfigWritesNothing: a run refused for its config leaves no out

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
 )
@@ -292,7 +293,7 @@ func findDuplicates(chunkDirs []string, sums []*release.ChunkSummary) ([]Duplica
 	var dups []Duplicate
 	drop := map[int]map[string]bool{}
 	for i, dir := range chunkDirs {
-		f, err := os.Open(filepath.Join(dir, sigFileName))
+		f, err := limitio.OpenRegular(filepath.Join(dir, sigFileName))
 		if err != nil {
 			return nil, nil, fmt.Errorf("chunk %d: %w", i, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
@@ -303,7 +304,7 @@ func (p placement) place(out, stage string, link bool) error {
 			return nil
 		}
 	}
-	in, err := os.Open(p.src)
+	in, err := limitio.OpenRegular(p.src)
 	if err != nil {
 		return fmt.Errorf("assemble %s: %w", dst, err)
 	}

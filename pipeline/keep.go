@@ -113,7 +113,7 @@ func (k *Keeper) prepare() error {
 // leftoverOfKeep reports whether the work dir is an interrupted keep's,
 // which holds nothing worth keeping.
 func (k *Keeper) leftoverOfKeep() bool {
-	raw, err := os.ReadFile(filepath.Join(k.work, "run.json"))
+	raw, err := limitio.ReadRegular(filepath.Join(k.work, "run.json"), limitio.SmallFile)
 	if err != nil {
 		return false
 	}
@@ -275,7 +275,7 @@ func (k *Keeper) closeSpool() error {
 // writeChunks reads the spool back and writes the kept dialogues into
 // chunks, as a run writes its blueprints.
 func (k *Keeper) writeChunks(ctx context.Context) ([]string, error) {
-	f, err := os.Open(filepath.Join(k.work, "kept.jsonl.gz"))
+	f, err := limitio.OpenRegular(filepath.Join(k.work, "kept.jsonl.gz"))
 	if err != nil {
 		return nil, err
 	}

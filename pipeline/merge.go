@@ -11,8 +11,23 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/release"
 )
+
+// apartFrom refuses a merge target that is one of the shard outputs,
+// lies in one or holds one, however it is spelled (links, ..): the merge
+// clears its target's work dir, which would be the shard's chunks.
+func apartFrom(outs []string, dir string) error {
+	for _, out := range outs {
+		_, in := realpath.Within(out, dir)
+		_, holds := realpath.Within(dir, out)
+		if in || holds {
+			return fmt.Errorf("-o %s is the shard output %s, or lies in it or holds it: synth merge only reads the shard outputs; give -o a folder of its own", dir, out)
+		}
+	}
+	return nil
+}
 
 // Merge combines the work of shard runs (synth run --shard I/N into
 // several out dirs, e.g. on a shared volume) into one release in dir,
@@ -21,6 +36,9 @@ import (
 func Merge(outs []string, dir string, force bool) (*release.Manifest, error) {
 	if len(outs) == 0 {
 		return nil, errors.New("give the shard output directories to merge")
+	}
+	if err := apartFrom(outs, dir); err != nil {
+		return nil, err
 	}
 	var cfg Config
 	var fp string

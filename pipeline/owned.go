@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/synth-data/synth/internal/limitio"
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/release"
 )
 
@@ -43,7 +45,8 @@ var tempPattern = regexp.MustCompile(`^\.(.+)\.tmp-(?:[0-9]+|link)$`)
 
 // owned is what synth may delete in an out dir.
 type owned struct {
-	out      string
+	out      string            // the out dir as the user named it, for messages
+	root     string            // what out really names: every look and delete goes there
 	manifest bool              // manifest.json is a synth manifest
 	work     bool              // the work dir is synth's (holds a valid run.json)
 	workFP   string            // the fingerprint of the run the work dir is for
@@ -53,7 +56,14 @@ type owned struct {
 
 // readOwned works out what in out synth wrote.
 func readOwned(out string) (*owned, error) {
-	o := &owned{out: out, files: map[string]string{}}
+	// A link named as the out dir is judged by the folder it leads to:
+	// walking the link itself would see nothing and let --force write
+	// over that folder's files.
+	root, err := realpath.Resolve(out)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", out, err)
+	}
+	o := &owned{out: out, root: root, files: map[string]string{}}
 	if m, err := release.ReadManifest(out); err == nil && m.Fingerprint != "" {
 		o.manifest = true
 		for _, f := range m.Files {
@@ -62,8 +72,11 @@ func readOwned(out string) (*owned, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), "not a valid manifest") {
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
-	work := filepath.Join(out, workDirName)
-	if raw, err := os.ReadFile(filepath.Join(work, "run.json")); err == nil {
+	work := filepath.Join(root, workDirName)
+	if info, err := os.Lstat(work); err != nil || !info.IsDir() {
+		return o, nil // a work dir is a folder synth made, never a link
+	}
+	if raw, err := limitio.ReadRegular(filepath.Join(work, "run.json"), limitio.SmallFile); err == nil {
 		var rf runFile
 		if json.Unmarshal(raw, &rf) == nil && rf.Fingerprint != "" {
 			o.work, o.workFP = true, rf.Fingerprint
@@ -85,7 +98,7 @@ func readOwned(out string) (*owned, error) {
 }
 
 func readPublishLog(work string) ([]published, error) {
-	raw, err := os.ReadFile(filepath.Join(work, publishLogName))
+	raw, err := limitio.ReadRegular(filepath.Join(work, publishLogName), limitio.SmallFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -109,25 +122,31 @@ func readPublishLog(work string) ([]published, error) {
 // ForeignError names the first thing in an out dir that synth did not write.
 type ForeignError struct {
 	Flag, Out, Path, Why string
+	// Real is the folder Out leads to when Out is a link.
+	Real string
 }
 
 func (e *ForeignError) Error() string {
+	out := e.Out
+	if e.Real != "" {
+		out = fmt.Sprintf("%s (a link to %s)", e.Out, e.Real)
+	}
 	return fmt.Sprintf("%s %s holds %s, which %s; synth deletes only what it wrote itself, so it will not replace this folder: move that away, or choose another %s",
-		e.Flag, e.Out, filepath.Join(e.Out, filepath.FromSlash(e.Path)), e.Why, e.Flag)
+		e.Flag, out, filepath.Join(e.Out, filepath.FromSlash(e.Path)), e.Why, e.Flag)
 }
 
 // foreign returns the first path in the out dir that synth cannot prove it
 // wrote, or nil when everything there is synth's.
 func (o *owned) foreign(flag string) error {
 	var found *ForeignError
-	err := filepath.WalkDir(o.out, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(o.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == o.out {
+		if p == o.root {
 			return nil
 		}
-		rel, err := filepath.Rel(o.out, p)
+		rel, err := filepath.Rel(o.root, p)
 		if err != nil {
 			return err
 		}
@@ -139,7 +158,7 @@ func (o *owned) foreign(flag string) error {
 			}
 			return nil
 		}
-		found = &ForeignError{Flag: flag, Out: o.out, Path: rel, Why: why}
+		found = &ForeignError{Flag: flag, Out: o.out, Path: rel, Why: why, Real: o.linkedTo()}
 		return fs.SkipAll
 	})
 	if err != nil {
@@ -151,11 +170,19 @@ func (o *owned) foreign(flag string) error {
 	return nil
 }
 
+// linkedTo is the folder the out dir leads to when it is a link.
+func (o *owned) linkedTo() string {
+	if info, err := os.Lstat(o.out); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return o.root
+	}
+	return ""
+}
+
 // why says why rel is not synth's, or "" when it is.
 func (o *owned) why(rel string, d fs.DirEntry) string {
 	switch {
 	case rel == workDirName && d.IsDir():
-		if o.work || onlyLock(filepath.Join(o.out, workDirName)) {
+		if o.work || onlyLock(filepath.Join(o.root, workDirName)) {
 			return ""
 		}
 		return "is not a synth work folder (it has no valid run.json)"
@@ -178,7 +205,7 @@ func (o *owned) why(rel string, d fs.DirEntry) string {
 		if sum == "" {
 			return ""
 		}
-		got, err := fileSHA(filepath.Join(o.out, filepath.FromSlash(rel)))
+		got, err := fileSHA(filepath.Join(o.root, filepath.FromSlash(rel)))
 		if err != nil {
 			return fmt.Sprintf("cannot be read (%v)", err)
 		}
@@ -217,13 +244,13 @@ func (o *owned) clear(flag string) error {
 		return err
 	}
 	var dirs []string
-	err := filepath.WalkDir(o.out, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(o.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(o.out, p)
+		rel, _ := filepath.Rel(o.root, p)
 		switch {
-		case p == o.out:
+		case p == o.root:
 			return nil
 		case filepath.ToSlash(rel) == workDirName:
 			return filepath.SkipDir
@@ -238,7 +265,7 @@ func (o *owned) clear(flag string) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: remove the old release: %w", flag, o.out, err)
 	}
-	if err := clearWork(filepath.Join(o.out, workDirName)); err != nil {
+	if err := clearWork(filepath.Join(o.root, workDirName)); err != nil {
 		return fmt.Errorf("%s %s: %w", flag, o.out, err)
 	}
 	// Deepest first; a folder that is not empty is someone's and stays.
@@ -246,7 +273,7 @@ func (o *owned) clear(flag string) error {
 	for _, d := range dirs {
 		os.Remove(d)
 	}
-	if err := os.Remove(filepath.Join(o.out, "manifest.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(o.root, "manifest.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s %s: %w", flag, o.out, err)
 	}
 	return nil

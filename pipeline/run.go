@@ -21,6 +21,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/internal/pool"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -495,7 +496,7 @@ func prepareOut(cfg Config) (*release.Manifest, error) {
 	case !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("--out %s: %w", out, err)
 	}
-	if raw, err := os.ReadFile(runPath); err == nil {
+	if raw, err := limitio.ReadRegular(runPath, limitio.SmallFile); err == nil {
 		var rf runFile
 		if err := json.Unmarshal(raw, &rf); err != nil {
 			return nil, fmt.Errorf("%s is damaged (%v); remove %s or pass --force", runPath, err, work)
@@ -554,7 +555,7 @@ func differs(what, out string, old map[string]any, version string, cfg Config) e
 }
 
 func fileSHA(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := limitio.OpenRegular(path)
 	if err != nil {
 		return "", err
 	}

@@ -3,10 +3,10 @@ package release
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/internal/limitio"
 )
 
 // ChunkFile is one file a chunk produced.
@@ -46,7 +46,7 @@ type ChunkSummary struct {
 
 // ReadSummary reads a chunk folder's summary.json.
 func ReadSummary(dir string) (*ChunkSummary, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	raw, err := limitio.ReadRegular(filepath.Join(dir, "summary.json"), limitio.SmallFile)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
@@ -113,6 +115,34 @@ func ReadManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s is not a valid manifest: %w", path, err)
 	}
 	return &m, nil
+}
+
+// CheckFiles is the cheap check of a release's files that every command
+// reading it makes before it reads: each file the manifest lists under
+// prefix ("" for all) is a plain file inside the release, of the size
+// listed. A truncated shard, one linked to /dev/zero or swapped for a
+// fifo is found here, by the commands that read only part of a release
+// (inspect, stats), as synth validate finds it by its sha256.
+func (m *Manifest) CheckFiles(dir, prefix string) error {
+	for _, f := range m.Files {
+		if !strings.HasPrefix(f.Path, prefix) {
+			continue
+		}
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return fmt.Errorf("%s: the manifest lists %q, which is not a path inside the release; run synth validate %s", dir, f.Path, dir)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		info, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s is damaged: %w; run synth validate %s", dir, err, dir)
+		case !info.Mode().IsRegular():
+			return fmt.Errorf("%s is damaged: %s is not a regular file (%s); run synth validate %s", dir, f.Path, limitio.Kind(info.Mode()), dir)
+		case info.Size() != f.Bytes:
+			return fmt.Errorf("%s is damaged: %s is %d bytes, the manifest says %d; run synth validate %s", dir, f.Path, info.Size(), f.Bytes, dir)
+		}
+	}
+	return nil
 }
 
 // FileEntryOf is the entry of a file of the release at rel holding data.

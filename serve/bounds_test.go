@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -296,5 +297,17 @@ func TestResetFromRelease(t *testing.T) {
 	var e errorBody
 	if code := call(t, http.DefaultClient, "POST", hs.URL+"/v1/sessions", serve.ResetRequest{Release: "rel", BlueprintID: "retail-x"}, &e); code != 400 || e.Error.Field != "blueprint_id" {
 		t.Errorf("unknown id: %d %+v", code, e)
+	}
+	// A link under a root that leads out of it shares nothing: the
+	// release is judged by where it really is.
+	shared := t.TempDir()
+	if err := os.Symlink(root, filepath.Join(shared, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	opts.Root = shared
+	_, hs = newServer(t, &opts)
+	e = errorBody{}
+	if code := call(t, http.DefaultClient, "POST", hs.URL+"/v1/sessions", serve.ResetRequest{Release: "elsewhere/rel", BlueprintID: files[0]}, &e); code != 400 || !strings.Contains(e.Error.Message, "is outside the served root") {
+		t.Errorf("a release through a link out of the root: %d %+v", code, e)
 	}
 }

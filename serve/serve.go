@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synth-data/synth/internal/httpbound"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
 )
@@ -39,13 +40,25 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxDomains bounds the domains kept loaded.
 	MaxDomains int
-	Logger     *slog.Logger
+	// ReadTimeout bounds the time a request, headers and body, may take
+	// to arrive: a client dripping a body a byte a second is cut off
+	// (0: httpbound.ReadTimeout).
+	ReadTimeout time.Duration
+	Logger      *slog.Logger
 }
 
 // Defaults are synth serve's default bounds.
 func Defaults() Options {
-	return Options{Config: pipeline.Defaults(), User: "embedded", MaxSessions: 256, IdleTimeout: 5 * time.Minute, MaxDomains: 4}
+	return Options{Config: pipeline.Defaults(), User: "embedded", MaxSessions: 256, IdleTimeout: 5 * time.Minute, MaxDomains: 4,
+		ReadTimeout: httpbound.ReadTimeout}
 }
+
+// Bounds of --max-sessions and --max-domains, far beyond any use: each
+// session holds a dialogue and its state, each domain its database.
+const (
+	maxSessions = 1 << 20
+	maxDomains  = 1024
+)
 
 // maxBody bounds a request body: a step is one assistant message.
 const maxBody = 4 << 20
@@ -67,10 +80,14 @@ type Server struct {
 // New makes a server.
 func New(opts Options) (*Server, error) {
 	switch {
-	case opts.MaxSessions < 1:
-		return nil, fmt.Errorf("--max-sessions %d: need at least 1", opts.MaxSessions)
+	case opts.MaxSessions < 1 || opts.MaxSessions > maxSessions:
+		return nil, fmt.Errorf("--max-sessions %d: want 1 to %d", opts.MaxSessions, maxSessions)
 	case opts.IdleTimeout <= 0:
 		return nil, fmt.Errorf("--idle-timeout %v: need a positive duration (e.g. 5m)", opts.IdleTimeout)
+	case opts.ReadTimeout < 0:
+		return nil, fmt.Errorf("read timeout %v: need a positive duration (e.g. 30s)", opts.ReadTimeout)
+	case opts.MaxDomains < 1 || opts.MaxDomains > maxDomains:
+		return nil, fmt.Errorf("--max-domains %d: want 1 to %d", opts.MaxDomains, maxDomains)
 	case opts.User != "embedded" && opts.User != "llm":
 		return nil, fmt.Errorf("--user %q: want embedded or llm", opts.User)
 	case opts.User == "llm" && opts.Chatter == nil:
@@ -114,10 +131,11 @@ func (s *Server) Sessions() int {
 }
 
 // Serve serves on ln until ctx ends, then lets the requests in flight
-// finish (up to a grace period) and drops every session.
+// finish (up to a grace period) and drops every session. Connections
+// carry internal/httpbound's bounds: a request must arrive within
+// Options.ReadTimeout, idle connections end, headers are bounded.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	hs := httpbound.Server(s.mux, s.opts.ReadTimeout, slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
 	reapCtx, stopReap := context.WithCancel(ctx)
 	defer stopReap()
 	go s.reapLoop(reapCtx)

@@ -19,6 +19,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/internal/limitio"
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
@@ -119,8 +120,9 @@ func (s *Server) local(field, p string) (string, error) {
 	if filepath.IsAbs(p) {
 		abs = filepath.Clean(p)
 	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	// Judged by what the path really names: a link under the root that
+	// leads out of it (to $HOME, to /) does not share what it leads to.
+	if _, in := realpath.Within(root, abs); !in {
 		return "", &reqError{field, fmt.Sprintf("%q is outside the served root %s; name a folder under it", p, root)}
 	}
 	return abs, nil
@@ -197,7 +199,7 @@ func readBlueprints(path string, rows int64, into map[string]*record.Blueprint) 
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := os.Open(path)
+	f, err := limitio.OpenRegular(path)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/internal/suggest"
 	"github.com/synth-data/synth/internal/termtext"
 )
@@ -363,9 +364,13 @@ func exitCode(name string, err error, stderr io.Writer) int {
 	for _, p := range []string{name + ": ", last(name) + ": "} {
 		msg = strings.TrimPrefix(msg, p)
 	}
-	fmt.Fprintf(stderr, "synth %s: %s\n", name, termtext.Clean(msg))
+	fmt.Fprintf(stderr, "synth %s: %s\n", name, termtext.Clean(limitio.Clip(msg, maxErrorBytes)))
 	return 1
 }
+
+// maxErrorBytes bounds the error text synth prints: a message that
+// quotes megabytes of someone's text says no more than its start does.
+const maxErrorBytes = 64 << 10
 
 // cliReference is docs/cli.md: synth's help, then every verb's, as
 // synth prints them (synth help --markdown).

@@ -166,6 +166,13 @@ func domainValidate(ctx context.Context, e env, args []string) error {
 	// Loading runs every check of pack.Validate and fails with all the
 	// problems, so one pass both checks the pack and counts what it holds.
 	p, err := pack.LoadDir(ctx, dir, pipeline.Defaults().Seed, domains.PackOptions())
+	if err == nil {
+		// Every handler once, as a run would call it, under the same
+		// bounds: a handler that cannot be called is found here.
+		if problems := pack.Probe(ctx, p); len(problems) > 0 {
+			err = problems
+		}
+	}
 	if problems, ok := errors.AsType[pack.Problems](err); ok {
 		for _, p := range problems {
 			p.File = filepath.Join(dir, p.File)

@@ -56,7 +56,7 @@ func cmdEmulate(ctx context.Context, e env, args []string) error {
 	}
 	if o.config != "" {
 		cfg := pipeline.Defaults()
-		if err := pipeline.LoadFile(o.config, &cfg); err != nil {
+		if err := pipeline.LoadFileContext(ctx, o.config, &cfg); err != nil {
 			return fmt.Errorf("--config: %w", err)
 		}
 		opts.Tasks = pipeline.Tasks(cfg)

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,20 +66,44 @@ func TestImportOpenAPI(t *testing.T) {
 	}
 }
 
-// /dev/zero, or any endless input, stops at the size limit with a
-// message naming it and the flag that raises it.
+// A device (/dev/zero) is refused before it is read; an endless pipe
+// stops at the size limit with a message naming it and the flag that
+// raises it.
 func TestImportEndlessInput(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero here")
 	}
-	out := filepath.Join(t.TempDir(), "p")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"domain", "import-openapi", "/dev/zero", "-o", out, "--max-spec-bytes", "1MiB"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "/dev/zero: spec too large: more than 1MiB read") || !strings.Contains(stderr.String(), "--max-spec-bytes") {
-		t.Errorf("exit %d: %s", code, stderr.String())
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("%s was written", out)
+	defer r.Close()
+	go func() {
+		zeros := make([]byte, 64<<10)
+		for {
+			if _, err := w.Write(zeros); err != nil {
+				w.Close()
+				return
+			}
+		}
+	}()
+	endless := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	if _, err := os.Stat(endless); err != nil {
+		t.Skipf("no /proc/self/fd here: %v", err)
+	}
+	for spec, want := range map[string]string{
+		"/dev/zero": "/dev/zero is not a regular file or a pipe (a device)",
+		endless:     endless + ": spec too large: more than 1MiB read",
+	} {
+		out := filepath.Join(t.TempDir(), "p")
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"domain", "import-openapi", spec, "-o", out, "--max-spec-bytes", "1MiB"}, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s: exit %d: %s", spec, code, stderr.String())
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s was written", out)
+		}
 	}
 }
 

@@ -59,6 +59,10 @@ func cmdInspect(_ context.Context, e env, args []string) error {
 	if o.dpo {
 		config = "dpo/"
 	}
+	// The first row shown must not hide a damaged shard behind it.
+	if err := m.CheckFiles(dir, config); err != nil {
+		return err
+	}
 	var paths []string
 	for _, f := range m.Files {
 		if strings.HasPrefix(f.Path, config) && (o.split == "" || f.Split == o.split) {

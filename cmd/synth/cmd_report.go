@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/export"
+	"github.com/synth-data/synth/internal/realpath"
 )
 
 type reportOpts struct {
@@ -81,34 +82,13 @@ var releaseNames = []string{"manifest.json", "README.md", "sft", "dpo", "bluepri
 // Links on the way are resolved, so another spelling of the path is
 // caught too.
 func outsideRelease(dir, out string) error {
-	rel, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if r, err := filepath.EvalSymlinks(rel); err == nil {
-		rel = r
-	}
-	target, err := filepath.Abs(out)
-	if err != nil {
-		return err
-	}
-	// Resolve the deepest folder of the path that exists: the report's
-	// own name may not exist yet.
-	parent, rest := filepath.Dir(target), filepath.Base(target)
-	for {
-		if r, err := filepath.EvalSymlinks(parent); err == nil {
-			target = filepath.Join(r, rest)
-			break
-		}
-		up := filepath.Dir(parent)
-		if up == parent {
-			break
-		}
-		parent, rest = up, filepath.Join(filepath.Base(parent), rest)
-	}
-	inside, err := filepath.Rel(rel, target)
-	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
+	inside, ok := realpath.Within(dir, out)
+	if !ok {
 		return nil
+	}
+	rel, err := realpath.Resolve(dir)
+	if err != nil {
+		return err
 	}
 	first, _, _ := strings.Cut(filepath.ToSlash(inside), "/")
 	for _, name := range releaseNames {

@@ -46,7 +46,7 @@ func runVerb(o *runOpts, flags []runFlag) *verb {
 
 // parseRun builds a run's config: the defaults, then the --config file,
 // then the flags given on the command line.
-func parseRun(args []string, stdout io.Writer) (*runArgs, error) {
+func parseRun(ctx context.Context, args []string, stdout io.Writer) (*runArgs, error) {
 	var o runOpts
 	flags := runFlags(pipeline.Defaults())
 	v := runVerb(&o, flags)
@@ -55,7 +55,7 @@ func parseRun(args []string, stdout io.Writer) (*runArgs, error) {
 	}
 	r := &runArgs{cfg: pipeline.Defaults(), quiet: o.quiet, logFormat: o.logFormat}
 	if o.config != "" {
-		if err := pipeline.LoadFile(o.config, &r.cfg); err != nil {
+		if err := pipeline.LoadFileContext(ctx, o.config, &r.cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -65,7 +65,7 @@ func parseRun(args []string, stdout io.Writer) (*runArgs, error) {
 
 func cmdRun(ctx context.Context, e env, args []string) error {
 	stdout, stderr := e.stdout, e.stderr
-	ra, err := parseRun(args, stdout)
+	ra, err := parseRun(ctx, args, stdout)
 	if err != nil {
 		return err
 	}

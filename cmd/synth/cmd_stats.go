@@ -46,6 +46,11 @@ func cmdStats(ctx context.Context, e env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s is not a synth release (no readable manifest.json): %w", dir, err)
 	}
+	// The figures are the manifest's: they hold only while the files it
+	// lists are there as written.
+	if err := m.CheckFiles(dir, ""); err != nil {
+		return err
+	}
 	if o.language {
 		if o.sample < 0 || o.top < 0 {
 			return v.fail("--sample and --top take 0 or more")

@@ -47,7 +47,7 @@ type verifyOpts struct {
 func verifyVerb(o *verifyOpts) *verb {
 	v := newVerb("verify", "--domain NAME|PACK FILE...", "the files of dialogues to verify", 1, -1, "verify dialogues made elsewhere against a domain",
 		"FILE: JSONL (one {\"id\", \"messages\", \"ground_truth\"|\"task_id\"} a line), a τ²-bench results file, or a τ-bench trajectories file. "+
-			"Prints one JSON line per dialogue with every check, then a summary (on stderr too); exits 0 whenever it ran, whatever the verdicts. "+
+			"Prints one JSON line per dialogue with every check, then a summary (on stderr too); exits 0 when every dialogue passed, 1 when any input failed, 2 when no dialogue could be read. "+
 			"--keep OUT writes the dialogues that pass as a synth release, which synth validate re-verifies (docs/verify.md).")
 	v.fs.StringVar(&o.domain, "domain", "", "the domain the dialogues ran on: a built-in `NAME` or a pack folder (synth domain import-tau2 makes τ²'s) (required)")
 	v.fs.StringVar(&o.tasks, "tasks", "", "τ²-bench's tasks.json `FILE`: the ground truth of lines that name a task_id")
@@ -61,8 +61,11 @@ func verifyVerb(o *verifyOpts) *verb {
 }
 
 // cmdVerify verifies dialogues made elsewhere against a domain: one JSON
-// line per dialogue, then the summary. It exits 0 whenever it ran,
-// whatever the verdicts.
+// line per dialogue, then the summary. Like a test runner, it exits 0
+// when every dialogue passed, 1 when any input failed (a dialogue that
+// fails a check, a line that is not one, a file that cannot be read) and
+// 2 when no dialogue could be read at all; --keep writes the passing ones
+// whatever the status.
 func cmdVerify(ctx context.Context, e env, args []string) error {
 	var o verifyOpts
 	v := verifyVerb(&o)
@@ -147,6 +150,19 @@ func cmdVerify(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	printVerifySummary(stderr, sum, keeper, m, o.keep)
+	return verifyStatus(stderr, sum)
+}
+
+// verifyStatus is the exit status of a verify that ran: an error that
+// only sets it, after the summary said why.
+func verifyStatus(stderr io.Writer, sum *intake.Summary) error {
+	switch {
+	case sum.Dialogues == 0:
+		fmt.Fprintln(stderr, "synth verify: no dialogue could be read (see the unreadable files and malformed lines above)")
+		return exitStatus(2)
+	case sum.Failed > 0 || sum.Malformed > 0 || len(sum.Unreadable) > 0:
+		return exitStatus(1)
+	}
 	return nil
 }
 

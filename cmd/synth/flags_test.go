@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -85,7 +86,7 @@ func TestFlagsSetTheirKey(t *testing.T) {
 			if sample == "" {
 				args = args[:1]
 			}
-			ra, err := parseRun(args, io.Discard)
+			ra, err := parseRun(context.Background(), args, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +205,7 @@ func TestFlagsOverrideFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ra, err := parseRun(append([]string{"--config", path}, tc.args...), io.Discard)
+			ra, err := parseRun(context.Background(), append([]string{"--config", path}, tc.args...), io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +252,7 @@ func FuzzRunFlags(f *testing.F) {
 		if i < 0 || i >= len(names) {
 			return
 		}
-		ra, err := parseRun([]string{"--" + names[i] + "=" + v}, io.Discard)
+		ra, err := parseRun(context.Background(), []string{"--" + names[i] + "=" + v}, io.Discard)
 		if err != nil {
 			return
 		}

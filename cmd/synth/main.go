@@ -33,6 +33,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels the work, which stops cleanly; a second
+	// one ends the process at once, whatever it waits on.
+	context.AfterFunc(ctx, stop)
 	os.Exit(runWith(ctx, os.Args[1:], os.Stdout, os.Stderr, newBounder(os.Stderr)))
 }
 

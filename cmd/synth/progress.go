@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/pipeline"
 )
 
@@ -174,7 +175,7 @@ func (r *jsonReporter) Update(s pipeline.Snapshot) {
 func (r *jsonReporter) Finish(res *pipeline.Result, err error) {
 	ev := map[string]any{"event": "summary", "elapsed_seconds": time.Since(r.start).Seconds()}
 	if err != nil {
-		ev["error"] = err.Error()
+		ev["error"] = limitio.Clip(err.Error(), maxErrorBytes)
 	}
 	if res != nil && res.LLM != nil {
 		ev["llm_billed"] = res.LLM

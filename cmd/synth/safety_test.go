@@ -52,20 +52,27 @@ func TestForceKeepsForeignFiles(t *testing.T) {
 		files map[string]string
 		dirs  []string
 		want  string // the foreign path named
+		link  bool   // --out is a link to the folder
 	}{
 		{"user files and folders", map[string]string{
 			"README.md":                    "my notes",
 			"sft/my-training-data.parquet": "PAR1 mine",
 			"rejected/why.txt":             "because",
-		}, []string{"Documents", ".config"}, ".config"},
+		}, []string{"Documents", ".config"}, ".config", false},
 		{"hidden temporaries", map[string]string{
 			"sft/.notes.tmp-1":       "x",
 			"rejected/.a.tmp-link":   "y",
 			"deep/down/.cache.tmp-2": "z",
-		}, nil, "deep"},
-		{"an empty folder", nil, []string{"Documents"}, "Documents"},
-		{"a fake work dir", map[string]string{".synth-work/notes.txt": "mine"}, nil, ".synth-work"},
-		{"a fake manifest", map[string]string{"manifest.json": `{"mine": true}`}, nil, "manifest.json"},
+		}, nil, "deep", false},
+		{"an empty folder", nil, []string{"Documents"}, "Documents", false},
+		{"a fake work dir", map[string]string{".synth-work/notes.txt": "mine"}, nil, ".synth-work", false},
+		{"a fake manifest", map[string]string{"manifest.json": `{"mine": true}`}, nil, "manifest.json", false},
+		// The link is judged by the folder it leads to, every file of
+		// whose names synth also writes.
+		{"a link to a folder of user files", map[string]string{
+			"README.md": "MY OWN README", "manifest.json": "{}", "sft/train-00000-of-00001.parquet": "PAR1 mine",
+		}, nil, "README.md", true},
+		{"a link to a folder of other files", map[string]string{"notes.txt": "x"}, nil, "notes.txt", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,11 +86,18 @@ func TestForceKeepsForeignFiles(t *testing.T) {
 				}
 			}
 			before := snapshot(t, out)
-			code, _, stderr := synth(t, "run", "-n", "20", "--quiet", "--force", "--out", out)
+			arg := out
+			if c.link {
+				arg = filepath.Join(filepath.Dir(out), "L")
+				if err := os.Symlink(out, arg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, _, stderr := synth(t, "run", "-n", "20", "--quiet", "--force", "--out", arg)
 			if code == 0 {
 				t.Fatalf("exit 0: --force replaced a folder holding files synth never wrote")
 			}
-			if want := filepath.Join(out, filepath.FromSlash(c.want)); !strings.Contains(stderr, want) {
+			if want := filepath.Join(arg, filepath.FromSlash(c.want)); !strings.Contains(stderr, want) {
 				t.Errorf("the error does not name %s:\n%s", want, stderr)
 			}
 			if after := snapshot(t, out); !maps.Equal(after, before) {

@@ -149,7 +149,7 @@ func mustMarshal(t *testing.T, v any) string {
 // TestVerifyOwnDialogues: synth's own rows, given to synth verify as
 // outside JSONL, pass every check; tampered copies fail the check the
 // tampering breaks, with its reason; malformed lines are reported by
-// number and the run goes on and exits 0.
+// number and the run goes on, exiting 1 because some failed.
 func TestVerifyOwnDialogues(t *testing.T) {
 	ds, _ := ownDialogues(t, 16)
 	var lines []string
@@ -182,8 +182,8 @@ func TestVerifyOwnDialogues(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "outside.jsonl")
 	writeJSONL(t, in, lines)
 	code, stdout, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", in)
-	if code != 0 {
-		t.Fatalf("verify exit %d: %s", code, stderr)
+	if code != 1 {
+		t.Fatalf("verify exit %d, want 1 (some inputs fail): %s", code, stderr)
 	}
 	out := parseVerify(t, stdout)
 	for _, d := range ds {
@@ -310,10 +310,10 @@ func TestVerifyTau2Gold(t *testing.T) {
 			in := filepath.Join(t.TempDir(), "gold.jsonl")
 			writeJSONL(t, in, lines)
 			code, stdout, stderr := synth(t, "verify", "--domain", pk, "--tasks", tasksFile, in)
-			if code != 0 {
-				t.Fatalf("verify: %d %s", code, stderr)
-			}
 			out := parseVerify(t, stdout)
+			if want := min(out.summary.Failed, 1); code != want {
+				t.Fatalf("verify: exit %d, want %d: %s", code, want, stderr)
+			}
 			for _, id := range out.order {
 				l := out.lines[id]
 				if c := l.Checks["tool_results"]; !c.Pass {
@@ -348,8 +348,8 @@ func TestVerifyKeep(t *testing.T) {
 	writeJSONL(t, in, lines)
 	keep := filepath.Join(dir, "kept")
 	code, stdout, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, in)
-	if code != 0 {
-		t.Fatalf("verify --keep: exit %d: %s", code, stderr)
+	if code != 1 {
+		t.Fatalf("verify --keep over inputs some of which fail: exit %d, want 1: %s", code, stderr)
 	}
 	out := parseVerify(t, stdout)
 	if out.kept.Dialogues != len(ds) {
@@ -430,7 +430,7 @@ func TestVerifyKeep(t *testing.T) {
 	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, in); code == 0 || !strings.Contains(stderr, "--force") {
 		t.Errorf("a second keep into a release: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, "--force", in); code != 0 {
+	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", keep, "--force", in); code != 1 {
 		t.Errorf("--force: exit %d, %s", code, stderr)
 	}
 	mine := filepath.Join(dir, "mine")
@@ -447,7 +447,7 @@ func TestVerifyKeep(t *testing.T) {
 	none := filepath.Join(dir, "none")
 	onlyBad := filepath.Join(dir, "bad.jsonl")
 	writeJSONL(t, onlyBad, []string{mustMarshal(t, broken)})
-	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", none, onlyBad); code != 0 || !strings.Contains(stderr, "nothing written") {
+	if code, _, stderr := synth(t, "verify", "--domain", "retail", "--seed", "4", "--keep", none, onlyBad); code != 1 || !strings.Contains(stderr, "nothing written") {
 		t.Errorf("a keep with nothing to keep: exit %d, %s", code, stderr)
 	}
 	if _, err := os.Stat(none); !os.IsNotExist(err) {
@@ -482,7 +482,7 @@ func TestVerifyKeep(t *testing.T) {
 	os.WriteFile(filepath.Join(pk, "domain.yaml"), y, 0o644)
 	held := filepath.Join(dir, "held")
 	code, stdout, stderr = synth(t, "verify", "--domain", pk, "--seed", "4", "--keep", held, in)
-	if code != 0 {
+	if code != 1 {
 		t.Fatalf("verify --keep on the pack with a holdout: exit %d: %s", code, stderr)
 	}
 	out = parseVerify(t, stdout)
@@ -516,5 +516,45 @@ func copyTree(t *testing.T, src, dst string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVerifyExitStatus: verify exits as a test runner does: 0 when every
+// dialogue passed, 1 when any input failed, 2 when nothing was read.
+func TestVerifyExitStatus(t *testing.T) {
+	ds, _ := ownDialogues(t, 4)
+	var good []string
+	for _, d := range ds {
+		good = append(good, mustMarshal(t, d))
+	}
+	dir := t.TempDir()
+	pass := filepath.Join(dir, "pass.jsonl")
+	writeJSONL(t, pass, good)
+	bad := filepath.Join(dir, "bad.jsonl")
+	writeJSONL(t, bad, []string{"not JSON"})
+	locked := filepath.Join(dir, "locked.jsonl")
+	writeJSONL(t, locked, good)
+	os.Chmod(locked, 0)
+	if f, err := os.Open(locked); err == nil {
+		f.Close()
+		locked = filepath.Join(dir, "none.jsonl") // root reads anything: a missing file is unreadable too
+	}
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  int
+	}{
+		{"all pass", []string{pass}, 0},
+		{"one file unreadable", []string{pass, locked}, 1},
+		{"a malformed line", []string{pass, bad}, 1},
+		{"nothing readable", []string{locked}, 2},
+		{"nothing but malformed lines", []string{bad}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := synth(t, append([]string{"verify", "--domain", "retail", "--seed", "4"}, c.files...)...)
+			if code != c.want {
+				t.Errorf("exit %d, want %d: %s", code, c.want, stderr)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/pack"
 )
 
@@ -475,7 +476,12 @@ func place(out string, files map[string][]byte, check func(dir string) error) er
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%s: %w", out, err)
 	}
-	parent := filepath.Dir(filepath.Clean(out))
+	// A link named as the folder leads to where the pack goes.
+	real, err := realpath.Resolve(out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	parent := filepath.Dir(real)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
@@ -491,7 +497,7 @@ func place(out string, files map[string][]byte, check func(dir string) error) er
 		os.RemoveAll(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := os.Rename(tmp, real); err != nil {
 		os.RemoveAll(tmp)
 		return fmt.Errorf("place the pack at %s: %w", out, err)
 	}

@@ -2,6 +2,7 @@ package limitio
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
 )
 
 // Limits of the release files read by validate, stats, inspect, report,
@@ -51,39 +55,121 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %s", f, units[u])
 }
 
+// PipeTimeout bounds the reading of a pipe a user named (--config
+// <(...)): a writer that never ends its output must not hold synth for
+// good.
+const PipeTimeout = time.Minute
+
 // ReadFile reads path whole if it holds at most limit bytes, and fails
-// with a *TooLarge error otherwise. Pipes and devices are read too (up to
-// the limit), so it suits files a user names.
+// with a *TooLarge error otherwise. It suits a file a user names (a
+// config, a spec): a link is followed, and a pipe is read too, for at
+// most PipeTimeout; a device, a socket or a folder is refused.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	return ReadFileContext(context.Background(), path, limit)
+}
+
+// ReadFileContext is ReadFile that also stops when ctx ends, so that an
+// interrupt ends the wait on a pipe.
+func ReadFileContext(ctx context.Context, path string, limit int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	switch m := info.Mode(); {
+	case m.IsDir():
+		return nil, fmt.Errorf("%s is a folder, not a file", path)
+	case m&fs.ModeNamedPipe != 0:
+		return readPipe(ctx, path, limit)
+	case !m.IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file or a pipe (%s)", path, Kind(m))
+	}
+	f, err := OpenNamed(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, fmt.Errorf("%s is a folder, not a file", path)
-	}
 	return readAll(f, path, limit)
+}
+
+// readPipe reads a named pipe without ever blocking for good: opened
+// without waiting for a writer (one that has none reads as empty and is
+// refused), then read up to PipeTimeout or until ctx ends.
+func readPipe(ctx context.Context, path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := f.SetReadDeadline(time.Now().Add(PipeTimeout)); err != nil {
+		return nil, fmt.Errorf("%s: a pipe synth cannot read with a time limit: %w; save it to a file and give that", path, err)
+	}
+	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+	defer stop()
+	raw, err := readAll(f, path, limit)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", path, ctx.Err())
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, fmt.Errorf("%s is a pipe whose writer did not finish within %s; save its output to a file and give that", path, PipeTimeout)
+	case err == nil && len(raw) == 0:
+		return nil, fmt.Errorf("%s is a pipe with nothing to read: no process writes to it", path)
+	}
+	return raw, err
 }
 
 // ReadRegular is ReadFile for a file that must be a plain file: a link, a
 // device or a pipe in a release is refused, so that a release cannot make
-// synth read /proc/self/environ or /dev/zero.
+// synth read /proc/self/environ or /dev/zero, or wait on a fifo.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	info, err := os.Lstat(path)
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > limit {
+		return nil, &TooLarge{Path: path, Limit: limit}
+	}
+	return readAll(f, path, limit)
+}
+
+// OpenRegular opens a file found inside a release or an input folder:
+// only a plain file, never a link, a pipe, a device or a socket, so that
+// a release can neither lead synth outside it nor make it wait on a fifo
+// or read without end.
+func OpenRegular(path string) (*os.File, error) { return openRegular(path, os.Lstat) }
+
+// OpenNamed opens a file a user named: a link is followed, and what it
+// leads to must be a plain file.
+func OpenNamed(path string) (*os.File, error) { return openRegular(path, os.Stat) }
+
+func openRegular(path string, stat func(string) (fs.FileInfo, error)) (*os.File, error) {
+	info, err := stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", path, kind(info.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, Kind(info.Mode()))
 	}
-	if info.Size() > limit {
-		return nil, &TooLarge{Path: path, Limit: limit}
+	// Opened without waiting: a file swapped for a fifo since the check
+	// must not block the open; the open file is checked again.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
 	}
-	return ReadFile(path, limit)
+	got, err := f.Stat()
+	if err == nil && (!got.Mode().IsRegular() || !os.SameFile(info, got)) {
+		err = fmt.Errorf("%s is not a regular file (%s; it changed while synth opened it)", path, Kind(got.Mode()))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not a plain file is, for messages: a
+// symbolic link, a folder, a named pipe, a device, a socket.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
@@ -108,6 +194,20 @@ func readAll(r io.Reader, path string, limit int64) ([]byte, error) {
 		return nil, &TooLarge{Path: path, Limit: limit}
 	}
 	return raw, nil
+}
+
+// Clip bounds a text synth prints or passes on (an error that quotes what
+// it read, a message a pack's code made): at most max bytes of it, cut at
+// a character's start, and a note of how much was left out.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%s more)", s[:cut], Bytes(int64(len(s)-cut)))
 }
 
 // ErrLongLine is returned by ReadLine for a line longer than its limit.

@@ -41,7 +41,7 @@ func TestReadFile(t *testing.T) {
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		cases = append(cases,
-			readCase{"endless", ReadFile, "/dev/zero", 1 << 20, "/dev/zero is larger than 1 MiB", true, true},
+			readCase{"endless", ReadFile, "/dev/zero", 1 << 20, "/dev/zero is not a regular file or a pipe (a device)", false, true},
 			readCase{"a device", ReadRegular, "/dev/zero", 1 << 20, "not a regular file (a device)", false, true})
 	}
 	for _, c := range cases {
@@ -89,6 +89,22 @@ func TestReadLine(t *testing.T) {
 	ReadLine(br, 10)
 	if l, err := ReadLine(br, 10); err != io.EOF || string(l) != "bc" {
 		t.Fatalf("last line %q, %v", l, err)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short", 10, "short"},
+		{strings.Repeat("x", 20<<20), 4, "xxxx… (20.0 MiB more)"},
+		{"ab€cd", 3, "ab… (5 bytes more)"}, // never half a character
+	} {
+		if got := Clip(c.in, c.max); got != c.want {
+			t.Errorf("Clip(%.20q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
 	}
 }
 

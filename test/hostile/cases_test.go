@@ -4,8 +4,11 @@ package hostile
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,15 +18,21 @@ import (
 // hostile is one hostile input and what must come of it. To add a case,
 // append to cases: setup builds the inputs inside the sandbox (s.pack,
 // s.release and s.synth run the binary for that) and returns the command
-// line; everything else is the expected outcome. A case may write only
+// line; everything else is the expected outcome. The cases of issue 11
+// come first, then those of issue 31 (finding set), each of which failed
+// on the main of its day. A case may write only
 // the paths in writes (relative to the working folder); any other change
 // below the sandbox fails it, and so does a secret of the environment
 // (OPENAI_API_KEY) in the output or in any file it wrote.
 type hostile struct {
-	name  string
-	item  int  // the item of issue 11 it checks
-	short bool // part of the short pass make test runs
-	setup func(t *testing.T, s *sandbox) []string
+	name    string
+	item    int  // the item of issue 11 it checks
+	finding int  // the finding of issue 31 it checks (second pass)
+	short   bool // part of the short pass make test runs
+	setup   func(t *testing.T, s *sandbox) []string
+	// serve, when set, runs the command as a server: started, given to
+	// serve once it listens, then stopped with SIGTERM.
+	serve func(t *testing.T, s *sandbox, addr string)
 
 	code   int      // the exit status
 	stderr []string // each must appear on stderr
@@ -70,7 +79,11 @@ func brokenRead(name, body, want string, short bool) hostile {
 	}
 }
 
-var cases = []hostile{
+// cases are every row of make hostile: issue 11's, then issue 31's.
+var cases = slices.Concat(firstPass, secondPass)
+
+// firstPass are the cases of issue 11.
+var firstPass = []hostile{
 	// 1. --force deletes only what synth wrote; obviously wrong targets are refused.
 	{name: "--force over a folder of user files", item: 1, short: true,
 		setup: func(t *testing.T, s *sandbox) []string {
@@ -189,7 +202,7 @@ var cases = []hostile{
 		setup: func(t *testing.T, s *sandbox) []string {
 			return []string{"run", "--config", "/dev/zero", "--out", "out"}
 		},
-		code: 1, stderr: []string{"config /dev/zero is larger than 1 MiB"}, maxRSS: 300 << 20},
+		code: 1, stderr: []string{"config /dev/zero: /dev/zero is not a regular file or a pipe (a device)"}, maxRSS: 300 << 20},
 	{name: "a pack policy over its limit", item: 6,
 		setup: func(t *testing.T, s *sandbox) []string {
 			s.pack("pack")
@@ -327,4 +340,355 @@ var cases = []hostile{
 			return []string{"validate", "rel"}
 		},
 		code: 1, stdout: []string{".synth-work/: work_dir: the work dir of synth run is still here"}},
+}
+
+// Inputs of the second pass (issue 31).
+const (
+	// badPolicy is a policy that is not UTF-8: Latin-1 "café".
+	badPolicy = "You help customers.\nSay caf\xe9 to nobody.\n"
+	// failing is a dialogue of the retail domain that fails verification:
+	// it calls a tool the domain does not have.
+	failing = `{"id":"x","messages":[{"role":"user","content":"Cancel my order."},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"no_such_tool","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_1","content":"done"},{"role":"assistant","content":"Done."}],` +
+		`"ground_truth":{"actions":[],"outputs":[]}}` + "\n"
+	// meaningless is a spec whose schemas and path items mean nothing.
+	meaningless = `openapi: 3.0.3
+info: {title: Loops, version: "1"}
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Item"}
+  /nothing: null
+  /things:
+    post:
+      operationId: makeThing
+      requestBody:
+        content:
+          application/json:
+            schema: 42
+      responses:
+        "200": {description: ok}
+components:
+  schemas:
+    Item: {$ref: "#/components/schemas/Item"}
+`
+)
+
+// of marks a case built by a helper as one of issue 31's.
+func of(finding int, h hostile) hostile {
+	h.finding = finding
+	return h
+}
+
+// llmRun is a one-blueprint run of the llm engine against base, whose
+// key is in SYNTH_HOSTILE_SECRET.
+func llmRun(base string, more ...string) []string {
+	return append([]string{"run", "-n", "1", "--quiet", "--out", "out", "--engine", "llm", "--base-url", base, "--model", "m",
+		"--api-key-env", "SYNTH_HOSTILE_SECRET", "--trials", "1", "--judges", "0", "--max-turns", "4"}, more...)
+}
+
+// echoing answers every request with the key split, as a reply (200) or
+// as an error (500).
+func echoing(status int) func(w http.ResponseWriter, key string) {
+	return func(w http.ResponseWriter, key string) {
+		w.Header().Set("Content-Type", "application/json")
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error"}}`, "bad key "+split(key))
+			return
+		}
+		w.Write(completion("Your key is " + split(key) + ", keep it safe."))
+	}
+}
+
+// throttling answers every request 429 with the Retry-After given.
+func throttling(retryAfter string) func(w http.ResponseWriter, key string) {
+	return func(w http.ResponseWriter, _ string) {
+		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"error":{"message":"slow down","type":"rate_limit"}}`)
+	}
+}
+
+// userFolder is a folder of the user's own files, each of a name synth
+// also writes, and a link F to it.
+func userFolder(s *sandbox) {
+	s.write("userdata/README.md", []byte("MY OWN README"))
+	s.write("userdata/sft/notes.txt", []byte("mine"))
+	s.symlink("userdata", "F")
+}
+
+// shards makes two shard outputs, s0 and s1, of a 40-blueprint run.
+func shards(s *sandbox) {
+	for i := range 2 {
+		s.synth("run", "-n", "40", "--chunk-size", "10", "--shard", fmt.Sprintf("%d/2", i), "--quiet", "--out", fmt.Sprintf("s%d", i))
+	}
+}
+
+// damagedShard makes a release whose train shard spoil has changed.
+func damagedShard(s *sandbox, spoil func(shard string)) {
+	s.release("retail", "rel")
+	spoil("rel/sft/train-00000-of-00001.parquet")
+}
+
+// dripCase is a server started by args, whose route url must cut off a
+// body dripped a byte a second before 60 bytes.
+func dripCase(name string, route string, args ...string) hostile {
+	return hostile{
+		name: name, finding: 12,
+		setup: func(t *testing.T, s *sandbox) []string { return args },
+		serve: func(t *testing.T, s *sandbox, addr string) {
+			if n := dripped("http://"+addr+route, 60); n >= 60 {
+				t.Errorf("the server read a body dripped at one byte a second for %d seconds", n)
+			}
+		},
+		code: 0, stdout: []string{"stopped"},
+	}
+}
+
+// secondPass are the cases of issue 31; each failed on the main of its
+// day.
+var secondPass = []hostile{
+	// 1. Every path synth writes under is judged by what it really names.
+	{name: "--force through a linked --out", finding: 1, short: true,
+		setup: func(t *testing.T, s *sandbox) []string { userFolder(s); return run("F", "--force") },
+		code:  1, stderr: []string{"--out F (a link to ", "holds F/README.md, which synth did not write"}},
+	{name: "merge -o onto a shard output", finding: 1,
+		setup: func(t *testing.T, s *sandbox) []string { shards(s); return []string{"merge", "s0", "s1", "-o", "s0"} },
+		code:  1, stderr: []string{"-o s0 is the shard output s0", "synth merge only reads the shard outputs"}},
+	{name: "merge -o through a link to a shard output", finding: 1,
+		setup: func(t *testing.T, s *sandbox) []string {
+			shards(s)
+			s.symlink("s1", "M")
+			return []string{"merge", "s0", "s1", "-o", "M", "--force"}
+		},
+		code: 1, stderr: []string{"-o M is the shard output s1"}},
+	{name: "export -o through a link into the release", finding: 1,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.release("retail", "rel")
+			s.symlink("rel", "L")
+			return []string{"export", "rel", "--format", "jsonl", "-o", "L"}
+		},
+		code: 1, stderr: []string{"-o L is inside the release rel"}},
+	{name: "verify --keep --force through a linked folder", finding: 1,
+		setup: func(t *testing.T, s *sandbox) []string {
+			userFolder(s)
+			s.write("in.jsonl", []byte(failing))
+			return []string{"verify", "--domain", "retail", "--keep", "F", "--force", "in.jsonl"}
+		},
+		code: 1, stderr: []string{"--keep F (a link to ", "holds F/README.md"}},
+	{name: "import-openapi -o a link to an empty folder", finding: 1,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("spec.yaml", []byte(meaningless))
+			os.MkdirAll(s.path("E"), 0o755)
+			s.symlink("E", "L")
+			return []string{"domain", "import-openapi", "spec.yaml", "-o", "L"}
+		},
+		// The pack goes where the link leads; the link stays.
+		code: 0, writes: []string{"E"},
+		after: func(t *testing.T, s *sandbox, r result) {
+			if _, err := os.Stat(s.path("E/domain.yaml")); err != nil {
+				t.Errorf("the pack is not in the folder the link names: %v", err)
+			}
+		}},
+
+	// 2. A key echoed with whitespace and punctuation put in is redacted.
+	{name: "a reply echoing the key split", finding: 2, short: true,
+		setup: func(t *testing.T, s *sandbox) []string { return llmRun(s.llmServer(echoing(http.StatusOK))) },
+		code:  0, writes: []string{"out", "../cache"}},
+	{name: "an error echoing the key split", finding: 2,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("run.yaml", []byte("llm:\n  max_retries: 1\n"))
+			return llmRun(s.llmServer(echoing(http.StatusInternalServerError)), "--config", "run.yaml")
+		},
+		code: 1, stderr: []string{"gave up after 2 attempt(s)", "bad key [redacted]"}, writes: []string{"out", "../cache"}},
+
+	// 3. A wait longer than the request's budget fails the request.
+	{name: "Retry-After of 999999 seconds", finding: 3,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("run.yaml", []byte("llm:\n  timeout: 5s\n  max_retries: 2\n"))
+			return llmRun(s.llmServer(throttling("999999")), "--config", "run.yaml")
+		},
+		code: 1, stderr: []string{"the server asked to wait 277h46m39s before retrying (Retry-After)", "budget of 15s"}, writes: []string{"out", "../cache"}},
+	{name: "Retry-After of a date in 2099", finding: 3,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("run.yaml", []byte("llm:\n  timeout: 5s\n  max_retries: 2\n"))
+			return llmRun(s.llmServer(throttling("Thu, 01 Jan 2099 00:00:00 GMT")), "--config", "run.yaml")
+		},
+		code: 1, stderr: []string{"(Retry-After), more than the", "raise llm.timeout or llm.max_retries"}, writes: []string{"out", "../cache"}},
+
+	// 4 and 8. Every number of a config finite and in range, by its key.
+	of(4, badConfig("write weights summing past the largest number", "weights for range 0-5 sum past the largest number",
+		"--write-weights", "1e308,1e308,1e308,1e308,1e308,1e308")),
+	{name: "config NaN named by its key", finding: 8,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("c.yaml", []byte("n: 20\nvalidation: .nan\n"))
+			return []string{"run", "--config", "c.yaml", "--out", "out"}
+		},
+		code: 1, stderr: []string{"config c.yaml: validation: not a finite number"}},
+	{name: "config -Inf in a list named by its key", finding: 8,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("c.yaml", []byte("n: 20\nwrite_weights: [1, 1, -.inf, 1, 1, 1]\n"))
+			return []string{"run", "--config", "c.yaml", "--out", "out"}
+		},
+		code: 1, stderr: []string{"write_weights[2]: not a finite number"}},
+	{name: "llm.max_retries of a billion", finding: 8,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("run.yaml", []byte("llm:\n  max_retries: 1000000000\n"))
+			return llmRun("http://127.0.0.1:1/v1", "--config", "run.yaml")
+		},
+		code: 1, stderr: []string{"llm.max_retries: 1000000000: want -1 (no retries), 0 (the default 8) or up to 100"}},
+	{name: "llm.timeout of 100000 hours", finding: 8,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("run.yaml", []byte("llm:\n  timeout: 100000h\n"))
+			return llmRun("http://127.0.0.1:1/v1", "--config", "run.yaml")
+		},
+		code: 1, stderr: []string{"llm.timeout: 100000h: at most 1h0m0s"}},
+
+	// 5. No input blocks: fifos are refused or read bounded.
+	{name: "--config a fifo nobody writes to", finding: 5, short: true,
+		setup: func(t *testing.T, s *sandbox) []string { s.fifo("c.fifo"); return run("out", "--config", "c.fifo") },
+		code:  1, stderr: []string{"config c.fifo: c.fifo is a pipe with nothing to read"}},
+	{name: "import-openapi of a fifo", finding: 5,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.fifo("spec.yaml")
+			return []string{"domain", "import-openapi", "spec.yaml", "-o", "pk"}
+		},
+		code: 1, stderr: []string{"spec.yaml is a pipe with nothing to read"}},
+	{name: "import-openapi of a spec whose $ref is a fifo", finding: 5,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("spec.yaml", []byte(strings.Replace(meaningless, `{$ref: "#/components/schemas/Item"}`+"\n  /nothing", `{$ref: "item.yaml"}`+"\n  /nothing", 1)))
+			s.fifo("item.yaml")
+			return []string{"domain", "import-openapi", "spec.yaml", "-o", "pk"}
+		},
+		code: 1, stderr: []string{"item.yaml is not a regular file"}},
+	{name: "export of a release whose shard is a fifo", finding: 5, short: true,
+		setup: func(t *testing.T, s *sandbox) []string {
+			damagedShard(s, s.fifo)
+			return []string{"export", "rel", "--format", "openai", "-o", "x"}
+		},
+		code: 1, stderr: []string{"train-00000-of-00001.parquet is not a regular file (a named pipe)"}, writes: []string{"x"}},
+	{name: "inspect of a release whose shard is a fifo", finding: 5,
+		setup: func(t *testing.T, s *sandbox) []string {
+			damagedShard(s, s.fifo)
+			return []string{"inspect", "rel"}
+		},
+		code: 1, stderr: []string{"rel is damaged: sft/train-00000-of-00001.parquet is not a regular file (a named pipe)"}},
+	{name: "verify of a fifo", finding: 5,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.fifo("in.jsonl")
+			return []string{"verify", "--domain", "retail", "in.jsonl"}
+		},
+		code: 2, stderr: []string{"unreadable in.jsonl: in.jsonl is not a regular file (a named pipe)", "no dialogue could be read"}},
+	{name: "merge of a shard whose summary is a fifo", finding: 5,
+		setup: func(t *testing.T, s *sandbox) []string {
+			shards(s)
+			s.fifo("s0/.synth-work/chunks/c-000000/summary.json")
+			return []string{"merge", "s0", "s1", "-o", "merged"}
+		},
+		code: 1, stderr: []string{"summary.json is not a regular file (a named pipe)"}},
+
+	// 6. Every error text bounded.
+	of(6, brokenRead("a read handler failing with 20 MB", "    fail('x' * (20 << 20))\n", "(20.0 MiB more)", false)),
+	of(6, brokenRead("a read handler quoting 20 MB in an error", "    return int('x' * (20 << 20))\n", "MiB more)", false)),
+
+	// 7. domain validate calls every handler; text that is not UTF-8 is
+	// refused at load.
+	{name: "domain validate on a read handler that eats memory", finding: 7, short: true,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.pack("pack")
+			s.replace("pack/handlers.star", readHandler, readHandler+memoryBomb)
+			return []string{"domain", "validate", "pack", "--max-memory", "512MiB"}
+		},
+		code: 1, stderr: []string{"stopped at the memory bound of 512 MiB while checking the pack pack"}, maxRSS: 1 << 30},
+	{name: "domain validate on a read handler that loops", finding: 7,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.pack("pack")
+			s.replace("pack/handlers.star", readHandler, readHandler+"    while True:\n        pass\n")
+			return []string{"domain", "validate", "pack"}
+		},
+		code: 1, stdout: []string{"pack/handlers.star: called once with", "handler get_ticket_details ran past its step limit"}, stderr: []string{"1 problem(s)"}},
+	{name: "domain validate on a policy that is not UTF-8", finding: 7,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.pack("pack")
+			s.write("pack/policy.md", []byte(badPolicy))
+			return []string{"domain", "validate", "pack"}
+		},
+		code: 1, stdout: []string{"pack/policy.md:2: the policy is not UTF-8 text"}},
+	{name: "run on a policy that is not UTF-8", finding: 7,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.pack("pack")
+			s.write("pack/policy.md", []byte(badPolicy))
+			return run("out", "--domain", "pack")
+		},
+		code: 1, stderr: []string{"policy.md:2: the policy is not UTF-8 text"}},
+	of(7, brokenRead("a read handler returning bytes that are not UTF-8", "    return 'caf' + '\u00e9'[:1]\n", "a string that is not valid UTF-8", false)),
+
+	// 9. What the OpenAPI import drops, it says.
+	{name: "import-openapi of schemas and paths that mean nothing", finding: 9,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("spec.yaml", []byte(meaningless))
+			return []string{"domain", "import-openapi", "spec.yaml", "-o", "pk"}
+		},
+		code: 0, writes: []string{"pk"},
+		stderr: []string{"path /nothing (line 15): skipped: the path item is null", "schema Item (line 27) is a $ref to itself", "the schema at line 22 is the number 42"},
+		after: func(t *testing.T, s *sandbox, r result) {
+			if md := string(s.read("pk/IMPORT.md")); !strings.Contains(md, "## Warnings (3)") {
+				t.Errorf("IMPORT.md does not list the 3 warnings")
+			}
+		}},
+
+	// 10. Read commands exit non-zero on damage they see.
+	{name: "inspect of a truncated shard", finding: 10, short: true,
+		setup: func(t *testing.T, s *sandbox) []string {
+			damagedShard(s, func(p string) { os.Truncate(s.path(p), 2000) })
+			return []string{"inspect", "rel"}
+		},
+		code: 1, stderr: []string{"sft/train-00000-of-00001.parquet is 2000 bytes, the manifest says"}},
+	{name: "inspect of a shard linked to /dev/zero", finding: 10,
+		setup: func(t *testing.T, s *sandbox) []string {
+			damagedShard(s, func(p string) { s.symlink("/dev/zero", p) })
+			return []string{"inspect", "rel"}
+		},
+		code: 1, stderr: []string{"is not a regular file (a symbolic link)"}},
+	{name: "stats of a truncated shard", finding: 10,
+		setup: func(t *testing.T, s *sandbox) []string {
+			damagedShard(s, func(p string) { os.Truncate(s.path(p), 2000) })
+			return []string{"stats", "rel"}
+		},
+		code: 1, stderr: []string{"rel is damaged", "run synth validate rel"}},
+	{name: "inspect --split ../../etc", finding: 10,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.release("retail", "rel")
+			return []string{"inspect", "rel", "--split", "../../etc"}
+		},
+		code: 1, stderr: []string{`has no split "../../etc"; its splits are`}},
+
+	// 11. verify's exit status says how the inputs fared.
+	{name: "verify where no dialogue passes", finding: 11,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.write("in.jsonl", []byte(failing))
+			return []string{"verify", "--domain", "retail", "in.jsonl"}
+		},
+		code: 1, stderr: []string{"0 passed, 1 failed"}},
+	{name: "verify of an input that cannot be read", finding: 11, short: true,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.symlink("/dev/zero", "in.jsonl")
+			return []string{"verify", "--domain", "retail", "in.jsonl"}
+		},
+		code: 2, stderr: []string{"unreadable in.jsonl: in.jsonl is not a regular file (a device)", "no dialogue could be read"}},
+
+	// 12. Servers cut off a client that drips its request.
+	dripCase("serve cuts off a dripped body", "/v1/sessions", "serve", "--addr", "127.0.0.1:0", "--root", ""),
+	dripCase("emulate cuts off a dripped body", "/v1/chat/completions", "emulate", "--addr", "127.0.0.1:0"),
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,12 @@ func TestHostile(t *testing.T) {
 			s := newSandbox(t, bin)
 			args := c.setup(t, s)
 			before := s.snapshot()
-			r := s.run(args...)
+			var r result
+			if c.serve != nil {
+				r = s.runServer(c.serve, args...)
+			} else {
+				r = s.run(args...)
+			}
 			after := s.snapshot()
 			check(t, s, c, r, changed(before, after))
 		})
@@ -136,6 +142,8 @@ func TestProblems(t *testing.T) {
 		"outside":  {good, []string{outside}, "changed " + outside},
 		"secret":   {result{code: 1, stderr: "refused " + s.secret}, nil, "secret leaked: stderr"},
 		"encoded":  {result{code: 1, stdout: base64.StdEncoding.EncodeToString([]byte(s.secret)), stderr: "refused"}, nil, "secret leaked: stdout"},
+		"split":    {result{code: 1, stderr: "refused " + split(s.secret)}, nil, "secret leaked: stderr"},
+		"in JSON":  {result{code: 1, stdout: strings.ReplaceAll(strconv.Quote(split(s.secret)), " ", `\t`), stderr: "refused"}, nil, "secret leaked: stdout"},
 		"in files": {good, []string{outside}, "secret leaked: " + outside},
 		"memory":   {result{code: 1, stderr: "refused", maxRSS: 2 << 20}, nil, "peak memory 2 MiB"},
 	} {

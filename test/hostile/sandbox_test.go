@@ -3,6 +3,7 @@
 package hostile
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -15,9 +16,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -310,11 +315,168 @@ func (s *sandbox) leaks(r result, written []string) string {
 		}
 	}
 	for where, text := range texts {
+		// Whitespace or punctuation put into the secret does not hide it,
+		// nor does a JSON escape (\n): its letters and digits in order are
+		// found.
+		sk, unescaped := skeleton(text), skeleton(jsonEscapes.Replace(text))
 		for _, sec := range s.secrets() {
-			if strings.Contains(text, sec) {
+			if strings.Contains(text, sec) || strings.Contains(sk, skeleton(sec)) || strings.Contains(unescaped, skeleton(sec)) {
 				return fmt.Sprintf("%s holds the secret (as %q)", where, sec)
 			}
 		}
 	}
 	return ""
+}
+
+// jsonEscapes turns the escapes of JSON text that stand for whitespace
+// and punctuation into a space, so that a secret split by them is seen.
+var jsonEscapes = strings.NewReplacer(`\n`, " ", `\r`, " ", `\t`, " ", `\"`, " ", `\\`, " ", `\/`, " ", `\u0020`, " ", `\u002d`, " ", `\u002e`, " ")
+
+// skeleton is s's ASCII letters and digits, lower case.
+func skeleton(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(strings.ToLower(s)) {
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'z' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// fifo makes a named pipe nobody writes to: a command that opens it as a
+// plain file waits for good.
+func (s *sandbox) fifo(rel string) {
+	s.t.Helper()
+	p := s.path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// llmServer is a hostile OpenAI-compatible endpoint: answer writes each
+// response, given the key the request carried. It returns the base URL.
+func (s *sandbox) llmServer(answer func(w http.ResponseWriter, key string)) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		answer(w, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	s.t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+// completion is a chat completion whose reply is content.
+func completion(content string) []byte {
+	raw, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "m",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+	})
+	return raw
+}
+
+// split is a secret with whitespace and punctuation put in and taken
+// out, as a server might echo it.
+func split(secret string) string {
+	h := len(secret) / 2
+	return strings.ReplaceAll(secret[:h], "-", " ") + " -\n" + secret[h:h+4] + "." + secret[h+4:]
+}
+
+// listening is the address a synth server prints when it is ready.
+var listening = regexp.MustCompile(`listening on http://([0-9.:]+)`)
+
+// runServer starts a synth server in the working directory, waits until
+// it listens, calls during with its address, then stops it with SIGTERM
+// as a user would. A server that does not start or stop in time fails
+// the case.
+func (s *sandbox) runServer(during func(t *testing.T, s *sandbox, addr string), args ...string) result {
+	s.t.Helper()
+	cmd := exec.Command(s.bin, args...)
+	cmd.Dir = filepath.Join(s.root, "work")
+	cmd.Env = s.env()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			stdout.WriteString(sc.Text() + "\n")
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				lines <- m[1]
+			}
+		}
+		close(lines)
+	}()
+	select {
+	case addr, ok := <-lines:
+		if !ok {
+			cmd.Wait()
+			s.t.Fatalf("synth %s did not start: %s", strings.Join(args, " "), errb.String())
+		}
+		during(s.t, s, addr)
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		s.t.Fatalf("synth %s did not start listening within a minute", strings.Join(args, " "))
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		s.t.Fatalf("synth %s did not stop on SIGTERM", strings.Join(args, " "))
+	}
+	r := result{stdout: stdout.String(), stderr: errb.String()}
+	if ee, ok := werr.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	}
+	return r
+}
+
+// dripped posts a body of n bytes to url one byte a second, and reports
+// how many the server took before it cut the connection off (n when it
+// never did).
+func dripped(url string, n int) int {
+	u := strings.TrimPrefix(url, "http://")
+	host, path, _ := strings.Cut(u, "/")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", path, host, n)
+	// The server's answer, a 408 or a close, ends the drip.
+	cut := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, conn)
+		close(cut)
+	}()
+	for i := range n {
+		select {
+		case <-cut:
+			return i
+		default:
+		}
+		if _, err := conn.Write([]byte(" ")); err != nil {
+			return i
+		}
+		time.Sleep(time.Second)
+	}
+	return n
 }
