@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/internal/termtext"
 	"github.com/synth-data/synth/mcp"
 	"github.com/synth-data/synth/openapi"
@@ -93,14 +94,13 @@ func listing(ctx context.Context, files []string, command string, timeout time.D
 		}
 		return l, src, nil
 	}
-	f, err := os.Open(files[0])
+	// A fifo or a device would block or never end: only a plain file is
+	// a saved tool list.
+	f, err := limitio.OpenNamed(files[0])
 	if err != nil {
-		return nil, "", fmt.Errorf("read the tool list: %w", err)
+		return nil, "", fmt.Errorf("read the tool list: %w (give a saved tools/list result, a JSON file)", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("%s is not a regular file: give a saved tools/list result (JSON)", files[0])
-	}
 	l, err := mcp.ReadTools(f, files[0])
 	if err != nil {
 		return nil, "", err

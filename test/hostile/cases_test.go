@@ -572,6 +572,12 @@ var secondPass = []hostile{
 			return []string{"domain", "import-openapi", "spec.yaml", "-o", "pk"}
 		},
 		code: 1, stderr: []string{"item.yaml is not a regular file"}},
+	{name: "import-mcp of a tool list that is a fifo", finding: 5, short: true,
+		setup: func(t *testing.T, s *sandbox) []string {
+			s.fifo("tools.json")
+			return []string{"domain", "import-mcp", "tools.json", "-o", "pk"}
+		},
+		code: 1, stderr: []string{"tools.json is not a regular file"}},
 	{name: "export of a release whose shard is a fifo", finding: 5, short: true,
 		setup: func(t *testing.T, s *sandbox) []string {
 			damagedShard(s, s.fifo)
