@@ -1,7 +1,8 @@
 // synth's environments through an outside MCP client: the official
 // TypeScript SDK's, over stdio (synth mcp) and over streamable HTTP
 // (synth serve's /mcp). For each transport it lists the tools and
-// compares them with the domain's tools.json, resets to a task whose
+// compares them with the tools.json of the domain's own release (a
+// built-in's tools are built from its handlers, not kept as a file), resets to a task whose
 // ground truth writes, calls that ground truth's reads and writes (each
 // must succeed), makes a bad call (a tool result with isError, never a
 // protocol error), ends the dialogue and reads the score.
@@ -23,7 +24,8 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 const synth = process.env.SYNTH_BIN || path.join(root, "bin", "synth");
 const SEED = 7;
 
-// The first blueprint of synth run --seed SEED whose ground truth writes.
+// The first blueprint of synth run --seed SEED whose ground truth writes,
+// and the tool definitions that run's release carries.
 function taskWithWrite(domain) {
   const dir = mkdtempSync(path.join(tmpdir(), "synth-mcp-"));
   try {
@@ -38,6 +40,7 @@ function taskWithWrite(domain) {
     bps.sort((a, b) => a.index - b.index);
     const bp = bps.find((b) => b.actions.some((a) => a.kind === "write"));
     assert.ok(bp, `no blueprint of ${domain} seed ${SEED} writes`);
+    bp.tools = JSON.parse(readFileSync(path.join(dir, "rel", "domain", "tools.json"), "utf8"));
     return bp;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -53,7 +56,7 @@ function text(result) {
 // play drives one client through a session: list, reset, the task's
 // ground truth, a bad call, the end and the score.
 async function play(client, domain, bp) {
-  const want = JSON.parse(readFileSync(path.join(root, "domains", domain, "tools.json"), "utf8"));
+  const want = bp.tools;
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), want.map((t) => t.function.name).sort(), "tools/list is the domain's tools");
   for (const t of tools) {
