@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/internal/limitio"
@@ -236,7 +237,7 @@ type state struct {
 	doc      *manifestDoc
 	maxTurns int
 	seed     maphash.Seed // of the message digests
-	dom      *domains.Domain
+	dom      *domain.Domain
 	ver      *verify.Verifier
 	// labels checks that each pair's rejected side shows its label.
 	labels *engine.LabelChecker

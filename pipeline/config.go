@@ -27,6 +27,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/llm"
@@ -110,7 +111,7 @@ type Config struct {
 // bindDomain records the identity of the loaded domain in the config, so
 // that the fingerprint follows what the domain holds, not how its folder
 // was spelled.
-func (c *Config) bindDomain(d *domains.Domain) {
+func (c *Config) bindDomain(d *domain.Domain) {
 	if c.Tools == "" {
 		c.Tools = engine.DefaultTools(len(d.Tools.Tools()))
 	}

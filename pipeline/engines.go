@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/engine/hybrid"
@@ -13,7 +13,7 @@ import (
 // newEngine builds the engine --engine names, with the DPO plan of --dpo.
 // It is the one place the run knows which engine plays: the rest of it
 // works through engine.Engine and the capabilities an engine has.
-func newEngine(cfg Config, d *domains.Domain, ver *verify.Verifier, ch llm.Chatter) (engine.Engine, error) {
+func newEngine(cfg Config, d *domain.Domain, ver *verify.Verifier, ch llm.Chatter) (engine.Engine, error) {
 	var plan *engine.Plan
 	if cfg.DPO {
 		var err error

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
@@ -35,7 +36,7 @@ func llmConfig(t *testing.T, engine string, n int) Config {
 
 // fixture is one domain with its generator and verifier.
 type fixture struct {
-	d   *domains.Domain
+	d   *domain.Domain
 	gen blueprints.Generator
 	ver *verify.Verifier
 	cfg Config

@@ -11,7 +11,7 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
@@ -24,7 +24,7 @@ const Name = "embedded"
 // Engine is the embedded engine: the rule-based customer and the oracle
 // agent of the domain's model, and with a DPO plan, the flawed agents.
 type Engine struct {
-	d        *domains.Domain
+	d        *domain.Domain
 	ver      *verify.Verifier
 	maxTurns int
 	plan     *engine.Plan
@@ -57,7 +57,7 @@ func (e *Engine) WithRecovery(seed uint64, share float64) (*Engine, error) {
 }
 
 // New makes the embedded engine of a domain; plan may be nil (no pairs).
-func New(d *domains.Domain, ver *verify.Verifier, maxTurns int, plan *engine.Plan) *Engine {
+func New(d *domain.Domain, ver *verify.Verifier, maxTurns int, plan *engine.Plan) *Engine {
 	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan, labels: engine.NewLabelChecker(d, ver)}
 }
 
@@ -89,14 +89,14 @@ func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map
 // Simulate plays one dialogue of the embedded engine: the rule-based user
 // and the oracle agent talk; every tool call runs on the episode's own
 // copy-on-write state.
-func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
+func Simulate(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
 	tr, _, err := simulate(ctx, d, bp, maxTurns, nil)
 	return tr, err
 }
 
 // SimulateFlawed replays a blueprint with a flawed agent, as the DPO
 // stage did: the same streams, so the same dialogue, word for word.
-func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw agent.Flaw) (*record.Trajectory, bool, error) {
+func SimulateFlawed(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int, flaw agent.Flaw) (*record.Trajectory, bool, error) {
 	return simulate(ctx, d, bp, maxTurns, &flaw)
 }
 
@@ -104,7 +104,7 @@ func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint
 // when flaw is set; it reports whether the flaw fired. The user and the
 // agent draw from the same streams either way, so a flawed dialogue is
 // the oracle's word for word until the flaw fires.
-func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
+func simulate(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
 	user, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {

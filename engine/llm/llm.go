@@ -9,7 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -89,7 +89,7 @@ func (b *Base) Verify(ctx context.Context, ver *verify.Verifier, bp *record.Blue
 type Engine struct {
 	Base
 	opts  Options
-	d     *domains.Domain
+	d     *domain.Domain
 	ver   *verify.Verifier
 	plan  *engine.Plan
 	tools []openai.Tool // every tool of the domain, in definition order
@@ -98,7 +98,7 @@ type Engine struct {
 }
 
 // New makes the LLM engine of a domain; plan may be nil (no pairs).
-func New(d *domains.Domain, ver *verify.Verifier, ch client.Chatter, plan *engine.Plan, opts Options) (*Engine, error) {
+func New(d *domain.Domain, ver *verify.Verifier, ch client.Chatter, plan *engine.Plan, opts Options) (*Engine, error) {
 	var tools []openai.Tool
 	if err := json.Unmarshal([]byte(d.Tools.OpenAI()), &tools); err != nil {
 		return nil, fmt.Errorf("domain %s: its tools are not an OpenAI tools array: %w", d.Name, err)

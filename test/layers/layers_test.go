@@ -21,7 +21,7 @@ const module = "github.com/synth-data/synth/"
 // of docs/development.md does; a package may import only those before it.
 // Packages not listed (internal helpers, tests) may import anything listed.
 var order = []string{
-	"record", "schemas", "tools", "pack", "domains/tau2", "domains/airline", "domains/retail", "model", "domains",
+	"record", "schemas", "tools", "pack", "domains/tau2", "domains/airline", "domains/retail", "model", "domain", "domains",
 	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "llm",
 	"engine", "engine/embedded", "engine/llm", "engine/hybrid",
 	"export", "release", "corpus", "pipeline", "intake", "openapi", "audit", "emulate", "serve", "mcp", "cmd/synth",
