@@ -17,7 +17,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/model"
@@ -204,9 +204,9 @@ func TestPackFlaws(t *testing.T) {
 					f := ver.Verify(context.Background(), bp, bad).Failed()
 					if f == nil && len(bad.Corrections) > 0 {
 						// The customer caught the mistake: the pair is at it.
-						f = &record.Check{Name: engine.CheckCaught}
+						f = &record.Check{Name: dpo.CheckCaught}
 					}
-					if f != nil && engine.Explains(kind, f.Name) {
+					if f != nil && dpo.Explains(kind, f.Name) {
 						paired[kind]++
 					}
 				}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/engine/hybrid"
@@ -190,8 +191,8 @@ func Defaults() Config {
 		ChunkSize:  10000,
 		Workers:    runtime.GOMAXPROCS(0),
 		License:    "other",
-		DPOMode:    engine.PairSegment,
-		DPOTools:   engine.DPOToolsKeep,
+		DPOMode:    dpo.PairSegment,
+		DPOTools:   dpo.ToolsKeep,
 		DPOPairs:   1,
 		// Enough recoveries to teach taking a correction, few enough
 		// that most rows show the mistake-free path.
@@ -397,7 +398,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	// The DPO keys are checked even without --dpo: a typo in them must
 	// not wait for the run that finally uses them.
-	if _, err := engine.NewPlan(c.Seed, agent.Flaws(), c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
+	if _, err := dpo.NewPlan(c.Seed, agent.Flaws(), c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {
@@ -648,7 +649,7 @@ func (c Config) Fingerprint() string {
 	oc := c.outputConfig()
 	// dpo_tools came after releases were made: the default leaves the
 	// fingerprint as it was, so they resume and count as done.
-	if v, _ := oc["dpo_tools"].(string); v == "" || v == engine.DPOToolsKeep {
+	if v, _ := oc["dpo_tools"].(string); v == "" || v == dpo.ToolsKeep {
 		delete(oc, "dpo_tools")
 	}
 	if c.domainID != "" {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/engine/hybrid"
@@ -14,10 +15,10 @@ import (
 // It is the one place the run knows which engine plays: the rest of it
 // works through engine.Engine and the capabilities an engine has.
 func newEngine(cfg Config, d *domain.Domain, ver *verify.Verifier, ch llm.Chatter) (engine.Engine, error) {
-	var plan *engine.Plan
+	var plan *dpo.Plan
 	if cfg.DPO {
 		var err error
-		if plan, err = engine.NewPlan(cfg.Seed, engine.FlawsFor(d.Model), cfg.DPOMix, cfg.DPOMode, cfg.DPOTools, cfg.DPOPairs); err != nil {
+		if plan, err = dpo.NewPlan(cfg.Seed, dpo.FlawsFor(d.Model), cfg.DPOMix, cfg.DPOMode, cfg.DPOTools, cfg.DPOPairs); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/synth-data/synth/engine/hybrid"
 	llmengine "github.com/synth-data/synth/engine/llm"
 
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"go.yaml.in/yaml/v3"
 )
@@ -499,7 +500,7 @@ const loading = "## Loading\n\n" +
 
 // decisionText says where pairs are cut and how their labels are held.
 func decisionText(m *Manifest, d *engine.DPOStats) string {
-	if m.Config["dpo_mode"] == engine.PairSession {
+	if m.Config["dpo_mode"] == dpo.PairSession {
 		return "Every label is checked against the rejected side itself: it makes the labelled mistake (runs the premature or wrong write, " +
 			"calls before authenticating, ends without the write, ...). Session pairs hold whole conversations, so their sides span customer " +
 			"turns: under chat templates that render reasoning only after the last user message (Qwen3.5, Qwen3.6) the prompt is then not a " +

@@ -12,6 +12,7 @@ import (
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
@@ -27,8 +28,8 @@ type Engine struct {
 	d        *domain.Domain
 	ver      *verify.Verifier
 	maxTurns int
-	plan     *engine.Plan
-	labels   *engine.LabelChecker
+	plan     *dpo.Plan
+	labels   *dpo.LabelChecker
 	// recovery picks the blueprints whose dialogue is a recovery; nil
 	// for none.
 	recovery *blueprints.Allocator
@@ -57,8 +58,8 @@ func (e *Engine) WithRecovery(seed uint64, share float64) (*Engine, error) {
 }
 
 // New makes the embedded engine of a domain; plan may be nil (no pairs).
-func New(d *domain.Domain, ver *verify.Verifier, maxTurns int, plan *engine.Plan) *Engine {
-	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan, labels: engine.NewLabelChecker(d, ver)}
+func New(d *domain.Domain, ver *verify.Verifier, maxTurns int, plan *dpo.Plan) *Engine {
+	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan, labels: dpo.NewLabelChecker(d, ver)}
 }
 
 // Dialogue plays the blueprint, verifies it and, when it verifies and the
@@ -216,24 +217,24 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 		}
 		v := e.ver.Verify(ctx, bp, bad)
 		f := v.Failed()
-		if f == nil && len(bad.Corrections) > 0 && engine.Explains(kind, engine.CheckCaught) {
+		if f == nil && len(bad.Corrections) > 0 && dpo.Explains(kind, dpo.CheckCaught) {
 			// The customer caught the mistake and the agent recovered:
 			// the pair is at the mistake, its rejected side ending where
 			// the customer said no.
 			at := bad.Corrections[0]
-			f = &record.Check{Name: engine.CheckCaught, Reason: fmt.Sprintf("message %d: the customer turned the proposal down: %s", at, bad.Messages[at].Content)}
+			f = &record.Check{Name: dpo.CheckCaught, Reason: fmt.Sprintf("message %d: the customer turned the proposal down: %s", at, bad.Messages[at].Content)}
 			bad = &record.Trajectory{Messages: bad.Messages[:at]}
 		}
 		switch {
 		case f == nil:
 			out.Stats.NoFailure++
 			continue
-		case !engine.Explains(kind, f.Name):
+		case !dpo.Explains(kind, f.Name):
 			out.Stats.OtherReason++
 			continue
 		}
-		var pair engine.Pair
-		if f.Name == engine.CheckCaught {
+		var pair dpo.Pair
+		if f.Name == dpo.CheckCaught {
 			// The mistake is the proposal the customer turned down: the
 			// rejected side is that proposal, as it was cut above.
 			pair, err = e.plan.CutAt(good.Messages, bad.Messages)
@@ -241,7 +242,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 			pair, err = e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
 		}
 		switch {
-		case errors.Is(err, engine.ErrLabelNotShown):
+		case errors.Is(err, dpo.ErrLabelNotShown):
 			out.Stats.LabelNotShown++
 			continue
 		case err != nil || !isPrefix(kept.Messages, pair.Prompt, pair.Chosen):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -91,19 +92,19 @@ type Engine struct {
 	opts  Options
 	d     *domain.Domain
 	ver   *verify.Verifier
-	plan  *engine.Plan
+	plan  *dpo.Plan
 	tools []openai.Tool // every tool of the domain, in definition order
 	// labels checks that a pair's rejected side shows its label.
-	labels *engine.LabelChecker
+	labels *dpo.LabelChecker
 }
 
 // New makes the LLM engine of a domain; plan may be nil (no pairs).
-func New(d *domain.Domain, ver *verify.Verifier, ch client.Chatter, plan *engine.Plan, opts Options) (*Engine, error) {
+func New(d *domain.Domain, ver *verify.Verifier, ch client.Chatter, plan *dpo.Plan, opts Options) (*Engine, error) {
 	var tools []openai.Tool
 	if err := json.Unmarshal([]byte(d.Tools.OpenAI()), &tools); err != nil {
 		return nil, fmt.Errorf("domain %s: its tools are not an OpenAI tools array: %w", d.Name, err)
 	}
-	return &Engine{Base: NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver, plan: plan, tools: tools, labels: engine.NewLabelChecker(d, ver)}, nil
+	return &Engine{Base: NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver, plan: plan, tools: tools, labels: dpo.NewLabelChecker(d, ver)}, nil
 }
 
 // Dialogue writes the instruction (with Instructions "llm"), then plays

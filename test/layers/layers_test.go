@@ -22,7 +22,7 @@ const module = "github.com/synth-data/synth/"
 // Packages not listed (internal helpers, tests) may import anything listed.
 var order = []string{
 	"record", "schemas", "tools", "pack", "domains/tau2", "domains/airline", "domains/retail", "model", "domain", "domains",
-	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "llm",
+	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "dpo", "llm",
 	"engine", "engine/embedded", "engine/llm", "engine/hybrid",
 	"export", "release", "corpus", "pipeline", "intake", "openapi", "audit", "emulate", "serve", "mcp", "cmd/synth",
 }
