@@ -20,9 +20,6 @@ import (
 
 	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
-	"github.com/synth-data/synth/engine/embedded"
-	"github.com/synth-data/synth/engine/hybrid"
-	llmengine "github.com/synth-data/synth/engine/llm"
 
 	"go.yaml.in/yaml/v3"
 
@@ -128,15 +125,11 @@ func (c *Config) bindDomain(d *domain.Domain) {
 	c.domainID = "pack:" + d.Name + ":" + hex.EncodeToString(h.Sum(nil))
 }
 
-// Engines.
-const (
-	EngineEmbedded = embedded.Name
-	EngineLLM      = llmengine.Name
-	EngineHybrid   = hybrid.Name
-)
-
 // llmEngine reports whether the engine talks to a model endpoint.
-func (c Config) llmEngine() bool { return c.Engine == EngineLLM || c.Engine == EngineHybrid }
+func (c Config) llmEngine() bool {
+	k, _ := kindOf(c.Engine)
+	return k.Model
+}
 
 // llmKeys are the config keys of the LLM engines, left out of an
 // embedded run's recorded config so that its fingerprint does not
@@ -338,10 +331,8 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	case c.N > MaxN:
 		errs = append(errs, fmt.Errorf("-n %d: at most %d blueprints per release; make several releases with different --seed values", c.N, MaxN))
 	}
-	switch c.Engine {
-	case EngineEmbedded, EngineLLM, EngineHybrid:
-	default:
-		errs = append(errs, fmt.Errorf("--engine %q: want embedded, llm or hybrid", c.Engine))
+	if err := checkEngine(c.Engine); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Tools != "" {
 		if _, err := engine.ParseTools(c.Tools); err != nil {

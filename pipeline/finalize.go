@@ -176,7 +176,8 @@ func finalize(cfg Config, d *domain.Domain, notes []string, chunkDirs []string, 
 		entries = append(entries, e)
 	}
 	m.Domain = release.DomainInfo{Name: d.Name, Version: d.Version, Hash: release.DomainHash(domSums), StateHash: d.Base.Hash()}
-	card := []byte(release.Card(m, entries))
+	kind, _ := kindOf(cfg.Engine)
+	card := []byte(release.Card(m, entries, kind.Card))
 	ce := release.FileEntryOf("README.md", card)
 	plan = append(plan, placement{path: ce.Path, data: card, sha: ce.SHA256})
 	entries = append(entries, ce)

@@ -266,7 +266,7 @@ func produce(ctx context.Context, cfg Config, d *domain.Domain, gen *blueprints.
 	if err != nil {
 		return err
 	}
-	eng, err := newEngine(cfg, d, ver, ch)
+	eng, err := newEngine(ctx, cfg, d, ver, ch)
 	if err != nil {
 		return err
 	}

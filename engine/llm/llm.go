@@ -20,20 +20,30 @@ import (
 // Name is the engine's name, as --engine takes it and trajectories record.
 const Name = "llm"
 
-// Options are what an LLM engine takes from the run's config.
+// Options are what an LLM engine takes from the run's config; the JSON
+// names are the config keys (DecodeOptions).
 type Options struct {
-	MaxTurns      int
-	Trials        int    // dialogues tried per blueprint
-	MaxToolErrors int    // tool errors that end a dialogue
-	User          string // the customer: "embedded" (rule-based) or "llm"
+	MaxTurns      int    `json:"max_turns"`
+	Trials        int    `json:"trials"`          // dialogues tried per blueprint
+	MaxToolErrors int    `json:"max_tool_errors"` // tool errors that end a dialogue
+	User          string `json:"user"`            // the customer: "embedded" (rule-based) or "llm"
 	// Instructions is "llm" to have the writer write each customer
 	// instruction, reviewed by Judges judges and rewritten up to Rewrites
 	// times; anything else keeps the blueprint's template instruction.
-	Instructions string
-	Judges       int
-	Rewrites     int
-	Workers      int // CPU-bound work (verification) at once
-	Dialogues    int // dialogues in flight
+	Instructions string `json:"instructions"`
+	Judges       int    `json:"judges"`
+	Rewrites     int    `json:"rewrites"`
+	Workers      int    `json:"workers"`   // CPU-bound work (verification) at once
+	Dialogues    int    `json:"dialogues"` // dialogues in flight
+}
+
+// DecodeOptions reads the LLM engines' keys of a run's config.
+func DecodeOptions(raw []byte) (Options, error) {
+	var o Options
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return o, fmt.Errorf("llm engine options: %w", err)
+	}
+	return o, nil
 }
 
 // Base is what the LLM engines share: the client, the CPU bound and the
