@@ -8,8 +8,9 @@
 // cut into chunks of consecutive indices, each the unit of durability,
 // resume and sharding: an ordered, bounded pool (internal/pool) generates
 // each blueprint and hands it to the run's engine.Engine, which plays,
-// verifies and, for --dpo, pairs it (newEngine in engines.go is the one
-// place that knows which engine: embedded, llm or hybrid); optional
+// verifies and, for --dpo, pairs it (engines in engines.go is the one
+// list of the engines there are, each an engine.Kind that builds itself
+// from the config and says what the card says of it); optional
 // capabilities (a budget, metering, waiting on the network) are asked of
 // the engine through engine's named interfaces. Results come back in
 // index order into a chunk sink: each chunk is written whole into a
