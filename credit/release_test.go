@@ -44,7 +44,7 @@ func TestReleaseLabels(t *testing.T) {
 			cfg.Domain, cfg.N, cfg.Seed, cfg.DPO = dom, 40, 5, true
 			// Recoveries at a share that gives some in 40 rows
 			// whatever the domain's mix of tasks.
-			cfg.RecoveryShare = 0.3
+			cfg.SetOption("recovery_share", 0.3)
 			cfg.Out = filepath.Join(t.TempDir(), "rel")
 			if _, err := pipeline.Run(context.Background(), cfg, nil); err != nil {
 				t.Fatal(err)

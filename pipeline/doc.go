@@ -35,7 +35,9 @@
 //
 // LoadFile reads a config file over the defaults; every key Config does
 // not have is reported at once, with its line and the closest key
-// (configkeys.go). The manifest's unused writes are the generator's
+// (configkeys.go). An engine's keys (engine.Kind.Options) are top-level
+// keys like the others, held in Config.Options for the engine to check
+// and decode (options.go): the run knows no engine's keys. The manifest's unused writes are the generator's
 // unusable ones and those no released task drew.
 //
 // synth deletes only what it can prove it wrote (a manifest's files, the

@@ -73,7 +73,7 @@ func TestDPORelease(t *testing.T) {
 		cfg := smallConfig(t, 250)
 		cfg.Workers = workers
 		cfg.DPO = true
-		cfg.RecoveryShare = 0 // the pair count is the oracle rows' (see TestDPOMix)
+		cfg.SetOption("recovery_share", 0) // the pair count is the oracle rows' (see TestDPOMix)
 		if _, err := Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestDPOMix(t *testing.T) {
 	// A recovery row keeps only the pairs that part from the oracle
 	// before its mistake (about 5 in 100 blueprints lose their pair): the
 	// issue's numbers are for the oracle's rows.
-	cfg.RecoveryShare = 0
+	cfg.SetOption("recovery_share", 0)
 	res, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)

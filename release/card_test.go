@@ -144,3 +144,15 @@ func TestCardUnusedWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestCardSaysWhatTheEngineSays: the card's words about the engine are
+// the engine's own (engine.Kind.Card), so release names no engine.
+func TestCardSaysWhatTheEngineSays(t *testing.T) {
+	eng := engine.Card{Name: "test engine of its own", Pipeline: "dialogues made some new way → verification → Parquet."}
+	card := Card(cardManifest("other", 200, 0), cardFiles, eng)
+	for _, want := range []string{"on its test engine of its own.", "→ dialogues made some new way → verification → Parquet.\n\n"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("card lacks %q", want)
+		}
+	}
+}
