@@ -4,7 +4,7 @@
 // pairs.
 //
 // Generic is that agent. It knows the domain's shape from the pack's
-// blueprints.Model (which tools identify a customer, the collections and
+// model.Model (which tools identify a customer, the collections and
 // writes, where each write argument comes from) but resolves every target
 // and value from what the customer said and what its own tool calls
 // returned, never from the blueprint: a dialogue it wins proves the task
@@ -14,7 +14,7 @@
 // explicit yes, one write per turn, tell the outcome, ask whether there is
 // anything else, close. The Turn it returns holds its tool calls with
 // their results (ids from CallID, the form Mistral's templates require)
-// and ends with a usersim.Ask naming what it asked for, which the rule-based
+// and ends with a dialog.Ask naming what it asked for, which the rule-based
 // customer answers.
 //
 // A Flaw (Flaws lists the taxonomy) makes the agent behave exactly like
@@ -23,13 +23,13 @@
 // flawed twin draw from the same stream, so their dialogues share a prefix
 // and part at the decision that matters, which is what a preference pair
 // needs. A flaw with no opportunity in a task does not fire, and the DPO
-// stage tries another.
+// plan (package dpo) tries another.
 //
 // The agent speaks through the phrase banks of generic_phrases.go and
-// phrases.go, rendered with usersim's grammar; facts go into slots and are
+// phrases.go, rendered with dialog's grammar; facts go into slots and are
 // never varied, so the verifier finds them as the tools gave them. It does
 // not read the customer's free text (only the Acts a simulated customer
-// attaches), it talks to no model (LLM agents are pipeline's), and it
+// attaches), it talks to no model (the LLM agent is engine/llm's), and it
 // holds no globals: every choice draws from the blueprint's "agent" stream,
 // so a dialogue is a function of its blueprint.
 package agent

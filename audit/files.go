@@ -267,7 +267,7 @@ type failureRecord struct {
 	Check       string `json:"check"`
 	Reason      string `json:"reason"`
 	FlawGoal    int    `json:"flaw_goal"`
-	// Evidence is engine.Pair.Evidence: 0 when the rows show the label,
+	// Evidence is dpo.Pair.Evidence: 0 when the rows show the label,
 	// n when the dialogues up to the n-th customer turn after the
 	// divergence do (a pair made on the decision).
 	Evidence int `json:"evidence,omitempty"`

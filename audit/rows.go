@@ -12,6 +12,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
@@ -262,7 +263,7 @@ func (s *state) dpoMode() string {
 	if mode, _ := s.doc.m.Config["dpo_mode"].(string); mode != "" {
 		return mode
 	}
-	return engine.PairSegment
+	return dpo.PairSegment
 }
 
 // toolsMode is the release's --tools; releases before it carry all.
@@ -414,7 +415,7 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if e.split != bp.Split {
 		bad("split", "pair is in the %s split, its blueprint in %s", e.split, bp.Split)
 	}
-	if s.labels != nil && len(engine.Expected(r.Failure)) > 0 && (rec == nil || rec.Check != engine.CheckCaught && rec.Evidence == 0) {
+	if s.labels != nil && len(dpo.Expected(r.Failure)) > 0 && (rec == nil || rec.Check != dpo.CheckCaught && rec.Evidence == 0) {
 		// The label is what the rows teach: the rejected side itself must
 		// make the mistake, whatever its dialogue did after the cut. A
 		// mistake the customer caught is the proposal itself, which the
@@ -477,13 +478,13 @@ func (s *state) checkDPOShape(bad func(check, format string, args ...any), r exp
 		name string
 		msgs []record.Message
 	}{{"chosen", r.Chosen}, {"rejected", r.Rejected}} {
-		if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "tool" }); i >= 0 && s.dpoTools() == engine.DPOToolsCut {
+		if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "tool" }); i >= 0 && s.dpoTools() == dpo.ToolsCut {
 			bad("dpo", "dpo_tools is cut, but %s message %d is a tool result", side.name, i)
 		}
 		// A side that runs past the next customer turn breaks the
 		// prompt's prefix under templates that render reasoning only
 		// after the last user message; only whole sessions span turns.
-		if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "user" }); i >= 0 && s.dpoMode() != engine.PairSession {
+		if i := slices.IndexFunc(side.msgs, func(m record.Message) bool { return m.Role == "user" }); i >= 0 && s.dpoMode() != dpo.PairSession {
 			bad("dpo", "%s message %d is a customer turn: a %s pair's sides end before the next one", side.name, i, s.dpoMode())
 		}
 	}
@@ -496,17 +497,17 @@ func (s *state) checkDPORecord(bad func(check, format string, args ...any), r ex
 	if rec.BlueprintID != r.BlueprintID || rec.Failure != r.Failure || rec.Split != bp.Split {
 		bad("dpo", "failure record (%s line %d) says blueprint %s, failure %s, split %s", rec.file, rec.line+1, rec.BlueprintID, rec.Failure, rec.Split)
 	}
-	expected := engine.Expected(r.Failure)
+	expected := dpo.Expected(r.Failure)
 	switch {
 	case len(expected) == 0:
 		bad("dpo", "unknown failure type %q", r.Failure)
 		return false
-	case !engine.Explains(r.Failure, rec.Check):
+	case !dpo.Explains(r.Failure, rec.Check):
 		bad("dpo", "failure %s was recorded failing %s; it must fail one of %s", r.Failure, rec.Check, strings.Join(expected, ", "))
 	case rec.FlawGoal < 0 || rec.FlawGoal >= len(bp.Goals):
 		bad("dpo", "flaw_goal %d, but the blueprint has %d goals", rec.FlawGoal, len(bp.Goals))
 		return false
-	case rec.Evidence < 0 || rec.Evidence > 0 && rec.Check == engine.CheckCaught:
+	case rec.Evidence < 0 || rec.Evidence > 0 && rec.Check == dpo.CheckCaught:
 		bad("dpo", "evidence %d for a pair whose check is %s", rec.Evidence, rec.Check)
 		return false
 	}
@@ -548,7 +549,7 @@ func (s *state) checkDPODialogue(ctx context.Context, bad func(check, format str
 	if i, ok := isPrefix(s.seed, digestMessages(s.seed, flawed.Messages), r.Prompt, r.Rejected); !ok {
 		bad("dpo", "prompt+rejected is not the re-simulated %s dialogue: they part at message %d", r.Failure, i)
 	}
-	if rec.Check == engine.CheckCaught {
+	if rec.Check == dpo.CheckCaught {
 		// A mistake the customer caught: the customer turns the flawed
 		// proposal down after the rejected side, not before it.
 		end := len(r.Prompt) + len(r.Rejected)
@@ -568,7 +569,7 @@ func (s *state) checkDPODialogue(ctx context.Context, bad func(check, format str
 	}
 }
 
-// checkDecision checks a pair made on a decision (engine.Pair.Evidence):
+// checkDecision checks a pair made on a decision (dpo.Pair.Evidence):
 // its rows end before the mistake, which the oracle's and the flawed
 // agent's dialogues, followed as far as the record says, must show.
 func (s *state) checkDecision(ctx context.Context, bad func(check, format string, args ...any), r export.DPORow, rec *failureRecord, bp *record.Blueprint, flawed []record.Message) {
@@ -584,7 +585,7 @@ func (s *state) checkDecision(ctx context.Context, bad func(check, format string
 		bad("dpo", "prompt+chosen is not the re-simulated oracle's dialogue: they part at message %d", i)
 		return
 	}
-	chosen, rejected := engine.Evidence(oracle.Messages, flawed, len(r.Prompt), rec.Evidence)
+	chosen, rejected := dpo.Evidence(oracle.Messages, flawed, len(r.Prompt), rec.Evidence)
 	if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, chosen, rejected); !ok {
 		bad("dpo/label", "the dialogues up to customer turn %d after the divergence do not show the label %s: %s", rec.Evidence, r.Failure, why)
 	}

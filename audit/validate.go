@@ -18,8 +18,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -236,10 +237,10 @@ type state struct {
 	doc      *manifestDoc
 	maxTurns int
 	seed     maphash.Seed // of the message digests
-	dom      *domains.Domain
+	dom      *domain.Domain
 	ver      *verify.Verifier
 	// labels checks that each pair's rejected side shows its label.
-	labels *engine.LabelChecker
+	labels *dpo.LabelChecker
 	// sums holds the sha256 of every listed file as found on disk.
 	sums       map[string]string
 	bps        map[string]*bpInfo
@@ -370,7 +371,7 @@ func (s *state) loadDomain() error {
 		return fmt.Errorf("record schemas: %w", err)
 	}
 	s.dom, s.ver = d, verify.ForDomain(d, sch)
-	s.labels = engine.NewLabelChecker(d, s.ver)
+	s.labels = dpo.NewLabelChecker(d, s.ver)
 	return nil
 }
 

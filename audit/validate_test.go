@@ -653,7 +653,8 @@ func TestValidateMistakeFrom(t *testing.T) {
 		t.Skip("makes and validates a release of its own")
 	}
 	base := makeReleaseWith(t, 12, func(c *pipeline.Config) {
-		c.Domain, c.RecoveryShare, c.DPO = "airline", 1, false
+		c.Domain, c.DPO = "airline", false
+		c.SetOption("recovery_share", 1)
 	})
 	// early finds a recovery row whose mistake starts before its pivotal
 	// proposal, and its labels.

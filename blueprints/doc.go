@@ -1,12 +1,11 @@
 // Package blueprints generates tasks with executed, identifiable ground
 // truth under write and read intensity controls.
 //
-// NewModel derives, once per domain, what synth knows about a pack: its
-// customers and how they authenticate, its collections, searches, writes
-// and where each write argument comes from, hints first and the tool
-// schemas and database after. The generator, the simulated customer
-// (usersim) and the agent share that Model so that a task's pieces mean
-// the same to all three; the agent uses only its schema-level parts.
+// The generator reads the domain through its compiled model.Model (package
+// model: customers and how they authenticate, collections, searches,
+// writes and where each write argument comes from), the same Model the
+// simulated customer (usersim) and the agent read, so that a task's pieces
+// mean the same to all three.
 //
 // NewGeneric checks that the pack can meet a Spec's controls before any
 // task is drawn: it tries each write in trials and drops those whose

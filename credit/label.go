@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
@@ -174,7 +174,7 @@ func Label(bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels
 // its customer's Listener does. synth run, validate, serve and the llm
 // engine's rejected records all label through it. A nil domain is
 // Label; a nil blueprint or trajectory labels as an empty one.
-func LabelDomain(d *domains.Domain, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
+func LabelDomain(d *domain.Domain, bp *record.Blueprint, t *record.Trajectory, v *record.Verdict) Labels {
 	if d == nil {
 		return Label(bp, t, v)
 	}
@@ -225,7 +225,7 @@ type Growing struct {
 
 // NewGrowing starts labelling a dialogue of the blueprint in the domain
 // (nil: Label's kinds and words).
-func NewGrowing(d *domains.Domain, bp *record.Blueprint) *Growing {
+func NewGrowing(d *domain.Domain, bp *record.Blueprint) *Growing {
 	if bp == nil {
 		bp = &record.Blueprint{}
 	}

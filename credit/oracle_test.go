@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/pack"
@@ -86,7 +87,7 @@ func BenchmarkLabel(b *testing.B) {
 		b.Fatal(err)
 	}
 	type dialogue struct {
-		d  *domains.Domain
+		d  *domain.Domain
 		bp *record.Blueprint
 		tr *record.Trajectory
 		v  record.Verdict
@@ -151,7 +152,7 @@ type oracleDialogue struct {
 
 // oracle loads dom at seed and has the embedded oracle play its first n
 // blueprints.
-func oracle(tb testing.TB, dom string, seed uint64, n int) (*domains.Domain, []oracleDialogue) {
+func oracle(tb testing.TB, dom string, seed uint64, n int) (*domain.Domain, []oracleDialogue) {
 	tb.Helper()
 	cfg := pipeline.Defaults()
 	cfg.Domain, cfg.Seed = dom, seed

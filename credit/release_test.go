@@ -14,6 +14,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
@@ -43,7 +44,7 @@ func TestReleaseLabels(t *testing.T) {
 			cfg.Domain, cfg.N, cfg.Seed, cfg.DPO = dom, 40, 5, true
 			// Recoveries at a share that gives some in 40 rows
 			// whatever the domain's mix of tasks.
-			cfg.RecoveryShare = 0.3
+			cfg.SetOption("recovery_share", 0.3)
 			cfg.Out = filepath.Join(t.TempDir(), "rel")
 			if _, err := pipeline.Run(context.Background(), cfg, nil); err != nil {
 				t.Fatal(err)
@@ -78,7 +79,7 @@ func TestReleaseLabels(t *testing.T) {
 }
 
 // checkRow derives a verified row's labels and compares.
-func checkRow(t *testing.T, d *domains.Domain, bp *record.Blueprint, r export.SFTRow) {
+func checkRow(t *testing.T, d *domain.Domain, bp *record.Blueprint, r export.SFTRow) {
 	t.Helper()
 	var got credit.Labels
 	if err := json.Unmarshal(r.Labels, &got); err != nil {
@@ -382,7 +383,7 @@ func resolve(doc any, path string) (string, bool) {
 // checkPivotal re-plays each DPO pair's flawed agent and checks that its
 // dialogue's pivotal turn lies in the pair's rejected side: the labels
 // put the mistake where the pair does.
-func checkPivotal(t *testing.T, d *domains.Domain, cfg pipeline.Config, bps map[string]*record.Blueprint) {
+func checkPivotal(t *testing.T, d *domain.Domain, cfg pipeline.Config, bps map[string]*record.Blueprint) {
 	t.Helper()
 	type proof struct {
 		PairID   string `json:"pair_id"`

@@ -15,8 +15,9 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testpacks"
 	"github.com/synth-data/synth/model"
@@ -51,12 +52,12 @@ var scaffoldOnce = sync.OnceValues(func() (string, error) {
 	return dir, pack.Init(dir, "helpdesk")
 })
 
-var loaded sync.Map // dir -> *domains.Domain
+var loaded sync.Map // dir -> *domain.Domain
 
-func load(t testing.TB, dir string) *domains.Domain {
+func load(t testing.TB, dir string) *domain.Domain {
 	t.Helper()
 	if d, ok := loaded.Load(dir); ok {
-		return d.(*domains.Domain)
+		return d.(*domain.Domain)
 	}
 	d, err := domains.Load(dir, 1)
 	if err != nil {
@@ -203,9 +204,9 @@ func TestPackFlaws(t *testing.T) {
 					f := ver.Verify(context.Background(), bp, bad).Failed()
 					if f == nil && len(bad.Corrections) > 0 {
 						// The customer caught the mistake: the pair is at it.
-						f = &record.Check{Name: engine.CheckCaught}
+						f = &record.Check{Name: dpo.CheckCaught}
 					}
-					if f != nil && engine.Explains(kind, f.Name) {
+					if f != nil && dpo.Explains(kind, f.Name) {
 						paired[kind]++
 					}
 				}
@@ -223,7 +224,7 @@ func TestPackFlaws(t *testing.T) {
 // flaws need a rule of their kind (and a transfer, for its message), and
 // hiding an output after the write is no mistake when the policy has it
 // stated before the yes.
-func canBreak(d *domains.Domain, kind string) bool {
+func canBreak(d *domain.Domain, kind string) bool {
 	m := d.Model
 	switch kind {
 	case agent.FlawUndisclosed:

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -20,7 +21,7 @@ type listEnds struct {
 	chance float64        // expected share of one "X at end" by chance: mean 1/len
 }
 
-func measureListEnds(t *testing.T, d *domains.Domain, coll, attr string) listEnds {
+func measureListEnds(t *testing.T, d *domain.Domain, coll, attr string) listEnds {
 	t.Helper()
 	m := d.Model
 	c := m.Colls[coll]

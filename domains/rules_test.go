@@ -15,7 +15,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/domains/airline"
 	"github.com/synth-data/synth/domains/retail"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/pack"
@@ -93,9 +93,9 @@ func TestRuleFlaws(t *testing.T) {
 				}
 				if f == nil && len(bad.Corrections) > 0 {
 					// The customer asked for the figure: a caught mistake.
-					f = &record.Check{Name: engine.CheckCaught}
+					f = &record.Check{Name: dpo.CheckCaught}
 				}
-				if f == nil || !engine.Explains(kind, f.Name) {
+				if f == nil || !dpo.Explains(kind, f.Name) {
 					t.Errorf("%s %s: flaw %s fails %v, want a rule of its kind", dom, bp.ID, kind, f)
 					continue
 				}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 )
 
@@ -65,13 +66,13 @@ type domainCache struct {
 
 type domainEntry struct {
 	once sync.Once
-	d    *domains.Domain
+	d    *domain.Domain
 	err  error
 }
 
 func domainKey(name string, seed uint64) string { return name + "\x00" + strconv.FormatUint(seed, 10) }
 
-func (c *domainCache) put(name string, seed uint64, d *domains.Domain) {
+func (c *domainCache) put(name string, seed uint64, d *domain.Domain) {
 	e := &domainEntry{d: d}
 	e.once.Do(func() {})
 	c.mu.Lock()
@@ -79,7 +80,7 @@ func (c *domainCache) put(name string, seed uint64, d *domains.Domain) {
 	c.mu.Unlock()
 }
 
-func (c *domainCache) get(_ context.Context, name string, seed uint64) (*domains.Domain, error) {
+func (c *domainCache) get(_ context.Context, name string, seed uint64) (*domain.Domain, error) {
 	key := domainKey(name, seed)
 	c.mu.Lock()
 	e, ok := c.lru.get(key)

@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
@@ -52,7 +53,7 @@ func newFixture(domain string, n int) (*fixture, error) {
 }
 
 type fixture struct {
-	d     *domains.Domain
+	d     *domain.Domain
 	bps   []*record.Blueprint
 	tools []openai.Tool
 }

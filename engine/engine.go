@@ -63,3 +63,49 @@ type Metered interface {
 type Waiting interface {
 	InFlight() int
 }
+
+// Pairs are a blueprint's DPO pairs, each with its proof (the
+// dpo_failures/ record saying which check its rejected side failed), and
+// how the flawed attempts ended.
+type Pairs struct {
+	Rows   []PairRow
+	Proofs [][]byte
+	Stats  DPOStats
+}
+
+// PairRow is one DPO row: the fields of export.DPORow, which it converts
+// to, so that engines make rows without depending on the file format.
+type PairRow struct {
+	ID, BlueprintID, Domain string
+	// Prompt ends with a user or tool message; Chosen and Rejected start
+	// with an assistant message.
+	Prompt, Chosen, Rejected []record.Message
+	Tools                    string
+	// Failure is the taxonomy label of the rejected continuation.
+	Failure        string
+	DivergenceTurn int32
+}
+
+// DPOStats counts how flawed attempts ended.
+type DPOStats struct {
+	Attempts    int `json:"attempts"`
+	NotFired    int `json:"not_applicable"`
+	NoFailure   int `json:"verified_anyway"`
+	OtherReason int `json:"failed_for_another_reason"`
+	Unpairable  int `json:"unpairable"`
+	// LabelNotShown counts the failed dialogues whose rows, and whose
+	// dialogue followed past the cut, never show the labelled mistake
+	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
+	// would teach a label nothing shows.
+	LabelNotShown int `json:"label_not_shown"`
+	// OnDecision counts the pairs made on a decision whose mistake the
+	// dialogue shows only after a later customer turn (Pair.Evidence).
+	OnDecision int `json:"pairs_on_decision"`
+	Pairs      int `json:"pairs"`
+	// AssistantOnly counts the pairs whose chosen and rejected hold
+	// assistant messages only: the ones OpenAI's preference fine-tuning
+	// takes (export.AssistantOnly).
+	AssistantOnly int            `json:"pairs_assistant_only"`
+	ByFailure     map[string]int `json:"pairs_by_failure"`
+	BySplit       map[string]int `json:"pairs_by_split"`
+}

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/mcp"
@@ -64,7 +65,7 @@ func newEnv(t testing.TB, opts *serve.Options) *serve.Server {
 
 // oracles are the embedded engine's dialogues of blueprints [0, n) of
 // synth run --domain domain --seed seed.
-func oracles(t testing.TB, domain string, n int) (*domains.Domain, []testplay.Dialogue) {
+func oracles(t testing.TB, domain string, n int) (*domain.Domain, []testplay.Dialogue) {
 	t.Helper()
 	d, err := domains.Load(domain, seed)
 	if err != nil {

@@ -18,15 +18,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
-	"github.com/synth-data/synth/engine/embedded"
-	"github.com/synth-data/synth/engine/hybrid"
-	llmengine "github.com/synth-data/synth/engine/llm"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/llm"
@@ -59,10 +58,6 @@ type Config struct {
 	// keep, or cut (each side ends at its first call a tool answers).
 	DPOTools string `json:"dpo_tools"`
 	DPOPairs int    `json:"dpo_pairs"`
-	// RecoveryShare is the share of the embedded engine's blueprints
-	// whose SFT row is a recovery dialogue: a flawed agent's mistake the
-	// customer catches, corrected to a verified end.
-	RecoveryShare float64 `json:"recovery_share"`
 	// Refusals is the share of tasks that hold a request the policy
 	// forbids, where the pack has writes with preconditions.
 	Refusals float64 `json:"refusals"`
@@ -75,29 +70,15 @@ type Config struct {
 	Tools string `json:"tools"`
 	Force bool   `json:"force,omitempty"`
 
-	// The LLM engines (--engine llm or hybrid). Only the name of the
-	// environment variable holding the API key is ever configured; the
-	// key itself never enters a Config.
+	// LLM is the model client of an engine whose Kind has Model (llm,
+	// hybrid). Only the name of the environment variable holding the API
+	// key is ever configured; the key itself never enters a Config.
 	LLM llm.Config `json:"llm"`
-	// User plays the customer in the llm engine: llm or embedded (the
-	// rule-based user answering the LLM agent).
-	User string `json:"user"`
-	// Trials is how many dialogues the llm engine plays per blueprint at
-	// most before giving up (APIGen-MT's rejection sampling).
-	Trials int `json:"trials"`
-	// Judges review each LLM-written instruction (0: no review).
-	Judges int `json:"judges"`
-	// Rewrites is how often a rejected instruction is rewritten with the
-	// judges' feedback before the template instruction is kept.
-	Rewrites int `json:"rewrites"`
-	// Instructions: template (the blueprint's own) or llm (writer role);
-	// "" means llm for the llm engine and template otherwise.
-	Instructions string `json:"instructions"`
-	// MaxToolErrors ends an LLM dialogue after this many failed tool calls.
-	MaxToolErrors int `json:"max_tool_errors"`
-	// Dialogues is how many LLM dialogues run at once; 0 means twice the
-	// client's max_concurrency. Output does not depend on it.
-	Dialogues int `json:"dialogues"`
+	// Options are the engines' keys (engine.Kind.Options): top-level keys
+	// of the file and flags like the others, held as given; the engine
+	// --engine names decodes and checks its own (MarshalJSON puts them
+	// back at the top level).
+	Options map[string]any `json:"-"`
 
 	// domainID is the content hash of the pack folder Domain names, set
 	// by bindDomain once the pack is loaded; "" for a built-in domain,
@@ -110,7 +91,7 @@ type Config struct {
 // bindDomain records the identity of the loaded domain in the config, so
 // that the fingerprint follows what the domain holds, not how its folder
 // was spelled.
-func (c *Config) bindDomain(d *domains.Domain) {
+func (c *Config) bindDomain(d *domain.Domain) {
 	if c.Tools == "" {
 		c.Tools = engine.DefaultTools(len(d.Tools.Tools()))
 	}
@@ -126,20 +107,11 @@ func (c *Config) bindDomain(d *domains.Domain) {
 	c.domainID = "pack:" + d.Name + ":" + hex.EncodeToString(h.Sum(nil))
 }
 
-// Engines.
-const (
-	EngineEmbedded = embedded.Name
-	EngineLLM      = llmengine.Name
-	EngineHybrid   = hybrid.Name
-)
-
 // llmEngine reports whether the engine talks to a model endpoint.
-func (c Config) llmEngine() bool { return c.Engine == EngineLLM || c.Engine == EngineHybrid }
-
-// llmKeys are the config keys of the LLM engines, left out of an
-// embedded run's recorded config so that its fingerprint does not
-// depend on settings it never reads.
-var llmKeys = []string{"llm", "user", "trials", "judges", "rewrites", "instructions", "max_tool_errors", "dialogues"}
+func (c Config) llmEngine() bool {
+	k, _ := kindOf(c.Engine)
+	return k.Model
+}
 
 // llmRunKeys are the llm settings that change how a run spends (limits,
 // concurrency, retries, where the cache lives, where the endpoint is)
@@ -150,22 +122,32 @@ var llmKeys = []string{"llm", "user", "trials", "judges", "rewrites", "instructi
 var llmRunKeys = []string{"base_url", "api_key_env", "headers", "timeout", "max_concurrency", "rpm", "tpm", "max_retries", "cache", "max_cost", "max_tokens"}
 
 // resolved fills the defaults that depend on other keys: the LLM
-// client's defaults, the instruction source and the dialogue count.
-// Run works on the resolved config, so the fingerprint and the manifest
-// record the values actually used.
+// client's defaults and the engine's own (Kind.Resolve). Run works on the
+// resolved config, so the fingerprint and the manifest record the values
+// actually used.
 func (c Config) resolved() Config {
-	if !c.llmEngine() {
+	k, ok := kindOf(c.Engine)
+	if !ok {
 		return c
 	}
-	c.LLM = c.LLM.WithDefaults()
-	if c.Instructions == "" {
-		c.Instructions = "template"
-		if c.Engine == EngineLLM {
-			c.Instructions = "llm"
-		}
+	if k.Model {
+		c.LLM = c.LLM.WithDefaults()
 	}
-	if c.Dialogues == 0 {
-		c.Dialogues = min(2*max(c.LLM.MaxConcurrency, 1), MaxDialogues)
+	if k.Resolve == nil {
+		return c
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		// Spec, which follows, reports what makes the config unreadable.
+		return c
+	}
+	opts, err := k.Resolve(raw)
+	if err != nil {
+		// Spec, which follows, reports the key the engine cannot read.
+		return c
+	}
+	for key, v := range opts {
+		c.SetOption(key, v)
 	}
 	return c
 }
@@ -189,20 +171,12 @@ func Defaults() Config {
 		ChunkSize:  10000,
 		Workers:    runtime.GOMAXPROCS(0),
 		License:    "other",
-		DPOMode:    engine.PairSegment,
-		DPOTools:   engine.DPOToolsKeep,
+		DPOMode:    dpo.PairSegment,
+		DPOTools:   dpo.ToolsKeep,
 		DPOPairs:   1,
-		// Enough recoveries to teach taking a correction, few enough
-		// that most rows show the mistake-free path.
-		RecoveryShare: 0.1,
-		Refusals:      0.2,
-		ToolErrors:    0.2,
-
-		User:          "llm",
-		Trials:        3,
-		Judges:        3,
-		Rewrites:      2,
-		MaxToolErrors: 5,
+		Refusals:   0.2,
+		ToolErrors: 0.2,
+		Options:    engineDefaults(),
 	}
 }
 
@@ -301,19 +275,12 @@ const (
 	// MaxWorkers bounds --workers: each worker keeps a window of finished
 	// dialogues in memory.
 	MaxWorkers = 1024
-	// MaxDialogues bounds --dialogues (LLM dialogues in flight); llm.Check
-	// bounds the client's own keys (llm.MaxConcurrency and the others).
-	MaxDialogues = 4096
 	// MaxWrites and MaxReads bound --writes and --reads: write decisions
 	// per task, and reads needed before each write.
 	MaxWrites = 16
 	MaxReads  = 64
 	// MaxTurnsLimit bounds max_turns (user turns per dialogue).
 	MaxTurnsLimit = 10_000
-	// MaxTrials bounds --trials (LLM dialogues per blueprint) and
-	// MaxJudges --judges and --rewrites (requests per instruction).
-	MaxTrials = 100
-	MaxJudges = 16
 )
 
 // Check reports every problem of the config at once, each naming its flag
@@ -336,17 +303,15 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	case c.N > MaxN:
 		errs = append(errs, fmt.Errorf("-n %d: at most %d blueprints per release; make several releases with different --seed values", c.N, MaxN))
 	}
-	switch c.Engine {
-	case EngineEmbedded, EngineLLM, EngineHybrid:
-	default:
-		errs = append(errs, fmt.Errorf("--engine %q: want embedded, llm or hybrid", c.Engine))
+	if err := checkEngine(c.Engine); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Tools != "" {
 		if _, err := engine.ParseTools(c.Tools); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, c.checkLLM()...)
+	errs = append(errs, c.checkEngine()...)
 	switch {
 	case c.Workers < 1:
 		errs = append(errs, fmt.Errorf("--workers %d: need at least 1", c.Workers))
@@ -396,7 +361,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	// The DPO keys are checked even without --dpo: a typo in them must
 	// not wait for the run that finally uses them.
-	if _, err := engine.NewPlan(c.Seed, agent.Flaws(), c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
+	if _, err := dpo.NewPlan(c.Seed, agent.Flaws(), c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
 		errs = append(errs, err)
 	}
 	if _, _, err := ParseShard(c.Shard); err != nil {
@@ -407,9 +372,6 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	}
 	if !(c.ToolErrors >= 0 && c.ToolErrors <= 1) {
 		errs = append(errs, fmt.Errorf("--tool-errors %g: want a share from 0 to 1 (0: no write fails on the customer's first choice)", c.ToolErrors))
-	}
-	if !(c.RecoveryShare >= 0 && c.RecoveryShare <= 1) {
-		errs = append(errs, fmt.Errorf("--recovery-share %g: want a share from 0 to 1 (0: no recovery dialogues)", c.RecoveryShare))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return blueprints.Spec{}, err
@@ -563,55 +525,31 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-// checkLLM checks the keys of the LLM engines.
-func (c *Config) checkLLM() []error {
+// checkEngine checks the engine's keys (Kind.Check) and, for an engine
+// that talks to a model, the client's.
+func (c *Config) checkEngine() []error {
+	k, ok := kindOf(c.Engine)
+	if !ok {
+		return nil
+	}
+	for _, key := range slices.Sorted(maps.Keys(c.Options)) {
+		if f, isFloat := c.Options[key].(float64); isFloat && !finite(f) {
+			// JSON cannot hold it, so no engine can be shown its keys.
+			return []error{fmt.Errorf("%s: not a finite number (NaN or infinity); give a number", keyName(key))}
+		}
+	}
 	var errs []error
-	if !c.llmEngine() {
-		if c.Instructions == "llm" {
-			errs = append(errs, fmt.Errorf("--instructions llm needs a model: use --engine llm or hybrid, or --instructions template"))
+	if k.Check != nil {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return []error{fmt.Errorf("--engine %s: %w", c.Engine, err)}
 		}
-		return errs
+		errs = append(errs, k.Check(raw)...)
 	}
-	switch c.User {
-	case "llm":
-	case "embedded":
-		if c.Engine != EngineLLM {
-			errs = append(errs, fmt.Errorf("--user embedded: only the llm engine has a choice of customer (hybrid refines the embedded user's words)"))
+	if k.Model {
+		if err := c.LLM.WithDefaults().Check(); err != nil {
+			errs = append(errs, fmt.Errorf("--engine %s: %w", c.Engine, err))
 		}
-	default:
-		errs = append(errs, fmt.Errorf("--user %q: want llm or embedded", c.User))
-	}
-	switch c.Instructions {
-	case "", "template", "llm":
-	default:
-		errs = append(errs, fmt.Errorf("--instructions %q: want template or llm", c.Instructions))
-	}
-	for _, k := range []struct {
-		key       string
-		v, lo, hi int
-		what      string
-	}{
-		{"--trials", c.Trials, 1, MaxTrials, "dialogues per blueprint"},
-		{"--judges", c.Judges, 0, MaxJudges, "judges per instruction (0: no review)"},
-		{"--rewrites", c.Rewrites, 0, MaxJudges, "rewrites of a rejected instruction"},
-		{"max_tool_errors", c.MaxToolErrors, 1, MaxTurnsLimit, "failed tool calls before a dialogue ends"},
-	} {
-		if k.v < k.lo || k.v > k.hi {
-			errs = append(errs, fmt.Errorf("%s %d: want %d to %d %s", k.key, k.v, k.lo, k.hi, k.what))
-		}
-	}
-	switch {
-	case c.Dialogues < 0:
-		errs = append(errs, fmt.Errorf("--dialogues %d: need at least 1 (0 means twice --max-concurrency)", c.Dialogues))
-	case c.Dialogues > MaxDialogues:
-		errs = append(errs, fmt.Errorf("--dialogues %d: at most %d LLM dialogues at once (the output does not depend on it)", c.Dialogues, MaxDialogues))
-	}
-	if c.DPO && c.Engine == EngineHybrid {
-		errs = append(errs, fmt.Errorf("--dpo with --engine hybrid: a pair's sides must share the verified dialogue's history word for word, "+
-			"and hybrid rewrites it; use --engine embedded or llm for pairs"))
-	}
-	if err := c.LLM.WithDefaults().Check(); err != nil {
-		errs = append(errs, fmt.Errorf("--engine %s: %w", c.Engine, err))
 	}
 	return errs
 }
@@ -626,13 +564,16 @@ func (c Config) outputConfig() map[string]any {
 	for _, k := range []string{"out", "workers", "force", "shard"} {
 		delete(m, k)
 	}
-	if !c.llmEngine() {
-		for _, k := range llmKeys {
-			delete(m, k)
+	k, _ := kindOf(c.Engine)
+	for _, o := range engineOptions() {
+		if !recorded(k, o.Key) {
+			delete(m, o.Key)
 		}
+	}
+	if !k.Model {
+		delete(m, "llm")
 		return m
 	}
-	delete(m, "dialogues")
 	if l, ok := m["llm"].(map[string]any); ok {
 		for _, k := range llmRunKeys {
 			delete(l, k)
@@ -647,7 +588,7 @@ func (c Config) Fingerprint() string {
 	oc := c.outputConfig()
 	// dpo_tools came after releases were made: the default leaves the
 	// fingerprint as it was, so they resume and count as done.
-	if v, _ := oc["dpo_tools"].(string); v == "" || v == engine.DPOToolsKeep {
+	if v, _ := oc["dpo_tools"].(string); v == "" || v == dpo.ToolsKeep {
 		delete(oc, "dpo_tools")
 	}
 	if c.domainID != "" {

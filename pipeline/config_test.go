@@ -42,6 +42,12 @@ func TestLoadFile(t *testing.T) {
 		{"a number as a key", "llm:\n  1: 2\n", "llm: the key 1 is not a name", nil},
 		{"a number as a top-level key", "1: 2\n", "the top level: the key 1 is not a name", nil},
 		{"a tagged key", "llm: {!x max_retries: 3}\n", "", func(c Config) bool { return c.LLM.MaxRetries == 3 }},
+		// An engine's keys are top-level keys, held for the engine.
+		{"engine keys", "trials: 5\nrecovery_share: 0.3\n", "", func(c Config) bool {
+			return c.Option("trials") == 5.0 && c.Option("recovery_share") == 0.3 && c.Option("judges") == Defaults().Option("judges")
+		}},
+		{"an engine key misspelt", "trails: 5\n", `trails: unknown key "trails" (did you mean "trials"?)`, nil},
+		{"an engine key at the wrong level", "llm:\n  trials: 5\n", `llm.trials: unknown key "trials" (did you mean "trials"?)`, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +185,8 @@ func TestCheck(t *testing.T) {
 		{"max turns", func(c *Config) { c.MaxTurns = 1 << 40 }, "max_turns 1099511627776: at most 10000"},
 		{"shard", func(c *Config) { c.Shard = "3/2" }, `--shard "3/2": want I/N`},
 		{"dialogues", func(c *Config) {
-			c.Engine, c.LLM.BaseURL, c.LLM.Model, c.Dialogues = EngineLLM, "http://127.0.0.1:1/v1", "m", 1_000_000_000
+			c.Engine, c.LLM.BaseURL, c.LLM.Model = EngineLLM, "http://127.0.0.1:1/v1", "m"
+			c.SetOption("dialogues", 1_000_000_000)
 		}, "--dialogues 1000000000: at most 4096"},
 		{"max concurrency", func(c *Config) {
 			c.Engine, c.LLM.BaseURL, c.LLM.Model, c.LLM.MaxConcurrency = EngineLLM, "http://127.0.0.1:1/v1", "m", 1<<30
@@ -195,8 +202,8 @@ func TestCheck(t *testing.T) {
 		{"timeout absurd", func(c *Config) { setLLM(c); c.LLM.Timeout = "100000h" }, "llm.timeout: 100000h: at most 1h0m0s"},
 		{"rpm absurd", func(c *Config) { setLLM(c); c.LLM.RPM = math.MaxInt }, "llm.rpm"},
 		{"response bytes absurd", func(c *Config) { setLLM(c); c.LLM.MaxResponseBytes = math.MaxInt64 }, "llm.max_response_bytes"},
-		{"trials absurd", func(c *Config) { setLLM(c); c.Trials = 1 << 40 }, "--trials 1099511627776: want 1 to 100"},
-		{"judges absurd", func(c *Config) { setLLM(c); c.Judges = 1 << 40 }, "--judges 1099511627776: want 0 to 16"},
+		{"trials absurd", func(c *Config) { setLLM(c); c.SetOption("trials", 1<<40) }, "--trials 1099511627776: want 1 to 100"},
+		{"judges absurd", func(c *Config) { setLLM(c); c.SetOption("judges", 1<<40) }, "--judges 1099511627776: want 0 to 16"},
 		{"the defaults", func(*Config) {}, ""},
 	}
 	for _, tc := range cases {
@@ -336,5 +343,52 @@ func TestPackShardsMerge(t *testing.T) {
 	}
 	if _, err := Merge(outs, filepath.Join(root, "edited"), false); err == nil || !strings.Contains(err.Error(), "edited") {
 		t.Fatalf("merging shards of a pack edited since: %v", err)
+	}
+}
+
+// TestEngineKeysRecorded: a release records the keys its engine reads
+// (or lists in Kind.Recorded) at the top level of its config, and no
+// other engine's, so a key moves with its engine and an embedded
+// release's fingerprint does not follow the LLM engines' keys.
+func TestEngineKeysRecorded(t *testing.T) {
+	cases := []struct {
+		engine    string
+		want, not []string
+	}{
+		{EngineEmbedded, []string{"recovery_share"}, []string{"trials", "user", "judges", "dialogues", "llm"}},
+		{EngineLLM, []string{"user", "trials", "judges", "rewrites", "instructions", "max_tool_errors", "recovery_share", "llm"}, []string{"dialogues"}},
+		{EngineHybrid, []string{"user", "trials", "judges", "rewrites", "instructions", "max_tool_errors", "recovery_share", "llm"}, []string{"dialogues"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.engine, func(t *testing.T) {
+			c := Defaults()
+			c.Engine = tc.engine
+			c.SetOption("trials", 7)
+			oc := c.resolved().outputConfig()
+			for _, k := range tc.want {
+				if _, ok := oc[k]; !ok {
+					t.Errorf("recorded config lacks %s: %v", k, oc)
+				}
+			}
+			for _, k := range tc.not {
+				if _, ok := oc[k]; ok {
+					t.Errorf("recorded config holds %s: %v", k, oc)
+				}
+			}
+			raw, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Config
+			if err := json.Unmarshal(raw, &back); err != nil || back.Option("trials") != 7.0 {
+				t.Fatalf("config %s does not read back its engine keys: trials %v, %v", raw, back.Option("trials"), err)
+			}
+		})
+	}
+	a := Defaults()
+	b := a
+	b.SetOption("trials", 9)
+	if a.Option("trials") == b.Option("trials") {
+		t.Error("SetOption on a copy changed the original config")
 	}
 }

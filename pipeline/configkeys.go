@@ -54,8 +54,15 @@ func checkKeys(path string, raw []byte) error {
 		return nil
 	}
 	e := &UnknownKeys{File: path}
-	w := keyWalker{all: dottedKeys(reflect.TypeFor[Config](), ""), report: e}
-	w.walk(doc.Content[0], reflect.TypeFor[Config](), "")
+	// Config decodes itself (its engines' keys go to Options), so its
+	// fields are walked as configFields, with the engines' keys beside.
+	t := reflect.TypeFor[configFields]()
+	w := keyWalker{all: dottedKeys(t, ""), report: e}
+	for _, o := range engineOptions() {
+		w.top = append(w.top, o.Key)
+	}
+	w.all = append(w.all, w.top...)
+	w.walk(doc.Content[0], t, "")
 	if len(e.Keys) == 0 {
 		return nil
 	}
@@ -64,6 +71,7 @@ func checkKeys(path string, raw []byte) error {
 
 type keyWalker struct {
 	all    []string // every dotted key of Config, for a key put at the wrong level
+	top    []string // the engines' keys, known at the top level besides the fields
 	report *UnknownKeys
 }
 
@@ -96,6 +104,12 @@ func (w keyWalker) fields(n *yaml.Node, t reflect.Type, at string) {
 	for _, f := range suggest.JSONFields(t) {
 		names[f.Name] = f.Type
 		known = append(known, f.Name)
+	}
+	if at == "" {
+		for _, k := range w.top {
+			names[k] = reflect.TypeFor[any]()
+			known = append(known, k)
+		}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]

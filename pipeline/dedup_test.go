@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
@@ -221,7 +222,7 @@ func BenchmarkDedup100k(b *testing.B) {
 }
 
 type retailFixture struct {
-	dom *domains.Domain
+	dom *domain.Domain
 	gen blueprints.Generator
 }
 

@@ -8,8 +8,9 @@
 // cut into chunks of consecutive indices, each the unit of durability,
 // resume and sharding: an ordered, bounded pool (internal/pool) generates
 // each blueprint and hands it to the run's engine.Engine, which plays,
-// verifies and, for --dpo, pairs it (newEngine in engines.go is the one
-// place that knows which engine: embedded, llm or hybrid); optional
+// verifies and, for --dpo, pairs it (engines in engines.go is the one
+// list of the engines there are, each an engine.Kind that builds itself
+// from the config and says what the card says of it); optional
 // capabilities (a budget, metering, waiting on the network) are asked of
 // the engine through engine's named interfaces. Results come back in
 // index order into a chunk sink: each chunk is written whole into a
@@ -34,7 +35,9 @@
 //
 // LoadFile reads a config file over the defaults; every key Config does
 // not have is reported at once, with its line and the closest key
-// (configkeys.go). The manifest's unused writes are the generator's
+// (configkeys.go). An engine's keys (engine.Kind.Options) are top-level
+// keys like the others, held in Config.Options for the engine to check
+// and decode (options.go): the run knows no engine's keys. The manifest's unused writes are the generator's
 // unusable ones and those no released task drew.
 //
 // synth deletes only what it can prove it wrote (a manifest's files, the

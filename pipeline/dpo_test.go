@@ -13,7 +13,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/testtree"
@@ -73,7 +73,7 @@ func TestDPORelease(t *testing.T) {
 		cfg := smallConfig(t, 250)
 		cfg.Workers = workers
 		cfg.DPO = true
-		cfg.RecoveryShare = 0 // the pair count is the oracle rows' (see TestDPOMix)
+		cfg.SetOption("recovery_share", 0) // the pair count is the oracle rows' (see TestDPOMix)
 		if _, err := Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -142,8 +142,8 @@ func TestDPORelease(t *testing.T) {
 	ver := verify.ForDomain(d, sch)
 	for i, p := range readProofs(t, dir) {
 		kind, check := p["failure"].(string), p["check"].(string)
-		if !engine.Explains(kind, check) {
-			t.Errorf("pair %v: %s failed %s, expected one of %v", p["pair_id"], kind, check, engine.Expected(kind))
+		if !dpo.Explains(kind, check) {
+			t.Errorf("pair %v: %s failed %s, expected one of %v", p["pair_id"], kind, check, dpo.Expected(kind))
 		}
 		if i%5 != 0 {
 			continue // a fifth is enough to re-prove; the proofs were checked when written
@@ -155,7 +155,7 @@ func TestDPORelease(t *testing.T) {
 		}
 		row := rows[p["pair_id"].(string)]
 		f := ver.Verify(context.Background(), bp, bad).Failed()
-		if check == engine.CheckCaught {
+		if check == dpo.CheckCaught {
 			// Caught: the dialogue recovers, and the customer says no
 			// after the rejected side.
 			end := len(row.Prompt) + len(row.Rejected)
@@ -183,7 +183,7 @@ func TestDPOMix(t *testing.T) {
 	// A recovery row keeps only the pairs that part from the oracle
 	// before its mistake (about 5 in 100 blueprints lose their pair): the
 	// issue's numbers are for the oracle's rows.
-	cfg.RecoveryShare = 0
+	cfg.SetOption("recovery_share", 0)
 	res, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/synth-data/synth/audit"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -31,9 +31,9 @@ func TestDPOLabelsShown(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, tc := range []struct{ domain, tools string }{
-		{"retail", engine.DPOToolsKeep},
-		{"airline", engine.DPOToolsKeep},
-		{"retail", engine.DPOToolsCut},
+		{"retail", dpo.ToolsKeep},
+		{"airline", dpo.ToolsKeep},
+		{"retail", dpo.ToolsCut},
 	} {
 		t.Run(tc.domain+"/"+tc.tools, func(t *testing.T) {
 			cfg := smallConfig(t, 200)
@@ -51,13 +51,13 @@ func TestDPOLabelsShown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lc := engine.NewLabelChecker(d, verify.ForDomain(d, sch))
+			lc := dpo.NewLabelChecker(d, verify.ForDomain(d, sch))
 			bps := readBlueprints(t, cfg.Out)
 			// A mistake the customer caught ends at the proposal; its pair
 			// is held to the customer's no (synth validate), not the label.
 			caught, decided := map[string]bool{}, map[string]bool{}
 			for _, p := range readProofs(t, cfg.Out) {
-				if p["check"] == engine.CheckCaught {
+				if p["check"] == dpo.CheckCaught {
 					caught[p["pair_id"].(string)] = true
 				}
 				if p["evidence"] != nil {
@@ -91,7 +91,7 @@ func TestDPOLabelsShown(t *testing.T) {
 							t.Errorf("%s: the rejected side carries validator text: %q", r.ID, msg.Content)
 						}
 					}
-					if tc.tools == engine.DPOToolsCut {
+					if tc.tools == dpo.ToolsCut {
 						for _, side := range [][]record.Message{r.Chosen, r.Rejected} {
 							for i, msg := range side {
 								if msg.Role == "tool" {
@@ -116,7 +116,7 @@ func TestDPOLabelsShown(t *testing.T) {
 				t.Errorf("manifest: %d pairs assistant-only, %d on a decision; the rows hold %d and %d",
 					m.DPO.AssistantOnly, m.DPO.OnDecision, assistantOnly, len(decided))
 			}
-			if tc.tools == engine.DPOToolsCut && assistantOnly != m.DPO.Pairs {
+			if tc.tools == dpo.ToolsCut && assistantOnly != m.DPO.Pairs {
 				t.Errorf("dpo_tools cut: %d of %d pairs are assistant-only, want all (OpenAI takes them)", assistantOnly, m.DPO.Pairs)
 			}
 			if m.Config["dpo_tools"] != tc.tools {
@@ -142,7 +142,7 @@ func TestDPOToolsFingerprint(t *testing.T) {
 	if cfg.Fingerprint() != keep {
 		t.Error("dpo_tools \"\" and keep fingerprint differently")
 	}
-	cfg.DPOTools = engine.DPOToolsCut
+	cfg.DPOTools = dpo.ToolsCut
 	if cfg.Fingerprint() == keep {
 		t.Error("dpo_tools cut has the fingerprint of keep")
 	}

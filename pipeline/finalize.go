@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
@@ -49,7 +49,7 @@ func finalName(f release.ChunkFile, k, n int) string {
 //
 // extra, when not nil, adds to the manifest before the card is written
 // from it (a kept release's sources).
-func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string, out, work string, link bool, extra func(*release.Manifest)) (*release.Manifest, error) {
+func finalize(cfg Config, d *domain.Domain, notes []string, chunkDirs []string, out, work string, link bool, extra func(*release.Manifest)) (*release.Manifest, error) {
 	sums := make([]*release.ChunkSummary, len(chunkDirs))
 	for i, dir := range chunkDirs {
 		s, err := release.ReadSummary(dir)
@@ -176,7 +176,8 @@ func finalize(cfg Config, d *domains.Domain, notes []string, chunkDirs []string,
 		entries = append(entries, e)
 	}
 	m.Domain = release.DomainInfo{Name: d.Name, Version: d.Version, Hash: release.DomainHash(domSums), StateHash: d.Base.Hash()}
-	card := []byte(release.Card(m, entries))
+	kind, _ := kindOf(cfg.Engine)
+	card := []byte(release.Card(m, entries, kind.Card))
 	ce := release.FileEntryOf("README.md", card)
 	plan = append(plan, placement{path: ce.Path, data: card, sha: ce.SHA256})
 	entries = append(entries, ce)
@@ -356,7 +357,7 @@ func logPublish(work string, plan []placement) error {
 // those the generator cannot build a task for (unusable, with why), and
 // those it can but drew for no task of this release, which a reader of
 // the card would otherwise take as covered.
-func unusedWrites(unusable map[string]string, d *domains.Domain, s *release.Stats) map[string]string {
+func unusedWrites(unusable map[string]string, d *domain.Domain, s *release.Stats) map[string]string {
 	out := maps.Clone(unusable)
 	if out == nil {
 		out = map[string]string{}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/credit"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
@@ -37,7 +37,7 @@ const (
 // interrupted one leaves only its work dir, which the next keep replaces.
 type Keeper struct {
 	cfg     Config
-	d       *domains.Domain
+	d       *domain.Domain
 	work    string
 	release func()
 	spool   *os.File
@@ -61,7 +61,7 @@ type keptRecord struct {
 // loaded from domain (a built-in name or a pack folder) with seed. out is
 // new or empty, or holds a release or work dir synth wrote, which --force
 // (or, for a keep's own leftovers, nothing) lets it replace.
-func NewKeeper(d *domains.Domain, domain string, seed uint64, out string, force bool) (*Keeper, error) {
+func NewKeeper(d *domain.Domain, domain string, seed uint64, out string, force bool) (*Keeper, error) {
 	cfg := Defaults()
 	cfg.Domain, cfg.Seed, cfg.Out, cfg.Force, cfg.Engine, cfg.Tools = domain, seed, out, force, release.EngineOutside, engine.ToolsAll
 	cfg.Validation, cfg.Test, cfg.Writes, cfg.Reads, cfg.Behaviors = 0, 0, "", "", nil

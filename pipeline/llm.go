@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -50,9 +51,18 @@ func newChatter(cfg Config, opts RunOptions) (llm.Chatter, func() error, error) 
 // the models, costs at the configured prices (summed in key order, so
 // the float sums are reproducible), totals and pass rates.
 func finishLLM(s *engine.LLMStats, cfg Config) {
-	s.Engine, s.Instructions, s.Judges, s.Rewrites = cfg.Engine, cfg.Instructions, cfg.Judges, cfg.Rewrites
-	if cfg.Engine == EngineLLM {
-		s.User, s.Trials = cfg.User, cfg.Trials
+	s.Engine = cfg.Engine
+	// The section repeats the keys the engine reads that it has a field
+	// for (user, trials, judges, ...).
+	k, _ := kindOf(cfg.Engine)
+	own := map[string]any{}
+	for key, v := range cfg.Options {
+		if uses(k, key) {
+			own[key] = v
+		}
+	}
+	if raw, err := json.Marshal(own); err == nil {
+		_ = json.Unmarshal(raw, s) // a key without a field, or a value of another type, is the config's to report (Config.Check)
 	}
 	s.Models = map[string]string{}
 	for _, r := range llm.Roles() {

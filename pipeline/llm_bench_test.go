@@ -74,7 +74,8 @@ func BenchmarkLLMConcurrency(b *testing.B) {
 		}
 		srv := httptestServer(b, s.Handler())
 		cfg := pipeline.Defaults()
-		cfg.N, cfg.Engine, cfg.Instructions = 400, pipeline.EngineLLM, "template"
+		cfg.N, cfg.Engine = 400, pipeline.EngineLLM
+		cfg.SetOption("instructions", "template")
 		cfg.Out = filepath.Join(b.TempDir(), "out")
 		cfg.LLM = llm.Config{BaseURL: srv + "/v1", Model: "emulated", APIKeyEnv: llm.NoKey, Cache: llm.CacheOff, MaxConcurrency: 64}
 		stop := make(chan struct{})

@@ -168,7 +168,7 @@ func TestHTTPReleases(t *testing.T) {
 			srv := emulator(t, opts)
 			cfg := httpConfig(t, srv, engine, 40)
 			cfg.DPO = engine == pipeline.EngineLLM
-			cfg.Instructions = "llm"
+			cfg.SetOption("instructions", "llm")
 			res, err := pipeline.Run(context.Background(), cfg, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -217,7 +217,7 @@ func TestHTTPFaults(t *testing.T) {
 	opts.Latency = 5 * time.Millisecond
 	srv := emulator(t, opts)
 	cfg := httpConfig(t, srv, pipeline.EngineLLM, 40)
-	cfg.Instructions = "template"
+	cfg.SetOption("instructions", "template")
 	// Retry-After: 1 on 429s and 2 s slow responses: keep the test short
 	// with more dialogues than faults can stall.
 	cfg.LLM.Timeout = "1s"
@@ -247,11 +247,11 @@ func TestHTTPBudgetStop(t *testing.T) {
 	srv := emulator(t, emulate.DefaultOptions())
 	cfg := httpConfig(t, srv, pipeline.EngineLLM, 60)
 	cfg.ChunkSize = 25
-	cfg.Instructions = "template"
+	cfg.SetOption("instructions", "template")
 	// About 90,000 tokens a blueprint (the policy and the tools go with
 	// every agent request): room for a prefix, with 4 dialogues at once.
 	cfg.LLM.MaxTokens = 1_500_000
-	cfg.Dialogues = 4
+	cfg.SetOption("dialogues", 4)
 	res, err := pipeline.Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,8 @@ func TestHTTPDeterministicAcrossDialogues(t *testing.T) {
 		opts.MistakeRate = 0.3
 		srv := emulator(t, opts)
 		cfg := httpConfig(t, srv, pipeline.EngineLLM, 16)
-		cfg.Dialogues, cfg.DPO = n, true
+		cfg.DPO = true
+		cfg.SetOption("dialogues", n)
 		if _, err := pipeline.Run(context.Background(), cfg, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +296,9 @@ func TestHTTPEmbeddedUser(t *testing.T) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			t.Cleanup(srv.Close)
 			cfg := httpConfig(t, srv, pipeline.EngineLLM, 20)
-			cfg.User, cfg.Instructions, cfg.Trials = "embedded", "template", 1
+			cfg.SetOption("user", "embedded")
+			cfg.SetOption("instructions", "template")
+			cfg.SetOption("trials", 1)
 			opts := emulate.DefaultOptions()
 			opts.MistakeRate = 0
 			if withTasks {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/export"
@@ -29,13 +30,13 @@ func llmConfig(t *testing.T, engine string, n int) Config {
 	cfg := smallConfig(t, n)
 	cfg.Engine = engine
 	cfg.LLM = llm.Config{BaseURL: "http://fake.invalid/v1", Model: "fake-model", APIKeyEnv: llm.NoKey, Cache: llm.CacheOff}
-	cfg.Instructions = "template"
+	cfg.SetOption("instructions", "template")
 	return cfg
 }
 
 // fixture is one domain with its generator and verifier.
 type fixture struct {
-	d   *domains.Domain
+	d   *domain.Domain
 	gen blueprints.Generator
 	ver *verify.Verifier
 	cfg Config
@@ -177,8 +178,8 @@ func TestLLMDeterministicAcrossDialogues(t *testing.T) {
 	var trees []map[string]string
 	for _, n := range []int{1, 16} {
 		cfg := llmConfig(t, EngineLLM, 30)
-		cfg.Dialogues = n
-		cfg.Instructions = "llm"
+		cfg.SetOption("dialogues", n)
+		cfg.SetOption("instructions", "llm")
 		cfg.DPO = true
 		fx := newFixture(t, cfg)
 		fake := testplay.NewFake(fx.d)
@@ -204,7 +205,7 @@ func TestLLMBudgetStop(t *testing.T) {
 	// Two dialogues at a time, so the first blueprint is done before the
 	// budget runs out however the machine schedules them; 40 at once
 	// could spend it all on their first turns.
-	cfg.Dialogues = 2
+	cfg.SetOption("dialogues", 2)
 	fx := newFixture(t, cfg)
 	fake := testplay.NewFake(fx.d)
 	fake.Budget = 600
@@ -249,7 +250,7 @@ func TestLLMConfig(t *testing.T) {
 		"max tokens":      func(c *Config) { c.LLM.MaxTokens = 1000 },
 		"cache":           func(c *Config) { c.LLM.Cache = "/elsewhere" },
 		"concurrency":     func(c *Config) { c.LLM.MaxConcurrency = 7 },
-		"dialogues":       func(c *Config) { c.Dialogues = 3 },
+		"dialogues":       func(c *Config) { c.SetOption("dialogues", 3) },
 		"base url":        func(c *Config) { c.LLM.BaseURL = "http://other:1/v1" },
 		"api key env":     func(c *Config) { c.LLM.APIKeyEnv = "OTHER_KEY" },
 		"headers":         func(c *Config) { c.LLM.Headers = map[string]string{"X-Team": "a"} },
@@ -263,9 +264,9 @@ func TestLLMConfig(t *testing.T) {
 	}
 	for name, change := range map[string]func(c *Config){
 		"model":  func(c *Config) { c.LLM.Roles = map[llm.Role]llm.RoleConfig{llm.Agent: {Model: "other"}} },
-		"trials": func(c *Config) { c.Trials = 5 },
-		"judges": func(c *Config) { c.Judges = 0 },
-		"user":   func(c *Config) { c.User = "embedded" },
+		"trials": func(c *Config) { c.SetOption("trials", 5) },
+		"judges": func(c *Config) { c.SetOption("judges", 0) },
+		"user":   func(c *Config) { c.SetOption("user", "embedded") },
 	} {
 		c := base
 		change(&c)
@@ -274,7 +275,7 @@ func TestLLMConfig(t *testing.T) {
 		}
 	}
 	emb := smallConfig(t, 10).outputConfig()
-	for _, k := range llmKeys {
+	for _, k := range []string{"llm", "user", "trials", "judges", "rewrites", "instructions", "max_tool_errors", "dialogues"} {
 		if _, ok := emb[k]; ok {
 			t.Errorf("embedded config records %s", k)
 		}
@@ -290,14 +291,14 @@ func TestLLMConfig(t *testing.T) {
 		want   string
 	}{
 		{func(c *Config) { c.Engine = "gpt" }, "want embedded, llm or hybrid"},
-		{func(c *Config) { c.User = "robot" }, "--user"},
-		{func(c *Config) { c.Engine, c.User = EngineHybrid, "embedded" }, "--user embedded"},
-		{func(c *Config) { c.Trials = 0 }, "--trials"},
-		{func(c *Config) { c.Judges = -1 }, "--judges"},
-		{func(c *Config) { c.Instructions = "magic" }, "--instructions"},
+		{func(c *Config) { c.SetOption("user", "robot") }, "--user"},
+		{func(c *Config) { c.Engine = EngineHybrid; c.SetOption("user", "embedded") }, "--user embedded"},
+		{func(c *Config) { c.SetOption("trials", 0) }, "--trials"},
+		{func(c *Config) { c.SetOption("judges", -1) }, "--judges"},
+		{func(c *Config) { c.SetOption("instructions", "magic") }, "--instructions"},
 		{func(c *Config) { c.LLM.BaseURL = "" }, "llm.base_url"},
 		{func(c *Config) { c.Engine, c.DPO = EngineHybrid, true }, "--dpo with --engine hybrid"},
-		{func(c *Config) { c.Engine, c.Instructions = EngineEmbedded, "llm" }, "--instructions llm"},
+		{func(c *Config) { c.Engine = EngineEmbedded; c.SetOption("instructions", "llm") }, "--instructions llm"},
 	}
 	for _, tc := range bad {
 		c := llmConfig(t, EngineLLM, 10)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/credit"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
@@ -255,7 +256,7 @@ func ParseShard(s string) (int, int, error) {
 // produce runs the stages over the blueprints of the given chunks on a
 // bounded pool and writes each chunk as its last item arrives. Results
 // are re-ordered by index, so files do not depend on scheduling.
-func produce(ctx context.Context, cfg Config, d *domains.Domain, gen *blueprints.Generic, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
+func produce(ctx context.Context, cfg Config, d *domain.Domain, gen *blueprints.Generic, work string, todo []int, resumed int, prog Progress, ch llm.Chatter) error {
 	sch, err := schemas.Compile()
 	if err != nil {
 		return err
@@ -265,7 +266,7 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen *blueprints
 	if err != nil {
 		return err
 	}
-	eng, err := newEngine(cfg, d, ver, ch)
+	eng, err := newEngine(ctx, cfg, d, ver, ch)
 	if err != nil {
 		return err
 	}
@@ -373,7 +374,7 @@ func produce(ctx context.Context, cfg Config, d *domains.Domain, gen *blueprints
 // finish makes the records of a played blueprint: its JSON, and the SFT
 // row and dedup signature of a verified dialogue or the rejected/ record
 // of a failed one.
-func finish(it *item, d *domains.Domain, offered map[string]bool) error {
+func finish(it *item, d *domain.Domain, offered map[string]bool) error {
 	var err error
 	if it.bpJSON, err = json.Marshal(it.bp); err != nil {
 		return err

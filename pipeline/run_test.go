@@ -245,7 +245,7 @@ func (f progressFunc) Update(s Snapshot)     { f(s.Written, s.Verified, 0) }
 func TestRecoveryRowsLabelled(t *testing.T) {
 	cfg := Defaults()
 	cfg.N = 120
-	cfg.RecoveryShare = 0.5
+	cfg.SetOption("recovery_share", 0.5)
 	cfg.Out = filepath.Join(t.TempDir(), "out")
 	res, err := Run(context.Background(), cfg, nil)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
 )
@@ -24,7 +25,7 @@ func Tasks(cfg Config) func(ctx context.Context, id string) (*record.Blueprint, 
 	)
 	return func(ctx context.Context, id string) (*record.Blueprint, error) {
 		once.Do(func() {
-			var d *domains.Domain
+			var d *domain.Domain
 			if d, err = domains.Load(cfg.Domain, cfg.Seed); err != nil {
 				return
 			}
@@ -54,7 +55,7 @@ func Tasks(cfg Config) func(ctx context.Context, id string) (*record.Blueprint, 
 // Generate(ctx, i). A blueprint depends on the config and its index
 // only, not on n, so any index names the same task in every run of the
 // config (synth serve resets to one by seed and index).
-func Generator(cfg Config, d *domains.Domain) (*blueprints.Generic, error) {
+func Generator(cfg Config, d *domain.Domain) (*blueprints.Generic, error) {
 	spec, err := cfg.Spec()
 	if err != nil {
 		return nil, err

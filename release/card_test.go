@@ -32,6 +32,9 @@ func frontMatter(t *testing.T, card string) (map[string]any, string) {
 	return m, fm
 }
 
+// cardEngine is what an engine says of itself on the card (engine.Kind.Card).
+var cardEngine = engine.Card{Name: "embedded engine", Pipeline: "simulated dialogues → verification → Parquet."}
+
 func cardManifest(license string, sft, dpo int) *Manifest {
 	m := &Manifest{
 		SynthVersion: "0.4.0", Format: 2, Seed: 7,
@@ -68,7 +71,7 @@ func TestCardFrontMatter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			card := Card(cardManifest(tt.license, tt.sft, tt.dpo), cardFiles)
+			card := Card(cardManifest(tt.license, tt.sft, tt.dpo), cardFiles, cardEngine)
 			m, fm := frontMatter(t, card)
 			if got := m["license"]; got != tt.wantLicense {
 				t.Errorf("license = %q, want %q", got, tt.wantLicense)
@@ -104,7 +107,7 @@ func TestCardFrontMatter(t *testing.T) {
 // TestCardFrontMatterGolden pins the whole front matter: configs, the
 // datasets features (List(Json()) as "list: json") and the Hub keys.
 func TestCardFrontMatterGolden(t *testing.T) {
-	_, fm := frontMatter(t, Card(cardManifest("other", 200, 40), cardFiles))
+	_, fm := frontMatter(t, Card(cardManifest("other", 200, 40), cardFiles, cardEngine))
 	path := filepath.Join("testdata", "card_front_matter.golden")
 	if *updateCard {
 		if err := os.WriteFile(path, []byte(fm), 0o644); err != nil {
@@ -124,18 +127,30 @@ func TestCardFrontMatterGolden(t *testing.T) {
 // with its reason in one table cell, and says nothing when all are used.
 func TestCardUnusedWrites(t *testing.T) {
 	m := cardManifest("mit", 200, 0)
-	if card := Card(m, cardFiles); strings.Contains(card, "no task uses") {
+	if card := Card(m, cardFiles, cardEngine); strings.Contains(card, "no task uses") {
 		t.Errorf("a release using every write lists unused ones")
 	}
 	m.UnusedWrites = map[string]string{
 		"send_certificate": "every trial failed",
 		"bulk_edit":        "no source for required parameter \"body\" | array\nsee hints",
 	}
-	card := Card(m, cardFiles)
+	card := Card(m, cardFiles, cardEngine)
 	for _, want := range []string{
 		"### Write tools no task uses (2)",
 		"| `bulk_edit` | no source for required parameter \"body\" \\| array see hints |\n| `send_certificate` | every trial failed |",
 	} {
+		if !strings.Contains(card, want) {
+			t.Errorf("card lacks %q", want)
+		}
+	}
+}
+
+// TestCardSaysWhatTheEngineSays: the card's words about the engine are
+// the engine's own (engine.Kind.Card), so release names no engine.
+func TestCardSaysWhatTheEngineSays(t *testing.T) {
+	eng := engine.Card{Name: "test engine of its own", Pipeline: "dialogues made some new way → verification → Parquet."}
+	card := Card(cardManifest("other", 200, 0), cardFiles, eng)
+	for _, want := range []string{"on its test engine of its own.", "→ dialogues made some new way → verification → Parquet.\n\n"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card lacks %q", want)
 		}

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/schemas"
@@ -154,7 +154,7 @@ func FileEntryOf(rel string, data []byte) FileEntry {
 // DomainFiles returns what a release ships in domain/: the domain's
 // defining files, its identity, and the record schemas, so the release
 // can be re-checked without synth's config.
-func DomainFiles(d *domains.Domain, seed uint64) map[string][]byte {
+func DomainFiles(d *domain.Domain, seed uint64) map[string][]byte {
 	files := map[string][]byte{}
 	for name, b := range d.Files {
 		files["domain/"+name] = b

@@ -257,7 +257,8 @@ func TestResetFromRelease(t *testing.T) {
 	}
 	root := t.TempDir()
 	cfg := pipeline.Defaults()
-	cfg.Domain, cfg.Seed, cfg.N, cfg.Out, cfg.RecoveryShare, cfg.Workers = "retail", 7, 12, filepath.Join(root, "rel"), 0, 1
+	cfg.Domain, cfg.Seed, cfg.N, cfg.Out, cfg.Workers = "retail", 7, 12, filepath.Join(root, "rel"), 1
+	cfg.SetOption("recovery_share", 0)
 	if _, err := pipeline.Run(context.Background(), cfg, nil); err != nil {
 		t.Fatal(err)
 	}

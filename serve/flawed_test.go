@@ -10,7 +10,7 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/verify"
@@ -41,7 +41,7 @@ func TestReplayFlawed(t *testing.T) {
 			ver := verify.ForDomain(d, sch)
 			tried, diverged, early := map[string]int{}, map[string]int{}, map[string]int{}
 			for _, o := range oracles(t, domain, 7, n) {
-				for _, kind := range engine.FlawsFor(d.Model) {
+				for _, kind := range dpo.FlawsFor(d.Model) {
 					bad, fired, err := embedded.SimulateFlawed(ctx, d, o.bp, 60, agent.Flaw{Kind: kind})
 					if err != nil {
 						t.Fatal(err)
@@ -52,7 +52,7 @@ func TestReplayFlawed(t *testing.T) {
 						continue
 					}
 					want := ver.Verify(ctx, o.bp, bad).Failed()
-					if want == nil || !engine.Explains(kind, want.Name) {
+					if want == nil || !dpo.Explains(kind, want.Name) {
 						continue
 					}
 					last, _, err := replay(http.DefaultClient, hs.URL, o, bad.Messages)

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	llmengine "github.com/synth-data/synth/engine/llm"
 	"github.com/synth-data/synth/internal/httpbound"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
@@ -69,9 +70,11 @@ const shutdownGrace = 10 * time.Second
 // Server is the environment: its sessions and the domains they play.
 type Server struct {
 	opts Options
-	log  *slog.Logger
-	envs *envs
-	mux  *http.ServeMux
+	// maxToolErrors ends a session's dialogue, as it ends an llm engine's.
+	maxToolErrors int
+	log           *slog.Logger
+	envs          *envs
+	mux           *http.ServeMux
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -94,14 +97,24 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.New("--user llm: the LLM customer needs a model endpoint (--base-url or llm.base_url in --config)")
 	case opts.Config.MaxTurns < 1:
 		return nil, fmt.Errorf("max_turns %d: need at least 1", opts.Config.MaxTurns)
-	case opts.Config.MaxToolErrors < 1:
-		return nil, fmt.Errorf("max_tool_errors %d: need at least 1", opts.Config.MaxToolErrors)
+	}
+	raw, err := json.Marshal(opts.Config)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	// A session is the llm engine's Episode: it reads that engine's keys.
+	episode, err := llmengine.DecodeOptions(raw)
+	if err != nil {
+		return nil, err
+	}
+	if episode.MaxToolErrors < 1 {
+		return nil, fmt.Errorf("max_tool_errors %d: need at least 1", episode.MaxToolErrors)
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log, envs: newEnvs(opts.MaxDomains), sessions: map[string]*session{}}
+	s := &Server{opts: opts, maxToolErrors: episode.MaxToolErrors, log: log, envs: newEnvs(opts.MaxDomains), sessions: map[string]*session{}}
 	s.mux = http.NewServeMux()
 	s.mux.HandleFunc("POST /v1/sessions", s.reset)
 	s.mux.HandleFunc("POST /v1/sessions/{id}/step", s.step)

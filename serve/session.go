@@ -181,7 +181,7 @@ func (s *Server) Open(ctx context.Context, req ResetRequest) (*Session, *ResetRe
 		return nil, nil, err
 	}
 	x, err := llmengine.NewEpisode(e.d, bp, s.opts.Chatter, llmengine.Options{User: s.opts.User,
-		MaxTurns: s.opts.Config.MaxTurns, MaxToolErrors: s.opts.Config.MaxToolErrors})
+		MaxTurns: s.opts.Config.MaxTurns, MaxToolErrors: s.maxToolErrors})
 	if err != nil {
 		return nil, nil, fmt.Errorf("blueprint %s: %w", bp.ID, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/internal/limitio"
@@ -31,7 +32,7 @@ import (
 // come from: a release's blueprints/ files, or the generator synth run
 // builds for a config.
 type env struct {
-	d     *domains.Domain
+	d     *domain.Domain
 	ver   *verify.Verifier
 	tools engine.ToolChoice
 	// gen makes blueprint i of a run (by seed and index); nil for a release.
@@ -97,7 +98,7 @@ func (c *envs) get(key string, load func() (*env, error)) (*env, error) {
 }
 
 // verifier builds a domain's verifier, as synth run does.
-func verifier(d *domains.Domain) (*verify.Verifier, error) {
+func verifier(d *domain.Domain) (*verify.Verifier, error) {
 	sch, err := schemas.Compile()
 	if err != nil {
 		return nil, fmt.Errorf("record schemas: %w", err)

@@ -2,7 +2,7 @@
 // a user reveals and when, and a phrase grammar that says it.
 //
 // Generic is the customer of a pack's task (NewGeneric, from the pack's
-// blueprints.Model and one blueprint). It says only what the blueprint's
+// model.Model and one blueprint). It says only what the blueprint's
 // persona knows, in the words of the pack's tools and hints, and it never
 // ends the conversation while a goal it raised is open. The manner that
 // does not depend on the domain lives in speaker: the Profiles (upfront,
@@ -21,12 +21,13 @@
 // goal it concerns and which goals are done, from the write calls that
 // succeeded matched against the ground truth.
 //
-// Render is the grammar: {a|b} groups, nested, pick one alternative each;
-// <slot> slots carry facts and are filled after the choice, so a fact is
-// never varied, split or capitalised into something else. The typos
-// profile adds keyboard noise that leaves every token carrying a fact
-// (digits, @, #, capitalised names) and every decision word (yes, confirm)
-// alone. The agent package renders its phrases with the same grammar.
+// The customer speaks through dialog's phrase grammar (dialog.Render:
+// {a|b} groups, nested, pick one alternative each; <slot> slots carry
+// facts and are filled after the choice, so a fact is never varied, split
+// or capitalised into something else), as the agent does. The typos
+// profile (grammar.go) adds keyboard noise between the grammar's steps
+// that leaves every token carrying a fact (digits, @, #, capitalised
+// names) and every decision word (yes, confirm) alone.
 //
 // Everything random draws from the rng passed in, the blueprint's "user"
 // stream, in a fixed order, so a customer's words are a function of the

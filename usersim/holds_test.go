@@ -10,6 +10,7 @@ import (
 
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
@@ -20,7 +21,7 @@ import (
 // holdBlueprints are retail blueprints whose first goal is a write with
 // one ground-truth call, from customers who do not change their mind
 // (they revise at the first proposal, before any check).
-func holdBlueprints(t *testing.T) (*domains.Domain, []*record.Blueprint) {
+func holdBlueprints(t *testing.T) (*domain.Domain, []*record.Blueprint) {
 	t.Helper()
 	d, err := domains.Load("retail", 1)
 	if err != nil {
@@ -135,7 +136,7 @@ func TestCustomerCorrectsEachWrongDetail(t *testing.T) {
 	}
 }
 
-func customer(t *testing.T, d *domains.Domain, bp *record.Blueprint) *usersim.Generic {
+func customer(t *testing.T, d *domain.Domain, bp *record.Blueprint) *usersim.Generic {
 	t.Helper()
 	u, err := usersim.NewGeneric(d.Model, bp, rand.New(rand.NewPCG(1, uint64(bp.Index))))
 	if err != nil {

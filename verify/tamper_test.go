@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/record"
@@ -24,7 +25,7 @@ type episode struct {
 }
 
 type fixture struct {
-	d    *domains.Domain
+	d    *domain.Domain
 	v    *verify.Verifier
 	eps  []episode
 	kind func(string) string

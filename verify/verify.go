@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -70,7 +70,7 @@ type Domain struct {
 // ForDomain is the verifier of a loaded domain: authentication,
 // ownership and consent rules come from its compiled model, the same
 // model the generator, the customer and the agent work from.
-func ForDomain(d *domains.Domain, sch *schemas.Set) *Verifier {
+func ForDomain(d *domain.Domain, sch *schemas.Set) *Verifier {
 	m := d.Model
 	return New(Domain{
 		Tools:       d.Tools,

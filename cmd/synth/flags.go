@@ -180,13 +180,13 @@ func runFlags(d pipeline.Config) []runFlag {
 		unsigned(d, "seed S", "seed", "seed: same config and seed give byte-identical output", func(c *pipeline.Config) *uint64 { return &c.Seed }),
 		str(d, "out DIR", "out", "output directory for the release", func(c *pipeline.Config) *string { return &c.Out }),
 		str(d, "engine E", "engine", "dialogue engine: embedded (offline), llm (an OpenAI-compatible endpoint plays agent and customer) or hybrid (embedded dialogues, lines rewritten by the LLM)", func(c *pipeline.Config) *string { return &c.Engine }),
-		str(d, "user U", "user", "customer of the llm engine: llm, or embedded (the rule-based user)", func(c *pipeline.Config) *string { return &c.User }),
-		integer(d, "trials K", "trials", "llm engine: dialogues per blueprint at most; the first that verifies is kept", func(c *pipeline.Config) *int { return &c.Trials }),
-		integer(d, "judges N", "judges", "judges reviewing each LLM-written instruction (0: no review)", func(c *pipeline.Config) *int { return &c.Judges }),
-		integer(d, "rewrites K", "rewrites", "rewrites of a rejected instruction before the template one is kept", func(c *pipeline.Config) *int { return &c.Rewrites }),
-		str(d, "instructions I", "instructions", "customer instructions: template or llm (default: llm for the llm engine, template otherwise)", func(c *pipeline.Config) *string { return &c.Instructions }),
-		integer(d, "max-tool-errors N", "max_tool_errors", "llm engine: failed tool calls that end a dialogue", func(c *pipeline.Config) *int { return &c.MaxToolErrors }),
-		integer(d, "dialogues N", "dialogues", "LLM dialogues played at once (default: 2 x --max-concurrency); output does not depend on it", func(c *pipeline.Config) *int { return &c.Dialogues }),
+		option(d, "user U", "user", "customer of the llm engine: llm, or embedded (the rule-based user)", str),
+		option(d, "trials K", "trials", "llm engine: dialogues per blueprint at most; the first that verifies is kept", integer),
+		option(d, "judges N", "judges", "judges reviewing each LLM-written instruction (0: no review)", integer),
+		option(d, "rewrites K", "rewrites", "rewrites of a rejected instruction before the template one is kept", integer),
+		option(d, "instructions I", "instructions", "customer instructions: template or llm (default: llm for the llm engine, template otherwise)", str),
+		option(d, "max-tool-errors N", "max_tool_errors", "llm engine: failed tool calls that end a dialogue", integer),
+		option(d, "dialogues N", "dialogues", "LLM dialogues played at once (default: 2 x --max-concurrency); output does not depend on it", integer),
 		str(d, "base-url URL", "llm.base_url", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:8089/v1 (synth emulate) or https://api.openai.com/v1", func(c *pipeline.Config) *string { return &c.LLM.BaseURL }),
 		str(d, "server NAME", "llm.server", "the server at --base-url: openai, vllm, sglang, ollama or llamacpp; chooses the field earlier reasoning goes back in (reasoning for vllm and ollama, reasoning_content for sglang and llamacpp)", func(c *pipeline.Config) *string { return &c.LLM.Server }),
 		modelFlag(d),
@@ -219,7 +219,7 @@ func runFlags(d pipeline.Config) []runFlag {
 		integer(d, "dpo-pairs K", "dpo_pairs", "most DPO pairs per blueprint", func(c *pipeline.Config) *int { return &c.DPOPairs }),
 		number(d, "refusals F", "refusals", "share of tasks that hold a request the policy forbids, which the agent must refuse (packs with preconditions; 0: none)", func(c *pipeline.Config) *float64 { return &c.Refusals }),
 		number(d, "tool-errors F", "tool_errors", "share of tasks whose customer first names a choice the write fails on in its tool (a gift card short of the amount), which the agent reads before proposing it and says cannot pay, with the figures, before the customer names another (packs whose writes take a choice; 0: none)", func(c *pipeline.Config) *float64 { return &c.ToolErrors }),
-		number(d, "recovery-share F", "recovery_share", "share of SFT rows that are recovery dialogues: a flawed agent's mistake the customer catches and the agent corrects (embedded engine; 0: none)", func(c *pipeline.Config) *float64 { return &c.RecoveryShare }),
+		option(d, "recovery-share F", "recovery_share", "share of SFT rows that are recovery dialogues: a flawed agent's mistake the customer catches and the agent corrects (embedded engine; 0: none)", number),
 		bind(d, "dpo-mix t=w,...", "dpo_mix", "failure mix as type=weight,... (default: every type equally)", parseMix, func(m map[string]float64) string {
 			if m == nil {
 				return ""
@@ -228,6 +228,23 @@ func runFlags(d pipeline.Config) []runFlag {
 		}, func(c *pipeline.Config) *map[string]float64 { return &c.DPOMix }),
 		boolean(d, "force", "force", "replace a release made with another config in --out", func(c *pipeline.Config) *bool { return &c.Force }),
 	)
+}
+
+// option declares a flag for an engine's config key
+// (pipeline.Config.Options) with the key's default, as kind (str,
+// integer, number) declares one for a field.
+func option[T any](d pipeline.Config, spec, key, usage string, kind func(pipeline.Config, string, string, string, func(*pipeline.Config) *T) runFlag) runFlag {
+	held := new(T)
+	if v, ok := d.Option(key).(T); ok {
+		*held = v
+	}
+	f := kind(d, spec, key, usage, func(*pipeline.Config) *T { return held })
+	set := f.apply
+	f.apply = func(c *pipeline.Config) {
+		set(c)
+		c.SetOption(key, *held)
+	}
+	return f
 }
 
 // modelFlag is --model: the model of every role, so a model the file

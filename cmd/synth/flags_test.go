@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -144,6 +145,8 @@ func configKeys(t reflect.Type, prefix string, out *[]string) {
 func TestEveryKeyHasAFlag(t *testing.T) {
 	var keys []string
 	configKeys(reflect.TypeFor[pipeline.Config](), "", &keys)
+	// The engines' keys (Config.Options) are top-level keys too.
+	keys = append(keys, slices.Sorted(maps.Keys(pipeline.Defaults().Options))...)
 	bound := map[string]string{}
 	for _, f := range runFlags(pipeline.Defaults()) {
 		key := f.key

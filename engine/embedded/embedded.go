@@ -11,7 +11,8 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/dialog"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
@@ -24,11 +25,11 @@ const Name = "embedded"
 // Engine is the embedded engine: the rule-based customer and the oracle
 // agent of the domain's model, and with a DPO plan, the flawed agents.
 type Engine struct {
-	d        *domains.Domain
+	d        *domain.Domain
 	ver      *verify.Verifier
 	maxTurns int
-	plan     *engine.Plan
-	labels   *engine.LabelChecker
+	plan     *dpo.Plan
+	labels   *dpo.LabelChecker
 	// recovery picks the blueprints whose dialogue is a recovery; nil
 	// for none.
 	recovery *blueprints.Allocator
@@ -57,8 +58,8 @@ func (e *Engine) WithRecovery(seed uint64, share float64) (*Engine, error) {
 }
 
 // New makes the embedded engine of a domain; plan may be nil (no pairs).
-func New(d *domains.Domain, ver *verify.Verifier, maxTurns int, plan *engine.Plan) *Engine {
-	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan, labels: engine.NewLabelChecker(d, ver)}
+func New(d *domain.Domain, ver *verify.Verifier, maxTurns int, plan *dpo.Plan) *Engine {
+	return &Engine{d: d, ver: ver, maxTurns: maxTurns, plan: plan, labels: dpo.NewLabelChecker(d, ver)}
 }
 
 // Dialogue plays the blueprint, verifies it and, when it verifies and the
@@ -89,14 +90,14 @@ func (e *Engine) Dialogue(ctx context.Context, bp *record.Blueprint, offered map
 // Simulate plays one dialogue of the embedded engine: the rule-based user
 // and the oracle agent talk; every tool call runs on the episode's own
 // copy-on-write state.
-func Simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
+func Simulate(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int) (*record.Trajectory, error) {
 	tr, _, err := simulate(ctx, d, bp, maxTurns, nil)
 	return tr, err
 }
 
 // SimulateFlawed replays a blueprint with a flawed agent, as the DPO
 // stage did: the same streams, so the same dialogue, word for word.
-func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw agent.Flaw) (*record.Trajectory, bool, error) {
+func SimulateFlawed(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int, flaw agent.Flaw) (*record.Trajectory, bool, error) {
 	return simulate(ctx, d, bp, maxTurns, &flaw)
 }
 
@@ -104,7 +105,7 @@ func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint
 // when flaw is set; it reports whether the flaw fired. The user and the
 // agent draw from the same streams either way, so a flawed dialogue is
 // the oracle's word for word until the flaw fires.
-func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
+func simulate(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
 	user, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {
@@ -216,24 +217,24 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 		}
 		v := e.ver.Verify(ctx, bp, bad)
 		f := v.Failed()
-		if f == nil && len(bad.Corrections) > 0 && engine.Explains(kind, engine.CheckCaught) {
+		if f == nil && len(bad.Corrections) > 0 && dpo.Explains(kind, dpo.CheckCaught) {
 			// The customer caught the mistake and the agent recovered:
 			// the pair is at the mistake, its rejected side ending where
 			// the customer said no.
 			at := bad.Corrections[0]
-			f = &record.Check{Name: engine.CheckCaught, Reason: fmt.Sprintf("message %d: the customer turned the proposal down: %s", at, bad.Messages[at].Content)}
+			f = &record.Check{Name: dpo.CheckCaught, Reason: fmt.Sprintf("message %d: the customer turned the proposal down: %s", at, bad.Messages[at].Content)}
 			bad = &record.Trajectory{Messages: bad.Messages[:at]}
 		}
 		switch {
 		case f == nil:
 			out.Stats.NoFailure++
 			continue
-		case !engine.Explains(kind, f.Name):
+		case !dpo.Explains(kind, f.Name):
 			out.Stats.OtherReason++
 			continue
 		}
-		var pair engine.Pair
-		if f.Name == engine.CheckCaught {
+		var pair dpo.Pair
+		if f.Name == dpo.CheckCaught {
 			// The mistake is the proposal the customer turned down: the
 			// rejected side is that proposal, as it was cut above.
 			pair, err = e.plan.CutAt(good.Messages, bad.Messages)
@@ -241,7 +242,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 			pair, err = e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
 		}
 		switch {
-		case errors.Is(err, engine.ErrLabelNotShown):
+		case errors.Is(err, dpo.ErrLabelNotShown):
 			out.Stats.LabelNotShown++
 			continue
 		case err != nil || !isPrefix(kept.Messages, pair.Prompt, pair.Chosen):

@@ -9,7 +9,7 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domains"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
@@ -118,7 +118,7 @@ func TestCaughtPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ver := verify.ForDomain(d, sch)
-	plan, err := engine.NewPlan(1, agent.Flaws(), nil, engine.PairSegment, engine.DPOToolsKeep, 3)
+	plan, err := dpo.NewPlan(1, agent.Flaws(), nil, dpo.PairSegment, dpo.ToolsKeep, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestCaughtPairs(t *testing.T) {
 			if err := json.Unmarshal(out.Pairs.Proofs[k], &proof); err != nil {
 				t.Fatal(err)
 			}
-			if proof.Check != engine.CheckCaught {
+			if proof.Check != dpo.CheckCaught {
 				continue
 			}
 			caught[row.Failure]++

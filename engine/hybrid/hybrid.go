@@ -14,7 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/engine/llm"
@@ -30,13 +30,13 @@ const Name = "hybrid"
 type Engine struct {
 	llm.Base
 	opts llm.Options
-	d    *domains.Domain
+	d    *domain.Domain
 	ver  *verify.Verifier
 }
 
 // New makes the hybrid engine of a domain. It makes no DPO pairs: a
 // refined dialogue has no failed twin to pair with.
-func New(d *domains.Domain, ver *verify.Verifier, ch client.Chatter, opts llm.Options) *Engine {
+func New(d *domain.Domain, ver *verify.Verifier, ch client.Chatter, opts llm.Options) *Engine {
 	return &Engine{Base: llm.NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver}
 }
 

@@ -10,7 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -45,7 +45,7 @@ var ErrEpisodeDone = errors.New("the episode has ended")
 // customer ("embedded", or "llm" played by ch's user role) and the
 // tools run on the episode's own copy-on-write state. ch may be nil
 // with the embedded customer.
-func NewEpisode(d *domains.Domain, bp *record.Blueprint, ch client.Chatter, opts Options) (*Episode, error) {
+func NewEpisode(d *domain.Domain, bp *record.Blueprint, ch client.Chatter, opts Options) (*Episode, error) {
 	system := ""
 	if opts.User != "embedded" {
 		if ch == nil {
@@ -61,7 +61,7 @@ func NewEpisode(d *domains.Domain, bp *record.Blueprint, ch client.Chatter, opts
 
 // newEpisode makes a trial's episode; system is the LLM customer's
 // system prompt.
-func newEpisode(d *domains.Domain, bp *record.Blueprint, ch client.Chatter, opts Options, trial int, system string) (*Episode, error) {
+func newEpisode(d *domain.Domain, bp *record.Blueprint, ch client.Chatter, opts Options, trial int, system string) (*Episode, error) {
 	x := &Episode{bp: bp, tools: d.Tools, maxTurns: opts.MaxTurns, maxToolErrors: opts.MaxToolErrors, st: d.Base.NewState(),
 		ep: &episode{trial: trial, tr: &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: Name, Behavior: bp.Behavior,
 			Messages: []record.Message{{Role: "system", Content: d.Policy}}, Ending: record.EndMaxTurns}},

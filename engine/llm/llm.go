@@ -9,7 +9,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -19,20 +20,30 @@ import (
 // Name is the engine's name, as --engine takes it and trajectories record.
 const Name = "llm"
 
-// Options are what an LLM engine takes from the run's config.
+// Options are what an LLM engine takes from the run's config; the JSON
+// names are the config keys (DecodeOptions).
 type Options struct {
-	MaxTurns      int
-	Trials        int    // dialogues tried per blueprint
-	MaxToolErrors int    // tool errors that end a dialogue
-	User          string // the customer: "embedded" (rule-based) or "llm"
+	MaxTurns      int    `json:"max_turns"`
+	Trials        int    `json:"trials"`          // dialogues tried per blueprint
+	MaxToolErrors int    `json:"max_tool_errors"` // tool errors that end a dialogue
+	User          string `json:"user"`            // the customer: "embedded" (rule-based) or "llm"
 	// Instructions is "llm" to have the writer write each customer
 	// instruction, reviewed by Judges judges and rewritten up to Rewrites
 	// times; anything else keeps the blueprint's template instruction.
-	Instructions string
-	Judges       int
-	Rewrites     int
-	Workers      int // CPU-bound work (verification) at once
-	Dialogues    int // dialogues in flight
+	Instructions string `json:"instructions"`
+	Judges       int    `json:"judges"`
+	Rewrites     int    `json:"rewrites"`
+	Workers      int    `json:"workers"`   // CPU-bound work (verification) at once
+	Dialogues    int    `json:"dialogues"` // dialogues in flight
+}
+
+// DecodeOptions reads the LLM engines' keys of a run's config.
+func DecodeOptions(raw []byte) (Options, error) {
+	var o Options
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return o, fmt.Errorf("llm engine options: %w", err)
+	}
+	return o, nil
 }
 
 // Base is what the LLM engines share: the client, the CPU bound and the
@@ -89,21 +100,21 @@ func (b *Base) Verify(ctx context.Context, ver *verify.Verifier, bp *record.Blue
 type Engine struct {
 	Base
 	opts  Options
-	d     *domains.Domain
+	d     *domain.Domain
 	ver   *verify.Verifier
-	plan  *engine.Plan
+	plan  *dpo.Plan
 	tools []openai.Tool // every tool of the domain, in definition order
 	// labels checks that a pair's rejected side shows its label.
-	labels *engine.LabelChecker
+	labels *dpo.LabelChecker
 }
 
 // New makes the LLM engine of a domain; plan may be nil (no pairs).
-func New(d *domains.Domain, ver *verify.Verifier, ch client.Chatter, plan *engine.Plan, opts Options) (*Engine, error) {
+func New(d *domain.Domain, ver *verify.Verifier, ch client.Chatter, plan *dpo.Plan, opts Options) (*Engine, error) {
 	var tools []openai.Tool
 	if err := json.Unmarshal([]byte(d.Tools.OpenAI()), &tools); err != nil {
 		return nil, fmt.Errorf("domain %s: its tools are not an OpenAI tools array: %w", d.Name, err)
 	}
-	return &Engine{Base: NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver, plan: plan, tools: tools, labels: engine.NewLabelChecker(d, ver)}, nil
+	return &Engine{Base: NewBase(ch, opts.Workers, opts.Dialogues), opts: opts, d: d, ver: ver, plan: plan, tools: tools, labels: dpo.NewLabelChecker(d, ver)}, nil
 }
 
 // Dialogue writes the instruction (with Instructions "llm"), then plays

@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
@@ -213,7 +214,7 @@ func TestLLMGuards(t *testing.T) {
 			if ep.toolErrors != 1 || v.Passed || v.Failed().Name != verify.CheckToolSchema {
 				t.Errorf("tool errors %d verdict %v", ep.toolErrors, v.Failed())
 			}
-			if got := engine.FailureLabel(bp, ep.tr, v, fx.D.Tools.Kind); got != agent.FlawSchemaInvalid {
+			if got := dpo.FailureLabel(bp, ep.tr, v, fx.D.Tools.Kind); got != agent.FlawSchemaInvalid {
 				t.Errorf("label %q", got)
 			}
 			found := false

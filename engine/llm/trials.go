@@ -15,6 +15,7 @@ import (
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	client "github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -336,7 +337,7 @@ func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Bluepri
 		}
 		f := failedTrial{ep: ep, v: v}
 		if ep.label == "" {
-			f.flaw = engine.FailureLabel(bp, ep.tr, v, e.d.Tools.Kind)
+			f.flaw = dpo.FailureLabel(bp, ep.tr, v, e.d.Tools.Kind)
 		}
 		fails = append(fails, f)
 	}
@@ -417,7 +418,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 		}
 		pair, err := e.plan.Cut(ctx, e.labels, bp, label, good.Messages, f.ep.tr.Messages)
 		switch {
-		case errors.Is(err, engine.ErrLabelNotShown) || err == nil && pair.Evidence > 0:
+		case errors.Is(err, dpo.ErrLabelNotShown) || err == nil && pair.Evidence > 0:
 			// A model's trial may part from the verified dialogue long
 			// before its mistake: the rows must show it themselves.
 			out.Stats.LabelNotShown++

@@ -11,7 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/synth-data/synth/agent"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/record"
@@ -23,7 +23,7 @@ import (
 // instruction reworded, judges accept, the refiner prefixes the line.
 // Hooks change single replies to exercise the guards.
 type FakeLLM struct {
-	d *domains.Domain
+	d *domain.Domain
 
 	mu       sync.Mutex
 	sessions map[string]*record.Trajectory
@@ -44,7 +44,7 @@ type FakeLLM struct {
 }
 
 // NewFake answers for the dialogues of d.
-func NewFake(d *domains.Domain) *FakeLLM {
+func NewFake(d *domain.Domain) *FakeLLM {
 	return &FakeLLM{d: d, sessions: map[string]*record.Trajectory{}}
 }
 

@@ -2,6 +2,7 @@ package testplay
 
 import (
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/usersim"
@@ -11,7 +12,7 @@ import (
 // Fixture is a domain with a generator and a verifier, as a run builds
 // them, for tests of the stages below the pipeline.
 type Fixture struct {
-	D   *domains.Domain
+	D   *domain.Domain
 	Gen *blueprints.Generic
 	Ver *verify.Verifier
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/record"
 )
@@ -19,7 +19,7 @@ type Dialogue struct {
 
 // Play generates blueprints [0, n) and simulates each on its own state,
 // two at a time, so tests also exercise concurrent use of a domain.
-func Play(d *domains.Domain, g blueprints.Generator, n int) ([]Dialogue, error) {
+func Play(d *domain.Domain, g blueprints.Generator, n int) ([]Dialogue, error) {
 	out := make([]Dialogue, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup

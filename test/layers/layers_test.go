@@ -1,8 +1,3 @@
-// Package layers holds the rule that imports run one way: a stage never
-// imports one after it, so data flows config → blueprint → episode →
-// trajectory → verdict → row → file and a package can be read knowing
-// only those above it. It also holds the tree to one rule of hygiene: no
-// merge conflict markers in any source or document.
 package layers
 
 import (
@@ -21,8 +16,8 @@ const module = "github.com/synth-data/synth/"
 // of docs/development.md does; a package may import only those before it.
 // Packages not listed (internal helpers, tests) may import anything listed.
 var order = []string{
-	"record", "schemas", "tools", "pack", "domains/tau2", "domains/airline", "domains/retail", "model", "domains",
-	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "llm",
+	"record", "schemas", "tools", "pack", "domains/tau2", "domains/airline", "domains/retail", "model", "domain", "domains",
+	"dialog", "blueprints", "usersim", "agent", "verify", "credit", "dpo", "llm",
 	"engine", "engine/embedded", "engine/llm", "engine/hybrid",
 	"export", "release", "corpus", "pipeline", "intake", "openapi", "audit", "emulate", "serve", "mcp", "cmd/synth",
 }

@@ -1,11 +1,11 @@
-package engine_test
+package dpo_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/synth-data/synth/agent"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 )
@@ -35,12 +35,12 @@ func TestFailureLabel(t *testing.T) {
 			if !fired || v.Passed {
 				continue
 			}
-			label := engine.FailureLabel(bp, tr, v, fx.D.Tools.Kind)
+			label := dpo.FailureLabel(bp, tr, v, fx.D.Tools.Kind)
 			if label == "" {
 				continue
 			}
 			got[kind]++
-			if !engine.Explains(label, v.Failed().Name) {
+			if !dpo.Explains(label, v.Failed().Name) {
 				t.Fatalf("%s: %s failed %s but is labelled %s", bp.ID, kind, v.Failed().Name, label)
 			}
 			if exact[kind] && label != kind {

@@ -1,4 +1,4 @@
-package engine_test
+package dpo_test
 
 // shortSkip is why a long single-threaded test skips under -short: make
 // test runs the tests with -short under the race detector, where only

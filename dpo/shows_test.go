@@ -1,11 +1,11 @@
-package engine_test
+package dpo_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/synth-data/synth/agent"
-	"github.com/synth-data/synth/engine"
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
@@ -46,25 +46,25 @@ func TestLabelCheckerShows(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, tc := range []struct{ domain, mode, tools string }{
-		{"retail", engine.PairSegment, engine.DPOToolsKeep},
-		{"airline", engine.PairSegment, engine.DPOToolsKeep},
-		{"retail", engine.PairSession, engine.DPOToolsKeep},
-		{"retail", engine.PairEqual, engine.DPOToolsCut},
+		{"retail", dpo.PairSegment, dpo.ToolsKeep},
+		{"airline", dpo.PairSegment, dpo.ToolsKeep},
+		{"retail", dpo.PairSession, dpo.ToolsKeep},
+		{"retail", dpo.PairEqual, dpo.ToolsCut},
 	} {
 		t.Run(tc.domain+"/"+tc.mode+"/"+tc.tools, func(t *testing.T) {
 			fx, err := testplay.NewFixture(tc.domain, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			kinds := engine.FlawsFor(fx.D.Model)
-			plan, err := engine.NewPlan(1, kinds, nil, tc.mode, tc.tools, 1)
+			kinds := dpo.FlawsFor(fx.D.Model)
+			plan, err := dpo.NewPlan(1, kinds, nil, tc.mode, tc.tools, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			lc := engine.NewLabelChecker(fx.D, fx.Ver)
+			lc := dpo.NewLabelChecker(fx.D, fx.Ver)
 			type example struct {
 				bp        *record.Blueprint
-				pair      engine.Pair
+				pair      dpo.Pair
 				good, bad []record.Message
 			}
 			found := map[string]example{}
@@ -92,7 +92,7 @@ func TestLabelCheckerShows(t *testing.T) {
 					if fired && v.Passed && len(bad.Corrections) > 0 {
 						caught[kind] = true
 					}
-					if !fired || v.Passed || !engine.Explains(kind, v.Failed().Name) {
+					if !fired || v.Passed || !dpo.Explains(kind, v.Failed().Name) {
 						continue
 					}
 					pair, err := plan.Cut(ctx, lc, bp, kind, good.Messages, bad.Messages)
@@ -109,7 +109,7 @@ func TestLabelCheckerShows(t *testing.T) {
 						if caught[label] {
 							t.Skipf("every %s mistake was caught by the customer", label)
 						}
-						if tc.tools == engine.DPOToolsCut || tc.domain == "airline" {
+						if tc.tools == dpo.ToolsCut || tc.domain == "airline" {
 							t.Skipf("no %s pair in 300 blueprints", label)
 						}
 						t.Fatalf("no %s pair in 300 blueprints", label)
@@ -117,12 +117,12 @@ func TestLabelCheckerShows(t *testing.T) {
 					chosen, rejected := ex.pair.Chosen, ex.pair.Rejected
 					if ex.pair.Evidence > 0 {
 						// Made on the decision: the dialogues show it later.
-						chosen, rejected = engine.Evidence(ex.good, ex.bad, len(ex.pair.Prompt), ex.pair.Evidence)
+						chosen, rejected = dpo.Evidence(ex.good, ex.bad, len(ex.pair.Prompt), ex.pair.Evidence)
 					}
 					if ok, why := lc.Shows(ctx, ex.bp, label, ex.pair.Prompt, chosen, rejected); !ok {
 						t.Errorf("a %s pair (evidence %d) does not show its label: %s", label, ex.pair.Evidence, why)
 					}
-					if tc.mode != engine.PairSession {
+					if tc.mode != dpo.PairSession {
 						for _, side := range [][]record.Message{ex.pair.Chosen, ex.pair.Rejected} {
 							for i, m := range side {
 								if m.Role == "user" {
@@ -131,7 +131,7 @@ func TestLabelCheckerShows(t *testing.T) {
 							}
 						}
 					}
-					if tc.tools == engine.DPOToolsCut {
+					if tc.tools == dpo.ToolsCut {
 						for _, side := range [][]record.Message{ex.pair.Chosen, ex.pair.Rejected} {
 							for i, m := range side {
 								if m.Role == "tool" {
@@ -219,7 +219,7 @@ func TestCutPairsOnTheDecision(t *testing.T) {
 			if ok, _ := lc.Shows(ctx, bp, kind, pair.Prompt, pair.Chosen, pair.Rejected); ok {
 				t.Errorf("blueprint %d %s: evidence %d, but the rows show the label", i, kind, pair.Evidence)
 			}
-			c, r := engine.Evidence(good.Messages, bad.Messages, len(pair.Prompt), pair.Evidence)
+			c, r := dpo.Evidence(good.Messages, bad.Messages, len(pair.Prompt), pair.Evidence)
 			if ok, why := lc.Shows(ctx, bp, kind, pair.Prompt, c, r); !ok {
 				t.Errorf("blueprint %d %s: the evidence does not show the label: %s", i, kind, why)
 			}
@@ -231,15 +231,15 @@ func TestCutPairsOnTheDecision(t *testing.T) {
 
 // segmentPlan is a domain's fixture with the default plan (segment pairs,
 // tool results kept) over its failure types, and its label checker.
-func segmentPlan(t *testing.T, domain string) (*testplay.Fixture, *engine.Plan, *engine.LabelChecker) {
+func segmentPlan(t *testing.T, domain string) (*testplay.Fixture, *dpo.Plan, *dpo.LabelChecker) {
 	t.Helper()
 	fx, err := testplay.NewFixture(domain, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := engine.NewPlan(1, engine.FlawsFor(fx.D.Model), nil, engine.PairSegment, engine.DPOToolsKeep, 1)
+	plan, err := dpo.NewPlan(1, dpo.FlawsFor(fx.D.Model), nil, dpo.PairSegment, dpo.ToolsKeep, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fx, plan, engine.NewLabelChecker(fx.D, fx.Ver)
+	return fx, plan, dpo.NewLabelChecker(fx.D, fx.Ver)
 }

@@ -1,4 +1,4 @@
-package engine
+package dpo
 
 import (
 	"context"
@@ -97,18 +97,18 @@ func nextUser(msgs []record.Message, from, k int) int {
 
 // What chosen and rejected hold of the tool observations (--dpo-tools).
 const (
-	// DPOToolsKeep: each side as the dialogue went, tool results included.
-	DPOToolsKeep = "keep"
-	// DPOToolsCut: each side ends at (and includes) its first assistant
+	// ToolsKeep: each side as the dialogue went, tool results included.
+	ToolsKeep = "keep"
+	// ToolsCut: each side ends at (and includes) its first assistant
 	// message whose calls a tool answers. TRL's DPO loss counts every
 	// completion token, so a kept observation trains the model to
 	// produce the tool's answer, which it never writes; a cut pair
 	// compares the agent's own decisions only.
-	DPOToolsCut = "cut"
+	ToolsCut = "cut"
 )
 
-// DPOToolsModes lists the --dpo-tools values.
-func DPOToolsModes() []string { return []string{DPOToolsKeep, DPOToolsCut} }
+// ToolsModes lists the --dpo-tools values.
+func ToolsModes() []string { return []string{ToolsKeep, ToolsCut} }
 
 // ErrLabelNotShown is why a pair was not made: neither its rejected
 // side nor the dialogue it was cut from shows its label.
@@ -183,7 +183,7 @@ func (p *Plan) CutAt(good, bad []record.Message) (Pair, error) {
 	if err != nil {
 		return Pair{}, err
 	}
-	if p.tools == DPOToolsCut {
+	if p.tools == ToolsCut {
 		pair.Chosen, pair.Rejected = cutTools(pair.Chosen), cutTools(pair.Rejected)
 	}
 	return pair, nil

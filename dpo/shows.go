@@ -1,4 +1,4 @@
-package engine
+package dpo
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/agent"
-	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -31,7 +31,7 @@ type LabelChecker struct {
 // NewLabelChecker is the checker of a domain: its tools (kinds and
 // schemas), its verifier (who counts as authenticated) and its transfer
 // tool, if it has one.
-func NewLabelChecker(d *domains.Domain, ver *verify.Verifier) *LabelChecker {
+func NewLabelChecker(d *domain.Domain, ver *verify.Verifier) *LabelChecker {
 	c := &LabelChecker{tools: d.Tools, ver: ver}
 	if d.Model != nil && d.Model.Transfer != nil {
 		c.transfer = d.Model.Transfer.Name

@@ -1,4 +1,4 @@
-package engine
+package dpo
 
 import (
 	"fmt"
@@ -58,30 +58,6 @@ func Explains(flaw, check string) bool {
 	})
 }
 
-// DPOStats counts how flawed attempts ended.
-type DPOStats struct {
-	Attempts    int `json:"attempts"`
-	NotFired    int `json:"not_applicable"`
-	NoFailure   int `json:"verified_anyway"`
-	OtherReason int `json:"failed_for_another_reason"`
-	Unpairable  int `json:"unpairable"`
-	// LabelNotShown counts the failed dialogues whose rows, and whose
-	// dialogue followed past the cut, never show the labelled mistake
-	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
-	// would teach a label nothing shows.
-	LabelNotShown int `json:"label_not_shown"`
-	// OnDecision counts the pairs made on a decision whose mistake the
-	// dialogue shows only after a later customer turn (Pair.Evidence).
-	OnDecision int `json:"pairs_on_decision"`
-	Pairs      int `json:"pairs"`
-	// AssistantOnly counts the pairs whose chosen and rejected hold
-	// assistant messages only: the ones OpenAI's preference fine-tuning
-	// takes (export.AssistantOnly).
-	AssistantOnly int            `json:"pairs_assistant_only"`
-	ByFailure     map[string]int `json:"pairs_by_failure"`
-	BySplit       map[string]int `json:"pairs_by_split"`
-}
-
 // Plan chooses which flaws to try per blueprint and how pairs are cut.
 type Plan struct {
 	kinds   []string
@@ -109,7 +85,7 @@ func FlawsFor(m *model.Model) []string {
 // NewPlan makes the DPO plan of a run over the failure types kinds
 // (FlawsFor the domain): mix weighs them (nil: the default mix), mode is
 // how pairs are cut (PairModes), tools what the sides keep of the tool
-// observations (DPOToolsModes; "" keeps them), pairs is the most pairs a
+// observations (ToolsModes; "" keeps them), pairs is the most pairs a
 // blueprint gives.
 func NewPlan(seed uint64, kinds []string, mix map[string]float64, mode, tools string, pairs int) (*Plan, error) {
 	kinds = slices.Clone(kinds)
@@ -136,10 +112,10 @@ func NewPlan(seed uint64, kinds []string, mix map[string]float64, mode, tools st
 		return nil, fmt.Errorf("--dpo-mode %q: want one of %s", mode, strings.Join(PairModes(), ", "))
 	}
 	if tools == "" {
-		tools = DPOToolsKeep
+		tools = ToolsKeep
 	}
-	if !slices.Contains(DPOToolsModes(), tools) {
-		return nil, fmt.Errorf("--dpo-tools %q: want one of %s", tools, strings.Join(DPOToolsModes(), ", "))
+	if !slices.Contains(ToolsModes(), tools) {
+		return nil, fmt.Errorf("--dpo-tools %q: want one of %s", tools, strings.Join(ToolsModes(), ", "))
 	}
 	if pairs < 1 {
 		return nil, fmt.Errorf("dpo_pairs %d: need at least 1", pairs)
@@ -161,32 +137,10 @@ func (p *Plan) Order(bp *record.Blueprint) []string {
 	return append([]string{first}, rest...)
 }
 
-// Pairs are a blueprint's DPO pairs, each with its proof (the
-// dpo_failures/ record saying which check its rejected side failed), and
-// how the flawed attempts ended.
-type Pairs struct {
-	Rows   []PairRow
-	Proofs [][]byte
-	Stats  DPOStats
-}
-
-// PairRow is one DPO row: the fields of export.DPORow, which it converts
-// to, so that engines make rows without depending on the file format.
-type PairRow struct {
-	ID, BlueprintID, Domain string
-	// Prompt ends with a user or tool message; Chosen and Rejected start
-	// with an assistant message.
-	Prompt, Chosen, Rejected []record.Message
-	Tools                    string
-	// Failure is the taxonomy label of the rejected continuation.
-	Failure        string
-	DivergenceTurn int32
-}
-
 // Mode is how the plan cuts pairs (PairModes).
 func (p *Plan) Mode() string { return p.mode }
 
-// Tools is what the plan's sides keep of tool observations (DPOToolsModes).
+// Tools is what the plan's sides keep of tool observations (ToolsModes).
 func (p *Plan) Tools() string { return p.tools }
 
 // Most is the most pairs a blueprint gives.
