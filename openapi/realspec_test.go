@@ -327,6 +327,13 @@ func TestRealSpecsRun(t *testing.T) {
 					t.Errorf("unused write %s (%q) is the intent of %d tasks", name, why, m.Stats.Intents[name])
 				}
 			}
+			// The card lists every write no task of this release uses, also
+			// those the generator can build but drew for none of its 50
+			// tasks or only under other --reads: those still count as
+			// writes the generator reaches.
+			buildable := func(why string) bool {
+				return why == "" || strings.Contains(why, "the generator can build one") || strings.Contains(why, "give a range that holds it")
+			}
 			if c.file == "discord-3.1.json" {
 				// Writes on records only a parent's list shows (pins), on
 				// records nothing reads (a member's roles), on a
@@ -335,7 +342,7 @@ func TestRealSpecsRun(t *testing.T) {
 				// action) and with a nullable integer the records hold as
 				// text (permissions) all make tasks.
 				for _, name := range []string{"delete_pin", "delete_guild_member_role", "delete_group_dm_user", "deprecated_delete_pin", "delete_guild_integration", "action_guild_join_request", "update_application_command"} {
-					if why := m.UnusedWrites[name]; why != "" {
+					if why := m.UnusedWrites[name]; !buildable(why) {
 						t.Errorf("discord's %s is unused: %s", name, why)
 					}
 				}
@@ -350,7 +357,7 @@ func TestRealSpecsRun(t *testing.T) {
 				"digitalocean-multifile/specification/DigitalOcean-public.v2.yaml": {"genai_attach_knowledge_base", "dedicatedInferences_patch",
 					"partnerAttachments_patch", "nfs_create_access_point", "vpcPeerings_create", "functions_create_trigger"},
 			}[c.file] {
-				if why := m.UnusedWrites[name]; why != "" {
+				if why := m.UnusedWrites[name]; !buildable(why) {
 					t.Errorf("%s is unused: %s", name, why)
 				}
 			}
