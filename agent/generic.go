@@ -31,7 +31,7 @@ type Generic struct {
 	userKey  string
 	first    string
 	identity map[string]string
-	reads    map[string]readOut // results since the last write
+	reads    map[string]readOut // results no write has changed since
 
 	goals    map[int]*ggoal
 	queue    []int
@@ -152,15 +152,15 @@ func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any
 	return model.ResultValue(res), res.Output, true
 }
 
-// read calls a read tool once per state: what it returned stays valid
-// until the next write.
+// read calls a read tool once while its answer stands: what it returned
+// stays valid until a write changes it.
 func (a *Generic) read(ctx context.Context, name string, args map[string]any) (any, bool) {
 	r := a.lookup(ctx, name, args)
 	return r.v, r.ok
 }
 
 // lookup is read with the observation: every read, the identify call
-// included, goes through the results kept since the last write, so a
+// included, goes through the results no write has changed, so a
 // dialogue never shows the same call twice with nothing changed between
 // (a model trained on it would learn to re-read). A failed read is kept
 // too: asking again cannot answer differently on the same state.
@@ -176,7 +176,22 @@ func (a *Generic) lookup(ctx context.Context, name string, args map[string]any) 
 	return r
 }
 
-// readKey identifies a read among the results since the last write.
+// forgetChanged drops the reads a write made stale: each kept read is
+// asked again of the new state, unseen, and kept only if it answers as it
+// did. A careful agent re-reads the record it just changed (and the
+// balance it just charged), not every profile and order it has seen: the
+// rest is as it read it, and reading it again teaches a model to re-read.
+func (a *Generic) forgetChanged(ctx context.Context) {
+	for key, r := range a.reads {
+		name, raw, _ := strings.Cut(key, "\x00")
+		res := a.m.Call(ctx, a.st, name, raw)
+		if res.Output != r.out || res.Err == r.ok {
+			delete(a.reads, key)
+		}
+	}
+}
+
+// readKey identifies a read among the results kept.
 func readKey(name, raw string) string { return name + "\x00" + raw }
 
 func (a *Generic) reply(text string, ask dialog.Ask) Turn {
@@ -1503,10 +1518,8 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	}
 	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
-	if ok || a.st.Hash() != was {
-		// A rejected write that changed nothing leaves what was read
-		// valid: reading it again would show the same call twice.
-		a.reads = map[string]readOut{}
+	if a.st.Hash() != was {
+		a.forgetChanged(ctx)
 	}
 	if !ok {
 		why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
