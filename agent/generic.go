@@ -11,7 +11,6 @@ import (
 
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/model"
-	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -969,7 +968,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	return a.say(found, map[string]string{"what": yours(sel.Label) + ", " + c.Noun + " " + g.key, "detail": a.describe(c, cands[i])}), false
+	return a.sayFound(yours(sel.Label)+", "+c.Noun+" "+g.key, a.describe(c, cands[i])), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
@@ -1004,6 +1003,16 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 	}
 	a.chosen = cands[i]
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
+}
+
+// sayFound tells the customer which record the agent found: by the
+// customer's account only to a customer who has one.
+func (a *Generic) sayFound(what, detail string) string {
+	tmpls := found
+	if a.m.Users != nil && a.rng.IntN(3) == 0 {
+		tmpls = foundYours
+	}
+	return a.say(tmpls, map[string]string{"what": what, "detail": detail})
 }
 
 // describe states a record's attributes, in the pack's words.
@@ -1256,49 +1265,6 @@ func (a *Generic) targetWords(g *ggoal) string {
 	return ""
 }
 
-// details lists every argument, so the proposal names what identifies the
-// write (ids, amounts, dates) before the customer says yes.
-func (a *Generic) details(g *ggoal) string {
-	phrase := a.phraseOf(g)
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(g.args)) {
-		v := g.args[name]
-		if v == "" {
-			// An empty line of an address is not a detail to confirm.
-			continue
-		}
-		p := g.w.Param(name)
-		if w := model.SaySlot(p, tools.Text(v)); w != "" {
-			// The pack's words for the value: "travel insurance", not
-			// "insurance: yes".
-			parts = append(parts, w)
-			continue
-		}
-		if s, ok := v.(string); ok && dialog.ContainsWord(phrase, s) {
-			// "on reservation ALAXV1" already names it.
-			continue
-		}
-		if p != nil && p.Replace != nil {
-			parts = append(parts, model.ArgWords(name)+": "+a.replacementText(g, p, v))
-			continue
-		}
-		if p != nil && p.Source == model.SrcTarget && len(a.m.Disclosed(g.w.Name)) > 0 {
-			// Elements copied from the record carry the money they held
-			// (the fares paid in the old cabin), which a write that
-			// states its own figures prices afresh: quoted here, a
-			// customer would read them as what the change costs.
-			v = withoutMoney(v)
-		}
-		text := a.argText(g, p, v)
-		if strings.TrimSpace(text) == "" {
-			// An empty body or list ("body: ; guild: 7408") says nothing.
-			continue
-		}
-		parts = append(parts, model.ArgWords(name)+": "+text)
-	}
-	return strings.Join(parts, "; ")
-}
-
 // askReason asks why the customer wants the write, by its phrase where
 // that names the write whole: a target said and no other slot in it.
 func (a *Generic) askReason(g *ggoal) string {
@@ -1338,12 +1304,21 @@ func withoutMoney(v any) any {
 // related record's words for each ("Brand A, professional, dark version
 // (5937324630)"), the one the agent read to find it.
 func (a *Generic) replacementText(g *ggoal, p *model.ParamModel, v any) string {
+	if words := a.replacementWords(g, p, v); words != nil {
+		return model.JoinAnd(words)
+	}
+	return a.argText(g, p, v)
+}
+
+// replacementWords is replacementText element by element; nil when the
+// replacements cannot be matched with the picked elements.
+func (a *Generic) replacementWords(g *ggoal, p *model.ParamModel, v any) []string {
 	r := p.Replace
 	ids, _ := v.([]any)
 	of, _ := g.args[r.Of].([]any)
 	pick := g.w.Param(r.Of)
 	if len(ids) != len(of) || r.Say == "" || pick == nil || pick.Pick == nil {
-		return a.argText(g, p, v)
+		return nil
 	}
 	parts := make([]string, len(ids))
 	for i, id := range ids {
@@ -1361,7 +1336,7 @@ func (a *Generic) replacementText(g *ggoal, p *model.ParamModel, v any) string {
 			}
 		}
 	}
-	return model.JoinAnd(parts)
+	return parts
 }
 
 // argText says an argument for the customer to check: in the pack's
@@ -1434,31 +1409,6 @@ func (a *Generic) renderPhrase(g *ggoal) {
 			g.phrase = strings.ToLower(g.phrase[:1]) + g.phrase[1:]
 		}
 	}
-}
-
-// proposal asks for the yes to a write; stated names the figures it
-// states.
-func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated []string) {
-	what := a.phraseOf(g) + "."
-	if d := a.details(g); d != "" {
-		what = a.phraseOf(g) + " with these details — " + d + "."
-	}
-	lead := a.say(proposeLead, nil)
-	if strings.HasSuffix(lead, ":") {
-		what = "I'll " + what
-	}
-	parts := []string{lead, what}
-	if len(a.m.Disclosed(g.w.Name)) == 0 || !a.fire(FlawUndisclosed, g) {
-		// The flawed agent asks for the yes without the figures.
-		said, names := a.figures(ctx, g)
-		parts, stated = append(parts, said...), names
-	}
-	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
-		if !a.fire(FlawNoReminder, g) {
-			parts = append(parts, a.remind(r.Text))
-		}
-	}
-	return strings.Join(append(parts, a.say(confirmAsk, nil)), " "), stated
 }
 
 // remind says a policy reminder in a frame of its own: the rule's text

@@ -31,7 +31,13 @@ var closings = []string{
 
 var found = []string{
 	"{I found|I've found|Here's} <what>{.|:} <detail>",
-	"{I see|Looking at your account, I see|Okay, I see} <what>{.|:} <detail>",
+	"{I see|I can see|Okay, I see} <what>{.|:} <detail>",
+}
+
+// foundYours is found for a customer who has an account: an employee
+// or a developer is not looked up.
+var foundYours = []string{
+	"Looking at your account, I see <what>{.|:} <detail>",
 }
 
 var confirmAsk = []string{
