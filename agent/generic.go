@@ -50,6 +50,8 @@ type Generic struct {
 	// proposal down (a correction, a figure asked for, a plea against a
 	// refusal), "" when the customer did not.
 	sorry []string
+	// pleas counts the customer's pleas against each refused goal.
+	pleas map[int]int
 	// compared is the agent's reasoning on how it singled the target out
 	// among several records (the hard step of a task); the goal's write
 	// carries it.
@@ -283,9 +285,10 @@ func (a *Generic) absorb(act dialog.Act) {
 		}
 		maps.Copy(a.identity, act.Identity)
 	case "pushback":
-		// The refusal stands: the policy does not bend to a plea.
+		// The refusal stands: the policy does not bend to a plea, nor to
+		// a second one or a call for a supervisor, each answered anew.
 		a.refused, a.refusedGoal = true, act.Goal
-		a.sorry = append(a.sorry, a.say(holdRefusal, nil))
+		a.sorry = append(a.sorry, a.holdFirm(act.Goal))
 	case "figure":
 		if g := a.goals[act.Goal]; g != nil && g.propose {
 			a.sorry = append(a.sorry, a.say(figureLead, nil))
@@ -362,6 +365,22 @@ func (a *Generic) absorb(act dialog.Act) {
 	case "done":
 		a.userDone = true
 	}
+}
+
+// holdFirm answers the customer's plea for an exception to a refusal of
+// goal i by the plea's place in the exchange.
+func (a *Generic) holdFirm(i int) string {
+	if a.pleas == nil {
+		a.pleas = map[int]int{}
+	}
+	a.pleas[i]++
+	switch a.pleas[i] {
+	case 1:
+		return a.say(holdRefusal, nil)
+	case 2:
+		return a.say(holdRefusalAgain, nil)
+	}
+	return a.say(holdRefusalHigher, nil)
 }
 
 // identifyWords lists what the customer may identify with: "your user

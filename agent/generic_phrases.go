@@ -159,6 +159,10 @@ var proposePeopleWith = []string{"<what> <who>"}
 // customer gave and the yes is to.
 var proposeAccount = []string{"under your <noun> <id>", "on your <noun> (<id>)", "for your <noun>, <id>"}
 
+// proposeOwnKey is proposeAccount where the write's phrase names the
+// account already.
+var proposeOwnKey = []string{"under <what> <id>", "<what> <id>", "for <what> <id>"}
+
 // proposeSame says a value the write keeps from the record.
 var proposeSame = []string{"keeping the same <what>", "on the same <what> as now", "with the <what> unchanged"}
 

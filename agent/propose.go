@@ -143,6 +143,11 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 		case g.w.TargetKind == model.TargetSearch && (p.Source == model.SrcTarget || p.Source == model.SrcConst):
 			trip = append(trip, p)
 		case p.Source == model.SrcUserKey || a.m.Users != nil && a.m.Users.Coll != nil && p.Name == a.m.Users.Coll.Key:
+			if g.w.TargetKind == model.TargetUser {
+				// The phrase already says "your account": its key alone.
+				pp.account = a.clause(proposeOwnKey, map[string]string{"what": model.Words(p.Name), "id": tools.Text(v)})
+				break
+			}
 			pp.account = a.clause(proposeAccount, map[string]string{"noun": a.userNoun(), "id": tools.Text(v)})
 		default:
 			a.settingWords(g, p, v, &pp)
