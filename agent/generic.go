@@ -848,13 +848,13 @@ func (a *Generic) refusal(g *ggoal) string {
 		v, _ := model.ValueAt(g.obj, f)
 		var allowed []string
 		for _, x := range g.w.When[f] {
-			allowed = append(allowed, model.ConditionWords(x))
+			allowed = append(allowed, conditionWords(x))
 		}
 		if l, ok := v.([]any); ok {
 			why = append(why, fmt.Sprintf("its %s are %s, and this is only possible when each is %s", pluralWords(f), valueWords(l), strings.Join(allowed, " or ")))
 			continue
 		}
-		why = append(why, fmt.Sprintf("its %s is \"%s\", and this is only possible when it is %s", model.Words(f), tools.Text(v), strings.Join(allowed, " or ")))
+		why = append(why, fmt.Sprintf("its %s is %s, and this is only possible when it is %s", model.Words(f), conditionWords(tools.Text(v)), strings.Join(allowed, " or ")))
 	}
 	noun := g.w.TargetNoun()
 	if g.key != "" {
@@ -863,6 +863,19 @@ func (a *Generic) refusal(g *ggoal) string {
 	a.phraseOf(g) // renders g.phrase once
 	what := model.FillPhrase(g.phrase, noun, g.slots)
 	return a.say(genericRefuse, map[string]string{"what": what, "target": noun, "why": strings.Join(why, "; ")})
+}
+
+// conditionWords says a value of a precondition as a person does: a
+// code in words ("basic economy", not "basic_economy"), a comparison as
+// one ("after 2024-05-15").
+func conditionWords(x string) string {
+	if w := model.ConditionWords(x); !strings.HasPrefix(w, "\"") {
+		return w
+	}
+	if x == "" {
+		return "unset"
+	}
+	return model.ValueWords(x)
 }
 
 // pluralWords names the values at a path through a list: flights.date →
