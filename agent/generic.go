@@ -1000,7 +1000,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	return a.sayFound(yours(sel.Label)+", "+c.Noun+" "+g.key, a.describe(c, cands[i])), false
+	return a.sayFound(yours(sel.Label)+", "+c.Noun+" "+g.key, a.describe(a.beyond(c, cands[i], sel.Label), cands[i])), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
@@ -1045,6 +1045,45 @@ func (a *Generic) sayFound(what, detail string) string {
 		tmpls = foundYours
 	}
 	return a.say(tmpls, map[string]string{"what": what, "detail": detail})
+}
+
+// mostSaid bounds the attributes the agent says of a record it found:
+// enough to tell it apart, not the whole record read out each time.
+const mostSaid = 3
+
+// beyond is c with only the attributes of obj the customer's words
+// (label) did not already say, at most mostSaid of them: "your
+// reservation from SFO" is not then told it is "from SFO".
+func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label string) *model.CollModel {
+	said := strings.ToLower(label)
+	keep := func(fields []string) []string {
+		var out []string
+		for _, f := range fields {
+			v, ok := model.ValueAt(obj, f)
+			if !ok || v == nil {
+				continue
+			}
+			if w := strings.ToLower(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {
+				continue
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	describe, compare := keep(c.Describe), keep(c.Compare)
+	for len(describe)+len(compare) > mostSaid {
+		// Which ones go varies, so no record is described the same way
+		// in every dialogue.
+		i := a.rng.IntN(len(describe) + len(compare))
+		if i < len(describe) {
+			describe = slices.Delete(describe, i, i+1)
+		} else {
+			compare = slices.Delete(compare, i-len(describe), i-len(describe)+1)
+		}
+	}
+	out := *c
+	out.Describe, out.Compare = describe, compare
+	return &out
 }
 
 // describe states a record's attributes, in the pack's words.
