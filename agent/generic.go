@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -1000,7 +1001,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	return a.sayFound(yours(sel.Label)+", "+c.Noun+" "+g.key, a.describe(a.beyond(c, cands[i], sel.Label), cands[i])), false
+	return a.sayFound(sel.Label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], sel.Label), cands[i])), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
@@ -1037,15 +1038,28 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
 }
 
-// sayFound tells the customer which record the agent found: by the
-// customer's account only to a customer who has one.
-func (a *Generic) sayFound(what, detail string) string {
+// sayFound tells the customer which record the agent found, as they
+// described it (label) with its key: by the customer's account only to
+// a customer who has one.
+func (a *Generic) sayFound(label, noun, key, detail string) string {
+	what := yours(label) + ", " + noun + " " + key
+	if opaque(key) {
+		// A UUID is no name to read aloud: the customer's own words
+		// are; the proposal gives the key, which the yes is to.
+		what = yours(label)
+	}
 	tmpls := found
 	if a.m.Users != nil && a.rng.IntN(3) == 0 {
 		tmpls = foundYours
 	}
 	return a.say(tmpls, map[string]string{"what": what, "detail": detail})
 }
+
+// uuidLike is a key made for machines: eight hex digits, a hyphen, four.
+var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-`)
+
+// opaque reports whether a key is one no person says.
+func opaque(key string) bool { return uuidLike.MatchString(key) }
 
 // mostSaid bounds the attributes the agent says of a record it found:
 // enough to tell it apart, not the whole record read out each time.
