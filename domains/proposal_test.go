@@ -43,7 +43,8 @@ func proposals(msgs []record.Message, kind func(string) string) []string {
 
 // TestProposalsReadAsSentences plays dialogues of each built-in domain
 // and reads every proposal as the customer does: never a record read
-// out as "name: value" fields, never a code or a field name as stored.
+// out as "name: value" fields, never a code or a field name as stored,
+// and always a request for a yes.
 func TestProposalsReadAsSentences(t *testing.T) {
 	if testing.Short() {
 		t.Skip(shortSkip)
@@ -75,6 +76,12 @@ func TestProposalsReadAsSentences(t *testing.T) {
 					}
 					if raw := rawWords.FindString(p); raw != "" {
 						t.Errorf("blueprint %d: proposal says %q as stored:\n%s", i, raw, p)
+					}
+					if ask := usersim.Classify(p); ask.Kind != "confirm" {
+						// A customer that reads the words (an LLM agent's,
+						// a replay through synth serve) must hear the
+						// question it is.
+						t.Errorf("blueprint %d: proposal reads as %s/%s, not a request for a yes:\n%s", i, ask.Kind, ask.Piece, p)
 					}
 				}
 			}
