@@ -985,11 +985,15 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	}
 	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
 	a.compared = comparison(a.rng, c.Noun, c.Say, sel, cands, i, c.Noun+" "+g.key)
+	label := sel.Label
 	if nearMissed {
 		// The comparison's words are the selector's (the cheapest, the
 		// only one), which the near miss is not: its own figures would
-		// contradict them. The flawed pick goes unreasoned.
+		// contradict them. The flawed pick goes unreasoned, and is told
+		// by its own attributes, never by the customer's words, which
+		// name another record.
 		a.compared = ""
+		label = "the " + c.Noun
 	}
 	a.chosen = cands[i]
 	if c.List.By != "" {
@@ -1001,7 +1005,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	return a.sayFound(sel.Label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], sel.Label), cands[i])), false
+	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label), cands[i])), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
