@@ -106,6 +106,19 @@ var phraseBanks = map[string]phraseBank{
 	"choiceShort":          {choiceShort, []string{"choice", "balance", "what", "amount"}},
 	"choiceUnusable":       {choiceUnusable, []string{"choice", "why"}},
 	"found":                {found, []string{"what", "detail"}},
+	"foundYours":           {foundYours, []string{"what", "detail"}},
+	"proposeObject":        {proposeObject, []string{"object"}},
+	"proposeSwap":          {proposeSwap, []string{"old", "new"}},
+	"proposePeople":        {proposePeople, []string{"who"}},
+	"proposePeopleWith":    {proposePeopleWith, []string{"who", "what"}},
+	"proposeAccount":       {proposeAccount, []string{"noun", "id"}},
+	"proposeOwnKey":        {proposeOwnKey, []string{"what", "id"}},
+	"proposeSame":          {proposeSame, []string{"what"}},
+	"proposeSet":           {proposeSet, []string{"what", "value"}},
+	"proposeWhy":           {proposeWhy, []string{"clause"}},
+	"proposeOn":            {proposeOn, []string{"what"}},
+	"proposePayInline":     {proposePayInline, []string{"pay"}},
+	"proposePay":           {proposePay, []string{"pay"}},
 	"genericFoundSearch":   {genericFoundSearch, []string{"n", "noun", "one", "summary"}},
 	"proposeLead":          {proposeLead, nil},
 	"confirmAsk":           {confirmAsk, nil},
@@ -115,6 +128,8 @@ var phraseBanks = map[string]phraseBank{
 	"correctionLead":       {correctionLead, nil},
 	"figureLead":           {figureLead, nil},
 	"holdRefusal":          {holdRefusal, nil},
+	"holdRefusalAgain":     {holdRefusalAgain, nil},
+	"holdRefusalHigher":    {holdRefusalHigher, nil},
 	"steerBack":            {steerBack, nil},
 	"identifyRest":         {identifyRest, []string{"missing"}},
 	"passOver":             {passOver, []string{"what"}},
@@ -253,7 +268,7 @@ func TestAgentSaysCheckedBanks(t *testing.T) {
 					return true
 				}
 				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok || sel.Sel.Name != "say" || len(call.Args) != 2 {
+				if !ok || sel.Sel.Name != "say" && sel.Sel.Name != "clause" || len(call.Args) != 2 {
 					return true
 				}
 				calls++

@@ -6,12 +6,12 @@ import (
 	"maps"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/model"
-	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -31,7 +31,7 @@ type Generic struct {
 	userKey  string
 	first    string
 	identity map[string]string
-	reads    map[string]readOut // results since the last write
+	reads    map[string]readOut // results no write has changed since
 
 	goals    map[int]*ggoal
 	queue    []int
@@ -51,6 +51,8 @@ type Generic struct {
 	// proposal down (a correction, a figure asked for, a plea against a
 	// refusal), "" when the customer did not.
 	sorry []string
+	// pleas counts the customer's pleas against each refused goal.
+	pleas map[int]int
 	// compared is the agent's reasoning on how it singled the target out
 	// among several records (the hard step of a task); the goal's write
 	// carries it.
@@ -152,15 +154,15 @@ func (a *Generic) callRaw(ctx context.Context, name, raw, reasoning string) (any
 	return model.ResultValue(res), res.Output, true
 }
 
-// read calls a read tool once per state: what it returned stays valid
-// until the next write.
+// read calls a read tool once while its answer stands: what it returned
+// stays valid until a write changes it.
 func (a *Generic) read(ctx context.Context, name string, args map[string]any) (any, bool) {
 	r := a.lookup(ctx, name, args)
 	return r.v, r.ok
 }
 
 // lookup is read with the observation: every read, the identify call
-// included, goes through the results kept since the last write, so a
+// included, goes through the results no write has changed, so a
 // dialogue never shows the same call twice with nothing changed between
 // (a model trained on it would learn to re-read). A failed read is kept
 // too: asking again cannot answer differently on the same state.
@@ -176,7 +178,22 @@ func (a *Generic) lookup(ctx context.Context, name string, args map[string]any) 
 	return r
 }
 
-// readKey identifies a read among the results since the last write.
+// forgetChanged drops the reads a write made stale: each kept read is
+// asked again of the new state, unseen, and kept only if it answers as it
+// did. A careful agent re-reads the record it just changed (and the
+// balance it just charged), not every profile and order it has seen: the
+// rest is as it read it, and reading it again teaches a model to re-read.
+func (a *Generic) forgetChanged(ctx context.Context) {
+	for key, r := range a.reads {
+		name, raw, _ := strings.Cut(key, "\x00")
+		res := a.m.Call(ctx, a.st, name, raw)
+		if res.Output != r.out || res.Err == r.ok {
+			delete(a.reads, key)
+		}
+	}
+}
+
+// readKey identifies a read among the results kept.
 func readKey(name, raw string) string { return name + "\x00" + raw }
 
 func (a *Generic) reply(text string, ask dialog.Ask) Turn {
@@ -269,9 +286,10 @@ func (a *Generic) absorb(act dialog.Act) {
 		}
 		maps.Copy(a.identity, act.Identity)
 	case "pushback":
-		// The refusal stands: the policy does not bend to a plea.
+		// The refusal stands: the policy does not bend to a plea, nor to
+		// a second one or a call for a supervisor, each answered anew.
 		a.refused, a.refusedGoal = true, act.Goal
-		a.sorry = append(a.sorry, a.say(holdRefusal, nil))
+		a.sorry = append(a.sorry, a.holdFirm(act.Goal))
 	case "figure":
 		if g := a.goals[act.Goal]; g != nil && g.propose {
 			a.sorry = append(a.sorry, a.say(figureLead, nil))
@@ -348,6 +366,22 @@ func (a *Generic) absorb(act dialog.Act) {
 	case "done":
 		a.userDone = true
 	}
+}
+
+// holdFirm answers the customer's plea for an exception to a refusal of
+// goal i by the plea's place in the exchange.
+func (a *Generic) holdFirm(i int) string {
+	if a.pleas == nil {
+		a.pleas = map[int]int{}
+	}
+	a.pleas[i]++
+	switch a.pleas[i] {
+	case 1:
+		return a.say(holdRefusal, nil)
+	case 2:
+		return a.say(holdRefusalAgain, nil)
+	}
+	return a.say(holdRefusalHigher, nil)
 }
 
 // identifyWords lists what the customer may identify with: "your user
@@ -815,13 +849,13 @@ func (a *Generic) refusal(g *ggoal) string {
 		v, _ := model.ValueAt(g.obj, f)
 		var allowed []string
 		for _, x := range g.w.When[f] {
-			allowed = append(allowed, model.ConditionWords(x))
+			allowed = append(allowed, conditionWords(x))
 		}
 		if l, ok := v.([]any); ok {
 			why = append(why, fmt.Sprintf("its %s are %s, and this is only possible when each is %s", pluralWords(f), valueWords(l), strings.Join(allowed, " or ")))
 			continue
 		}
-		why = append(why, fmt.Sprintf("its %s is \"%s\", and this is only possible when it is %s", model.Words(f), tools.Text(v), strings.Join(allowed, " or ")))
+		why = append(why, fmt.Sprintf("its %s is %s, and this is only possible when it is %s", model.Words(f), conditionWords(tools.Text(v)), strings.Join(allowed, " or ")))
 	}
 	noun := g.w.TargetNoun()
 	if g.key != "" {
@@ -830,6 +864,19 @@ func (a *Generic) refusal(g *ggoal) string {
 	a.phraseOf(g) // renders g.phrase once
 	what := model.FillPhrase(g.phrase, noun, g.slots)
 	return a.say(genericRefuse, map[string]string{"what": what, "target": noun, "why": strings.Join(why, "; ")})
+}
+
+// conditionWords says a value of a precondition as a person does: a
+// code in words ("basic economy", not "basic_economy"), a comparison as
+// one ("after 2024-05-15").
+func conditionWords(x string) string {
+	if w := model.ConditionWords(x); !strings.HasPrefix(w, "\"") {
+		return w
+	}
+	if x == "" {
+		return "unset"
+	}
+	return model.ValueWords(x)
 }
 
 // pluralWords names the values at a path through a list: flights.date →
@@ -938,11 +985,15 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 	}
 	g.key, g.obj = tools.Text(cands[i][c.Key]), cands[i]
 	a.compared = comparison(a.rng, c.Noun, c.Say, sel, cands, i, c.Noun+" "+g.key)
+	label := sel.Label
 	if nearMissed {
 		// The comparison's words are the selector's (the cheapest, the
 		// only one), which the near miss is not: its own figures would
-		// contradict them. The flawed pick goes unreasoned.
+		// contradict them. The flawed pick goes unreasoned, and is told
+		// by its own attributes, never by the customer's words, which
+		// name another record.
 		a.compared = ""
+		label = "the " + c.Noun
 	}
 	a.chosen = cands[i]
 	if c.List.By != "" {
@@ -954,7 +1005,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	return a.say(found, map[string]string{"what": yours(sel.Label) + ", " + c.Noun + " " + g.key, "detail": a.describe(c, cands[i])}), false
+	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label), cands[i])), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
@@ -989,6 +1040,68 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 	}
 	a.chosen = cands[i]
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
+}
+
+// sayFound tells the customer which record the agent found, as they
+// described it (label) with its key: by the customer's account only to
+// a customer who has one.
+func (a *Generic) sayFound(label, noun, key, detail string) string {
+	what := yours(label) + ", " + noun + " " + key
+	if opaque(key) {
+		// A UUID is no name to read aloud: the customer's own words
+		// are; the proposal gives the key, which the yes is to.
+		what = yours(label)
+	}
+	tmpls := found
+	if a.m.Users != nil && a.rng.IntN(3) == 0 {
+		tmpls = foundYours
+	}
+	return a.say(tmpls, map[string]string{"what": what, "detail": detail})
+}
+
+// uuidLike is a key made for machines: eight hex digits, a hyphen, four.
+var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-`)
+
+// opaque reports whether a key is one no person says.
+func opaque(key string) bool { return uuidLike.MatchString(key) }
+
+// mostSaid bounds the attributes the agent says of a record it found:
+// enough to tell it apart, not the whole record read out each time.
+const mostSaid = 3
+
+// beyond is c with only the attributes of obj the customer's words
+// (label) did not already say, at most mostSaid of them: "your
+// reservation from SFO" is not then told it is "from SFO".
+func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label string) *model.CollModel {
+	said := strings.ToLower(label)
+	keep := func(fields []string) []string {
+		var out []string
+		for _, f := range fields {
+			v, ok := model.ValueAt(obj, f)
+			if !ok || v == nil {
+				continue
+			}
+			if w := strings.ToLower(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {
+				continue
+			}
+			out = append(out, f)
+		}
+		return out
+	}
+	describe, compare := keep(c.Describe), keep(c.Compare)
+	for len(describe)+len(compare) > mostSaid {
+		// Which ones go varies, so no record is described the same way
+		// in every dialogue.
+		i := a.rng.IntN(len(describe) + len(compare))
+		if i < len(describe) {
+			describe = slices.Delete(describe, i, i+1)
+		} else {
+			compare = slices.Delete(compare, i-len(describe), i-len(describe)+1)
+		}
+	}
+	out := *c
+	out.Describe, out.Compare = describe, compare
+	return &out
 }
 
 // describe states a record's attributes, in the pack's words.
@@ -1241,49 +1354,6 @@ func (a *Generic) targetWords(g *ggoal) string {
 	return ""
 }
 
-// details lists every argument, so the proposal names what identifies the
-// write (ids, amounts, dates) before the customer says yes.
-func (a *Generic) details(g *ggoal) string {
-	phrase := a.phraseOf(g)
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(g.args)) {
-		v := g.args[name]
-		if v == "" {
-			// An empty line of an address is not a detail to confirm.
-			continue
-		}
-		p := g.w.Param(name)
-		if w := model.SaySlot(p, tools.Text(v)); w != "" {
-			// The pack's words for the value: "travel insurance", not
-			// "insurance: yes".
-			parts = append(parts, w)
-			continue
-		}
-		if s, ok := v.(string); ok && dialog.ContainsWord(phrase, s) {
-			// "on reservation ALAXV1" already names it.
-			continue
-		}
-		if p != nil && p.Replace != nil {
-			parts = append(parts, model.ArgWords(name)+": "+a.replacementText(g, p, v))
-			continue
-		}
-		if p != nil && p.Source == model.SrcTarget && len(a.m.Disclosed(g.w.Name)) > 0 {
-			// Elements copied from the record carry the money they held
-			// (the fares paid in the old cabin), which a write that
-			// states its own figures prices afresh: quoted here, a
-			// customer would read them as what the change costs.
-			v = withoutMoney(v)
-		}
-		text := a.argText(g, p, v)
-		if strings.TrimSpace(text) == "" {
-			// An empty body or list ("body: ; guild: 7408") says nothing.
-			continue
-		}
-		parts = append(parts, model.ArgWords(name)+": "+text)
-	}
-	return strings.Join(parts, "; ")
-}
-
 // askReason asks why the customer wants the write, by its phrase where
 // that names the write whole: a target said and no other slot in it.
 func (a *Generic) askReason(g *ggoal) string {
@@ -1323,12 +1393,21 @@ func withoutMoney(v any) any {
 // related record's words for each ("Brand A, professional, dark version
 // (5937324630)"), the one the agent read to find it.
 func (a *Generic) replacementText(g *ggoal, p *model.ParamModel, v any) string {
+	if words := a.replacementWords(g, p, v); words != nil {
+		return model.JoinAnd(words)
+	}
+	return a.argText(g, p, v)
+}
+
+// replacementWords is replacementText element by element; nil when the
+// replacements cannot be matched with the picked elements.
+func (a *Generic) replacementWords(g *ggoal, p *model.ParamModel, v any) []string {
 	r := p.Replace
 	ids, _ := v.([]any)
 	of, _ := g.args[r.Of].([]any)
 	pick := g.w.Param(r.Of)
 	if len(ids) != len(of) || r.Say == "" || pick == nil || pick.Pick == nil {
-		return a.argText(g, p, v)
+		return nil
 	}
 	parts := make([]string, len(ids))
 	for i, id := range ids {
@@ -1346,7 +1425,7 @@ func (a *Generic) replacementText(g *ggoal, p *model.ParamModel, v any) string {
 			}
 		}
 	}
-	return model.JoinAnd(parts)
+	return parts
 }
 
 // argText says an argument for the customer to check: in the pack's
@@ -1421,31 +1500,6 @@ func (a *Generic) renderPhrase(g *ggoal) {
 	}
 }
 
-// proposal asks for the yes to a write; stated names the figures it
-// states.
-func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated []string) {
-	what := a.phraseOf(g) + "."
-	if d := a.details(g); d != "" {
-		what = a.phraseOf(g) + " with these details — " + d + "."
-	}
-	lead := a.say(proposeLead, nil)
-	if strings.HasSuffix(lead, ":") {
-		what = "I'll " + what
-	}
-	parts := []string{lead, what}
-	if len(a.m.Disclosed(g.w.Name)) == 0 || !a.fire(FlawUndisclosed, g) {
-		// The flawed agent asks for the yes without the figures.
-		said, names := a.figures(ctx, g)
-		parts, stated = append(parts, said...), names
-	}
-	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
-		if !a.fire(FlawNoReminder, g) {
-			parts = append(parts, a.remind(r.Text))
-		}
-	}
-	return strings.Join(append(parts, a.say(confirmAsk, nil)), " "), stated
-}
-
 // remind says a policy reminder in a frame of its own: the rule's text
 // is fixed (its phrases are what the verifier looks for), so said bare
 // in every proposal it would be the corpus's most repeated sentence.
@@ -1503,10 +1557,8 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	}
 	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
-	if ok || a.st.Hash() != was {
-		// A rejected write that changed nothing leaves what was read
-		// valid: reading it again would show the same call twice.
-		a.reads = map[string]readOut{}
+	if a.st.Hash() != was {
+		a.forgetChanged(ctx)
 	}
 	if !ok {
 		why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")

@@ -140,3 +140,47 @@ var genericRefuse = []string{
 	"I'm sorry, I can't <what>: <why>.",
 	"{Unfortunately|I'm afraid} <target> can't be changed that way: <why>. So I can't <what>.",
 }
+
+// Pieces of a proposal (propose.go), said inside its sentence.
+
+// proposeObject follows the verb phrase with what it acts on.
+var proposeObject = []string{": <object>", " — <object>", ", namely <object>", ", that is <object>"}
+
+// proposeSwap pairs a picked element with its replacement.
+var proposeSwap = []string{"<old> for <new>", "<old>, to be replaced by <new>", "<new> in place of <old>"}
+
+// proposePeople names the people a write is for.
+var proposePeople = []string{"for <who>"}
+
+// proposePeopleWith names them among what the write comes with.
+var proposePeopleWith = []string{"<what> <who>"}
+
+// proposeAccount names the customer's own record by its key, which the
+// customer gave and the yes is to.
+var proposeAccount = []string{"under your <noun> <id>", "on your <noun> (<id>)", "for your <noun>, <id>"}
+
+// proposeOwnKey is proposeAccount where the write's phrase names the
+// account already.
+var proposeOwnKey = []string{"under <what> <id>", "<what> <id>", "for <what> <id>"}
+
+// proposeSame says a value the write keeps from the record.
+var proposeSame = []string{"keeping the same <what>", "on the same <what> as now", "with the <what> unchanged"}
+
+// proposeSet says a value the customer gave.
+var proposeSet = []string{"the <what> set to <value>", "<value> as the <what>", "the <what> <value>", "the new <what> <value>"}
+
+// proposeWhy gives the customer's reason as a clause.
+var proposeWhy = []string{"since <clause>", "as <clause>", "because <clause>"}
+
+// proposeOn says the lists a booking copies (its flights).
+var proposeOn = []string{"on <what>", "with <what>", "taking <what>"}
+
+// proposePayInline and proposePay name what pays (or is refunded): in
+// the sentence, or after it.
+var proposePayInline = []string{", using <pay>", ", with <pay>", ", through <pay>"}
+
+var proposePay = []string{
+	"{I'll use|I'll be using|I'll go with} <pay>{ for it| for this|}.",
+	"{This will use|This goes through} <pay>.",
+	"{It'll go through|It'll be on} <pay>.",
+}

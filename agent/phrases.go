@@ -31,7 +31,13 @@ var closings = []string{
 
 var found = []string{
 	"{I found|I've found|Here's} <what>{.|:} <detail>",
-	"{I see|Looking at your account, I see|Okay, I see} <what>{.|:} <detail>",
+	"{I see|I can see|Okay, I see} <what>{.|:} <detail>",
+}
+
+// foundYours is found for a customer who has an account: an employee
+// or a developer is not looked up.
+var foundYours = []string{
+	"Looking at your account, I see <what>{.|:} <detail>",
 }
 
 var confirmAsk = []string{
@@ -40,8 +46,8 @@ var confirmAsk = []string{
 }
 
 var proposeLead = []string{
-	"{Here's what I'll do|To confirm the details|Just to confirm|Before I make this change, here are the details}:",
-	"{I'm about to|I'll now|I'm ready to}",
+	"{Here's what I'll do|To confirm the details|Just to confirm|Before I make this change, here are the details|Here's the plan|Let me run this by you first|Before I go ahead, let me check this with you|So that we're on the same page|Let me read it back to you}:",
+	"{I'm about to|I'll now|I'm ready to|I'm set to|Next, I can|If you agree, I'll|With your okay, I'll}",
 }
 
 var doneLead = []string{
@@ -98,6 +104,20 @@ var steerBack = []string{
 var holdRefusal = []string{
 	"{I understand|I hear you|I'm really sorry}{, and I wish I could help|}{.|,} {but I can't make an exception|but the policy doesn't allow exceptions here|but this isn't something I'm able to override}{.|, I'm afraid.}",
 	"{I'm sorry|I understand how frustrating this is}, {but I'm not able to make an exception to the policy|but the policy is the same for every customer, so I can't make an exception}.",
+}
+
+// holdRefusalAgain answers a second plea: the stakes are heard, the
+// rule is the same.
+var holdRefusalAgain = []string{
+	"{I really do understand why this matters to you|I can hear how important this is|I know this isn't the answer you wanted}{.|,} {but|and I'm sorry, but} {I'd be breaking the policy if I did it|the rule applies to every booking and order alike|checking again won't change the outcome, I'm afraid}.",
+	"{I'm sorry|I wish I had better news}{.|,} {I've looked at it again|I've gone over it once more}, and {it's still not something I'm allowed to do|the policy doesn't leave me any room here}.",
+}
+
+// holdRefusalHigher answers a call for a supervisor: no one applies a
+// different policy, and a refusal is no reason for a transfer.
+var holdRefusalHigher = []string{
+	"{I understand|I hear you}{, but|. Still,} {a supervisor would apply exactly the same policy|anyone else here would have to give you the same answer|escalating it wouldn't change the outcome}{, so I can't pass this on|, I'm afraid}.",
+	"{I'm sorry|I know it's frustrating}, but {this isn't something a supervisor can override|the same rule applies whoever you speak to}{.|, so the answer stays the same.}",
 }
 
 // defaultChoice offers the target's own one besides the customer's

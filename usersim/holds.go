@@ -90,6 +90,30 @@ var pushbacks = []string{
 	"{That's not what I hoped to hear|I'm not happy about that|That's really disappointing|Hmm, that's frustrating|Oh no, that's not great|Seriously? That's a problem for me}{.|!| —} {can't you make an exception|is there not some way around it|could you make an exception|is there anything you can do|can you check with someone whether you can bend the rule|could you override it}{ this once| for me| just this one time|}? {It really matters to me|I'd really appreciate it|I'm in a tight spot here|It's important for my plans|I'd be very grateful|I really need this}{.|}",
 }
 
+// pushbacksAgain is the second plea: the refusal repeated, the customer
+// says what is at stake.
+var pushbacksAgain = []string{
+	"{But|Look,|Honestly,|Please understand,} {I wouldn't ask if it weren't important|this isn't a small thing for me|I have plans that depend on this|I've never asked for anything like this before}{.|!} {Is there really no way at all?|Can't you check again?|There must be something you can do.|Isn't there anyone who could approve it?}",
+	"{I've been with you for years|I've always been a loyal customer|I've never had a problem before|I've paid for this in full}{, and|.} {this is how it ends?|I'm not asking for much here.|one exception won't hurt anyone.|surely that counts for something?}",
+	"{That doesn't seem fair|I don't think that's reasonable|That's not what I expected from you}{.|!} {Can't you make it happen this once?|Could you not bend the rule a little?|Isn't there some other way?}",
+}
+
+// pushbacksLast is the third plea: the customer asks for someone with
+// more say.
+var pushbacksLast = []string{
+	"{Then|In that case,|Fine, then} {can I talk to a supervisor|is there a manager I could speak to|could someone higher up look at this|can you escalate this}{?| for me?}",
+	"{I still don't think that's fair|I'm really not happy with this}{.|!} {Isn't there someone else who can decide?|Can a supervisor not approve it?}",
+}
+
+// pleaRounds are the pleas a customer makes in turn.
+var pleaRounds = [][]string{pushbacks, pushbacksAgain, pushbacksLast}
+
+// givesIn accepts a refusal the customer pleaded against more than once.
+var givesIn = []string{
+	"{Fine|Alright then|Okay|Well}{,|.} {I don't like it, but I understand|I guess there's nothing more to do|I'll have to live with it|I can see you can't change it|I give up on that one}{.|!}",
+	"{It's disappointing|Not what I hoped for|That's a pity}{, but|. Still,} {I understand|I get it, you have rules|thanks for explaining}{.|}",
+}
+
 // check reads the agent's proposal for goal i and turns it down when a
 // detail is not what the customer wants, or when it lacks a figure the
 // policy says the agent must state before the yes; ok is false when the

@@ -29,8 +29,10 @@ type speaker struct {
 	partDone  bool
 	requested []bool
 	revised   []bool
-	// pushed marks the refused goals the customer has asked an exception for.
-	pushed []bool
+	// pushed counts, per refused goal, the pleas the customer has made
+	// for an exception; pleas is how many it makes before it gives in.
+	pushed []int
+	pleas  []int
 }
 
 // nonNativeOrder is nonNative's keys in the order a typo-prone customer
@@ -75,7 +77,7 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 		return speaker{}, fmt.Errorf("blueprint %s has no goals", bp.ID)
 	}
 	return speaker{bp: bp, rng: rng, prof: p,
-		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals)), pushed: make([]bool, len(bp.Goals))}, nil
+		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals)), pushed: make([]int, len(bp.Goals)), pleas: make([]int, len(bp.Goals))}, nil
 }
 
 func (u *speaker) say(tmpls []string, slots map[string]string) string {
@@ -241,11 +243,11 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 		}
 		if i >= 0 && i < len(u.pushed) && u.requested[i] {
 			switch g := u.bp.Goals[i]; {
-			case g.Kind == record.GoalRefuse && !u.pushed[i]:
-				// One plea for an exception, as real customers make; the
-				// second refusal is accepted.
-				u.pushed[i] = true
-				return dialog.Turn{Text: u.say(pushbacks, nil), Acts: []dialog.Act{{Type: "pushback", Goal: i}}}
+			case g.Kind == record.GoalRefuse && u.pushed[i] < u.pleaCount(i):
+				// Pleas for an exception, each a new argument, as real
+				// customers make; then the refusal is accepted.
+				u.pushed[i]++
+				return dialog.Turn{Text: u.say(pleaRounds[min(u.pushed[i], len(pleaRounds))-1], nil), Acts: []dialog.Act{{Type: "pushback", Goal: i}}}
 			case g.Kind == record.GoalWrite && ask.RefusedGoal != nil:
 				// A request the policy allows was refused: the agent has
 				// the wrong record in front of it.
@@ -258,6 +260,10 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 	var prefix string
 	if ask.Refused && !u.prof.terse {
 		prefix = u.say(acks, nil)
+		if i := refusedOf(ask); i >= 0 && i < len(u.pushed) && u.pushed[i] > 1 {
+			// Given in after pleading: grudging, not "no problem".
+			prefix = u.say(givesIn, nil)
+		}
 	}
 	// Guard against tau2's premature-stop bug: never end while a requested
 	// goal is unfinished.
@@ -282,6 +288,37 @@ func (u *speaker) next(c customer, ask dialog.Ask) dialog.Turn {
 		tmpls = []string{"{That's all|No|Nothing else|Nope|All set|That's it|No more|Nothing|Done|I'm done|That's everything|No thanks|All good|Nothing more}{.|!|}"}
 	}
 	return dialog.Turn{Text: joinSentences([]string{prefix, u.say(tmpls, nil)}), Acts: []dialog.Act{{Type: "done"}}}
+}
+
+// refusedOf is the goal an ask says was refused, -1 for none.
+func refusedOf(ask dialog.Ask) int {
+	if !ask.Refused {
+		return -1
+	}
+	if ask.RefusedGoal != nil {
+		return *ask.RefusedGoal
+	}
+	return ask.Goal
+}
+
+// pleaCount is how many times the customer of goal i asks for an
+// exception before accepting the refusal, drawn at its first refusal:
+// once for most, twice for some, up to three times for an impatient
+// one, as its manner runs through the whole dialogue.
+func (u *speaker) pleaCount(i int) int {
+	if u.pleas[i] == 0 {
+		n := 1
+		switch {
+		case u.prof.impatient:
+			n += 1 + u.rng.IntN(2)
+		case u.prof.verbose:
+			n++
+		case !u.prof.terse && u.rng.IntN(3) == 0:
+			n++
+		}
+		u.pleas[i] = n
+	}
+	return u.pleas[i]
 }
 
 // colour adds the profile's manner to a turn without changing its meaning.

@@ -62,6 +62,7 @@ func customerBanks() map[string][]string {
 		"genericNewPiecesMany": genericNewPiecesMany, "correctTargetID": correctTargetID, "correctTargetLabel": correctTargetLabel,
 		"correctSlot": correctSlot, "correctSlotPlain": correctSlotPlain, "correctSaid": correctSaid, "correctChoice": correctChoice,
 		"correctNew": correctNew, "revisedSwitch": revisedSwitch, "revisedReason": revisedReason, "correctSwitch": correctSwitch, "correctReason": correctReason, "genericSwitchPieces": genericSwitchPieces, "genericReasonPieces": genericReasonPieces, "askFigure": askFigure, "pushbacks": pushbacks,
+		"pushbacksAgain": pushbacksAgain, "pushbacksLast": pushbacksLast, "givesIn": givesIn,
 	}
 }
 
@@ -95,6 +96,7 @@ var storeTalk = regexp.MustCompile(`(?i)\b(store|shop|shopping|delivery|delivere
 // of it speaks of a store ("my neighbour recommended your store").
 func TestSmallTalkFitsAnyDomain(t *testing.T) {
 	for name, bank := range map[string][]string{"verboseFillers": verboseFillers, "digressions": digressions, "pushbacks": pushbacks,
+		"pushbacksAgain": pushbacksAgain, "pushbacksLast": pushbacksLast, "givesIn": givesIn,
 		"greetings": greetings, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers, "acks": acks, "dones": dones} {
 		for _, tmpl := range bank {
 			for _, form := range allForms(tmpl) {
