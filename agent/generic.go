@@ -675,6 +675,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			}
 			return nil, "I'm sorry, I couldn't work out the " + model.ArgWords(computedName(g.w)) + " for this.", true
 		}
+		if ask, refusal, done := a.permit(ctx, g, args); ask != nil || done {
+			return ask, refusal, done
+		}
 		if why := a.toolRefuses(ctx, g, args); why != "" {
 			return nil, a.toolRefusal(g, why), true
 		}

@@ -1468,7 +1468,9 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		}
 	}
 	fits := w.Allowed
-	if refuse {
+	if refuse && len(w.Allows) == 0 {
+		// An allow rule refuses within the preconditions, which keep
+		// their sense: a forbidden request is on a target in scope.
 		fits = nil
 	}
 	if w.DecidedOnTarget() {
@@ -1513,6 +1515,15 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	a.keepComputable()
 	needs = append(needs, a.needs...)
+	if len(w.Allows) > 0 {
+		refused, err := p.allowGoal(w, &goal, a.args, refuse, t.sel.Label)
+		if err != nil {
+			return err
+		}
+		if refused {
+			return p.refusedByTool(w, t, goal, a.args, true)
+		}
+	}
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
 		// are not refused, and their reads would be spent for nothing. A

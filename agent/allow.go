@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/synth-data/synth/model"
+)
+
+// permit holds a write the agent has built to its allow rules
+// (pack.RuleAllow) before it proposes anything: it asks the customer
+// each fact a rule needs that they have not stated (a cancellation's
+// reason), then runs the rules on the state as it stands. It returns
+// the question to send, or the refusal citing the condition the rule
+// named with done set; neither when the policy allows the write.
+func (a *Generic) permit(ctx context.Context, g *ggoal, args map[string]any) (ask *Turn, refusal string, done bool) {
+	if len(g.w.Allows) == 0 {
+		return nil, "", false
+	}
+	facts := map[string]string{}
+	for _, f := range g.w.Facts() {
+		v, ok := g.slots[f.Name]
+		if !ok {
+			return a.askPiece(g, "slot:"+f.Name), "", false
+		}
+		facts[f.Name] = v
+	}
+	rule, why, err := g.w.Permit(ctx, a.st, args, facts)
+	switch {
+	case err != nil:
+		return nil, a.say(allowUnknown, map[string]string{"what": model.Words(g.w.Name)}), true
+	case rule != nil:
+		return nil, a.toolRefusal(g, why), true
+	}
+	return nil, "", false
+}
+
+// allowUnknown is said when the policy's function fails: the agent
+// cannot tell whether the write is allowed, so it does not make it.
+var allowUnknown = []string{
+	"{I'm sorry, but|Unfortunately,} I can't confirm that the policy allows this, so I can't <what> {for you|right now}.",
+}

@@ -1,0 +1,86 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/tools"
+)
+
+// AllowModel is an allow rule of a write (pack.RuleAllow): the policy's
+// function that allows or refuses it, and the facts the customer states
+// for it.
+type AllowModel struct {
+	Rule  pack.Rule
+	Check pack.AllowFunc
+	// Facts are asked as slots are, but no tool takes them.
+	Facts []*ParamModel
+}
+
+// compileAllows gives each write its allow rules. A rule about a write
+// the pack leaves out has nothing to hold.
+func (m *Model) compileAllows(fns map[string]pack.AllowFunc) error {
+	for _, r := range m.RulesFor(pack.RuleAllow, "") {
+		w := m.writeBy[r.Tool]
+		if w == nil {
+			continue
+		}
+		fn := fns[r.Name]
+		if fn == nil {
+			return fmt.Errorf("domain.yaml: rule %s: no function %s in the policy code", r.Name, r.Check)
+		}
+		am := &AllowModel{Rule: r, Check: fn}
+		for _, f := range r.Asks {
+			p := w.param[f.Name]
+			if p == nil {
+				vals := f.Values()
+				enum := make([]any, len(vals))
+				for i, v := range vals {
+					enum[i] = v
+				}
+				p = &ParamModel{Name: f.Name, Source: SrcSlot, Required: true, Choices: vals, Schema: map[string]any{"type": "string", "enum": enum}}
+				w.param[f.Name] = p
+			}
+			am.Facts = append(am.Facts, p)
+		}
+		w.Allows = append(w.Allows, am)
+	}
+	return nil
+}
+
+// Facts are the facts the write's allow rules have the agent ask, each
+// once, in the rules' order.
+func (w *WriteModel) Facts() []*ParamModel {
+	var out []*ParamModel
+	for _, a := range w.Allows {
+		for _, f := range a.Facts {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// Permit runs the write's allow rules on st, the state the write would
+// run on: the first rule that refuses it and the condition it names, nil
+// when every rule allows it.
+func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[string]any, facts map[string]string) (*AllowModel, string, error) {
+	in := make(map[string]any, len(facts))
+	for k, v := range facts {
+		in[k] = v
+	}
+	for _, a := range w.Allows {
+		why, err := a.Check(ctx, st.Fork(), args, in)
+		if err != nil {
+			return nil, "", fmt.Errorf("rule %s: %w", a.Rule.Name, err)
+		}
+		if why = strings.TrimSuffix(why, "."); why != "" {
+			return a, why, nil
+		}
+	}
+	return nil, "", nil
+}
