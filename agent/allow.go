@@ -27,15 +27,11 @@ func (a *Generic) permit(ctx context.Context, g *ggoal, args map[string]any) (as
 	rule, why, err := g.w.Permit(ctx, a.st, args, facts)
 	switch {
 	case err != nil:
-		return nil, a.say(allowUnknown, map[string]string{"what": model.Words(g.w.Name)}), true
+		// The policy's function gave no answer: not knowing whether the
+		// write is allowed, the agent does not make it.
+		return nil, "I'm sorry, I can't confirm that the policy allows this, so I can't " + model.Words(g.w.Name) + " right now.", true
 	case rule != nil:
 		return nil, a.toolRefusal(g, why), true
 	}
 	return nil, "", false
-}
-
-// allowUnknown is said when the policy's function fails: the agent
-// cannot tell whether the write is allowed, so it does not make it.
-var allowUnknown = []string{
-	"{I'm sorry, but|Unfortunately,} I can't confirm that the policy allows this, so I can't <what> {for you|right now}.",
 }
