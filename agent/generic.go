@@ -633,7 +633,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			}
 			g.resolved = true
 			a.check(ctx, g)
-			if g.w != nil && !g.w.Allowed(g.obj) {
+			// A write with allow rules is refused by them, citing their
+			// condition; its preconditions only narrow the tasks.
+			if g.w != nil && len(g.w.Allows) == 0 && !g.w.Allowed(g.obj) {
 				if a.fire(FlawSilentRefusal, g) {
 					what := a.targetWords(g)
 					if g.key != "" {

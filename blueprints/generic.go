@@ -1468,9 +1468,11 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		}
 	}
 	fits := w.Allowed
-	if refuse && len(w.Allows) == 0 {
-		// An allow rule refuses within the preconditions, which keep
-		// their sense: a forbidden request is on a target in scope.
+	switch {
+	case refuse && len(w.Allows) > 0:
+		// The allow rules refuse, on a target in the refusal scope.
+		fits = w.RefusalScope
+	case refuse:
 		fits = nil
 	}
 	if w.DecidedOnTarget() {
@@ -1515,14 +1517,11 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	a.keepComputable()
 	needs = append(needs, a.needs...)
-	if len(w.Allows) > 0 {
-		refused, err := p.allowGoal(w, &goal, a.args, refuse, t.sel.Label)
-		if err != nil {
+	if refuse && len(w.Allows) > 0 {
+		if err := p.allowGoal(w, &goal, a.args, true, t.sel.Label); err != nil {
 			return err
 		}
-		if refused {
-			return p.refusedByTool(w, t, goal, a.args, true)
-		}
+		return p.refusedByTool(w, t, goal, a.args, true)
 	}
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
@@ -1532,6 +1531,13 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
+	}
+	if len(w.Allows) > 0 {
+		// After the reads are counted: the rules run the pack's Starlark,
+		// and most goals that fail fail on their reads.
+		if err := p.allowGoal(w, &goal, a.args, false, t.sel.Label); err != nil {
+			return err
+		}
 	}
 	if p.fail && !p.failed && a.unavailable != nil {
 		goal.UnavailableNew = a.unavailable

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/tools"
@@ -18,6 +19,42 @@ type AllowModel struct {
 	Check pack.AllowFunc
 	// Facts are asked as slots are, but no tool takes them.
 	Facts []*ParamModel
+	// onBase keeps the rule's answers on a pristine state, by the JSON
+	// of the arguments and facts: generator, agent and verifier ask it of
+	// the same targets in task after task, and each answer runs the
+	// pack's Starlark. It only grows, as WriteModel's does.
+	onBase *sync.Map
+}
+
+// permitted is one answer of an allow rule.
+type permitted struct {
+	why string
+	err error
+}
+
+// check runs the rule on st, from its memo when st is pristine.
+func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any) (string, error) {
+	if !st.Pristine() {
+		return a.Check(ctx, st.Fork(), args, facts)
+	}
+	rawArgs, err := tools.Marshal(args)
+	if err != nil {
+		return "", err
+	}
+	rawFacts, err := tools.Marshal(facts)
+	if err != nil {
+		return "", err
+	}
+	key := string(rawArgs) + "\x00" + string(rawFacts)
+	if v, ok := a.onBase.Load(key); ok {
+		p := v.(permitted)
+		return p.why, p.err
+	}
+	why, err := a.Check(ctx, st.Fork(), args, facts)
+	if ctx.Err() == nil {
+		a.onBase.Store(key, permitted{why, err})
+	}
+	return why, err
 }
 
 // compileAllows gives each write its allow rules. A rule about a write
@@ -32,7 +69,7 @@ func (m *Model) compileAllows(fns map[string]pack.AllowFunc) error {
 		if fn == nil {
 			return fmt.Errorf("domain.yaml: rule %s: no function %s in the policy code", r.Name, r.Check)
 		}
-		am := &AllowModel{Rule: r, Check: fn}
+		am := &AllowModel{Rule: r, Check: fn, onBase: new(sync.Map)}
 		for _, f := range r.Asks {
 			p := w.param[f.Name]
 			if p == nil {
@@ -74,7 +111,7 @@ func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[strin
 		in[k] = v
 	}
 	for _, a := range w.Allows {
-		why, err := a.Check(ctx, st.Fork(), args, in)
+		why, err := a.check(ctx, st, args, in)
 		if err != nil {
 			return nil, "", fmt.Errorf("rule %s: %w", a.Rule.Name, err)
 		}
@@ -83,4 +120,15 @@ func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[strin
 		}
 	}
 	return nil, "", nil
+}
+
+// RefusalScope tells whether a forbidden request of a write with allow
+// rules may be on a target: one meeting Refuse where the pack gives it
+// (a cabin change on any reservation not cancelled, flown or not), else
+// one meeting the preconditions. The allow rules then decide.
+func (w *WriteModel) RefusalScope(obj map[string]any) bool {
+	if len(w.Refuse) > 0 {
+		return len(unmet(w.Refuse, obj)) == 0
+	}
+	return w.Allowed(obj)
 }

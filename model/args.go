@@ -311,7 +311,7 @@ func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals
 // target failing its preconditions, unless its Refuse has a field with
 // no values (pack.WriteHint.Refuse: When only narrows the tasks).
 func (w *WriteModel) Forbids() bool {
-	if len(w.Refusals) > 0 || len(w.Allows) > 0 {
+	if len(w.Refusals) > 0 || len(w.Allows) > 0 && w.TargetKind == TargetColl {
 		return true
 	}
 	for _, vals := range w.Refuse {

@@ -27,8 +27,8 @@ func permitOn(ctx context.Context, w *model.WriteModel, st *tools.State, args ma
 	}
 }
 
-// allowed: each write of the rule's tool that ran is one the rule's
-// function allows on the state before it, for the facts the task gives
+// allowed: each call of the rule's tool, granted or not, is one the
+// rule's function allows on the state before it, for the facts the task gives
 // the customer, and came after the customer stated them; and each
 // forbidden request of the tool the rule refuses is refused citing the
 // condition it names (the goal's output of the rule's name), once the
@@ -37,15 +37,20 @@ func permitOn(ctx context.Context, w *model.WriteModel, st *tools.State, args ma
 func allowed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 	k := 0
 	for _, c := range calls {
-		if c.name != r.Tool || !c.write || c.failed {
+		if c.name != r.Tool || !c.write {
 			continue
 		}
+		// A call the tool rejected was tried all the same: the policy
+		// has the agent check before it calls (its goal is the next
+		// ground-truth write's, as for disclose).
 		gi := nthGoal(bp, r.Tool, k)
-		k++
+		if !c.failed {
+			k++
+		}
 		at := "message " + strconv.Itoa(c.msg) + ": " + c.name
 		facts := factsOf(r, bp, gi)
 		if f := unstated(r, facts, tr, c.msg); f != "" {
-			return at + " ran before the customer stated the " + model.Words(f)
+			return at + " was called before the customer stated the " + model.Words(f)
 		}
 		if c.permit == nil {
 			continue
@@ -55,7 +60,7 @@ func allowed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []c
 		case err != nil:
 			return at + ": the policy's function gives no answer: " + err.Error()
 		case rule != nil && rule.Rule.Name == r.Name:
-			return at + " ran though the policy refuses it: " + why
+			return at + " was called though the policy refuses it: " + why
 		}
 	}
 	for gi, g := range bp.Goals {
