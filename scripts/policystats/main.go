@@ -98,7 +98,9 @@ func run(w io.Writer, dir, tau2, tau2Domain string) error {
 		fmt.Fprintf(w, "  shape %-60s %5d  τ² %d\n", cmpOr(s, "(none)"), ours[s], theirs[s])
 	}
 	for _, rule := range r.allows {
-		asked(w, r, rule)
+		if len(rule.Asks) > 0 {
+			asked(w, r, rule)
+		}
 	}
 	refusals(w, r)
 	return nil
