@@ -2582,6 +2582,11 @@ func instruction(m *model.Model, bp *record.Blueprint) string {
 	}
 	var outs []string
 	for _, o := range bp.Outputs {
+		if bp.Goals[o.Goal].Kind == record.GoalRefuse {
+			// Why a request is refused is the agent's to tell, not a
+			// figure the customer comes for.
+			continue
+		}
 		if w := model.Words(o.Name); !slices.Contains(outs, w) {
 			outs = append(outs, w)
 		}
@@ -2632,7 +2637,12 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 			fmt.Fprintf(&b, " You want %s.", said)
 			continue
 		}
-		fmt.Fprintf(&b, " The %s should be %s.", model.ArgWords(k), g.Slots[k])
+		v := g.Slots[k]
+		if p := w.Param(k); p != nil && len(p.Choices) > 0 {
+			// One of a few values, said as words: "change of plan".
+			v = model.ValueWords(v)
+		}
+		fmt.Fprintf(&b, " The %s should be %s.", model.ArgWords(k), v)
 	}
 	for _, grp := range slices.Sorted(maps.Keys(groups)) {
 		fmt.Fprintf(&b, " The new %s is %s.", model.Words(model.LastStep(grp)), model.GroupText(w, grp, g.Slots))
