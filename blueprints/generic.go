@@ -512,6 +512,9 @@ type gplan struct {
 	failed bool
 	want   int // reads each write must need; 0 accepts any
 	strict bool
+	// handover says the task has no write after its forbidden request,
+	// so a request the policy hands to a human may end it.
+	handover bool
 	// firstDrawn is, per search parameter, the index of the value drawn
 	// first among those the customer gives.
 	firstDrawn map[string]int
@@ -566,6 +569,7 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		}
 	}
 	if w == 0 {
+		p.handover = true
 		if err := p.attempt(func() error { return p.buildNoWrite(refuse) }); err != nil {
 			return nil, err
 		}
@@ -1518,8 +1522,12 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	a.keepComputable()
 	needs = append(needs, a.needs...)
 	if refuse && len(w.Allows) > 0 {
-		if err := p.allowGoal(w, &goal, a.args, true, t.sel.Label); err != nil {
+		v, err := p.allowGoal(w, &goal, a.args, true, t.sel.Label)
+		if err != nil {
 			return err
+		}
+		if v.Transfer {
+			return p.handOver(t, goal, needs)
 		}
 		return p.refusedByTool(w, t, goal, a.args, true)
 	}
@@ -1535,7 +1543,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if len(w.Allows) > 0 {
 		// After the reads are counted: the rules run the pack's Starlark,
 		// and most goals that fail fail on their reads.
-		if err := p.allowGoal(w, &goal, a.args, false, t.sel.Label); err != nil {
+		if _, err := p.allowGoal(w, &goal, a.args, false, t.sel.Label); err != nil {
 			return err
 		}
 	}

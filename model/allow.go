@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/synth-data/synth/pack"
@@ -28,33 +27,33 @@ type AllowModel struct {
 
 // permitted is one answer of an allow rule.
 type permitted struct {
-	why string
+	v   pack.Verdict
 	err error
 }
 
 // check runs the rule on st, from its memo when st is pristine.
-func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any) (string, error) {
+func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any) (pack.Verdict, error) {
 	if !st.Pristine() {
 		return a.Check(ctx, st.Fork(), args, facts)
 	}
 	rawArgs, err := tools.Marshal(args)
 	if err != nil {
-		return "", err
+		return pack.Verdict{}, err
 	}
 	rawFacts, err := tools.Marshal(facts)
 	if err != nil {
-		return "", err
+		return pack.Verdict{}, err
 	}
 	key := string(rawArgs) + "\x00" + string(rawFacts)
 	if v, ok := a.onBase.Load(key); ok {
 		p := v.(permitted)
-		return p.why, p.err
+		return p.v, p.err
 	}
-	why, err := a.Check(ctx, st.Fork(), args, facts)
+	v, err := a.Check(ctx, st.Fork(), args, facts)
 	if ctx.Err() == nil {
-		a.onBase.Store(key, permitted{why, err})
+		a.onBase.Store(key, permitted{v, err})
 	}
-	return why, err
+	return v, err
 }
 
 // compileAllows gives each write its allow rules. A rule about a write
@@ -103,23 +102,23 @@ func (w *WriteModel) Facts() []*ParamModel {
 }
 
 // Permit runs the write's allow rules on st, the state the write would
-// run on: the first rule that refuses it and the condition it names, nil
+// run on: the first rule that does not allow it and its verdict, nil
 // when every rule allows it.
-func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[string]any, facts map[string]string) (*AllowModel, string, error) {
+func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[string]any, facts map[string]string) (*AllowModel, pack.Verdict, error) {
 	in := make(map[string]any, len(facts))
 	for k, v := range facts {
 		in[k] = v
 	}
 	for _, a := range w.Allows {
-		why, err := a.check(ctx, st, args, in)
+		v, err := a.check(ctx, st, args, in)
 		if err != nil {
-			return nil, "", fmt.Errorf("rule %s: %w", a.Rule.Name, err)
+			return nil, pack.Verdict{}, fmt.Errorf("rule %s: %w", a.Rule.Name, err)
 		}
-		if why = strings.TrimSuffix(why, "."); why != "" {
-			return a, why, nil
+		if !v.Allowed() {
+			return a, v, nil
 		}
 	}
-	return nil, "", nil
+	return nil, pack.Verdict{}, nil
 }
 
 // RefusalScope tells whether a forbidden request of a write with allow

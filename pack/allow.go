@@ -17,8 +17,20 @@ import (
 // the state before the write, given the write's arguments and the facts
 // the customer states when asked (Asks: a cancellation's reason). The
 // function returns None when the write is allowed, else the condition
-// that refuses it, in the words the agent cites.
+// that refuses it, in the words the agent cites, or {"transfer": WHY}
+// when the policy hands the request to a human instead.
 const RuleAllow = "allow"
+
+// Verdict is an allow rule's answer: the zero Verdict allows the write;
+// else Why is the condition that refuses it, and Transfer says the
+// policy sends the customer to a human rather than refusing.
+type Verdict struct {
+	Why      string
+	Transfer bool
+}
+
+// Allowed reports whether the verdict lets the write go ahead.
+func (v Verdict) Allowed() bool { return v == Verdict{} }
 
 // Fact is what an allow rule has the agent ask the customer before the
 // write: a value that is no argument of the tool (a cancellation's
@@ -33,10 +45,9 @@ type Fact struct {
 // Values are the values the customer may give.
 func (f Fact) Values() []string { return strings.Split(f.Slot, "|") }
 
-// AllowFunc is an allow rule's function: "" where the policy allows the
-// write on st with those arguments and facts, else the condition that
-// refuses it.
-type AllowFunc func(ctx context.Context, st *tools.State, args, facts map[string]any) (string, error)
+// AllowFunc is an allow rule's function: its verdict on the write on st
+// with those arguments and facts.
+type AllowFunc func(ctx context.Context, st *tools.State, args, facts map[string]any) (Verdict, error)
 
 // checkAllow checks an allow rule: a function of the policy code taking
 // (db, args, facts), and facts that are no argument of the tool, each
@@ -86,19 +97,28 @@ func (c *checker) allows(sb *sandbox) map[string]AllowFunc {
 			continue
 		}
 		name := r.Check
-		out[r.Name] = func(ctx context.Context, st *tools.State, args, facts map[string]any) (string, error) {
+		out[r.Name] = func(ctx context.Context, st *tools.State, args, facts map[string]any) (Verdict, error) {
 			v, err := sb.call(ctx, "allow rule "+name, name, fn, st, args, facts)
 			if err != nil {
-				return "", err
+				return Verdict{}, err
 			}
-			switch x := v.(type) {
-			case nil:
-				return "", nil
-			case string:
-				return strings.TrimSpace(x), nil
-			}
-			return "", fmt.Errorf("%s returned %s: want None (allowed) or a string naming the condition that refuses the write", name, tools.Text(v))
+			return verdictOf(name, v)
 		}
 	}
 	return out
+}
+
+// verdictOf reads what an allow rule's function returned.
+func verdictOf(name string, v any) (Verdict, error) {
+	switch x := v.(type) {
+	case nil:
+		return Verdict{}, nil
+	case string:
+		return Verdict{Why: strings.TrimSuffix(strings.TrimSpace(x), ".")}, nil
+	case map[string]any:
+		if why, ok := x["transfer"].(string); ok && len(x) == 1 && strings.TrimSpace(why) != "" {
+			return Verdict{Why: strings.TrimSuffix(strings.TrimSpace(why), "."), Transfer: true}, nil
+		}
+	}
+	return Verdict{}, fmt.Errorf("%s returned %s: want None (allowed), a string naming the condition that refuses the write, or {\"transfer\": WHY}", name, tools.Text(v))
 }

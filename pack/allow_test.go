@@ -13,6 +13,8 @@ import (
 const allowPolicy = `def allowed(db, args, facts):
     if facts.get("why") == "ok":
         return None
+    if facts.get("why") == "human":
+        return {"transfer": "only a human can"}
     return "the reason is " + facts.get("why", "missing")
 
 def two(db, args):
@@ -50,21 +52,21 @@ func TestAllowRuleChecked(t *testing.T) {
 }
 
 // TestAllowFunc: a loaded pack's allow function gives "" where the
-// policy allows the write, the condition where it refuses, and an error
-// for a value that is neither.
+// policy allows the write, the condition where it refuses, a transfer
+// where it hands the request to a human, and an error for anything else.
 func TestAllowFunc(t *testing.T) {
 	fsys := allowFS(`{name: r1, kind: allow, tool: f, check: allowed, asks: [{fact: why, slot: "ok|bad"}], policy: Be helpful.}
   - {name: r2, kind: allow, tool: f, check: number, policy: Be helpful.}`)
 	p := mustLoad(t, fsys, DefaultLimits())
 	ctx := context.Background()
 	st := p.Base.NewState()
-	for facts, want := range map[string]string{"ok": "", "bad": "the reason is bad"} {
+	for facts, want := range map[string]Verdict{"ok": {}, "bad": {Why: "the reason is bad"}, "human": {Why: "only a human can", Transfer: true}} {
 		got, err := p.Allows["r1"](ctx, st, map[string]any{"n": 1}, map[string]any{"why": facts})
 		if err != nil || got != want {
-			t.Errorf("r1 with why %s: %q, %v; want %q", facts, got, err, want)
+			t.Errorf("r1 with why %s: %+v, %v; want %+v", facts, got, err, want)
 		}
 	}
-	if _, err := p.Allows["r2"](ctx, st, map[string]any{}, nil); err == nil || !strings.Contains(err.Error(), "want None (allowed) or a string") {
+	if _, err := p.Allows["r2"](ctx, st, map[string]any{}, nil); err == nil || !strings.Contains(err.Error(), "want None (allowed), a string") {
 		t.Errorf("r2 returning a number: %v", err)
 	}
 }

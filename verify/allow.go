@@ -13,7 +13,7 @@ import (
 
 // permitter runs a write's allow rules on the state the replay held
 // before it, with its arguments, for the facts the customer stated.
-type permitter func(facts map[string]string) (*model.AllowModel, string, error)
+type permitter func(facts map[string]string) (*model.AllowModel, pack.Verdict, error)
 
 // permitOn is a permitter for a call of w on a fork of st, nil when no
 // allow rule is on w.
@@ -22,7 +22,7 @@ func permitOn(ctx context.Context, w *model.WriteModel, st *tools.State, args ma
 		return nil
 	}
 	pre := st.Fork()
-	return func(facts map[string]string) (*model.AllowModel, string, error) {
+	return func(facts map[string]string) (*model.AllowModel, pack.Verdict, error) {
 		return w.Permit(ctx, pre, args, facts)
 	}
 }
@@ -55,12 +55,14 @@ func allowed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []c
 		if c.permit == nil {
 			continue
 		}
-		rule, why, err := c.permit(facts)
+		rule, v, err := c.permit(facts)
 		switch {
 		case err != nil:
 			return at + ": the policy's function gives no answer: " + err.Error()
+		case rule != nil && rule.Rule.Name == r.Name && v.Transfer:
+			return at + " was called where the policy hands the request to a human: " + v.Why
 		case rule != nil && rule.Rule.Name == r.Name:
-			return at + " was called though the policy refuses it: " + why
+			return at + " was called though the policy refuses it: " + v.Why
 		}
 	}
 	for gi, g := range bp.Goals {

@@ -37,6 +37,23 @@ func TestAllowRuleRejectsBrokenDialogues(t *testing.T) {
 		{"a refused cancellation carried out", refusal, cancel, nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 			insertCall(t, airline, bp, tr, "cancel_reservation", map[string]any{"reservation_id": refusedKey(t, bp, tr)})
 		}},
+		{"a cancellation the policy hands to a human, carried out", "", cancel, handedOver, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
+			i := callAt(tr, "transfer_to_human_agents")
+			key := ""
+			for _, m := range tr.Messages[:i] {
+				if k := reservationKey.FindAllStringSubmatch(m.Content, -1); m.Role == "assistant" && len(k) > 0 {
+					key = k[len(k)-1][1]
+				}
+			}
+			raw, _ := json.Marshal(map[string]any{"reservation_id": key})
+			res := airline.D.Model.Call(context.Background(), airline.D.Base.NewState(), "cancel_reservation", string(raw))
+			call := record.ToolCall{ID: "zzzzzzzz5", Type: "function", Function: record.FunctionCall{Name: "cancel_reservation", Arguments: string(raw)}}
+			tr.Messages = slices.Insert(tr.Messages, i,
+				record.Message{Role: "assistant", Content: "I'll cancel reservation " + key + ". Shall I?"},
+				record.Message{Role: "user", Content: "Yes, please."},
+				record.Message{Role: "assistant", ToolCalls: []record.ToolCall{call}},
+				record.Message{Role: "tool", ToolCallID: call.ID, Name: "cancel_reservation", Content: res.Output})
+		}},
 		{"a cancellation before the reason was given", "cancel_reservation", cancel, nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 			i := callAt(tr, "cancel_reservation")
 			reason := cancelGoal(t, bp).Slots["reason"]
@@ -210,4 +227,11 @@ func insertCall(t *testing.T, fx *testplay.Fixture, bp *record.Blueprint, tr *re
 		{Role: "tool", ToolCallID: call.ID, Name: tool, Content: res.Output},
 	}
 	tr.Messages = slices.Insert(tr.Messages, citing(t, bp, tr), done...)
+}
+
+// handedOver keeps the dialogues that transfer a cancellation the policy
+// hands to a human.
+func handedOver(tr *record.Trajectory) bool {
+	i := callAt(tr, "transfer_to_human_agents")
+	return i >= 0 && strings.Contains(tr.Messages[i].ToolCalls[0].Function.Arguments, "cancel reservation")
 }
