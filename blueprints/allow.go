@@ -2,6 +2,7 @@ package blueprints
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/synth-data/synth/model"
@@ -9,37 +10,64 @@ import (
 	"github.com/synth-data/synth/record"
 )
 
+// mostFactTries bounds the sets of facts allowGoal tries on one target.
+const mostFactTries = 16
+
 // allowGoal holds a write goal to its allow rules (pack.RuleAllow): the
-// facts the customer will state are drawn into its slots, and the rules
-// run on the plan's state with the write's arguments. A granted write
-// the policy does not allow is no task; a forbidden request (refuse) it
-// allows is none either, nor one it hands to a human in a task with
-// writes after it (a transfer ends the conversation). A refusal records
-// the condition the rule names as the goal's output, which the agent
-// must cite.
+// rules run on the plan's state with the write's arguments and the
+// facts the customer will state, drawn into the goal's slots. A granted
+// write needs facts the rules allow it with, a forbidden request facts
+// they refuse it with or hand it to a human with (only in a task with
+// no write after it: a transfer ends the conversation); the sets of
+// facts are tried from a random one on, so a target (an insured
+// reservation) gets the facts its kind of task needs (health or
+// weather to be granted, another reason to be refused), and one none
+// serve is no task. A refusal records the condition the rule names as
+// the goal's output, which the agent must cite.
 func (p *gplan) allowGoal(w *model.WriteModel, goal *record.Goal, args map[string]any, refuse bool, label string) (pack.Verdict, error) {
-	facts := map[string]string{}
-	for _, f := range w.Facts() {
-		v := f.Choices[p.rng.IntN(len(f.Choices))]
-		goal.Slots[f.Name] = v
-		facts[f.Name] = v
+	fs := w.Facts()
+	n := 1
+	for _, f := range fs {
+		n = min(n*len(f.Choices), mostFactTries)
 	}
-	rule, v, err := w.Permit(p.ctx, p.st, args, facts)
-	switch {
-	case err != nil:
-		return v, err
-	case refuse && rule == nil:
-		return v, fmt.Errorf("the policy allows %s on %s", w.Name, label)
-	case !refuse && rule != nil:
-		return v, fmt.Errorf("rule %s does not allow %s on %s: %s", rule.Rule.Name, w.Name, label, v.Why)
-	case !refuse:
+	start := p.rng.IntN(n)
+	var last error
+	for k := range n {
+		facts := map[string]string{}
+		for i, f := range factsAt(fs, (start+k)%n) {
+			facts[fs[i].Name] = f
+		}
+		rule, v, err := w.Permit(p.ctx, p.st, args, facts)
+		switch {
+		case err != nil:
+			return v, err
+		case refuse && rule == nil:
+			last = fmt.Errorf("the policy allows %s on %s", w.Name, label)
+			continue
+		case !refuse && rule != nil:
+			last = fmt.Errorf("rule %s does not allow %s on %s: %s", rule.Rule.Name, w.Name, label, v.Why)
+			continue
+		case v.Transfer && (!p.handover || p.m.Transfer == nil):
+			last = fmt.Errorf("rule %s hands %s on %s to a human, and the task goes on after it", rule.Rule.Name, w.Name, label)
+			continue
+		case refuse && !v.Transfer:
+			p.outputs = append(p.outputs, record.Output{Goal: len(p.goals), Name: rule.Rule.Name, Value: v.Why})
+		}
+		maps.Copy(goal.Slots, facts)
 		return v, nil
-	case v.Transfer && (!p.handover || p.m.Transfer == nil):
-		return v, fmt.Errorf("rule %s hands %s on %s to a human, and the task goes on after it", rule.Rule.Name, w.Name, label)
-	case !v.Transfer:
-		p.outputs = append(p.outputs, record.Output{Goal: len(p.goals), Name: rule.Rule.Name, Value: v.Why})
 	}
-	return v, nil
+	return pack.Verdict{}, last
+}
+
+// factsAt is the k-th set of fact values, counting in mixed radix over
+// each fact's values.
+func factsAt(fs []*model.ParamModel, k int) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Choices[k%len(f.Choices)]
+		k /= len(f.Choices)
+	}
+	return out
 }
 
 // handOver keeps goal as a request the policy hands to a human: the

@@ -18,24 +18,25 @@ type AllowModel struct {
 	Check pack.AllowFunc
 	// Facts are asked as slots are, but no tool takes them.
 	Facts []*ParamModel
-	// onBase keeps the rule's answers on a pristine state, by the JSON
-	// of the arguments and facts: generator, agent and verifier ask it of
-	// the same targets in task after task, and each answer runs the
-	// pack's Starlark. It only grows, as WriteModel's does.
+	// onBase keeps the rule's answers on the base's records, by the JSON
+	// of the arguments and facts, with what each answer read: generator,
+	// agent and verifier ask it of the same targets in task after task,
+	// and each answer runs the pack's Starlark. An answer serves any
+	// state that holds what it read as the base does. It only grows, as
+	// WriteModel's does.
 	onBase *sync.Map
 }
 
-// permitted is one answer of an allow rule.
+// permitted is one answer of an allow rule, and what it read.
 type permitted struct {
-	v   pack.Verdict
-	err error
+	v     pack.Verdict
+	err   error
+	trace *tools.Trace
 }
 
-// check runs the rule on st, from its memo when st is pristine.
+// check runs the rule on st, from its memo when st holds what the kept
+// answer read as the base does.
 func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any) (pack.Verdict, error) {
-	if !st.Pristine() {
-		return a.Check(ctx, st.Fork(), args, facts)
-	}
 	rawArgs, err := tools.Marshal(args)
 	if err != nil {
 		return pack.Verdict{}, err
@@ -45,13 +46,16 @@ func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map
 		return pack.Verdict{}, err
 	}
 	key := string(rawArgs) + "\x00" + string(rawFacts)
-	if v, ok := a.onBase.Load(key); ok {
-		p := v.(permitted)
-		return p.v, p.err
+	if e, ok := a.onBase.Load(key); ok {
+		if p := e.(permitted); st.Holds(p.trace) {
+			return p.v, p.err
+		}
 	}
-	v, err := a.Check(ctx, st.Fork(), args, facts)
-	if ctx.Err() == nil {
-		a.onBase.Store(key, permitted{v, err})
+	f := st.Fork()
+	var v pack.Verdict
+	tr := f.Traced(func() { v, err = a.Check(ctx, f, args, facts) })
+	if ctx.Err() == nil && tr.Reusable() && st.Holds(tr) {
+		a.onBase.Store(key, permitted{v, err, tr})
 	}
 	return v, err
 }
