@@ -131,6 +131,56 @@ func asked(w io.Writer, r *release, rule pack.Rule) {
 		}
 	}
 	fmt.Fprintf(w, "allow rule %s: %d calls of %s; the agent asked the fact before %d, the customer had stated it before %d\n", rule.Name, n, rule.Tool, ask, stated)
+	refused, refusedStated, handed, handedStated := 0, 0, 0, 0
+	for _, row := range r.rows {
+		bp := r.bps[row.BlueprintID]
+		if bp == nil {
+			continue
+		}
+		for gi, g := range bp.Goals {
+			var at int
+			switch {
+			case g.Kind == record.GoalRefuse && g.Intent == model.IntentRefusePrefix+rule.Tool:
+				refused++
+				at = citingAt(row.Messages, bp, gi, rule.Name)
+			case g.Kind == record.GoalTransfer && g.Intent == rule.Tool:
+				handed++
+				at = slices.IndexFunc(row.Messages, func(m record.Message) bool {
+					return len(m.ToolCalls) > 0 && m.ToolCalls[0].Function.Name == "transfer_to_human_agents"
+				})
+			default:
+				continue
+			}
+			if at < 0 {
+				continue
+			}
+			_, customer := said(row.Messages[:at])
+			if !slices.ContainsFunc(rule.Asks, func(f pack.Fact) bool {
+				return !strings.Contains(customer, strings.ToLower(model.ValueWords(g.Slots[f.Name])))
+			}) {
+				if g.Kind == record.GoalRefuse {
+					refusedStated++
+				} else {
+					handedStated++
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "  refused: %d, the fact stated before the refusal in %d; handed to a human: %d, the fact stated before the transfer in %d\n", refused, refusedStated, handed, handedStated)
+}
+
+// citingAt is the first agent message that says goal gi's condition
+// (the output of the rule's name), -1 for none.
+func citingAt(msgs []record.Message, bp *record.Blueprint, gi int, rule string) int {
+	for _, o := range bp.Outputs {
+		if o.Goal == gi && o.Name == rule {
+			want := strings.ToLower(o.Value)
+			return slices.IndexFunc(msgs, func(m record.Message) bool {
+				return m.Role == "assistant" && strings.Contains(strings.ToLower(m.Content), want)
+			})
+		}
+	}
+	return -1
 }
 
 // refusals counts the forbidden requests by the condition their goal's
