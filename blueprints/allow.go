@@ -10,6 +10,42 @@ import (
 	"github.com/synth-data/synth/record"
 )
 
+// targetsFor tells the targets a goal of w may be on: those meeting its
+// preconditions; for a forbidden request, any target, or with allow
+// rules (which refuse it) one in the refusal scope.
+func targetsFor(w *model.WriteModel, refuse bool) func(map[string]any) bool {
+	switch {
+	case refuse && len(w.Allows) > 0:
+		return w.RefusalScope
+	case refuse:
+		return nil
+	}
+	return w.Allowed
+}
+
+// refusedByRules keeps goal as a forbidden request its allow rules
+// refuse, or hand to a human.
+func (p *gplan) refusedByRules(w *model.WriteModel, t *target, goal record.Goal, args map[string]any, needs []int) error {
+	v, err := p.allowGoal(w, &goal, args, true, t.sel.Label)
+	if err != nil {
+		return err
+	}
+	if v.Transfer {
+		return p.handOver(t, goal, needs)
+	}
+	return p.refusedByTool(w, t, goal, args, true)
+}
+
+// allowedByRules holds a granted goal to its write's allow rules, if it
+// has any.
+func (p *gplan) allowedByRules(w *model.WriteModel, goal *record.Goal, args map[string]any, label string) error {
+	if len(w.Allows) == 0 {
+		return nil
+	}
+	_, err := p.allowGoal(w, goal, args, false, label)
+	return err
+}
+
 // mostFactTries bounds the sets of facts allowGoal tries on one target.
 const mostFactTries = 16
 

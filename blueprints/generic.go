@@ -1471,14 +1471,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			}
 		}
 	}
-	fits := w.Allowed
-	switch {
-	case refuse && len(w.Allows) > 0:
-		// The allow rules refuse, on a target in the refusal scope.
-		fits = w.RefusalScope
-	case refuse:
-		fits = nil
-	}
+	fits := targetsFor(w, refuse)
 	if w.DecidedOnTarget() {
 		// A computed argument's write is allowed on few targets (a
 		// reservation with a disrupted flight the policy compensates):
@@ -1522,14 +1515,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	a.keepComputable()
 	needs = append(needs, a.needs...)
 	if refuse && len(w.Allows) > 0 {
-		v, err := p.allowGoal(w, &goal, a.args, true, t.sel.Label)
-		if err != nil {
-			return err
-		}
-		if v.Transfer {
-			return p.handOver(t, goal, needs)
-		}
-		return p.refusedByTool(w, t, goal, a.args, true)
+		return p.refusedByRules(w, t, goal, a.args, needs)
 	}
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
@@ -1540,12 +1526,10 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
 	}
-	if len(w.Allows) > 0 {
-		// After the reads are counted: the rules run the pack's Starlark,
-		// and most goals that fail fail on their reads.
-		if _, err := p.allowGoal(w, &goal, a.args, false, t.sel.Label); err != nil {
-			return err
-		}
+	// After the reads are counted: the rules run the pack's Starlark,
+	// and most goals that fail fail on their reads.
+	if err := p.allowedByRules(w, &goal, a.args, t.sel.Label); err != nil {
+		return err
 	}
 	if p.fail && !p.failed && a.unavailable != nil {
 		goal.UnavailableNew = a.unavailable
