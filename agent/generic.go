@@ -667,7 +667,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			}
 			g.resolved = true
 			a.check(ctx, g)
-			if g.w != nil && !g.w.Allowed(g.obj) {
+			// A write with allow rules is refused by them, citing their
+			// condition; its preconditions only narrow the tasks.
+			if g.w != nil && len(g.w.Allows) == 0 && !g.w.Allowed(g.obj) {
 				if a.fire(FlawSilentRefusal, g) {
 					what := a.targetWords(g)
 					if g.key != "" {
@@ -708,6 +710,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 				return nil, a.toolRefusal(g, strings.TrimSuffix(why, ".")), true
 			}
 			return nil, "I'm sorry, I couldn't work out the " + model.ArgWords(computedName(g.w)) + " for this.", true
+		}
+		if ask, refusal, done := a.permit(ctx, g, args); ask != nil || done {
+			return ask, refusal, done
 		}
 		if why := a.toolRefuses(ctx, g, args); why != "" {
 			return nil, a.toolRefusal(g, why), true

@@ -512,6 +512,9 @@ type gplan struct {
 	failed bool
 	want   int // reads each write must need; 0 accepts any
 	strict bool
+	// handover says the task has no write after its forbidden request,
+	// so a request the policy hands to a human may end it.
+	handover bool
 	// firstDrawn is, per search parameter, the index of the value drawn
 	// first among those the customer gives.
 	firstDrawn map[string]int
@@ -566,6 +569,7 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		}
 	}
 	if w == 0 {
+		p.handover = true
 		if err := p.attempt(func() error { return p.buildNoWrite(refuse) }); err != nil {
 			return nil, err
 		}
@@ -1467,10 +1471,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			}
 		}
 	}
-	fits := w.Allowed
-	if refuse {
-		fits = nil
-	}
+	fits := targetsFor(w, refuse)
 	if w.DecidedOnTarget() {
 		// A computed argument's write is allowed on few targets (a
 		// reservation with a disrupted flight the policy compensates):
@@ -1513,6 +1514,9 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	a.keepComputable()
 	needs = append(needs, a.needs...)
+	if refuse && len(w.Allows) > 0 {
+		return p.refusedByRules(w, t, goal, a.args, needs)
+	}
 	if refuse {
 		// The checks' reads only once the tool refuses: most targets tried
 		// are not refused, and their reads would be spent for nothing. A
@@ -1521,6 +1525,11 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
+	}
+	// After the reads are counted: the rules run the pack's Starlark,
+	// and most goals that fail fail on their reads.
+	if err := p.allowedByRules(w, &goal, a.args, t.sel.Label); err != nil {
+		return err
 	}
 	if p.fail && !p.failed && a.unavailable != nil {
 		goal.UnavailableNew = a.unavailable
@@ -2565,6 +2574,11 @@ func instruction(m *model.Model, bp *record.Blueprint) string {
 	}
 	var outs []string
 	for _, o := range bp.Outputs {
+		if bp.Goals[o.Goal].Kind == record.GoalRefuse {
+			// Why a request is refused is the agent's to tell, not a
+			// figure the customer comes for.
+			continue
+		}
 		if w := model.Words(o.Name); !slices.Contains(outs, w) {
 			outs = append(outs, w)
 		}
@@ -2615,7 +2629,12 @@ func goalSentence(m *model.Model, g record.Goal, planB bool) string {
 			fmt.Fprintf(&b, " You want %s.", said)
 			continue
 		}
-		fmt.Fprintf(&b, " The %s should be %s.", model.ArgWords(k), g.Slots[k])
+		v := g.Slots[k]
+		if p := w.Param(k); p != nil && len(p.Choices) > 0 {
+			// One of a few values, said as words: "change of plan".
+			v = model.ValueWords(v)
+		}
+		fmt.Fprintf(&b, " The %s should be %s.", model.ArgWords(k), v)
 	}
 	for _, grp := range slices.Sorted(maps.Keys(groups)) {
 		fmt.Fprintf(&b, " The new %s is %s.", model.Words(model.LastStep(grp)), model.GroupText(w, grp, g.Slots))

@@ -146,9 +146,9 @@ func (p *gplan) buildRefusal() error {
 	if w.Coll.List != nil && (w.Coll.Get == "" || p.rng.IntN(2) == 0) {
 		mode = modeDescribed
 	}
-	if len(w.When) == 0 {
-		// Only trying tells which records the tool refuses: several
-		// targets before the task is drawn again.
+	if len(w.When) == 0 || len(w.Allows) > 0 {
+		// Only trying tells which records the tool or an allow rule
+		// refuses: several targets before the task is drawn again.
 		var err error
 		for range 8 {
 			if err = p.attempt(func() error { return p.buildGoal(w, mode, true) }); err == nil {

@@ -36,8 +36,10 @@ var expected = map[string][]string{
 	agent.FlawNoOpWrite:         {verify.RulePrefix + pack.RuleChangesState + ":", CheckCaught},
 	// Two writes run on one yes, the second on a record no one named.
 	agent.FlawUnrequestedWrite: {verify.CheckConfirmation, verify.CheckState, verify.RulePrefix + pack.RuleRequested + ":", verify.RulePrefix + pack.RuleOneWritePerYes + ":"},
-	agent.FlawSilentRefusal:    {verify.RulePrefix + pack.RuleRefuse + ":", verify.CheckEnding},
-	agent.FlawUnchecked:        {verify.RulePrefix + pack.RuleChecked + ":"},
+	// Passed over without a word, a refusal whose condition the task
+	// records (an allow rule's) never tells it, and outputs fails first.
+	agent.FlawSilentRefusal: {verify.RulePrefix + pack.RuleRefuse + ":", verify.CheckEnding, verify.CheckOutputs},
+	agent.FlawUnchecked:     {verify.RulePrefix + pack.RuleChecked + ":"},
 	// The tool may refuse the wrong value too: the state then differs.
 	agent.FlawMiscomputed: {verify.RulePrefix + pack.RuleComputed + ":", verify.CheckState, CheckCaught},
 }

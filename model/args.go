@@ -307,11 +307,12 @@ func (w *WriteModel) Chooses() bool {
 func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
 
 // Forbids reports whether some request for the write is one the policy
-// surely forbids, for a refusal task: a refusal of its tool, or a
-// target failing its preconditions, unless its Refuse has a field with
-// no values (pack.WriteHint.Refuse: When only narrows the tasks).
+// surely forbids, for a refusal task: a refusal of its tool, an allow
+// rule on a record it acts on, or a target failing its preconditions,
+// unless its Refuse has a field with no values (pack.WriteHint.Refuse:
+// When only narrows the tasks).
 func (w *WriteModel) Forbids() bool {
-	if len(w.Refusals) > 0 {
+	if len(w.Refusals) > 0 || len(w.Allows) > 0 && w.TargetKind == TargetColl {
 		return true
 	}
 	for _, vals := range w.Refuse {

@@ -304,7 +304,9 @@ type WriteModel struct {
 	// they make on one record of the collection.
 	Checks               []pack.Check
 	ChecksMin, ChecksMax int
-	param                map[string]*ParamModel
+	// Allows are the policy's allow rules on the write (pack.RuleAllow).
+	Allows []*AllowModel
+	param  map[string]*ParamModel
 	// onBase keeps Accepts' answers on a pristine state: the generator
 	// asks it of the same targets in task after task, and each answer
 	// runs the pack's Starlark (nil: nothing kept). It maps the JSON of
@@ -533,6 +535,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
+	if err := m.compileAllows(p.Allows); err != nil {
+		return nil, err
+	}
 	m.scopeUnread()
 	m.indexFitting(ctx)
 	m.identifying = m.keyParams()

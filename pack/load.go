@@ -136,6 +136,7 @@ func (c *checker) build() (*Pack, error) {
 		Holdout:  c.holdout,
 		Files:    c.packFiles(),
 		Computes: computes,
+		Allows:   c.allows(sb),
 	}, nil
 }
 

@@ -133,6 +133,8 @@ type Pack struct {
 	// runs as a handler does, on the state before the write, with the
 	// write's other arguments.
 	Computes map[string]tools.Handler
+	// Allows are the allow rules' functions, by rule name.
+	Allows map[string]AllowFunc
 }
 
 // HeldOut is one held-out task: the writes its ground truth makes.

@@ -59,7 +59,7 @@ const (
 
 // RuleKinds lists the rule kinds.
 func RuleKinds() []string {
-	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded, RuleChecked, RuleComputed}
+	return []string{RuleDisclose, RuleFromCustomer, RuleMessage, RuleSay, RuleOneWritePerYes, RuleChangesState, RuleRequested, RuleRefuse, RuleGrounded, RuleChecked, RuleComputed, RuleAllow}
 }
 
 // Rule is one checkable rule of a domain's policy.
@@ -71,7 +71,7 @@ type Rule struct {
 	Policy string `json:"policy"`
 	Kind   string `json:"kind"`
 	// Tool is the write the rule is about (disclose, from_customer, say,
-	// checked).
+	// checked, computed, allow).
 	Tool string `json:"tool,omitempty"`
 	// Figures are outputs of Tool's hint (disclose).
 	Figures []string `json:"figures,omitempty"`
@@ -85,6 +85,10 @@ type Rule struct {
 	Text string `json:"text,omitempty"`
 	// Phrases are what a say rule accepts, any one of them, case aside.
 	Phrases []string `json:"phrases,omitempty"`
+	// Check is the policy code's function an allow rule calls.
+	Check string `json:"check,omitempty"`
+	// Asks are the facts an allow rule has the agent ask first.
+	Asks []Fact `json:"asks,omitempty"`
 }
 
 // Unchecked is policy text no rule checks, with the reason.
@@ -145,7 +149,7 @@ func (c *checker) checkRules() {
 			}
 		}
 		switch r.Kind {
-		case RuleDisclose, RuleFromCustomer, RuleSay, RuleChecked, RuleComputed:
+		case RuleDisclose, RuleFromCustomer, RuleSay, RuleChecked, RuleComputed, RuleAllow:
 			needs("tool", r.Tool != "")
 			if r.Tool != "" {
 				c.toolRef(child(at, "tool"), r.Tool, record.KindWrite)
@@ -177,6 +181,8 @@ func (c *checker) checkRules() {
 					c.addY(loc("rules", strconv.Itoa(i), "args", strconv.Itoa(k)), "rule %s: hints.writes.%s.args.%s is not a computed argument (compute:FUNCTION)", r.Name, r.Tool, a)
 				}
 			}
+		case RuleAllow:
+			c.checkAllow(i, r)
 		case RuleChecked:
 			if r.Tool != "" && len(m.Hints.Writes[r.Tool].Checks) == 0 {
 				c.addY(child(at, "tool"), "rule %s: hints.writes.%s has no checks to hold the agent to", r.Name, r.Tool)

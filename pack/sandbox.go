@@ -181,38 +181,48 @@ func newSandbox(lim Limits, keys map[string]Collection) *sandbox {
 // handler wraps a compiled Starlark function as a tools.Handler. Every
 // failure, a Go panic included, comes back as an error.
 func (s *sandbox) handler(name string, fn *starlark.Function) tools.Handler {
-	what := "handler " + name
-	return func(ctx context.Context, st *tools.State, args map[string]any) (res any, err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				res, err = nil, boundError{fmt.Errorf("%s crashed: %v", what, p)}
-			}
-		}()
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("%s was cancelled: %w", what, context.Cause(ctx))
+	return func(ctx context.Context, st *tools.State, args map[string]any) (any, error) {
+		return s.call(ctx, "handler "+name, name, fn, st, args)
+	}
+}
+
+// call runs fn(db, values...) on st, each value a JSON object (a
+// handler's arguments; an allow rule's arguments and facts).
+func (s *sandbox) call(ctx context.Context, what, name string, fn *starlark.Function, st *tools.State, values ...map[string]any) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, boundError{fmt.Errorf("%s crashed: %v", what, p)}
 		}
-		sargs, err := toStarlark(args, newBudget(s.lim.ArgBytes), 0)
+	}()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s was cancelled: %w", what, context.Cause(ctx))
+	}
+	in := starlark.Tuple{&dbValue{st: st, sb: s}}
+	budget := newBudget(s.lim.ArgBytes)
+	for _, v := range values {
+		sv, err := toStarlark(v, budget, 0)
 		if err != nil {
 			if errors.Is(err, errTooBig) {
 				return nil, fmt.Errorf("arguments of %s exceed %d bytes", name, s.lim.ArgBytes)
 			}
 			return nil, fmt.Errorf("arguments of %s: %w", name, err)
 		}
-		th, stop := newThread(ctx, name, s.lim.Steps)
-		defer stop()
-		v, err := starlark.Call(th, fn, starlark.Tuple{&dbValue{st: st, sb: s}, sargs}, nil)
-		if err != nil {
-			return nil, callError(ctx, th, what, s.lim.Steps, err)
-		}
-		out, err := fromStarlark(v, newBudget(s.lim.ResultBytes), 0)
-		if errors.Is(err, errTooBig) {
-			return nil, boundError{fmt.Errorf("%s returned more than %d bytes", what, s.lim.ResultBytes)}
-		}
-		if err != nil {
-			return nil, boundError{fmt.Errorf("%s returned a non-JSON value: %w", what, err)}
-		}
-		return out, nil
+		in = append(in, sv)
 	}
+	th, stop := newThread(ctx, name, s.lim.Steps)
+	defer stop()
+	v, err := starlark.Call(th, fn, in, nil)
+	if err != nil {
+		return nil, callError(ctx, th, what, s.lim.Steps, err)
+	}
+	out, err := fromStarlark(v, newBudget(s.lim.ResultBytes), 0)
+	if errors.Is(err, errTooBig) {
+		return nil, boundError{fmt.Errorf("%s returned more than %d bytes", what, s.lim.ResultBytes)}
+	}
+	if err != nil {
+		return nil, boundError{fmt.Errorf("%s returned a non-JSON value: %w", what, err)}
+	}
+	return out, nil
 }
 
 // dbValue is the db object a handler receives: its episode's state.

@@ -64,7 +64,9 @@ func (u *Generic) Pieces(g record.Goal) []string {
 	if isColl || isSearch {
 		ps = append(ps, "target")
 	}
-	if g.Kind == record.GoalInform || g.Kind == record.GoalTransfer {
+	// A request the policy hands to a human (a transfer goal with a
+	// write's intent) still states what the write needs.
+	if g.Kind == record.GoalInform || g.Intent == model.IntentTransfer {
 		return ps
 	}
 	w := u.write(g)

@@ -133,6 +133,9 @@ func (u *Generic) check(ask dialog.Ask) (dialog.Turn, bool) {
 			u.corrections[i]++
 			return t, true
 		}
+	} else if t, ok := u.wrongRefused(i, w, p.Args); ok {
+		u.corrections[i]++
+		return t, true
 	}
 	if !u.figureAsked[i] && !u.holdsFailing(i) {
 		// A customer whose first choice cannot pay does not ask: the

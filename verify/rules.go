@@ -40,6 +40,8 @@ type call struct {
 	computed   map[string]any
 	computeErr string
 	refused    bool
+	// permit runs the allow rules on the write's state before it.
+	permit permitter
 }
 
 // replayed is the dialogue's calls run again on a fresh state: the state
@@ -75,6 +77,7 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 						cl.computeErr = err.Error()
 					}
 				}
+				cl.permit = permitOn(ctx, w, st, cl.args)
 				before := st.Hash()
 				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 				cl.failed = res.Err
@@ -146,6 +149,8 @@ func (v *Verifier) rule(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory
 		return checkedFirst(v.writeModel(r.Tool), bp, calls)
 	case pack.RuleComputed:
 		return computedArgs(r, calls)
+	case pack.RuleAllow:
+		return allowed(r, bp, tr, calls)
 	}
 	return ""
 }

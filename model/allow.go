@@ -1,0 +1,137 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/tools"
+)
+
+// AllowModel is an allow rule of a write (pack.RuleAllow): the policy's
+// function that allows or refuses it, and the facts the customer states
+// for it.
+type AllowModel struct {
+	Rule  pack.Rule
+	Check pack.AllowFunc
+	// Facts are asked as slots are, but no tool takes them.
+	Facts []*ParamModel
+	// onBase keeps the rule's answers on the base's records, by the JSON
+	// of the arguments and facts, with what each answer read: generator,
+	// agent and verifier ask it of the same targets in task after task,
+	// and each answer runs the pack's Starlark. An answer serves any
+	// state that holds what it read as the base does. It only grows, as
+	// WriteModel's does.
+	onBase *sync.Map
+}
+
+// permitted is one answer of an allow rule, and what it read.
+type permitted struct {
+	v     pack.Verdict
+	err   error
+	trace *tools.Trace
+}
+
+// check runs the rule on st, from its memo when st holds what the kept
+// answer read as the base does.
+func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any) (pack.Verdict, error) {
+	rawArgs, err := tools.Marshal(args)
+	if err != nil {
+		return pack.Verdict{}, err
+	}
+	rawFacts, err := tools.Marshal(facts)
+	if err != nil {
+		return pack.Verdict{}, err
+	}
+	key := string(rawArgs) + "\x00" + string(rawFacts)
+	if e, ok := a.onBase.Load(key); ok {
+		if p := e.(permitted); st.Holds(p.trace) {
+			return p.v, p.err
+		}
+	}
+	f := st.Fork()
+	var v pack.Verdict
+	tr := f.Traced(func() { v, err = a.Check(ctx, f, args, facts) })
+	if ctx.Err() == nil && tr.Reusable() && st.Holds(tr) {
+		a.onBase.Store(key, permitted{v, err, tr})
+	}
+	return v, err
+}
+
+// compileAllows gives each write its allow rules. A rule about a write
+// the pack leaves out has nothing to hold.
+func (m *Model) compileAllows(fns map[string]pack.AllowFunc) error {
+	for _, r := range m.RulesFor(pack.RuleAllow, "") {
+		w := m.writeBy[r.Tool]
+		if w == nil {
+			continue
+		}
+		fn := fns[r.Name]
+		if fn == nil {
+			return fmt.Errorf("domain.yaml: rule %s: no function %s in the policy code", r.Name, r.Check)
+		}
+		am := &AllowModel{Rule: r, Check: fn, onBase: new(sync.Map)}
+		for _, f := range r.Asks {
+			p := w.param[f.Name]
+			if p == nil {
+				vals := f.Values()
+				enum := make([]any, len(vals))
+				for i, v := range vals {
+					enum[i] = v
+				}
+				p = &ParamModel{Name: f.Name, Source: SrcSlot, Required: true, Choices: vals, Schema: map[string]any{"type": "string", "enum": enum}}
+				w.param[f.Name] = p
+			}
+			am.Facts = append(am.Facts, p)
+		}
+		w.Allows = append(w.Allows, am)
+	}
+	return nil
+}
+
+// Facts are the facts the write's allow rules have the agent ask, each
+// once, in the rules' order.
+func (w *WriteModel) Facts() []*ParamModel {
+	var out []*ParamModel
+	for _, a := range w.Allows {
+		for _, f := range a.Facts {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// Permit runs the write's allow rules on st, the state the write would
+// run on: the first rule that does not allow it and its verdict, nil
+// when every rule allows it.
+func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[string]any, facts map[string]string) (*AllowModel, pack.Verdict, error) {
+	in := make(map[string]any, len(facts))
+	for k, v := range facts {
+		in[k] = v
+	}
+	for _, a := range w.Allows {
+		v, err := a.check(ctx, st, args, in)
+		if err != nil {
+			return nil, pack.Verdict{}, fmt.Errorf("rule %s: %w", a.Rule.Name, err)
+		}
+		if !v.Allowed() {
+			return a, v, nil
+		}
+	}
+	return nil, pack.Verdict{}, nil
+}
+
+// RefusalScope tells whether a forbidden request of a write with allow
+// rules may be on a target: one meeting Refuse where the pack gives it
+// (a cabin change on any reservation not cancelled, flown or not), else
+// one meeting the preconditions. The allow rules then decide.
+func (w *WriteModel) RefusalScope(obj map[string]any) bool {
+	if len(w.Refuse) > 0 {
+		return len(unmet(w.Refuse, obj)) == 0
+	}
+	return w.Allowed(obj)
+}
