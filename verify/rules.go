@@ -40,6 +40,9 @@ type call struct {
 	computed   map[string]any
 	computeErr string
 	refused    bool
+	// figures are a write's disclosed figures as it did them (nil: none
+	// computed, as for a call the tool rejected).
+	figures []figure
 }
 
 // replayed is the dialogue's calls run again on a fresh state: the state
@@ -75,9 +78,17 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 						cl.computeErr = err.Error()
 					}
 				}
+				var sc *model.Scopes
+				if w != nil && len(v.d.Model.Disclosed(w.Name)) > 0 {
+					s := v.d.Model.CallScopes(st, w, cl.args)
+					sc = &s
+				}
 				before := st.Hash()
 				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 				cl.failed = res.Err
+				if sc != nil && !cl.failed {
+					cl.figures = figuresOf(w, v.d.Model, *sc, cl.args, res)
+				}
 				cl.refused = res.Err && w != nil && w.RefusedBy(res.Output)
 				cl.changed = st.Hash() != before
 			}
@@ -247,101 +258,6 @@ func idValues(v any) []string {
 		return out
 	}
 	return nil
-}
-
-// proposalBefore is the agent's last words before the customer's yes that
-// preceded message i: where a write's details, figures and reminders
-// must be.
-func proposalBefore(tr *record.Trajectory, i int) (text string, yes int) {
-	yes = -1
-	for j := i - 1; j >= 0; j-- {
-		m := tr.Messages[j]
-		if yes < 0 {
-			if m.Role == "user" {
-				yes = j
-			}
-			continue
-		}
-		if m.Role == "assistant" && m.Content != "" {
-			return m.Content, yes
-		}
-	}
-	return "", yes
-}
-
-// A number as text writes it: "1,038", "12.50", "-435", "-$435".
-var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
-
-// figureForm makes a number as text one ParseFloat reads.
-var figureForm = strings.NewReplacer(",", "", "$", "")
-
-// statesFigure reports whether text states the number v (commas, a
-// currency sign and trailing zeros aside); a negative amount is stated
-// as its magnitude in words that say it comes back (SaysRefund).
-func statesFigure(text, v string) bool {
-	want, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimPrefix(v, "$"), ",", ""), 64)
-	if err != nil {
-		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
-	}
-	back := want < 0 && SaysRefund(text)
-	for _, n := range numberPattern.FindAllString(text, -1) {
-		got, err := strconv.ParseFloat(figureForm.Replace(n), 64)
-		if err == nil && (abs(got-want) < 0.005 || back && abs(got+want) < 0.005) {
-			return true
-		}
-	}
-	return false
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// disclosed: each write of the rule's tool was proposed with its figures,
-// and they are the ground truth's (which the state check holds the
-// write to). A call the tool rejected was an attempt at the next
-// ground-truth write of the tool, and moved money the customer was owed
-// the figure of just the same: a gift card proposed without the price
-// difference, then rejected for its balance, fails here. A blueprint
-// without the figures (a task made elsewhere that records none) cannot
-// be judged and passes.
-func disclosed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
-	k := 0
-	for _, c := range calls {
-		if c.name != r.Tool || !c.write {
-			continue
-		}
-		goal := nthGoal(bp, r.Tool, k)
-		if !c.failed {
-			k++
-		}
-		text, _ := proposalBefore(tr, c.msg)
-		for _, o := range bp.Outputs {
-			if o.Goal != goal || !slices.Contains(r.Figures, o.Name) {
-				continue
-			}
-			if !statesFigure(text, o.Value) {
-				return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the " + model.Words(o.Name) + " (" + o.Value + ") being stated first"
-			}
-		}
-	}
-	return ""
-}
-
-// nthGoal is the goal of the k-th ground-truth write of a tool (-1: none).
-func nthGoal(bp *record.Blueprint, tool string, k int) int {
-	for _, a := range bp.Actions {
-		if a.Kind == record.KindWrite && a.Tool == tool {
-			if k == 0 {
-				return a.Goal
-			}
-			k--
-		}
-	}
-	return -1
 }
 
 // fromCustomer: each text value of the rule's arguments was said by the

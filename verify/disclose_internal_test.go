@@ -1,0 +1,71 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFigureSaid: a figure counts as stated however the text writes its
+// sign, currency and thousands, and an amount of money only in a
+// sentence that says who pays whom.
+func TestFigureSaid(t *testing.T) {
+	charge := func(v string) figure { return figure{name: "price_difference", value: v, dir: dirCharge} }
+	back := func(v string) figure { return figure{name: "price_difference", value: v, dir: dirBack} }
+	count := figure{name: "total_baggages", value: "3"}
+	for _, tc := range []struct {
+		text string
+		f    figure
+		want string // a fragment of the reason, "" for stated
+	}{
+		{"You'll be charged $1,038 for the price difference.", charge("1038"), ""},
+		{"The total will be $12.50, which you'll pay.", charge("12.5"), ""},
+		{"You'll pay $12 more.", charge("12.5"), "without the price difference"},
+		{"You'll pay an extra $435.", charge("435"), ""},
+		{"That's $435 more for you to pay.", charge("435"), ""},
+		{"You'll get $435 back to your gift card.", back("-435"), ""},
+		{"The price difference is $435 in your favour, refunded to your card.", back("-435"), ""},
+		{"That's a refund of $1,038.", back("1038"), ""},
+		{"You'll get $436 back.", back("-435"), "without the price difference"},
+		// Said without a direction, or the wrong one.
+		{"The price difference will be $435.", charge("435"), "who pays whom"},
+		{"The price difference will be -$435.", back("-435"), "who pays whom"},
+		{"You'll be refunded $435.", charge("435"), "wrong way round"},
+		{"You'll be charged $435.", back("-435"), "wrong way round"},
+		{"You'll be charged $435, and refunded nothing.", charge("435"), "wrong way round"},
+		// The direction is read in the sentence that states the amount.
+		{"The price difference is $435. Note that a cancellation is refunded in full.", charge("435"), "who pays whom"},
+		{"You'll be charged $435 for it. Insurance is refunded in full.", charge("435"), ""},
+		// A wrong amount is named as such.
+		{"You'll be charged $99 for the price difference.", charge("435"), "stated as $99"},
+		// No money, no direction.
+		{"That makes 3 checked bags in total.", count, ""},
+		{"The price difference will be $0.", figure{name: "price_difference", value: "0"}, ""},
+		{"The status will be pending.", figure{name: "status", value: "pending"}, ""},
+		{"The status will be done.", figure{name: "status", value: "pending"}, "without the status"},
+	} {
+		got := figureSaid(tc.text, tc.f)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("figureSaid(%q, %+v) = %q, want %q", tc.text, tc.f, got, tc.want)
+		}
+	}
+}
+
+// TestDirectionWords: the word lists match whole words only, so a
+// payment method or a credit card is no direction.
+func TestDirectionWords(t *testing.T) {
+	for _, tc := range []struct {
+		text           string
+		charge, refund bool
+	}{
+		{"payment: your Visa (credit_card_1)", false, false},
+		{"you'll be charged", true, false},
+		{"it goes back to your card", false, true},
+		{"in your favor", false, true},
+		{"the feedback form", false, false},
+		{"an extra $5", true, false},
+	} {
+		if SaysCharge(tc.text) != tc.charge || SaysRefund(tc.text) != tc.refund {
+			t.Errorf("%q: charge %v refund %v, want %v %v", tc.text, SaysCharge(tc.text), SaysRefund(tc.text), tc.charge, tc.refund)
+		}
+	}
+}
