@@ -261,7 +261,7 @@ func idValues(v any) []string {
 }
 
 // fromCustomer: each text value of the rule's arguments was said by the
-// customer before the write. An argument of ids the customer picks
+// customer before the yes to the write. An argument of ids the customer picks
 // among a record's sub-records (the items to return) is held to the
 // sub-record the customer must have named: its first described field
 // ("Wireless Earbuds"), as a tool result showed it.
@@ -272,8 +272,11 @@ func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
 		}
+		// What the customer said before the yes: a value first said in
+		// the yes itself was in the proposal before the customer gave it.
+		_, yes := proposalBefore(tr, c.msg)
 		var heard strings.Builder
-		for _, m := range tr.Messages[:c.msg] {
+		for _, m := range tr.Messages[:max(yes, 0)] {
 			if m.Role == "user" {
 				heard.WriteString(withoutIdentity(strings.ToLower(m.Content), ids))
 				heard.WriteByte('\n')
@@ -510,24 +513,28 @@ func messaged(r pack.Rule, tr *record.Trajectory, calls []call) string {
 	return ""
 }
 
-// saidBefore: before the yes to each write of the rule's tool, the agent
-// said one of its phrases.
+// saidBefore: before the yes to each write of the rule's tool, and
+// after the last write of it that went through, the agent said one of
+// its phrases: a reminder said for the first of two exchanges does not
+// guard the second, nor one said after the yes the write it followed.
 func saidBefore(r pack.Rule, tr *record.Trajectory, calls []call) string {
+	from := 0 // the first message that can guard the next write
 	for _, c := range calls {
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
 		}
 		_, yes := proposalBefore(tr, c.msg)
 		said := false
-		for _, m := range tr.Messages[:max(yes, 0)] {
+		for _, m := range tr.Messages[min(from, max(yes, 0)):max(yes, 0)] {
 			if m.Role == "assistant" && pack.SaysAny(m.Content, r.Phrases) {
 				said = true
 				break
 			}
 		}
 		if !said {
-			return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the agent saying " + strconv.Quote(r.Text)
+			return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the agent saying " + strconv.Quote(r.Text) + " before the yes"
 		}
+		from = c.msg + 1
 	}
 	return ""
 }
