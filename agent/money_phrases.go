@@ -22,17 +22,18 @@ var figureWillBe = []string{
 // figureChargeWillBe states, before the yes, money the customer pays.
 var figureChargeWillBe = []string{
 	"{You'll be charged|You will be charged|We'll charge you} <value><to> for the <what>.",
-	"The <what> {will be|comes to|is} <value>, {which you'll pay|charged<to>|to be charged<to>|which you would pay}.",
-	"{You'll pay|You'd pay|You will pay} <value> for the <what>{, charged<to>|}.",
-	"{That's|It comes to} <value> {for you to pay|due from you} for the <what>{, charged<to>|}.",
+	"The <what> {will be|comes to|is} <value>, {which you'll pay|which you would pay|for you to pay}.",
+	"{You'll pay|You'd pay|You will pay} <value> for the <what>.",
+	"{That's|It comes to} <value> {for you to pay|due from you} for the <what>.",
+	"The <what> of <value> will be charged<to>.",
 }
 
 // figureMoreWillBe states, before the yes, a difference the customer
 // pays on top of what was paid.
 var figureMoreWillBe = []string{
-	"{That's|It's} an extra <value>{ for you to pay|}, the <what>{, charged<to>|}.",
-	"You'll pay <value> more{ for this|}, the <what>{, charged<to>|}.",
-	"{The <what> is|The <what> comes to} <value>{, which you'll pay| to pay|, charged<to>}.",
+	"{That's|It's} an extra <value> for you to pay, the <what>.",
+	"You'll pay <value> more{ for this|}, the <what>.",
+	"{The <what> is|The <what> comes to} <value>{, which you'll pay| more for you to pay}.",
 	"{You'll be charged|You will be charged} an extra <value><to>{, the <what>|}.",
 }
 
@@ -62,7 +63,8 @@ var figureRefundIs = []string{
 // figureChargeIs reports, after the write, money the customer paid.
 var figureChargeIs = []string{
 	"{You've been charged|We've charged you} <value><to>{ for the <what>|}.",
-	"{The <what> came to|The <what> was} <value>{, charged<to>|, which you paid}.",
+	"{The <what> came to|The <what> was} <value>{, which you paid|, paid by you}.",
+	"The <what> of <value> has been charged<to>.",
 }
 
 // An id or a status neither "came to" nor is "final"; an amount does.
@@ -74,33 +76,29 @@ var figureIsMoney = []string{
 	"{The <what> is|The <what> came to|The <what> was} <value>.",
 }
 
-// figurePhrases are the words a figure of a write is said in: before the
-// yes or once done (done), with its direction when it moves money
-// (back: to the customer).
-func figurePhrases(name string, raw any, back, done bool) []string {
+// Ways a figure of a write is said (figureWay).
+const (
+	sayPlain     = iota // no money moves: the figure as it is
+	sayCharge           // the customer pays it
+	sayMore             // the customer pays it on top of what was paid
+	sayBack             // it goes back to the customer
+	sayBackNamed        // it goes back, and its name says so (a refund)
+)
+
+// figureWay is how a figure (name, raw) is said: with its direction when
+// it moves money (back: to the customer).
+func figureWay(name string, raw any, back bool) int {
 	n, isNum := model.Number(raw)
-	moves := back || model.IsMoney(name)
-	if !moves || isNum && n == 0 {
-		switch {
-		case !done:
-			return figureWillBe
-		case model.IsMoney(name):
-			return figureIsMoney
-		}
-		return figureIs
-	}
-	named := strings.Contains(model.Words(name), "refund")
+	words := model.Words(name)
 	switch {
-	case back && done:
-		return figureRefundIs
-	case back && named:
-		return figureRefundNamedWillBe
+	case isNum && n == 0 || !back && !model.IsMoney(name):
+		return sayPlain
+	case back && strings.Contains(words, "refund"):
+		return sayBackNamed
 	case back:
-		return figureRefundWillBe
-	case done:
-		return figureChargeIs
-	case strings.Contains(model.Words(name), "difference"):
-		return figureMoreWillBe
+		return sayBack
+	case strings.Contains(words, "difference"):
+		return sayMore
 	}
-	return figureChargeWillBe
+	return sayCharge
 }
