@@ -46,3 +46,42 @@ func TestMoneyEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestGoesBack: a figure is money back to the customer when it is
+// negative, named a refund, or the entry the write makes on the chosen
+// method says so; else, for money, the customer pays it.
+func TestGoesBack(t *testing.T) {
+	pm := &ParamModel{Name: "payment_method_id", Source: SrcChoose, Choose: &ChooseModel{From: "payment_methods", ID: "id"}}
+	w := &WriteModel{Name: "modify", Params: []*ParamModel{pm}}
+	before := map[string]any{"payment_history": []any{
+		map[string]any{"transaction_type": "payment", "amount": 100.0, "payment_method_id": "card_1"},
+	}}
+	entry := func(kind string, amount float64) any {
+		return map[string]any{"payment_history": []any{
+			map[string]any{"transaction_type": "payment", "amount": 100.0, "payment_method_id": "card_1"},
+			map[string]any{"transaction_type": kind, "amount": amount, "payment_method_id": "card_1"},
+		}}
+	}
+	args := map[string]any{"payment_method_id": "card_1"}
+	for _, tc := range []struct {
+		name   string
+		after  any
+		args   map[string]any
+		figure string
+		raw    any
+		back   bool
+		via    bool
+	}{
+		{"a payment entry", entry("payment", 12), args, "price_difference", 12.0, false, true},
+		{"a refund entry", entry("refund", 12), args, "price_difference", 12.0, true, true},
+		{"a negative amount", nil, nil, "price_difference", -12.0, true, false},
+		{"named a refund", nil, nil, "refund", 12.0, true, false},
+		{"a fee", nil, nil, "baggage_fee", 50.0, false, false},
+		{"the figure held negative", map[string]any{"exchange_payment_method_id": "card_1", "exchange_price_difference": -12.0}, args, "price_difference", 12.0, true, true},
+	} {
+		back, via := w.GoesBack(before, tc.after, tc.args, tc.figure, tc.raw)
+		if back != tc.back || (via != nil) != tc.via {
+			t.Errorf("%s: back %v via %v, want %v %v", tc.name, back, via != nil, tc.back, tc.via)
+		}
+	}
+}

@@ -1,8 +1,12 @@
 package verify
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
 )
 
 // TestFigureSaid: a figure counts as stated however the text writes its
@@ -66,6 +70,71 @@ func TestDirectionWords(t *testing.T) {
 	} {
 		if SaysCharge(tc.text) != tc.charge || SaysRefund(tc.text) != tc.refund {
 			t.Errorf("%q: charge %v refund %v, want %v %v", tc.text, SaysCharge(tc.text), SaysRefund(tc.text), tc.charge, tc.refund)
+		}
+	}
+}
+
+// TestDisclosedAgainstTheReplay: a write's figure is held to what the
+// replayed write did, not to the ground truth when the two differ, and a
+// task that records no figures is judged by the replay alone; a call the
+// tool rejected is held to the next call of the tool that went through.
+func TestDisclosedAgainstTheReplay(t *testing.T) {
+	rule := pack.Rule{Kind: pack.RuleDisclose, Name: "cancel_refund", Tool: "cancel", Figures: []string{"refund"}}
+	gold := &record.Blueprint{
+		Actions: []record.Action{{Tool: "cancel", Kind: record.KindWrite}},
+		Outputs: []record.Output{{Name: "refund", Value: "100"}},
+	}
+	dialogue := func(proposals ...string) (*record.Trajectory, []call) {
+		tr := &record.Trajectory{Messages: []record.Message{{Role: "system"}, {Role: "user", Content: "Cancel my order."}}}
+		var calls []call
+		for k, p := range proposals {
+			tr.Messages = append(tr.Messages, record.Message{Role: "assistant", Content: p}, record.Message{Role: "user", Content: "Yes."})
+			calls = append(calls, call{msg: len(tr.Messages), name: "cancel", write: true, failed: k < len(proposals)-1})
+			tr.Messages = append(tr.Messages, record.Message{Role: "assistant", ToolCalls: []record.ToolCall{{ID: "c"}}}, record.Message{Role: "tool"})
+		}
+		return tr, calls
+	}
+	replayed := []figure{{name: "refund", value: "120", dir: dirBack}}
+	for _, tc := range []struct {
+		name      string
+		bp        *record.Blueprint
+		figures   []figure // the replay's, of the last call
+		proposals []string
+		want      string
+	}{
+		{"the replay's figure", gold, replayed, []string{"You'll be refunded $120."}, ""},
+		{"the ground truth's figure where the write did another", gold, replayed, []string{"You'll be refunded $100."}, "stated as $100"},
+		{"no figures recorded: the replay's", &record.Blueprint{}, replayed, []string{"You'll be refunded $120."}, ""},
+		{"no figures recorded, a charge said", &record.Blueprint{}, replayed, []string{"You'll be charged $120 for the refund."}, "wrong way round"},
+		{"no figures at all", &record.Blueprint{}, nil, []string{"Shall I?"}, ""},
+		{"the replay gives none: the ground truth's", gold, nil, []string{"You'll be refunded $120."}, "stated as $120"},
+		{"a rejected call, proposed without the figure", gold, replayed, []string{"Shall I?", "You'll be refunded $120."}, "message 4: cancel was confirmed (message 3) without the refund"},
+		{"a rejected call, proposed with the next call's figure", gold, replayed, []string{"You'll be refunded $120.", "You'll be refunded $120."}, ""},
+	} {
+		tr, calls := dialogue(tc.proposals...)
+		calls[len(calls)-1].figures = tc.figures
+		got := disclosed(rule, tc.bp, tr, calls)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestDirectionWordsDocumented: docs/policy-rules.md lists the words of
+// each direction as the check reads them.
+func TestDirectionWordsDocumented(t *testing.T) {
+	raw, err := os.ReadFile("../docs/policy-rules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for row, words := range map[string][]string{"| the customer pays |": chargeWords, "| money back |": refundWords} {
+		_, rest, ok := strings.Cut(string(raw), row)
+		if !ok {
+			t.Fatalf("docs/policy-rules.md has no row %q", row)
+		}
+		cell, _, _ := strings.Cut(rest, "|")
+		if got, want := strings.TrimSpace(cell), strings.Join(words, ", "); got != want {
+			t.Errorf("row %q lists %q, the check reads %q", row, got, want)
 		}
 	}
 }

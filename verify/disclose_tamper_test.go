@@ -273,6 +273,7 @@ func TestDiscloseTampering(t *testing.T) {
 			type count struct{ applied, rejected int }
 			counts := map[string]*count{}
 			for _, e := range eps {
+				replayedAsGold(t, d, v, e)
 				for _, ds := range disclosures(d, e) {
 					name := verify.RuleCheck(ds.rule)
 					for _, tp := range tampers() {
@@ -315,4 +316,34 @@ func checkNamed(v record.Verdict, name string) *record.Check {
 		}
 	}
 	return nil
+}
+
+// replayedAsGold: the figures the verifier computes from the replayed
+// writes of an oracle's row are the ground truth's, write by write (the
+// oracle does what the task asks), so a check that holds a dialogue to
+// them holds it to what the writes did.
+func replayedAsGold(t *testing.T, d *domains.Domain, v *verify.Verifier, e episode) {
+	t.Helper()
+	var want [][]string
+	done := map[string]int{}
+	for _, m := range e.tr.Messages {
+		for _, c := range m.ToolCalls {
+			tool := c.Function.Name
+			if d.Tools.Kind(tool) != record.KindWrite || len(d.Model.Disclosed(tool)) == 0 || strings.HasPrefix(e.tr.Messages[resultOf(e.tr, c.ID)].Content, "Error") {
+				continue
+			}
+			goal := goldGoal(e.bp, tool, done[tool])
+			done[tool]++
+			var fs []string
+			for _, o := range e.bp.Outputs {
+				if o.Goal == goal && slices.Contains(d.Model.Disclosed(tool), o.Name) {
+					fs = append(fs, o.Name+"="+o.Value)
+				}
+			}
+			want = append(want, fs)
+		}
+	}
+	if got := v.ReplayedFigures(context.Background(), e.tr); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("blueprint %d: the replay's figures %v, the ground truth's %v", e.bp.Index, got, want)
+	}
 }
