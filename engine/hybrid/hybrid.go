@@ -194,9 +194,10 @@ func acceptRewrite(speaker, orig, rewrite string, entities []string) bool {
 		}
 	}
 	if speaker != "user" {
-		// Who pays whom is part of a figure (the disclose check reads
+		// Who pays whom is part of an amount (the disclose check reads
 		// it): a charge said as a plain amount is consent to nothing.
-		return (!verify.SaysCharge(orig) || verify.SaysCharge(rewrite)) && (!verify.SaysRefund(orig) || verify.SaysRefund(rewrite))
+		return !strings.Contains(orig, "$") ||
+			(!verify.SaysCharge(orig) || verify.SaysCharge(rewrite)) && (!verify.SaysRefund(orig) || verify.SaysRefund(rewrite))
 	}
 	return verify.Affirmative(rewrite) == verify.Affirmative(orig)
 }

@@ -50,6 +50,7 @@ func TestAcceptRewrite(t *testing.T) {
 		{"assistant", "You'll be charged $5 more.", "The difference is $5.", []string{"$5"}, false},
 		{"assistant", "You'll be refunded $5.", "The difference is $5.", []string{"$5"}, false},
 		{"assistant", "You'll be charged $5 more.", "You'll pay an extra $5.", []string{"$5"}, true},
+		{"assistant", "Is there more I can do?", "Anything else?", nil, true},
 		{"assistant", "Bye.", "", nil, false},
 		{"user", "Thanks.", "Thanks ###STOP###", nil, false},
 	}
