@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/synth-data/synth/domains"
@@ -19,8 +20,8 @@ import (
 )
 
 // A disclosure is one write of a disclose rule's tool in a verified
-// row, with where its figure stands: the proposal before the yes, the
-// yes, and the agent's report after the write.
+// row, with where its figure stands: the proposal before the yes and the
+// agent's report after the write.
 type disclosure struct {
 	rule  pack.Rule
 	value float64 // the figure, signed as the blueprint records it
@@ -28,13 +29,38 @@ type disclosure struct {
 	// row (which verifies) says it.
 	back     bool
 	proposal int
-	yes      int
 	report   int
 }
 
 // rows simulates a run's first n blueprints of a built-in domain with the
-// embedded engine, as synth run makes them, and keeps those that verify.
+// embedded engine, as synth run makes them: each must verify.
 func rows(t *testing.T, domain string, n int) (*domains.Domain, *verify.Verifier, []episode) {
+	t.Helper()
+	k := domain + "/" + strconv.Itoa(n)
+	madeMu.Lock()
+	defer madeMu.Unlock()
+	if m, ok := made[k]; ok {
+		return m.d, m.v, m.eps
+	}
+	d, v, eps := simulate(t, domain, n)
+	made[k] = madeRows{d, v, eps}
+	return d, v, eps
+}
+
+// made keeps the rows each tamper test asks for, so three tests of a
+// domain simulate it once.
+var (
+	madeMu sync.Mutex
+	made   = map[string]madeRows{}
+)
+
+type madeRows struct {
+	d   *domains.Domain
+	v   *verify.Verifier
+	eps []episode
+}
+
+func simulate(t *testing.T, domain string, n int) (*domains.Domain, *verify.Verifier, []episode) {
 	t.Helper()
 	cfg := pipeline.Defaults()
 	cfg.Domain, cfg.Seed = domain, 3
@@ -62,8 +88,10 @@ func rows(t *testing.T, domain string, n int) (*domains.Domain, *verify.Verifier
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !v.Verify(ctx, bp, tr).Passed {
-			continue // the run rejects it too; the tampering is of rows it keeps
+		if vd := v.Verify(ctx, bp, tr); !vd.Passed {
+			// The clean twin of every tampered row must pass.
+			t.Errorf("blueprint %d: the oracle's row fails %s: %s", i, vd.Failed().Name, vd.Failed().Reason)
+			continue
 		}
 		out = append(out, episode{bp, tr})
 	}
@@ -97,15 +125,14 @@ func disclosures(d *domains.Domain, e episode) []disclosure {
 					if o.Goal != goal || !slices.Contains(r.Figures, o.Name) || err != nil {
 						continue
 					}
-					yes := lastUserBefore(e.tr, i)
-					p := lastAgentTextBefore(e.tr, yes)
+					p := lastAgentTextBefore(e.tr, lastUserBefore(e.tr, i))
 					rep := firstAgentTextAfter(e.tr, i)
 					if p < 0 || rep < 0 || len(figureSentences(e.tr.Messages[p].Content, x)) == 0 {
 						continue
 					}
 					_, said := withoutFigure(e.tr.Messages[p].Content, x)
 					back := verify.SaysRefund(said) && !verify.SaysCharge(said)
-					out = append(out, disclosure{rule: r, value: x, back: back, proposal: p, yes: yes, report: rep})
+					out = append(out, disclosure{rule: r, value: x, back: back, proposal: p, report: rep})
 				}
 			}
 		}
@@ -293,7 +320,7 @@ func TestDiscloseTampering(t *testing.T) {
 							c.rejected++
 							continue
 						}
-						t.Errorf("%s, blueprint %d, message %d: %s passes %s\nproposal: %s", tp.name, e.bp.Index, ds.proposal, name, "", tr.Messages[ds.proposal].Content)
+						t.Errorf("%s, blueprint %d, message %d: %s passes\nproposal: %s", tp.name, e.bp.Index, ds.proposal, name, tr.Messages[ds.proposal].Content)
 					}
 				}
 			}

@@ -261,10 +261,10 @@ func idValues(v any) []string {
 }
 
 // fromCustomer: each text value of the rule's arguments was said by the
-// customer before the yes to the write. An argument of ids the customer picks
-// among a record's sub-records (the items to return) is held to the
-// sub-record the customer must have named: its first described field
-// ("Wireless Earbuds"), as a tool result showed it.
+// customer before the yes to the write. An argument of ids the customer
+// picks among a record's sub-records (the items to return) is held to
+// the sub-record the customer must have named: its first described
+// field ("Wireless Earbuds"), as a tool result showed it.
 func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 	ids := identityWords(m, bp, calls)
 	results := map[int]any{} // namedAs' decoded tool results, by message
@@ -516,7 +516,7 @@ func messaged(r pack.Rule, tr *record.Trajectory, calls []call) string {
 // saidBefore: before the yes to each write of the rule's tool, and
 // after the last write of it that went through, the agent said one of
 // its phrases: a reminder said for the first of two exchanges does not
-// guard the second, nor one said after the yes the write it followed.
+// guard the second, and one said after a yes guards no write before it.
 func saidBefore(r pack.Rule, tr *record.Trajectory, calls []call) string {
 	from := 0 // the first message that can guard the next write
 	for _, c := range calls {
