@@ -205,12 +205,7 @@ func figureSaid(text string, f figure) string {
 		}
 		return "without the " + what + " (" + f.value + ") being stated first"
 	}
-	var stating []string
-	for _, s := range sentencesOf(text) {
-		if statesAmount(s, want) {
-			stating = append(stating, s)
-		}
-	}
+	stating := sentencesStating(text, want)
 	if len(stating) == 0 {
 		if said := amountNamed(text, what); said != "" {
 			return "with the " + what + " stated as " + said + " where the write makes it " + f.value
@@ -239,14 +234,46 @@ var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
 // figureForm makes a number as text one ParseFloat reads.
 var figureForm = strings.NewReplacer(",", "", "$", "")
 
-// statesAmount reports whether a sentence holds the number want or its
-// magnitude.
-func statesAmount(s string, want float64) bool {
-	for _, n := range numberPattern.FindAllString(s, -1) {
-		got, err := strconv.ParseFloat(figureForm.Replace(n), 64)
+// sentencesStating are the sentences of text that hold the number want
+// or its magnitude. The numbers are found in one pass over the text and
+// only their sentences cut out: every proposal of a run goes through it.
+func sentencesStating(text string, want float64) []string {
+	var out []string
+	for _, loc := range numberPattern.FindAllStringIndex(text, -1) {
+		got, err := strconv.ParseFloat(figureForm.Replace(text[loc[0]:loc[1]]), 64)
 		if err == nil && math.Abs(math.Abs(got)-math.Abs(want)) < 0.005 {
-			return true
+			out = append(out, sentenceAt(text, loc[0], loc[1]))
 		}
+	}
+	return out
+}
+
+// sentenceAt is the sentence of text that holds text[i:j]: from after
+// the last full stop, question or exclamation mark a space follows
+// before it to the next one after it (sentencesOf's cuts).
+func sentenceAt(text string, i, j int) string {
+	start, end := 0, len(text)
+	for k := i - 1; k >= 0; k-- {
+		if sentenceEndAt(text, k) {
+			start = k + 1
+			break
+		}
+	}
+	for k := j; k < len(text); k++ {
+		if sentenceEndAt(text, k) {
+			end = k + 1
+			break
+		}
+	}
+	return text[start:end]
+}
+
+// sentenceEndAt reports whether text[k] ends a sentence: a full stop,
+// question or exclamation mark with a space after it.
+func sentenceEndAt(text string, k int) bool {
+	switch text[k] {
+	case '.', '!', '?':
+		return k+1 < len(text) && (text[k+1] == ' ' || text[k+1] == '\n' || text[k+1] == '\t')
 	}
 	return false
 }

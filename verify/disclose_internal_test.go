@@ -138,3 +138,18 @@ func TestDirectionWordsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceAt: the sentence cut around an amount is the one
+// sentencesOf gives (spaces aside), a decimal point being no sentence
+// end.
+func TestSentenceAt(t *testing.T) {
+	text := "I'll swap items in order #W1. You'll pay $12.50 more for this! Is that right? Refund: $3.\nDone $4"
+	for _, s := range sentencesOf(text) {
+		for _, loc := range numberPattern.FindAllStringIndex(s, -1) {
+			at := strings.Index(text, s)
+			if got := sentenceAt(text, at+loc[0], at+loc[1]); strings.TrimSpace(got) != strings.TrimSpace(s) {
+				t.Errorf("sentenceAt(%q) = %q, want %q", s[loc[0]:loc[1]], got, s)
+			}
+		}
+	}
+}
