@@ -1,7 +1,6 @@
 package model
 
 import (
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -61,17 +60,28 @@ func MoneyEntry(before map[string]any, after any, id string) map[string]any {
 	return nil
 }
 
-// naming collects the maps in v that hold id as one of their values.
+// naming collects the maps in v that hold id as one of their values, in
+// an order that does not depend on the maps' (the first new entry is
+// the one said). Only the keys of nested maps and lists are sorted:
+// every write of a run is searched this way, twice.
 func naming(v any, id string, out *[]map[string]any) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, f := range x {
-			if s, ok := f.(string); ok && s == id {
-				*out = append(*out, x)
-				break
+		var nested []string
+		holds := false
+		for k, f := range x {
+			switch f := f.(type) {
+			case string:
+				holds = holds || f == id
+			case map[string]any, []any:
+				nested = append(nested, k)
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
+		if holds {
+			*out = append(*out, x)
+		}
+		slices.Sort(nested)
+		for _, k := range nested {
 			naming(x[k], id, out)
 		}
 	case []any:
