@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -149,7 +148,7 @@ func (a *Generic) amountDue(g *ggoal, args map[string]any, went tools.Result) (w
 		if p.Source != model.SrcChoose {
 			continue
 		}
-		if e := newEntry(a.before(g), after, tools.Text(p.Chosen(args[p.Name]))); e != nil {
+		if e := model.MoneyEntry(a.before(g), after, tools.Text(p.Chosen(args[p.Name]))); e != nil {
 			if f, v := soleNumber(e); f != "" && model.IsMoney(f) {
 				n, _ := model.Number(v)
 				return "amount due", model.SayValue(f, v), n
@@ -168,54 +167,6 @@ func (a *Generic) before(g *ggoal) map[string]any {
 	return g.obj
 }
 
-// newEntry is a record in a write's result that names id (a payment
-// method) and was not in the target before it: the entry the write
-// makes for the money it moves with that choice. nil when none.
-func newEntry(before map[string]any, after any, id string) map[string]any {
-	if id == "" {
-		return nil
-	}
-	var old []map[string]any
-	naming(before, id, &old)
-	var found []map[string]any
-	naming(after, id, &found)
-	for _, e := range found {
-		if !slices.ContainsFunc(old, func(o map[string]any) bool { return reflect.DeepEqual(o, e) }) {
-			return e
-		}
-	}
-	return nil
-}
-
-// naming collects the maps in v that hold id as one of their values.
-func naming(v any, id string, out *[]map[string]any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, f := range x {
-			if s, ok := f.(string); ok && s == id {
-				*out = append(*out, x)
-				break
-			}
-		}
-		for _, k := range sortedKeys(x) {
-			naming(x[k], id, out)
-		}
-	case []any:
-		for _, e := range x {
-			naming(e, id, out)
-		}
-	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // soleNumber is a record's only numeric field (a gift card's balance, a
 // payment's amount), "" when it has none or several.
 func soleNumber(e map[string]any) (string, any) {
@@ -232,68 +183,43 @@ func soleNumber(e map[string]any) (string, any) {
 	return name, e[name]
 }
 
-// holdsNegative reports whether a record holds a figure's magnitude
-// as a negative number: the signed amount behind a figure said as a
-// magnitude (a price difference the customer gets back).
-func holdsNegative(e map[string]any, figure any) bool {
-	f, ok := model.Number(figure)
-	if !ok || f <= 0 {
-		return false
-	}
-	for _, v := range e {
-		if n, ok := model.Number(v); ok && n < 0 && math.Abs(n+f) < 0.005 {
-			return true
-		}
-	}
-	return false
-}
-
-// isRefund reports whether the entry a write makes for its money says
-// the money goes back to the customer.
-func isRefund(e map[string]any) bool {
-	for _, v := range e {
-		if s, ok := v.(string); ok && strings.Contains(strings.ToLower(s), "refund") {
-			return true
-		}
-	}
-	return false
-}
-
 // sayFigure says one figure of a write (name, raw) as it will be
-// before the yes, or as it is once done, and as money coming back when
-// it goes back to the customer: a negative amount, or the entry the
-// write makes on the customer's chosen method is a refund or holds the
-// figure negative. after is the write's result (on a fork before the
-// yes).
+// before the yes, or as it is once done, with who pays whom when it
+// moves money (model.WriteModel.GoesBack: a negative amount is said as
+// its magnitude coming back). after is the write's result (on a fork
+// before the yes).
 func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) string {
-	bank, refund := figureWillBe, figureRefundWillBe
-	if done {
-		bank, refund = figureIs, figureRefundIs
-		if model.IsMoney(name) {
-			bank = figureIsMoney
-		}
-	}
-	what := model.Words(name)
-	back, to := false, ""
+	back, via := g.w.GoesBack(a.before(g), after, g.args, name, raw)
 	if n, ok := model.Number(raw); ok && n < 0 {
-		back, raw = true, -n
+		raw = -n
 	}
-	for _, p := range g.w.Params {
-		if p.Source != model.SrcChoose || g.args[p.Name] == nil {
-			continue
-		}
-		if e := newEntry(a.before(g), after, tools.Text(p.Chosen(g.args[p.Name]))); e != nil {
-			back = back || isRefund(e) || holdsNegative(e, raw)
-			if m := a.methodText(g, p); m != "" {
-				to = " to " + m
-			}
-			break
+	to := ""
+	if via != nil {
+		if m := a.methodText(g, via); m != "" {
+			to = " to " + m
 		}
 	}
-	if back && !strings.Contains(what, "refund") {
-		return a.say(refund, map[string]string{"what": what, "value": model.SayValue(name, raw), "to": to})
+	bank := figureWillBe
+	switch way := figureWay(name, raw, back); {
+	case way == sayPlain && done && model.IsMoney(name):
+		bank = figureIsMoney
+	case way == sayPlain && done:
+		bank = figureIs
+	case way == sayPlain:
+	case (way == sayBack || way == sayBackNamed) && done:
+		bank = figureRefundIs
+	case way == sayBackNamed:
+		bank = figureRefundNamedWillBe
+	case way == sayBack:
+		bank = figureRefundWillBe
+	case done:
+		bank = figureChargeIs
+	case way == sayMore:
+		bank = figureMoreWillBe
+	default:
+		bank = figureChargeWillBe
 	}
-	return a.say(bank, map[string]string{"what": what, "value": model.SayValue(name, raw)})
+	return a.say(bank, map[string]string{"what": model.Words(name), "value": model.SayValue(name, raw), "to": to})
 }
 
 // methodText names the customer's method a choose argument holds, in

@@ -2,51 +2,6 @@ package agent
 
 import "testing"
 
-// TestMoneyEntry: the record a write makes for the money it moves with
-// the customer's method is the new one that names the method, and it
-// says a refund by its words or by holding the figure negative.
-func TestMoneyEntry(t *testing.T) {
-	before := map[string]any{"order_id": "#W1", "payment_history": []any{
-		map[string]any{"transaction_type": "payment", "amount": 100.0, "payment_method_id": "card_1"},
-	}}
-	for _, tc := range []struct {
-		name   string
-		after  any
-		id     string
-		figure any
-		found  bool
-		refund bool
-	}{
-		{"a refund entry", map[string]any{"order_id": "#W1", "payment_history": []any{
-			map[string]any{"transaction_type": "payment", "amount": 100.0, "payment_method_id": "card_1"},
-			map[string]any{"transaction_type": "refund", "amount": 11.07, "payment_method_id": "card_1"},
-		}}, "card_1", 11.07, true, true},
-		{"a payment entry", map[string]any{"order_id": "#W1", "payment_history": []any{
-			map[string]any{"transaction_type": "payment", "amount": 100.0, "payment_method_id": "card_1"},
-			map[string]any{"transaction_type": "payment", "amount": 11.07, "payment_method_id": "card_1"},
-		}}, "card_1", 11.07, true, false},
-		{"the figure held negative", map[string]any{"order_id": "#W1", "exchange_payment_method_id": "card_2", "exchange_price_difference": -6.78},
-			"card_2", 6.78, true, true},
-		{"the figure held positive", map[string]any{"order_id": "#W1", "exchange_payment_method_id": "card_2", "exchange_price_difference": 6.78},
-			"card_2", 6.78, true, false},
-		{"only the entry that was there", before, "card_1", 100.0, false, false},
-		{"another method", map[string]any{"payment_history": []any{map[string]any{"transaction_type": "refund", "amount": 5.0, "payment_method_id": "card_9"}}},
-			"card_1", 5.0, false, false},
-	} {
-		e := newEntry(before, tc.after, tc.id)
-		if (e != nil) != tc.found {
-			t.Errorf("%s: entry %v, want found %v", tc.name, e, tc.found)
-			continue
-		}
-		if e == nil {
-			continue
-		}
-		if got := isRefund(e) || holdsNegative(e, tc.figure); got != tc.refund {
-			t.Errorf("%s: refund %v, want %v (%v)", tc.name, got, tc.refund, e)
-		}
-	}
-}
-
 // TestSoleNumber: a record's balance is its only number; a record with
 // none or several has no balance to compare.
 func TestSoleNumber(t *testing.T) {

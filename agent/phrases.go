@@ -150,33 +150,3 @@ var slotOptions = []string{
 	"{The options are|You can choose|You can pick|The choices are|It can be|Possible answers are|Pick one of} <opts>.",
 	"{It's one of|Choose from|I can take} <opts>{.|, whichever you like.| — just say which.}",
 }
-
-// figureWillBe states a figure before the yes, figureIs after the write;
-// the value is always said as it is, for the outputs check.
-var figureWillBe = []string{
-	"{The <what> will be|The <what> comes to|That makes the <what>|The <what> would be|So the <what> is} <value>.",
-}
-
-// figureRefundWillBe states, before the yes, a figure that is money
-// coming back to the customer (a negative price difference, a payment
-// entry that is a refund): never "-$325", never a "price difference"
-// the customer would read as a charge. <to> is " to <method>" or "".
-var figureRefundWillBe = []string{
-	"{The <what> is|The <what> comes to} <value> in your favour{, so it goes back<to>|, refunded<to>|: that much comes back<to>}.",
-	"{<value> will go back|You'll be refunded <value>|That's a refund of <value>}<to>{, the <what>|}.",
-}
-
-// figureRefundIs reports such a figure after the write.
-var figureRefundIs = []string{
-	"{<value> is going back|A refund of <value> is on its way|<value> has been refunded|You've been refunded <value>}<to>.",
-	"{The <what> came to|The <what> was} <value> in your favour{, refunded<to>|, so that comes back<to>}.",
-}
-
-// An id or a status neither "came to" nor is "final"; an amount does.
-var figureIs = []string{
-	"{The <what> is|The <what> is|For your records, the <what> is} <value>.",
-}
-
-var figureIsMoney = []string{
-	"{The <what> is|The <what> came to|The <what> was} <value>.",
-}

@@ -152,12 +152,15 @@ func (e *expr) eval(scopes map[string]any) (float64, error) {
 	return math.Round(total*100) / 100, nil
 }
 
-// evalOutput computes a NAME=EXPR output.
-func evalOutput(spec string, scopes map[string]any) (string, float64, error) {
+// evalOutput computes a NAME=EXPR output, parsed already as e (nil:
+// parsed here).
+func evalOutput(spec string, e *expr, scopes map[string]any) (string, float64, error) {
 	name, src, _ := strings.Cut(spec, "=")
-	e, err := parseExpr(src)
-	if err != nil {
-		return "", 0, err
+	if e == nil {
+		var err error
+		if e, err = parseExpr(src); err != nil {
+			return "", 0, err
+		}
 	}
 	v, err := e.eval(scopes)
 	return strings.TrimSpace(name), v, err

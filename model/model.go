@@ -307,6 +307,9 @@ type WriteModel struct {
 	// Allows are the policy's allow rules on the write (pack.RuleAllow).
 	Allows []*AllowModel
 	param  map[string]*ParamModel
+	// outputExprs are the NAME=EXPR outputs parsed, by spec: the
+	// generator, the agent and the verifier compute them for every write.
+	outputExprs map[string]*expr
 	// onBase keeps Accepts' answers on a pristine state: the generator
 	// asks it of the same targets in task after task, and each answer
 	// runs the pack's Starlark (nil: nothing kept). It maps the JSON of
@@ -1742,10 +1745,15 @@ func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, e
 		}
 	}
 	for _, o := range w.Outputs {
-		if _, expr, ok := strings.Cut(o, "="); ok {
-			if _, err := parseExpr(expr); err != nil {
+		if _, src, ok := strings.Cut(o, "="); ok {
+			e, err := parseExpr(src)
+			if err != nil {
 				return nil, fmt.Errorf("outputs: %q: %w", o, err)
 			}
+			if w.outputExprs == nil {
+				w.outputExprs = map[string]*expr{}
+			}
+			w.outputExprs[o] = e
 		}
 	}
 	return w, nil

@@ -49,7 +49,7 @@ func (m *Model) OutputsOf(w *WriteModel, sc Scopes) ([]NamedValue, error) {
 	if len(w.Outputs) > 0 {
 		for _, spec := range w.Outputs {
 			if strings.Contains(spec, "=") {
-				name, v, err := evalOutput(spec, sc.named())
+				name, v, err := evalOutput(spec, w.outputExprs[spec], sc.named())
 				if err != nil {
 					return nil, fmt.Errorf("output %s: %w", spec, err)
 				}

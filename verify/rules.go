@@ -42,6 +42,9 @@ type call struct {
 	refused    bool
 	// permit runs the allow rules on the write's state before it.
 	permit permitter
+	// figures are a write's disclosed figures as it did them (nil: none
+	// computed, as for a call the tool rejected).
+	figures []figure
 }
 
 // replayed is the dialogue's calls run again on a fresh state: the state
@@ -78,9 +81,17 @@ func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed 
 					}
 				}
 				cl.permit = permitOn(ctx, w, st, cl.args)
+				var sc *model.Scopes
+				if w != nil && len(v.d.Model.Disclosed(w.Name)) > 0 {
+					s := v.d.Model.CallScopes(st, w, cl.args)
+					sc = &s
+				}
 				before := st.Hash()
 				res := v.d.Tools.Exec(ctx, st, c.Function.Name, c.Function.Arguments)
 				cl.failed = res.Err
+				if sc != nil && !cl.failed {
+					cl.figures = figuresOf(w, v.d.Model, *sc, cl.args, res)
+				}
 				cl.refused = res.Err && w != nil && w.RefusedBy(res.Output)
 				cl.changed = st.Hash() != before
 			}
@@ -254,106 +265,11 @@ func idValues(v any) []string {
 	return nil
 }
 
-// proposalBefore is the agent's last words before the customer's yes that
-// preceded message i: where a write's details, figures and reminders
-// must be.
-func proposalBefore(tr *record.Trajectory, i int) (text string, yes int) {
-	yes = -1
-	for j := i - 1; j >= 0; j-- {
-		m := tr.Messages[j]
-		if yes < 0 {
-			if m.Role == "user" {
-				yes = j
-			}
-			continue
-		}
-		if m.Role == "assistant" && m.Content != "" {
-			return m.Content, yes
-		}
-	}
-	return "", yes
-}
-
-// A number as text writes it: "1,038", "12.50", "-435", "-$435".
-var numberPattern = regexp.MustCompile(`-?\$?\d[\d,]*(?:\.\d+)?`)
-
-// figureForm makes a number as text one ParseFloat reads.
-var figureForm = strings.NewReplacer(",", "", "$", "")
-
-// statesFigure reports whether text states the number v (commas, a
-// currency sign and trailing zeros aside); a negative amount is stated
-// as its magnitude in words that say it comes back (SaysRefund).
-func statesFigure(text, v string) bool {
-	want, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimPrefix(v, "$"), ",", ""), 64)
-	if err != nil {
-		return strings.Contains(strings.ToLower(text), strings.ToLower(v))
-	}
-	back := want < 0 && SaysRefund(text)
-	for _, n := range numberPattern.FindAllString(text, -1) {
-		got, err := strconv.ParseFloat(figureForm.Replace(n), 64)
-		if err == nil && (abs(got-want) < 0.005 || back && abs(got+want) < 0.005) {
-			return true
-		}
-	}
-	return false
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// disclosed: each write of the rule's tool was proposed with its figures,
-// and they are the ground truth's (which the state check holds the
-// write to). A call the tool rejected was an attempt at the next
-// ground-truth write of the tool, and moved money the customer was owed
-// the figure of just the same: a gift card proposed without the price
-// difference, then rejected for its balance, fails here. A blueprint
-// without the figures (a task made elsewhere that records none) cannot
-// be judged and passes.
-func disclosed(r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
-	k := 0
-	for _, c := range calls {
-		if c.name != r.Tool || !c.write {
-			continue
-		}
-		goal := nthGoal(bp, r.Tool, k)
-		if !c.failed {
-			k++
-		}
-		text, _ := proposalBefore(tr, c.msg)
-		for _, o := range bp.Outputs {
-			if o.Goal != goal || !slices.Contains(r.Figures, o.Name) {
-				continue
-			}
-			if !statesFigure(text, o.Value) {
-				return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the " + model.Words(o.Name) + " (" + o.Value + ") being stated first"
-			}
-		}
-	}
-	return ""
-}
-
-// nthGoal is the goal of the k-th ground-truth write of a tool (-1: none).
-func nthGoal(bp *record.Blueprint, tool string, k int) int {
-	for _, a := range bp.Actions {
-		if a.Kind == record.KindWrite && a.Tool == tool {
-			if k == 0 {
-				return a.Goal
-			}
-			k--
-		}
-	}
-	return -1
-}
-
 // fromCustomer: each text value of the rule's arguments was said by the
-// customer before the write. An argument of ids the customer picks
-// among a record's sub-records (the items to return) is held to the
-// sub-record the customer must have named: its first described field
-// ("Wireless Earbuds"), as a tool result showed it.
+// customer before the yes to the write. An argument of ids the customer
+// picks among a record's sub-records (the items to return) is held to
+// the sub-record the customer must have named: its first described
+// field ("Wireless Earbuds"), as a tool result showed it.
 func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.Trajectory, calls []call) string {
 	ids := identityWords(m, bp, calls)
 	results := map[int]any{} // namedAs' decoded tool results, by message
@@ -361,8 +277,11 @@ func fromCustomer(m *model.Model, r pack.Rule, bp *record.Blueprint, tr *record.
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
 		}
+		// What the customer said before the yes: a value first said in
+		// the yes itself was in the proposal before the customer gave it.
+		_, yes := proposalBefore(tr, c.msg)
 		var heard strings.Builder
-		for _, m := range tr.Messages[:c.msg] {
+		for _, m := range tr.Messages[:max(yes, 0)] {
 			if m.Role == "user" {
 				heard.WriteString(withoutIdentity(strings.ToLower(m.Content), ids))
 				heard.WriteByte('\n')
@@ -599,24 +518,28 @@ func messaged(r pack.Rule, tr *record.Trajectory, calls []call) string {
 	return ""
 }
 
-// saidBefore: before the yes to each write of the rule's tool, the agent
-// said one of its phrases.
+// saidBefore: before the yes to each write of the rule's tool, and
+// after the last write of it that went through, the agent said one of
+// its phrases: a reminder said for the first of two exchanges does not
+// guard the second, and one said after a yes guards no write before it.
 func saidBefore(r pack.Rule, tr *record.Trajectory, calls []call) string {
+	from := 0 // the first message that can guard the next write
 	for _, c := range calls {
 		if c.name != r.Tool || !c.write || c.failed {
 			continue
 		}
 		_, yes := proposalBefore(tr, c.msg)
 		said := false
-		for _, m := range tr.Messages[:max(yes, 0)] {
+		for _, m := range tr.Messages[min(from, max(yes, 0)):max(yes, 0)] {
 			if m.Role == "assistant" && pack.SaysAny(m.Content, r.Phrases) {
 				said = true
 				break
 			}
 		}
 		if !said {
-			return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the agent saying " + strconv.Quote(r.Text)
+			return "message " + strconv.Itoa(c.msg) + ": " + r.Tool + " was confirmed without the agent saying " + strconv.Quote(r.Text) + " before the yes"
 		}
+		from = c.msg + 1
 	}
 	return ""
 }

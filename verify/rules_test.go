@@ -163,7 +163,27 @@ func failed(v record.Verdict) []string {
 
 var dollars = regexp.MustCompile(`-?\$\d+(\.\d+)?`)
 
-var figureSentence = regexp.MustCompile(`(The [a-z ]+ (will be|comes to|would be)|That makes the [a-z ]+|So the [a-z ]+ is) [^.]*\.\d*\.?`)
+// reported are the amounts the agent's first words after the write at
+// message i state: the write's figures, as said once it is done.
+func reported(tr *record.Trajectory, i int) []string {
+	for _, m := range tr.Messages[i+1:] {
+		if m.Role == "assistant" && m.Content != "" {
+			return dollars.FindAllString(m.Content, -1)
+		}
+	}
+	return nil
+}
+
+// withoutAmounts drops the sentences of text that state one of amounts.
+func withoutAmounts(text string, amounts []string) string {
+	var keep []string
+	for _, s := range sentences(text) {
+		if !slices.ContainsFunc(dollars.FindAllString(s, -1), func(a string) bool { return slices.Contains(amounts, a) }) {
+			keep = append(keep, s)
+		}
+	}
+	return strings.TrimSpace(strings.Join(keep, ""))
+}
 
 // Each policy rule rejects a hand-edited dialogue that breaks it, by
 // the rule's name, and passes the clean dialogue it was edited from.
@@ -186,26 +206,28 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 		writes   int
 	}{
 		{"refund not stated before the yes", retail, "cancel_pending_order", "", "rule:disclose:cancel_refund", func(t *testing.T, tr *record.Trajectory) {
-			p := proposalAt(tr, callAt(tr, "cancel_pending_order"))
-			tr.Messages[p].Content = figureSentence.ReplaceAllString(tr.Messages[p].Content, "")
+			i := callAt(tr, "cancel_pending_order")
+			p := proposalAt(tr, i)
+			tr.Messages[p].Content = withoutAmounts(tr.Messages[p].Content, reported(tr, i))
 		}, 0},
 		{"a wrong refund stated", retail, "cancel_pending_order", "", "rule:disclose:cancel_refund", func(t *testing.T, tr *record.Trajectory) {
-			p := proposalAt(tr, callAt(tr, "cancel_pending_order"))
-			tr.Messages[p].Content = figureSentence.ReplaceAllString(tr.Messages[p].Content, "The refund will be $1.01.")
+			i := callAt(tr, "cancel_pending_order")
+			p := proposalAt(tr, i)
+			tr.Messages[p].Content = "The refund will be $1.01. " + withoutAmounts(tr.Messages[p].Content, reported(tr, i))
 		}, 0},
 		{"booking total not stated", airline, "book_reservation", "", "rule:disclose:booking_total", func(t *testing.T, tr *record.Trajectory) {
-			p := proposalAt(tr, callAt(tr, "book_reservation"))
-			text := tr.Messages[p].Content
+			i := callAt(tr, "book_reservation")
+			p := proposalAt(tr, i)
+			amounts := reported(tr, i)
+			text := withoutAmounts(tr.Messages[p].Content, amounts)
 			// The amount goes wherever it is said: for one passenger the
 			// itinerary's price is the total.
-			for _, figure := range figureSentence.FindAllString(text, -1) {
-				if amount := dollars.FindString(figure); amount != "" {
-					text = strings.ReplaceAll(text, amount+" ", "an amount ")
-					text = strings.ReplaceAll(text, amount+",", "an amount,")
-					text = strings.ReplaceAll(text, amount+")", "an amount)")
-				}
+			for _, amount := range amounts {
+				text = strings.ReplaceAll(text, amount+" ", "an amount ")
+				text = strings.ReplaceAll(text, amount+",", "an amount,")
+				text = strings.ReplaceAll(text, amount+")", "an amount)")
 			}
-			tr.Messages[p].Content = figureSentence.ReplaceAllString(text, "")
+			tr.Messages[p].Content = text
 		}, 0},
 		{"a write the tool rejected, proposed without its figure", airline, "book_reservation", "", "rule:disclose:booking_total", func(t *testing.T, tr *record.Trajectory) {
 			// The agent before it read a choice's failure on a fork: it

@@ -512,16 +512,6 @@ func saysNormalised(text, want string) bool {
 	return neg && mag != "" && strings.Contains(text, mag) && SaysRefund(text)
 }
 
-// refundWords say that money goes back to the customer.
-var refundWords = []string{"refund", " back", "in your favour", "in your favor"}
-
-// SaysRefund reports whether a message says money comes back to the
-// customer.
-func SaysRefund(text string) bool {
-	low := strings.ToLower(text)
-	return slices.ContainsFunc(refundWords, func(w string) bool { return strings.Contains(low, w) })
-}
-
 // outputs checks that the agent said every required output, compared as
 // τ-bench does: case and commas aside (23,553 says 23553); and a sign
 // before a currency sign, which τ-bench's agents never write, as before

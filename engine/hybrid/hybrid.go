@@ -193,7 +193,13 @@ func acceptRewrite(speaker, orig, rewrite string, entities []string) bool {
 			return false
 		}
 	}
-	return speaker != "user" || verify.Affirmative(rewrite) == verify.Affirmative(orig)
+	if speaker != "user" {
+		// Who pays whom is part of an amount (the disclose check reads
+		// it): a charge said as a plain amount is consent to nothing.
+		return !strings.Contains(orig, "$") ||
+			(!verify.SaysCharge(orig) || verify.SaysCharge(rewrite)) && (!verify.SaysRefund(orig) || verify.SaysRefund(rewrite))
+	}
+	return verify.Affirmative(rewrite) == verify.Affirmative(orig)
 }
 
 // Dialogue writes the instruction (with Instructions "llm"), plays the

@@ -47,6 +47,10 @@ func TestAcceptRewrite(t *testing.T) {
 		{"user", "Cancel #W1.", "Please cancel #W1 for me.", []string{"#W1"}, true},
 		{"user", "Cancel #W1.", "Please cancel it for me.", []string{"#W1"}, false},
 		{"assistant", "Refund $3.20.", "You'll get $3.20 back.", []string{"$3.20"}, true},
+		{"assistant", "You'll be charged $5 more.", "The difference is $5.", []string{"$5"}, false},
+		{"assistant", "You'll be refunded $5.", "The difference is $5.", []string{"$5"}, false},
+		{"assistant", "You'll be charged $5 more.", "You'll pay an extra $5.", []string{"$5"}, true},
+		{"assistant", "Is there more I can do?", "Anything else?", nil, true},
 		{"assistant", "Bye.", "", nil, false},
 		{"user", "Thanks.", "Thanks ###STOP###", nil, false},
 	}
