@@ -589,9 +589,37 @@ func derivedNames(method, path string) []string {
 	if last < 0 {
 		return []string{full}
 	}
-	noun := pathWord(segs[last].Lit)
+	verb, noun := pathVerb(method, segs, last, item)
+	if noun != "" && (item || verb != "list") {
+		noun = singular(noun)
+	}
+	if noun != "" {
+		words = append(words, noun)
+	}
+	words = append(words, outerWords(segs, last)...)
+	var out []string
+	for n := 1; n <= len(words); n++ {
+		parts := []string{verb}
+		for i := n - 1; i >= 0; i-- {
+			parts = append(parts, words[i])
+		}
+		out = append(out, identName(strings.Join(parts, "_"), method))
+	}
+	if len(words) == 0 {
+		out = append(out, identName(verb, method))
+	}
+	// A nested resource reads better with its parent: list_pet_photos.
+	if len(words) >= 2 && segs[last-1].Param != "" || len(words) >= 2 && !item && last > 0 && segs[last-1].Lit != "" {
+		out = out[1:]
+	}
+	return append(out, full)
+}
+
+// pathVerb is the verb a method on the path's last literal names, and the
+// noun the name keeps (none when the literal is itself the action).
+func pathVerb(method string, segs []segment, last int, item bool) (verb, noun string) {
+	noun = pathWord(segs[last].Lit)
 	plural := singular(noun) != noun
-	verb := ""
 	switch method {
 	case "get":
 		verb = "get"
@@ -619,14 +647,13 @@ func derivedNames(method, path string) []string {
 	default:
 		verb = method
 	}
-	if noun != "" && (item || verb != "list") {
-		noun = singular(noun)
-	}
-	if noun != "" {
-		words = append(words, noun)
-	}
-	// Outer resources: literals before the noun, each made singular
-	// when an id follows it (the parent record).
+	return verb, noun
+}
+
+// outerWords are the literals before the noun, innermost first, each made
+// singular when an id follows it (the parent record).
+func outerWords(segs []segment, last int) []string {
+	var words []string
 	for i := last - 1; i >= 0; i-- {
 		if segs[i].Lit == "" {
 			continue
@@ -637,22 +664,7 @@ func derivedNames(method, path string) []string {
 		}
 		words = append(words, w)
 	}
-	var out []string
-	for n := 1; n <= len(words); n++ {
-		parts := []string{verb}
-		for i := n - 1; i >= 0; i-- {
-			parts = append(parts, words[i])
-		}
-		out = append(out, identName(strings.Join(parts, "_"), method))
-	}
-	if len(words) == 0 {
-		out = append(out, identName(verb, method))
-	}
-	// A nested resource reads better with its parent: list_pet_photos.
-	if len(words) >= 2 && segs[last-1].Param != "" || len(words) >= 2 && !item && last > 0 && segs[last-1].Lit != "" {
-		out = out[1:]
-	}
-	return append(out, full)
+	return words
 }
 
 // pathWord is a path segment in snake case ("1-clicks" → "1_clicks").
