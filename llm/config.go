@@ -148,6 +148,11 @@ type Price struct {
 	Output float64 `json:"output"`
 }
 
+// Cost is the price of the tokens, in USD.
+func (p Price) Cost(prompt, completion int64) float64 {
+	return (float64(prompt)*p.Input + float64(completion)*p.Output) / 1e6
+}
+
 // Defaults.
 const (
 	DefaultAPIKeyEnv      = "OPENAI_API_KEY"
