@@ -134,43 +134,8 @@ func buildOp(conv *converter, r rawOp) *op {
 		return n
 	}
 
-	// Parameters: the path item's, overridden by the operation's.
-	type pkey struct{ name, in string }
-	params := map[pkey]*yaml.Node{}
-	var order []pkey
-	for _, owner := range []*yaml.Node{r.PathNode, r.Node} {
-		list := get(owner, "parameters")
-		if list == nil || list.Kind != yaml.SequenceNode {
-			continue
-		}
-		for _, pn := range list.Content {
-			p, err := conv.followRef(pn)
-			if err != nil {
-				o.broken(err)
-				continue
-			}
-			if p == nil || p.Kind != yaml.MappingNode {
-				continue
-			}
-			k := pkey{str(p, "name"), str(p, "in")}
-			if k.name == "" {
-				o.warn("a parameter without a name (line %d) is skipped", p.Line)
-				continue
-			}
-			if _, seen := params[k]; !seen {
-				order = append(order, k)
-			}
-			params[k] = p
-		}
-	}
-	template := map[string]bool{}
-	var templOrder []string
-	for _, m := range templateRE.FindAllStringSubmatch(r.Path, -1) {
-		if !template[m[1]] {
-			template[m[1]] = true
-			templOrder = append(templOrder, m[1])
-		}
-	}
+	params, order := o.parameters(conv, r)
+	template, templOrder := templateNames(r.Path)
 	declared := map[string]bool{}
 	// Path parameters first, in template order, so names of URL ids win
 	// collisions with body fields.
@@ -215,6 +180,56 @@ func buildOp(conv *converter, r rawOp) *op {
 	o.body(conv, claim)
 	o.Params = paramsSchema(o.Args)
 	return o
+}
+
+// pkey names a parameter by name and location.
+type pkey struct{ name, in string }
+
+// parameters are the path item's parameters, overridden by the
+// operation's, and their first-seen order.
+func (o *op) parameters(conv *converter, r rawOp) (map[pkey]*yaml.Node, []pkey) {
+	params := map[pkey]*yaml.Node{}
+	var order []pkey
+	for _, owner := range []*yaml.Node{r.PathNode, r.Node} {
+		list := get(owner, "parameters")
+		if list == nil || list.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, pn := range list.Content {
+			p, err := conv.followRef(pn)
+			if err != nil {
+				o.broken(err)
+				continue
+			}
+			if p == nil || p.Kind != yaml.MappingNode {
+				continue
+			}
+			k := pkey{str(p, "name"), str(p, "in")}
+			if k.name == "" {
+				o.warn("a parameter without a name (line %d) is skipped", p.Line)
+				continue
+			}
+			if _, seen := params[k]; !seen {
+				order = append(order, k)
+			}
+			params[k] = p
+		}
+	}
+	return params, order
+}
+
+// templateNames are the parameters a URL template names, as a set and in
+// order.
+func templateNames(path string) (map[string]bool, []string) {
+	template := map[string]bool{}
+	var order []string
+	for _, m := range templateRE.FindAllStringSubmatch(path, -1) {
+		if !template[m[1]] {
+			template[m[1]] = true
+			order = append(order, m[1])
+		}
+	}
+	return template, order
 }
 
 func inRank(in string) int {
