@@ -288,23 +288,11 @@ func produce(ctx context.Context, cfg Config, d *domain.Domain, gen *blueprints.
 	if err != nil {
 		return err
 	}
-	var indices []int
-	for _, c := range todo {
-		for i := c * cfg.ChunkSize; i < min((c+1)*cfg.ChunkSize, cfg.N); i++ {
-			indices = append(indices, i)
-		}
-	}
+	indices := blueprintIndices(todo, cfg.ChunkSize, cfg.N)
 	if prog != nil {
 		prog.Start(len(indices), min(resumed*cfg.ChunkSize, cfg.N))
 	}
-	// The window bounds the results held for in-order writing. Dialogues
-	// that wait on the network vary a lot in length: a wide window keeps
-	// the pool busy behind a slow one.
-	opts := pool.Options{Workers: cfg.Workers, Window: cfg.Workers * 32}
-	if w, ok := eng.(engine.Waiting); ok {
-		opts.Workers = w.InFlight()
-		opts.Window = opts.Workers * 8
-	}
+	opts := poolOptions(cfg.Workers, eng)
 	budgeted, _ := eng.(engine.Budgeted)
 	metered, _ := eng.(engine.Metered)
 	// cpu bounds generation to --workers however many dialogues wait.
@@ -376,17 +364,48 @@ func produce(ctx context.Context, cfg Config, d *domain.Domain, gen *blueprints.
 		}
 		return nil
 	}
-	if err := pool.Run(ctx, len(indices), opts, func(ctx context.Context, k int) item { return process(ctx, indices[k]) }, deliver); err != nil {
-		var bs *budgetStop
-		if errors.As(err, &bs) && ctx.Err() == nil {
-			return bs
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("run interrupted; finished chunks are kept in %s — rerun the same command to continue: %w", work, ctx.Err())
-		}
-		return err
+	err = pool.Run(ctx, len(indices), opts, func(ctx context.Context, k int) item { return process(ctx, indices[k]) }, deliver)
+	return stopError(ctx, err, work)
+}
+
+// stopError is why the pool stopped: the budget, an interrupt (the
+// finished chunks kept), or a failure; nil when it finished.
+func stopError(ctx context.Context, err error, work string) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	var bs *budgetStop
+	if errors.As(err, &bs) && ctx.Err() == nil {
+		return bs
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("run interrupted; finished chunks are kept in %s — rerun the same command to continue: %w", work, ctx.Err())
+	}
+	return err
+}
+
+// blueprintIndices are the blueprints of the chunks to do, in order.
+func blueprintIndices(todo []int, chunkSize, n int) []int {
+	var indices []int
+	for _, c := range todo {
+		for i := c * chunkSize; i < min((c+1)*chunkSize, n); i++ {
+			indices = append(indices, i)
+		}
+	}
+	return indices
+}
+
+// poolOptions size the worker pool for the engine. The window bounds the
+// results held for in-order writing. Dialogues that wait on the network
+// vary a lot in length: a wide window keeps the pool busy behind a slow
+// one.
+func poolOptions(workers int, eng engine.Engine) pool.Options {
+	opts := pool.Options{Workers: workers, Window: workers * 32}
+	if w, ok := eng.(engine.Waiting); ok {
+		opts.Workers = w.InFlight()
+		opts.Window = opts.Workers * 8
+	}
+	return opts
 }
 
 // finish makes the records of a played blueprint: its JSON, and the SFT
