@@ -146,8 +146,6 @@ func splitRank(split string) int {
 
 func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*reportData, error) {
 	m := doc.m
-	policy := ""
-	dist := distributions{writes: map[int]int{}, evidence: map[int]int{}, msgs: map[int]int{}, calls: map[int]int{}, failures: map[string]int{}}
 	data := &reportData{
 		Title:    fmt.Sprintf("synth release · %s", m.Domain.Name),
 		Subtitle: fmt.Sprintf("synth %s · domain %s %s · seed %d · state %s", m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed, short(m.Domain.StateHash)),
@@ -155,51 +153,20 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 	if len(doc.problems) > 0 {
 		data.Notes = append(data.Notes, fmt.Sprintf("The manifest has %d problems; run synth validate on this release.", len(doc.problems)))
 	}
-	byKind := func(kind string) []entry {
-		var out []entry
-		for _, e := range doc.entries {
-			if e.kind == kind {
-				out = append(out, e)
-			}
-		}
-		slices.SortFunc(out, func(a, b entry) int {
-			return cmp.Or(cmp.Compare(splitRank(a.split), splitRank(b.split)), cmp.Compare(a.Path, b.Path))
-		})
-		return out
+	t := &sftTally{
+		data:    data,
+		dist:    distributions{writes: map[int]int{}, evidence: map[int]int{}, msgs: map[int]int{}, calls: map[int]int{}, failures: map[string]int{}},
+		meter:   corpus.NewMeter(),
+		labels:  release.NewCreditStats(),
+		bySplit: map[string]int{},
+		rows:    rows,
 	}
-	bySplit, dpoBySplit := map[string]int{}, map[string]int{}
-	meter := corpus.NewMeter()
-	labels := release.NewCreditStats()
-	for _, e := range byKind(kindSFT) {
+	for _, e := range entriesOf(doc, kindSFT) {
 		err := export.ScanSFT(filepath.Join(dir, filepath.FromSlash(e.Path)), func(r export.SFTRow) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if data.Total < languageSample {
-				meter.Add(r.Messages, r.Kind)
-			}
-			data.Total++
-			bySplit[e.split]++
-			dist.writes[int(r.NWrites)]++
-			for _, v := range r.Evidence {
-				dist.evidence[int(v)]++
-			}
-			dist.msgs[len(r.Messages)]++
-			calls := 0
-			for _, msg := range r.Messages {
-				calls += len(msg.ToolCalls)
-			}
-			dist.calls[calls]++
-			var l credit.Labels
-			if r.Labels != nil && json.Unmarshal(r.Labels, &l) == nil {
-				labels.Add(l, r.Engine)
-			}
-			if policy == "" && len(r.Messages) > 0 && r.Messages[0].Role == "system" {
-				policy = r.Messages[0].Content
-			}
-			if len(data.Dialogues) < rows {
-				data.Dialogues = append(data.Dialogues, dialogue(e.split, r, policy))
-			}
+			t.add(e.split, r)
 			return nil
 		})
 		if err != nil {
@@ -207,15 +174,16 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 		}
 	}
 	if data.Total > 0 {
-		sum := meter.Summary(5)
+		sum := t.meter.Summary(5)
 		data.Language = &sum
 	}
 	dpoPairs := 0
-	for _, e := range byKind(kindDPO) {
+	dpoBySplit := map[string]int{}
+	for _, e := range entriesOf(doc, kindDPO) {
 		err := export.ScanDPO(filepath.Join(dir, filepath.FromSlash(e.Path)), func(r export.DPORow) error {
 			dpoPairs++
 			dpoBySplit[e.split]++
-			dist.failures[r.Failure]++
+			t.dist.failures[r.Failure]++
 			return ctx.Err()
 		})
 		if err != nil {
@@ -223,13 +191,13 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 		}
 	}
 	data.Shown = len(data.Dialogues)
-	data.Policy = policy
+	data.Policy = t.policy
 	c := m.Counts
 	data.Counts = []stat{
 		{"blueprints", strconv.Itoa(c.Blueprints), ""},
 		{"verified", strconv.Itoa(c.Verified), ""},
 		{"rejected", strconv.Itoa(c.Rejected), ""},
-		{"SFT rows", strconv.Itoa(data.Total), splitNote(bySplit)},
+		{"SFT rows", strconv.Itoa(data.Total), splitNote(t.bySplit)},
 		{"DPO pairs", strconv.Itoa(dpoPairs), splitNote(dpoBySplit)},
 		{"files", strconv.Itoa(len(m.Files)), ""},
 	}
@@ -240,6 +208,7 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 		}
 		data.Config = append(data.Config, stat{Label: k, Value: strings.Trim(string(v), `"`)})
 	}
+	dist := t.dist
 	data.Charts = []*chart{
 		histogram("writes", "Writes per task", "write decisions in a task", "tasks", dist.writes, 20),
 		histogram("reads", "Reads needed per write", "reads before a write's arguments are identifiable", "writes", dist.evidence, 20),
@@ -250,10 +219,66 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 	if dpoPairs > 0 {
 		data.Charts = append(data.Charts, categories("failures", "DPO failure types", "taxonomy label of each pair's rejected side", "pairs", dist.failures))
 	}
-	if labels.Rows > 0 {
-		addLabels(data, labels)
+	if t.labels.Rows > 0 {
+		addLabels(data, t.labels)
 	}
 	return data, nil
+}
+
+// entriesOf are the manifest's files of kind, by split, then path.
+func entriesOf(doc *manifestDoc, kind string) []entry {
+	var out []entry
+	for _, e := range doc.entries {
+		if e.kind == kind {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(splitRank(a.split), splitRank(b.split)), cmp.Compare(a.Path, b.Path))
+	})
+	return out
+}
+
+// sftTally gathers what the report shows of the SFT rows: counts and
+// distributions, the language sample, labels, the policy and the first
+// dialogues.
+type sftTally struct {
+	data    *reportData
+	dist    distributions
+	meter   *corpus.Meter
+	labels  *release.CreditStats
+	bySplit map[string]int
+	policy  string
+	rows    int
+}
+
+func (t *sftTally) add(split string, r export.SFTRow) {
+	data := t.data
+	if data.Total < languageSample {
+		t.meter.Add(r.Messages, r.Kind)
+	}
+	data.Total++
+	t.bySplit[split]++
+	t.dist.writes[int(r.NWrites)]++
+	for _, v := range r.Evidence {
+		t.dist.evidence[int(v)]++
+	}
+	t.dist.msgs[len(r.Messages)]++
+	calls := 0
+	for _, msg := range r.Messages {
+		calls += len(msg.ToolCalls)
+	}
+	t.dist.calls[calls]++
+	var l credit.Labels
+	if r.Labels != nil && json.Unmarshal(r.Labels, &l) == nil {
+		t.labels.Add(l, r.Engine)
+	}
+	if t.policy == "" && len(r.Messages) > 0 && r.Messages[0].Role == "system" {
+		t.policy = r.Messages[0].Content
+	}
+	if len(data.Dialogues) < t.rows {
+		data.Dialogues = append(data.Dialogues, dialogue(split, r, t.policy))
+	}
 }
 
 // addLabels shows what the rows' per-turn labels sum to: chain length,

@@ -79,26 +79,7 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	defer s.guard(e.Path, row, r.ID)
 	bad := func(check, format string, args ...any) { s.defects.add(e.Path, row, r.ID, check, format, args...) }
 
-	// The hashing is done before taking the lock, which the workers share.
-	seen := &sftSeen{file: e.Path, row: row}
-	if s.digests {
-		seen.digests = digestMessages(s.seed, r.Messages)
-	}
-	first, hasFirst := firstUser(r.Messages)
-	key := normalize(first)
-	s.mu.Lock()
-	s.sftRows++
-	s.sftBySplit[e.split]++
-	dupID := s.sftIDs[r.ID]
-	s.sftIDs[r.ID] = true
-	prev := s.sft[r.BlueprintID]
-	if prev == nil {
-		s.sft[r.BlueprintID] = seen
-	}
-	if hasFirst {
-		s.firsts[key] = append(s.firsts[key], firstSeen{split: e.split, file: e.Path, id: r.ID, text: first, row: row})
-	}
-	s.mu.Unlock()
+	dupID, prev := s.noteSFT(e, row, r)
 	if dupID {
 		bad("duplicate", "row id %q appears twice in sft/", r.ID)
 	}
@@ -150,32 +131,67 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	if !v.Passed {
 		return // the labels of a row that fails are moot
 	}
-	if r.Kind == record.KindRecovery && r.Labels != nil {
-		// The customer message that caught the mistake is the one input a
-		// row does not hold; its labels name it: the message after the
-		// pivotal proposal.
-		var at struct {
-			Pivotal int `json:"pivotal"`
-		}
-		c := -1
-		if json.Unmarshal(r.Labels, &at) == nil {
-			c = at.Pivotal + 1
-		}
-		if c < 1 || c >= len(r.Messages) || r.Messages[c].Role != "user" || r.Messages[c-1].Role != "assistant" {
-			bad("labels", "recovery row: pivotal %d is not an agent's turn the customer answers", c-1)
-			return
-		}
-		tr.Corrections = []int{c}
-		// Where the mistake starts is where the row departs from the
-		// oracle's dialogue, which the blueprint replays word for word.
-		oracle, err := embedded.Simulate(ctx, s.dom, info.bp, s.maxTurns)
-		if err != nil {
-			bad("labels", "recovery row: replaying the oracle's dialogue: %v", err)
-			return
-		}
-		tr.Departs = record.Departure(oracle.Messages, r.Messages)
+	if r.Kind == record.KindRecovery && r.Labels != nil && !s.recovery(ctx, bad, info.bp, tr, r) {
+		return
 	}
 	s.checkLabels(bad, info.bp, tr, v, r.Labels)
+}
+
+// noteSFT records a row's id, blueprint and first customer message under
+// the workers' lock; it reports whether the id was seen before and the
+// row its blueprint already had.
+func (s *state) noteSFT(e entry, row int, r export.SFTRow) (dupID bool, prev *sftSeen) {
+	// The hashing is done before taking the lock, which the workers share.
+	seen := &sftSeen{file: e.Path, row: row}
+	if s.digests {
+		seen.digests = digestMessages(s.seed, r.Messages)
+	}
+	first, hasFirst := firstUser(r.Messages)
+	key := normalize(first)
+	s.mu.Lock()
+	s.sftRows++
+	s.sftBySplit[e.split]++
+	dupID = s.sftIDs[r.ID]
+	s.sftIDs[r.ID] = true
+	prev = s.sft[r.BlueprintID]
+	if prev == nil {
+		s.sft[r.BlueprintID] = seen
+	}
+	if hasFirst {
+		s.firsts[key] = append(s.firsts[key], firstSeen{split: e.split, file: e.Path, id: r.ID, text: first, row: row})
+	}
+	s.mu.Unlock()
+	return dupID, prev
+}
+
+// recovery marks where a recovery row's mistake is caught and where it
+// departs from the oracle's dialogue; false when its labels or the
+// replay fail (reported).
+func (s *state) recovery(ctx context.Context, bad func(check, format string, args ...any), bp *record.Blueprint, tr *record.Trajectory, r export.SFTRow) bool {
+	// The customer message that caught the mistake is the one input a
+	// row does not hold; its labels name it: the message after the
+	// pivotal proposal.
+	var at struct {
+		Pivotal int `json:"pivotal"`
+	}
+	c := -1
+	if json.Unmarshal(r.Labels, &at) == nil {
+		c = at.Pivotal + 1
+	}
+	if c < 1 || c >= len(r.Messages) || r.Messages[c].Role != "user" || r.Messages[c-1].Role != "assistant" {
+		bad("labels", "recovery row: pivotal %d is not an agent's turn the customer answers", c-1)
+		return false
+	}
+	tr.Corrections = []int{c}
+	// Where the mistake starts is where the row departs from the
+	// oracle's dialogue, which the blueprint replays word for word.
+	oracle, err := embedded.Simulate(ctx, s.dom, bp, s.maxTurns)
+	if err != nil {
+		bad("labels", "recovery row: replaying the oracle's dialogue: %v", err)
+		return false
+	}
+	tr.Departs = record.Departure(oracle.Messages, r.Messages)
+	return true
 }
 
 // checkLabels compares a dialogue's stored credit labels with the ones

@@ -1,9 +1,9 @@
 package credit
 
 import (
-	"encoding/json"
-	"math"
 	"strconv"
+
+	"github.com/synth-data/synth/tools"
 )
 
 // MarshalJSON writes the labels as encoding/json would from their tags,
@@ -97,26 +97,12 @@ func appendList(b []byte, isNil bool, n int, elem func([]byte, int) []byte) []by
 	return append(b, ']')
 }
 
-// appendString writes a string that needs no escaping as it is, and
-// leaves any other to encoding/json (its escapes, HTML ones included).
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
+// appendString writes s as encoding/json does, HTML escapes included.
+func appendString(b []byte, s string) []byte { return tools.AppendString(b, s, true) }
 
-// appendFloat writes a float as encoding/json does; the exponent forms
-// it uses for very small and very large numbers are left to it.
+// appendFloat writes a float as encoding/json does (nothing for NaN or
+// an infinity, which the labels never hold).
 func appendFloat(b []byte, f float64) []byte {
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) || math.IsNaN(f) || math.IsInf(f, 0) {
-		q, _ := json.Marshal(f)
-		return append(b, q...)
-	}
-	return strconv.AppendFloat(b, f, 'f', -1, 64)
+	b, _ = tools.AppendJSON(b, f)
+	return b
 }

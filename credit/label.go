@@ -33,11 +33,6 @@ const (
 	ClassTransfer = "transfer"
 )
 
-// Classes lists every action class, tool calls first.
-func Classes() []string {
-	return []string{ClassRead, ClassWrite, ClassGeneric, ClassAsk, ClassConfirm, ClassInform, ClassRefuse, ClassTransfer}
-}
-
 // Where a write argument's value came from.
 const (
 	SourceTool = "tool" // a tool result, at Arg.At

@@ -66,12 +66,9 @@ func (p *provenance) tool(msg int, content string) {
 	p.tools = append(p.tools, toolMsg{msg: msg, raw: content})
 }
 
-// said reports whether a customer message holds the words, its
-// introduction aside (verify.WithoutIntroduction, the from_customer
-// rule's reading).
-func (p *provenance) said(words string) bool { return p.saidAfter(words, -1) }
-
-// saidAfter is said for the customer messages after message since.
+// saidAfter reports whether a customer message after message since holds
+// the words, its introduction aside (verify.WithoutIntroduction, the
+// from_customer rule's reading).
 func (p *provenance) saidAfter(words string, since int) bool {
 	w := strings.ToLower(words)
 	for _, u := range p.users {

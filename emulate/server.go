@@ -89,8 +89,6 @@ const (
 	domainCap = 8
 	// maxBody caps a request body; synth's largest prompts are tens of KB.
 	maxBody = 32 << 20
-	// shutdownGrace is how long a stopping server lets requests finish.
-	shutdownGrace = 10 * time.Second
 	// slowFloor is the least a slow-response fault takes.
 	slowFloor = 2 * time.Second
 )
@@ -193,23 +191,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // period to finish. It closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := httpbound.Server(s.handler, 0, slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		s.log.Warn("requests still running after the grace period; closing", "grace", shutdownGrace)
-		_ = hs.Close()
-	}
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
-	}
-	return nil
+	return httpbound.Serve(ctx, hs, ln, s.log, nil)
 }
 
 // Fault classes.

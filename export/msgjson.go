@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 )
 
 // AppendMessageJSON appends the canonical JSON object of m: the OpenAI
@@ -87,50 +87,8 @@ func AppendArguments(dst []byte, args string) []byte {
 
 // appendString appends s as a JSON string. <, > and & stay as they are
 // (encoding/json would write \u003c): the value is data, not HTML, and
-// prompts are full of tags. s is valid UTF-8 (the writer checks).
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		// U+2028 and U+2029 are valid JSON but end lines in JavaScript
-		// source; escaping them keeps the text safe to paste anywhere.
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// prompts are full of tags.
+func appendString(dst []byte, s string) []byte { return tools.AppendString(dst, s, false) }
 
 type wireToolCall struct {
 	ID       string `json:"id"`

@@ -49,20 +49,17 @@ func ScanDPO(path string, fn func(DPORow) error) error {
 }
 
 func readSFT(path string, mem memory.Allocator) ([]SFTRow, error) {
-	var rows []SFTRow
-	err := scanSFT(path, mem, func(r SFTRow) error {
-		rows = append(rows, r)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return rows, nil
+	return readAll(path, mem, scanSFT)
 }
 
 func readDPO(path string, mem memory.Allocator) ([]DPORow, error) {
-	var rows []DPORow
-	err := scanDPO(path, mem, func(r DPORow) error {
+	return readAll(path, mem, scanDPO)
+}
+
+// readAll collects every row a scan yields.
+func readAll[R any](path string, mem memory.Allocator, scan func(string, memory.Allocator, func(R) error) error) ([]R, error) {
+	var rows []R
+	err := scan(path, mem, func(r R) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -73,34 +70,29 @@ func readDPO(path string, mem memory.Allocator) ([]DPORow, error) {
 }
 
 func scanSFT(path string, mem memory.Allocator, fn func(SFTRow) error) error {
-	return scan(path, mem, "sft", []*arrow.Schema{sftSchemaRead(), SFTSchema(), sftSchemaReadV3(), sftSchemaV3(), sftSchemaReadV2(), sftSchemaV2(), SFTSchemaV1()}, func(rec arrow.RecordBatch) error {
-		c, err := newSFTColumns(rec)
-		if err != nil {
-			return err
-		}
-		for i := 0; i < int(rec.NumRows()); i++ {
-			r, err := c.row(i)
-			if err != nil {
-				return rowError{i, r.ID, err}
-			}
-			if err := fn(r); err != nil {
-				return callerError{err}
-			}
-		}
-		return nil
-	})
+	schemas := []*arrow.Schema{sftSchemaRead(), SFTSchema(), sftSchemaReadV3(), sftSchemaV3(), sftSchemaReadV2(), sftSchemaV2(), SFTSchemaV1()}
+	return scanRows(path, mem, "sft", schemas, newSFTColumns, func(r SFTRow) string { return r.ID }, fn)
 }
 
 func scanDPO(path string, mem memory.Allocator, fn func(DPORow) error) error {
-	return scan(path, mem, "dpo", []*arrow.Schema{dpoSchemaRead(), DPOSchema(), DPOSchemaV1()}, func(rec arrow.RecordBatch) error {
-		c, err := newDPOColumns(rec)
+	schemas := []*arrow.Schema{dpoSchemaRead(), DPOSchema(), DPOSchemaV1()}
+	return scanRows(path, mem, "dpo", schemas, newDPOColumns, func(r DPORow) string { return r.ID }, fn)
+}
+
+// scanRows decodes each record batch of a file of kind with the columns
+// open makes of it and calls fn on each row; id names a row that does
+// not decode.
+func scanRows[R any, C interface{ row(int) (R, error) }](path string, mem memory.Allocator, kind string, schemas []*arrow.Schema,
+	open func(arrow.RecordBatch) (C, error), id func(R) string, fn func(R) error) error {
+	return scan(path, mem, kind, schemas, func(rec arrow.RecordBatch) error {
+		c, err := open(rec)
 		if err != nil {
 			return err
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			r, err := c.row(i)
 			if err != nil {
-				return rowError{i, r.ID, err}
+				return rowError{i, id(r), err}
 			}
 			if err := fn(r); err != nil {
 				return callerError{err}

@@ -552,48 +552,32 @@ type sftBuilder struct {
 }
 
 func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
-	var (
-		b   sftBuilder
-		err error
-	)
-	field := func(i int) array.Builder {
-		if i < len(rb.Fields()) {
-			return rb.Field(i)
-		}
-		return nil
-	}
-	set := func(f func() error) {
-		if err == nil {
-			err = f()
-		}
-	}
-	strCol := func(dst **array.StringBuilder, i int) {
-		set(func() (e error) { *dst, e = as[*array.StringBuilder](field(i), rb.Schema().Field(i).Name); return })
-	}
-	strCol(&b.id, 0)
-	strCol(&b.blueprintID, 1)
-	strCol(&b.domain, 2)
-	set(func() (e error) { b.messages, e = newJSONListBuilder(field(3), "messages"); return })
-	set(func() (e error) { b.tools, e = newToolsBuilder(field(4)); return })
-	set(func() (e error) { b.nWrites, e = as[*array.Int32Builder](field(5), "n_writes"); return })
-	set(func() (e error) { b.nReads, e = as[*array.Int32Builder](field(6), "n_reads"); return })
-	set(func() (e error) { b.evidence, e = as[*array.ListBuilder](field(7), "evidence"); return })
-	set(func() (e error) {
+	var b sftBuilder
+	c := &columns{rb: rb}
+	c.str(&b.id, 0)
+	c.str(&b.blueprintID, 1)
+	c.str(&b.domain, 2)
+	c.set(func() (e error) { b.messages, e = newJSONListBuilder(c.field(3), "messages"); return })
+	c.set(func() (e error) { b.tools, e = newToolsBuilder(c.field(4)); return })
+	c.set(func() (e error) { b.nWrites, e = as[*array.Int32Builder](c.field(5), "n_writes"); return })
+	c.set(func() (e error) { b.nReads, e = as[*array.Int32Builder](c.field(6), "n_reads"); return })
+	c.set(func() (e error) { b.evidence, e = as[*array.ListBuilder](c.field(7), "evidence"); return })
+	c.set(func() (e error) {
 		b.evidenceValues, e = as[*array.Int32Builder](b.evidence.ValueBuilder(), "evidence.element")
 		return
 	})
-	strCol(&b.behavior, 8)
-	strCol(&b.engine, 9)
-	strCol(&b.kind, 10)
-	set(func() error {
-		ext, e := as[*array.ExtensionBuilder](field(11), "labels")
+	c.str(&b.behavior, 8)
+	c.str(&b.engine, 9)
+	c.str(&b.kind, 10)
+	c.set(func() error {
+		ext, e := as[*array.ExtensionBuilder](c.field(11), "labels")
 		if e == nil {
 			b.labels, e = as[*array.StringBuilder](ext.StorageBuilder(), "labels storage")
 		}
 		return e
 	})
-	if err != nil {
-		return nil, err
+	if c.err != nil {
+		return nil, c.err
 	}
 	return &b, nil
 }
@@ -624,6 +608,31 @@ func (b *sftBuilder) append(r *SFTRow, tools []json.RawMessage) int64 {
 	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Behavior)+len(r.Engine)+len(r.Kind)+len(labels)+4*len(r.Evidence)) + 64
 }
 
+// columns hands out a record builder's column builders by index as the
+// types a row builder holds, keeping the first error.
+type columns struct {
+	rb  *array.RecordBuilder
+	err error
+}
+
+func (c *columns) field(i int) array.Builder {
+	if i < len(c.rb.Fields()) {
+		return c.rb.Field(i)
+	}
+	return nil
+}
+
+func (c *columns) set(f func() error) {
+	if c.err == nil {
+		c.err = f()
+	}
+}
+
+// str takes column i as a string column, named by its schema field.
+func (c *columns) str(dst **array.StringBuilder, i int) {
+	c.set(func() (e error) { *dst, e = as[*array.StringBuilder](c.field(i), c.rb.Schema().Field(i).Name); return })
+}
+
 // dpoBuilder holds typed handles on the column builders of a DPO record.
 type dpoBuilder struct {
 	id, blueprintID, domain  *array.StringBuilder
@@ -634,35 +643,19 @@ type dpoBuilder struct {
 }
 
 func newDPOBuilder(rb *array.RecordBuilder) (*dpoBuilder, error) {
-	var (
-		b   dpoBuilder
-		err error
-	)
-	field := func(i int) array.Builder {
-		if i < len(rb.Fields()) {
-			return rb.Field(i)
-		}
-		return nil
-	}
-	set := func(f func() error) {
-		if err == nil {
-			err = f()
-		}
-	}
-	strCol := func(dst **array.StringBuilder, i int) {
-		set(func() (e error) { *dst, e = as[*array.StringBuilder](field(i), rb.Schema().Field(i).Name); return })
-	}
-	strCol(&b.id, 0)
-	strCol(&b.blueprintID, 1)
-	strCol(&b.domain, 2)
-	set(func() (e error) { b.prompt, e = newJSONListBuilder(field(3), "prompt"); return })
-	set(func() (e error) { b.chosen, e = newJSONListBuilder(field(4), "chosen"); return })
-	set(func() (e error) { b.rejected, e = newJSONListBuilder(field(5), "rejected"); return })
-	set(func() (e error) { b.tools, e = newToolsBuilder(field(6)); return })
-	strCol(&b.failure, 7)
-	set(func() (e error) { b.divergenceTurn, e = as[*array.Int32Builder](field(8), "divergence_turn"); return })
-	if err != nil {
-		return nil, err
+	var b dpoBuilder
+	c := &columns{rb: rb}
+	c.str(&b.id, 0)
+	c.str(&b.blueprintID, 1)
+	c.str(&b.domain, 2)
+	c.set(func() (e error) { b.prompt, e = newJSONListBuilder(c.field(3), "prompt"); return })
+	c.set(func() (e error) { b.chosen, e = newJSONListBuilder(c.field(4), "chosen"); return })
+	c.set(func() (e error) { b.rejected, e = newJSONListBuilder(c.field(5), "rejected"); return })
+	c.set(func() (e error) { b.tools, e = newToolsBuilder(c.field(6)); return })
+	c.str(&b.failure, 7)
+	c.set(func() (e error) { b.divergenceTurn, e = as[*array.Int32Builder](c.field(8), "divergence_turn"); return })
+	if c.err != nil {
+		return nil, c.err
 	}
 	return &b, nil
 }

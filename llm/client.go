@@ -339,39 +339,12 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 			c.refund(est)
 			return resp, nil, paused, c.ctxErr(role, stage, ctx.Err())
 		}
-		switch {
-		case err == nil && len(resp.Choices) == 0:
-			err = errNoChoices
-			last = outcome{fault: FaultEmpty, status: ex.status, message: "the response has no choices"}
-		case err != nil && timedOut:
-			last = outcome{fault: FaultTimeout, status: ex.status, message: fmt.Sprintf("no complete response within %s (llm.timeout)", c.timeout)}
-		case err != nil:
-			last = classify(err, ex)
-		}
-		if err != nil && !timedOut {
-			if r, raw, ok := unparsedReply(ex.status, ex.raw, final.Model); ok {
-				// llama.cpp's tool-call parser failed on the model's
-				// output: read it as vLLM and SGLang return one, the text
-				// as content. The same request would fail the same way,
-				// so it is not retried, and it is cached like a reply.
-				c.acct.fault(FaultToolParse)
-				resp, ex.raw, err = r, raw, nil
-			}
-		}
-		if err == nil {
-			normalizeReasoning(&resp, ex.raw)
-			c.noteReply(role, final, resp)
-			c.limiter.success()
-			prompt, completion := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
-			if c.tpm != nil {
-				c.tpm.adjust(est - float64(prompt+completion))
-			}
-			c.acct.billed(k, prompt, completion)
-			// Released after billing, so a call that takes the slot sees
-			// this one's cost in the budget.
-			c.limiter.release()
+		var o outcome
+		if resp, o, err = c.attemptResult(resp, err, timedOut, ex, final.Model); err == nil {
+			c.accept(k, role, final, &resp, ex.raw, est)
 			return resp, ex.raw, paused, nil
 		}
+		last = o
 		c.limiter.release()
 		c.refund(est)
 		c.failed(&last, role, rc)
@@ -396,6 +369,48 @@ func (c *Client) send(ctx context.Context, role Role, stage string, rc RoleConfi
 		Status: last.status, Fault: last.fault, Message: last.message,
 		Param: last.param, Hint: last.hint,
 	}
+}
+
+// attemptResult reads an attempt's response: the outcome when it failed,
+// or the reply a failed tool-call parse left as text.
+func (c *Client) attemptResult(resp openai.ChatCompletionResponse, err error, timedOut bool, ex *exchange, model string) (openai.ChatCompletionResponse, outcome, error) {
+	var last outcome
+	switch {
+	case err == nil && len(resp.Choices) == 0:
+		err = errNoChoices
+		last = outcome{fault: FaultEmpty, status: ex.status, message: "the response has no choices"}
+	case err != nil && timedOut:
+		last = outcome{fault: FaultTimeout, status: ex.status, message: fmt.Sprintf("no complete response within %s (llm.timeout)", c.timeout)}
+	case err != nil:
+		last = classify(err, ex)
+	}
+	if err != nil && !timedOut {
+		if r, raw, ok := unparsedReply(ex.status, ex.raw, model); ok {
+			// llama.cpp's tool-call parser failed on the model's
+			// output: read it as vLLM and SGLang return one, the text
+			// as content. The same request would fail the same way,
+			// so it is not retried, and it is cached like a reply.
+			c.acct.fault(FaultToolParse)
+			resp, ex.raw, err = r, raw, nil
+		}
+	}
+	return resp, last, err
+}
+
+// accept counts a reply: its reasoning normalized, the limits told of
+// its success and real size, its tokens billed.
+func (c *Client) accept(k usageKey, role Role, final openai.ChatCompletionRequest, resp *openai.ChatCompletionResponse, raw []byte, est float64) {
+	normalizeReasoning(resp, raw)
+	c.noteReply(role, final, *resp)
+	c.limiter.success()
+	prompt, completion := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
+	if c.tpm != nil {
+		c.tpm.adjust(est - float64(prompt+completion))
+	}
+	c.acct.billed(k, prompt, completion)
+	// Released after billing, so a call that takes the slot sees
+	// this one's cost in the budget.
+	c.limiter.release()
 }
 
 // failed records a failed attempt: its message without secrets, the fix

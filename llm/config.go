@@ -148,6 +148,11 @@ type Price struct {
 	Output float64 `json:"output"`
 }
 
+// Cost is the price of the tokens, in USD.
+func (p Price) Cost(prompt, completion int64) float64 {
+	return (float64(prompt)*p.Input + float64(completion)*p.Output) / 1e6
+}
+
 // Defaults.
 const (
 	DefaultAPIKeyEnv      = "OPENAI_API_KEY"
@@ -223,6 +228,22 @@ func (c Config) Check() error {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("llm.%s: "+format, append([]any{key}, args...)...))
 	}
+	c.checkEndpoint(bad)
+	c.checkRoles(bad)
+	c.checkRates(bad)
+	c.checkCost(bad)
+	if c.MaxTokens < 0 {
+		bad("max_tokens", "%d: want 0 (no limit) or more", c.MaxTokens)
+	}
+	if c.MaxResponseBytes < 0 || c.MaxResponseBytes > MaxResponseBytes {
+		bad("max_response_bytes", "%d: want a byte count up to %d (0: the default %d)", c.MaxResponseBytes, int64(MaxResponseBytes), DefaultMaxResponseBytes)
+	}
+	return errors.Join(errs...)
+}
+
+// checkEndpoint checks how the server is reached: its URL, kind,
+// reasoning field, key variable, headers and timeout.
+func (c Config) checkEndpoint(bad func(key, format string, args ...any)) {
 	if c.BaseURL == "" {
 		bad("base_url", "required (the server's OpenAI-compatible root, e.g. http://127.0.0.1:8089/v1)")
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -256,6 +277,10 @@ func (c Config) Check() error {
 	} else if d > MaxTimeout {
 		bad("timeout", "%s: at most %s per request", c.Timeout, MaxTimeout)
 	}
+}
+
+// checkRoles checks that every role is known and well configured.
+func (c Config) checkRoles(bad func(key, format string, args ...any)) {
 	for _, r := range slices.Sorted(maps.Keys(c.Roles)) {
 		if !slices.Contains(Roles(), r) {
 			bad("roles."+string(r), "unknown role (known: agent, user, judge, writer)")
@@ -265,7 +290,10 @@ func (c Config) Check() error {
 		rc, ok := c.Roles[r]
 		checkRole("roles."+string(r), rc, ok, bad)
 	}
+}
 
+// checkRates checks the concurrency, rate limits and retries.
+func (c Config) checkRates(bad func(key, format string, args ...any)) {
 	switch {
 	case c.MaxConcurrency < 1:
 		bad("max_concurrency", "%d: need at least 1", c.MaxConcurrency)
@@ -281,6 +309,11 @@ func (c Config) Check() error {
 	if c.MaxRetries < -1 || c.MaxRetries > MaxRetries {
 		bad("max_retries", "%d: want -1 (no retries), 0 (the default %d) or up to %d", c.MaxRetries, DefaultMaxRetries, MaxRetries)
 	}
+}
+
+// checkCost checks the prices and that a cost limit has a price for
+// every model it must count.
+func (c Config) checkCost(bad func(key, format string, args ...any)) {
 	for _, m := range slices.Sorted(maps.Keys(c.Prices)) {
 		p := c.Prices[m]
 		if p.Input < 0 || p.Output < 0 || math.IsNaN(p.Input) || math.IsNaN(p.Output) || math.IsInf(p.Input, 0) || math.IsInf(p.Output, 0) {
@@ -299,13 +332,6 @@ func (c Config) Check() error {
 			}
 		}
 	}
-	if c.MaxTokens < 0 {
-		bad("max_tokens", "%d: want 0 (no limit) or more", c.MaxTokens)
-	}
-	if c.MaxResponseBytes < 0 || c.MaxResponseBytes > MaxResponseBytes {
-		bad("max_response_bytes", "%d: want a byte count up to %d (0: the default %d)", c.MaxResponseBytes, int64(MaxResponseBytes), DefaultMaxResponseBytes)
-	}
-	return errors.Join(errs...)
 }
 
 // checkRole checks one role's settings; ok says the config names it.

@@ -22,28 +22,38 @@ type Usage struct {
 	Unpriced []string    `json:"unpriced,omitempty"` // models used that llm.prices lacks (costed at 0)
 }
 
-// UsedRow is the deterministic usage of one role, stage and model.
-type UsedRow struct {
-	Role             Role    `json:"role,omitempty"`
-	Stage            string  `json:"stage,omitempty"`
-	Model            string  `json:"model,omitempty"`
-	Responses        int64   `json:"responses"`
+// Tokens are the tokens of some responses and what they cost.
+type Tokens struct {
 	PromptTokens     int64   `json:"prompt_tokens"`
 	CompletionTokens int64   `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
 }
 
+// Add sums o into t.
+func (t *Tokens) Add(o Tokens) {
+	t.PromptTokens += o.PromptTokens
+	t.CompletionTokens += o.CompletionTokens
+	t.CostUSD += o.CostUSD
+}
+
+// UsedRow is the deterministic usage of one role, stage and model.
+type UsedRow struct {
+	Role      Role   `json:"role,omitempty"`
+	Stage     string `json:"stage,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Responses int64  `json:"responses"`
+	Tokens
+}
+
 // BilledRow is what one role, stage and model cost this process.
 type BilledRow struct {
-	Role             Role    `json:"role,omitempty"`
-	Stage            string  `json:"stage,omitempty"`
-	Model            string  `json:"model,omitempty"`
-	Requests         int64   `json:"requests"` // HTTP requests sent, retries included
-	Retries          int64   `json:"retries"`
-	CacheHits        int64   `json:"cache_hits"`
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
+	Role      Role   `json:"role,omitempty"`
+	Stage     string `json:"stage,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Requests  int64  `json:"requests"` // HTTP requests sent, retries included
+	Retries   int64  `json:"retries"`
+	CacheHits int64  `json:"cache_hits"`
+	Tokens
 }
 
 // UsedTotal sums the Used rows (in their sorted order, so the float sum
@@ -52,9 +62,7 @@ func (u Usage) UsedTotal() UsedRow {
 	var t UsedRow
 	for _, r := range u.Used {
 		t.Responses += r.Responses
-		t.PromptTokens += r.PromptTokens
-		t.CompletionTokens += r.CompletionTokens
-		t.CostUSD += r.CostUSD
+		t.Tokens.Add(r.Tokens)
 	}
 	return t
 }
@@ -66,9 +74,7 @@ func (u Usage) BilledTotal() BilledRow {
 		t.Requests += r.Requests
 		t.Retries += r.Retries
 		t.CacheHits += r.CacheHits
-		t.PromptTokens += r.PromptTokens
-		t.CompletionTokens += r.CompletionTokens
-		t.CostUSD += r.CostUSD
+		t.Tokens.Add(r.Tokens)
 	}
 	return t
 }
@@ -142,8 +148,7 @@ func (a *accounts) row(k usageKey) *counters {
 }
 
 func (a *accounts) cost(model string, prompt, completion int64) float64 {
-	p := a.prices[model]
-	return (float64(prompt)*p.Input + float64(completion)*p.Output) / 1e6
+	return a.prices[model].Cost(prompt, completion)
 }
 
 // sent counts one HTTP request.
@@ -238,10 +243,10 @@ func (a *accounts) usage() Usage {
 		if c.responses > 0 {
 			u.Used = append(u.Used, UsedRow{
 				Role: k.role, Stage: k.stage, Model: k.model,
-				Responses: c.responses, PromptTokens: c.usedPrompt, CompletionTokens: c.usedCompletion,
+				Responses: c.responses,
 				// From integer totals, so the figure is the same however
 				// the responses interleaved.
-				CostUSD: a.cost(k.model, c.usedPrompt, c.usedCompletion),
+				Tokens: Tokens{PromptTokens: c.usedPrompt, CompletionTokens: c.usedCompletion, CostUSD: a.cost(k.model, c.usedPrompt, c.usedCompletion)},
 			})
 			if _, ok := a.prices[k.model]; !ok {
 				unpriced[k.model] = true
@@ -251,8 +256,7 @@ func (a *accounts) usage() Usage {
 			u.Billed = append(u.Billed, BilledRow{
 				Role: k.role, Stage: k.stage, Model: k.model,
 				Requests: c.requests, Retries: c.retries, CacheHits: c.cacheHits,
-				PromptTokens: c.billedPrompt, CompletionTokens: c.billedCompletion,
-				CostUSD: a.cost(k.model, c.billedPrompt, c.billedCompletion),
+				Tokens: Tokens{PromptTokens: c.billedPrompt, CompletionTokens: c.billedCompletion, CostUSD: a.cost(k.model, c.billedPrompt, c.billedCompletion)},
 			})
 		}
 	}

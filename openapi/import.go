@@ -95,19 +95,9 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	if opts.Name != "" && !nameRE.MatchString(opts.Name) {
 		return nil, fmt.Errorf("--name %q: a pack name is lower case letters, digits, '-' and '_', starting with a letter", opts.Name)
 	}
-	max := opts.MaxOperations
-	if max == 0 {
-		max = DefaultMaxOperations
-	}
-	if max < 0 {
-		return nil, fmt.Errorf("--max-operations %d: must be at least 1", max)
-	}
-	limit := opts.MaxSpecBytes
-	if limit == 0 {
-		limit = DefaultMaxSpecBytes
-	}
-	if limit < 0 {
-		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
+	max, limit, err := opts.limits()
+	if err != nil {
+		return nil, err
 	}
 	if int64(len(spec)) > limit {
 		return nil, sizeError(src, limit)
@@ -135,22 +125,9 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		return nil, fmt.Errorf("%s: paths: %d operations, more than --max-operations %d; import a part with --include GLOB (e.g. --include '/users/**'), or raise --max-operations", src, len(raws), max)
 	}
 	conv := newConverter(set)
-	ops := make([]*op, 0, len(raws))
-	for i, r := range raws {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		o := buildOp(conv, r)
-		o.index = i
-		ops = append(ops, o)
-	}
-	nameTools(ops)
-	checked := compileCache{}
-	for _, o := range ops {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		repairParams(o, checked)
+	ops, err := buildOps(ctx, conv, raws)
+	if err != nil {
+		return nil, err
 	}
 	colls, err := analyse(ctx, conv, ops)
 	if err != nil {
@@ -183,6 +160,49 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		report: func(res *Result, db map[string]map[string]any, who persona) []byte {
 			return renderReport(res, title, version, src, ops, colls, db, doc, who)
 		}})
+}
+
+// limits are the operation count and spec size the options allow, their
+// defaults for 0.
+func (opts Options) limits() (int, int64, error) {
+	max := opts.MaxOperations
+	if max == 0 {
+		max = DefaultMaxOperations
+	}
+	if max < 0 {
+		return 0, 0, fmt.Errorf("--max-operations %d: must be at least 1", max)
+	}
+	limit := opts.MaxSpecBytes
+	if limit == 0 {
+		limit = DefaultMaxSpecBytes
+	}
+	if limit < 0 {
+		return 0, 0, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
+	}
+	return max, limit, nil
+}
+
+// buildOps makes an operation of each raw one, names the tools and
+// repairs their parameter schemas.
+func buildOps(ctx context.Context, conv *converter, raws []rawOp) ([]*op, error) {
+	ops := make([]*op, 0, len(raws))
+	for i, r := range raws {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		o := buildOp(conv, r)
+		o.index = i
+		ops = append(ops, o)
+	}
+	nameTools(ops)
+	checked := compileCache{}
+	for _, o := range ops {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		repairParams(o, checked)
+	}
+	return ops, nil
 }
 
 // assembly is what an import found, for assemble to write as a pack.

@@ -134,43 +134,8 @@ func buildOp(conv *converter, r rawOp) *op {
 		return n
 	}
 
-	// Parameters: the path item's, overridden by the operation's.
-	type pkey struct{ name, in string }
-	params := map[pkey]*yaml.Node{}
-	var order []pkey
-	for _, owner := range []*yaml.Node{r.PathNode, r.Node} {
-		list := get(owner, "parameters")
-		if list == nil || list.Kind != yaml.SequenceNode {
-			continue
-		}
-		for _, pn := range list.Content {
-			p, err := conv.followRef(pn)
-			if err != nil {
-				o.broken(err)
-				continue
-			}
-			if p == nil || p.Kind != yaml.MappingNode {
-				continue
-			}
-			k := pkey{str(p, "name"), str(p, "in")}
-			if k.name == "" {
-				o.warn("a parameter without a name (line %d) is skipped", p.Line)
-				continue
-			}
-			if _, seen := params[k]; !seen {
-				order = append(order, k)
-			}
-			params[k] = p
-		}
-	}
-	template := map[string]bool{}
-	var templOrder []string
-	for _, m := range templateRE.FindAllStringSubmatch(r.Path, -1) {
-		if !template[m[1]] {
-			template[m[1]] = true
-			templOrder = append(templOrder, m[1])
-		}
-	}
+	params, order := o.parameters(conv, r)
+	template, templOrder := templateNames(r.Path)
 	declared := map[string]bool{}
 	// Path parameters first, in template order, so names of URL ids win
 	// collisions with body fields.
@@ -215,6 +180,56 @@ func buildOp(conv *converter, r rawOp) *op {
 	o.body(conv, claim)
 	o.Params = paramsSchema(o.Args)
 	return o
+}
+
+// pkey names a parameter by name and location.
+type pkey struct{ name, in string }
+
+// parameters are the path item's parameters, overridden by the
+// operation's, and their first-seen order.
+func (o *op) parameters(conv *converter, r rawOp) (map[pkey]*yaml.Node, []pkey) {
+	params := map[pkey]*yaml.Node{}
+	var order []pkey
+	for _, owner := range []*yaml.Node{r.PathNode, r.Node} {
+		list := get(owner, "parameters")
+		if list == nil || list.Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, pn := range list.Content {
+			p, err := conv.followRef(pn)
+			if err != nil {
+				o.broken(err)
+				continue
+			}
+			if p == nil || p.Kind != yaml.MappingNode {
+				continue
+			}
+			k := pkey{str(p, "name"), str(p, "in")}
+			if k.name == "" {
+				o.warn("a parameter without a name (line %d) is skipped", p.Line)
+				continue
+			}
+			if _, seen := params[k]; !seen {
+				order = append(order, k)
+			}
+			params[k] = p
+		}
+	}
+	return params, order
+}
+
+// templateNames are the parameters a URL template names, as a set and in
+// order.
+func templateNames(path string) (map[string]bool, []string) {
+	template := map[string]bool{}
+	var order []string
+	for _, m := range templateRE.FindAllStringSubmatch(path, -1) {
+		if !template[m[1]] {
+			template[m[1]] = true
+			order = append(order, m[1])
+		}
+	}
+	return template, order
 }
 
 func inRank(in string) int {
@@ -589,9 +604,37 @@ func derivedNames(method, path string) []string {
 	if last < 0 {
 		return []string{full}
 	}
-	noun := pathWord(segs[last].Lit)
+	verb, noun := pathVerb(method, segs, last, item)
+	if noun != "" && (item || verb != "list") {
+		noun = singular(noun)
+	}
+	if noun != "" {
+		words = append(words, noun)
+	}
+	words = append(words, outerWords(segs, last)...)
+	var out []string
+	for n := 1; n <= len(words); n++ {
+		parts := []string{verb}
+		for i := n - 1; i >= 0; i-- {
+			parts = append(parts, words[i])
+		}
+		out = append(out, identName(strings.Join(parts, "_"), method))
+	}
+	if len(words) == 0 {
+		out = append(out, identName(verb, method))
+	}
+	// A nested resource reads better with its parent: list_pet_photos.
+	if len(words) >= 2 && segs[last-1].Param != "" || len(words) >= 2 && !item && last > 0 && segs[last-1].Lit != "" {
+		out = out[1:]
+	}
+	return append(out, full)
+}
+
+// pathVerb is the verb a method on the path's last literal names, and the
+// noun the name keeps (none when the literal is itself the action).
+func pathVerb(method string, segs []segment, last int, item bool) (verb, noun string) {
+	noun = pathWord(segs[last].Lit)
 	plural := singular(noun) != noun
-	verb := ""
 	switch method {
 	case "get":
 		verb = "get"
@@ -619,14 +662,13 @@ func derivedNames(method, path string) []string {
 	default:
 		verb = method
 	}
-	if noun != "" && (item || verb != "list") {
-		noun = singular(noun)
-	}
-	if noun != "" {
-		words = append(words, noun)
-	}
-	// Outer resources: literals before the noun, each made singular
-	// when an id follows it (the parent record).
+	return verb, noun
+}
+
+// outerWords are the literals before the noun, innermost first, each made
+// singular when an id follows it (the parent record).
+func outerWords(segs []segment, last int) []string {
+	var words []string
 	for i := last - 1; i >= 0; i-- {
 		if segs[i].Lit == "" {
 			continue
@@ -637,22 +679,7 @@ func derivedNames(method, path string) []string {
 		}
 		words = append(words, w)
 	}
-	var out []string
-	for n := 1; n <= len(words); n++ {
-		parts := []string{verb}
-		for i := n - 1; i >= 0; i-- {
-			parts = append(parts, words[i])
-		}
-		out = append(out, identName(strings.Join(parts, "_"), method))
-	}
-	if len(words) == 0 {
-		out = append(out, identName(verb, method))
-	}
-	// A nested resource reads better with its parent: list_pet_photos.
-	if len(words) >= 2 && segs[last-1].Param != "" || len(words) >= 2 && !item && last > 0 && segs[last-1].Lit != "" {
-		out = out[1:]
-	}
-	return append(out, full)
+	return words
 }
 
 // pathWord is a path segment in snake case ("1-clicks" → "1_clicks").

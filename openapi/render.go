@@ -529,18 +529,39 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 	if c == nil || (p.Kind != hCreate && p.Kind != hUpdate && p.Kind != hDelete) {
 		return pack.WriteHint{}, false
 	}
+	if p.Kind == hCreate && len(p.Scope) > 0 && (c.Parent == nil || pcs[c.Parent.Name].Key == "") {
+		return objectArgs(o, g)
+	}
 	h := pack.WriteHint{Args: map[string]pack.Arg{}}
+	writeTarget(&h, p, pcs)
+	optional, ok := argSources(h, o, g)
+	if !ok {
+		return h, false
+	}
+	if p.Kind == hUpdate && optional == 0 {
+		patternedArgs(h, o, g)
+	}
+	if h.Target == "" && len(h.Args) == 0 {
+		return h, false
+	}
+	if len(h.Args) == 0 {
+		h.Args = nil
+	}
+	return h, true
+}
+
+// writeTarget names the record a write acts on and the arguments that
+// address it.
+func writeTarget(h *pack.WriteHint, p plan, pcs map[string]pack.Collection) {
+	c := p.Coll
 	switch p.Kind {
 	case hCreate:
 		if len(p.Scope) > 0 {
 			// The parent is the target, however the model comes to read
 			// it (by a get within its own parent, through a list, or not
 			// at all).
-			if c.Parent == nil || pcs[c.Parent.Name].Key == "" {
-				return objectArgs(o, g)
-			}
 			h.Target = c.Parent.Name
-			parentArgs(h, p)
+			parentArgs(*h, p)
 		}
 	case hUpdate:
 		if p.Adds != nil && c.Parent != nil && pcs[c.Parent.Name].Key != "" && pcs[p.Adds.Name].Key != "" {
@@ -548,9 +569,9 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			// parent and which of the named collection's records to add
 			// (one of the guild's roles), which no record is yet.
 			h.Target = c.Parent.Name
-			parentArgs(h, p)
+			parentArgs(*h, p)
 			h.Args[p.KeyArg] = pack.Arg{Source: "key:" + p.Adds.Name}
-			break
+			return
 		}
 		fallthrough
 	default:
@@ -565,6 +586,15 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 			h.Args[a] = pack.Arg{Source: "target." + f}
 		}
 	}
+}
+
+// argSources gives every required argument the target did not set a
+// source, and an update up to two optional fields to change; false when
+// a required argument has none. It returns how many optional fields it
+// offered.
+func argSources(h pack.WriteHint, o *op, g *synthesizer) (int, bool) {
+	p := o.Handler
+	c := p.Coll
 	optional := 0
 	for _, a := range o.Args {
 		if _, set := h.Args[a.Name]; set {
@@ -589,41 +619,38 @@ func writeHint(o *op, pcs map[string]pack.Collection, g *synthesizer) (pack.Writ
 		}
 		src, ok := slotSource(a, g)
 		if !ok {
-			return h, false
+			return optional, false
 		}
 		h.Args[a.Name] = pack.Arg{Source: src}
 	}
-	if p.Kind == hUpdate && optional == 0 {
-		// Nothing plain to set: a field whose pattern holds its values
-		// ("env.prod-partner-network-connect") is offered values that
-		// match it, and an object of one scalar ({hugging_face_token})
-		// is stated as that value, so the update still changes
-		// something.
-		for _, a := range o.Args {
-			m, _ := a.Schema.(map[string]any)
-			field, isField := p.Fields[a.Name]
-			if _, set := h.Args[a.Name]; set || a.Required || !isField || !sameName(field, a.Name) || optional == 2 || m == nil {
-				continue
-			}
-			switch {
-			case m["pattern"] != nil:
-				if src, ok := slotSource(a, g); ok && strings.HasPrefix(src, "slot") {
-					h.Args[a.Name] = pack.Arg{Source: src}
-					optional++
-				}
-			case soleScalar(m):
-				h.Args[a.Name] = pack.Arg{Source: "slot"}
+	return optional, true
+}
+
+// patternedArgs is an update's fallback when nothing plain can be set: a
+// field whose pattern holds its values ("env.prod-partner-network-connect")
+// is offered values that match it, and an object of one scalar
+// ({hugging_face_token}) is stated as that value, so the update still
+// changes something.
+func patternedArgs(h pack.WriteHint, o *op, g *synthesizer) {
+	p := o.Handler
+	optional := 0
+	for _, a := range o.Args {
+		m, _ := a.Schema.(map[string]any)
+		field, isField := p.Fields[a.Name]
+		if _, set := h.Args[a.Name]; set || a.Required || !isField || !sameName(field, a.Name) || optional == 2 || m == nil {
+			continue
+		}
+		switch {
+		case m["pattern"] != nil:
+			if src, ok := slotSource(a, g); ok && strings.HasPrefix(src, "slot") {
+				h.Args[a.Name] = pack.Arg{Source: src}
 				optional++
 			}
+		case soleScalar(m):
+			h.Args[a.Name] = pack.Arg{Source: "slot"}
+			optional++
 		}
 	}
-	if h.Target == "" && len(h.Args) == 0 {
-		return h, false
-	}
-	if len(h.Args) == 0 {
-		h.Args = nil
-	}
-	return h, true
 }
 
 // soleScalar reports whether an object schema has one property, a
@@ -853,49 +880,62 @@ func attributes(c *collection, recs map[string]any) (describe, compare []string)
 			continue
 		}
 		nk := norm(k)
-		values := map[string]bool{}
-		allShort, allPresent, numeric, dated := true, true, true, true
-		for _, r := range recs {
-			rec, _ := r.(map[string]any)
-			v, ok := rec[k]
-			if !ok || v == nil {
-				allPresent = false
-				continue
-			}
-			switch x := v.(type) {
-			case string:
-				values[x] = true
-				if len(x) > 40 {
-					allShort = false
-				}
-				numeric = false
-				if !looksDate(x) {
-					dated = false
-				}
-			case int64, float64:
-				dated = false
-				values[fmt.Sprint(x)] = true
-			default:
-				allShort, numeric, dated = false, false, false
-			}
-		}
-		if !allPresent || len(values) < 2 {
+		f := profile(recs, k)
+		if !f.present || len(f.values) < 2 {
 			continue
 		}
 		idLike := strings.HasSuffix(nk, "id") || strings.HasSuffix(nk, "sid") || strings.HasSuffix(nk, "uuid") ||
 			has(nk, "url", "uri", "email", "password", "token", "secret", "phone")
 		switch {
 		case idLike:
-		case numeric && len(compare) < 4:
+		case f.numeric && len(compare) < 4:
 			compare = append(compare, k)
-		case dated && !dateOrderable(k, m):
-		case dated && len(compare) < 4:
+		case f.dated && !dateOrderable(k, m):
+		case f.dated && len(compare) < 4:
 			compare = append(compare, k)
-		case allShort && !numeric && len(describe) < 6 && (m["enum"] != nil || len(values) <= len(recs)):
+		case f.short && !f.numeric && len(describe) < 6 && (m["enum"] != nil || len(f.values) <= len(recs)):
 			describe = append(describe, k)
 		}
 	}
 	return describe, compare
+}
+
+// fieldProfile is what the records' values of one field have in common.
+type fieldProfile struct {
+	values                         map[string]bool
+	short, present, numeric, dated bool
+}
+
+// profile reads field k across the records: its distinct values, whether
+// every record has it, and whether all its values are short, numbers or
+// dates.
+func profile(recs map[string]any, k string) fieldProfile {
+	f := fieldProfile{values: map[string]bool{}, short: true, present: true, numeric: true, dated: true}
+	for _, r := range recs {
+		rec, _ := r.(map[string]any)
+		v, ok := rec[k]
+		if !ok || v == nil {
+			f.present = false
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			f.values[x] = true
+			if len(x) > 40 {
+				f.short = false
+			}
+			f.numeric = false
+			if !looksDate(x) {
+				f.dated = false
+			}
+		case int64, float64:
+			f.dated = false
+			f.values[fmt.Sprint(x)] = true
+		default:
+			f.short, f.numeric, f.dated = false, false, false
+		}
+	}
+	return f
 }
 
 // dateOrderable: a customer picks a record by this date ("the oldest"):

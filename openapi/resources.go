@@ -160,6 +160,42 @@ type opsOf struct{ coll, item []*op }
 // indexes operations by path shape once, so its cost grows with the
 // number of operations, not with operations times collections.
 func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, error) {
+	byOps, err := groupOps(ctx, conv, ops)
+	if err != nil {
+		return nil, err
+	}
+	colls, byShape := findCollections(ops)
+	for _, c := range colls {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c.describe(conv, byOps[c.Shape])
+	}
+	for _, c := range colls {
+		// The parent is the collection whose item the last scope param names.
+		segs := segments(strings.ReplaceAll(c.Shape, "{}", "{x}"))
+		for i := len(segs) - 1; i >= 1; i-- {
+			if segs[i].Param != "" {
+				c.Parent = byShape[shape(segs[:i])]
+				break
+			}
+		}
+	}
+	nameCollections(colls)
+	for _, c := range colls {
+		c.fields()
+	}
+	used := planHandlers(ops, byShape)
+	// A collection no operation uses is dropped.
+	colls = slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] })
+	emptyCalls(ops, colls)
+	return colls, nil
+}
+
+// groupOps files each operation under its path's shape, as an operation
+// on the collection or on an item of it, and reads the response shape of
+// each GET.
+func groupOps(ctx context.Context, conv *converter, ops []*op) (map[string]*opsOf, error) {
 	byOps := map[string]*opsOf{}
 	at := func(sh string) *opsOf {
 		if byOps[sh] == nil {
@@ -186,6 +222,13 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 			}
 		}
 	}
+	return byOps, nil
+}
+
+// findCollections makes a resource of each item path (.../things/{id})
+// and of each list-only GET that returns an array of objects, in the
+// order the operations name them.
+func findCollections(ops []*op) ([]*collection, map[string]*collection) {
 	byShape := map[string]*collection{}
 	var colls []*collection
 	add := func(sh string, segs []segment) *collection {
@@ -200,7 +243,6 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 		colls = append(colls, c)
 		return c
 	}
-	// Item paths make resources: .../things/{id}.
 	for _, o := range ops {
 		segs := o.segs
 		if n := len(segs); n >= 2 && segs[n-1].Param != "" && segs[n-2].Lit != "" {
@@ -211,7 +253,6 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 			}
 		}
 	}
-	// A list-only GET that returns an array of objects makes one too.
 	for _, o := range ops {
 		segs := o.segs
 		if o.Method != "get" || len(segs) == 0 || segs[len(segs)-1].Lit == "" || len(o.Broken) > 0 {
@@ -228,47 +269,33 @@ func analyse(ctx context.Context, conv *converter, ops []*op) ([]*collection, er
 			add(o.shape, segs)
 		}
 	}
-	for _, c := range colls {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c.describe(conv, byOps[c.Shape])
-	}
-	for _, c := range colls {
-		// The parent is the collection whose item the last scope param names.
-		segs := segments(strings.ReplaceAll(c.Shape, "{}", "{x}"))
-		for i := len(segs) - 1; i >= 1; i-- {
-			if segs[i].Param != "" {
-				c.Parent = byShape[shape(segs[:i])]
-				break
-			}
-		}
-	}
-	nameCollections(colls)
-	for _, c := range colls {
-		c.fields()
-	}
+	return colls, byShape
+}
+
+// planHandlers plans each operation's handler, records each collection's
+// first get and unscoped list tool, and returns the collections some
+// operation uses.
+func planHandlers(ops []*op, byShape map[string]*collection) map[*collection]bool {
 	used := map[*collection]bool{}
 	for _, o := range ops {
 		o.Handler = planOp(o, byShape)
-		if c := o.Handler.Coll; c != nil {
-			used[c] = true
-			switch o.Handler.Kind {
-			case hGet:
-				if c.Tools.Get == "" {
-					c.Tools.Get = o.Tool
-				}
-			case hList:
-				if c.Tools.List == "" && len(o.Handler.Scope) == 0 {
-					c.Tools.List = o.Tool
-				}
+		c := o.Handler.Coll
+		if c == nil {
+			continue
+		}
+		used[c] = true
+		switch o.Handler.Kind {
+		case hGet:
+			if c.Tools.Get == "" {
+				c.Tools.Get = o.Tool
+			}
+		case hList:
+			if c.Tools.List == "" && len(o.Handler.Scope) == 0 {
+				c.Tools.List = o.Tool
 			}
 		}
 	}
-	// A collection no operation uses is dropped.
-	colls = slices.DeleteFunc(colls, func(c *collection) bool { return !used[c] })
-	emptyCalls(ops, colls)
-	return colls, nil
+	return used
 }
 
 // link reports whether c's records hold nothing but their key and

@@ -340,137 +340,15 @@ func (c *converter) object(n *yaml.Node, w *walk) any {
 			continue
 		}
 		switch k {
-		case "type":
-			if ts := types(v); len(ts) == 1 {
-				out["type"] = ts[0]
-			} else if len(ts) > 1 {
-				out["type"] = toAny(ts)
-			}
-		case "properties", "dependentSchemas":
-			if v.Kind != yaml.MappingNode {
-				continue
-			}
-			props := map[string]any{}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				props[v.Content[j].Value] = c.schema(v.Content[j+1], w)
-			}
-			out[k] = props
-		case "patternProperties":
-			if v.Kind != yaml.MappingNode {
-				continue
-			}
-			props := map[string]any{}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				if _, err := regexp.Compile(v.Content[j].Value); err == nil {
-					props[v.Content[j].Value] = c.schema(v.Content[j+1], w)
-				}
-			}
-			out[k] = props
-		case "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
-			"unevaluatedProperties", "unevaluatedItems":
-			out[k] = c.schema(v, w)
-		case "items":
-			if v.Kind == yaml.SequenceNode { // draft-04 tuple form
-				out["prefixItems"] = c.list(v, w)
-			} else {
-				out[k] = c.schema(v, w)
-			}
-		case "prefixItems", "allOf", "anyOf", "oneOf":
-			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
-				// oneOf demands exactly one match; API specs rarely make
-				// their branches disjoint, so valid arguments would fail.
-				if k == "oneOf" {
-					k = "anyOf"
-				}
-				out[k] = c.list(v, w)
-			}
-		case "required":
-			var req []any
-			if v.Kind == yaml.SequenceNode {
-				for _, r := range v.Content {
-					if r = deref(r); r.Kind == yaml.ScalarNode && !slices.Contains(req, any(r.Value)) {
-						req = append(req, r.Value)
-					}
-				}
-			}
-			if len(req) > 0 {
-				out[k] = req
-			}
-		case "enum":
-			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
-				var vals []any
-				for _, e := range v.Content {
-					if x, ok := value(e, 0); ok {
-						vals = append(vals, x)
-					}
-				}
-				if len(vals) > 0 {
-					out[k] = vals
-				}
-			}
-		case "const", "default":
-			// A null default says no more than leaving the parameter out;
-			// kept, it renders as Python's "None" in templates that print
-			// extra keys with |string (Nemotron 3), and @huggingface/jinja
-			// throws there.
-			if x, ok := value(v, 0); ok && (x != nil || k == "const") {
-				out[k] = x
-			}
-		case "example":
-			if x, ok := value(v, 0); ok {
-				if _, has := out["examples"]; !has {
-					out["examples"] = []any{x}
-				}
-			}
-		case "examples":
-			// A list in 3.1; OpenAPI's media-type map form is not a schema keyword.
-			if v.Kind == yaml.SequenceNode {
-				if x, ok := value(v, 0); ok {
-					out[k] = x
-				}
-			}
 		case "nullable":
 			nullable = v.Value == "true"
-		case "minimum", "maximum":
-			if f, ok := number(v); ok {
-				out[k] = f
-			}
-		case "multipleOf":
-			if f, ok := number(v); ok && f > 0 {
-				out[k] = f
-			}
 		case "exclusiveMinimum":
 			exMin = v
 		case "exclusiveMaximum":
 			exMax = v
-		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
-			"minContains", "maxContains":
-			if f, ok := number(v); ok && f >= 0 && f == math.Trunc(f) && f < 1<<53 {
-				out[k] = int64(f)
-			}
-		case "uniqueItems", "readOnly", "writeOnly", "deprecated":
-			if v.Tag == "!!bool" {
-				out[k] = v.Value == "true"
-			}
-		case "pattern":
-			if _, err := regexp.Compile(v.Value); err == nil && v.Kind == yaml.ScalarNode {
-				out[k] = v.Value
-			}
-		case "format", "title", "contentMediaType", "contentEncoding":
-			if v.Kind == yaml.ScalarNode && v.Value != "" {
-				out[k] = v.Value
-			}
-		case "description":
-			if v.Kind == yaml.ScalarNode {
-				if d := trimText(v.Value, 500); d != "" {
-					out[k] = d
-				}
-			}
-		case "dependentRequired":
-			if x, ok := value(v, 0); ok {
-				if m, ok := x.(map[string]any); ok && stringLists(m) {
-					out[k] = m
-				}
+		default:
+			if !c.structure(out, k, v, w) && !values(out, k, v) {
+				constraint(out, k, v)
 			}
 		}
 	}
@@ -481,6 +359,165 @@ func (c *converter) object(n *yaml.Node, w *walk) any {
 		return makeNullable(out)
 	}
 	return out
+}
+
+// structure converts the keywords that hold subschemas or shape the
+// instance (type, properties, items, combinators, required) and reports
+// whether k was one of them.
+func (c *converter) structure(out map[string]any, k string, v *yaml.Node, w *walk) bool {
+	switch k {
+	case "type":
+		if ts := types(v); len(ts) == 1 {
+			out["type"] = ts[0]
+		} else if len(ts) > 1 {
+			out["type"] = toAny(ts)
+		}
+	case "properties", "dependentSchemas", "patternProperties":
+		if v.Kind == yaml.MappingNode {
+			out[k] = c.properties(v, k == "patternProperties", w)
+		}
+	case "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
+		"unevaluatedProperties", "unevaluatedItems":
+		out[k] = c.schema(v, w)
+	case "items":
+		if v.Kind == yaml.SequenceNode { // draft-04 tuple form
+			out["prefixItems"] = c.list(v, w)
+		} else {
+			out[k] = c.schema(v, w)
+		}
+	case "prefixItems", "allOf", "anyOf", "oneOf":
+		if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+			// oneOf demands exactly one match; API specs rarely make
+			// their branches disjoint, so valid arguments would fail.
+			if k == "oneOf" {
+				k = "anyOf"
+			}
+			out[k] = c.list(v, w)
+		}
+	case "required":
+		if req := required(v); len(req) > 0 {
+			out[k] = req
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// properties converts a mapping of names to subschemas; a pattern that Go
+// cannot compile is dropped with its schema.
+func (c *converter) properties(v *yaml.Node, patterns bool, w *walk) map[string]any {
+	props := map[string]any{}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		if patterns {
+			if _, err := regexp.Compile(v.Content[j].Value); err != nil {
+				continue
+			}
+		}
+		props[v.Content[j].Value] = c.schema(v.Content[j+1], w)
+	}
+	return props
+}
+
+// required lists the distinct scalar names of a required list.
+func required(v *yaml.Node) []any {
+	var req []any
+	if v.Kind != yaml.SequenceNode {
+		return nil
+	}
+	for _, r := range v.Content {
+		if r = deref(r); r.Kind == yaml.ScalarNode && !slices.Contains(req, any(r.Value)) {
+			req = append(req, r.Value)
+		}
+	}
+	return req
+}
+
+// values converts the keywords that hold instance values (enum, const,
+// default, examples) and reports whether k was one of them.
+func values(out map[string]any, k string, v *yaml.Node) bool {
+	switch k {
+	case "enum":
+		if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+			var vals []any
+			for _, e := range v.Content {
+				if x, ok := value(e, 0); ok {
+					vals = append(vals, x)
+				}
+			}
+			if len(vals) > 0 {
+				out[k] = vals
+			}
+		}
+	case "const", "default":
+		// A null default says no more than leaving the parameter out;
+		// kept, it renders as Python's "None" in templates that print
+		// extra keys with |string (Nemotron 3), and @huggingface/jinja
+		// throws there.
+		if x, ok := value(v, 0); ok && (x != nil || k == "const") {
+			out[k] = x
+		}
+	case "example":
+		if x, ok := value(v, 0); ok {
+			if _, has := out["examples"]; !has {
+				out["examples"] = []any{x}
+			}
+		}
+	case "examples":
+		// A list in 3.1; OpenAPI's media-type map form is not a schema keyword.
+		if v.Kind == yaml.SequenceNode {
+			if x, ok := value(v, 0); ok {
+				out[k] = x
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// constraint converts the bounds, flags and annotations that apply to
+// one value; other keywords are dropped.
+func constraint(out map[string]any, k string, v *yaml.Node) {
+	switch k {
+	case "minimum", "maximum":
+		if f, ok := number(v); ok {
+			out[k] = f
+		}
+	case "multipleOf":
+		if f, ok := number(v); ok && f > 0 {
+			out[k] = f
+		}
+	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+		"minContains", "maxContains":
+		if f, ok := number(v); ok && f >= 0 && f == math.Trunc(f) && f < 1<<53 {
+			out[k] = int64(f)
+		}
+	case "uniqueItems", "readOnly", "writeOnly", "deprecated":
+		if v.Tag == "!!bool" {
+			out[k] = v.Value == "true"
+		}
+	case "pattern":
+		if _, err := regexp.Compile(v.Value); err == nil && v.Kind == yaml.ScalarNode {
+			out[k] = v.Value
+		}
+	case "format", "title", "contentMediaType", "contentEncoding":
+		if v.Kind == yaml.ScalarNode && v.Value != "" {
+			out[k] = v.Value
+		}
+	case "description":
+		if v.Kind == yaml.ScalarNode {
+			if d := trimText(v.Value, 500); d != "" {
+				out[k] = d
+			}
+		}
+	case "dependentRequired":
+		if x, ok := value(v, 0); ok {
+			if m, ok := x.(map[string]any); ok && stringLists(m) {
+				out[k] = m
+			}
+		}
+	}
 }
 
 // exclusive converts 3.0's boolean exclusiveMinimum/Maximum (a flag on

@@ -750,8 +750,38 @@ func (g *synthesizer) array(m map[string]any, name string, depth int) any {
 // number draws a number in the schema's bounds, scaled by the name.
 func (g *synthesizer) number(m map[string]any, name string, integer bool) any {
 	n := norm(name)
-	lo, hi := 0.0, 100.0
-	money, ranged := false, false
+	lo, hi, money, ranged := nameRange(n)
+	if ex := examples(m); len(ex) > 0 && !money {
+		if f, ok := toFloat(ex[g.rng.IntN(len(ex))]); ok && !(ranged && (f < lo || f > hi)) {
+			nlo, nhi := lo, hi
+			lo, hi = f*0.5, f*1.5+1
+			if f < 0 {
+				lo, hi = f*1.5, f*0.5
+			}
+			if ranged {
+				lo, hi = math.Max(lo, nlo), math.Min(hi, nhi)
+			}
+		}
+	}
+	lo, hi = schemaBounds(m, lo, hi, integer)
+	x := lo + g.rng.Float64()*(hi-lo)
+	if mult, ok := m["multipleOf"].(float64); ok && mult > 0 {
+		x = math.Ceil(lo/mult)*mult + math.Floor((x-lo)/mult)*mult
+		if integer {
+			return int64(x)
+		}
+		return x
+	}
+	if integer {
+		return int64(math.Max(math.Ceil(lo), math.Min(math.Floor(hi), math.Round(x))))
+	}
+	return math.Round(x*100) / 100
+}
+
+// nameRange is the range a number's name suggests; money takes no cue
+// from examples, and a ranged name keeps an example inside its range.
+func nameRange(n string) (lo, hi float64, money, ranged bool) {
+	lo, hi = 0.0, 100.0
 	switch {
 	case has(n, "price", "cost", "amount", "total", "fee", "balance", "salary", "charge", "subtotal"):
 		lo, hi, money = 5, 500, true
@@ -780,18 +810,12 @@ func (g *synthesizer) number(m map[string]any, name string, integer bool) any {
 	case strings.HasSuffix(n, "id"):
 		lo, hi = 1, 99999
 	}
-	if ex := examples(m); len(ex) > 0 && !money {
-		if f, ok := toFloat(ex[g.rng.IntN(len(ex))]); ok && !(ranged && (f < lo || f > hi)) {
-			nlo, nhi := lo, hi
-			lo, hi = f*0.5, f*1.5+1
-			if f < 0 {
-				lo, hi = f*1.5, f*0.5
-			}
-			if ranged {
-				lo, hi = math.Max(lo, nlo), math.Min(hi, nhi)
-			}
-		}
-	}
+	return lo, hi, money, ranged
+}
+
+// schemaBounds narrows [lo, hi] to the schema's minimum and maximum,
+// inclusive or exclusive.
+func schemaBounds(m map[string]any, lo, hi float64, integer bool) (float64, float64) {
 	if v, ok := m["minimum"].(float64); ok {
 		lo = math.Max(lo, v)
 		if hi < lo {
@@ -816,18 +840,7 @@ func (g *synthesizer) number(m map[string]any, name string, integer bool) any {
 	if hi < lo {
 		hi = lo
 	}
-	x := lo + g.rng.Float64()*(hi-lo)
-	if mult, ok := m["multipleOf"].(float64); ok && mult > 0 {
-		x = math.Ceil(lo/mult)*mult + math.Floor((x-lo)/mult)*mult
-		if integer {
-			return int64(x)
-		}
-		return x
-	}
-	if integer {
-		return int64(math.Max(math.Ceil(lo), math.Min(math.Floor(hi), math.Round(x))))
-	}
-	return math.Round(x*100) / 100
+	return lo, hi
 }
 
 func toFloat(v any) (float64, bool) {

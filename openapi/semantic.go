@@ -208,13 +208,24 @@ func (g *synthesizer) readable(name string, m map[string]any) (string, bool) {
 }
 
 // semantic draws from what the name's words say the field holds, for
-// names byName has no rule for; false when nothing fits.
+// names byName has no rule for; false when nothing fits. The groups are
+// tried in order, so an earlier group's rule wins.
 func (g *synthesizer) semantic(name string) (string, bool) {
 	ts := tokens(name)
 	if len(ts) == 0 {
 		return "", false
 	}
 	last := ts[len(ts)-1]
+	for _, group := range []func([]string, string) (string, bool){g.prose, g.named, g.technical} {
+		if v, ok := group(ts, last); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// prose draws text a person writes: messages, reasons, descriptions, tags.
+func (g *synthesizer) prose(ts []string, last string) (string, bool) {
 	noun := strings.ToLower(g.coll.Noun)
 	switch {
 	case hasToken(ts, "error", "errors") && hasToken(ts, "message", "msg", "description", "details", "detail", "reason"):
@@ -231,6 +242,14 @@ func (g *synthesizer) semantic(name string) (string, bool) {
 		return g.pick(tagWords), true
 	case last == "nick" || last == "nickname":
 		return strings.ToLower(g.first()) + "_" + g.pick(tagWords), true
+	}
+	return "", false
+}
+
+// named draws from the fixed vocabularies of names: emoji, files, regions,
+// models, metrics, databases.
+func (g *synthesizer) named(ts []string, last string) (string, bool) {
+	switch {
 	case hasToken(ts, "global") && last == "name":
 		return g.first(), true
 	case hasToken(ts, "emoji") && hasToken(ts, "unicode"):
@@ -249,6 +268,14 @@ func (g *synthesizer) semantic(name string) (string, bool) {
 		return g.pick(metrics), true
 	case hasToken(ts, "db", "database") && hasToken(ts, "name", "names"):
 		return g.pick(dbNames), true
+	}
+	return "", false
+}
+
+// technical draws values a machine reads: versions, states, paths,
+// credentials, addresses.
+func (g *synthesizer) technical(ts []string, last string) (string, bool) {
+	switch {
 	case last == "version":
 		return fmt.Sprintf("%d.%d.%d", 1+g.rng.IntN(3), g.rng.IntN(10), g.rng.IntN(20)), true
 	case last == "status" || last == "state":

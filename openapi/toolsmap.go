@@ -141,6 +141,42 @@ func inferCollections(ops []*op) []*collection {
 			groups[s.noun] = append(groups[s.noun], s)
 		}
 	}
+	colls, order := nounCollections(nouns, groups)
+	for _, s := range shapes {
+		switch {
+		case s.appendTo != "":
+			s.coll = colls[s.appendTo]
+		case s.noun != "":
+			s.coll = colls[s.noun]
+		}
+	}
+	for _, c := range order {
+		fields(c, shapes)
+	}
+	for _, s := range shapes {
+		p := planTool(s, order)
+		s.o.Handler = p
+		if p.Coll != nil && p.Kind == hGet && p.Coll.Tools.Get == "" {
+			p.Coll.Tools.Get = s.o.Tool
+		}
+		if p.Coll != nil && p.Kind == hList && p.Coll.Tools.List == "" {
+			p.Coll.Tools.List = s.o.Tool
+		}
+	}
+	kept := slices.DeleteFunc(slices.Clone(order), func(c *collection) bool {
+		return !slices.ContainsFunc(shapes, func(s *toolShape) bool { return s.o.Handler.Coll == c })
+	})
+	for _, s := range shapes {
+		if s.o.Handler.Kind == hAll {
+			s.o.Handler.All = kept
+		}
+	}
+	return kept
+}
+
+// nounCollections makes a collection of each noun some tool names, in the
+// order of nouns, or finds the collection it is part of.
+func nounCollections(nouns []string, groups map[string][]*toolShape) (map[string]*collection, []*collection) {
 	colls, order := map[string]*collection{}, []*collection(nil)
 	taken := map[string]bool{}
 	// Nouns a tool names one record of first: their keys are what the
@@ -174,36 +210,7 @@ func inferCollections(ops []*op) []*collection {
 		colls[n] = c
 		order = append(order, c)
 	}
-	for _, s := range shapes {
-		switch {
-		case s.appendTo != "":
-			s.coll = colls[s.appendTo]
-		case s.noun != "":
-			s.coll = colls[s.noun]
-		}
-	}
-	for _, c := range order {
-		fields(c, shapes)
-	}
-	for _, s := range shapes {
-		p := planTool(s, order)
-		s.o.Handler = p
-		if p.Coll != nil && p.Kind == hGet && p.Coll.Tools.Get == "" {
-			p.Coll.Tools.Get = s.o.Tool
-		}
-		if p.Coll != nil && p.Kind == hList && p.Coll.Tools.List == "" {
-			p.Coll.Tools.List = s.o.Tool
-		}
-	}
-	kept := slices.DeleteFunc(slices.Clone(order), func(c *collection) bool {
-		return !slices.ContainsFunc(shapes, func(s *toolShape) bool { return s.o.Handler.Coll == c })
-	})
-	for _, s := range shapes {
-		if s.o.Handler.Kind == hAll {
-			s.o.Handler.All = kept
-		}
-	}
-	return kept
+	return colls, order
 }
 
 // refNoun is the noun whose records a list tool's elements name, when

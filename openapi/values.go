@@ -91,28 +91,7 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 		return g.hostname(), true
 	}
 	if idLike(n) || name == g.coll.Key {
-		// Ids follow the example's shape (prefix, separators, length)
-		// with new digits, so each record has its own; a key that is a
-		// name or slug reads as one.
-		if len(ex) > 0 {
-			e := ex[g.rng.IntN(len(ex))]
-			if strings.ContainsAny(e, " \t\n") {
-				return e, len(ex) > 1 // a public key, a sentence: kept
-			}
-			return g.shapeOf(e), true
-		}
-		if v, ok := g.readable(name, m); ok {
-			return v, true
-		}
-		if n == "name" || n == "slug" || n == "code" || n == "handle" || strings.HasSuffix(n, "name") {
-			return strings.ToLower(g.pick(adjectives)+"-"+g.pick(nouns)) + "-" + strconv.Itoa(10+g.rng.IntN(90)), true
-		}
-		if p, ok := m["pattern"].(string); ok {
-			if v, ok := g.re.gen(g.rng, p); ok {
-				return v, true
-			}
-		}
-		return g.alnum(12), true
+		return g.identifier(name, m, ex)
 	}
 	if v, ok := g.early(name); ok {
 		return v, true
@@ -140,6 +119,40 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	if len(ex) > 0 {
 		return ex[g.rng.IntN(len(ex))], len(ex) > 1
 	}
+	return g.unexampled(name, m), true
+}
+
+// identifier draws an id or key. Ids follow the example's shape
+// (prefix, separators, length) with new digits, so each record has its
+// own; a key that is a name or slug reads as one.
+func (g *synthesizer) identifier(name string, m map[string]any, ex []string) (string, bool) {
+	n := norm(name)
+	if len(ex) > 0 {
+		e := ex[g.rng.IntN(len(ex))]
+		if strings.ContainsAny(e, " \t\n") {
+			return e, len(ex) > 1 // a public key, a sentence: kept
+		}
+		return g.shapeOf(e), true
+	}
+	if v, ok := g.readable(name, m); ok {
+		return v, true
+	}
+	if n == "name" || n == "slug" || n == "code" || n == "handle" || strings.HasSuffix(n, "name") {
+		return strings.ToLower(g.pick(adjectives)+"-"+g.pick(nouns)) + "-" + strconv.Itoa(10+g.rng.IntN(90)), true
+	}
+	if p, ok := m["pattern"].(string); ok {
+		if v, ok := g.re.gen(g.rng, p); ok {
+			return v, true
+		}
+	}
+	return g.alnum(12), true
+}
+
+// unexampled draws a string for a field with no example to copy: what
+// its name says when its pattern takes it, else a string of the pattern,
+// else what its name or words suggest.
+func (g *synthesizer) unexampled(name string, m map[string]any) string {
+	n := norm(name)
 	if p, ok := m["pattern"].(string); ok {
 		// What the name says, as it is or as a slug, when the pattern
 		// takes it: a firewall "staging-firewall", not "jOKy".
@@ -147,22 +160,22 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 			if re := g.re.get(p); re != nil {
 				for _, c := range []string{v, strings.ReplaceAll(strings.ToLower(v), " ", "-")} {
 					if re.MatchString(c) {
-						return c, true
+						return c
 					}
 				}
 			}
 		}
 		if v, ok := g.re.gen(g.rng, p); ok {
-			return v, true
+			return v
 		}
 	}
 	if v, ok := g.byName(n); ok {
-		return v, true
+		return v
 	}
 	if v, ok := g.semantic(name); ok {
-		return v, true
+		return v
 	}
-	return g.fallback(), true
+	return g.fallback()
 }
 
 // formatted draws a value of a string format.
@@ -273,9 +286,18 @@ func (g *synthesizer) shapeOf(ex string) string {
 		return g.uuid()
 	}
 	b := []byte(ex)
+	filled := g.fillXRuns(b, ex)
+	redrawn := g.redrawDigits(b)
+	if !filled && !redrawn {
+		return ex + "-" + strconv.Itoa(10+g.rng.IntN(990))
+	}
+	return string(b)
+}
+
+// fillXRuns redraws the runs of x that stand for digits a writer did not
+// fill in ("fn-xxxxxxxx-xxxx-…"): they are what varies.
+func (g *synthesizer) fillXRuns(b []byte, ex string) bool {
 	changed := false
-	// Runs of x stand for digits a writer did not fill in
-	// ("fn-xxxxxxxx-xxxx-…"): they are what varies.
 	for i := 0; i < len(b); {
 		j := i
 		for j < len(b) && (b[j] == 'x' || b[j] == 'X') {
@@ -295,6 +317,12 @@ func (g *synthesizer) shapeOf(ex string) string {
 		}
 		i = j
 	}
+	return changed
+}
+
+// redrawDigits redraws the hex runs and digits of an id.
+func (g *synthesizer) redrawDigits(b []byte) bool {
+	changed := false
 	for i := 0; i < len(b); {
 		j := i
 		for j < len(b) && isHex(b[j]) {
@@ -329,10 +357,7 @@ func (g *synthesizer) shapeOf(ex string) string {
 		}
 		i = j
 	}
-	if !changed {
-		return ex + "-" + strconv.Itoa(10+g.rng.IntN(990))
-	}
-	return string(b)
+	return changed
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -293,6 +293,38 @@ func (c *Config) Check() error {
 
 // Spec checks the config and derives the blueprint controls.
 func (c *Config) Spec() (blueprints.Spec, error) {
+	errs := c.checkRun()
+	w, werr := controlRange("--writes", c.Writes, MaxWrites, "write decisions per task")
+	r, rerr := controlRange("--reads", c.Reads, MaxReads, "reads before each write")
+	errs = append(errs, werr, rerr)
+	ww := c.WriteWeights
+	if ww == nil && c.Writes == Defaults().Writes {
+		ww = tau2WriteWeights
+	}
+	if werr == nil && c.WriteWeights != nil {
+		errs = append(errs, checkWeights("--write-weights", "--writes", w, c.WriteWeights))
+	}
+	if rerr == nil && c.ReadWeights != nil {
+		errs = append(errs, checkWeights("--read-weights", "--reads", r, c.ReadWeights))
+	}
+	behaviors, berrs := c.behaviors()
+	errs = append(errs, berrs...)
+	errs = append(errs, c.checkDraws()...)
+	if err := errors.Join(errs...); err != nil {
+		return blueprints.Spec{}, err
+	}
+	d := Defaults()
+	return blueprints.Spec{
+		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
+		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals, ToolErrors: c.ToolErrors,
+		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
+		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
+	}, nil
+}
+
+// checkRun checks the run's size and shape: numbers, engine and tools,
+// workers, chunks, turns, splits and the output directory.
+func (c *Config) checkRun() []error {
 	var errs []error
 	if path := nonFinite(reflect.ValueOf(*c), ""); path != "" {
 		errs = append(errs, fmt.Errorf("%s: not a finite number (NaN or infinity); give a number", keyName(path)))
@@ -337,19 +369,13 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if c.Out == "" {
 		errs = append(errs, errors.New("--out: an output directory is required"))
 	}
-	w, werr := controlRange("--writes", c.Writes, MaxWrites, "write decisions per task")
-	r, rerr := controlRange("--reads", c.Reads, MaxReads, "reads before each write")
-	errs = append(errs, werr, rerr)
-	ww := c.WriteWeights
-	if ww == nil && c.Writes == Defaults().Writes {
-		ww = tau2WriteWeights
-	}
-	if werr == nil && c.WriteWeights != nil {
-		errs = append(errs, checkWeights("--write-weights", "--writes", w, c.WriteWeights))
-	}
-	if rerr == nil && c.ReadWeights != nil {
-		errs = append(errs, checkWeights("--read-weights", "--reads", r, c.ReadWeights))
-	}
+	return errs
+}
+
+// behaviors are the user profiles to draw from (all when none are named),
+// with an error for each unknown one.
+func (c *Config) behaviors() ([]string, []error) {
+	var errs []error
 	behaviors := c.Behaviors
 	if len(behaviors) == 0 {
 		behaviors = usersim.Profiles()
@@ -359,6 +385,13 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 			errs = append(errs, fmt.Errorf("behaviors: unknown profile %q (known: %s)", b, strings.Join(usersim.Profiles(), ", ")))
 		}
 	}
+	return behaviors, errs
+}
+
+// checkDraws checks the keys of what each task draws: DPO, the shard,
+// the shares of refusals and tool errors.
+func (c *Config) checkDraws() []error {
+	var errs []error
 	// The DPO keys are checked even without --dpo: a typo in them must
 	// not wait for the run that finally uses them.
 	if _, err := dpo.NewPlan(c.Seed, agent.Flaws(), c.DPOMix, c.DPOMode, c.DPOTools, c.DPOPairs); err != nil {
@@ -373,16 +406,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if !(c.ToolErrors >= 0 && c.ToolErrors <= 1) {
 		errs = append(errs, fmt.Errorf("--tool-errors %g: want a share from 0 to 1 (0: no write fails on the customer's first choice)", c.ToolErrors))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return blueprints.Spec{}, err
-	}
-	d := Defaults()
-	return blueprints.Spec{
-		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
-		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals, ToolErrors: c.ToolErrors,
-		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
-		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
-	}, nil
+	return errs
 }
 
 // controlRange parses an intensity control and bounds its maximum.

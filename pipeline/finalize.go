@@ -50,16 +50,9 @@ func finalName(f release.ChunkFile, k, n int) string {
 // extra, when not nil, adds to the manifest before the card is written
 // from it (a kept release's sources).
 func finalize(cfg Config, d *domain.Domain, notes []string, chunkDirs []string, out, work string, link bool, extra func(*release.Manifest)) (*release.Manifest, error) {
-	sums := make([]*release.ChunkSummary, len(chunkDirs))
-	for i, dir := range chunkDirs {
-		s, err := release.ReadSummary(dir)
-		if err != nil {
-			return nil, fmt.Errorf("chunk %d is incomplete (%w); rerun the same command to finish it", i, err)
-		}
-		if s.Index != i || s.Fingerprint != cfg.Fingerprint() {
-			return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, release.Short(s.Fingerprint))
-		}
-		sums[i] = s
+	sums, err := readSummaries(cfg, chunkDirs)
+	if err != nil {
+		return nil, err
 	}
 	// Duplicates go before anything is placed: chunks that hold some are
 	// rewritten without them into a scratch folder of the release.
@@ -69,93 +62,15 @@ func finalize(cfg Config, d *domain.Domain, notes []string, chunkDirs []string, 
 	}
 	scratch := filepath.Join(work, "dedup")
 	defer os.RemoveAll(scratch)
-	srcs := make([]map[string]string, len(sums))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range sums {
-		if len(drop[i]) == 0 {
-			continue
-		}
-		// Chunks are independent: rewrite them side by side.
-		g.Go(func() error {
-			var err error
-			srcs[i], err = dropRows(chunkDirs[i], filepath.Join(scratch, chunkName(i)), sums[i], drop[i])
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	srcs, err := rewriteChunks(chunkDirs, sums, drop, scratch)
+	if err != nil {
 		return nil, err
 	}
-	m := &release.Manifest{
-		SynthVersion: Version, Format: export.FormatVersion, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
-		Counts: release.Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: release.NewCheckStats(), Failures: map[string]int{}, Stats: release.NewStats(d.Tools.Kind),
-	}
-	if cfg.DPO {
-		m.DPO = &engine.DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
-	}
-	if cfg.llmEngine() {
-		m.LLM = &engine.LLMStats{}
-	}
-	m.Notes = notes
-	if n := len(sums); n > 0 && sums[n-1].End < cfg.N {
-		m.Stopped, m.BlueprintsDone = release.StoppedBudget, sums[n-1].End
-	}
-	total := map[string]int{}
-	for _, s := range sums {
-		mergeCounts(&m.Counts, s.Counts)
-		for k, c := range s.Checks {
-			cs := m.Checks[k]
-			if cs == nil {
-				cs = &release.CheckStats{}
-				m.Checks[k] = cs
-			}
-			cs.Passed += c.Passed
-			cs.Failed += c.Failed
-			cs.Rate = release.Ratio(cs.Passed, cs.Passed+cs.Failed)
-		}
-		for k, v := range s.Failures {
-			m.Failures[k] += v
-		}
-		s.Stats.FirstSketch, s.Stats.UsersSketch = s.FirstSketch, s.UsersSketch
-		s.Stats.ToolSequences, s.Stats.Ngrams = s.Sequences, s.Ngrams
-		s.Stats.FirstSet, s.Stats.UsersSet = setOf(s.FirstSet, s.Overflow), setOf(s.UsersSet, s.Overflow)
-		m.Stats.Merge(s.Stats)
-		if m.DPO != nil && s.DPO != nil {
-			mergeDPO(m.DPO, s.DPO)
-		}
-		if m.LLM != nil {
-			m.LLM.Merge(s.LLM)
-		}
-		for _, f := range s.Files {
-			total[f.Kind+"/"+f.Split]++
-		}
-	}
-	m.Stats.Distinct()
-	if d.Model != nil && d.Model.Holdout != nil {
-		m.Holdout = &release.HoldoutInfo{File: "domain/" + d.HoldoutFile, Tasks: d.Model.Holdout.Len(), Dropped: m.Counts.HeldOut}
-	}
-	if m.LLM != nil {
-		finishLLM(m.LLM, cfg)
-	}
+	m, total := mergeSummaries(cfg, d, notes, sums)
 	if extra != nil {
 		extra(m)
 	}
-	seen := map[string]int{}
-	var entries []release.FileEntry
-	var plan []placement
-	for i, s := range sums {
-		for _, f := range s.Files {
-			key := f.Kind + "/" + f.Split
-			name := finalName(f, seen[key], total[key])
-			seen[key]++
-			src := filepath.Join(chunkDirs[i], f.Name)
-			if alt, ok := srcs[i][f.Name]; ok {
-				src = alt
-			}
-			plan = append(plan, placement{path: name, src: src, sha: f.SHA256})
-			entries = append(entries, release.FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
-		}
-	}
+	plan, entries := chunkPlan(chunkDirs, sums, srcs, total)
 	for _, dup := range dups {
 		m.Counts.Duplicates[dup.Reason]++
 	}
@@ -200,6 +115,130 @@ func finalize(cfg Config, d *domain.Domain, notes []string, chunkDirs []string, 
 		return nil, err
 	}
 	return m, nil
+}
+
+// readSummaries reads each chunk's summary, refusing one that is
+// incomplete or belongs to another run.
+func readSummaries(cfg Config, chunkDirs []string) ([]*release.ChunkSummary, error) {
+	sums := make([]*release.ChunkSummary, len(chunkDirs))
+	for i, dir := range chunkDirs {
+		s, err := release.ReadSummary(dir)
+		if err != nil {
+			return nil, fmt.Errorf("chunk %d is incomplete (%w); rerun the same command to finish it", i, err)
+		}
+		if s.Index != i || s.Fingerprint != cfg.Fingerprint() {
+			return nil, fmt.Errorf("%s belongs to another run (chunk %d, config %s)", dir, s.Index, release.Short(s.Fingerprint))
+		}
+		sums[i] = s
+	}
+	return sums, nil
+}
+
+// rewriteChunks writes each chunk that holds duplicates again without
+// them, under scratch; srcs[i] maps chunk i's file names to the rewritten
+// files.
+func rewriteChunks(chunkDirs []string, sums []*release.ChunkSummary, drop map[int]map[string]bool, scratch string) ([]map[string]string, error) {
+	srcs := make([]map[string]string, len(sums))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range sums {
+		if len(drop[i]) == 0 {
+			continue
+		}
+		// Chunks are independent: rewrite them side by side.
+		g.Go(func() error {
+			var err error
+			srcs[i], err = dropRows(chunkDirs[i], filepath.Join(scratch, chunkName(i)), sums[i], drop[i])
+			return err
+		})
+	}
+	return srcs, g.Wait()
+}
+
+// mergeSummaries starts the manifest from the chunks' counts, checks,
+// failures, statistics, DPO and model usage; total counts the files of
+// each kind and split.
+func mergeSummaries(cfg Config, d *domain.Domain, notes []string, sums []*release.ChunkSummary) (*release.Manifest, map[string]int) {
+	m := &release.Manifest{
+		SynthVersion: Version, Format: export.FormatVersion, Config: cfg.outputConfig(), Fingerprint: cfg.Fingerprint(), Seed: cfg.Seed,
+		Counts: release.Counts{BySplit: map[string]int{}, Duplicates: map[string]int{"exact": 0, "near": 0}}, Checks: release.NewCheckStats(), Failures: map[string]int{}, Stats: release.NewStats(d.Tools.Kind),
+	}
+	if cfg.DPO {
+		m.DPO = &engine.DPOStats{ByFailure: map[string]int{}, BySplit: map[string]int{}}
+	}
+	if cfg.llmEngine() {
+		m.LLM = &engine.LLMStats{}
+	}
+	m.Notes = notes
+	if n := len(sums); n > 0 && sums[n-1].End < cfg.N {
+		m.Stopped, m.BlueprintsDone = release.StoppedBudget, sums[n-1].End
+	}
+	total := map[string]int{}
+	for _, s := range sums {
+		mergeSummary(m, s)
+		for _, f := range s.Files {
+			total[f.Kind+"/"+f.Split]++
+		}
+	}
+	m.Stats.Distinct()
+	if d.Model != nil && d.Model.Holdout != nil {
+		m.Holdout = &release.HoldoutInfo{File: "domain/" + d.HoldoutFile, Tasks: d.Model.Holdout.Len(), Dropped: m.Counts.HeldOut}
+	}
+	if m.LLM != nil {
+		finishLLM(m.LLM, cfg)
+	}
+	return m, total
+}
+
+// mergeSummary adds one chunk's counts, checks, failures, statistics,
+// DPO and model usage to the manifest.
+func mergeSummary(m *release.Manifest, s *release.ChunkSummary) {
+	mergeCounts(&m.Counts, s.Counts)
+	for k, c := range s.Checks {
+		cs := m.Checks[k]
+		if cs == nil {
+			cs = &release.CheckStats{}
+			m.Checks[k] = cs
+		}
+		cs.Passed += c.Passed
+		cs.Failed += c.Failed
+		cs.Rate = release.Ratio(cs.Passed, cs.Passed+cs.Failed)
+	}
+	for k, v := range s.Failures {
+		m.Failures[k] += v
+	}
+	s.Stats.FirstSketch, s.Stats.UsersSketch = s.FirstSketch, s.UsersSketch
+	s.Stats.ToolSequences, s.Stats.Ngrams = s.Sequences, s.Ngrams
+	s.Stats.FirstSet, s.Stats.UsersSet = setOf(s.FirstSet, s.Overflow), setOf(s.UsersSet, s.Overflow)
+	m.Stats.Merge(s.Stats)
+	if m.DPO != nil && s.DPO != nil {
+		mergeDPO(m.DPO, s.DPO)
+	}
+	if m.LLM != nil {
+		m.LLM.Merge(s.LLM)
+	}
+}
+
+// chunkPlan names each chunk file's place in the release (the k-th of the
+// total files of its kind and split, in chunk order) and its entry.
+func chunkPlan(chunkDirs []string, sums []*release.ChunkSummary, srcs []map[string]string, total map[string]int) ([]placement, []release.FileEntry) {
+	seen := map[string]int{}
+	var entries []release.FileEntry
+	var plan []placement
+	for i, s := range sums {
+		for _, f := range s.Files {
+			key := f.Kind + "/" + f.Split
+			name := finalName(f, seen[key], total[key])
+			seen[key]++
+			src := filepath.Join(chunkDirs[i], f.Name)
+			if alt, ok := srcs[i][f.Name]; ok {
+				src = alt
+			}
+			plan = append(plan, placement{path: name, src: src, sha: f.SHA256})
+			entries = append(entries, release.FileEntry{Path: name, Split: f.Split, Rows: f.Rows, SHA256: f.SHA256, Bytes: f.Bytes})
+		}
+	}
+	return plan, entries
 }
 
 // writeDuplicates records each removed dialogue with its kept twin.

@@ -77,8 +77,7 @@ func finishLLM(s *engine.LLMStats, cfg Config) {
 	for _, k := range slices.Sorted(maps.Keys(s.Usage)) {
 		u := s.Usage[k]
 		role, _, _ := strings.Cut(k, "/")
-		p := cfg.LLM.Prices[cfg.LLM.Roles[llm.Role(role)].Model]
-		u.CostUSD = (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
+		u.CostUSD = cfg.LLM.Prices[cfg.LLM.Roles[llm.Role(role)].Model].Cost(u.PromptTokens, u.CompletionTokens)
 		s.Total.Add(*u)
 		s.Total.CostUSD += u.CostUSD
 	}

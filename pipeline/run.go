@@ -166,39 +166,11 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 		return nil, err
 	}
 	lo, hi := shard*nChunks/shards, (shard+1)*nChunks/shards
-	var todo []int
-	resumed := 0
-	for c := lo; c < hi; c++ {
-		if _, ok := done[c]; ok {
-			resumed++
-		} else {
-			todo = append(todo, c)
-		}
-	}
+	todo, resumed := pending(done, lo, hi)
 	res := &Result{Dir: cfg.Out, Resumed: resumed, Chunks: hi - lo, Redone: redone, Notes: gen.Notes()}
-	var ch llm.Chatter
-	if cfg.llmEngine() && len(todo) > 0 {
-		var closeChat func() error
-		if ch, closeChat, err = newChatter(cfg, opts); err != nil {
-			return nil, err
-		}
-		defer closeChat()
-	}
-	stopped := -1
-	if len(todo) > 0 {
-		err := produce(ctx, cfg, d, gen, work, todo, resumed, prog, ch)
-		res.LLM = engine.BillingOf(ch)
-		var bs *budgetStop
-		switch {
-		case errors.As(err, &bs) && shards > 1:
-			return res, fmt.Errorf("%w: shard %s stopped; its finished chunks are kept in %s — rerun it with a larger budget to continue", err, cfg.Shard, work)
-		case errors.As(err, &bs) && bs.Done == 0:
-			return res, fmt.Errorf("%w before the first blueprint was done: nothing to release; raise --max-cost / --max-tokens", llm.ErrBudget)
-		case errors.As(err, &bs):
-			stopped = bs.Done
-		case err != nil:
-			return res, err
-		}
+	stopped, err := produceChunks(ctx, cfg, opts, res, d, gen, work, todo, prog, shards)
+	if err != nil {
+		return res, err
 	}
 	if shards > 1 {
 		res.Elapsed = time.Since(start)
@@ -216,18 +188,7 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	for c := range dirs {
 		dirs[c] = done[c]
 	}
-	unused := gen.Unused()
-	m, err := finalize(cfg, d, res.Notes, dirs, cfg.Out, work, true, func(m *release.Manifest) { m.UnusedWrites = unusedWrites(unused, d, m.Stats) })
-	if errors.Is(err, ErrDamaged) {
-		// A chunk that went bad after it was checked: drop it so that
-		// the rerun redoes it.
-		for _, d := range dirs {
-			if strings.HasPrefix(err.Error(), d+string(filepath.Separator)) {
-				os.RemoveAll(d)
-			}
-		}
-		return nil, fmt.Errorf("%w; that chunk was removed: rerun the same command to redo it", err)
-	}
+	m, err := publish(cfg, d, gen, res.Notes, dirs, work)
 	if err != nil {
 		return nil, err
 	}
@@ -239,6 +200,63 @@ func RunWith(ctx context.Context, cfg Config, prog Progress, opts RunOptions) (*
 	}
 	res.Manifest, res.Elapsed = m, time.Since(start)
 	return res, nil
+}
+
+// pending are the chunks from lo to hi not done yet, and how many are.
+func pending(done map[int]string, lo, hi int) (todo []int, resumed int) {
+	for c := lo; c < hi; c++ {
+		if _, ok := done[c]; ok {
+			resumed++
+		} else {
+			todo = append(todo, c)
+		}
+	}
+	return todo, resumed
+}
+
+// produceChunks makes the chunks to do, with a model client when the
+// engine needs one, and records its billing in res. stopped is the
+// number of blueprints done when the budget stopped the run, else -1.
+func produceChunks(ctx context.Context, cfg Config, opts RunOptions, res *Result, d *domain.Domain, gen *blueprints.Generic, work string, todo []int, prog Progress, shards int) (stopped int, err error) {
+	if len(todo) == 0 {
+		return -1, nil
+	}
+	var ch llm.Chatter
+	if cfg.llmEngine() {
+		var closeChat func() error
+		if ch, closeChat, err = newChatter(cfg, opts); err != nil {
+			return -1, err
+		}
+		defer closeChat()
+	}
+	err = produce(ctx, cfg, d, gen, work, todo, res.Resumed, prog, ch)
+	res.LLM = engine.BillingOf(ch)
+	var bs *budgetStop
+	switch {
+	case errors.As(err, &bs) && shards > 1:
+		return -1, fmt.Errorf("%w: shard %s stopped; its finished chunks are kept in %s — rerun it with a larger budget to continue", err, cfg.Shard, work)
+	case errors.As(err, &bs) && bs.Done == 0:
+		return -1, fmt.Errorf("%w before the first blueprint was done: nothing to release; raise --max-cost / --max-tokens", llm.ErrBudget)
+	case errors.As(err, &bs):
+		return bs.Done, nil
+	}
+	return -1, err
+}
+
+// publish finalizes the release from the chunk dirs; a chunk that went
+// bad after it was checked is dropped so that the rerun redoes it.
+func publish(cfg Config, d *domain.Domain, gen *blueprints.Generic, notes, dirs []string, work string) (*release.Manifest, error) {
+	unused := gen.Unused()
+	m, err := finalize(cfg, d, notes, dirs, cfg.Out, work, true, func(m *release.Manifest) { m.UnusedWrites = unusedWrites(unused, d, m.Stats) })
+	if errors.Is(err, ErrDamaged) {
+		for _, d := range dirs {
+			if strings.HasPrefix(err.Error(), d+string(filepath.Separator)) {
+				os.RemoveAll(d)
+			}
+		}
+		return nil, fmt.Errorf("%w; that chunk was removed: rerun the same command to redo it", err)
+	}
+	return m, err
 }
 
 // ParseShard reads "I/N" (0 <= I < N); "" means the whole run.
@@ -270,23 +288,11 @@ func produce(ctx context.Context, cfg Config, d *domain.Domain, gen *blueprints.
 	if err != nil {
 		return err
 	}
-	var indices []int
-	for _, c := range todo {
-		for i := c * cfg.ChunkSize; i < min((c+1)*cfg.ChunkSize, cfg.N); i++ {
-			indices = append(indices, i)
-		}
-	}
+	indices := blueprintIndices(todo, cfg.ChunkSize, cfg.N)
 	if prog != nil {
 		prog.Start(len(indices), min(resumed*cfg.ChunkSize, cfg.N))
 	}
-	// The window bounds the results held for in-order writing. Dialogues
-	// that wait on the network vary a lot in length: a wide window keeps
-	// the pool busy behind a slow one.
-	opts := pool.Options{Workers: cfg.Workers, Window: cfg.Workers * 32}
-	if w, ok := eng.(engine.Waiting); ok {
-		opts.Workers = w.InFlight()
-		opts.Window = opts.Workers * 8
-	}
+	opts := poolOptions(cfg.Workers, eng)
 	budgeted, _ := eng.(engine.Budgeted)
 	metered, _ := eng.(engine.Metered)
 	// cpu bounds generation to --workers however many dialogues wait.
@@ -358,17 +364,48 @@ func produce(ctx context.Context, cfg Config, d *domain.Domain, gen *blueprints.
 		}
 		return nil
 	}
-	if err := pool.Run(ctx, len(indices), opts, func(ctx context.Context, k int) item { return process(ctx, indices[k]) }, deliver); err != nil {
-		var bs *budgetStop
-		if errors.As(err, &bs) && ctx.Err() == nil {
-			return bs
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("run interrupted; finished chunks are kept in %s — rerun the same command to continue: %w", work, ctx.Err())
-		}
-		return err
+	err = pool.Run(ctx, len(indices), opts, func(ctx context.Context, k int) item { return process(ctx, indices[k]) }, deliver)
+	return stopError(ctx, err, work)
+}
+
+// stopError is why the pool stopped: the budget, an interrupt (the
+// finished chunks kept), or a failure; nil when it finished.
+func stopError(ctx context.Context, err error, work string) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	var bs *budgetStop
+	if errors.As(err, &bs) && ctx.Err() == nil {
+		return bs
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("run interrupted; finished chunks are kept in %s — rerun the same command to continue: %w", work, ctx.Err())
+	}
+	return err
+}
+
+// blueprintIndices are the blueprints of the chunks to do, in order.
+func blueprintIndices(todo []int, chunkSize, n int) []int {
+	var indices []int
+	for _, c := range todo {
+		for i := c * chunkSize; i < min((c+1)*chunkSize, n); i++ {
+			indices = append(indices, i)
+		}
+	}
+	return indices
+}
+
+// poolOptions size the worker pool for the engine. The window bounds the
+// results held for in-order writing. Dialogues that wait on the network
+// vary a lot in length: a wide window keeps the pool busy behind a slow
+// one.
+func poolOptions(workers int, eng engine.Engine) pool.Options {
+	opts := pool.Options{Workers: workers, Window: workers * 32}
+	if w, ok := eng.(engine.Waiting); ok {
+		opts.Workers = w.InFlight()
+		opts.Window = opts.Workers * 8
+	}
+	return opts
 }
 
 // finish makes the records of a played blueprint: its JSON, and the SFT

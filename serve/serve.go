@@ -64,9 +64,6 @@ const (
 // maxBody bounds a request body: a step is one assistant message.
 const maxBody = 4 << 20
 
-// shutdownGrace is how long requests in flight may finish on shutdown.
-const shutdownGrace = 10 * time.Second
-
 // Server is the environment: its sessions and the domains they play.
 type Server struct {
 	opts Options
@@ -152,26 +149,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	reapCtx, stopReap := context.WithCancel(ctx)
 	defer stopReap()
 	go s.reapLoop(reapCtx)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		s.log.Warn("requests still running after the grace period; closing", "grace", shutdownGrace)
-		_ = hs.Close()
-	}
-	s.mu.Lock()
-	clear(s.sessions)
-	s.mu.Unlock()
-	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
-	}
-	return nil
+	return httpbound.Serve(ctx, hs, ln, s.log, func() {
+		s.mu.Lock()
+		clear(s.sessions)
+		s.mu.Unlock()
+	})
 }
 
 // reapLoop ends idle sessions a few times per idle timeout.

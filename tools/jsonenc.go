@@ -43,7 +43,7 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 	case nil:
 		return append(dst, "null"...), true
 	case string:
-		return appendJSONString(dst, x), true
+		return AppendString(dst, x, true), true
 	case bool:
 		return strconv.AppendBool(dst, x), true
 	case float64:
@@ -71,7 +71,7 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = AppendString(dst, k, true)
 			dst = append(dst, ':')
 			var ok bool
 			if dst, ok = appendPlain(dst, x[k], depth+1); !ok {
@@ -104,9 +104,9 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = AppendString(dst, k, true)
 			dst = append(dst, ':')
-			dst = appendJSONString(dst, x[k])
+			dst = AppendString(dst, x[k], true)
 		}
 		return append(dst, '}'), true
 	case []string:
@@ -118,7 +118,7 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, e)
+			dst = AppendString(dst, e, true)
 		}
 		return append(dst, ']'), true
 	}
@@ -155,15 +155,18 @@ func appendFloat(dst []byte, f float64) ([]byte, bool) {
 	return dst, true
 }
 
-// appendJSONString quotes s as json.Marshal does: <, > and & escaped,
-// invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, s string) []byte {
+// AppendString quotes s as json.Marshal does: invalid UTF-8 as \ufffd,
+// U+2028 and U+2029 escaped, and <, > and & escaped when escapeHTML (as
+// json.Marshal always does). Without it, as an Encoder with
+// SetEscapeHTML(false) writes: rows are data, not HTML, and prompts are
+// full of tags.
+func AppendString(dst []byte, s string, escapeHTML bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || b != '<' && b != '>' && b != '&') {
 				i++
 				continue
 			}

@@ -104,3 +104,20 @@ func FuzzMarshalString(f *testing.F) {
 		sameAsEncodingJSON(t, map[string]any{s: []any{s}})
 	})
 }
+
+// TestAppendStringWithoutHTML: without HTML escapes, a string is what an
+// Encoder with SetEscapeHTML(false) writes (the export rows' form).
+func TestAppendStringWithoutHTML(t *testing.T) {
+	for _, s := range []string{"", "plain", "<tag> & \"q\"", "\b\f\n\r\t\x01\x1f", "\u2028\u2029", "bad \xff utf8", "é 😀"} {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if got := AppendString(nil, s, false); !bytes.Equal(got, want) {
+			t.Errorf("%q:\n got %s\nwant %s", s, got, want)
+		}
+	}
+}

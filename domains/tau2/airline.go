@@ -156,47 +156,59 @@ func seatsOf(inst view, field, cabin string) (int64, error) {
 	return n, nil
 }
 
-func (a *airline) bookReservation(c *call) (any, error) {
+// booking holds book_reservation's arguments, read and validated in
+// τ²'s order.
+type booking struct {
+	userID, origin, destination, flightType, cabin, insurance string
+	flights, passengers, payments                             []map[string]any
+	totalBags, nonfreeBags                                    pyNumber
+}
+
+func readBooking(c *call) (booking, error) {
+	var b booking
 	var s [6]string
 	for i, name := range []string{"user_id", "origin", "destination", "flight_type", "cabin", "insurance"} {
 		var err error
 		if s[i], err = c.str(name); err != nil {
-			return nil, err
+			return b, err
 		}
 	}
-	userID, origin, destination, flightType, cabin, insurance := s[0], s[1], s[2], s[3], s[4], s[5]
+	b.userID, b.origin, b.destination, b.flightType, b.cabin, b.insurance = s[0], s[1], s[2], s[3], s[4], s[5]
 	flightArgs, err := c.objList("flights")
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	paxArgs, err := c.objList("passengers")
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	payArgs, err := c.objList("payment_methods")
 	if err != nil {
-		return nil, err
+		return b, err
 	}
-	totalBags, err := c.number("total_baggages")
+	if b.totalBags, err = c.number("total_baggages"); err != nil {
+		return b, err
+	}
+	if b.nonfreeBags, err = c.number("nonfree_baggages"); err != nil {
+		return b, err
+	}
+	if b.flights, err = validateAll(flightInfoModel(), flightArgs); err != nil {
+		return b, err
+	}
+	if b.passengers, err = validateAll(passengerModel(), paxArgs); err != nil {
+		return b, err
+	}
+	b.payments, err = validateAll(paymentModel(), payArgs)
+	return b, err
+}
+
+func (a *airline) bookReservation(c *call) (any, error) {
+	b, err := readBooking(c)
 	if err != nil {
 		return nil, err
 	}
-	nonfreeBags, err := c.number("nonfree_baggages")
-	if err != nil {
-		return nil, err
-	}
-	flights, err := validateAll(flightInfoModel(), flightArgs)
-	if err != nil {
-		return nil, err
-	}
-	passengers, err := validateAll(passengerModel(), paxArgs)
-	if err != nil {
-		return nil, err
-	}
-	payments, err := validateAll(paymentModel(), payArgs)
-	if err != nil {
-		return nil, err
-	}
+	userID, cabin, insurance, nonfreeBags := b.userID, b.cabin, b.insurance, b.nonfreeBags
+	flights, passengers, payments := b.flights, b.passengers, b.payments
 	u, err := a.user(c, userID)
 	if err != nil {
 		return nil, err
@@ -214,7 +226,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 	// The Reservation model checks its fields here (the JSON Schema has
 	// already held the literals to their values) and keeps the bag counts
 	// as ints, while the price below uses the argument as given.
-	storedTotal, storedNonfree, err := checkReservationFields(flightType, cabin, insurance, totalBags, nonfreeBags)
+	storedTotal, storedNonfree, err := checkReservationFields(b.flightType, cabin, insurance, b.totalBags, nonfreeBags)
 	if err != nil {
 		return nil, err
 	}
@@ -225,39 +237,11 @@ func (a *airline) bookReservation(c *call) (any, error) {
 	var updates []seatUpdate
 	for _, fi := range flights {
 		number, date := fi["flight_number"].(string), fi["date"].(string)
-		f, err := a.flight(c, number)
+		seg, price, err := a.segment(c, number, date, cabin, n)
 		if err != nil {
 			return nil, err
 		}
-		_, inst, err := a.instance(c, number, date)
-		if err != nil {
-			return nil, err
-		}
-		if inst.m["status"] != "available" {
-			return nil, fmt.Errorf("Flight %s not available on date %s", number, date)
-		}
-		seats, err := seatsOf(inst, "available_seats", cabin)
-		if err != nil {
-			return nil, err
-		}
-		if seats < n {
-			return nil, fmt.Errorf("Not enough seats on flight %s", number)
-		}
-		price, err := seatsOf(inst, "prices", cabin)
-		if err != nil {
-			return nil, err
-		}
-		fo, err := f.str("origin")
-		if err != nil {
-			return nil, err
-		}
-		fd, err := f.str("destination")
-		if err != nil {
-			return nil, err
-		}
-		resFlights = append(resFlights, map[string]any{
-			"flight_number": number, "origin": fo, "destination": fd, "date": date, "price": price,
-		})
+		resFlights = append(resFlights, seg)
 		updates = append(updates, seatUpdate{number, date})
 		total = total.add(pyInt(price).mulInt(n))
 	}
@@ -269,26 +253,8 @@ func (a *airline) bookReservation(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range payments {
-		id := p["payment_id"].(string)
-		amount := p["amount"].(pyNumber)
-		e, ok := pms.m[id]
-		if !ok {
-			return nil, fmt.Errorf("Payment method %s not found", id)
-		}
-		pm, err := pms.atKey(id, e)
-		if err != nil {
-			return nil, err
-		}
-		if src := pm.m["source"]; src == "gift_card" || src == "certificate" {
-			bal, err := pm.num("amount")
-			if err != nil {
-				return nil, err
-			}
-			if pyFloatN(bal).cmp(amount) < 0 {
-				return nil, fmt.Errorf("Not enough balance in payment method %s", id)
-			}
-		}
+	if err := checkBalances(pms, payments); err != nil {
+		return nil, err
 	}
 	paid := pyInt(0)
 	for _, p := range payments {
@@ -297,9 +263,113 @@ func (a *airline) bookReservation(c *call) (any, error) {
 	if paid.cmp(total) != 0 {
 		return nil, fmt.Errorf("Payment amount does not add up, total price is %s, but paid %s", total, paid)
 	}
-	// Deduct: gift cards lose the amount, certificates are used up. A
-	// certificate named twice is gone by its second turn, and τ² stops
-	// there with a KeyError, keeping what it already deducted.
+	newPMs, err := deduct(c, u, pms, payments, userID)
+	if err != nil {
+		return nil, err
+	}
+	for _, up := range updates {
+		if err := a.takeSeats(c, up.number, up.date, cabin, n); err != nil {
+			return nil, err
+		}
+	}
+	history := make([]any, len(payments))
+	for i, p := range payments {
+		history[i] = map[string]any{"payment_id": p["payment_id"], "amount": p["amount"].(pyNumber).jsonValue()}
+	}
+	pax := make([]any, len(passengers))
+	for i, p := range passengers {
+		pax[i] = p
+	}
+	res := map[string]any{
+		"reservation_id": resID, "user_id": userID, "origin": b.origin, "destination": b.destination,
+		"flight_type": b.flightType, "cabin": cabin, "flights": resFlights, "passengers": pax,
+		"payment_history": history, "created_at": airlineNow,
+		"total_baggages": storedTotal.jsonValue(), "nonfree_baggages": storedNonfree.jsonValue(),
+		"insurance": insurance, "status": nil,
+	}
+	if err := c.put("reservations", resID, res); err != nil {
+		return nil, err
+	}
+	resList, err := u.list("reservations")
+	if err != nil {
+		return nil, err
+	}
+	newUser := clone(u.m)
+	newUser["payment_methods"] = newPMs
+	newUser["reservations"] = append(slices.Clip(resList), resID)
+	return res, c.put("users", userID, newUser)
+}
+
+// segment is a flight segment booked anew in cabin for n passengers, at
+// the instance's price: the flight must be available with n seats free.
+func (a *airline) segment(c *call, number, date, cabin string, n int64) (map[string]any, int64, error) {
+	f, err := a.flight(c, number)
+	if err != nil {
+		return nil, 0, err
+	}
+	_, inst, err := a.instance(c, number, date)
+	if err != nil {
+		return nil, 0, err
+	}
+	if inst.m["status"] != "available" {
+		return nil, 0, fmt.Errorf("Flight %s not available on date %s", number, date)
+	}
+	seats, err := seatsOf(inst, "available_seats", cabin)
+	if err != nil {
+		return nil, 0, err
+	}
+	if seats < n {
+		return nil, 0, fmt.Errorf("Not enough seats on flight %s", number)
+	}
+	price, err := seatsOf(inst, "prices", cabin)
+	if err != nil {
+		return nil, 0, err
+	}
+	fo, err := f.str("origin")
+	if err != nil {
+		return nil, 0, err
+	}
+	fd, err := f.str("destination")
+	if err != nil {
+		return nil, 0, err
+	}
+	return map[string]any{
+		"flight_number": number, "origin": fo, "destination": fd, "date": date, "price": price,
+	}, price, nil
+}
+
+// checkBalances refuses a payment with a method the user lacks, or for
+// more than a gift card or certificate holds.
+func checkBalances(pms view, payments []map[string]any) error {
+	for _, p := range payments {
+		id := p["payment_id"].(string)
+		amount := p["amount"].(pyNumber)
+		e, ok := pms.m[id]
+		if !ok {
+			return fmt.Errorf("Payment method %s not found", id)
+		}
+		pm, err := pms.atKey(id, e)
+		if err != nil {
+			return err
+		}
+		if src := pm.m["source"]; src == "gift_card" || src == "certificate" {
+			bal, err := pm.num("amount")
+			if err != nil {
+				return err
+			}
+			if pyFloatN(bal).cmp(amount) < 0 {
+				return fmt.Errorf("Not enough balance in payment method %s", id)
+			}
+		}
+	}
+	return nil
+}
+
+// deduct takes the payments from the user's methods: gift cards lose the
+// amount, certificates are used up. A certificate named twice is gone by
+// its second turn, and τ² stops there with a KeyError, keeping what it
+// already deducted.
+func deduct(c *call, u, pms view, payments []map[string]any, userID string) (map[string]any, error) {
 	newPMs := clone(pms.m)
 	for _, p := range payments {
 		id := p["payment_id"].(string)
@@ -323,37 +393,7 @@ func (a *airline) bookReservation(c *call) (any, error) {
 			delete(newPMs, id)
 		}
 	}
-	for _, up := range updates {
-		if err := a.takeSeats(c, up.number, up.date, cabin, n); err != nil {
-			return nil, err
-		}
-	}
-	history := make([]any, len(payments))
-	for i, p := range payments {
-		history[i] = map[string]any{"payment_id": p["payment_id"], "amount": p["amount"].(pyNumber).jsonValue()}
-	}
-	pax := make([]any, len(passengers))
-	for i, p := range passengers {
-		pax[i] = p
-	}
-	res := map[string]any{
-		"reservation_id": resID, "user_id": userID, "origin": origin, "destination": destination,
-		"flight_type": flightType, "cabin": cabin, "flights": resFlights, "passengers": pax,
-		"payment_history": history, "created_at": airlineNow,
-		"total_baggages": storedTotal.jsonValue(), "nonfree_baggages": storedNonfree.jsonValue(),
-		"insurance": insurance, "status": nil,
-	}
-	if err := c.put("reservations", resID, res); err != nil {
-		return nil, err
-	}
-	resList, err := u.list("reservations")
-	if err != nil {
-		return nil, err
-	}
-	newUser := clone(u.m)
-	newUser["payment_methods"] = newPMs
-	newUser["reservations"] = append(slices.Clip(resList), resID)
-	return res, c.put("users", userID, newUser)
+	return newPMs, nil
 }
 
 // checkReservationFields is the validation Reservation(...) does on the
@@ -824,13 +864,7 @@ func (a *airline) updateReservationFlights(c *call) (any, error) {
 		// A segment already booked in the same cabin keeps its price.
 		var kept map[string]any
 		if cabin == resCabin {
-			for _, e := range oldFlights {
-				of, _ := e.(map[string]any)
-				if of["flight_number"] == number && of["date"] == date {
-					kept = of
-					break
-				}
-			}
+			kept = bookedSegment(oldFlights, number, date)
 		}
 		if kept != nil {
 			p, ok := toInt(kept["price"])
@@ -841,52 +875,16 @@ func (a *airline) updateReservationFlights(c *call) (any, error) {
 			newFlights = append(newFlights, kept)
 			continue
 		}
-		f, err := a.flight(c, number)
+		seg, price, err := a.segment(c, number, date, cabin, n)
 		if err != nil {
 			return nil, err
 		}
-		_, inst, err := a.instance(c, number, date)
-		if err != nil {
-			return nil, err
-		}
-		if inst.m["status"] != "available" {
-			return nil, fmt.Errorf("Flight %s not available on date %s", number, date)
-		}
-		seats, err := seatsOf(inst, "available_seats", cabin)
-		if err != nil {
-			return nil, err
-		}
-		if seats < n {
-			return nil, fmt.Errorf("Not enough seats on flight %s", number)
-		}
-		price, err := seatsOf(inst, "prices", cabin)
-		if err != nil {
-			return nil, err
-		}
-		fo, err := f.str("origin")
-		if err != nil {
-			return nil, err
-		}
-		fd, err := f.str("destination")
-		if err != nil {
-			return nil, err
-		}
-		newFlights = append(newFlights, map[string]any{
-			"flight_number": number, "origin": fo, "destination": fd, "date": date, "price": price,
-		})
+		newFlights = append(newFlights, seg)
 		total = total.add(pyInt(price).mulInt(n))
 	}
-	paidBefore := int64(0)
-	for i, e := range oldFlights {
-		of, err := r.atIndex("flights", i, e)
-		if err != nil {
-			return nil, err
-		}
-		p, err := of.int("price")
-		if err != nil {
-			return nil, err
-		}
-		paidBefore += p
+	paidBefore, err := segmentsPrice(r, oldFlights)
+	if err != nil {
+		return nil, err
 	}
 	total = total.sub(pyInt(paidBefore).mulInt(n))
 	payment, err := a.paymentForUpdate(c, userID, u, pmID, total)
@@ -904,6 +902,36 @@ func (a *airline) updateReservationFlights(c *call) (any, error) {
 	out["flights"] = newFlights
 	out["cabin"] = cabin
 	return out, c.put("reservations", id, out)
+}
+
+// bookedSegment is the reservation's segment of flight number on date,
+// or nil.
+func bookedSegment(flights []any, number, date string) map[string]any {
+	for _, e := range flights {
+		of, _ := e.(map[string]any)
+		if of["flight_number"] == number && of["date"] == date {
+			return of
+		}
+	}
+	return nil
+}
+
+// segmentsPrice is the sum of the reservation's segment prices, per
+// passenger.
+func segmentsPrice(r view, flights []any) (int64, error) {
+	sum := int64(0)
+	for i, e := range flights {
+		of, err := r.atIndex("flights", i, e)
+		if err != nil {
+			return 0, err
+		}
+		p, err := of.int("price")
+		if err != nil {
+			return 0, err
+		}
+		sum += p
+	}
+	return sum, nil
 }
 
 func (a *airline) updateReservationPassengers(c *call) (any, error) {

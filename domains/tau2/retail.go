@@ -309,44 +309,73 @@ func (r *retail) cancelPendingOrder(c *call) (any, error) {
 	return out, c.put("orders", orderID, out)
 }
 
-func (r *retail) exchangeDeliveredOrderItems(c *call) (any, error) {
-	orderID, err := c.str("order_id")
-	if err != nil {
-		return nil, err
+// itemChange is what exchanging or modifying an order's items starts
+// from: the arguments, the order, and its items' ids.
+type itemChange struct {
+	orderID, pmID  string
+	oldIDs, newIDs []string
+	o              view
+	all            []string
+	items          []view
+}
+
+// changeWords are τ²'s words for an item change, which differ between
+// an exchange and a modification.
+type changeWords struct {
+	status, wrongStatus, notFound, mismatch string
+}
+
+var (
+	itemExchange = changeWords{"delivered", "Non-delivered order cannot be exchanged", "Number of %s not found.", "The number of items to be exchanged should match."}
+	itemModify   = changeWords{"pending", "Non-pending order cannot be modified", "%s not found", "The number of items to be exchanged should match"}
+)
+
+// readItemChange reads an item change's arguments and order and checks
+// them as τ² does, in its order: the order's status, that it holds the
+// old items, and as many new items as old.
+func (r *retail) readItemChange(c *call, w changeWords) (itemChange, error) {
+	var ch itemChange
+	var err error
+	if ch.orderID, err = c.str("order_id"); err != nil {
+		return ch, err
 	}
-	oldIDs, err := c.strList("item_ids")
-	if err != nil {
-		return nil, err
+	if ch.oldIDs, err = c.strList("item_ids"); err != nil {
+		return ch, err
 	}
-	newIDs, err := c.strList("new_item_ids")
-	if err != nil {
-		return nil, err
+	if ch.newIDs, err = c.strList("new_item_ids"); err != nil {
+		return ch, err
 	}
-	pmID, err := c.str("payment_method_id")
-	if err != nil {
-		return nil, err
+	if ch.pmID, err = c.str("payment_method_id"); err != nil {
+		return ch, err
 	}
-	o, err := r.order(c, orderID)
-	if err != nil {
-		return nil, err
+	if ch.o, err = r.order(c, ch.orderID); err != nil {
+		return ch, err
 	}
-	if st, err := o.str("status"); err != nil {
-		return nil, err
-	} else if st != "delivered" {
-		return nil, plainError("Non-delivered order cannot be exchanged")
+	if st, err := ch.o.str("status"); err != nil {
+		return ch, err
+	} else if st != w.status {
+		return ch, plainError(w.wrongStatus)
 	}
-	all, items, err := itemIDs(o)
-	if err != nil {
-		return nil, err
+	if ch.all, ch.items, err = itemIDs(ch.o); err != nil {
+		return ch, err
 	}
-	for _, id := range oldIDs {
-		if count(oldIDs, id) > count(all, id) {
-			return nil, fmt.Errorf("Number of %s not found.", id)
+	for _, id := range ch.oldIDs {
+		if count(ch.oldIDs, id) > count(ch.all, id) {
+			return ch, fmt.Errorf(w.notFound, id)
 		}
 	}
-	if len(oldIDs) != len(newIDs) {
-		return nil, plainError("The number of items to be exchanged should match.")
+	if len(ch.oldIDs) != len(ch.newIDs) {
+		return ch, plainError(w.mismatch)
 	}
+	return ch, nil
+}
+
+func (r *retail) exchangeDeliveredOrderItems(c *call) (any, error) {
+	ch, err := r.readItemChange(c, itemExchange)
+	if err != nil {
+		return nil, err
+	}
+	orderID, oldIDs, newIDs, pmID, o, all, items := ch.orderID, ch.oldIDs, ch.newIDs, ch.pmID, ch.o, ch.all, ch.items
 	diff, err := r.priceDiff(c, all, items, oldIDs, newIDs, false)
 	if err != nil {
 		return nil, err
@@ -671,43 +700,11 @@ func (r *retail) modifyPendingOrderAddress(c *call) (any, error) {
 }
 
 func (r *retail) modifyPendingOrderItems(c *call) (any, error) {
-	orderID, err := c.str("order_id")
+	ch, err := r.readItemChange(c, itemModify)
 	if err != nil {
 		return nil, err
 	}
-	oldIDs, err := c.strList("item_ids")
-	if err != nil {
-		return nil, err
-	}
-	newIDs, err := c.strList("new_item_ids")
-	if err != nil {
-		return nil, err
-	}
-	pmID, err := c.str("payment_method_id")
-	if err != nil {
-		return nil, err
-	}
-	o, err := r.order(c, orderID)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := o.str("status"); err != nil {
-		return nil, err
-	} else if st != "pending" {
-		return nil, plainError("Non-pending order cannot be modified")
-	}
-	all, items, err := itemIDs(o)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range oldIDs {
-		if count(oldIDs, id) > count(all, id) {
-			return nil, fmt.Errorf("%s not found", id)
-		}
-	}
-	if len(oldIDs) != len(newIDs) {
-		return nil, plainError("The number of items to be exchanged should match")
-	}
+	orderID, oldIDs, newIDs, pmID, o, all, items := ch.orderID, ch.oldIDs, ch.newIDs, ch.pmID, ch.o, ch.all, ch.items
 	diff, err := r.priceDiff(c, all, items, oldIDs, newIDs, true)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,12 @@
 package httpbound
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"log"
+	"log/slog"
+	"net"
 	"net/http"
 	"time"
 )
@@ -34,4 +39,34 @@ func Server(h http.Handler, read time.Duration, errorLog *log.Logger) *http.Serv
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          errorLog,
 	}
+}
+
+// ShutdownGrace is how long requests in flight may run on once the
+// context of Serve ends.
+const ShutdownGrace = 10 * time.Second
+
+// Serve serves hs on ln until ctx ends, then gives the requests in flight
+// ShutdownGrace to finish before closing them; stopped runs once the
+// server no longer takes requests. It closes ln.
+func Serve(ctx context.Context, hs *http.Server, ln net.Listener, logger *slog.Logger, stopped func()) error {
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ShutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		logger.Warn("requests still running after the grace period; closing", "grace", ShutdownGrace)
+		_ = hs.Close()
+	}
+	if stopped != nil {
+		stopped()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
+	}
+	return nil
 }
