@@ -6,31 +6,46 @@ import (
 	"unsafe"
 )
 
-// poolAllocator is the Arrow allocator of one Writer. The Go allocator
-// makes every buffer anew: the builders grow theirs by doubling, row
-// group after row group, and the Parquet encoders make theirs for each
-// column chunk, so a sixth of a run's allocated bytes were buffers freed
-// a moment later. This one keeps the freed buffers, by power-of-two
-// size, up to poolMax bytes, and hands them out again zeroed, as a new
-// one would be. It answers as memory.GoAllocator does: 64-byte aligned,
-// capacity equal to the size asked for.
+// poolAllocator is the Arrow allocator of one Writer. A row group being
+// built was most of a run's live heap (2,048 rows of messages and tool
+// lists, in buffers the builders grow by doubling), and the Go allocator
+// made every buffer anew: a sixth of a run's allocated bytes, and, since
+// the collector lets the heap grow to a multiple of what is live, twice
+// their size in memory. This one takes the large buffers from the
+// operating system, outside the Go heap where the platform allows
+// (mapBuffer), keeps freed buffers by power-of-two size up to poolMax
+// bytes, and hands them out again zeroed, as a new one would be. It
+// answers as memory.GoAllocator does: 64-byte aligned, capacity equal to
+// the size asked for. The buffers hold no Go pointers, so the collector
+// need not see them; release returns the kept ones when the writer ends.
 type poolAllocator struct {
 	mu   sync.Mutex
-	free [64][][]byte
-	// backing maps a buffer handed out to the slice it was cut from, so
-	// Free can keep the whole of it.
-	backing map[*byte][]byte
-	kept    int
+	free [64][]pooled
+	// out maps a buffer handed out to the block it was cut from, so Free
+	// can keep or return the whole of it.
+	out  map[*byte]pooled
+	kept int
 }
 
-// poolMax bounds the bytes kept for reuse: about the buffers of a row
-// group per split.
-const poolMax = 64 << 20
+// pooled is one block: from the Go heap, or mapped (then unmapped when
+// not kept).
+type pooled struct {
+	buf    []byte
+	mapped bool
+}
 
-const poolAlign = 64
+const (
+	// poolMax bounds the bytes kept for reuse: about a row group's
+	// buffers.
+	poolMax = 64 << 20
+	// mapMin is the smallest block taken from the operating system:
+	// smaller ones would waste most of a page.
+	mapMin    = 64 << 10
+	poolAlign = 64
+)
 
 func newPoolAllocator() *poolAllocator {
-	return &poolAllocator{backing: map[*byte][]byte{}}
+	return &poolAllocator{out: map[*byte]pooled{}}
 }
 
 // class is the smallest k with 1<<k >= size.
@@ -43,19 +58,29 @@ func (a *poolAllocator) Allocate(size int) []byte {
 	k := class(size)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var buf []byte
+	var p pooled
 	if n := len(a.free[k]); n > 0 {
-		buf = a.free[k][n-1]
+		p = a.free[k][n-1]
 		a.free[k] = a.free[k][:n-1]
-		a.kept -= cap(buf)
-		clear(buf)
+		a.kept -= cap(p.buf)
+		clear(p.buf)
+	} else if buf, ok := mapBlock(k); ok {
+		p = pooled{buf: buf, mapped: true}
 	} else {
-		buf = make([]byte, 1<<k+poolAlign)
+		p = pooled{buf: make([]byte, 1<<k+poolAlign)}
 	}
-	shift := int(-uintptr(unsafe.Pointer(unsafe.SliceData(buf))) & (poolAlign - 1))
-	out := buf[shift : shift+size : shift+size]
-	a.backing[unsafe.SliceData(out)] = buf
+	shift := int(-uintptr(unsafe.Pointer(unsafe.SliceData(p.buf))) & (poolAlign - 1))
+	out := p.buf[shift : shift+size : shift+size]
+	a.out[unsafe.SliceData(out)] = p
 	return out
+}
+
+// mapBlock maps a block of 1<<k bytes when it is large enough to.
+func mapBlock(k int) ([]byte, bool) {
+	if 1<<k < mapMin {
+		return nil, false
+	}
+	return mapBuffer(1 << k)
 }
 
 func (a *poolAllocator) Reallocate(size int, b []byte) []byte {
@@ -74,16 +99,38 @@ func (a *poolAllocator) Free(b []byte) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p := unsafe.SliceData(b[:cap(b)])
-	buf, ok := a.backing[p]
+	ptr := unsafe.SliceData(b[:cap(b)])
+	p, ok := a.out[ptr]
 	if !ok {
 		return
 	}
-	delete(a.backing, p)
-	if a.kept+cap(buf) > poolMax {
+	delete(a.out, ptr)
+	if a.kept+cap(p.buf) > poolMax {
+		if p.mapped {
+			unmapBuffer(p.buf)
+		}
 		return
 	}
-	k := class(cap(buf)-poolAlign+1) - 1
-	a.free[k] = append(a.free[k], buf)
-	a.kept += cap(buf)
+	k := class(cap(p.buf)+1) - 1
+	if !p.mapped {
+		k = class(cap(p.buf)-poolAlign+1) - 1
+	}
+	a.free[k] = append(a.free[k], p)
+	a.kept += cap(p.buf)
+}
+
+// release returns the kept blocks. Buffers still handed out (none, once
+// the writer's builders are released) stay valid.
+func (a *poolAllocator) release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k := range a.free {
+		for _, p := range a.free[k] {
+			if p.mapped {
+				unmapBuffer(p.buf)
+			}
+		}
+		a.free[k] = nil
+	}
+	a.kept = 0
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // TestPoolAllocator: a buffer comes back aligned, as long as asked and
-// zeroed, whether it is new or one freed before; growing keeps the
-// contents.
+// zeroed, whether it is new, mapped or one freed before; growing keeps
+// the contents.
 func TestPoolAllocator(t *testing.T) {
 	a := newPoolAllocator()
 	check := func(name string, b []byte, size int) {
@@ -24,7 +24,7 @@ func TestPoolAllocator(t *testing.T) {
 			}
 		}
 	}
-	for _, size := range []int{0, 1, 63, 64, 65, 1000, 4096, 100_000} {
+	for _, size := range []int{0, 1, 63, 64, 65, 1000, 4096, 100_000, mapMin, 3 << 20} {
 		b := a.Allocate(size)
 		check("new", b, size)
 		for i := range b {
@@ -52,4 +52,6 @@ func TestPoolAllocator(t *testing.T) {
 		}
 		a.Free(g)
 	}
+	a.release()
+	check("after release", a.Allocate(mapMin), mapMin)
 }

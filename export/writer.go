@@ -538,6 +538,9 @@ func (w *Writer) Abort() {
 			s.rb = nil
 		}
 	}
+	if p, ok := w.opts.Allocator.(*poolAllocator); ok {
+		p.release()
+	}
 }
 
 // sftBuilder holds typed handles on the column builders of an SFT record.
