@@ -13,8 +13,9 @@ import (
 // the collector lets the heap grow to a multiple of what is live, twice
 // their size in memory. This one takes the large buffers from the
 // operating system, outside the Go heap where the platform allows
-// (mapBuffer), keeps freed buffers by power-of-two size up to poolMax
-// bytes, and hands them out again zeroed, as a new one would be. It
+// (mapBuffer), and returns them when freed; it keeps the smaller freed
+// buffers by power-of-two size, up to poolMax bytes, and hands them out
+// again zeroed, as a new one would be. It
 // answers as memory.GoAllocator does: 64-byte aligned, capacity equal to
 // the size asked for. The buffers hold no Go pointers, so the collector
 // need not see them; release returns the kept ones when the writer ends.
@@ -27,17 +28,16 @@ type poolAllocator struct {
 	kept int
 }
 
-// pooled is one block: from the Go heap, or mapped (then unmapped when
-// not kept).
+// pooled is one block: from the Go heap, or mapped (unmapped when
+// freed).
 type pooled struct {
 	buf    []byte
 	mapped bool
 }
 
 const (
-	// poolMax bounds the bytes kept for reuse: about a row group's
-	// buffers.
-	poolMax = 64 << 20
+	// poolMax bounds the bytes kept for reuse.
+	poolMax = 16 << 20
 	// mapMin is the smallest block taken from the operating system:
 	// smaller ones would waste most of a page.
 	mapMin    = 64 << 10
@@ -105,32 +105,28 @@ func (a *poolAllocator) Free(b []byte) {
 		return
 	}
 	delete(a.out, ptr)
-	if a.kept+cap(p.buf) > poolMax {
-		if p.mapped {
-			unmapBuffer(p.buf)
-		}
+	if p.mapped {
+		// Returned at once rather than kept: a kept block stays resident
+		// whole, while a new one is resident only as far as it is
+		// written, and the builders double their buffers, so half of
+		// the last one is never written.
+		unmapBuffer(p.buf)
 		return
 	}
-	k := class(cap(p.buf)+1) - 1
-	if !p.mapped {
-		k = class(cap(p.buf)-poolAlign+1) - 1
+	if a.kept+cap(p.buf) > poolMax {
+		return
 	}
+	k := class(cap(p.buf)-poolAlign+1) - 1
 	a.free[k] = append(a.free[k], p)
 	a.kept += cap(p.buf)
 }
 
-// release returns the kept blocks. Buffers still handed out (none, once
-// the writer's builders are released) stay valid.
+// release drops the kept blocks, for the collector, when the writer
+// ends. Buffers still handed out (none, once the writer's builders are
+// released) stay valid.
 func (a *poolAllocator) release() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for k := range a.free {
-		for _, p := range a.free[k] {
-			if p.mapped {
-				unmapBuffer(p.buf)
-			}
-		}
-		a.free[k] = nil
-	}
+	clear(a.free[:])
 	a.kept = 0
 }
