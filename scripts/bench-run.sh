@@ -109,7 +109,7 @@ if [ -d "$tau2/airline" ]; then
 fi
 
 echo
-echo "CPU milliseconds per 1,000 rows, by stage (one profiled run; simulation is the dialogue without its verification; other: the run's setup beyond loading the domain, the dedup and the release's files)"
+echo "CPU milliseconds per 1,000 rows, by stage (one profiled run; simulation is the dialogue without its verification; other: the rows' JSON and dedup signatures, dedup, the release's files)"
 echo
 echo "| domain | total | generation | simulation | verification | labels | export | loading | GC | other |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
