@@ -20,14 +20,13 @@ func main() {
 		os.Exit(1)
 	}
 	if os.Getenv("GOGC") == "" && os.Getenv(memoryEnv) == "" && os.Getenv("GOMEMLIMIT") == "" {
-		// GOGC 150, the largest that keeps a 20,000-row retail run under
-		// 400 MB (docs/performance.md has the figures): 400 took a fifth
-		// less CPU for more than twice the peak memory, and users pay for
-		// memory on every shard. The soft limit caps the heap on a machine
-		// without much memory. It must sit well above the live heap
-		// (airline's is about 160 MB), or the collector runs back to back
-		// and takes up to half the CPU.
-		debug.SetGCPercent(150)
+		// The collector keeps Go's GOGC of 100, which keeps a 20,000-row
+		// retail run under 400 MB where 150 did not (docs/performance.md
+		// has the figures): 400 took a fifth less CPU for more than twice
+		// the peak memory, and users pay for memory on every shard. The
+		// soft limit caps the heap on a machine without much memory. It
+		// must sit well above the live heap (airline's is about 160 MB), or
+		// the collector runs back to back and takes up to half the CPU.
 		debug.SetMemoryLimit(softLimit(physicalMemory()))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
