@@ -12,7 +12,7 @@ tag = 2>&1 | sed -u 's/^/$(1) | /'
 
 .PHONY: all build demo setup test test-long vet test-go test-interop \
 	interop-demo interop-dpo interop-airline interop-pack interop-numbers interop-v1 \
-	test-mcp hostile hostile-short bench fuzz chaos clean
+	test-mcp hostile hostile-short bench bench-short fuzz chaos clean
 
 all: build
 
@@ -138,6 +138,11 @@ hostile-short: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./...
 	./scripts/bench-run.sh
+
+# CI's regression guard: rows per CPU-second of small retail and airline
+# runs, printed and never judged (under a minute).
+bench-short:
+	./scripts/bench-short.sh
 
 # Kill synth run with SIGKILL 5 times at -n 20000, resume, compare with an
 # uninterrupted run (a shorter version runs inside make test-long).

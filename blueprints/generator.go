@@ -83,12 +83,20 @@ func (l *ledger) add(kind string, goal int, tool string, args map[string]any, ne
 // readKey identifies a read by tool and arguments without marshalling
 // them: reads take a few string arguments.
 func readKey(tool string, args map[string]any) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
+	var buf [8]string
+	keys := buf[:0]
+	size := len(tool)
+	for k, v := range args {
 		keys = append(keys, k)
+		size += len(k) + 2
+		if s, ok := v.(string); ok {
+			size += len(s)
+		}
 	}
 	slices.Sort(keys)
+	// Sized once: the key is built a few hundred times a dialogue.
 	var b strings.Builder
+	b.Grow(size)
 	b.WriteString(tool)
 	for _, k := range keys {
 		b.WriteByte(0)

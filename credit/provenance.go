@@ -254,7 +254,15 @@ func scan(raw string, f func(at []step, text string)) bool {
 				index = 0
 			}
 			at = append(at, step{index: index})
-			keys = append(keys, nil)
+			// A closed container's key list is kept for the next one
+			// opened at its depth: the lists of sibling records would
+			// otherwise be allocated afresh, one per record.
+			if len(keys) < cap(keys) {
+				keys = keys[:len(keys)+1]
+				keys[len(keys)-1] = keys[len(keys)-1][:0]
+			} else {
+				keys = append(keys, nil)
+			}
 		case c == '}' || c == ']':
 			at, keys = at[:len(at)-1], keys[:len(keys)-1]
 		case c == ',':

@@ -59,7 +59,8 @@ type Options struct {
 	// so that loaders globbing the directory see only the new dataset.
 	// Without it NewWriter refuses such a directory.
 	Replace bool
-	// Allocator is the Arrow allocator; nil means memory.DefaultAllocator.
+	// Allocator is the Arrow allocator; nil means a pool of the writer's
+	// own, which reuses the buffers of one row group for the next.
 	Allocator memory.Allocator
 }
 
@@ -80,7 +81,7 @@ func (o Options) withDefaults() Options {
 		o.Compression = compress.Codecs.Zstd
 	}
 	if o.Allocator == nil {
-		o.Allocator = memory.DefaultAllocator
+		o.Allocator = newPoolAllocator()
 	}
 	return o
 }
@@ -536,6 +537,9 @@ func (w *Writer) Abort() {
 			s.rb.Release()
 			s.rb = nil
 		}
+	}
+	if p, ok := w.opts.Allocator.(*poolAllocator); ok {
+		p.release()
 	}
 }
 

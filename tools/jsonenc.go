@@ -65,7 +65,8 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 		if x == nil {
 			return append(dst, "null"...), true
 		}
-		keys := sortedKeys(x)
+		var buf [16]string
+		keys := sortedKeys(buf[:0], x)
 		dst = append(dst, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -98,7 +99,8 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 		if x == nil {
 			return append(dst, "null"...), true
 		}
-		keys := sortedKeys(x)
+		var buf [16]string
+		keys := sortedKeys(buf[:0], x)
 		dst = append(dst, '{')
 		for i, k := range keys {
 			if i > 0 {
@@ -125,8 +127,7 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 	return dst, false
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+func sortedKeys[V any](keys []string, m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}

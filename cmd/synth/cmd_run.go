@@ -16,16 +16,20 @@ func version() string { return pipeline.Version }
 
 // runOpts are synth run's flags that set no config key.
 type runOpts struct {
-	config    string
-	quiet     bool
-	logFormat string
+	config     string
+	quiet      bool
+	logFormat  string
+	cpuProfile string
+	memProfile string
 }
 
 // runArgs is a parsed synth run command line.
 type runArgs struct {
-	cfg       pipeline.Config
-	quiet     bool
-	logFormat string
+	cfg        pipeline.Config
+	quiet      bool
+	logFormat  string
+	cpuProfile string
+	memProfile string
 }
 
 func runVerb(o *runOpts, flags []runFlag) *verb {
@@ -35,6 +39,8 @@ func runVerb(o *runOpts, flags []runFlag) *verb {
 	v.fs.StringVar(&o.config, "config", "", "YAML config `FILE`; flags given here override its keys")
 	v.fs.BoolVar(&o.quiet, "quiet", false, "no progress on stderr")
 	v.fs.StringVar(&o.logFormat, "log-format", "text", "progress and summary on stderr: `F` is text (bars on a terminal) or json")
+	v.fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof; docs/performance.md)")
+	v.fs.StringVar(&o.memProfile, "memprofile", "", "write an allocation profile of the run to `FILE` (go tool pprof)")
 	v.order = []string{"config", "quiet", "log-format"}
 	for _, f := range flags {
 		v.fs.Var(f.value, f.name, f.usage)
@@ -53,7 +59,7 @@ func parseRun(ctx context.Context, args []string, stdout io.Writer) (*runArgs, e
 	if _, err := v.parse(args, stdout); err != nil {
 		return nil, err
 	}
-	r := &runArgs{cfg: pipeline.Defaults(), quiet: o.quiet, logFormat: o.logFormat}
+	r := &runArgs{cfg: pipeline.Defaults(), quiet: o.quiet, logFormat: o.logFormat, cpuProfile: o.cpuProfile, memProfile: o.memProfile}
 	if o.config != "" {
 		if err := pipeline.LoadFileContext(ctx, o.config, &r.cfg); err != nil {
 			return nil, err
@@ -78,7 +84,14 @@ func cmdRun(ctx context.Context, e env, args []string) error {
 	if ra.quiet {
 		prog = nil
 	}
+	stopProfile, err := startProfiles(ra.cpuProfile, ra.memProfile)
+	if err != nil {
+		return err
+	}
 	res, err := pipeline.Run(ctx, final, prog)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	if !ra.quiet {
 		rep.Finish(res, err)
 	}

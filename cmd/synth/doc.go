@@ -33,6 +33,6 @@
 //
 // Interrupts cancel the context every command runs under: an interrupted
 // run keeps its finished chunks, and the same command continues it. The
-// garbage collector is tuned for synth's small live heap and heavy
-// allocation unless GOGC or GOMEMLIMIT say otherwise.
+// garbage collector keeps Go's GOGC under a soft memory limit unless GOGC
+// or GOMEMLIMIT say otherwise.
 package main

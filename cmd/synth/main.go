@@ -19,17 +19,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "synth:", err)
 		os.Exit(1)
 	}
-	if os.Getenv("GOGC") == "" && os.Getenv(memoryEnv) == "" {
-		// Allocation is heavy and the live heap moderate (the base
-		// database, a bounded window of dialogues, the Parquet row groups
-		// being built): trading memory for fewer collections buys
-		// throughput. The soft limit caps the trade. It must sit well above
-		// the live heap (airline's is about 160 MB), or the collector runs
-		// back to back and takes up to half the CPU.
-		debug.SetGCPercent(400)
-		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(softLimit(physicalMemory()))
-		}
+	if os.Getenv("GOGC") == "" && os.Getenv(memoryEnv) == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// The collector keeps Go's GOGC of 100, which keeps a 20,000-row
+		// retail run under 400 MB where 150 did not (docs/performance.md
+		// has the figures): 400 took a fifth less CPU for more than twice
+		// the peak memory, and users pay for memory on every shard. The
+		// soft limit caps the heap on a machine without much memory. It
+		// must sit well above the live heap (airline's is about 160 MB), or
+		// the collector runs back to back and takes up to half the CPU.
+		debug.SetMemoryLimit(softLimit(physicalMemory()))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
