@@ -904,7 +904,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		return "I'm sorry, I couldn't look up your " + model.Plural(c.Noun) + ".", true
 	}
 	keys, recs := l.Keys, l.Recs
-	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
+	if recs == nil && len(keys) > 1 && a.fire(FlawGuessedTarget, g) {
 		// Guesses the last one listed instead of reading them all.
 		k := keys[len(keys)-1]
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))

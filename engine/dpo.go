@@ -17,7 +17,7 @@ import (
 // fail for its pair to count: a rejected side is wrong because it was
 // executed and failed for the right reason, not because we assumed so.
 var expected = map[string][]string{
-	agent.FlawPrematureWrite:      {verify.CheckState, CheckCaught},
+	agent.FlawGuessedTarget:       {verify.CheckState, CheckCaught},
 	agent.FlawWrongTarget:         {verify.CheckState, CheckCaught},
 	agent.FlawWrongArgument:       {verify.CheckState, CheckCaught},
 	agent.FlawNoConfirmation:      {verify.CheckConfirmation},
@@ -65,15 +65,11 @@ type DPOStats struct {
 	NoFailure   int `json:"verified_anyway"`
 	OtherReason int `json:"failed_for_another_reason"`
 	Unpairable  int `json:"unpairable"`
-	// LabelNotShown counts the failed dialogues whose rows, and whose
-	// dialogue followed past the cut, never show the labelled mistake
-	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
-	// would teach a label nothing shows.
+	// LabelNotShown counts the failed dialogues whose rows do not show
+	// the labelled mistake (Plan.Cut): paired, they would teach a label
+	// nothing shows.
 	LabelNotShown int `json:"label_not_shown"`
-	// OnDecision counts the pairs made on a decision whose mistake the
-	// dialogue shows only after a later customer turn (Pair.Evidence).
-	OnDecision int `json:"pairs_on_decision"`
-	Pairs      int `json:"pairs"`
+	Pairs         int `json:"pairs"`
 	// AssistantOnly counts the pairs whose chosen and rejected hold
 	// assistant messages only: the ones OpenAI's preference fine-tuning
 	// takes (export.AssistantOnly).
@@ -95,7 +91,7 @@ type Plan struct {
 // defaultMix weights the flaws that need a target described by its
 // properties (about half of the tasks offer one) so that every type ends
 // up with a similar share of the pairs.
-var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 2.5}
+var defaultMix = map[string]float64{agent.FlawGuessedTarget: 3, agent.FlawWrongTarget: 2.5}
 
 // FlawsFor are the failure types a domain can show: a flaw that skips
 // checks needs a rule that holds the agent to them.

@@ -244,7 +244,6 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	dst.OtherReason += src.OtherReason
 	dst.Unpairable += src.Unpairable
 	dst.LabelNotShown += src.LabelNotShown
-	dst.OnDecision += src.OnDecision
 	dst.AssistantOnly += src.AssistantOnly
 	dst.Pairs += src.Pairs
 	for k, v := range src.ByFailure {

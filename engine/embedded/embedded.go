@@ -232,14 +232,9 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 			out.Stats.OtherReason++
 			continue
 		}
-		var pair engine.Pair
-		if f.Name == engine.CheckCaught {
-			// The mistake is the proposal the customer turned down: the
-			// rejected side is that proposal, as it was cut above.
-			pair, err = e.plan.CutAt(good.Messages, bad.Messages)
-		} else {
-			pair, err = e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
-		}
+		// A caught mistake's rejected side is the proposal the customer
+		// turned down (cut above): its words must show the label.
+		pair, err := e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
 		switch {
 		case errors.Is(err, engine.ErrLabelNotShown):
 			out.Stats.LabelNotShown++
@@ -254,12 +249,6 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 			Failure: kind, DivergenceTurn: int32(pair.DivergenceTurn)})
 		rec := map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
 			"failure": kind, "check": f.Name, "reason": f.Reason, "flaw_goal": flaw.Goal}
-		if pair.Evidence > 0 {
-			// Made on the decision: synth validate follows the dialogues
-			// this far to see the mistake.
-			rec["evidence"] = pair.Evidence
-			out.Stats.OnDecision++
-		}
 		proof, err := json.Marshal(rec)
 		if err != nil {
 			return out, err
