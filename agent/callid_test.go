@@ -79,6 +79,8 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskOther":      {genericAskOther, []string{"noun", "what"}},
 	"genericAskOtherSlot":  {genericAskOtherSlot, []string{"what"}},
 	"writeFailed":          {writeFailed, []string{"why"}},
+	"retriedLead":          {retriedLead, []string{"why"}},
+	"failedHandover":       {failedHandover, []string{"why"}},
 	"genericAskNew":        {genericAskNew, []string{"what"}},
 	"genericAskNewOne":     {genericAskNewOne, []string{"what"}},
 	"figureIsMoney":        {figureIsMoney, []string{"what", "value"}},

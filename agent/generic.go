@@ -57,6 +57,9 @@ type Generic struct {
 	compared string
 	// chosen is the record compared picked, until a step acts on it.
 	chosen map[string]any
+	// handover is the transfer a failed write's recovery makes, sent
+	// instead of the goal's outcome.
+	handover *Turn
 }
 
 type readOut struct {
@@ -719,6 +722,10 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		return &t, "", false
 	}
 	said, retry := a.execute(ctx, g)
+	if t := a.handover; t != nil {
+		a.handover = nil
+		return t, "", false
+	}
 	return nil, said, !retry
 }
 
@@ -736,6 +743,29 @@ func (a *Generic) check(ctx context.Context, g *ggoal) {
 	for _, c := range calls {
 		a.read(ctx, c.Name, c.Arguments)
 	}
+}
+
+// failureWords is a tool failure's text as the agent relays it.
+func failureWords(out string) string {
+	why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
+	if lowered, ok := dialog.LowerLead(why); ok {
+		why = lowered
+	}
+	return model.DatesInWords(why)
+}
+
+// failureTransfer is the recovery the policy prescribes for a failure
+// the agent cannot work around (a declined payment, a sold-out flight):
+// it apologises, says what happened, and hands the customer to a human
+// with a summary.
+func (a *Generic) failureTransfer(ctx context.Context, g *ggoal, kind, why string) *Turn {
+	a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: model.FailedHandover(a.userKey, g.intent, kind)}, "")
+	msg := a.say(failedHandover, map[string]string{"why": why})
+	if exact := a.m.TransferMessage(); exact != "" {
+		msg += " " + exact
+	}
+	t := a.reply(msg, dialog.Ask{Kind: "transferred"})
+	return &t
 }
 
 // transfer hands the customer to a human with a summary of the request.
@@ -1503,6 +1533,18 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	}
 	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
+	retried := ""
+	if f := pack.FailureFor(a.m.Failures, name, out); !ok && f != nil {
+		why := failureWords(out)
+		switch {
+		case f.Recovery == pack.RecoverRetry:
+			retried = a.say(retriedLead, map[string]string{"why": why})
+			v, out, ok = a.call(ctx, name, args, "The service answered \""+why+"\", a passing failure: the policy says to try the same call again once.")
+		case f.Recovery == pack.RecoverTransfer && a.m.Transfer != nil:
+			a.handover = a.failureTransfer(ctx, g, f.Kind, why)
+			return "", false
+		}
+	}
 	if ok || a.st.Hash() != was {
 		// A rejected write that changed nothing leaves what was read
 		// valid: reading it again would show the same call twice.
@@ -1537,6 +1579,9 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 		report = append(report, extra)
 	}
 	lead := a.say(doneLead, nil)
+	if retried != "" {
+		lead = retried
+	}
 	if len(report) == 0 {
 		return lead, false
 	}

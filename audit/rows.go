@@ -17,6 +17,7 @@ import (
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
+	"github.com/synth-data/synth/tools"
 )
 
 // transferTool ends a dialogue with a hand-over to a human.
@@ -131,7 +132,11 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	if r.Messages[0].Role != "system" || r.Messages[0].Content != s.dom.Policy {
 		bad("row", "the first message is not the %s policy", s.dom.Name)
 	}
-	hash, mismatch := s.replay(ctx, r.Messages)
+	var faults []tools.Fault
+	if info != nil {
+		faults = tools.FaultsOf(info.bp.Failures)
+	}
+	hash, mismatch := s.replay(ctx, r.Messages, faults)
 	if mismatch != "" {
 		bad("tool_result", "%s", mismatch)
 	}
@@ -316,8 +321,9 @@ func ending(msgs []record.Message) string {
 // result with what the call gives now: the verifier replays only writes,
 // so an edited read result would pass it. It returns the final state
 // hash and the first mismatch.
-func (s *state) replay(ctx context.Context, msgs []record.Message) (string, string) {
+func (s *state) replay(ctx context.Context, msgs []record.Message, faults []tools.Fault) (string, string) {
 	st := s.dom.Base.NewState()
+	st.Inject(faults)
 	results := map[string]string{}
 	mismatch := ""
 	for i, m := range msgs {

@@ -205,10 +205,8 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 		}
 		return true, ""
 	case agent.FlawUnnecessaryTransfer:
-		for _, g := range bp.Goals {
-			if g.Kind == record.GoalTransfer {
-				return false, "the task needs a transfer"
-			}
+		if bp.NeedsTransfer() {
+			return false, "the task needs a transfer"
 		}
 		for _, x := range rcalls {
 			if c.transfer != "" && x.name == c.transfer {

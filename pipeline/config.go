@@ -69,7 +69,10 @@ type Config struct {
 	// ToolErrors is the share of tasks whose customer first names a
 	// choice the write fails on in its tool, where a write has one.
 	ToolErrors float64 `json:"tool_errors"`
-	License    string  `json:"license"`
+	// ToolFailures is the share of tasks in which a failure the domain
+	// declares (failures: in domain.yaml) happens at one write.
+	ToolFailures float64 `json:"tool_failures"`
+	License      string  `json:"license"`
 	// Tools is which tools each row carries: all, relevant or
 	// relevant+K ("" chooses by the domain's size, see defaultTools).
 	Tools string `json:"tools"`
@@ -197,6 +200,7 @@ func Defaults() Config {
 		RecoveryShare: 0.1,
 		Refusals:      0.2,
 		ToolErrors:    0.2,
+		ToolFailures:  0.15,
 
 		User:          "llm",
 		Trials:        3,
@@ -408,6 +412,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	if !(c.ToolErrors >= 0 && c.ToolErrors <= 1) {
 		errs = append(errs, fmt.Errorf("--tool-errors %g: want a share from 0 to 1 (0: no write fails on the customer's first choice)", c.ToolErrors))
 	}
+	if !(c.ToolFailures >= 0 && c.ToolFailures <= 1) {
+		errs = append(errs, fmt.Errorf("--tool-failures %g: want a share from 0 to 1 (0: no declared tool failure happens)", c.ToolFailures))
+	}
 	if !(c.RecoveryShare >= 0 && c.RecoveryShare <= 1) {
 		errs = append(errs, fmt.Errorf("--recovery-share %g: want a share from 0 to 1 (0: no recovery dialogues)", c.RecoveryShare))
 	}
@@ -418,8 +425,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	return blueprints.Spec{
 		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
 		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals, ToolErrors: c.ToolErrors,
-		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
-		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
+		ToolFailures: c.ToolFailures,
+		AdaptWrites:  c.Writes == d.Writes && c.WriteWeights == nil,
+		AdaptReads:   c.Reads == d.Reads && c.ReadWeights == nil,
 	}, nil
 }
 

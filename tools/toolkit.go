@@ -192,6 +192,9 @@ func (k *Toolkit) Exec(ctx context.Context, st *State, name, args string) Result
 		}
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: kind}
 	}
+	if out, ok := st.fault(name); ok {
+		return Result{Output: "Error: " + out, Err: true, Kind: t.Kind}
+	}
 	v, err := t.Handler(ctx, st, m)
 	if err != nil {
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}

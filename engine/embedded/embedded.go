@@ -14,6 +14,7 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
 )
@@ -106,6 +107,7 @@ func SimulateFlawed(ctx context.Context, d *domains.Domain, bp *record.Blueprint
 // the oracle's word for word until the flaw fires.
 func simulate(ctx context.Context, d *domains.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
+	st.Inject(tools.FaultsOf(bp.Failures))
 	user, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {
 		return nil, false, err
