@@ -147,6 +147,7 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 	nameTools(ops)
 	checked := compileCache{}
 	for _, o := range ops {
+		o.Failures = opFailures(conv, o)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -517,6 +517,7 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 			m.Hints.Writes[o.Tool] = pack.WriteHint{Phrase: h.Phrase}
 		}
 	}
+	m.Failures = failures(ops)
 	return m
 }
 
