@@ -73,6 +73,15 @@ func (c *LabelChecker) proposalShows(ctx context.Context, bp *record.Blueprint, 
 			}
 		}
 		return false, "every id the rejected side names was in a tool result or a customer message"
+	}
+	return c.omits(label, chosen, rejected)
+}
+
+// omits reports whether the rejected side's words leave out what the
+// chosen side's say and label names: a figure (undisclosed) or a
+// reminder a say rule wants (no_reminder).
+func (c *LabelChecker) omits(label string, chosen, rejected []record.Message) (bool, string) {
+	switch label {
 	case agent.FlawUndisclosed:
 		for _, f := range figure.FindAllString(wordsText(chosen), -1) {
 			if !strings.Contains(wordsText(rejected), f) {
