@@ -84,7 +84,7 @@ func Card(m *Manifest, files []FileEntry) string {
 		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d; "+
 			"mistake not in the rejected side however cut (dropped): %d.\n\n",
 			d.Attempts, d.NotFired, d.NoFailure, d.OtherReason, d.LabelNotShown)
-		b.WriteString(decisionText(m, d))
+		b.WriteString(decisionText(m))
 		if m.Config["dpo_tools"] == "cut" {
 			b.WriteString("Tool results (`--dpo-tools cut`): chosen and rejected each end at their first tool call, so no tool message is in " +
 				"them. TRL's DPO loss counts every completion token, tool observations included; cut pairs compare the agent's own decisions only.\n\n")
@@ -498,9 +498,9 @@ const loading = "## Loading\n\n" +
 	"LLaMA-Factory / Axolotl ShareGPT, or these rows as JSON lines.\n\n"
 
 // decisionText says where pairs are cut and how their labels are held.
-func decisionText(m *Manifest, d *engine.DPOStats) string {
+func decisionText(m *Manifest) string {
 	if m.Config["dpo_mode"] == engine.PairSession {
-		return "Every label is checked against the rejected side itself: it makes the labelled mistake (runs the guessed or wrong write, " +
+		return "Every label is checked against the rejected side itself: it makes the labelled mistake (runs the wrong write or tool, " +
 			"calls before authenticating, ends without the write, ...). Session pairs hold whole conversations, so their sides span customer " +
 			"turns: under chat templates that render reasoning only after the last user message (Qwen3.5, Qwen3.6) the prompt is then not a " +
 			"prefix of prompt + completion.\n\n"
