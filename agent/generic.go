@@ -708,8 +708,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		a.hallucinate(g)
 	}
 	if !g.confirm && a.fire(FlawNoConfirmation, g) {
-		said, retry := a.execute(ctx, g)
-		return nil, said, !retry
+		return a.outcome(ctx, g)
 	}
 	if !g.confirm {
 		g.propose = true
@@ -721,6 +720,12 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 		return &t, "", false
 	}
+	return a.outcome(ctx, g)
+}
+
+// outcome executes the goal's write and says how it went, or sends the
+// transfer its failure's recovery made.
+func (a *Generic) outcome(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	said, retry := a.execute(ctx, g)
 	if t := a.handover; t != nil {
 		a.handover = nil
