@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
@@ -76,6 +77,38 @@ type DPOStats struct {
 	AssistantOnly int            `json:"pairs_assistant_only"`
 	ByFailure     map[string]int `json:"pairs_by_failure"`
 	BySplit       map[string]int `json:"pairs_by_split"`
+	// LengthRatio counts the pairs by the ratio of their chosen side's
+	// length to their rejected side's (LengthBucket): a trainer's model
+	// learns a length the sides differ by instead of the decision.
+	LengthRatio map[string]int `json:"length_ratio,omitempty"`
+}
+
+// LengthBucket is the bucket of a pair's chosen/rejected length ratio,
+// in characters of the completion (the agent's words, its calls' names
+// and arguments, the tool results a side keeps).
+func LengthBucket(chosen, rejected []record.Message) string {
+	size := func(side []record.Message) int {
+		n := 0
+		for _, m := range side {
+			n += utf8.RuneCountInString(m.Content)
+			for _, c := range m.ToolCalls {
+				n += utf8.RuneCountInString(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
+			}
+		}
+		return n
+	}
+	r := float64(size(chosen)) / float64(max(size(rejected), 1))
+	switch {
+	case r < 0.5:
+		return "0.00-0.50"
+	case r < 0.8:
+		return "0.50-0.80"
+	case r <= 1.25:
+		return "0.80-1.25"
+	case r <= 2:
+		return "1.25-2.00"
+	}
+	return "2.00+"
 }
 
 // Plan chooses which flaws to try per blueprint and how pairs are cut.

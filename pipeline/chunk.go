@@ -214,6 +214,10 @@ func (c *chunkWriter) add(it item) error {
 		d.Pairs++
 		d.ByFailure[row.Failure]++
 		d.BySplit[it.bp.Split]++
+		if d.LengthRatio == nil {
+			d.LengthRatio = map[string]int{}
+		}
+		d.LengthRatio[engine.LengthBucket(r.Chosen, r.Rejected)]++
 	}
 	cn.DPOPairs = d.Pairs
 	return nil

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/record"
@@ -355,6 +356,7 @@ func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]boo
 						s.DPO.Pairs--
 						s.DPO.ByFailure[r.Failure]--
 						s.DPO.BySplit[f.Split]--
+						s.DPO.LengthRatio[engine.LengthBucket(r.Chosen, r.Rejected)]--
 						if export.AssistantOnly(&r) {
 							s.DPO.AssistantOnly--
 						}

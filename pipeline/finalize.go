@@ -252,6 +252,12 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	for k, v := range src.BySplit {
 		dst.BySplit[k] += v
 	}
+	for k, v := range src.LengthRatio {
+		if dst.LengthRatio == nil {
+			dst.LengthRatio = map[string]int{}
+		}
+		dst.LengthRatio[k] += v
+	}
 }
 
 // placement is one file of the release: a chunk file to link or copy
