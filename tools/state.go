@@ -176,9 +176,9 @@ type State struct {
 }
 
 // Fault is a failure the runtime returns at the Call-th call of Tool
-// (counting from 1, valid calls only) instead of running it: a declined
-// payment, a timeout. The output is what the call observes, after
-// "Error: ".
+// (counting from 1 the calls that would go through: valid arguments, a
+// handler that accepts them) instead of running it: a declined payment,
+// a timeout. The output is what the call observes, after "Error: ".
 type Fault struct {
 	Tool   string
 	Call   int
@@ -191,11 +191,19 @@ func (s *State) Inject(faults []Fault) {
 	s.faults, s.calls = faults, map[string]int{}
 }
 
-// fault counts a call of tool and returns the failure injected at it.
-func (s *State) fault(tool string) (string, bool) {
-	if len(s.faults) == 0 {
-		return "", false
+// faulty reports whether a fault is still to come for tool.
+func (s *State) faulty(tool string) bool {
+	for _, f := range s.faults {
+		if f.Tool == tool && f.Call > s.calls[tool] {
+			return true
+		}
 	}
+	return false
+}
+
+// fault counts a call of tool that would go through and returns the
+// failure injected at it.
+func (s *State) fault(tool string) (string, bool) {
 	s.calls[tool]++
 	for _, f := range s.faults {
 		if f.Tool == tool && f.Call == s.calls[tool] {

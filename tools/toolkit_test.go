@@ -370,6 +370,7 @@ func TestToolkitFaults(t *testing.T) {
 		{"first call", []Fault{{Tool: "cancel_order", Call: 1, Output: "Request timed out"}}, []string{cancel, cancel}, 1},
 		{"second call", []Fault{{Tool: "cancel_order", Call: 2, Output: "Request timed out"}}, []string{`{"order_id": "#W3", "reason": "no longer needed"}`, cancel}, 2},
 		{"schema errors are not counted", []Fault{{Tool: "cancel_order", Call: 1, Output: "Request timed out"}}, []string{`{"order_id": "#W1"}`, cancel}, 2},
+		{"refused calls are not counted", []Fault{{Tool: "cancel_order", Call: 1, Output: "Request timed out"}}, []string{`{"order_id": "#W404", "reason": "no longer needed"}`, cancel}, 2},
 		{"another tool", []Fault{{Tool: "get_order", Call: 1, Output: "Request timed out"}}, []string{cancel}, 0},
 	}
 	kit := testKit(t)
