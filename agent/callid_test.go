@@ -142,6 +142,8 @@ var phraseBanks = map[string]phraseBank{
 	"figureChargeWillBe":      {figureChargeWillBe, []string{"what", "value", "to"}},
 	"figureMoreWillBe":        {figureMoreWillBe, []string{"what", "value", "to"}},
 	"figureChargeIs":          {figureChargeIs, []string{"what", "value", "to"}},
+	"retriedLead":             {retriedLead, []string{"why"}},
+	"failedHandover":          {failedHandover, []string{"why"}},
 }
 
 // The agent's templates are well formed: balanced groups (an unbalanced

@@ -9,7 +9,7 @@ import (
 // its flaw fires, so its dialogue shares the oracle's prefix and diverges
 // at the decision that matters.
 const (
-	FlawPrematureWrite      = "premature_write"      // skips the evidence reads and guesses
+	FlawGuessedTarget       = "guessed_target"       // acts on one of several records it guessed instead of reading them all
 	FlawWrongTarget         = "wrong_target"         // a near miss: the other order
 	FlawWrongArgument       = "wrong_argument"       // item, payment method, address field or reason
 	FlawNoConfirmation      = "no_confirmation"      // writes without the user's yes
@@ -34,7 +34,7 @@ const (
 
 // Flaws lists every flaw kind.
 func Flaws() []string {
-	return []string{FlawPrematureWrite, FlawWrongTarget, FlawWrongArgument, FlawNoConfirmation, FlawUnauthenticated,
+	return []string{FlawGuessedTarget, FlawWrongTarget, FlawWrongArgument, FlawNoConfirmation, FlawUnauthenticated,
 		FlawHallucinatedID, FlawWrongTool, FlawSchemaInvalid, FlawStopsEarly, FlawUnnecessaryTransfer, FlawOmitsOutput,
 		FlawUndisclosed, FlawNoReminder, FlawNoTransferMessage, FlawAssumedArgument, FlawNoOpWrite,
 		FlawUnrequestedWrite, FlawSilentRefusal, FlawUnchecked, FlawMiscomputed}

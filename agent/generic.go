@@ -12,6 +12,7 @@ import (
 
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
 )
@@ -59,6 +60,9 @@ type Generic struct {
 	compared string
 	// chosen is the record compared picked, until a step acts on it.
 	chosen map[string]any
+	// handover is the transfer a failed write's recovery makes, sent
+	// instead of the goal's outcome.
+	handover *Turn
 }
 
 type readOut struct {
@@ -744,8 +748,7 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		a.hallucinate(g)
 	}
 	if !g.confirm && a.fire(FlawNoConfirmation, g) {
-		said, retry := a.execute(ctx, g)
-		return nil, said, !retry
+		return a.outcome(ctx, g)
 	}
 	if !g.confirm {
 		g.propose = true
@@ -757,7 +760,17 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 		t := a.reply(a.say(doneLead, nil)+" "+a.say(closings, map[string]string{"first": a.first}), dialog.Ask{Kind: "closing"})
 		return &t, "", false
 	}
+	return a.outcome(ctx, g)
+}
+
+// outcome executes the goal's write and says how it went, or sends the
+// transfer its failure's recovery made.
+func (a *Generic) outcome(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 	said, retry := a.execute(ctx, g)
+	if t := a.handover; t != nil {
+		a.handover = nil
+		return t, "", false
+	}
 	return nil, said, !retry
 }
 
@@ -775,6 +788,29 @@ func (a *Generic) check(ctx context.Context, g *ggoal) {
 	for _, c := range calls {
 		a.read(ctx, c.Name, c.Arguments)
 	}
+}
+
+// failureWords is a tool failure's text as the agent relays it.
+func failureWords(out string) string {
+	why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
+	if lowered, ok := dialog.LowerLead(why); ok {
+		why = lowered
+	}
+	return model.DatesInWords(why)
+}
+
+// failureTransfer is the recovery the policy prescribes for a failure
+// the agent cannot work around (a declined payment, a sold-out flight):
+// it apologises, says what happened, and hands the customer to a human
+// with a summary.
+func (a *Generic) failureTransfer(ctx context.Context, g *ggoal, kind, why string) *Turn {
+	a.call(ctx, a.m.Transfer.Name, map[string]any{a.m.TransferParam: model.FailedHandover(a.userKey, g.intent, kind)}, "")
+	msg := a.say(failedHandover, map[string]string{"why": why})
+	if exact := a.m.TransferMessage(); exact != "" {
+		msg += " " + exact
+	}
+	t := a.reply(msg, dialog.Ask{Kind: "transferred"})
+	return &t
 }
 
 // transfer hands the customer to a human with a summary of the request.
@@ -956,7 +992,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		return "I'm sorry, I couldn't look up your " + model.Plural(c.Noun) + ".", true
 	}
 	keys, recs := l.Keys, l.Recs
-	if recs == nil && len(keys) > 1 && a.fire(FlawPrematureWrite, g) {
+	if recs == nil && len(keys) > 1 && a.fire(FlawGuessedTarget, g) {
 		// Guesses the last one listed instead of reading them all.
 		k := keys[len(keys)-1]
 		v, ok := a.read(ctx, c.Get, a.m.GetArgs(c, k))
@@ -1562,7 +1598,19 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 	}
 	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
-	if a.st.Hash() != was {
+	retried := ""
+	if f := pack.FailureFor(a.m.Failures, name, out); !ok && f != nil {
+		why := failureWords(out)
+		switch {
+		case f.Recovery == pack.RecoverRetry:
+			retried = a.say(retriedLead, map[string]string{"why": why})
+			v, out, ok = a.call(ctx, name, args, "The service answered \""+why+"\", a passing failure: the policy says to try the same call again once.")
+		case f.Recovery == pack.RecoverTransfer && a.m.Transfer != nil:
+			a.handover = a.failureTransfer(ctx, g, f.Kind, why)
+			return "", false
+		}
+	}
+	if ok || a.st.Hash() != was {
 		a.forgetChanged(ctx)
 	}
 	if !ok {
@@ -1594,6 +1642,9 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 		report = append(report, extra)
 	}
 	lead := a.say(doneLead, nil)
+	if retried != "" {
+		lead = retried
+	}
 	if len(report) == 0 {
 		return lead, false
 	}

@@ -219,75 +219,103 @@ func (a *Generic) mistake(g *ggoal, name string, args map[string]any) (string, m
 					return name, args
 				}
 			}
+			v := args[drop]
 			delete(args, drop)
+			if camel := camelCase(drop); camel != drop && v != nil {
+				// The slip a model makes between naming conventions keeps
+				// the value, under a name the schema does not know.
+				args[camel] = v
+			}
 			return name, args
 		}
 	}
 	return name, args
 }
 
-// wrongTool finds another write on the same kind of target and fills
-// it from the arguments at hand — the same names first, then a value of
-// the same type, or the first allowed one: the plausible confusion
-// (closing a ticket instead of commenting on it).
+// wrongTool finds the write a model would take for the right one: on
+// the same kind of target, every required argument at hand under the
+// same name (or one of its allowed values, or the customer's key), and
+// of those the one sharing the most words of its name and arguments
+// with the right tool (a return for an exchange of the same items, a
+// cancellation for a change of the order). A tool that needs arguments
+// the customer never gave is not a confusion a model makes: filling a
+// street address with a cancellation reason is noise, not a mistake.
 func (a *Generic) wrongTool(g *ggoal, args map[string]any) (string, map[string]any) {
+	best, bestScore := "", 0
+	var bestArgs map[string]any
 	for _, w := range a.m.Writes {
 		if w.Name == g.w.Name || w.TargetKind != g.w.TargetKind || w.Coll != g.w.Coll || w.Search != g.w.Search {
 			continue
 		}
-		wargs := map[string]any{}
-		ok := true
-		for _, r := range model.RequiredParams(w.Tool) {
-			if v, has := args[r]; has {
-				wargs[r] = v
-				continue
-			}
-			p := w.Param(r)
-			if p == nil {
-				ok = false
-				break
-			}
-			switch {
-			case len(p.Choices) > 0:
-				wargs[r] = model.Typed(p.Schema, p.Choices[0])
-			case p.Source == model.SrcUserKey:
-				wargs[r] = model.Typed(p.Schema, a.userKey)
-			default:
-				for _, k := range slices.Sorted(maps.Keys(args)) {
-					if k != g.w.KeyParam() && sameType(args[k], model.ParamType(p.Schema)) {
-						wargs[r] = args[k]
-						break
-					}
-				}
-			}
-			if _, has := wargs[r]; !has {
-				ok = false
-				break
-			}
-		}
+		wargs, ok := a.confusedArgs(w, args)
 		if !ok {
 			continue
 		}
 		if _, _, err := a.m.Kit.ParseArgs(w.Name, mustJSON(wargs)); err != nil {
 			continue
 		}
-		return w.Name, wargs
+		if score := likeness(g.w, w); score > bestScore {
+			best, bestScore, bestArgs = w.Name, score, wargs
+		}
 	}
-	return "", nil
+	return best, bestArgs
 }
 
-func sameType(v any, t string) bool {
-	switch v.(type) {
-	case string:
-		return t == "string"
-	case bool:
-		return t == "boolean"
-	case int64, int:
-		return t == "integer" || t == "number"
-	case float64:
-		return t == "number"
+// confusedArgs fills w's required arguments from the right call's.
+func (a *Generic) confusedArgs(w *model.WriteModel, args map[string]any) (map[string]any, bool) {
+	wargs := map[string]any{}
+	for _, r := range model.RequiredParams(w.Tool) {
+		if v, has := args[r]; has {
+			wargs[r] = v
+			continue
+		}
+		p := w.Param(r)
+		switch {
+		case p == nil:
+			return nil, false
+		case len(p.Choices) > 0:
+			wargs[r] = model.Typed(p.Schema, p.Choices[0])
+		case p.Source == model.SrcUserKey:
+			wargs[r] = model.Typed(p.Schema, a.userKey)
+		default:
+			return nil, false
+		}
 	}
-	return false
+	return wargs, true
+}
+
+// likeness counts the words two writes share in their names and
+// argument names: how easily one is taken for the other.
+func likeness(x, y *model.WriteModel) int {
+	words := func(w *model.WriteModel) map[string]bool {
+		out := map[string]bool{}
+		for _, s := range append([]string{w.Name}, model.RequiredParams(w.Tool)...) {
+			for _, f := range strings.Fields(model.Words(s)) {
+				out[f] = true
+			}
+		}
+		return out
+	}
+	wx, wy := words(x), words(y)
+	n := 0
+	for f := range wx {
+		if wy[f] {
+			n++
+		}
+	}
+	return n
+}
+
+// camelCase is a snake_case name as camelCase: payment_method_id →
+// paymentMethodId.
+func camelCase(name string) string {
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }
 
 func mustJSON(v any) string {

@@ -66,6 +66,19 @@ var transferSorry = []string{
 	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}.",
 }
 
+// retriedLead reports a write that went through on the second try,
+// after a passing failure (a timeout, a rate limit).
+var retriedLead = []string{
+	"{The first try failed|The system hiccuped on the first try|My first attempt didn't go through} (<why>), {so I tried again|so I ran it once more} {and it went through|and this time it worked}{.|!}",
+	"{It didn't go through at first|The first attempt was turned away} — <why> — {but the second try worked|but it went through when I tried again}{.|!}",
+}
+
+// failedHandover apologises for a write the service failed in a way the
+// agent cannot work around, before the transfer.
+var failedHandover = []string{
+	"{I'm sorry|I'm really sorry|My apologies}, {that didn't go through|the system couldn't complete it}: <why>. {I can't resolve that from here|That's not something I can fix in this chat}, {so I'm transferring you to a human agent|so I'll hand you over to a human colleague who can help}{.| now.}",
+}
+
 var transferMsg = []string{
 	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}. {I'm transferring you to a human agent|I'll transfer you to a human agent who can help|Let me hand you over to a human colleague}{.| now.} {Please hold on.|Thanks for your patience.|}",
 }

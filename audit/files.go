@@ -267,9 +267,9 @@ type failureRecord struct {
 	Check       string `json:"check"`
 	Reason      string `json:"reason"`
 	FlawGoal    int    `json:"flaw_goal"`
-	// Evidence is dpo.Pair.Evidence: 0 when the rows show the label,
-	// n when the dialogues up to the n-th customer turn after the
-	// divergence do (a pair made on the decision).
+	// Evidence was set by releases before 0.12 on a pair made on the
+	// decision its mistake followed from (its rows did not show it);
+	// validate fails such a record.
 	Evidence int `json:"evidence,omitempty"`
 	// Trajectory is the failed dialogue itself, for pairs of the LLM
 	// engine, whose failures cannot be re-simulated.

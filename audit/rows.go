@@ -18,6 +18,7 @@ import (
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/release"
+	"github.com/synth-data/synth/tools"
 )
 
 // transferTool ends a dialogue with a hand-over to a human.
@@ -113,7 +114,11 @@ func (s *state) checkSFT(ctx context.Context, e entry, row int, r export.SFTRow)
 	if r.Messages[0].Role != "system" || r.Messages[0].Content != s.dom.Policy {
 		bad("row", "the first message is not the %s policy", s.dom.Name)
 	}
-	hash, mismatch := s.replay(ctx, r.Messages)
+	var faults []tools.Fault
+	if info != nil {
+		faults = tools.FaultsOf(info.bp.Failures)
+	}
+	hash, mismatch := s.replay(ctx, r.Messages, faults)
 	if mismatch != "" {
 		bad("tool_result", "%s", mismatch)
 	}
@@ -333,8 +338,9 @@ func ending(msgs []record.Message) string {
 // result with what the call gives now: the verifier replays only writes,
 // so an edited read result would pass it. It returns the final state
 // hash and the first mismatch.
-func (s *state) replay(ctx context.Context, msgs []record.Message) (string, string) {
+func (s *state) replay(ctx context.Context, msgs []record.Message, faults []tools.Fault) (string, string) {
 	st := s.dom.Base.NewState()
+	st.Inject(faults)
 	results := map[string]string{}
 	mismatch := ""
 	for i, m := range msgs {
@@ -431,12 +437,10 @@ func (s *state) checkDPO(ctx context.Context, e entry, row int, r export.DPORow)
 	if e.split != bp.Split {
 		bad("split", "pair is in the %s split, its blueprint in %s", e.split, bp.Split)
 	}
-	if s.labels != nil && len(dpo.Expected(r.Failure)) > 0 && (rec == nil || rec.Check != dpo.CheckCaught && rec.Evidence == 0) {
+	if s.labels != nil && len(dpo.Expected(r.Failure)) > 0 {
 		// The label is what the rows teach: the rejected side itself must
-		// make the mistake, whatever its dialogue did after the cut. A
-		// mistake the customer caught is the proposal itself, which the
-		// caught check below holds to the customer's no; a pair made on a
-		// decision is checked on its dialogues once re-simulated.
+		// make the mistake, or its proposal's words show it, whatever its
+		// dialogue did after the cut (a caught mistake included).
 		if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, r.Chosen, r.Rejected); !ok {
 			bad("dpo/label", "the rejected side does not show its label %s: %s", r.Failure, why)
 		}
@@ -523,9 +527,10 @@ func (s *state) checkDPORecord(bad func(check, format string, args ...any), r ex
 	case rec.FlawGoal < 0 || rec.FlawGoal >= len(bp.Goals):
 		bad("dpo", "flaw_goal %d, but the blueprint has %d goals", rec.FlawGoal, len(bp.Goals))
 		return false
-	case rec.Evidence < 0 || rec.Evidence > 0 && rec.Check == dpo.CheckCaught:
-		bad("dpo", "evidence %d for a pair whose check is %s", rec.Evidence, rec.Check)
-		return false
+	case rec.Evidence != 0:
+		// Releases before 0.12 paired some mistakes on the decision
+		// they followed from; their rows are held to the label above.
+		bad("dpo", "evidence %d: a pair's rows must show its label themselves", rec.Evidence)
 	}
 	return true
 }
@@ -539,9 +544,6 @@ func (s *state) checkDPODialogue(ctx context.Context, bad func(check, format str
 		// dialogue's continuation and fail the recorded check. A model's
 		// trial may part from the verified dialogue before its mistake,
 		// so its rows must show the label themselves.
-		if rec.Evidence > 0 {
-			bad("dpo", "an LLM trial's pair is made on a decision (evidence %d): its rows must show the label", rec.Evidence)
-		}
 		if i, ok := isPrefix(s.seed, digestMessages(s.seed, rec.Trajectory.Messages), r.Prompt, r.Rejected); !ok {
 			bad("dpo", "prompt+rejected is not the recorded failed dialogue: they part at message %d", i)
 		}
@@ -574,36 +576,11 @@ func (s *state) checkDPODialogue(ctx context.Context, bad func(check, format str
 		}
 		return
 	}
-	if rec.Evidence > 0 {
-		s.checkDecision(ctx, bad, r, rec, bp, flawed.Messages)
-	}
 	switch f := s.ver.Verify(ctx, bp, flawed).Failed(); {
 	case f == nil:
 		bad("dpo", "the re-simulated %s dialogue passes verification; a rejected side must fail", r.Failure)
 	case f.Name != rec.Check:
 		bad("dpo", "the re-simulated %s dialogue fails %s (%s), the record says %s", r.Failure, f.Name, f.Reason, rec.Check)
-	}
-}
-
-// checkDecision checks a pair made on a decision (dpo.Pair.Evidence):
-// its rows end before the mistake, which the oracle's and the flawed
-// agent's dialogues, followed as far as the record says, must show.
-func (s *state) checkDecision(ctx context.Context, bad func(check, format string, args ...any), r export.DPORow, rec *failureRecord, bp *record.Blueprint, flawed []record.Message) {
-	if s.labels == nil {
-		return
-	}
-	oracle, err := embedded.Simulate(ctx, s.dom, bp, s.maxTurns)
-	if err != nil {
-		bad("dpo", "re-simulating the oracle: %v", err)
-		return
-	}
-	if i, ok := isPrefix(s.seed, digestMessages(s.seed, oracle.Messages), r.Prompt, r.Chosen); !ok {
-		bad("dpo", "prompt+chosen is not the re-simulated oracle's dialogue: they part at message %d", i)
-		return
-	}
-	chosen, rejected := dpo.Evidence(oracle.Messages, flawed, len(r.Prompt), rec.Evidence)
-	if ok, why := s.labels.Shows(ctx, bp, r.Failure, r.Prompt, chosen, rejected); !ok {
-		bad("dpo/label", "the dialogues up to customer turn %d after the divergence do not show the label %s: %s", rec.Evidence, r.Failure, why)
 	}
 }
 

@@ -118,6 +118,7 @@ const (
 	stepSqrt3  = 0.7320508075688772
 	stepSqrt5  = 0.2360679774997898
 	stepSqrt7  = 0.6457513110645906
+	stepSqrt11 = 0.3166247903553998
 )
 
 // Mix hashes a seed with labels into 64 bits.
@@ -172,6 +173,8 @@ type draws struct {
 	// fail is 1 for the tasks whose customer first names a choice the
 	// write fails on.
 	fail *Allocator
+	// outage is 1 for the tasks in which a declared tool failure happens.
+	outage *Allocator
 }
 
 // newDraws checks a spec's controls and builds its allocators.
@@ -206,6 +209,12 @@ func newDraws(spec Spec) (draws, error) {
 		return d, fmt.Errorf("--tool-errors %g: want a share from 0 to 1", spec.ToolErrors)
 	}
 	if d.fail, err = NewAllocator(Range{0, 1}, []float64{1 - spec.ToolErrors, spec.ToolErrors}, spec.Seed, "tool_error", stepSqrt7); err != nil {
+		return d, err
+	}
+	if !(spec.ToolFailures >= 0 && spec.ToolFailures <= 1) {
+		return d, fmt.Errorf("--tool-failures %g: want a share from 0 to 1", spec.ToolFailures)
+	}
+	if d.outage, err = NewAllocator(Range{0, 1}, []float64{1 - spec.ToolFailures, spec.ToolFailures}, spec.Seed, "tool_failure", stepSqrt11); err != nil {
 		return d, err
 	}
 	return d, nil

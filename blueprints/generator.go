@@ -34,6 +34,10 @@ type Spec struct {
 	// choice on which a write fails in its tool (Goal.FailingItems),
 	// where one of its writes has such a choice; other tasks have none.
 	ToolErrors float64
+	// ToolFailures is the share of tasks in which a failure the domain
+	// declares happens at one write (Blueprint.Failures), where a write
+	// of the task can return one.
+	ToolFailures float64
 }
 
 // Generator makes the blueprint at an index. Implementations are safe for

@@ -372,6 +372,11 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 				last = fmt.Errorf("the task equals held-out task %s", id)
 				continue
 			}
+			if g.outage.At(index) == 1 {
+				if _, err := g.failAt(ctx, bp, index); err != nil {
+					return nil, fmt.Errorf("blueprint %d: %w", index, err)
+				}
+			}
 			bp.HeldOut = held
 			bp.Index = index
 			bp.ID = fmt.Sprintf("%s-%016x-%07d", g.m.Name, g.spec.Seed, index)

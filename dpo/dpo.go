@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/blueprints"
@@ -17,7 +18,7 @@ import (
 // fail for its pair to count: a rejected side is wrong because it was
 // executed and failed for the right reason, not because we assumed so.
 var expected = map[string][]string{
-	agent.FlawPrematureWrite:      {verify.CheckState, CheckCaught},
+	agent.FlawGuessedTarget:       {verify.CheckState, CheckCaught},
 	agent.FlawWrongTarget:         {verify.CheckState, CheckCaught},
 	agent.FlawWrongArgument:       {verify.CheckState, CheckCaught},
 	agent.FlawNoConfirmation:      {verify.CheckConfirmation},
@@ -60,6 +61,34 @@ func Explains(flaw, check string) bool {
 	})
 }
 
+// LengthBucket is the bucket of a pair's chosen/rejected length ratio,
+// in characters of the completion (the agent's words, its calls' names
+// and arguments, the tool results a side keeps).
+func LengthBucket(chosen, rejected []record.Message) string {
+	size := func(side []record.Message) int {
+		n := 0
+		for _, m := range side {
+			n += utf8.RuneCountInString(m.Content)
+			for _, c := range m.ToolCalls {
+				n += utf8.RuneCountInString(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
+			}
+		}
+		return n
+	}
+	r := float64(size(chosen)) / float64(max(size(rejected), 1))
+	switch {
+	case r < 0.5:
+		return "0.00-0.50"
+	case r < 0.8:
+		return "0.50-0.80"
+	case r <= 1.25:
+		return "0.80-1.25"
+	case r <= 2:
+		return "1.25-2.00"
+	}
+	return "2.00+"
+}
+
 // Plan chooses which flaws to try per blueprint and how pairs are cut.
 type Plan struct {
 	kinds   []string
@@ -73,7 +102,7 @@ type Plan struct {
 // defaultMix weights the flaws that need a target described by its
 // properties (about half of the tasks offer one) so that every type ends
 // up with a similar share of the pairs.
-var defaultMix = map[string]float64{agent.FlawPrematureWrite: 3, agent.FlawWrongTarget: 2.5}
+var defaultMix = map[string]float64{agent.FlawGuessedTarget: 3, agent.FlawWrongTarget: 2.5}
 
 // FlawsFor are the failure types a domain can show: a flaw that skips
 // checks needs a rule that holds the agent to them.

@@ -63,15 +63,7 @@ func FailureLabel(bp *record.Blueprint, tr *record.Trajectory, v record.Verdict,
 }
 
 func needlessTransfer(bp *record.Blueprint, tr *record.Trajectory) bool {
-	if tr.Ending != record.EndTransfer {
-		return false
-	}
-	for _, g := range bp.Goals {
-		if g.Kind == record.GoalTransfer {
-			return false
-		}
-	}
-	return true
+	return tr.Ending == record.EndTransfer && !bp.NeedsTransfer()
 }
 
 // write is one successful write call of a dialogue, with what the agent

@@ -32,11 +32,6 @@ type Pair struct {
 	Prompt, Chosen, Rejected []record.Message
 	// DivergenceTurn counts the user turns in the shared history.
 	DivergenceTurn int
-	// Evidence is 0 when the rejected side shows its label itself. A
-	// pair made on the decision its mistake followed from (Plan.Cut) has
-	// Evidence n: the dialogues up to their n-th user message after the
-	// divergence show it.
-	Evidence int
 }
 
 // MakePair aligns a verified dialogue (good) and a failed one (bad) of the
@@ -110,13 +105,13 @@ const (
 // ToolsModes lists the --dpo-tools values.
 func ToolsModes() []string { return []string{ToolsKeep, ToolsCut} }
 
-// ErrLabelNotShown is why a pair was not made: neither its rejected
-// side nor the dialogue it was cut from shows its label.
+// ErrLabelNotShown is why a pair was not made: its rejected side does
+// not show its label.
 var ErrLabelNotShown = errors.New("the rejected side does not show its label")
 
 // Cut makes the pair of a verified dialogue (good) and a failed one
-// (bad) that the plan's mode and tool cut give, and checks with lc that
-// its rejected side shows label.
+// (bad) that the plan's mode and tool cut give, checks with lc that its
+// rejected side shows label, and ends both sides where it is shown.
 //
 // Its sides end before the next customer turn (session pairs aside):
 // the pair is cut where the decision is made, and prompt + side keeps
@@ -124,60 +119,56 @@ var ErrLabelNotShown = errors.New("the rejected side does not show its label")
 // assistant turn's reasoning only after the last user message (Qwen3.5,
 // Qwen3.6), which a side spanning a later customer turn would break.
 //
-// Many mistakes are decided in one turn and acted on in the next: a
-// wrong order proposed, and cancelled after the customer's yes; a write
-// proposed without the reminder a rule wants, run after it. The rows
-// then hold the decision, not its consequence. Cut follows the
-// dialogues past the cut, one customer turn at a time, and where they
-// show the label the pair is made on the decision, with Evidence
-// saying how far the dialogues had to go: a flawed agent speaks the
-// oracle's words until its flaw fires, so the first difference is the
-// flaw's decision. Callers whose failed dialogue may part from the
-// verified one before its mistake (an LLM's trials) refuse such pairs.
-// A pair whose dialogues never show the label is an error wrapping
-// ErrLabelNotShown, and never mislabelled.
+// A label is what the rows teach, so the rows themselves must show it:
+// a mistake acted on only after the customer's next turn (a wrong order
+// proposed, cancelled after the yes) shows in the proposal's words or
+// not at all. A pair whose rows do not show its label is an error
+// wrapping ErrLabelNotShown, and never mislabelled.
 func (p *Plan) Cut(ctx context.Context, lc *LabelChecker, bp *record.Blueprint, label string, good, bad []record.Message) (Pair, error) {
 	pair, err := p.CutAt(good, bad)
 	if err != nil {
 		return Pair{}, err
 	}
-	ok, why := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen, pair.Rejected)
-	if ok {
-		return pair, nil
-	}
-	if p.mode == PairSession {
+	if ok, why := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen, pair.Rejected); !ok {
 		return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
 	}
-	d := len(pair.Prompt)
-	prevC, prevR := -1, -1
-	for n := 1; ; n++ {
-		c, r := Evidence(good, bad, d, n)
-		// Followed as far as they go: both dialogues end.
-		if len(c) == prevC && len(r) == prevR {
-			return Pair{}, fmt.Errorf("%s: %w: %s", label, ErrLabelNotShown, why)
+	if p.mode != PairSession {
+		pair.Chosen, pair.Rejected = tighten(ctx, lc, bp, label, pair)
+	}
+	return pair, nil
+}
+
+// tighten ends the rejected side at the first of its agent's messages
+// by which it shows label, and the chosen side at the first of its own
+// as far along that the pair still shows it. What a side does after its
+// mistake (the tool's answer, the agent's words on it, text the flawed
+// agent shares with the oracle) teaches nothing about the decision and
+// makes the sides' lengths differ for reasons other than the mistake: a
+// trainer's model would learn the length.
+func tighten(ctx context.Context, lc *LabelChecker, bp *record.Blueprint, label string, pair Pair) (chosen, rejected []record.Message) {
+	k := len(pair.Rejected)
+	for i, m := range pair.Rejected {
+		if m.Role != "assistant" {
+			continue
 		}
-		prevC, prevR = len(c), len(r)
-		if len(c) == len(pair.Chosen) && len(r) == len(pair.Rejected) {
-			continue // the rows themselves, checked above
-		}
-		if ok, _ := lc.Shows(ctx, bp, label, pair.Prompt, c, r); ok {
-			pair.Evidence = n
-			return pair, nil
+		if ok, _ := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen, pair.Rejected[:i+1]); ok {
+			k = i + 1
+			break
 		}
 	}
+	for j := min(k, len(pair.Chosen)); j <= len(pair.Chosen); j++ {
+		if pair.Chosen[j-1].Role != "assistant" {
+			continue
+		}
+		if ok, _ := lc.Shows(ctx, bp, label, pair.Prompt, pair.Chosen[:j], pair.Rejected[:k]); ok {
+			return pair.Chosen[:j], pair.Rejected[:k]
+		}
+	}
+	return pair.Chosen, pair.Rejected[:k]
 }
 
-// Evidence returns the sides of good and bad that Pair.Evidence n names:
-// each dialogue from the divergence (after a prompt of d messages) up to
-// its n-th user message after it. synth validate rebuilds them to check
-// a pair made on a decision.
-func Evidence(good, bad []record.Message, d, n int) (chosen, rejected []record.Message) {
-	return good[d:nextUser(good, d, n)], bad[d:nextUser(bad, d, n)]
-}
-
-// CutAt cuts a pair at the first difference without a label check: for
-// a mistake the customer caught, whose rejected side is the proposal it
-// turned down. The tool cut applies as in Cut.
+// CutAt cuts a pair at the first difference without a label check. The
+// tool cut applies as in Cut.
 func (p *Plan) CutAt(good, bad []record.Message) (Pair, error) {
 	pair, err := MakePair(p.mode, good, bad)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/synth-data/synth/agent"
 	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -25,6 +26,7 @@ import (
 type LabelChecker struct {
 	tools    *tools.Toolkit
 	ver      *verify.Verifier
+	m        *model.Model
 	transfer string
 }
 
@@ -32,7 +34,7 @@ type LabelChecker struct {
 // schemas), its verifier (who counts as authenticated) and its transfer
 // tool, if it has one.
 func NewLabelChecker(d *domain.Domain, ver *verify.Verifier) *LabelChecker {
-	c := &LabelChecker{tools: d.Tools, ver: ver}
+	c := &LabelChecker{tools: d.Tools, ver: ver, m: d.Model}
 	if d.Model != nil && d.Model.Transfer != nil {
 		c.transfer = d.Model.Transfer.Name
 	}
@@ -65,7 +67,7 @@ func callsOf(msgs []record.Message, from int) []toolCall {
 // at that point, the blueprint's actions where the chosen side does not
 // reach them.
 //
-//	premature_write      a write none of the ground truth's, made on fewer reads than the chosen side makes before its own
+//	guessed_target       a write none of the ground truth's, made on fewer reads than the chosen side makes before its own
 //	wrong_target         a write whose target (its *_id argument) is none the ground truth's writes of that tool act on
 //	wrong_argument       a write none of the ground truth's, on one of their targets
 //	no_confirmation      a write without the customer's explicit yes to its proposal (the verifier's rule)
@@ -76,6 +78,11 @@ func callsOf(msgs []record.Message, from int) []toolCall {
 //	stops_early          the agent's last words with no write or transfer, where the chosen side makes one
 //	unnecessary_transfer a transfer the task does not need
 //	omits_output         the agent's words without an output the chosen side tells
+//
+// A rejected side that stops at a proposal, with no write, shows
+// guessed_target, wrong_target, wrong_argument, hallucinated_id,
+// undisclosed, no_reminder, miscomputed and no_op_write in its words
+// (proposalShows); the other labels need the call or transfer itself.
 func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label string, prompt, chosen, rejected []record.Message) (bool, string) {
 	hist := append(append([]record.Message(nil), prompt...), rejected...)
 	rcalls := callsOf(hist, len(prompt))
@@ -90,8 +97,11 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 		return out
 	}
 	rw, cw := writes(rcalls), writes(ccalls)
+	if len(rw) == 0 && proposalLabels[label] {
+		return c.proposalShows(ctx, bp, label, prompt, chosen, rejected, cw)
+	}
 	switch label {
-	case agent.FlawPrematureWrite:
+	case agent.FlawGuessedTarget:
 		// The first write that is none of the ground truth's: a correct
 		// write of a later goal, made after the flawed one was refused,
 		// is not the guess.
@@ -195,10 +205,8 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 		}
 		return true, ""
 	case agent.FlawUnnecessaryTransfer:
-		for _, g := range bp.Goals {
-			if g.Kind == record.GoalTransfer {
-				return false, "the task needs a transfer"
-			}
+		if bp.NeedsTransfer() {
+			return false, "the task needs a transfer"
 		}
 		for _, x := range rcalls {
 			if c.transfer != "" && x.name == c.transfer {
@@ -231,6 +239,10 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 	}
 	return false, fmt.Sprintf("unknown failure type %q", label)
 }
+
+// proposalLabels are the labels a proposal's words can show.
+var proposalLabels = map[string]bool{agent.FlawGuessedTarget: true, agent.FlawWrongTarget: true, agent.FlawWrongArgument: true,
+	agent.FlawHallucinatedID: true, agent.FlawUndisclosed: true, agent.FlawNoReminder: true, agent.FlawMiscomputed: true, agent.FlawNoOpWrite: true}
 
 // failsRule reports whether a policy rule of a kind fails on msgs.
 func (c *LabelChecker) failsRule(ctx context.Context, bp *record.Blueprint, msgs []record.Message, kind string) bool {

@@ -20,7 +20,7 @@ func TestLabelCheckerShows(t *testing.T) {
 	}
 	// mislabel is, per label, a flaw whose rejected side does not show it.
 	mislabel := map[string]string{
-		agent.FlawPrematureWrite:      agent.FlawOmitsOutput,
+		agent.FlawGuessedTarget:       agent.FlawOmitsOutput,
 		agent.FlawWrongTarget:         agent.FlawStopsEarly,
 		agent.FlawWrongArgument:       agent.FlawUnnecessaryTransfer,
 		agent.FlawNoConfirmation:      agent.FlawOmitsOutput,
@@ -68,9 +68,6 @@ func TestLabelCheckerShows(t *testing.T) {
 				good, bad []record.Message
 			}
 			found := map[string]example{}
-			// caught are the flaws the customer caught at the proposal: their
-			// pairs end there and are held to the customer's no instead.
-			caught := map[string]bool{}
 			for i := 0; i < 300 && len(found) < len(kinds); i++ {
 				bp, err := fx.Gen.Generate(ctx, i)
 				if err != nil {
@@ -90,9 +87,10 @@ func TestLabelCheckerShows(t *testing.T) {
 					}
 					v := fx.Ver.Verify(ctx, bp, bad)
 					if fired && v.Passed && len(bad.Corrections) > 0 {
-						caught[kind] = true
-					}
-					if !fired || v.Passed || !dpo.Explains(kind, v.Failed().Name) {
+						// Caught by the customer: the rejected side is the
+						// proposal turned down.
+						bad.Messages = bad.Messages[:bad.Corrections[0]]
+					} else if !fired || v.Passed || !dpo.Explains(kind, v.Failed().Name) {
 						continue
 					}
 					pair, err := plan.Cut(ctx, lc, bp, kind, good.Messages, bad.Messages)
@@ -106,21 +104,35 @@ func TestLabelCheckerShows(t *testing.T) {
 				t.Run(label, func(t *testing.T) {
 					ex, ok := found[label]
 					if !ok {
-						if caught[label] {
-							t.Skipf("every %s mistake was caught by the customer", label)
-						}
-						if tc.tools == dpo.ToolsCut || tc.domain == "airline" {
+						// A session pair's chosen side runs to the end, past
+						// the proposal a caught mistake's rejected side stops
+						// at; an assumed argument shows only in its write,
+						// and a guess is mostly right or caught.
+						if tc.tools == dpo.ToolsCut || tc.domain == "airline" || tc.mode == dpo.PairSession ||
+							label == agent.FlawAssumedArgument || label == agent.FlawGuessedTarget {
 							t.Skipf("no %s pair in 300 blueprints", label)
 						}
 						t.Fatalf("no %s pair in 300 blueprints", label)
 					}
-					chosen, rejected := ex.pair.Chosen, ex.pair.Rejected
-					if ex.pair.Evidence > 0 {
-						// Made on the decision: the dialogues show it later.
-						chosen, rejected = dpo.Evidence(ex.good, ex.bad, len(ex.pair.Prompt), ex.pair.Evidence)
+					p := ex.pair
+					if ok, why := lc.Shows(ctx, ex.bp, label, p.Prompt, p.Chosen, p.Rejected); !ok {
+						t.Errorf("a %s pair's rows do not show its label: %s", label, why)
 					}
-					if ok, why := lc.Shows(ctx, ex.bp, label, ex.pair.Prompt, chosen, rejected); !ok {
-						t.Errorf("a %s pair (evidence %d) does not show its label: %s", label, ex.pair.Evidence, why)
+					// The label says no more than the rows show: a rejected
+					// side that does what the chosen side does shows none.
+					if ok, _ := lc.Shows(ctx, ex.bp, label, p.Prompt, p.Chosen, p.Chosen); ok {
+						t.Errorf("the chosen side, as a rejected side, shows %s", label)
+					}
+					// It ends where the mistake is shown, not later.
+					if tc.mode != dpo.PairSession {
+						for i := range len(p.Rejected) - 1 {
+							if p.Rejected[i].Role != "assistant" {
+								continue
+							}
+							if ok, _ := lc.Shows(ctx, ex.bp, label, p.Prompt, p.Chosen, p.Rejected[:i+1]); ok {
+								t.Errorf("a %s pair's rejected side shows it by message %d of %d, but runs on", label, i, len(p.Rejected))
+							}
+						}
 					}
 					if tc.mode != dpo.PairSession {
 						for _, side := range [][]record.Message{ex.pair.Chosen, ex.pair.Rejected} {
@@ -176,57 +188,6 @@ func TestCutRefusesUnshownLabel(t *testing.T) {
 		return
 	}
 	t.Fatal("no omits_output dialogue in 40 blueprints")
-}
-
-// A mistake decided in one turn and made after the customer's answer
-// (no reminder in a proposal, a write run after the yes) is paired on
-// the decision: the sides end before the customer's answer, the rows
-// alone do not show the label, and the dialogues up to Evidence do.
-func TestCutPairsOnTheDecision(t *testing.T) {
-	if testing.Short() {
-		t.Skip(shortSkip)
-	}
-	fx, plan, lc := segmentPlan(t, "airline")
-	ctx := context.Background()
-	for i := range 200 {
-		bp, err := fx.Gen.Generate(ctx, i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		good, err := embedded.Simulate(ctx, fx.D, bp, 60)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, kind := range []string{agent.FlawNoReminder, agent.FlawUnchecked} {
-			bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: kind})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !fired {
-				continue
-			}
-			pair, err := plan.Cut(ctx, lc, bp, kind, good.Messages, bad.Messages)
-			if err != nil || pair.Evidence == 0 {
-				continue
-			}
-			for _, side := range [][]record.Message{pair.Chosen, pair.Rejected} {
-				for j, m := range side {
-					if m.Role == "user" {
-						t.Fatalf("blueprint %d %s: side message %d is a customer turn", i, kind, j)
-					}
-				}
-			}
-			if ok, _ := lc.Shows(ctx, bp, kind, pair.Prompt, pair.Chosen, pair.Rejected); ok {
-				t.Errorf("blueprint %d %s: evidence %d, but the rows show the label", i, kind, pair.Evidence)
-			}
-			c, r := dpo.Evidence(good.Messages, bad.Messages, len(pair.Prompt), pair.Evidence)
-			if ok, why := lc.Shows(ctx, bp, kind, pair.Prompt, c, r); !ok {
-				t.Errorf("blueprint %d %s: the evidence does not show the label: %s", i, kind, why)
-			}
-			return
-		}
-	}
-	t.Fatal("no pair made on a decision in 200 airline blueprints")
 }
 
 // segmentPlan is a domain's fixture with the default plan (segment pairs,

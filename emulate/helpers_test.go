@@ -16,6 +16,7 @@ import (
 	"github.com/synth-data/synth/llm"
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 )
 
 // retail is the built-in domain at seed 1 with its first blueprints,
@@ -135,6 +136,7 @@ func drive(t testing.TB, c *openai.Client, f *fixture, bp *record.Blueprint, ses
 	t.Helper()
 	ctx := context.Background()
 	st := f.d.Base.NewState()
+	st.Inject(tools.FaultsOf(bp.Failures))
 	tr := &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "llm", Behavior: bp.Behavior,
 		Messages: []record.Message{{Role: "system", Content: f.d.Policy}}, Ending: record.EndMaxTurns}
 	defer func() { tr.StateHash = st.Hash() }()

@@ -98,14 +98,15 @@ type DPOStats struct {
 	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
 	// would teach a label nothing shows.
 	LabelNotShown int `json:"label_not_shown"`
-	// OnDecision counts the pairs made on a decision whose mistake the
-	// dialogue shows only after a later customer turn (Pair.Evidence).
-	OnDecision int `json:"pairs_on_decision"`
-	Pairs      int `json:"pairs"`
+	Pairs         int `json:"pairs"`
 	// AssistantOnly counts the pairs whose chosen and rejected hold
 	// assistant messages only: the ones OpenAI's preference fine-tuning
 	// takes (export.AssistantOnly).
 	AssistantOnly int            `json:"pairs_assistant_only"`
 	ByFailure     map[string]int `json:"pairs_by_failure"`
 	BySplit       map[string]int `json:"pairs_by_split"`
+	// LengthRatio counts the pairs by the ratio of their chosen side's
+	// length to their rejected side's (dpo.LengthBucket): a trainer's
+	// model learns a length the sides differ by instead of the decision.
+	LengthRatio map[string]int `json:"length_ratio,omitempty"`
 }

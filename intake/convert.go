@@ -145,7 +145,7 @@ func callID(src string) string {
 // the truth hands over to a human, and the state its writes reach on a
 // fresh copy (a gold write that fails changes nothing, as in τ²).
 func blueprint(ctx context.Context, d Dialogue, dom Domain) *record.Blueprint {
-	bp := &record.Blueprint{ID: d.ID, Domain: dom.Name, Behavior: Behavior}
+	bp := &record.Blueprint{ID: d.ID, Domain: dom.Name, Behavior: Behavior, Failures: d.Truth.Failures}
 	st := dom.Base.NewState()
 	transfer := false
 	for _, a := range d.Truth.Actions {

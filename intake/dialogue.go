@@ -57,6 +57,9 @@ type Call struct {
 type Truth struct {
 	Actions []Action
 	Outputs []string
+	// Failures are the tool failures the dialogue's runtime returned
+	// (a synth blueprint's tool_failures): the replay returns them too.
+	Failures []record.ToolFailure
 }
 
 // Action is one ground-truth call.
@@ -195,12 +198,13 @@ func truthOf(raw json.RawMessage) (*Truth, error) {
 			Arguments json.RawMessage `json:"arguments"`
 			Kwargs    json.RawMessage `json:"kwargs"`
 		} `json:"actions"`
-		Outputs []string `json:"outputs"`
+		Outputs  []string             `json:"outputs"`
+		Failures []record.ToolFailure `json:"tool_failures"`
 	}
 	if err := json.Unmarshal(raw, &g); err != nil {
 		return nil, err
 	}
-	t := &Truth{Outputs: g.Outputs}
+	t := &Truth{Outputs: g.Outputs, Failures: g.Failures}
 	for i, a := range g.Actions {
 		if a.Name == "" {
 			return nil, fmt.Errorf("actions[%d]: no name", i)

@@ -1056,3 +1056,15 @@ func (a FieldAsk) Answer(what string, field string, v any) string {
 	}
 	return fmt.Sprintf("The %s of %s is %s.", a.Words, what, val)
 }
+
+// FailedHandover is the summary a transfer after a failed write gives
+// the human agent: who (the customer's key, "" when unknown) asked for
+// what (the goal's intent) and how the service failed it (a failure
+// kind). The generator's ground truth and the agent's call say the same.
+func FailedHandover(user, intent, kind string) string {
+	who := "The customer"
+	if user != "" {
+		who = "Customer " + user
+	}
+	return who + " confirmed a request to " + Words(intent) + "; the service failed it (" + Words(kind) + ")."
+}

@@ -42,6 +42,8 @@ type Model struct {
 	// Rules are the policy rules every dialogue is held to: the defaults
 	// every pack has, then the pack's own.
 	Rules []pack.Rule
+	// Failures are the failures the pack's write tools can return.
+	Failures []pack.Failure
 	// Users is nil for a pack without customer accounts: no
 	// authentication, every record a candidate.
 	Users    *UserModel
@@ -456,6 +458,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		m.Holdout = pack.NewHoldout(p.Holdout)
 	}
 	m.Rules = append(pack.DefaultRules(), man.Rules...)
+	m.Failures = man.Failures
 	m.Clock = time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
 	if man.Clock != "" {
 		t, err := time.Parse(time.RFC3339, man.Clock)

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/pb33f/go-yaml"
+
+	"github.com/synth-data/synth/pack"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -558,5 +560,31 @@ func BenchmarkImport500(b *testing.B) {
 		if res.Operations != 500 {
 			b.Fatalf("%d operations", res.Operations)
 		}
+	}
+}
+
+// Documented error responses become the pack's failures: 429, 409, 5xx,
+// 408/504 are retried, 402 and 410 handed over; 400 and 404 answer a
+// wrong request and are none; a response's description is the error.
+func TestImportFailures(t *testing.T) {
+	res, err := Import(context.Background(), readTestdata(t, "failures.yaml"), Options{Source: "failures.yaml", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man struct {
+		Failures []pack.Failure `yaml:"failures"`
+	}
+	if err := yaml.Unmarshal(res.Files["domain.yaml"], &man); err != nil {
+		t.Fatal(err)
+	}
+	want := []pack.Failure{
+		{Kind: pack.FailDeclinedPayment, Tools: []string{"createOrder"}, Error: "Payment declined by the card issuer", Recovery: pack.RecoverTransfer},
+		{Kind: pack.FailConflict, Tools: []string{"createOrder"}, Error: "An order with this id already exists", Recovery: pack.RecoverRetry},
+		{Kind: pack.FailRateLimit, Tools: []string{"createOrder", "deleteOrder"}, Error: "Too many requests, slow down", Recovery: pack.RecoverRetry},
+		{Kind: pack.FailServerError, Tools: []string{"createOrder"}, Error: "Internal server error", Recovery: pack.RecoverRetry},
+		{Kind: pack.FailUnavailable, Tools: []string{"deleteOrder"}, Error: "The order is no longer available", Recovery: pack.RecoverTransfer},
+	}
+	if !reflect.DeepEqual(man.Failures, want) {
+		t.Errorf("failures:\n got %+v\nwant %+v", man.Failures, want)
 	}
 }

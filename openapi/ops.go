@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/pb33f/go-yaml"
+
+	"github.com/synth-data/synth/pack"
 )
 
 // Where an argument goes in the request.
@@ -43,6 +45,8 @@ type op struct {
 	// but its handler is unmapped.
 	Broken   []string
 	Warnings []string
+	// Failures are what its documented error responses stand for.
+	Failures []pack.Failure
 	Notes    []string
 	Handler  plan
 	// respKnown: a GET has a JSON 2xx response; respList: it is a list

@@ -517,6 +517,7 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 			m.Hints.Writes[o.Tool] = pack.WriteHint{Phrase: h.Phrase}
 		}
 	}
+	m.Failures = failures(ops)
 	return m
 }
 
@@ -998,7 +999,9 @@ func blockStyle(n *yaml.Node) {
 	}
 }
 
-func renderPolicy(title, desc string, colls []*collection, who persona) []byte {
+// renderPolicy is policy.md; failing says the pack declares failures,
+// whose recovery the policy then prescribes.
+func renderPolicy(title, desc string, colls []*collection, who persona, failing bool) []byte {
 	var b strings.Builder
 	call := who.Call
 	fmt.Fprintf(&b, "# %s agent policy\n\n", oneLine(title))
@@ -1035,6 +1038,9 @@ func renderPolicy(title, desc string, colls []*collection, who persona) []byte {
 - If the request cannot be handled with the tools, or the CALL asks for a person, transfer them to a human agent with `+"`"+transferTool+"`"+` and a short summary of the issue.
 - Do not give opinions, advice or information beyond what the tools provide.
 `, "CALL", call))
+	if failing {
+		b.WriteString(strings.ReplaceAll("- If a write fails because the service is busy or failing (too many requests, a timeout, a conflict, a server error), tell the CALL and make the same call once more. If a payment is declined or the resource is gone, apologize, say why, and transfer the CALL to a human agent.\n", "CALL", call))
+	}
 	return []byte(b.String())
 }
 

@@ -48,6 +48,9 @@ type Manifest struct {
 	Rules []Rule `json:"rules,omitempty"`
 	// Unchecked lists the policy's text no rule checks, with why.
 	Unchecked []Unchecked `json:"unchecked,omitempty"`
+	// Failures are the failures the write tools can return and the
+	// recovery the policy prescribes for each.
+	Failures []Failure `json:"failures,omitempty"`
 }
 
 // Collection is one entity collection of the database.

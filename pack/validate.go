@@ -167,6 +167,7 @@ func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *check
 	if c.manOK {
 		c.references()
 		c.checkRules()
+		c.checkFailures()
 		c.readHoldout()
 	}
 	return c

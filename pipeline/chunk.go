@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/release"
@@ -214,6 +215,10 @@ func (c *chunkWriter) add(it item) error {
 		d.Pairs++
 		d.ByFailure[row.Failure]++
 		d.BySplit[it.bp.Split]++
+		if d.LengthRatio == nil {
+			d.LengthRatio = map[string]int{}
+		}
+		d.LengthRatio[dpo.LengthBucket(r.Chosen, r.Rejected)]++
 	}
 	cn.DPOPairs = d.Pairs
 	return nil

@@ -64,7 +64,10 @@ type Config struct {
 	// ToolErrors is the share of tasks whose customer first names a
 	// choice the write fails on in its tool, where a write has one.
 	ToolErrors float64 `json:"tool_errors"`
-	License    string  `json:"license"`
+	// ToolFailures is the share of tasks in which a failure the domain
+	// declares (failures: in domain.yaml) happens at one write.
+	ToolFailures float64 `json:"tool_failures"`
+	License      string  `json:"license"`
 	// Tools is which tools each row carries: all, relevant or
 	// relevant+K ("" chooses by the domain's size, see defaultTools).
 	Tools string `json:"tools"`
@@ -158,25 +161,26 @@ var tau2WriteWeights = []float64{10, 60, 23, 15, 5, 1}
 // Defaults returns the default configuration.
 func Defaults() Config {
 	return Config{
-		Domain:     "retail",
-		N:          1000,
-		Seed:       1,
-		Out:        "out/synth",
-		Engine:     "embedded",
-		Writes:     "0-5",
-		Reads:      "2-7",
-		Validation: 0.05,
-		Test:       0.05,
-		MaxTurns:   60,
-		ChunkSize:  10000,
-		Workers:    runtime.GOMAXPROCS(0),
-		License:    "other",
-		DPOMode:    dpo.PairSegment,
-		DPOTools:   dpo.ToolsKeep,
-		DPOPairs:   1,
-		Refusals:   0.2,
-		ToolErrors: 0.2,
-		Options:    engineDefaults(),
+		Domain:       "retail",
+		N:            1000,
+		Seed:         1,
+		Out:          "out/synth",
+		Engine:       "embedded",
+		Writes:       "0-5",
+		Reads:        "2-7",
+		Validation:   0.05,
+		Test:         0.05,
+		MaxTurns:     60,
+		ChunkSize:    10000,
+		Workers:      runtime.GOMAXPROCS(0),
+		License:      "other",
+		DPOMode:      dpo.PairSegment,
+		DPOTools:     dpo.ToolsKeep,
+		DPOPairs:     1,
+		Refusals:     0.2,
+		ToolErrors:   0.2,
+		ToolFailures: 0.15,
+		Options:      engineDefaults(),
 	}
 }
 
@@ -317,8 +321,9 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	return blueprints.Spec{
 		Seed: c.Seed, Writes: w, WriteWeights: ww, Reads: r, ReadWeights: c.ReadWeights,
 		Behaviors: behaviors, Validation: c.Validation, Test: c.Test, Refusals: c.Refusals, ToolErrors: c.ToolErrors,
-		AdaptWrites: c.Writes == d.Writes && c.WriteWeights == nil,
-		AdaptReads:  c.Reads == d.Reads && c.ReadWeights == nil,
+		ToolFailures: c.ToolFailures,
+		AdaptWrites:  c.Writes == d.Writes && c.WriteWeights == nil,
+		AdaptReads:   c.Reads == d.Reads && c.ReadWeights == nil,
 	}, nil
 }
 
@@ -405,6 +410,9 @@ func (c *Config) checkDraws() []error {
 	}
 	if !(c.ToolErrors >= 0 && c.ToolErrors <= 1) {
 		errs = append(errs, fmt.Errorf("--tool-errors %g: want a share from 0 to 1 (0: no write fails on the customer's first choice)", c.ToolErrors))
+	}
+	if !(c.ToolFailures >= 0 && c.ToolFailures <= 1) {
+		errs = append(errs, fmt.Errorf("--tool-failures %g: want a share from 0 to 1 (0: no declared tool failure happens)", c.ToolFailures))
 	}
 	return errs
 }

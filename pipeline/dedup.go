@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/internal/limitio"
 	"github.com/synth-data/synth/record"
@@ -355,6 +356,7 @@ func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]boo
 						s.DPO.Pairs--
 						s.DPO.ByFailure[r.Failure]--
 						s.DPO.BySplit[f.Split]--
+						s.DPO.LengthRatio[dpo.LengthBucket(r.Chosen, r.Rejected)]--
 						if export.AssistantOnly(&r) {
 							s.DPO.AssistantOnly--
 						}
@@ -365,13 +367,9 @@ func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]boo
 			})
 		case "dpo_failures":
 			var cf release.ChunkFile
-			var decided int
-			if cf, decided, err = filterJSONL(path, tmp, f, drop); err == nil && cf.Rows > 0 {
+			if cf, err = filterJSONL(path, tmp, f, drop); err == nil && cf.Rows > 0 {
 				src[cf.Name] = filepath.Join(tmp, cf.Name)
 				kept = append(kept, cf)
-			}
-			if s.DPO != nil {
-				s.DPO.OnDecision -= decided
 			}
 		default:
 			src[f.Name] = path
@@ -399,52 +397,46 @@ func dropRows(chunkDir, tmp string, s *release.ChunkSummary, drop map[string]boo
 }
 
 // filterJSONL copies a gzip JSON-lines file of DPO failure records
-// without the records of dropped blueprints; it also returns how many
-// of those were pairs made on a decision (their evidence is set).
-func filterJSONL(path, tmp string, f release.ChunkFile, drop map[string]bool) (release.ChunkFile, int, error) {
+// without the records of dropped blueprints.
+func filterJSONL(path, tmp string, f release.ChunkFile, drop map[string]bool) (release.ChunkFile, error) {
 	in, err := os.Open(path)
 	if err != nil {
-		return release.ChunkFile{}, 0, err
+		return release.ChunkFile{}, err
 	}
 	defer in.Close()
 	zr, err := gzip.NewReader(in)
 	if err != nil {
-		return release.ChunkFile{}, 0, err
+		return release.ChunkFile{}, err
 	}
 	out, err := newJSONLSink(tmp, f.Name)
 	if err != nil {
-		return release.ChunkFile{}, 0, err
+		return release.ChunkFile{}, err
 	}
-	decided := 0
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	for sc.Scan() {
 		var rec struct {
 			BlueprintID string `json:"blueprint_id"`
-			Evidence    int    `json:"evidence"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			out.abort()
-			return release.ChunkFile{}, 0, err
+			return release.ChunkFile{}, err
 		}
 		if drop[rec.BlueprintID] {
-			if rec.Evidence > 0 {
-				decided++
-			}
 			continue
 		}
 		if err := out.write(append([]byte(nil), sc.Bytes()...)); err != nil {
 			out.abort()
-			return release.ChunkFile{}, 0, err
+			return release.ChunkFile{}, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		out.abort()
-		return release.ChunkFile{}, 0, err
+		return release.ChunkFile{}, err
 	}
 	e, err := out.commit()
 	if err != nil {
-		return release.ChunkFile{}, 0, err
+		return release.ChunkFile{}, err
 	}
-	return release.ChunkFile{Kind: f.Kind, Split: f.Split, Name: f.Name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes}, decided, nil
+	return release.ChunkFile{Kind: f.Kind, Split: f.Split, Name: f.Name, Rows: e.Rows, SHA256: e.SHA256, Bytes: e.Bytes}, nil
 }

@@ -96,6 +96,9 @@ func TestDPORelease(t *testing.T) {
 		if f == agent.FlawUnchecked || f == agent.FlawMiscomputed {
 			continue // retail has no checks to skip, no computed argument
 		}
+		if unshown[f] {
+			continue
+		}
 		if m.DPO.ByFailure[f] == 0 {
 			t.Errorf("no %s pairs in %v", f, m.DPO.ByFailure)
 		}
@@ -171,6 +174,13 @@ func TestDPORelease(t *testing.T) {
 	}
 }
 
+// unshown are the failure types whose rows rarely show their mistake
+// on retail, so that their pairs are dropped (label_not_shown): an
+// assumed argument is paired only where its write runs before the next
+// customer turn (a proposal that lists a value names it too), and a
+// guess is mostly right (verified anyway) or refused by its write.
+var unshown = map[string]bool{agent.FlawAssumedArgument: true, agent.FlawGuessedTarget: true}
+
 // The numbers: at -n 1000, at least one pair per blueprint on
 // average and every failure type at least 5% of the pairs, where the
 // mistake is possible often enough.
@@ -197,7 +207,7 @@ func TestDPOMix(t *testing.T) {
 	// flaws need a reminder the policy requires (exchanges, item changes)
 	// or a transfer (a few percent of tasks); an output the proposal now
 	// states before the yes is rarely still missing after it; and on
-	// retail the premature and near-miss guesses mostly land on an order
+	// retail the guesses and near misses mostly land on an order
 	// the write refuses (delivered, not pending), so the wrong write never
 	// runs and the pair is dropped, until the flawed agents guess records
 	// the write accepts. An argument the policy says the customer must
@@ -208,7 +218,7 @@ func TestDPOMix(t *testing.T) {
 	// in six, and a second record the write accepts (another pending
 	// order) is rare. Those types need a pair, not 5%.
 	rare := map[string]bool{agent.FlawNoReminder: true, agent.FlawNoTransferMessage: true, agent.FlawOmitsOutput: true,
-		agent.FlawPrematureWrite: true, agent.FlawWrongTarget: true, agent.FlawAssumedArgument: true, agent.FlawNoOpWrite: true,
+		agent.FlawGuessedTarget: true, agent.FlawWrongTarget: true, agent.FlawAssumedArgument: true, agent.FlawNoOpWrite: true,
 		agent.FlawSilentRefusal: true, agent.FlawUnrequestedWrite: true}
 	for _, f := range agent.Flaws() {
 		if f == agent.FlawUnchecked || f == agent.FlawMiscomputed {
@@ -216,6 +226,7 @@ func TestDPOMix(t *testing.T) {
 		}
 		share := float64(d.ByFailure[f]) / float64(d.Pairs)
 		switch {
+		case unshown[f]:
 		case rare[f] && d.ByFailure[f] == 0:
 			t.Errorf("%s: no pair", f)
 		case !rare[f] && share < 0.05:

@@ -53,15 +53,9 @@ func TestDPOLabelsShown(t *testing.T) {
 			}
 			lc := dpo.NewLabelChecker(d, verify.ForDomain(d, sch))
 			bps := readBlueprints(t, cfg.Out)
-			// A mistake the customer caught ends at the proposal; its pair
-			// is held to the customer's no (synth validate), not the label.
-			caught, decided := map[string]bool{}, map[string]bool{}
 			for _, p := range readProofs(t, cfg.Out) {
-				if p["check"] == dpo.CheckCaught {
-					caught[p["pair_id"].(string)] = true
-				}
 				if p["evidence"] != nil {
-					decided[p["pair_id"].(string)] = true
+					t.Errorf("%s: a pair made on a decision (evidence %v): its rows must show the label", p["pair_id"], p["evidence"])
 				}
 			}
 			paths, _ := filepath.Glob(filepath.Join(cfg.Out, "dpo", "*.parquet"))
@@ -79,9 +73,9 @@ func TestDPOLabelsShown(t *testing.T) {
 							}
 						}
 					}
-					if caught[r.ID] || decided[r.ID] {
-						shown[r.Failure]++
-					} else if ok, why := lc.Shows(ctx, bps[r.BlueprintID], r.Failure, r.Prompt, r.Chosen, r.Rejected); ok {
+					// Every label, a caught mistake's included, is what the
+					// rows show.
+					if ok, why := lc.Shows(ctx, bps[r.BlueprintID], r.Failure, r.Prompt, r.Chosen, r.Rejected); ok {
 						shown[r.Failure]++
 					} else {
 						t.Errorf("%s: the rejected side does not show %s: %s", r.ID, r.Failure, why)
@@ -112,9 +106,8 @@ func TestDPOLabelsShown(t *testing.T) {
 			for label, n := range pairs {
 				t.Logf("%s: %d of %d pairs show their label", label, shown[label], n)
 			}
-			if m.DPO.AssistantOnly != assistantOnly || m.DPO.OnDecision != len(decided) {
-				t.Errorf("manifest: %d pairs assistant-only, %d on a decision; the rows hold %d and %d",
-					m.DPO.AssistantOnly, m.DPO.OnDecision, assistantOnly, len(decided))
+			if m.DPO.AssistantOnly != assistantOnly {
+				t.Errorf("manifest: %d pairs assistant-only; the rows hold %d", m.DPO.AssistantOnly, assistantOnly)
 			}
 			if tc.tools == dpo.ToolsCut && assistantOnly != m.DPO.Pairs {
 				t.Errorf("dpo_tools cut: %d of %d pairs are assistant-only, want all (OpenAI takes them)", assistantOnly, m.DPO.Pairs)

@@ -284,7 +284,6 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	dst.OtherReason += src.OtherReason
 	dst.Unpairable += src.Unpairable
 	dst.LabelNotShown += src.LabelNotShown
-	dst.OnDecision += src.OnDecision
 	dst.AssistantOnly += src.AssistantOnly
 	dst.Pairs += src.Pairs
 	for k, v := range src.ByFailure {
@@ -292,6 +291,12 @@ func mergeDPO(dst, src *engine.DPOStats) {
 	}
 	for k, v := range src.BySplit {
 		dst.BySplit[k] += v
+	}
+	for k, v := range src.LengthRatio {
+		if dst.LengthRatio == nil {
+			dst.LengthRatio = map[string]int{}
+		}
+		dst.LengthRatio[k] += v
 	}
 }
 

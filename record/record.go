@@ -171,6 +171,36 @@ type Blueprint struct {
 	// HeldOut counts the tasks drawn for this index and dropped because
 	// their writes equalled a held-out task's (the pack's holdout).
 	HeldOut int `json:"held_out,omitempty"`
+	// Failures are the tool failures the task's runtime returns, each at
+	// one call (ToolFailure).
+	Failures []ToolFailure `json:"tool_failures,omitempty"`
+}
+
+// NeedsTransfer reports whether the task ends in a transfer: a request
+// only a human can handle, or a failure whose recovery is a transfer.
+func (bp *Blueprint) NeedsTransfer() bool {
+	for _, g := range bp.Goals {
+		if g.Kind == GoalTransfer {
+			return true
+		}
+	}
+	for _, f := range bp.Failures {
+		if f.Recovery == "transfer" {
+			return true
+		}
+	}
+	return false
+}
+
+// ToolFailure is a failure a domain declares, returned by the runtime
+// at the Call-th call of Tool in the dialogue (counting from 1) instead
+// of running it: the agent must recover as Recovery says.
+type ToolFailure struct {
+	Kind     string `json:"kind"`
+	Tool     string `json:"tool"`
+	Call     int    `json:"call"`
+	Error    string `json:"error"`
+	Recovery string `json:"recovery"`
 }
 
 // Ending says how a dialogue ended.

@@ -84,7 +84,7 @@ func Card(m *Manifest, files []FileEntry, eng engine.Card) string {
 		fmt.Fprintf(&b, "Flawed attempts: %d; no opportunity for the mistake: %d; verified anyway: %d; failed for another reason: %d; "+
 			"mistake not in the rejected side however cut (dropped): %d.\n\n",
 			d.Attempts, d.NotFired, d.NoFailure, d.OtherReason, d.LabelNotShown)
-		b.WriteString(decisionText(m, d))
+		b.WriteString(decisionText(m))
 		if m.Config["dpo_tools"] == "cut" {
 			b.WriteString("Tool results (`--dpo-tools cut`): chosen and rejected each end at their first tool call, so no tool message is in " +
 				"them. TRL's DPO loss counts every completion token, tool observations included; cut pairs compare the agent's own decisions only.\n\n")
@@ -498,20 +498,18 @@ const loading = "## Loading\n\n" +
 	"LLaMA-Factory / Axolotl ShareGPT, or these rows as JSON lines.\n\n"
 
 // decisionText says where pairs are cut and how their labels are held.
-func decisionText(m *Manifest, d *engine.DPOStats) string {
+func decisionText(m *Manifest) string {
 	if m.Config["dpo_mode"] == dpo.PairSession {
-		return "Every label is checked against the rejected side itself: it makes the labelled mistake (runs the premature or wrong write, " +
+		return "Every label is checked against the rejected side itself: it makes the labelled mistake (runs the wrong write or tool, " +
 			"calls before authenticating, ends without the write, ...). Session pairs hold whole conversations, so their sides span customer " +
 			"turns: under chat templates that render reasoning only after the last user message (Qwen3.5, Qwen3.6) the prompt is then not a " +
 			"prefix of prompt + completion.\n\n"
 	}
-	return fmt.Sprintf("Chosen and rejected each end before the next customer turn: the pair is cut where the agent decides, so prompt + completion "+
-		"keeps the prompt a prefix under every chat template that allows it. Every label is checked against the rejected side itself: it makes "+
-		"the labelled mistake (runs the premature or wrong write, calls before authenticating, ends without the write, ...). A mistake decided "+
-		"in one turn and made after the customer's answer (a write proposed without the reminder a rule wants, run after the yes) is paired on "+
-		"the decision: %d pairs end at the proposal, and their failure record's `evidence` says how many customer turns on the re-simulated "+
-		"dialogues show the mistake (`synth validate` checks it). A flawed agent speaks the oracle's words until its flaw fires, so the first "+
-		"difference is the flaw's decision; the LLM engine's trials make no such pairs.\n\n", d.OnDecision)
+	return "Chosen and rejected each end before the next customer turn: the pair is cut where the agent decides, so prompt + completion " +
+		"keeps the prompt a prefix under every chat template that allows it. Every label is checked against the rows themselves: the rejected " +
+		"side makes the labelled mistake (runs the wrong write or tool, calls before authenticating, ends without the write, ...) or, where it " +
+		"stops at a proposal, its words show it (another order named, a figure or reminder left out, an id no tool returned). Both sides end " +
+		"where the mistake is shown, so that what follows it (a tool's answer, the agent's words on it) does not make them differ in length.\n\n"
 }
 
 // openAIPairsText says which pairs OpenAI's preference format takes.

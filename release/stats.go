@@ -152,6 +152,8 @@ func (g *ngrams) merge(o *ngrams) {
 // the agent reads on a copy of the state and says cannot pay, or a first
 // slot value whose write fails and whose error the agent relays),
 // "unavailable" (a first replacement the record offers but not available),
+// "tool_failure:KIND" (a failure the domain declares, returned at one
+// write: declined_payment, timeout, ...),
 // "several_requests", and the labels a pack gives its writes' tasks
 // (hints.writes.*.situation: "compensation").
 func Situations(bp *record.Blueprint) []string {
@@ -180,6 +182,9 @@ func Situations(bp *record.Blueprint) []string {
 	}
 	if len(bp.Goals) > 1 {
 		out = append(out, "several_requests")
+	}
+	for _, f := range bp.Failures {
+		out = append(out, "tool_failure:"+f.Kind)
 	}
 	// The pack's own labels (hints.writes.*.situation), once each.
 	for _, g := range bp.Goals {

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+
+	"github.com/synth-data/synth/record"
 )
 
 // digest is an additive multiset hash: the state hash is the lane-wise sum
@@ -167,6 +169,48 @@ type State struct {
 	over  map[string]map[string]entry
 	seq   map[string]int
 	trace *Trace
+	// faults are the failures the episode's runtime returns, and calls
+	// how many times each faulted tool was called so far.
+	faults []Fault
+	calls  map[string]int
+}
+
+// Fault is a failure the runtime returns at the Call-th call of Tool
+// (counting from 1 the calls that would go through: valid arguments, a
+// handler that accepts them) instead of running it: a declined payment,
+// a timeout. The output is what the call observes, after "Error: ".
+type Fault struct {
+	Tool   string
+	Call   int
+	Output string
+}
+
+// Inject makes the state's runtime return faults; a state's calls are
+// counted from here.
+func (s *State) Inject(faults []Fault) {
+	s.faults, s.calls = faults, map[string]int{}
+}
+
+// faulty reports whether a fault is still to come for tool.
+func (s *State) faulty(tool string) bool {
+	for _, f := range s.faults {
+		if f.Tool == tool && f.Call > s.calls[tool] {
+			return true
+		}
+	}
+	return false
+}
+
+// fault counts a call of tool that would go through and returns the
+// failure injected at it.
+func (s *State) fault(tool string) (string, bool) {
+	s.calls[tool]++
+	for _, f := range s.faults {
+		if f.Tool == tool && f.Call == s.calls[tool] {
+			return f.Output, true
+		}
+	}
+	return "", false
 }
 
 // Trace records what a call used of a state: the records it got and the
@@ -393,7 +437,9 @@ func (s *State) Hash() string {
 // Fork is a copy of the state that can be written without touching s:
 // an agent tries a write on it to learn what the write would do (the
 // refund, the total) before the customer confirms it. Records are never
-// modified in place (Put's contract), so the copy shares them.
+// modified in place (Put's contract), so the copy shares them. A fork
+// has no faults: the trial learns what the write does, and the episode's
+// own call meets the failure.
 func (s *State) Fork() *State {
 	f := &State{base: s.base, over: make(map[string]map[string]entry, len(s.over)), seq: maps.Clone(s.seq)}
 	for coll, m := range s.over {
@@ -424,4 +470,13 @@ func formatDigest(d digest) string {
 		binary.BigEndian.PutUint64(b[i*8:], x)
 	}
 	return hex.EncodeToString(b[:])
+}
+
+// FaultsOf are the faults a blueprint's tool failures inject.
+func FaultsOf(fs []record.ToolFailure) []Fault {
+	out := make([]Fault, len(fs))
+	for i, f := range fs {
+		out[i] = Fault{Tool: f.Tool, Call: f.Call, Output: f.Error}
+	}
+	return out
 }

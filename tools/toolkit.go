@@ -192,6 +192,17 @@ func (k *Toolkit) Exec(ctx context.Context, st *State, name, args string) Result
 		}
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: kind}
 	}
+	if st.faulty(name) {
+		// A failure happens to a call that would go through: one its
+		// handler refuses (an order that does not exist) answers with
+		// its own error and is not counted.
+		if _, err := t.Handler(ctx, st.Fork(), m); err != nil {
+			return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}
+		}
+		if out, ok := st.fault(name); ok {
+			return Result{Output: "Error: " + out, Err: true, Kind: t.Kind}
+		}
+	}
 	v, err := t.Handler(ctx, st, m)
 	if err != nil {
 		return Result{Output: "Error: " + err.Error(), Err: true, Kind: t.Kind}

@@ -354,3 +354,46 @@ func TestCallRendersRecords(t *testing.T) {
 		t.Errorf("the base changed under concurrent episodes: %s", got)
 	}
 }
+
+// An injected fault answers the call it names with its error and leaves
+// the state as it was; other calls, calls that fail the schema and
+// calls on a fork run as usual.
+func TestToolkitFaults(t *testing.T) {
+	const cancel = `{"order_id": "#W1", "reason": "no longer needed"}`
+	cases := []struct {
+		name   string
+		faults []Fault
+		calls  []string // arguments of successive cancel_order calls
+		failAt int      // the call (from 1) that meets the fault; 0: none
+	}{
+		{"none", nil, []string{cancel}, 0},
+		{"first call", []Fault{{Tool: "cancel_order", Call: 1, Output: "Request timed out"}}, []string{cancel, cancel}, 1},
+		{"second call", []Fault{{Tool: "cancel_order", Call: 2, Output: "Request timed out"}}, []string{`{"order_id": "#W3", "reason": "no longer needed"}`, cancel}, 2},
+		{"schema errors are not counted", []Fault{{Tool: "cancel_order", Call: 1, Output: "Request timed out"}}, []string{`{"order_id": "#W1"}`, cancel}, 2},
+		{"refused calls are not counted", []Fault{{Tool: "cancel_order", Call: 1, Output: "Request timed out"}}, []string{`{"order_id": "#W404", "reason": "no longer needed"}`, cancel}, 2},
+		{"another tool", []Fault{{Tool: "get_order", Call: 1, Output: "Request timed out"}}, []string{cancel}, 0},
+	}
+	kit := testKit(t)
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newTestBase(t, testColls()).NewState()
+			st.Inject(tc.faults)
+			if res := kit.Call(ctx, st.Fork(), "cancel_order", cancel); res.Err {
+				t.Fatalf("a fork met the fault: %s", res.Output)
+			}
+			for i, args := range tc.calls {
+				before := st.Hash()
+				res := kit.Call(ctx, st, "cancel_order", args)
+				switch {
+				case i+1 == tc.failAt && res.Output != "Error: "+tc.faults[0].Output:
+					t.Errorf("call %d answered %q, want the fault", i+1, res.Output)
+				case i+1 == tc.failAt && st.Hash() != before:
+					t.Errorf("call %d met the fault but changed the state", i+1)
+				case i+1 != tc.failAt && strings.Contains(res.Output, "timed out"):
+					t.Errorf("call %d met a fault injected elsewhere", i+1)
+				}
+			}
+		})
+	}
+}

@@ -371,7 +371,7 @@ func replayedAsGold(t *testing.T, d *domain.Domain, v *verify.Verifier, e episod
 			want = append(want, fs)
 		}
 	}
-	if got := v.ReplayedFigures(context.Background(), e.tr); !slices.EqualFunc(got, want, slices.Equal) {
+	if got := v.ReplayedFigures(context.Background(), e.bp, e.tr); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("blueprint %d: the replay's figures %v, the ground truth's %v", e.bp.Index, got, want)
 	}
 }

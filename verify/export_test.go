@@ -8,9 +8,9 @@ import (
 
 // ReplayedFigures are the disclosed figures the replay computes for each
 // write of a dialogue that went through, in order, as NAME=VALUE.
-func (v *Verifier) ReplayedFigures(ctx context.Context, tr *record.Trajectory) [][]string {
+func (v *Verifier) ReplayedFigures(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) [][]string {
 	var out [][]string
-	for _, c := range v.replay(ctx, tr).calls {
+	for _, c := range v.replay(ctx, bp, tr).calls {
 		if !c.write || c.failed || len(v.d.Model.Disclosed(c.name)) == 0 {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
+	"github.com/synth-data/synth/tools"
 )
 
 // OutsideChecks lists the checks of Outside, in the order they run; the
@@ -31,7 +32,7 @@ func (v *Verifier) Outside(ctx context.Context, bp *record.Blueprint, tr *record
 		return fail(name, "no ground truth: give the line a ground_truth, or a task_id with --tasks")
 	}
 	checks := []record.Check{
-		v.toolResults(ctx, tr),
+		v.toolResults(ctx, bp, tr),
 		v.trajectorySchema(tr),
 		toolSchema(tr, calls),
 		toolCallIDs(tr),
@@ -42,7 +43,7 @@ func (v *Verifier) Outside(ctx context.Context, bp *record.Blueprint, tr *record
 	if bp == nil {
 		checks = append(checks, noTruth(CheckState), noTruth(CheckOutputs), endingUnknownTask(tr))
 	} else {
-		rp := v.replay(ctx, tr)
+		rp := v.replay(ctx, bp, tr)
 		checks = append(checks, v.state(ctx, bp, tr, rp, false), outputs(bp, tr), ending(bp, tr))
 		// The policy's rules too: what is disclosed, asked and said is
 		// held to the same rules as synth's own dialogues.
@@ -71,9 +72,12 @@ func endingUnknownTask(tr *record.Trajectory) record.Check {
 // toolResults replays every call in order on a fresh copy of the
 // database and compares each result with the one the dialogue recorded,
 // as JSON values (text that is not JSON as a string).
-func (v *Verifier) toolResults(ctx context.Context, tr *record.Trajectory) record.Check {
+func (v *Verifier) toolResults(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Check {
 	recorded := pairResults(tr)
 	st := v.d.Base.NewState()
+	if bp != nil {
+		st.Inject(tools.FaultsOf(bp.Failures))
+	}
 	n := 0
 	for i, m := range tr.Messages {
 		for k, c := range m.ToolCalls {

@@ -57,8 +57,11 @@ type replayed struct {
 
 // replay runs the dialogue's writes on a fresh state, in order; a failed
 // write changes nothing, as it did in the dialogue.
-func (v *Verifier) replay(ctx context.Context, tr *record.Trajectory) *replayed {
+func (v *Verifier) replay(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) *replayed {
 	st := v.d.Base.NewState()
+	// The failures the task's runtime returned fail here too: a write
+	// the service declined changed nothing.
+	st.Inject(tools.FaultsOf(bp.Failures))
 	var out []call
 	for i, m := range tr.Messages {
 		for _, c := range m.ToolCalls {

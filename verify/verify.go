@@ -11,6 +11,7 @@ import (
 
 	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/schemas"
 	"github.com/synth-data/synth/tools"
@@ -145,7 +146,7 @@ var callID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
 // Verify runs every check; the verdict passes only if all pass.
 func (v *Verifier) Verify(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory) record.Verdict {
 	calls := v.parseCalls(tr)
-	rp := v.replay(ctx, tr)
+	rp := v.replay(ctx, bp, tr)
 	checks := []record.Check{
 		v.recordSchema(bp, tr),
 		toolSchema(tr, calls),
@@ -376,13 +377,18 @@ func Affirmative(s string) bool { return affirm.MatchString(s) && !negate.MatchS
 func (v *Verifier) confirmation(tr *record.Trajectory) record.Check {
 	lastUser, lastProposal := -1, -1
 	consumed := map[int]bool{}
+	results := pairResults(tr)
+	// retriable is the last write when the service failed it for a
+	// passing reason the domain says to retry (a timeout): the same call
+	// again runs on the same yes.
+	var retriable *record.FunctionCall
 	for i, m := range tr.Messages {
 		switch m.Role {
 		case "user":
 			lastUser = i
 		case "assistant":
 			writes := 0
-			for _, c := range m.ToolCalls {
+			for k, c := range m.ToolCalls {
 				if v.d.Tools.Kind(c.Function.Name) != record.KindWrite {
 					continue
 				}
@@ -390,7 +396,12 @@ func (v *Verifier) confirmation(tr *record.Trajectory) record.Check {
 				if lastUser < 0 || !Affirmative(tr.Messages[lastUser].Content) {
 					return fail(CheckConfirmation, "message %d: %s without an explicit yes from the user", i, c.Function.Name)
 				}
-				if consumed[lastUser] {
+				retry := retriable != nil && *retriable == c.Function
+				retriable = nil
+				if f := v.failure(c.Function.Name, results[[2]int{i, k}]); f != nil && f.Recovery == pack.RecoverRetry {
+					retriable = &c.Function
+				}
+				if consumed[lastUser] && !retry {
 					return fail(CheckConfirmation, "message %d: one yes used for two writes", i)
 				}
 				consumed[lastUser] = true
@@ -407,6 +418,14 @@ func (v *Verifier) confirmation(tr *record.Trajectory) record.Check {
 		}
 	}
 	return pass(CheckConfirmation)
+}
+
+// failure is the domain's declared failure a write's result is, or nil.
+func (v *Verifier) failure(tool, output string) *pack.Failure {
+	if v.d.Model == nil {
+		return nil
+	}
+	return pack.FailureFor(v.d.Model.Failures, tool, output)
 }
 
 // mentions reports whether a proposal names the write's identifying
@@ -540,10 +559,7 @@ func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {
 }
 
 func ending(bp *record.Blueprint, tr *record.Trajectory) record.Check {
-	transfer := false
-	for _, g := range bp.Goals {
-		transfer = transfer || g.Kind == record.GoalTransfer
-	}
+	transfer := bp.NeedsTransfer()
 	if len(tr.Messages) == 0 {
 		return fail(CheckEnding, "the dialogue is empty")
 	}

@@ -110,6 +110,10 @@ func printStats(w io.Writer, dir string, m *release.Manifest) {
 		fmt.Fprintf(w, "\nDPO pairs %d from %d flawed attempts (no opportunity %d, verified anyway %d, other failure %d); failure types:\n",
 			m.DPO.Pairs, m.DPO.Attempts, m.DPO.NotFired, m.DPO.NoFailure, m.DPO.OtherReason)
 		printHist(w, m.DPO.ByFailure, 0)
+		if len(m.DPO.LengthRatio) > 0 {
+			fmt.Fprintln(w, "\nDPO chosen/rejected length ratio (characters of the completion):")
+			printHist(w, m.DPO.LengthRatio, 0)
+		}
 	}
 }
 

@@ -219,6 +219,7 @@ func runFlags(d pipeline.Config) []runFlag {
 		integer(d, "dpo-pairs K", "dpo_pairs", "most DPO pairs per blueprint", func(c *pipeline.Config) *int { return &c.DPOPairs }),
 		number(d, "refusals F", "refusals", "share of tasks that hold a request the policy forbids, which the agent must refuse (packs with preconditions; 0: none)", func(c *pipeline.Config) *float64 { return &c.Refusals }),
 		number(d, "tool-errors F", "tool_errors", "share of tasks whose customer first names a choice the write fails on in its tool (a gift card short of the amount), which the agent reads before proposing it and says cannot pay, with the figures, before the customer names another (packs whose writes take a choice; 0: none)", func(c *pipeline.Config) *float64 { return &c.ToolErrors }),
+		number(d, "tool-failures F", "tool_failures", "share of tasks in which a failure the domain declares (failures: in domain.yaml: a declined payment, a sold-out flight, a timeout) happens at one write, and the agent recovers as the policy says: retries, or apologises and transfers (0: none)", func(c *pipeline.Config) *float64 { return &c.ToolFailures }),
 		option(d, "recovery-share F", "recovery_share", "share of SFT rows that are recovery dialogues: a flawed agent's mistake the customer catches and the agent corrects (embedded engine; 0: none)", number),
 		bind(d, "dpo-mix t=w,...", "dpo_mix", "failure mix as type=weight,... (default: every type equally)", parseMix, func(m map[string]float64) string {
 			if m == nil {

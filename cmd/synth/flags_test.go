@@ -20,7 +20,7 @@ import (
 // default ("" for a switch). A flag added without a sample fails
 // TestFlagsSetTheirKey.
 var flagSamples = map[string]string{
-	"recovery-share": "0.25", "refusals": "0.45", "tool-errors": "0.3", "domain": "airline", "n": "7", "seed": "9", "out": "out/x", "engine": "llm", "user": "embedded",
+	"recovery-share": "0.25", "refusals": "0.45", "tool-errors": "0.3", "tool-failures": "0.35", "domain": "airline", "n": "7", "seed": "9", "out": "out/x", "engine": "llm", "user": "embedded",
 	"trials": "4", "judges": "1", "rewrites": "5", "instructions": "template", "max-tool-errors": "2",
 	"dialogues": "12", "base-url": "http://127.0.0.1:1/v1", "server": "vllm", "model": "m1", "model-agent": "ma",
 	"model-user": "mu", "model-judge": "mj", "model-writer": "mw", "api-key-env": "MY_KEY",

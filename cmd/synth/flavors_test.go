@@ -64,8 +64,10 @@ func TestRunLLMEveryFlavor(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := filepath.Join(dir, "rel")
+			// The wire formats' own faults only: a declared tool failure
+			// adds a retry call, one more for a malformed-call rate to cut.
 			code, stdout, stderr := synth(t, "run", "--config", cfg, "--engine", "llm", "--base-url", base, "--model", tc.model,
-				"--api-key-env", "none", "--llm-cache", "off", "--max-concurrency", "8", "--trials", "3",
+				"--api-key-env", "none", "--llm-cache", "off", "--max-concurrency", "8", "--trials", "3", "--tool-failures", "0",
 				"-n", "8", "--seed", "3", "--out", out, "--quiet")
 			if code != 0 {
 				t.Fatalf("run exit %d:\n%s\n%s", code, stdout, stderr)

@@ -87,7 +87,8 @@ func ownDialogues(t *testing.T, n int) ([]map[string]any, string) {
 					Tool string          `json:"tool"`
 					Args json.RawMessage `json:"arguments"`
 				} `json:"actions"`
-				Outputs []struct{ Value string } `json:"outputs"`
+				Outputs  []struct{ Value string } `json:"outputs"`
+				Failures json.RawMessage          `json:"tool_failures"`
 			}
 			if err := json.Unmarshal([]byte(line), &bp); err != nil {
 				t.Fatal(err)
@@ -100,7 +101,7 @@ func ownDialogues(t *testing.T, n int) ([]map[string]any, string) {
 			for _, o := range bp.Outputs {
 				outputs = append(outputs, o.Value)
 			}
-			truth[bp.ID] = map[string]any{"actions": actions, "outputs": outputs}
+			truth[bp.ID] = map[string]any{"actions": actions, "outputs": outputs, "tool_failures": bp.Failures}
 		}
 	}
 	var out []map[string]any

@@ -15,6 +15,7 @@ import (
 	"github.com/synth-data/synth/dpo"
 	"github.com/synth-data/synth/engine"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/usersim"
 	"github.com/synth-data/synth/verify"
 )
@@ -107,6 +108,7 @@ func SimulateFlawed(ctx context.Context, d *domain.Domain, bp *record.Blueprint,
 // the oracle's word for word until the flaw fires.
 func simulate(ctx context.Context, d *domain.Domain, bp *record.Blueprint, maxTurns int, flaw *agent.Flaw) (*record.Trajectory, bool, error) {
 	st := d.Base.NewState()
+	st.Inject(tools.FaultsOf(bp.Failures))
 	user, err := usersim.NewGeneric(d.Model, bp, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "user"))
 	if err != nil {
 		return nil, false, err
@@ -233,14 +235,9 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 			out.Stats.OtherReason++
 			continue
 		}
-		var pair dpo.Pair
-		if f.Name == dpo.CheckCaught {
-			// The mistake is the proposal the customer turned down: the
-			// rejected side is that proposal, as it was cut above.
-			pair, err = e.plan.CutAt(good.Messages, bad.Messages)
-		} else {
-			pair, err = e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
-		}
+		// A caught mistake's rejected side is the proposal the customer
+		// turned down (cut above): its words must show the label.
+		pair, err := e.plan.Cut(ctx, e.labels, bp, kind, good.Messages, bad.Messages)
 		switch {
 		case errors.Is(err, dpo.ErrLabelNotShown):
 			out.Stats.LabelNotShown++
@@ -255,12 +252,6 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good, kept *re
 			Failure: kind, DivergenceTurn: int32(pair.DivergenceTurn)})
 		rec := map[string]any{"pair_id": id, "blueprint_id": bp.ID, "split": bp.Split,
 			"failure": kind, "check": f.Name, "reason": f.Reason, "flaw_goal": flaw.Goal}
-		if pair.Evidence > 0 {
-			// Made on the decision: synth validate follows the dialogues
-			// this far to see the mistake.
-			rec["evidence"] = pair.Evidence
-			out.Stats.OnDecision++
-		}
 		proof, err := json.Marshal(rec)
 		if err != nil {
 			return out, err

@@ -246,6 +246,11 @@ func (e *Engine) refine(ctx context.Context, ch client.Chatter, bp *record.Bluep
 		return nil, record.Verdict{}, err
 	}
 	values := blueprintValues(bp)
+	if e.d.Model != nil && e.d.Model.TransferMessage() != "" {
+		// The policy's transfer message is said word for word (a rule
+		// holds it), as every entity is kept.
+		values = append(values, e.d.Model.TransferMessage())
+	}
 	refined := slices.Clone(skel.Messages)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(refineParallel)

@@ -67,6 +67,7 @@ func newEpisode(d *domain.Domain, bp *record.Blueprint, ch client.Chatter, opts 
 			Messages: []record.Message{{Role: "system", Content: d.Policy}}, Ending: record.EndMaxTurns}},
 		ids: &idFixer{rng: blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "llm-ids-"+strconv.Itoa(trial)), used: map[string]bool{}},
 	}
+	x.st.Inject(tools.FaultsOf(bp.Failures))
 	if opts.User == "embedded" {
 		// Trial 0 draws from the embedded engine's user stream; later
 		// trials from their own, so they say things differently.

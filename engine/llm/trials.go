@@ -418,7 +418,7 @@ func (e *Engine) pairs(ctx context.Context, bp *record.Blueprint, good *record.T
 		}
 		pair, err := e.plan.Cut(ctx, e.labels, bp, label, good.Messages, f.ep.tr.Messages)
 		switch {
-		case errors.Is(err, dpo.ErrLabelNotShown) || err == nil && pair.Evidence > 0:
+		case errors.Is(err, dpo.ErrLabelNotShown):
 			// A model's trial may part from the verified dialogue long
 			// before its mistake: the rows must show it themselves.
 			out.Stats.LabelNotShown++

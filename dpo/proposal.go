@@ -1,0 +1,311 @@
+package dpo
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/synth-data/synth/agent"
+	"github.com/synth-data/synth/pack"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
+)
+
+// A mistake decided at a proposal shows in its words: the rejected side
+// stops where the agent asks for the customer's yes (the customer then
+// turned it down, or the write runs only after the next customer turn,
+// past the pair's cut), so the label is held to what the proposal names
+// against what the chosen side names at the same point. The write the
+// chosen side makes or proposes there is the reference.
+
+// proposalShows reports whether a rejected side that runs no write shows
+// label in its words, and why not.
+func (c *LabelChecker) proposalShows(ctx context.Context, bp *record.Blueprint, label string, prompt, chosen, rejected []record.Message, cw []toolCall) (bool, string) {
+	if !endsWithWords(rejected) {
+		return false, "the rejected side runs no write and does not end with the agent's words"
+	}
+	if len(cw) > 0 {
+		return false, "the rejected side runs no write where the chosen side writes"
+	}
+	cText, rText := sideText(chosen), sideText(rejected)
+	tool, gold := c.goldWrite(bp, prompt, cw)
+	key := targetKey(gold)
+	target := strings.ToLower(tools.Text(gold[key]))
+	sameTarget := key == "" || strings.Contains(cText, target) && strings.Contains(rText, target)
+	switch label {
+	case agent.FlawWrongTarget, agent.FlawGuessedTarget:
+		if key == "" || !strings.Contains(cText, target) || strings.Contains(rText, target) {
+			return false, "the rejected side's words do not leave the ground truth's target for another"
+		}
+		if other := namedRecords(rText, cText, promptText(prompt)); len(other) == 0 {
+			return false, "the rejected side's words name no other record the dialogue held"
+		}
+		if label == agent.FlawGuessedTarget && c.reads(callsOf(rejected, 0)) > c.reads(callsOf(chosen, 0)) {
+			return false, "the rejected side reads more than the chosen side before naming its record"
+		}
+		return true, ""
+	case agent.FlawWrongArgument, agent.FlawMiscomputed:
+		only := map[string]bool{}
+		if label == agent.FlawMiscomputed {
+			for _, r := range c.rules(pack.RuleComputed, tool) {
+				for _, a := range r.Args {
+					only[a] = true
+				}
+			}
+		}
+		if sameTarget && changedArgument(gold, key, cText, rText, only) {
+			return true, ""
+		}
+		return false, "the rejected side's words on the same target name every value of the ground truth's write the chosen side names"
+	case agent.FlawNoOpWrite:
+		if sameTarget && keepsValue(gold, key, target, cText, rText, prompt) {
+			return true, ""
+		}
+		return false, "the rejected side's words name no value the target already has where the chosen side names a new one"
+	case agent.FlawHallucinatedID:
+		seen := promptText(prompt) + "\n" + resultsText(rejected)
+		for _, id := range idTokens(rText) {
+			if !strings.Contains(seen, id) {
+				return true, ""
+			}
+		}
+		return false, "every id the rejected side names was in a tool result or a customer message"
+	}
+	return c.omits(label, chosen, rejected)
+}
+
+// omits reports whether the rejected side's words leave out what the
+// chosen side's say and label names: a figure (undisclosed) or a
+// reminder a say rule wants (no_reminder).
+func (c *LabelChecker) omits(label string, chosen, rejected []record.Message) (bool, string) {
+	switch label {
+	case agent.FlawUndisclosed:
+		for _, f := range figure.FindAllString(wordsText(chosen), -1) {
+			if !strings.Contains(wordsText(rejected), f) {
+				return true, ""
+			}
+		}
+		return false, "the rejected side's words state every figure the chosen side states"
+	case agent.FlawNoReminder:
+		for _, r := range c.rules(pack.RuleSay, "") {
+			said := func(side []record.Message) bool {
+				return slices.ContainsFunc(r.Phrases, func(p string) bool { return strings.Contains(wordsText(side), strings.ToLower(p)) })
+			}
+			if said(chosen) && !said(rejected) {
+				return true, ""
+			}
+		}
+		return false, "the rejected side's words say every reminder the chosen side says"
+	}
+	return false, "the rejected side runs no write"
+}
+
+// keepsValue reports whether, for an argument whose value the chosen
+// side names and the rejected side does not, the rejected side names
+// instead the value the target's record already holds under the same
+// name (its address, its cabin), as a tool result in the prompt shows.
+func keepsValue(args map[string]any, key, target, cText, rText string, prompt []record.Message) bool {
+	var rec map[string]any
+	for _, m := range prompt {
+		var obj map[string]any
+		if m.Role == "tool" && strings.Contains(strings.ToLower(m.Content), target) && json.Unmarshal([]byte(m.Content), &obj) == nil {
+			rec = obj
+		}
+	}
+	if rec == nil {
+		return false
+	}
+	fields := map[string]string{}
+	collect(rec, fields)
+	for name, v := range args {
+		cur, ok := fields[name]
+		if name == key || !ok {
+			continue
+		}
+		for _, leaf := range leaves(v) {
+			if leaf != cur && strings.Contains(cText, leaf) && !strings.Contains(rText, leaf) && strings.Contains(rText, cur) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// collect gathers a record's scalar fields by name, nested ones too
+// (address.city as city), lower-cased.
+func collect(v any, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if l := leaves(e); len(l) == 1 {
+				if _, scalar := e.(map[string]any); !scalar {
+					out[k] = l[0]
+				}
+			}
+			collect(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			collect(e, out)
+		}
+	}
+}
+
+// figure is an amount of money as the agent states one.
+var figure = regexp.MustCompile(`\$[0-9][0-9,]*(\.[0-9]+)?`)
+
+// goldWrite is the write the chosen side makes (its first), else the
+// ground truth's next one after the prompt.
+func (c *LabelChecker) goldWrite(bp *record.Blueprint, prompt []record.Message, cw []toolCall) (string, map[string]any) {
+	if len(cw) > 0 {
+		return cw[0].name, cw[0].args
+	}
+	if next := c.pendingGold(bp, prompt); len(next) > 0 {
+		refs := c.reference(bp, nil, next[0].Tool)
+		if len(refs) > 0 {
+			return next[0].Tool, refs[0]
+		}
+	}
+	return "", nil
+}
+
+func (c *LabelChecker) rules(kind, tool string) []pack.Rule {
+	if c.m == nil {
+		return nil
+	}
+	return c.m.RulesFor(kind, tool)
+}
+
+func (c *LabelChecker) reads(cs []toolCall) int {
+	n := 0
+	for _, x := range cs {
+		if c.tools.Kind(x.name) == record.KindRead {
+			n++
+		}
+	}
+	return n
+}
+
+// changedArgument reports whether a value of the write's arguments
+// (the target key's aside; only those under only, when given) is named
+// by the chosen side's words and not by the rejected side's.
+func changedArgument(args map[string]any, key, cText, rText string, only map[string]bool) bool {
+	for name, v := range args {
+		if name == key || len(only) > 0 && !only[name] {
+			continue
+		}
+		for _, leaf := range leaves(v) {
+			if strings.Contains(cText, leaf) && !strings.Contains(rText, leaf) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leaves are the scalar values of an argument, lower-cased, as words
+// would name them; booleans and one-character values name nothing.
+func leaves(v any) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		var out []string
+		for _, e := range x {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	case bool, nil:
+		return nil
+	}
+	s := strings.ToLower(tools.Text(v))
+	if len(s) < 2 {
+		return nil
+	}
+	return []string{s}
+}
+
+// namedRecords are the ids the rejected side names that the chosen side
+// does not and that the dialogue held before (records the agent knew).
+func namedRecords(rText, cText, seen string) []string {
+	var out []string
+	for _, id := range idTokens(rText) {
+		if !strings.Contains(cText, id) && strings.Contains(seen, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// idTokens are the words of text that read as ids: six characters or
+// more with a digit, split at spaces and punctuation other than # _ -.
+func idTokens(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("#_-", r)
+	}) {
+		w = strings.Trim(w, "-_")
+		if len(w) >= 6 && strings.ContainsFunc(w, unicode.IsDigit) && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sideText is what a side names: the agent's words and its calls'
+// arguments, lower-cased.
+func sideText(side []record.Message) string {
+	var b strings.Builder
+	for _, m := range side {
+		if m.Role != "assistant" {
+			continue
+		}
+		b.WriteString(m.Content + "\n")
+		for _, x := range m.ToolCalls {
+			b.WriteString(x.Function.Arguments + "\n")
+		}
+	}
+	return strings.ToLower(b.String())
+}
+
+// wordsText is the agent's words on a side, lower-cased.
+func wordsText(side []record.Message) string {
+	var b strings.Builder
+	for _, m := range side {
+		if m.Role == "assistant" {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	return strings.ToLower(b.String())
+}
+
+// promptText is everything the history held: every message's text and
+// every call's arguments, lower-cased.
+func promptText(msgs []record.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content + "\n")
+		for _, x := range m.ToolCalls {
+			b.WriteString(x.Function.Arguments + "\n")
+		}
+	}
+	return strings.ToLower(b.String())
+}
+
+// resultsText is the tool results on a side, lower-cased.
+func resultsText(side []record.Message) string {
+	var b strings.Builder
+	for _, m := range side {
+		if m.Role == "tool" {
+			b.WriteString(m.Content + "\n")
+		}
+	}
+	return strings.ToLower(b.String())
+}
