@@ -2283,26 +2283,33 @@ func choiceSelector(pm *model.ParamModel, elems []map[string]any, i int, field s
 	return nil, fmt.Errorf("the user's %s cannot be told apart", noun)
 }
 
-// drawSlot draws the value a customer states for a parameter and, for a
-// customer who changes their mind, a different first value.
-func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[string]any) (string, string, error) {
-	// The value the target has now is no change: a slot named as one of
-	// the target's fields (a cabin, a number of bags) sets that field, so
-	// neither the customer's choice nor a first one they revise is it.
+// currentSlot is the value the target has now for a slot named as one of
+// its fields (a cabin, a number of bags): no change, so neither the
+// customer's choice nor a first one they revise is it ("" when the slot
+// names no plain field of the target).
+func currentSlot(pm *model.ParamModel, obj map[string]any) string {
 	field := pm.Path
 	if field == "" {
 		field = pm.Name
 	}
-	var cur string
-	if obj != nil {
-		if v, ok := model.ValueAt(obj, field); ok {
-			switch v.(type) {
-			case map[string]any, []any:
-			default:
-				cur = model.SlotText(v)
-			}
-		}
+	if obj == nil {
+		return ""
 	}
+	v, ok := model.ValueAt(obj, field)
+	if !ok {
+		return ""
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return ""
+	}
+	return model.SlotText(v)
+}
+
+// drawSlot draws the value a customer states for a parameter and, for a
+// customer who changes their mind, a different first value.
+func (p *gplan) drawSlot(w *model.WriteModel, pm *model.ParamModel, obj map[string]any) (string, string, error) {
+	cur := currentSlot(pm, obj)
 	var pool []string
 	switch {
 	case pm.KeysOf != "":

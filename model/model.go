@@ -485,16 +485,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 			return nil, err
 		}
 		if c := m.Colls[name]; c.Owner != "" {
-			idx := map[string][]string{}
-			for _, k := range m.Base.Keys(name) {
-				v, _ := m.Base.Get(name, k)
-				if obj, err := tools.ToObject(v); err == nil {
-					if u := tools.Text(obj[c.Owner]); u != "" {
-						idx[u] = append(idx[u], k)
-					}
-				}
-			}
-			m.byOwner[name] = idx
+			m.byOwner[name] = m.keysByOwner(name, c.Owner)
 		}
 	}
 	for _, s := range man.Hints.Searches {
@@ -548,6 +539,21 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	m.indexFitting(ctx)
 	m.identifying = m.keyParams()
 	return m, nil
+}
+
+// keysByOwner is the base's keys of a collection by the value of their
+// owner field.
+func (m *Model) keysByOwner(coll, owner string) map[string][]string {
+	idx := map[string][]string{}
+	for _, k := range m.Base.Keys(coll) {
+		v, _ := m.Base.Get(coll, k)
+		if obj, err := tools.ToObject(v); err == nil {
+			if u := tools.Text(obj[owner]); u != "" {
+				idx[u] = append(idx[u], k)
+			}
+		}
+	}
+	return idx
 }
 
 // indexFitting records, per write with preconditions, which records of

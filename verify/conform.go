@@ -37,14 +37,8 @@ func blueprintConforms(bp *record.Blueprint) bool {
 		}
 	}
 	for i := range bp.Actions {
-		a := &bp.Actions[i]
-		if a.Tool == "" || !oneOf(a.Kind, "read", "write", "generic") || a.Goal < -1 || !jsonObject(a.Arguments) {
+		if !actionConforms(&bp.Actions[i]) {
 			return false
-		}
-		for _, n := range a.Needs {
-			if n < 0 {
-				return false
-			}
 		}
 	}
 	for _, o := range bp.Outputs {
@@ -54,6 +48,18 @@ func blueprintConforms(bp *record.Blueprint) bool {
 	}
 	for _, e := range bp.Evidence {
 		if e < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func actionConforms(a *record.Action) bool {
+	if a.Tool == "" || !oneOf(a.Kind, "read", "write", "generic") || a.Goal < -1 || !jsonObject(a.Arguments) {
+		return false
+	}
+	for _, n := range a.Needs {
+		if n < 0 {
 			return false
 		}
 	}
