@@ -174,7 +174,7 @@ func (a *Generic) userNoun() string {
 // the same flights").
 func (a *Generic) settingWords(g *ggoal, p *model.ParamModel, v any, pp *proposalParts) {
 	what := model.ArgWords(p.Name)
-	if c, ok := reasonClause(p, tools.Text(v)); ok {
+	if c, ok := model.ReasonClause(p, tools.Text(v)); ok {
 		pp.why = a.clause(proposeWhy, map[string]string{"clause": c})
 		return
 	}
@@ -238,25 +238,6 @@ func (a *Generic) pickedWords(g *ggoal, p *model.ParamModel, v any) string {
 		parts[i] = the(p, a.argText(g, p, e))
 	}
 	return model.JoinAnd(parts)
-}
-
-// reasonClause says a reason chosen among a few that tells what is true
-// of the thing as a clause ("it's no longer needed", "it was ordered by
-// mistake"); ok is false for a reason that names a cause ("bad
-// weather"), said as it is, and for any other argument.
-func reasonClause(p *model.ParamModel, v string) (string, bool) {
-	if len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
-		return "", false
-	}
-	words := model.ValueWords(v)
-	first, _, _ := strings.Cut(words, " ")
-	switch {
-	case first == "no" || first == "not":
-		return "it's " + words, true
-	case strings.HasSuffix(first, "ed") && len(first) > 4:
-		return "it was " + words, true
-	}
-	return "", false
 }
 
 // prose reports whether a value is a sentence of free text rather than

@@ -533,3 +533,25 @@ func NamedIn(text, value string) bool {
 		from = i + 1
 	}
 }
+
+// ReasonClause is a reason chosen among a few that says what is true of
+// the thing ("no longer needed", "ordered by mistake") as a clause:
+// "it's no longer needed", "it was ordered by mistake"; ok is false for
+// a reason that names a cause ("bad weather", "a family emergency"),
+// which reads well as it is, and for any other slot. The value stays
+// whole in the clause, the words the agent offered.
+func ReasonClause(p *ParamModel, v string) (string, bool) {
+	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(ArgWords(p.Name), "reason") || SaySlot(p, v) != "" {
+		return "", false
+	}
+	words := ValueWords(v)
+	first, _, _ := strings.Cut(words, " ")
+	switch {
+	case first == "no" || first == "not":
+		return "it's " + words, true
+	case strings.HasSuffix(first, "ed") && len(first) > 4:
+		// A participle: it happened to the thing.
+		return "it was " + words, true
+	}
+	return "", false
+}

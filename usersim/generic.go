@@ -506,12 +506,12 @@ var genericOtherCausePieces = []string{
 }
 
 // isCause reports whether p is a reason among a few and v one of them
-// that reads well as it is (reasonClause has no clause for it).
+// that reads well as it is (model.ReasonClause has no clause for it).
 func isCause(p *model.ParamModel, v string) bool {
 	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
 		return false
 	}
-	_, clause := reasonClause(p, v)
+	_, clause := model.ReasonClause(p, v)
 	return !clause
 }
 
@@ -531,7 +531,7 @@ func (u *Generic) revisedText(i int, name string) (string, bool) {
 	if what, on, ok := setting(p, v); ok {
 		return u.say(revisedSwitch, map[string]string{"what": what, "state": onOff(on)}), true
 	}
-	if clause, ok := reasonClause(p, v); ok {
+	if clause, ok := model.ReasonClause(p, v); ok {
 		return u.say(revisedReason, map[string]string{"clause": clause}), true
 	}
 	return "", false
@@ -562,28 +562,6 @@ func onOff(on bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// reasonClause is a reason chosen among a few that says what is true of
-// the thing ("no longer needed", "ordered by mistake") as a clause:
-// "it's no longer needed", "it was ordered by mistake"; ok is false for
-// a reason that names a cause ("bad weather", "a family emergency"),
-// which reads well as it is, and for any other slot. The value stays
-// whole in the clause, the words the agent offered.
-func reasonClause(p *model.ParamModel, v string) (string, bool) {
-	if p == nil || len(p.Choices) == 0 || !strings.HasSuffix(model.ArgWords(p.Name), "reason") || model.SaySlot(p, v) != "" {
-		return "", false
-	}
-	words := model.ValueWords(v)
-	first, _, _ := strings.Cut(words, " ")
-	switch {
-	case first == "no" || first == "not":
-		return "it's " + words, true
-	case strings.HasSuffix(first, "ed") && len(first) > 4:
-		// A participle: it happened to the thing.
-		return "it was " + words, true
-	}
-	return "", false
 }
 
 // Free text (a comment, a resolution) is quoted rather than "used".
@@ -790,7 +768,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		if what, on, ok := setting(u.param(i, name), u.slotValue(i, name)); ok {
 			return u.say(u.forms(genericSwitchPieces), map[string]string{"what": what, "state": onOff(on)})
 		}
-		if clause, ok := reasonClause(u.param(i, name), u.slotValue(i, name)); ok {
+		if clause, ok := model.ReasonClause(u.param(i, name), u.slotValue(i, name)); ok {
 			return u.say(u.forms(genericReasonPieces), map[string]string{"what": model.ArgWords(name), "clause": clause})
 		}
 		tmpls := genericSlotPieces

@@ -254,7 +254,7 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 		if what, on, ok := setting(p, u.slotValue(i, p.Name)); ok {
 			return u.say(correctSwitch, map[string]string{"what": what, "state": onOff(on)})
 		}
-		if clause, ok := reasonClause(p, u.slotValue(i, p.Name)); ok {
+		if clause, ok := model.ReasonClause(p, u.slotValue(i, p.Name)); ok {
 			return u.say(correctReason, map[string]string{"clause": clause})
 		}
 		gotText := ""

@@ -168,9 +168,9 @@ func TestReasonSpeech(t *testing.T) {
 		{&model.ParamModel{Name: "cabin", Choices: []string{"basic_economy"}}, "basic_economy", ""},
 		{&model.ParamModel{Name: "reason", Schema: map[string]any{"type": "string"}}, "the lid broke", ""},
 	} {
-		got, _ := reasonClause(tc.p, tc.v)
+		got, _ := model.ReasonClause(tc.p, tc.v)
 		if got != tc.want {
-			t.Errorf("reasonClause(%s, %q) = %q, want %q", tc.p.Name, tc.v, got, tc.want)
+			t.Errorf("model.ReasonClause(%s, %q) = %q, want %q", tc.p.Name, tc.v, got, tc.want)
 		}
 	}
 	u := &speaker{rng: rngFor(2)}

@@ -116,7 +116,7 @@ func disclosures(d *domain.Domain, e episode) []disclosure {
 			}
 			k := done[c.Function.Name]
 			done[c.Function.Name]++
-			goal := goldGoal(e.bp, c.Function.Name, k)
+			goal := verify.NthGoal(e.bp, c.Function.Name, k)
 			for _, r := range d.Model.Rules {
 				if r.Kind != pack.RuleDisclose || r.Tool != c.Function.Name {
 					continue
@@ -139,19 +139,6 @@ func disclosures(d *domain.Domain, e episode) []disclosure {
 		}
 	}
 	return out
-}
-
-// goldGoal is the goal of the k-th ground-truth write of a tool.
-func goldGoal(bp *record.Blueprint, tool string, k int) int {
-	for _, a := range bp.Actions {
-		if a.Kind == record.KindWrite && a.Tool == tool {
-			if k == 0 {
-				return a.Goal
-			}
-			k--
-		}
-	}
-	return -1
 }
 
 func lastAgentTextBefore(tr *record.Trajectory, i int) int {
@@ -360,7 +347,7 @@ func replayedAsGold(t *testing.T, d *domain.Domain, v *verify.Verifier, e episod
 			if d.Tools.Kind(tool) != record.KindWrite || len(d.Model.Disclosed(tool)) == 0 || strings.HasPrefix(e.tr.Messages[resultOf(e.tr, c.ID)].Content, "Error") {
 				continue
 			}
-			goal := goldGoal(e.bp, tool, done[tool])
+			goal := verify.NthGoal(e.bp, tool, done[tool])
 			done[tool]++
 			var fs []string
 			for _, o := range e.bp.Outputs {
