@@ -24,7 +24,8 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 const synth = process.env.SYNTH_BIN || path.join(root, "bin", "synth");
 const SEED = 7;
 
-// The first blueprint of synth run --seed SEED whose ground truth writes,
+// The first blueprint of synth run --seed SEED whose ground truth writes
+// and meets no tool failure,
 // and the tool definitions that run's release carries.
 function taskWithWrite(domain) {
   const dir = mkdtempSync(path.join(tmpdir(), "synth-mcp-"));
@@ -38,7 +39,9 @@ function taskWithWrite(domain) {
       }
     }
     bps.sort((a, b) => a.index - b.index);
-    const bp = bps.find((b) => b.actions.some((a) => a.kind === "write"));
+    // A task that meets a declared tool failure (tool_failures) has its
+    // write fail once on purpose; this check wants every call to go through.
+    const bp = bps.find((b) => b.actions.some((a) => a.kind === "write") && !(b.tool_failures || []).length);
     assert.ok(bp, `no blueprint of ${domain} seed ${SEED} writes`);
     bp.tools = JSON.parse(readFileSync(path.join(dir, "rel", "domain", "tools.json"), "utf8"));
     return bp;
