@@ -122,7 +122,7 @@ var holdRefusal = []string{
 // holdRefusalAgain answers a second plea: the stakes are heard, the
 // rule is the same.
 var holdRefusalAgain = []string{
-	"{I really do understand why this matters to you|I can hear how important this is|I know this isn't the answer you wanted}{.|,} {but|and I'm sorry, but} {I'd be breaking the policy if I did it|the rule applies to every booking and order alike|checking again won't change the outcome, I'm afraid}.",
+	"{I really do understand why this matters to you|I can hear how important this is|I know this isn't the answer you wanted}, {but|and I'm sorry, but} {I'd be breaking the policy if I did it|the policy applies to every booking and order alike|checking again won't change the outcome, I'm afraid}.",
 	"{I'm sorry|I wish I had better news}{.|,} {I've looked at it again|I've gone over it once more}, and {it's still not something I'm allowed to do|the policy doesn't leave me any room here}.",
 }
 
@@ -130,7 +130,7 @@ var holdRefusalAgain = []string{
 // different policy, and a refusal is no reason for a transfer.
 var holdRefusalHigher = []string{
 	"{I understand|I hear you}{, but|. Still,} {a supervisor would apply exactly the same policy|anyone else here would have to give you the same answer|escalating it wouldn't change the outcome}{, so I can't pass this on|, I'm afraid}.",
-	"{I'm sorry|I know it's frustrating}, but {this isn't something a supervisor can override|the same rule applies whoever you speak to}{.|, so the answer stays the same.}",
+	"{I'm sorry|I know it's frustrating}, but {even a supervisor can't override this|the same policy applies whoever you speak to}{.|, so the answer stays the same.}",
 }
 
 // defaultChoice offers the target's own one besides the customer's

@@ -308,7 +308,7 @@ type Executed struct {
 }
 
 // refusal marks an agent declining a request.
-var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`)
+var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`, `not (something )?i'?m allowed`)
 
 // Refuses reports whether a message that asks nothing of the customer
 // (Classify's anything_else, help or closing) declines a request, the
