@@ -865,7 +865,12 @@ func (a *Generic) toolRefusal(g *ggoal, why string) string {
 	a.refused, a.refusedGoal = true, g.idx
 	a.phraseOf(g)
 	what := model.FillPhrase(g.phrase, noun, g.slots)
-	return a.say(toolRefuse, map[string]string{"what": what, "why": dialog.Capitalize(model.DatesInWords(why))})
+	why = model.DatesInWords(why)
+	reason := why
+	if lowered, ok := dialog.LowerLead(why); ok {
+		reason = lowered
+	}
+	return a.say(toolRefuse, map[string]string{"what": what, "reason": reason})
 }
 
 // tryWrite runs a write on a fork of the state, once per set of

@@ -200,7 +200,13 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 		}
 	}
 	bank := figureWillBe
+	zero := false
+	if n, ok := model.Number(raw); ok && n == 0 {
+		zero = true
+	}
 	switch way := figureWay(name, raw, back); {
+	case zero && model.IsMoney(name):
+		bank = figureNone
 	case way == sayPlain && done && model.IsMoney(name):
 		bank = figureIsMoney
 	case way == sayPlain && done:

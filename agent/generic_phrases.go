@@ -131,9 +131,14 @@ var choiceUnusable = []string{
 }
 
 // toolRefuse gives the reason the tool refused a write tried first.
+// The reason stands inside a sentence of varied words (<reason> is <why>
+// with its first word lowered where it is a plain word): a policy's
+// condition is the same text in every dialogue that cites it, and said
+// as a sentence of its own it would repeat word for word.
 var toolRefuse = []string{
-	"{I'm sorry, {I can't|I'm not able to}|Unfortunately, {I can't|I'm not able to}|I'm afraid I {can't|am not able to}} <what>. <why>.",
-	"{I've checked, and|I looked into it, and} {I'm sorry, but|unfortunately} I can't <what>: {the policy doesn't allow it here|this isn't allowed}. <why>.",
+	"{I'm sorry, {I can't|I'm not able to}|Unfortunately, {I can't|I'm not able to}|I'm afraid I {can't|am not able to}} <what>{, because|, since|, as|:} <reason>.",
+	"{I've checked, and|I looked into it, and} {I'm sorry, but|unfortunately} I can't <what>: {the policy doesn't allow it here|this isn't allowed}. {That's because|The reason is that|It comes down to this:} <reason>.",
+	"{I've looked at it, and|Having checked,|I'm sorry:} <reason>, {so I can't|which means I can't|so I'm not able to} <what>.",
 }
 
 var genericRefuse = []string{
@@ -183,4 +188,6 @@ var proposePay = []string{
 	"{I'll use|I'll be using|I'll go with} <pay>{ for it| for this|}.",
 	"{This will use|This goes through} <pay>.",
 	"{It'll go through|It'll be on} <pay>.",
+	"{I'll put it through|I'll handle it through|I'll do this via|It'll all run through} <pay>.",
+	"<pay> {is what I'll use for it|is what this goes through|will be used for it}.",
 }

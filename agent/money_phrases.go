@@ -72,6 +72,15 @@ var figureIs = []string{
 	"{The <what> is|The <what> is|For your records, the <what> is} <value>.",
 }
 
+// figureNone states money that comes to nothing, before or after the
+// write: "$0" stays in it for the disclose check, in words that say there
+// is nothing to pay.
+var figureNone = []string{
+	"{There's no|There won't be any|You won't pay any} <what> {for this|here|on this one}{: it's <value>.| (<value> in all).|, it comes to <value>.}",
+	"{The <what> comes to|The <what> is|The <what> here is just} <value>{, so nothing to pay for that| — nothing to pay|, nothing extra}.",
+	"{No <what> applies|Nothing is owed as a <what>|The <what> doesn't apply} here{ (<value>)|: <value>}.",
+}
+
 var figureIsMoney = []string{
 	"{The <what> is|The <what> came to|The <what> was} <value>.",
 }

@@ -901,7 +901,6 @@ func (s single) Generate(context.Context, int) (*record.Blueprint, error) { retu
 // no customer sentence in more than 2% of them and no agent sentence in
 // more than 5% (corpus.Meter's thresholds), in retail and airline.
 func TestRepetitionTargets(t *testing.T) {
-	t.Skip("known failure since the 0.12 merges, left open in the closing note of 2026-12-07: the refusal conditions of the allow rules, the original-payment-method sentence and \"The baggage fee is $0.\" each stand in more than 5% of dialogues")
 	if testing.Short() {
 		t.Skip(shortSkip)
 	}
