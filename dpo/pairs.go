@@ -63,28 +63,25 @@ func MakePair(mode string, good, bad []record.Message) (Pair, error) {
 	}
 	switch mode {
 	case PairSegment, "":
-		return Pair{Prompt: good[:d], Chosen: good[d:nextUser(good, d, 1)], Rejected: bad[d:nextUser(bad, d, 1)], DivergenceTurn: turns}, nil
+		return Pair{Prompt: good[:d], Chosen: good[d:nextUser(good, d)], Rejected: bad[d:nextUser(bad, d)], DivergenceTurn: turns}, nil
 	case PairSession:
 		// The whole conversations after the opening turn: the prompt is
 		// the policy and the first user message, shared by construction.
-		open := nextUser(good, 0, 1) + 1
+		open := nextUser(good, 0) + 1
 		return Pair{Prompt: good[:open], Chosen: good[open:], Rejected: bad[open:], DivergenceTurn: turns}, nil
 	case PairEqual:
-		n := min(nextUser(good, d, 1)-d, nextUser(bad, d, 1)-d)
+		n := min(nextUser(good, d)-d, nextUser(bad, d)-d)
 		return Pair{Prompt: good[:d], Chosen: good[d : d+n], Rejected: bad[d : d+n], DivergenceTurn: turns}, nil
 	}
 	return Pair{}, fmt.Errorf("unknown pair mode %q (want %s, %s or %s)", mode, PairSegment, PairSession, PairEqual)
 }
 
-// nextUser returns the index of the k-th user message at or after from,
-// or len(msgs).
-func nextUser(msgs []record.Message, from, k int) int {
+// nextUser returns the index of the first user message at or after
+// from, or len(msgs).
+func nextUser(msgs []record.Message, from int) int {
 	for i := from; i < len(msgs); i++ {
 		if msgs[i].Role == "user" {
-			k--
-			if k == 0 {
-				return i
-			}
+			return i
 		}
 	}
 	return len(msgs)

@@ -1,7 +1,6 @@
 package dpo
 
 import (
-	"context"
 	"encoding/json"
 	"regexp"
 	"slices"
@@ -19,19 +18,20 @@ import (
 // turned it down, or the write runs only after the next customer turn,
 // past the pair's cut), so the label is held to what the proposal names
 // against what the chosen side names at the same point. The write the
-// chosen side makes or proposes there is the reference.
+// chosen side proposes there, the ground truth's next, is the reference.
 
 // proposalShows reports whether a rejected side that runs no write shows
 // label in its words, and why not.
-func (c *LabelChecker) proposalShows(ctx context.Context, bp *record.Blueprint, label string, prompt, chosen, rejected []record.Message, cw []toolCall) (bool, string) {
+func (c *LabelChecker) proposalShows(bp *record.Blueprint, label string, prompt, chosen, rejected []record.Message, cw []toolCall) (bool, string) {
 	if !endsWithWords(rejected) {
 		return false, "the rejected side runs no write and does not end with the agent's words"
 	}
 	if len(cw) > 0 {
 		return false, "the rejected side runs no write where the chosen side writes"
 	}
-	cText, rText := sideText(chosen), sideText(rejected)
-	tool, gold := c.goldWrite(bp, prompt, cw)
+	// What a side names: the agent's words and its calls' arguments.
+	cText, rText := textOf(chosen, "assistant", true), textOf(rejected, "assistant", true)
+	tool, gold := c.goldWrite(bp, prompt)
 	key := targetKey(gold)
 	target := strings.ToLower(tools.Text(gold[key]))
 	sameTarget := key == "" || strings.Contains(cText, target) && strings.Contains(rText, target)
@@ -40,7 +40,7 @@ func (c *LabelChecker) proposalShows(ctx context.Context, bp *record.Blueprint, 
 		if key == "" || !strings.Contains(cText, target) || strings.Contains(rText, target) {
 			return false, "the rejected side's words do not leave the ground truth's target for another"
 		}
-		if other := namedRecords(rText, cText, promptText(prompt)); len(other) == 0 {
+		if other := namedRecords(rText, cText, textOf(prompt, "", true)); len(other) == 0 {
 			return false, "the rejected side's words name no other record the dialogue held"
 		}
 		if label == agent.FlawGuessedTarget && c.reads(callsOf(rejected, 0)) > c.reads(callsOf(chosen, 0)) {
@@ -66,7 +66,7 @@ func (c *LabelChecker) proposalShows(ctx context.Context, bp *record.Blueprint, 
 		}
 		return false, "the rejected side's words name no value the target already has where the chosen side names a new one"
 	case agent.FlawHallucinatedID:
-		seen := promptText(prompt) + "\n" + resultsText(rejected)
+		seen := textOf(prompt, "", true) + "\n" + textOf(rejected, "tool", false)
 		for _, id := range idTokens(rText) {
 			if !strings.Contains(seen, id) {
 				return true, ""
@@ -81,20 +81,22 @@ func (c *LabelChecker) proposalShows(ctx context.Context, bp *record.Blueprint, 
 // chosen side's say and label names: a figure (undisclosed) or a
 // reminder a say rule wants (no_reminder).
 func (c *LabelChecker) omits(label string, chosen, rejected []record.Message) (bool, string) {
+	// The agent's words on each side.
+	cWords, rWords := textOf(chosen, "assistant", false), textOf(rejected, "assistant", false)
 	switch label {
 	case agent.FlawUndisclosed:
-		for _, f := range figure.FindAllString(wordsText(chosen), -1) {
-			if !strings.Contains(wordsText(rejected), f) {
+		for _, f := range figure.FindAllString(cWords, -1) {
+			if !strings.Contains(rWords, f) {
 				return true, ""
 			}
 		}
 		return false, "the rejected side's words state every figure the chosen side states"
 	case agent.FlawNoReminder:
 		for _, r := range c.rules(pack.RuleSay, "") {
-			said := func(side []record.Message) bool {
-				return slices.ContainsFunc(r.Phrases, func(p string) bool { return strings.Contains(wordsText(side), strings.ToLower(p)) })
+			said := func(words string) bool {
+				return slices.ContainsFunc(r.Phrases, func(p string) bool { return strings.Contains(words, strings.ToLower(p)) })
 			}
-			if said(chosen) && !said(rejected) {
+			if said(cWords) && !said(rWords) {
 				return true, ""
 			}
 		}
@@ -157,12 +159,9 @@ func collect(v any, out map[string]string) {
 // figure is an amount of money as the agent states one.
 var figure = regexp.MustCompile(`\$[0-9][0-9,]*(\.[0-9]+)?`)
 
-// goldWrite is the write the chosen side makes (its first), else the
-// ground truth's next one after the prompt.
-func (c *LabelChecker) goldWrite(bp *record.Blueprint, prompt []record.Message, cw []toolCall) (string, map[string]any) {
-	if len(cw) > 0 {
-		return cw[0].name, cw[0].args
-	}
+// goldWrite is the ground truth's next write after the prompt: the
+// chosen side, which proposes it, makes none yet.
+func (c *LabelChecker) goldWrite(bp *record.Blueprint, prompt []record.Message) (string, map[string]any) {
 	if next := c.pendingGold(bp, prompt); len(next) > 0 {
 		refs := c.reference(bp, nil, next[0].Tool)
 		if len(refs) > 0 {
@@ -259,52 +258,21 @@ func idTokens(text string) []string {
 	return out
 }
 
-// sideText is what a side names: the agent's words and its calls'
-// arguments, lower-cased.
-func sideText(side []record.Message) string {
+// textOf is the text of msgs of a role ("" for every role) with, when
+// args, their calls' arguments, lower-cased: what a side or the history
+// names, for the substring tests above.
+func textOf(msgs []record.Message, role string, args bool) string {
 	var b strings.Builder
-	for _, m := range side {
-		if m.Role != "assistant" {
+	for _, m := range msgs {
+		if role != "" && m.Role != role {
 			continue
 		}
 		b.WriteString(m.Content + "\n")
+		if !args {
+			continue
+		}
 		for _, x := range m.ToolCalls {
 			b.WriteString(x.Function.Arguments + "\n")
-		}
-	}
-	return strings.ToLower(b.String())
-}
-
-// wordsText is the agent's words on a side, lower-cased.
-func wordsText(side []record.Message) string {
-	var b strings.Builder
-	for _, m := range side {
-		if m.Role == "assistant" {
-			b.WriteString(m.Content + "\n")
-		}
-	}
-	return strings.ToLower(b.String())
-}
-
-// promptText is everything the history held: every message's text and
-// every call's arguments, lower-cased.
-func promptText(msgs []record.Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString(m.Content + "\n")
-		for _, x := range m.ToolCalls {
-			b.WriteString(x.Function.Arguments + "\n")
-		}
-	}
-	return strings.ToLower(b.String())
-}
-
-// resultsText is the tool results on a side, lower-cased.
-func resultsText(side []record.Message) string {
-	var b strings.Builder
-	for _, m := range side {
-		if m.Role == "tool" {
-			b.WriteString(m.Content + "\n")
 		}
 	}
 	return strings.ToLower(b.String())

@@ -98,7 +98,7 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 	}
 	rw, cw := writes(rcalls), writes(ccalls)
 	if len(rw) == 0 && proposalLabels[label] {
-		return c.proposalShows(ctx, bp, label, prompt, chosen, rejected, cw)
+		return c.proposalShows(bp, label, prompt, chosen, rejected, cw)
 	}
 	switch label {
 	case agent.FlawGuessedTarget:

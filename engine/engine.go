@@ -93,9 +93,8 @@ type DPOStats struct {
 	NoFailure   int `json:"verified_anyway"`
 	OtherReason int `json:"failed_for_another_reason"`
 	Unpairable  int `json:"unpairable"`
-	// LabelNotShown counts the failed dialogues whose rows, and whose
-	// dialogue followed past the cut, never show the labelled mistake
-	// (Plan.Cut), and the LLM trials whose rows do not: paired, they
+	// LabelNotShown counts the failed dialogues and LLM trials whose
+	// rows never show the labelled mistake (dpo.Plan.Cut): paired, they
 	// would teach a label nothing shows.
 	LabelNotShown int `json:"label_not_shown"`
 	Pairs         int `json:"pairs"`
