@@ -1610,11 +1610,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 		a.forgetChanged(ctx)
 	}
 	if !ok {
-		why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
-		if lowered, ok := dialog.LowerLead(why); ok {
-			why = lowered
-		}
-		said := a.say(writeFailed, map[string]string{"why": model.DatesInWords(why)})
+		said := a.say(writeFailed, map[string]string{"why": failureWords(out)})
 		if c := a.faultyChoice(g, out); c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
 			delete(g.items, c)
 			delete(g.slots, c)
