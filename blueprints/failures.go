@@ -26,7 +26,7 @@ func (g *Generic) failAt(ctx context.Context, bp *record.Blueprint, index int) (
 		f      pack.Failure
 	}
 	var cands []cand
-	last := slices.IndexFunc(bp.Actions, func(a record.Action) bool { return a.Kind == record.KindWrite })
+	last := -1
 	for i, a := range bp.Actions {
 		if a.Kind == record.KindWrite {
 			last = i
