@@ -199,25 +199,13 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 			to = " to " + m
 		}
 	}
-	bank := figureWillBe
-	switch way := figureWay(name, raw, back); {
-	case way == sayPlain && done && model.IsMoney(name):
+	way := figureWay(name, raw, back)
+	bank := figureBanks[way].before
+	switch {
+	case done && way == sayPlain && model.IsMoney(name):
 		bank = figureIsMoney
-	case way == sayPlain && done:
-		bank = figureIs
-	case way == sayPlain:
-	case (way == sayBack || way == sayBackNamed) && done:
-		bank = figureRefundIs
-	case way == sayBackNamed:
-		bank = figureRefundNamedWillBe
-	case way == sayBack:
-		bank = figureRefundWillBe
 	case done:
-		bank = figureChargeIs
-	case way == sayMore:
-		bank = figureMoreWillBe
-	default:
-		bank = figureChargeWillBe
+		bank = figureBanks[way].done
 	}
 	return a.say(bank, map[string]string{"what": model.Words(name), "value": model.SayValue(name, raw), "to": to})
 }
