@@ -60,9 +60,6 @@ type Generic struct {
 	compared string
 	// chosen is the record compared picked, until a step acts on it.
 	chosen map[string]any
-	// handover is the transfer a failed write's recovery makes, sent
-	// instead of the goal's outcome.
-	handover *Turn
 }
 
 type readOut struct {
@@ -766,10 +763,9 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 // outcome executes the goal's write and says how it went, or sends the
 // transfer its failure's recovery made.
 func (a *Generic) outcome(ctx context.Context, g *ggoal) (*Turn, string, bool) {
-	said, retry := a.execute(ctx, g)
-	if t := a.handover; t != nil {
-		a.handover = nil
-		return t, "", false
+	said, handover, retry := a.execute(ctx, g)
+	if handover != nil {
+		return handover, "", false
 	}
 	return nil, said, !retry
 }
@@ -1591,10 +1587,11 @@ func (a *Generic) figures(ctx context.Context, g *ggoal) (said, stated []string)
 	return said, stated
 }
 
-// execute makes the confirmed write and reports its outcome; retry is
+// execute makes the confirmed write and reports its outcome, or gives
+// the transfer a failure's recovery makes instead (handover); retry is
 // set when the tool rejected the customer's choice (a gift card short of
 // the amount): that choice is forgotten, to be asked for again.
-func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry bool) {
+func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover *Turn, retry bool) {
 	name, args := a.mistake(g, g.w.Name, g.args)
 	reason := a.writeReasoning(g, a.m.Write(name), args)
 	before := g.obj
@@ -1611,27 +1608,22 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 			retried = a.say(retriedLead, map[string]string{"why": why})
 			v, out, ok = a.call(ctx, name, args, "The service answered \""+why+"\", a passing failure: the policy says to try the same call again once.")
 		case f.Recovery == pack.RecoverTransfer && a.m.Transfer != nil:
-			a.handover = a.failureTransfer(ctx, g, f.Kind, why)
-			return "", false
+			return "", a.failureTransfer(ctx, g, f.Kind, why), false
 		}
 	}
 	if ok || a.st.Hash() != was {
 		a.forgetChanged(ctx)
 	}
 	if !ok {
-		why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
-		if lowered, ok := dialog.LowerLead(why); ok {
-			why = lowered
-		}
-		said := a.say(writeFailed, map[string]string{"why": model.DatesInWords(why)})
+		said := a.say(writeFailed, map[string]string{"why": failureWords(out)})
 		if c := a.faultyChoice(g, out); c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
 			delete(g.items, c)
 			delete(g.slots, c)
 			g.rejected = c
 			g.args, g.propose, g.confirm, g.trial = nil, false, false, nil
-			return said, true
+			return said, nil, true
 		}
-		return said, false
+		return said, nil, false
 	}
 	outs, _ := a.m.OutputsOf(g.w, model.Scopes{Target: before, Result: v, User: g.user, Elems: g.elems})
 	if len(outs) > 0 && a.fire(FlawOmitsOutput, g) {
@@ -1651,9 +1643,9 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, retry boo
 		lead = retried
 	}
 	if len(report) == 0 {
-		return lead, false
+		return lead, nil, false
 	}
-	return lead + " " + strings.Join(report, " "), false
+	return lead + " " + strings.Join(report, " "), nil, false
 }
 
 // faultyChoice is the argument a write's tool error puts down to the

@@ -199,31 +199,17 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 			to = " to " + m
 		}
 	}
-	bank := figureWillBe
-	zero := false
-	if n, ok := model.Number(raw); ok && n == 0 {
-		zero = true
-	}
-	switch way := figureWay(name, raw, back); {
-	case zero && model.IsMoney(name):
+	n, isNum := model.Number(raw)
+	zero := isNum && n == 0
+	way := figureWay(name, raw, back)
+	bank := figureBanks[way].before
+	switch {
+	case model.IsMoney(name) && zero:
 		bank = figureNone
-	case way == sayPlain && done && model.IsMoney(name):
+	case done && way == sayPlain && model.IsMoney(name):
 		bank = figureIsMoney
-	case way == sayPlain && done:
-		bank = figureIs
-	case way == sayPlain:
-	case (way == sayBack || way == sayBackNamed) && done:
-		bank = figureRefundIs
-	case way == sayBackNamed:
-		bank = figureRefundNamedWillBe
-	case way == sayBack:
-		bank = figureRefundWillBe
 	case done:
-		bank = figureChargeIs
-	case way == sayMore:
-		bank = figureMoreWillBe
-	default:
-		bank = figureChargeWillBe
+		bank = figureBanks[way].done
 	}
 	return a.say(bank, map[string]string{"what": model.Words(name), "value": model.SayValue(name, raw), "to": to})
 }

@@ -94,6 +94,16 @@ const (
 	sayBackNamed        // it goes back, and its name says so (a refund)
 )
 
+// figureBanks are, by the way a figure is said, its phrases before the
+// yes and once the write is done (a plain amount done says figureIsMoney).
+var figureBanks = [...]struct{ before, done []string }{
+	sayPlain:     {figureWillBe, figureIs},
+	sayCharge:    {figureChargeWillBe, figureChargeIs},
+	sayMore:      {figureMoreWillBe, figureChargeIs},
+	sayBack:      {figureRefundWillBe, figureRefundIs},
+	sayBackNamed: {figureRefundNamedWillBe, figureRefundIs},
+}
+
 // figureWay is how a figure (name, raw) is said: with its direction when
 // it moves money (back: to the customer).
 func figureWay(name string, raw any, back bool) int {

@@ -111,12 +111,7 @@ func factsAt(fs []*model.ParamModel, k int) []string {
 // of the request it cannot serve.
 func (p *gplan) handOver(t *target, goal record.Goal, needs []int) error {
 	gi := len(p.goals)
-	who := "The customer"
-	if p.user != "" {
-		who = "Customer " + p.user
-	}
-	what := strings.ReplaceAll(goal.Intent, "_", " ")
-	p.call(gi, p.m.Transfer.Name, map[string]any{p.m.TransferParam: who + " wants to " + what + "; this is outside what I can handle."}, needs)
+	p.call(gi, p.m.Transfer.Name, map[string]any{p.m.TransferParam: p.handoverSummary(strings.ReplaceAll(goal.Intent, "_", " "))}, needs)
 	goal.Kind = record.GoalTransfer
 	goal.Revised, goal.RevisedItems = nil, nil
 	if t.key != "" {

@@ -26,7 +26,7 @@ func (g *Generic) failAt(ctx context.Context, bp *record.Blueprint, index int) (
 		f      pack.Failure
 	}
 	var cands []cand
-	last := slices.IndexFunc(bp.Actions, func(a record.Action) bool { return a.Kind == record.KindWrite })
+	last := -1
 	for i, a := range bp.Actions {
 		if a.Kind == record.KindWrite {
 			last = i
@@ -90,10 +90,12 @@ func (g *Generic) handOver(ctx context.Context, bp *record.Blueprint, action int
 		// that names it.
 		for _, b := range bp.Actions {
 			var args map[string]any
-			if json.Unmarshal(b.Arguments, &args) == nil {
-				if k, ok := args[g.m.Users.Coll.Key].(string); ok && user == "" {
-					user = k
-				}
+			if json.Unmarshal(b.Arguments, &args) != nil {
+				continue
+			}
+			if k, ok := args[g.m.Users.Coll.Key].(string); ok {
+				user = k
+				break
 			}
 		}
 	}

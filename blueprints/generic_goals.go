@@ -177,6 +177,16 @@ func (p *gplan) buildRefusal() error {
 	return nil
 }
 
+// handoverSummary is the summary a transfer gives the human agent of a
+// request (what) the agent cannot serve, as the agent words it.
+func (p *gplan) handoverSummary(what string) string {
+	who := "The customer"
+	if p.user != "" {
+		who = "Customer " + p.user
+	}
+	return who + " wants to " + what + "; this is outside what I can handle."
+}
+
 // buildTransfer adds a request outside what the tools can do: the agent
 // hands the customer to a human with a summary.
 func (p *gplan) buildTransfer() error {
@@ -186,12 +196,7 @@ func (p *gplan) buildTransfer() error {
 	}
 	topic := m.Transfers[p.rng.IntN(len(m.Transfers))]
 	gi := len(p.goals)
-	who := "The customer"
-	if p.user != "" {
-		who = "Customer " + p.user
-	}
-	summary := who + " wants to " + topic + "; this is outside what I can handle."
-	p.call(gi, m.Transfer.Name, map[string]any{m.TransferParam: summary}, p.auth())
+	p.call(gi, m.Transfer.Name, map[string]any{m.TransferParam: p.handoverSummary(topic)}, p.auth())
 	goal := record.Goal{Intent: model.IntentTransfer, Kind: record.GoalTransfer, Slots: map[string]string{"topic": topic}}
 	if m.Users != nil {
 		goal.Target = record.Selector{Collection: m.Users.Coll.Name, Label: "my account"}
