@@ -29,8 +29,8 @@ type Domain struct {
 	Model *model.Model
 }
 
-// FromPack makes a domain of a loaded pack: its compiled model and the
-// verification rules derived from it.
+// FromPack makes a domain of a loaded pack and its compiled model; the
+// verifier derives its rules from that model (verify.ForDomain).
 func FromPack(p *pack.Pack) (*Domain, error) {
 	m, err := model.NewModel(context.Background(), p)
 	if err != nil {

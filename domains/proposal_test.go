@@ -1,12 +1,11 @@
 package domains_test
 
 import (
-	"context"
 	"regexp"
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 )
@@ -59,17 +58,13 @@ func TestProposalsReadAsSentences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			played, err := testplay.Play(d, gen, n)
+			if err != nil {
+				t.Fatal(err)
+			}
 			said := 0
-			for i := 0; i < n; i++ {
-				bp, err := gen.Generate(context.Background(), i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr, err := embedded.Simulate(context.Background(), d, bp, 60)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range proposals(tr.Messages, d.Tools.Kind) {
+			for i, dl := range played {
+				for _, p := range proposals(dl.TR.Messages, d.Tools.Kind) {
 					said++
 					if f := fieldClause.FindAllString(p, -1); len(f) > 0 {
 						t.Errorf("blueprint %d: proposal reads out fields %q:\n%s", i, f, p)

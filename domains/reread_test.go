@@ -2,14 +2,13 @@ package domains_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
-	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 )
@@ -96,20 +95,16 @@ func TestNoRereadOfUnchanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			played, err := testplay.Play(d, gen, n)
+			if err != nil {
+				t.Fatal(err)
+			}
 			reads := 0
-			for i := 0; i < n; i++ {
-				bp, err := gen.Generate(context.Background(), i)
-				if err != nil {
-					t.Fatal(err)
+			for i, dl := range played {
+				if again := rereads(dl.TR.Messages, d.Tools.Kind); len(again) > 0 {
+					t.Fatalf("blueprint %d (%s) reads again what no write changed: %v\n%s", i, dl.BP.Behavior, again, transcript(dl.TR))
 				}
-				tr, err := embedded.Simulate(context.Background(), d, bp, 60)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if again := rereads(tr.Messages, d.Tools.Kind); len(again) > 0 {
-					t.Fatalf("blueprint %d (%s) reads again what no write changed: %v\n%s", i, bp.Behavior, again, transcript(tr))
-				}
-				for _, m := range tr.Messages {
+				for _, m := range dl.TR.Messages {
 					for _, c := range m.ToolCalls {
 						if d.Tools.Kind(c.Function.Name) == record.KindRead {
 							reads++

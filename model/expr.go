@@ -152,16 +152,10 @@ func (e *expr) eval(scopes map[string]any) (float64, error) {
 	return math.Round(total*100) / 100, nil
 }
 
-// evalOutput computes a NAME=EXPR output, parsed already as e (nil:
-// parsed here).
+// evalOutput computes a NAME=EXPR output, its EXPR parsed as e when the
+// write was compiled (WriteModel.outputExprs).
 func evalOutput(spec string, e *expr, scopes map[string]any) (string, float64, error) {
-	name, src, _ := strings.Cut(spec, "=")
-	if e == nil {
-		var err error
-		if e, err = parseExpr(src); err != nil {
-			return "", 0, err
-		}
-	}
+	name, _, _ := strings.Cut(spec, "=")
 	v, err := e.eval(scopes)
 	return strings.TrimSpace(name), v, err
 }

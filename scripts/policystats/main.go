@@ -13,9 +13,10 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
+	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,8 +26,8 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/synth-data/synth/domain"
+	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/export"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
@@ -34,7 +35,7 @@ import (
 )
 
 func main() {
-	tau2 := flag.String("tau2", cmpOr(os.Getenv("SYNTH_TAU2_DIR"), filepath.Join("..", "shared", "tau2")), "τ²-bench's data folder")
+	tau2 := flag.String("tau2", cmp.Or(os.Getenv("SYNTH_TAU2_DIR"), filepath.Join("..", "shared", "tau2")), "τ²-bench's data folder")
 	domain := flag.String("tau2-domain", "", "τ² domain to compare with (default: the release's)")
 	flag.Parse()
 	if flag.NArg() != 1 {
@@ -47,20 +48,14 @@ func main() {
 	}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // release is what policystats reads of a release.
 type release struct {
-	name   string
-	writes []string // the domain's write tools
-	allows []pack.Rule
-	rows   []export.SFTRow
-	bps    map[string]*record.Blueprint
+	name     string
+	writes   []string // the domain's write tools
+	allows   []pack.Rule
+	transfer string // the domain's transfer tool, "" for none
+	rows     []export.SFTRow
+	bps      map[string]*record.Blueprint
 }
 
 func run(w io.Writer, dir, tau2, tau2Domain string) error {
@@ -68,7 +63,7 @@ func run(w io.Writer, dir, tau2, tau2Domain string) error {
 	if err != nil {
 		return err
 	}
-	tau2Domain = cmpOr(tau2Domain, r.name)
+	tau2Domain = cmp.Or(tau2Domain, r.name)
 	theirs, err := tau2Shapes(filepath.Join(tau2, tau2Domain, "tasks.json"), r.writes)
 	if err != nil {
 		return err
@@ -95,7 +90,7 @@ func run(w io.Writer, dir, tau2, tau2Domain string) error {
 	fmt.Fprintf(w, "task shapes: %d; of τ²'s %d: %d (missing: %s)\n", len(ours), len(theirs), countIn(keys(ours), keys(theirs)), missing(keys(theirs), keys(ours)))
 	fmt.Fprintf(w, "no write: %.1f%% (%d); τ²: %.1f%% (%d)\n", share(ours[""], len(r.rows)), ours[""], share(theirs[""], total(theirs)), theirs[""])
 	for _, s := range slices.Sorted(maps.Keys(ours)) {
-		fmt.Fprintf(w, "  shape %-60s %5d  τ² %d\n", cmpOr(s, "(none)"), ours[s], theirs[s])
+		fmt.Fprintf(w, "  shape %-60s %5d  τ² %d\n", cmp.Or(s, "(none)"), ours[s], theirs[s])
 	}
 	for _, rule := range r.allows {
 		if len(rule.Asks) > 0 {
@@ -146,7 +141,7 @@ func asked(w io.Writer, r *release, rule pack.Rule) {
 			case g.Kind == record.GoalTransfer && g.Intent == rule.Tool:
 				handed++
 				at = slices.IndexFunc(row.Messages, func(m record.Message) bool {
-					return len(m.ToolCalls) > 0 && m.ToolCalls[0].Function.Name == "transfer_to_human_agents"
+					return len(m.ToolCalls) > 0 && m.ToolCalls[0].Function.Name == r.transfer
 				})
 			default:
 				continue
@@ -336,52 +331,31 @@ func readRelease(dir string) (*release, error) {
 	return r, nil
 }
 
-// readDomain reads the release's domain: its name, its write tools and
-// its allow rules.
+// readDomain reads the release's domain, loaded from its domain/ folder
+// as a run loads a pack: its name, its write tools, its allow rules and
+// its transfer tool.
 func readDomain(dir string, r *release) error {
-	data, err := os.ReadFile(filepath.Join(dir, pack.ManifestFile))
+	p, err := pack.LoadDir(context.Background(), dir, 0, domains.PackOptions())
 	if err != nil {
 		return err
 	}
-	var man struct {
-		Name  string           `yaml:"name"`
-		Rules []map[string]any `yaml:"rules"`
+	d, err := domain.FromPack(p)
+	if err != nil {
+		return err
 	}
-	if err := yaml.Unmarshal(data, &man); err != nil {
-		return fmt.Errorf("%s: %w", pack.ManifestFile, err)
-	}
-	r.name = man.Name
-	// pack.Rule carries JSON tags: each rule is read through them.
-	for _, m := range man.Rules {
-		j, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		var rule pack.Rule
-		if err := json.Unmarshal(j, &rule); err != nil {
-			return err
-		}
+	r.name = d.Name
+	for _, rule := range p.Manifest.Rules {
 		if rule.Kind == pack.RuleAllow {
 			r.allows = append(r.allows, rule)
 		}
 	}
-	tools, err := os.ReadFile(filepath.Join(dir, "tools.json"))
-	if err != nil {
-		return err
-	}
-	var spec []struct {
-		Function struct {
-			Name string `json:"name"`
-			Kind string `json:"x-kind"`
-		} `json:"function"`
-	}
-	if err := json.Unmarshal(tools, &spec); err != nil {
-		return fmt.Errorf("tools.json: %w", err)
-	}
-	for _, t := range spec {
-		if t.Function.Kind == record.KindWrite {
-			r.writes = append(r.writes, t.Function.Name)
+	for _, t := range d.Tools.Tools() {
+		if t.Kind == record.KindWrite {
+			r.writes = append(r.writes, t.Name)
 		}
+	}
+	if d.Model.Transfer != nil {
+		r.transfer = d.Model.Transfer.Name
 	}
 	return nil
 }
@@ -405,7 +379,7 @@ func readBlueprints(path string, into map[string]*record.Blueprint) error {
 		}
 		into[bp.ID] = &bp
 	}
-	if err := sc.Err(); err != nil && !errors.Is(err, io.EOF) {
+	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -434,7 +408,7 @@ func missing(want, got map[string]bool) string {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if !got[k] {
-			out = append(out, cmpOr(k, "(none)"))
+			out = append(out, cmp.Or(k, "(none)"))
 		}
 	}
 	if len(out) == 0 {
