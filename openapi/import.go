@@ -262,7 +262,7 @@ func assemble(ctx context.Context, a assembly) (*Result, error) {
 	if files["db.json"], err = json.MarshalIndent(db, "", " "); err != nil {
 		return nil, fmt.Errorf("%s: db.json: %w", a.src, err)
 	}
-	files["policy.md"] = renderPolicy(a.title, a.desc, colls, who, len(failures(ops)) > 0)
+	files["policy.md"] = renderPolicy(a.title, a.desc, colls, who, len(man.Failures) > 0)
 	res.Persona = who.Role
 	files["IMPORT.md"] = a.report(res, db, who)
 	return res, nil
