@@ -228,6 +228,9 @@ func TestAgentSaysCheckedBanks(t *testing.T) {
 	fset := token.NewFileSet()
 	var parsed []*ast.File
 	pkgVars := map[string]bool{}
+	// Tables of banks (figureBanks): a field read out of one,
+	// figureBanks[way].done, may say any bank the table holds.
+	tables := map[string]*ast.CompositeLit{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -240,8 +243,14 @@ func TestAgentSaysCheckedBanks(t *testing.T) {
 		for _, d := range af.Decls {
 			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
 				for _, sp := range gd.Specs {
-					for _, n := range sp.(*ast.ValueSpec).Names {
+					vs := sp.(*ast.ValueSpec)
+					for i, n := range vs.Names {
 						pkgVars[n.Name] = true
+						if i < len(vs.Values) {
+							if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
+								tables[n.Name] = cl
+							}
+						}
 					}
 				}
 			}
@@ -261,9 +270,14 @@ func TestAgentSaysCheckedBanks(t *testing.T) {
 				if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
 					for i, l := range as.Lhs {
 						li, lok := l.(*ast.Ident)
-						ri, rok := as.Rhs[i].(*ast.Ident)
-						if lok && rok && pkgVars[ri.Name] {
+						if !lok {
+							continue
+						}
+						if ri, rok := as.Rhs[i].(*ast.Ident); rok && pkgVars[ri.Name] {
 							locals[li.Name] = append(locals[li.Name], ri.Name)
+						}
+						if name, field := tableField(as.Rhs[i]); tables[name] != nil {
+							locals[li.Name] = append(locals[li.Name], tableBanks(tables[name], field, pkgVars)...)
 						}
 					}
 				}
@@ -419,4 +433,56 @@ func TestComparisonReasoning(t *testing.T) {
 	if got := comparison(rand.New(rand.NewPCG(1, 1)), "order", nil, one, cands[2:], 0, "order #W3"); got != "" {
 		t.Errorf("one candidate, nothing compared: %q", got)
 	}
+}
+
+// tableField names the table and field of a read such as
+// figureBanks[way].done; "" when the expression is not one.
+func tableField(e ast.Expr) (table, field string) {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return "", ""
+	}
+	ix, ok := sel.X.(*ast.IndexExpr)
+	if !ok {
+		return "", ""
+	}
+	id, ok := ix.X.(*ast.Ident)
+	if !ok {
+		return "", ""
+	}
+	return id.Name, sel.Sel.Name
+}
+
+// tableBanks lists the banks a table's entries give the field: entries
+// written as positional struct literals take the field's position in
+// the table's element type.
+func tableBanks(cl *ast.CompositeLit, field string, pkgVars map[string]bool) []string {
+	pos := -1
+	if at, ok := cl.Type.(*ast.ArrayType); ok {
+		if st, ok := at.Elt.(*ast.StructType); ok {
+			i := 0
+			for _, f := range st.Fields.List {
+				for _, n := range f.Names {
+					if n.Name == field {
+						pos = i
+					}
+					i++
+				}
+			}
+		}
+	}
+	var banks []string
+	for _, e := range cl.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			e = kv.Value
+		}
+		entry, ok := e.(*ast.CompositeLit)
+		if !ok || pos < 0 || pos >= len(entry.Elts) {
+			continue
+		}
+		if id, ok := entry.Elts[pos].(*ast.Ident); ok && pkgVars[id.Name] {
+			banks = append(banks, id.Name)
+		}
+	}
+	return banks
 }
