@@ -5,13 +5,15 @@ import (
 	"strings"
 
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 )
 
 // ForRelease makes the records of a dialogue that passed Outside into
 // those of a synth release, which synth validate re-verifies as it does
 // generated rows: the system message is the domain's policy (a row's
 // contract), each tool result is the text its call gives on replay (they
-// were equal as JSON values; a release holds the exact text), and the
+// were equal as JSON values; a release holds the exact text, a declared
+// tool failure's included), and the
 // blueprint carries what a release's blueprints carry. Gold writes that
 // fail on a fresh state change nothing and are left out: a release's
 // ground truth replays without errors. id names both records; index and
@@ -26,6 +28,9 @@ func ForRelease(ctx context.Context, bp *record.Blueprint, tr *record.Trajectory
 		out.Messages[0].Content = dom.Policy
 	}
 	st := dom.Base.NewState()
+	// A failure the task declared fails its call on replay too, as it
+	// did in the dialogue: the failed write changed nothing.
+	st.Inject(tools.FaultsOf(bp.Failures))
 	results := map[string]string{}
 	for i, m := range out.Messages {
 		for _, c := range m.ToolCalls {
