@@ -517,6 +517,9 @@ type gplan struct {
 	failed bool
 	want   int // reads each write must need; 0 accepts any
 	strict bool
+	// refusal is the write of the task's forbidden request, drawn before
+	// the customer; nil for a task without one.
+	refusal *model.WriteModel
 	// handover says the task has no write after its forbidden request,
 	// so a request the policy hands to a human may end it.
 	handover bool
@@ -561,6 +564,13 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		if first == nil {
 			return nil, fmt.Errorf("no write can need %d reads", e)
 		}
+	}
+	if refuse {
+		// The forbidden request is drawn before the customer, who must
+		// own a record the policy forbids it on: a compensation refused
+		// to a regular member is rare among customers, and would be rarer
+		// still if the customer came first.
+		p.refusal = p.pickRefusal()
 	}
 	if err := p.chooseUserFor(first, firstMode, e, behavior, w); err != nil {
 		return nil, err
@@ -950,6 +960,9 @@ func (p *gplan) chooseUserFor(first *model.WriteModel, mode string, e int, behav
 		pool = m.OwnersWith(first.Coll, 1)
 	} else {
 		pool = m.UserKeys()
+	}
+	if r := p.refusal; r != nil && r.Refusable() && r.Coll.Owner != "" {
+		pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(r, false, u)) == 0 })
 	}
 	if len(pool) == 0 {
 		return errors.New("no user fits the first goal")

@@ -128,10 +128,9 @@ func subLabel(in *model.InformModel, sel record.Selector, t *target) string {
 	return strings.Join(words, " ")
 }
 
-// buildRefusal adds a request the policy forbids: a write with
-// preconditions on a target that fails them. The agent must find out and
-// refuse; nothing changes.
-func (p *gplan) buildRefusal() error {
+// pickRefusal draws the write a forbidden request asks for, among the
+// usable writes the policy can forbid; nil when none can be.
+func (p *gplan) pickRefusal() *model.WriteModel {
 	var ws []*model.WriteModel
 	for _, w := range p.g.usable {
 		if w.Forbids() {
@@ -139,9 +138,21 @@ func (p *gplan) buildRefusal() error {
 		}
 	}
 	if len(ws) == 0 {
-		return errors.New("no write has preconditions")
+		return nil
 	}
-	w := ws[p.rng.IntN(len(ws))]
+	return ws[p.rng.IntN(len(ws))]
+}
+
+// buildRefusal adds a request the policy forbids: a write with
+// preconditions on a target that fails them. The agent must find out and
+// refuse; nothing changes.
+func (p *gplan) buildRefusal() error {
+	w := p.refusal
+	if w == nil {
+		if w = p.pickRefusal(); w == nil {
+			return errors.New("no write has preconditions")
+		}
+	}
 	mode := modeKey
 	if w.Coll.List != nil && (w.Coll.Get == "" || p.rng.IntN(2) == 0) {
 		mode = modeDescribed

@@ -581,11 +581,16 @@ func (m *Model) indexFitting(ctx context.Context) {
 			ok := w.Allowed(obj)
 			if ok && w.DecidedOnTarget() {
 				// Its tool says which targets it is allowed on (a
-				// reservation the policy compensates), on the base state.
+				// reservation the policy compensates), on the base state,
+				// and which it refuses; one it fails for another reason
+				// (no cancelled flight to compensate) is neither.
 				if base == nil {
 					base = m.Base.NewState()
 				}
-				ok, _ = w.Accepts(ctx, m.Kit, base, obj)
+				var refused bool
+				if ok, refused = w.Accepts(ctx, m.Kit, base, obj); !ok && !refused {
+					continue
+				}
 			}
 			idx[ok][owner] = append(idx[ok][owner], k)
 		}
@@ -594,8 +599,8 @@ func (m *Model) indexFitting(ctx context.Context) {
 }
 
 // Fitting lists the base records of a user ("" for shared ones) that
-// meet a write's preconditions (allowed) or fail them; nil without
-// preconditions.
+// meet a write's preconditions (allowed) or fail them for a refusal;
+// nil without preconditions.
 func (m *Model) Fitting(w *WriteModel, allowed bool, user string) []string {
 	idx, ok := m.fitting[w.Name]
 	if !ok {
