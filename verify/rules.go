@@ -112,24 +112,34 @@ func (v *Verifier) writeModel(name string) *model.WriteModel {
 	return v.d.Model.Write(name)
 }
 
-// rules runs the domain's policy rules, one check each.
+// rules runs the domain's policy rules, one check each: first the rules
+// that judge a write itself (its computed arguments, whether the policy
+// allows it), then the rest in the domain's order. A wrong argument
+// changes the figure the agent stated too, and the verdict's first
+// failure names the cause, not what follows from it.
 func (v *Verifier) rules(bp *record.Blueprint, tr *record.Trajectory, rp *replayed) []record.Check {
 	if v.d.Model == nil || len(v.d.Model.Rules) == 0 {
 		return nil
 	}
-	calls := rp.calls
 	out := make([]record.Check, 0, len(v.d.Model.Rules))
-	for _, r := range v.d.Model.Rules {
-		name := RuleCheck(r)
-		why := v.rule(r, bp, tr, calls)
-		if why == "" {
-			out = append(out, pass(name))
-		} else {
-			out = append(out, fail(name, "%s (policy: %q)", why, r.Policy))
+	for _, first := range []bool{true, false} {
+		for _, r := range v.d.Model.Rules {
+			if judgesWrite(r.Kind) != first {
+				continue
+			}
+			if why := v.rule(r, bp, tr, rp.calls); why != "" {
+				out = append(out, fail(RuleCheck(r), "%s (policy: %q)", why, r.Policy))
+			} else {
+				out = append(out, pass(RuleCheck(r)))
+			}
 		}
 	}
 	return out
 }
+
+// judgesWrite tells the rule kinds that judge a write's own arguments
+// or permission rather than what was said or done around it.
+func judgesWrite(kind string) bool { return kind == pack.RuleComputed || kind == pack.RuleAllow }
 
 // RuleCheck is the name of a rule's check.
 func RuleCheck(r pack.Rule) string { return RulePrefix + r.Kind + ":" + r.Name }
