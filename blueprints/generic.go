@@ -961,7 +961,7 @@ func (p *gplan) chooseUserFor(first *model.WriteModel, mode string, e int, behav
 	} else {
 		pool = m.UserKeys()
 	}
-	if r := p.refusal; r != nil && r.Refusable() && r.Coll.Owner != "" {
+	if r := p.refusal; r != nil && r.RefusalsIndexed() && r.Coll.Owner != "" {
 		pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(r, false, u)) == 0 })
 	}
 	if len(pool) == 0 {

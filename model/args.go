@@ -306,6 +306,15 @@ func (w *WriteModel) Chooses() bool {
 // request can fail.
 func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
 
+// RefusalsIndexed reports whether Fitting(w, false, user) lists every
+// record a forbidden request for w may act on: its preconditions decide
+// (When), or its policy function does on the target alone. An allow
+// rule's refusal depends on what the customer says, and a tool's
+// refusal elsewhere shows only when tried.
+func (w *WriteModel) RefusalsIndexed() bool {
+	return len(w.Allows) == 0 && (len(w.When) > 0 || w.DecidedOnTarget())
+}
+
 // Forbids reports whether some request for the write is one the policy
 // surely forbids, for a refusal task: a refusal of its tool, an allow
 // rule on a record it acts on, or a target failing its preconditions,

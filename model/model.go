@@ -44,6 +44,9 @@ type Model struct {
 	Rules []pack.Rule
 	// Failures are the failures the pack's write tools can return.
 	Failures []pack.Failure
+	// WriteWeights are the pack's default weights of tasks by number of
+	// writes (tasks.write_weights; nil: the run's default).
+	WriteWeights []float64
 	// Users is nil for a pack without customer accounts: no
 	// authentication, every record a candidate.
 	Users    *UserModel
@@ -459,6 +462,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	}
 	m.Rules = append(pack.DefaultRules(), man.Rules...)
 	m.Failures = man.Failures
+	m.WriteWeights = man.Tasks.WriteWeights
 	m.Clock = time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
 	if man.Clock != "" {
 		t, err := time.Parse(time.RFC3339, man.Clock)

@@ -168,6 +168,7 @@ func check(ctx context.Context, fsys fs.FS, seed uint64, opts Options) (c *check
 		c.references()
 		c.checkRules()
 		c.checkFailures()
+		c.checkTasks()
 		c.readHoldout()
 	}
 	return c

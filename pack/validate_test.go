@@ -27,8 +27,9 @@ func TestValidateBroken(t *testing.T) {
 		{"yaml_syntax", []string{"domain.yaml:10"}, []string{"YAML syntax"}},
 		{"schema", []string{
 			"domain.yaml:1", "domain.yaml:2", "domain.yaml:3", "domain.yaml:4", "domain.yaml:8", "domain.yaml:9",
-			"domain.yaml:12", "domain.yaml:13", "domain.yaml:17", "domain.yaml:19",
-		}, []string{`unknown key "descripton" (did you mean "description"?)`, `missing required key "key"`, "not both", "RFC 3339", `quote it`}},
+			"domain.yaml:12", "domain.yaml:13", "domain.yaml:17", "domain.yaml:19", "domain.yaml:21", "domain.yaml:21", "domain.yaml:21",
+		}, []string{`unknown key "descripton" (did you mean "description"?)`, `missing required key "key"`, "not both", "RFC 3339", `quote it`,
+			"tasks.write_weights: maxItems: got 7, want 6", "write_weights[1]: minimum: got -1", "every weight is 0"}},
 		{"tools", []string{
 			"tools.json:6", "tools.json:7", "tools.json:8", "tools.json:9", "tools.json:10",
 			"tools.json:11", "tools.json:12", "tools.json:13", "tools.json:13",

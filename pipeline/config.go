@@ -155,8 +155,11 @@ func (c Config) resolved() Config {
 	return c
 }
 
-// tau2 retail's writes per task: 0:10, 1:60, 2:23, 3:15, 4:5, 5:1 of 114 tasks.
-var tau2WriteWeights = []float64{10, 60, 23, 15, 5, 1}
+// defaultWriteWeights weigh the default --writes range for a domain
+// that declares no mix of its own (tasks.write_weights): most tasks make
+// one write, a few none or several, as τ² retail's 114 tasks do (0:10,
+// 1:60, 2:23, 3:15, 4:5, 5:1).
+var defaultWriteWeights = []float64{10, 60, 23, 15, 5, 1}
 
 // Defaults returns the default configuration.
 func Defaults() Config {
@@ -303,7 +306,7 @@ func (c *Config) Spec() (blueprints.Spec, error) {
 	errs = append(errs, werr, rerr)
 	ww := c.WriteWeights
 	if ww == nil && c.Writes == Defaults().Writes {
-		ww = tau2WriteWeights
+		ww = defaultWriteWeights
 	}
 	if werr == nil && c.WriteWeights != nil {
 		errs = append(errs, checkWeights("--write-weights", "--writes", w, c.WriteWeights))

@@ -60,5 +60,11 @@ func Generator(cfg Config, d *domain.Domain) (*blueprints.Generic, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ww := d.Model.WriteWeights; ww != nil && cfg.WriteWeights == nil && cfg.Writes == Defaults().Writes {
+		// The domain's own mix of task sizes (tasks.write_weights in its
+		// domain.yaml, at most one weight per count of the default range).
+		spec.WriteWeights = make([]float64, spec.Writes.Max-spec.Writes.Min+1)
+		copy(spec.WriteWeights, ww)
+	}
 	return blueprints.NewGeneric(d.Model, spec)
 }

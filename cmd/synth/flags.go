@@ -201,7 +201,7 @@ func runFlags(d pipeline.Config) []runFlag {
 		number(d, "max-cost USD", "llm.max_cost", "stop taking new blueprints once this many USD are billed (llm.prices); 0: no limit", func(c *pipeline.Config) *float64 { return &c.LLM.MaxCost }),
 		integer64(d, "max-tokens N", "llm.max_tokens", "stop taking new blueprints once this many tokens are billed; 0: no limit", func(c *pipeline.Config) *int64 { return &c.LLM.MaxTokens }),
 		str(d, "writes MIN-MAX", "writes", "write intensity MIN-MAX: write decisions per task (weighted as in tau2 retail for 0-5)", func(c *pipeline.Config) *string { return &c.Writes }),
-		numbers(d, "write-weights W,...", "write_weights", "comma-separated weights, one per value of --writes (default: even, or tau2's for the default range)", func(c *pipeline.Config) *[]float64 { return &c.WriteWeights }),
+		numbers(d, "write-weights W,...", "write_weights", "comma-separated weights, one per value of --writes (default: for the default range the domain's tasks.write_weights, else mostly one write as in τ² retail's tasks; even for other ranges)", func(c *pipeline.Config) *[]float64 { return &c.WriteWeights }),
 		str(d, "reads MIN-MAX", "reads", "read intensity MIN-MAX: read calls needed before each write's arguments are identifiable", func(c *pipeline.Config) *string { return &c.Reads }),
 		numbers(d, "read-weights W,...", "read_weights", "comma-separated weights, one per value of --reads (default: even)", func(c *pipeline.Config) *[]float64 { return &c.ReadWeights }),
 		words(d, "behaviors a,b", "behaviors", "comma-separated behaviour profiles (default: all)", func(c *pipeline.Config) *[]string { return &c.Behaviors }),

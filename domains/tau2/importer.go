@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -124,7 +125,7 @@ func Import(ctx context.Context, o ImportOptions) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	holdout, ntasks, err := heldOut(files[tasksFile], writes)
+	holdout, ntasks, sizes, err := heldOut(files[tasksFile], writes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(o.Dir, tasksFile), err)
 	}
@@ -136,7 +137,7 @@ func Import(ctx context.Context, o ImportOptions) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	man, err := manifestFor(tmpl, domain, o.Dir, db)
+	man, err := manifestFor(tmpl, domain, o.Dir, db, sizes)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +296,10 @@ func writeTools(spec []byte) (map[string]bool, error) {
 
 // heldOut reads τ²'s tasks and keeps, for each task whose gold actions
 // write, those writes.
-func heldOut(data []byte, writes map[string]bool) ([]pack.HeldOut, int, error) {
+// heldOut reads τ²'s tasks: the writes of each (the holdout), how many
+// tasks there are, and how many make 0, 1, ... writes (the pack's
+// tasks.write_weights; the last count holds every larger task).
+func heldOut(data []byte, writes map[string]bool) ([]pack.HeldOut, int, []float64, error) {
 	var tasks []struct {
 		ID       json.RawMessage `json:"id"`
 		Criteria *struct {
@@ -308,13 +312,14 @@ func heldOut(data []byte, writes map[string]bool) ([]pack.HeldOut, int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&tasks); err != nil {
-		return nil, 0, fmt.Errorf("not τ²'s task list (a JSON array of tasks with evaluation_criteria.actions): %w", err)
+		return nil, 0, nil, fmt.Errorf("not τ²'s task list (a JSON array of tasks with evaluation_criteria.actions): %w", err)
 	}
 	var out []pack.HeldOut
+	sizes := make([]float64, pack.MaxTaskWrites)
 	for i, t := range tasks {
 		id := strings.Trim(string(t.ID), `"`)
 		if id == "" || id == "null" {
-			return nil, 0, fmt.Errorf("task %d has no id", i)
+			return nil, 0, nil, fmt.Errorf("task %d has no id", i)
 		}
 		if t.Criteria == nil {
 			continue
@@ -322,7 +327,7 @@ func heldOut(data []byte, writes map[string]bool) ([]pack.HeldOut, int, error) {
 		h := pack.HeldOut{ID: id}
 		for _, a := range t.Criteria.Actions {
 			if a.Name == "" {
-				return nil, 0, fmt.Errorf("task %s: an action without a name", id)
+				return nil, 0, nil, fmt.Errorf("task %s: an action without a name", id)
 			}
 			if writes[a.Name] {
 				args := a.Args
@@ -332,18 +337,19 @@ func heldOut(data []byte, writes map[string]bool) ([]pack.HeldOut, int, error) {
 				h.Writes = append(h.Writes, pack.Call{Name: a.Name, Arguments: args})
 			}
 		}
+		sizes[min(len(h.Writes), len(sizes)-1)]++
 		if len(h.Writes) > 0 {
 			out = append(out, h)
 		}
 	}
-	return out, len(tasks), nil
+	return out, len(tasks), sizes, nil
 }
 
 // manifestFor edits a domain.yaml template into the imported pack's:
 // τ²'s database instead of a generator, τ²'s handlers, the holdout, and
-// the collection keeping db.json's key order. Comments and anchors of the
-// template stay.
-func manifestFor(tmpl []byte, domain, dir string, db map[string]map[string]any) ([]byte, error) {
+// the collection keeping db.json's key order, and the mix of task sizes
+// τ²'s own tasks have (sizes). Comments and anchors of the template stay.
+func manifestFor(tmpl []byte, domain, dir string, db map[string]map[string]any, sizes []float64) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(tmpl, &doc); err != nil {
 		return nil, fmt.Errorf("the %s template: %w", domain, err)
@@ -382,6 +388,13 @@ func manifestFor(tmpl []byte, domain, dir string, db map[string]map[string]any) 
 	del("generator")
 	set("database", dbFile)
 	set("holdout", HoldoutFile)
+	del("tasks")
+	weights := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, n := range sizes {
+		weights.Content = append(weights.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(n, 'f', -1, 64)})
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "tasks", HeadComment: "τ²'s tasks by how many writes they make (0, 1, ... 5 or more)"},
+		&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "write_weights"}, weights}})
 	// The template's rules quote synth's policy; the pack has τ²'s, so it
 	// carries the rules that quote it.
 	del("rules")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,13 +142,22 @@ func TestImportPack(t *testing.T) {
 				t.Errorf("manifest %s handlers %s", p.Manifest.Name, p.Manifest.Handlers)
 			}
 			writing := 0
+			// The pack's task mix is τ²'s tasks by their number of writes.
+			sizes := make([]float64, pack.MaxTaskWrites)
 			for _, tk := range loadTasks(t, domain) {
+				n := 0
 				for _, c := range tk.calls() {
 					if p.Tools.Kind(c.Name) == "write" {
-						writing++
-						break
+						n++
 					}
 				}
+				if n > 0 {
+					writing++
+				}
+				sizes[min(n, len(sizes)-1)]++
+			}
+			if got := p.Manifest.Tasks.WriteWeights; !slices.Equal(got, sizes) {
+				t.Errorf("tasks.write_weights %v, τ²'s tasks make %v", got, sizes)
 			}
 			if len(p.Holdout) != writing || res.Holdout != writing {
 				t.Errorf("%d tasks held out (reported %d), %d of τ²'s tasks write", len(p.Holdout), res.Holdout, writing)
@@ -165,5 +175,23 @@ func TestImportPack(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// heldOut counts τ²'s tasks by their number of writes, a task of more
+// than five in the last count, and holds out only those that write.
+func TestHeldOutSizes(t *testing.T) {
+	tasks := `[
+	{"id": "0", "evaluation_criteria": {"actions": [{"name": "get_user_details", "arguments": {}}]}},
+	{"id": "1", "evaluation_criteria": {"actions": [{"name": "cancel_reservation", "arguments": {"reservation_id": "A"}}]}},
+	{"id": "2", "evaluation_criteria": {"actions": [` + strings.Repeat(`{"name": "cancel_reservation", "arguments": {}},`, 6) + `{"name": "send_certificate", "arguments": {}}]}}
+	]`
+	writes := map[string]bool{"cancel_reservation": true, "send_certificate": true}
+	held, n, sizes, err := heldOut([]byte(tasks), writes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1, 1, 0, 0, 0, 1}; n != 3 || len(held) != 2 || !slices.Equal(sizes, want) {
+		t.Errorf("%d tasks, %d held out, sizes %v; want 3, 2, %v", n, len(held), sizes, want)
 	}
 }
