@@ -199,8 +199,10 @@ func (lb *labeler) add(msgs []record.Message, from int) {
 			lb.assistant(i, m)
 		case "tool":
 			lb.prov.tool(i, m.Content)
-			if u, ok := lb.pending[m.ToolCallID]; ok && strings.HasPrefix(m.Content, toolError) {
-				lb.undo(u)
+			if strings.HasPrefix(m.Content, toolError) {
+				lb.failed(m.ToolCallID, m.Content)
+			} else {
+				lb.result(m.ToolCallID)
 			}
 		case "user":
 			lb.prov.user(i, m.Content)
@@ -283,6 +285,7 @@ type labeler struct {
 	// pending are the chain writes the last turn did, by call id, until
 	// their results come: one that fails did not do its step.
 	pending map[string]undo
+	fail    failures
 }
 
 // toolError opens a failed call's result (tools.Toolkit answers an
@@ -318,6 +321,7 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), values: make([][]string, n), pending: map[string]undo{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, MistakeFrom: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	lb.prov.name = strings.ToLower(bp.Persona.Name)
+	lb.fail = newFailures(m, bp)
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
 		lb.serves[i] = -1
@@ -423,13 +427,17 @@ func (lb *labeler) gold() string {
 			// The forbidden request is refused before anything of a later
 			// request is done, the reads its write needs included.
 			return ClassRefuse
+		case i == lb.fail.attempt:
+			return lb.attemptGold(i)
 		case !lb.known(i) && !handsOver(a) && (a.Kind != record.KindWrite || lb.unstated(i)):
 			// A write's value no message spells as its argument does
 			// ("basic economy" for basic_economy) is said once the
 			// customer stated every piece of its request. A transfer's
 			// summary is the agent's own words: nobody says it first.
 			return ClassAsk
-		case a.Kind == record.KindWrite && lb.confirm < 0:
+		case a.Kind == record.KindWrite && lb.confirm < 0 && lb.fail.retryStep != i:
+			// A write the service failed for a reason to retry is made
+			// again on the same yes.
 			return ClassConfirm
 		case a.Kind == record.KindWrite:
 			return ClassWrite
@@ -579,7 +587,7 @@ func (lb *labeler) asked(name string) bool { return lb.askedFor[name] }
 // write is a read it needs.
 func (lb *labeler) onlyNeeds(write int) bool {
 	for i, st := range lb.out.Steps[:write] {
-		if st.By == "" && (lb.bp.Actions[i].Kind != record.KindRead || !slices.Contains(lb.bp.Actions[write].Needs, i)) {
+		if st.By == "" && (lb.bp.Actions[i].Kind != record.KindRead || !slices.Contains(lb.needs(write), i)) {
 			return false
 		}
 	}
@@ -652,10 +660,24 @@ func (lb *labeler) goalOf(action int) int {
 	return -1
 }
 
-// nextWrite is the first ground-truth write not yet done, -1 for none.
+// attemptGold is the class the ground truth calls for while its next
+// step is a handover that stands for a write the service is yet to fail:
+// that write's, asked for, proposed and made as any other's.
+func (lb *labeler) attemptGold(i int) string {
+	switch {
+	case lb.unstated(i):
+		return ClassAsk
+	case lb.confirm < 0:
+		return ClassConfirm
+	}
+	return ClassWrite
+}
+
+// nextWrite is the first ground-truth write not yet done, or the
+// handover that stands for a write yet to fail, -1 for none.
 func (lb *labeler) nextWrite() int {
 	for i, st := range lb.out.Steps {
-		if st.By == "" && lb.bp.Actions[i].Kind == record.KindWrite {
+		if st.By == "" && (lb.bp.Actions[i].Kind == record.KindWrite || i == lb.fail.attempt) {
 			return i
 		}
 	}
@@ -664,7 +686,7 @@ func (lb *labeler) nextWrite() int {
 
 // rereads reports whether every call matches a read the write needs.
 func (lb *labeler) rereads(calls []Call, write int) bool {
-	needs := lb.bp.Actions[write].Needs
+	needs := lb.needs(write)
 	for _, c := range calls {
 		if c.Action < 0 || !slices.Contains(needs, c.Action) {
 			return false
@@ -757,6 +779,7 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 	write, xfer, known := false, false, true
 	tu.OnChain = true
 	clear(lb.pending)
+	clear(lb.fail.writes)
 	for k, tc := range tcs {
 		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
 		var args any
@@ -771,9 +794,19 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 				conf := &lb.out.Turns[lb.confirm]
 				conf.OnChain, conf.Serves = true, c.Action
 			}
-			// Every write needs the customer's yes since the last one.
-			lb.mistake(tu.Message, c.Action < 0 || lb.confirm < 0)
+			// Every write needs the customer's yes since the last one (or
+			// is the retry of one that had it); a confirmed write off the
+			// chain may be the attempt a handover stands for, which its
+			// result tells.
+			yes := lb.confirmed(tc.Function)
+			if c.Action < 0 && yes && lb.attempting(c.Tool) {
+				lb.fail.attempted[tc.ID] = tu.Message
+			} else {
+				lb.mistake(tu.Message, c.Action < 0 || !yes)
+			}
 			lb.confirm = -1
+			lb.fail.retry, lb.fail.retryStep = nil, -1
+			lb.fail.writes[tc.ID] = tc.Function
 		case record.KindGeneric:
 			if strings.Contains(c.Tool, "transfer") {
 				xfer = true
@@ -785,7 +818,7 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 			// A read off the chain looks around; one with a value nobody
 			// said (an id made up) or any write off it is a mistake.
 			tu.OnChain = false
-			lb.mistake(tu.Message, c.Kind == record.KindWrite || !lb.prov.known(args))
+			lb.mistake(tu.Message, c.Kind != record.KindWrite && !lb.prov.known(args))
 		} else if tu.Serves < 0 || c.Kind == record.KindWrite {
 			tu.Serves = lb.serves[c.Action]
 		}
