@@ -972,11 +972,31 @@ func (lb *labeler) unsaid(turns []Turn) int {
 	return -1
 }
 
+// unrefused is, when a refusal owed was never made, the first turn that
+// left it out since the last refusal: where the forbidden request was
+// answered with something else. -1 when every refusal owed was made.
+func (lb *labeler) unrefused(turns []Turn) int {
+	if lb.refusals >= len(lb.refuseGoals) {
+		return -1
+	}
+	at := -1
+	for _, tu := range turns {
+		switch {
+		case tu.Class == ClassRefuse:
+			at = -1
+		case tu.Gold == ClassRefuse && at < 0:
+			at = tu.Message
+		}
+	}
+	return at
+}
+
 // pivotal is a failed dialogue's first wrong turn; when every turn was
 // right the mistake is one left out, and the turn is the first after a
 // required output's figure came that did not say it, else the one the
-// failed check names, else the first after the chain stopped advancing (where
-// the next step was owed), else the agent's last.
+// failed check names, else the first that left out a refusal never made,
+// else the first after the chain stopped advancing (where the next step
+// was owed), else the agent's last.
 func (lb *labeler) pivotal(turns []Turn) int {
 	if lb.wrong >= 0 || len(turns) == 0 {
 		return lb.wrong
@@ -988,11 +1008,15 @@ func (lb *labeler) pivotal(turns []Turn) int {
 		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			// A message rule names the call after which the message
-			// prescribed was owed: the mistake is the turn after it.
+			// prescribed was owed: the mistake is the turn after it. A
+			// say or disclose rule names the write whose yes came without
+			// the words: they were owed in the proposal the yes answered,
+			// the last turn in words before it.
 			after := strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleMessage+":")
+			proposal := strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleSay+":") || strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleDisclose+":")
 			at := -1
 			for _, tu := range turns {
-				if tu.Message <= n || after && at <= n {
+				if tu.Message <= n && (!proposal || len(tu.Calls) == 0 && tu.Message < n) || after && at <= n {
 					at = tu.Message
 				}
 			}
@@ -1000,6 +1024,9 @@ func (lb *labeler) pivotal(turns []Turn) int {
 				return at
 			}
 		}
+	}
+	if at := lb.unrefused(turns); at >= 0 {
+		return at
 	}
 	// The chain stopped short: after its last step, the first turn that
 	// left out an action the ground truth called for (the write the
