@@ -350,7 +350,8 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 	return lb
 }
 
-// kind is a tool's kind: the domain's, else the ground truth's.
+// kind is a tool's kind: the domain's, else the ground truth's, else
+// the task's tool failures'.
 func (lb *labeler) kind(tool string) string {
 	if lb.kinds != nil {
 		if k := lb.kinds.Kind(tool); k != "" {
@@ -360,6 +361,13 @@ func (lb *labeler) kind(tool string) string {
 	for _, a := range lb.bp.Actions {
 		if a.Tool == tool {
 			return a.Kind
+		}
+	}
+	// Only writes fail so (pack.Failure): a write a handover replaced is
+	// in the ground truth no more.
+	for _, f := range lb.bp.Failures {
+		if f.Tool == tool {
+			return record.KindWrite
 		}
 	}
 	return ""
