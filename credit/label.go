@@ -824,7 +824,8 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 		}
 		if c.Action < 0 {
 			// A read off the chain looks around; one with a value nobody
-			// said (an id made up) or any write off it is a mistake.
+			// said (an id made up) is a mistake, as a write off it is
+			// (above).
 			tu.OnChain = false
 			lb.mistake(tu.Message, c.Kind != record.KindWrite && !lb.prov.known(args))
 		} else if tu.Serves < 0 || c.Kind == record.KindWrite {
