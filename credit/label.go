@@ -199,8 +199,10 @@ func (lb *labeler) add(msgs []record.Message, from int) {
 			lb.assistant(i, m)
 		case "tool":
 			lb.prov.tool(i, m.Content)
-			if u, ok := lb.pending[m.ToolCallID]; ok && strings.HasPrefix(m.Content, toolError) {
-				lb.undo(u)
+			if strings.HasPrefix(m.Content, toolError) {
+				lb.failed(m.ToolCallID, m.Content)
+			} else {
+				lb.result(m.ToolCallID)
 			}
 		case "user":
 			lb.prov.user(i, m.Content)
@@ -283,6 +285,7 @@ type labeler struct {
 	// pending are the chain writes the last turn did, by call id, until
 	// their results come: one that fails did not do its step.
 	pending map[string]undo
+	fail    failures
 }
 
 // toolError opens a failed call's result (tools.Toolkit answers an
@@ -318,6 +321,7 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 		pieces: goalPieces(m, bp), askedFor: map[string]bool{}, isKnown: make([]bool, n), values: make([][]string, n), pending: map[string]undo{},
 		out: Labels{ChainLength: n, Pivotal: -1, Correcting: -1, MistakeFrom: -1, Steps: make([]Step, n), Turns: []Turn{}}}
 	lb.prov.name = strings.ToLower(bp.Persona.Name)
+	lb.fail = newFailures(m, bp)
 	for i, a := range bp.Actions {
 		lb.out.Steps[i].Message = -1
 		lb.serves[i] = -1
@@ -346,7 +350,8 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 	return lb
 }
 
-// kind is a tool's kind: the domain's, else the ground truth's.
+// kind is a tool's kind: the domain's, else the ground truth's, else
+// the task's tool failures'.
 func (lb *labeler) kind(tool string) string {
 	if lb.kinds != nil {
 		if k := lb.kinds.Kind(tool); k != "" {
@@ -356,6 +361,13 @@ func (lb *labeler) kind(tool string) string {
 	for _, a := range lb.bp.Actions {
 		if a.Tool == tool {
 			return a.Kind
+		}
+	}
+	// Only writes fail so (pack.Failure): a write a handover replaced is
+	// in the ground truth no more.
+	for _, f := range lb.bp.Failures {
+		if f.Tool == tool {
+			return record.KindWrite
 		}
 	}
 	return ""
@@ -423,13 +435,17 @@ func (lb *labeler) gold() string {
 			// The forbidden request is refused before anything of a later
 			// request is done, the reads its write needs included.
 			return ClassRefuse
+		case i == lb.fail.attempt:
+			return lb.attemptGold(i)
 		case !lb.known(i) && !handsOver(a) && (a.Kind != record.KindWrite || lb.unstated(i)):
 			// A write's value no message spells as its argument does
 			// ("basic economy" for basic_economy) is said once the
 			// customer stated every piece of its request. A transfer's
 			// summary is the agent's own words: nobody says it first.
 			return ClassAsk
-		case a.Kind == record.KindWrite && lb.confirm < 0:
+		case a.Kind == record.KindWrite && lb.confirm < 0 && lb.fail.retryStep != i:
+			// A write the service failed for a reason to retry is made
+			// again on the same yes.
 			return ClassConfirm
 		case a.Kind == record.KindWrite:
 			return ClassWrite
@@ -579,7 +595,7 @@ func (lb *labeler) asked(name string) bool { return lb.askedFor[name] }
 // write is a read it needs.
 func (lb *labeler) onlyNeeds(write int) bool {
 	for i, st := range lb.out.Steps[:write] {
-		if st.By == "" && (lb.bp.Actions[i].Kind != record.KindRead || !slices.Contains(lb.bp.Actions[write].Needs, i)) {
+		if st.By == "" && (lb.bp.Actions[i].Kind != record.KindRead || !slices.Contains(lb.needs(write), i)) {
 			return false
 		}
 	}
@@ -652,10 +668,24 @@ func (lb *labeler) goalOf(action int) int {
 	return -1
 }
 
-// nextWrite is the first ground-truth write not yet done, -1 for none.
+// attemptGold is the class the ground truth calls for while its next
+// step is a handover that stands for a write the service is yet to fail:
+// that write's, asked for, proposed and made as any other's.
+func (lb *labeler) attemptGold(i int) string {
+	switch {
+	case lb.unstated(i):
+		return ClassAsk
+	case lb.confirm < 0:
+		return ClassConfirm
+	}
+	return ClassWrite
+}
+
+// nextWrite is the first ground-truth write not yet done, or the
+// handover that stands for a write yet to fail, -1 for none.
 func (lb *labeler) nextWrite() int {
 	for i, st := range lb.out.Steps {
-		if st.By == "" && lb.bp.Actions[i].Kind == record.KindWrite {
+		if st.By == "" && (lb.bp.Actions[i].Kind == record.KindWrite || i == lb.fail.attempt) {
 			return i
 		}
 	}
@@ -664,7 +694,7 @@ func (lb *labeler) nextWrite() int {
 
 // rereads reports whether every call matches a read the write needs.
 func (lb *labeler) rereads(calls []Call, write int) bool {
-	needs := lb.bp.Actions[write].Needs
+	needs := lb.needs(write)
 	for _, c := range calls {
 		if c.Action < 0 || !slices.Contains(needs, c.Action) {
 			return false
@@ -757,6 +787,7 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 	write, xfer, known := false, false, true
 	tu.OnChain = true
 	clear(lb.pending)
+	clear(lb.fail.writes)
 	for k, tc := range tcs {
 		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
 		var args any
@@ -771,9 +802,19 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 				conf := &lb.out.Turns[lb.confirm]
 				conf.OnChain, conf.Serves = true, c.Action
 			}
-			// Every write needs the customer's yes since the last one.
-			lb.mistake(tu.Message, c.Action < 0 || lb.confirm < 0)
+			// Every write needs the customer's yes since the last one (or
+			// is the retry of one that had it); a confirmed write off the
+			// chain may be the attempt a handover stands for, which its
+			// result tells.
+			yes := lb.confirmed(tc.Function)
+			if c.Action < 0 && yes && lb.attempting(c.Tool) {
+				lb.fail.attempted[tc.ID] = tu.Message
+			} else {
+				lb.mistake(tu.Message, c.Action < 0 || !yes)
+			}
 			lb.confirm = -1
+			lb.fail.retry, lb.fail.retryStep = nil, -1
+			lb.fail.writes[tc.ID] = tc.Function
 		case record.KindGeneric:
 			if strings.Contains(c.Tool, "transfer") {
 				xfer = true
@@ -783,9 +824,10 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 		}
 		if c.Action < 0 {
 			// A read off the chain looks around; one with a value nobody
-			// said (an id made up) or any write off it is a mistake.
+			// said (an id made up) is a mistake, as a write off it is
+			// (above).
 			tu.OnChain = false
-			lb.mistake(tu.Message, c.Kind == record.KindWrite || !lb.prov.known(args))
+			lb.mistake(tu.Message, c.Kind != record.KindWrite && !lb.prov.known(args))
 		} else if tu.Serves < 0 || c.Kind == record.KindWrite {
 			tu.Serves = lb.serves[c.Action]
 		}
@@ -939,11 +981,31 @@ func (lb *labeler) unsaid(turns []Turn) int {
 	return -1
 }
 
+// unrefused is, when a refusal owed was never made, the first turn that
+// left it out since the last refusal: where the forbidden request was
+// answered with something else. -1 when every refusal owed was made.
+func (lb *labeler) unrefused(turns []Turn) int {
+	if lb.refusals >= len(lb.refuseGoals) {
+		return -1
+	}
+	at := -1
+	for _, tu := range turns {
+		switch {
+		case tu.Class == ClassRefuse:
+			at = -1
+		case tu.Gold == ClassRefuse && at < 0:
+			at = tu.Message
+		}
+	}
+	return at
+}
+
 // pivotal is a failed dialogue's first wrong turn; when every turn was
 // right the mistake is one left out, and the turn is the first after a
 // required output's figure came that did not say it, else the one the
-// failed check names, else the first after the chain stopped advancing (where
-// the next step was owed), else the agent's last.
+// failed check names, else the first that left out a refusal never made,
+// else the first after the chain stopped advancing (where the next step
+// was owed), else the agent's last.
 func (lb *labeler) pivotal(turns []Turn) int {
 	if lb.wrong >= 0 || len(turns) == 0 {
 		return lb.wrong
@@ -955,11 +1017,15 @@ func (lb *labeler) pivotal(turns []Turn) int {
 		if m := messageAt.FindStringSubmatch(c.Reason); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			// A message rule names the call after which the message
-			// prescribed was owed: the mistake is the turn after it.
+			// prescribed was owed: the mistake is the turn after it. A
+			// say or disclose rule names the write whose yes came without
+			// the words: they were owed in the proposal the yes answered,
+			// the last turn in words before it.
 			after := strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleMessage+":")
+			proposal := strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleSay+":") || strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleDisclose+":")
 			at := -1
 			for _, tu := range turns {
-				if tu.Message <= n || after && at <= n {
+				if tu.Message <= n && (!proposal || len(tu.Calls) == 0 && tu.Message < n) || after && at <= n {
 					at = tu.Message
 				}
 			}
@@ -967,6 +1033,9 @@ func (lb *labeler) pivotal(turns []Turn) int {
 				return at
 			}
 		}
+	}
+	if at := lb.unrefused(turns); at >= 0 {
+		return at
 	}
 	// The chain stopped short: after its last step, the first turn that
 	// left out an action the ground truth called for (the write the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/record"
@@ -447,5 +448,110 @@ func TestFailedWriteDoesNoStep(t *testing.T) {
 		if v != nil && (got.Progress != 3 || got.Pivotal != -1) {
 			t.Errorf("verified: progress %d pivotal %d, want 3 and -1", got.Progress, got.Pivotal)
 		}
+	}
+}
+
+// TestRetriedWrite: a write the service fails for a reason the task
+// declares to retry (a rate limit) is made again on the same yes, as
+// verify's confirmation check allows: the retry is the gold, no mistake,
+// and does the step, its confirmation serving it. After any other
+// failure the write needs a yes of its own; another call than the one
+// that failed is the gold's write made wrongly, without one.
+func TestRetriedWrite(t *testing.T) {
+	const (
+		args    = `{"order_id":"#W1","reason":"no longer needed"}`
+		limited = "Error: Rate limit exceeded: too many requests, try again shortly"
+	)
+	rateLimit := func(recovery string) []record.ToolFailure {
+		return []record.ToolFailure{{Kind: "rate_limit", Tool: "cancel_pending_order", Call: 1, Error: strings.TrimPrefix(limited, toolError), Recovery: recovery}}
+	}
+	cases := []struct {
+		name     string
+		failures []record.ToolFailure
+		retry    string // the arguments of the call after the failed one
+		gold     string // the retry's gold
+		pivotal  int    // in a failed dialogue
+		retried  bool   // the retry runs on the first yes and does the step
+	}{
+		{"same call after a failure to retry", rateLimit("retry"), args, ClassWrite, 14, true},
+		{"no failure declared", nil, args, ClassConfirm, 12, false},
+		{"a failure whose recovery is a transfer", rateLimit("transfer"), args, ClassConfirm, 12, false},
+		{"another call after a failure to retry", rateLimit("retry"), `{"order_id":"#W1","reason":"ordered by mistake"}`, ClassWrite, 12, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bp := cancelTask()
+			bp.Failures = c.failures
+			tr := dialogue(args)
+			tr.Messages = append(slices.Clone(tr.Messages[:10]),
+				call("a00000003", "cancel_pending_order", args),                       // 10
+				result("a00000003", "cancel_pending_order", limited),                  // 11
+				call("a00000004", "cancel_pending_order", c.retry),                    // 12
+				result("a00000004", "cancel_pending_order", `{"status":"cancelled"}`), // 13
+				say("assistant", "It went through on the second try. Anything else?"), // 14
+			)
+			for _, v := range []*record.Verdict{nil, {Passed: true}} {
+				got := Label(bp, tr, v)
+				retry := got.Turns[len(got.Turns)-2]
+				if retry.Message != 12 || retry.Gold != c.gold {
+					t.Errorf("verdict %v: the retry (message %d) has gold %s, want %s", v, retry.Message, retry.Gold, c.gold)
+				}
+				if !c.retried || v == nil {
+					continue
+				}
+				if want := (Step{Message: 12, By: ByCall}); got.Steps[2] != want || !retry.OnChain || retry.Calls[0].Action != 2 {
+					t.Errorf("the retry does step %+v, on chain %v, action %d; want %+v, on the chain, action 2", got.Steps[2], retry.OnChain, retry.Calls[0].Action, want)
+				}
+				if conf := got.Turns[3]; conf.Message != 8 || !conf.OnChain || conf.Serves != 2 {
+					t.Errorf("the confirmation is labelled %+v; want message 8 on the chain serving the cancel", conf)
+				}
+			}
+			if got := Label(bp, tr, &record.Verdict{Checks: []record.Check{{Name: "state"}}}); got.Pivotal != c.pivotal {
+				t.Errorf("failed: pivotal %d, want %d", got.Pivotal, c.pivotal)
+			}
+		})
+	}
+}
+
+// TestHandoverAttempt: a write the task's service fails for good (a
+// declined payment, whose recovery is a transfer) left the ground truth
+// for the handover, yet the policy calls for it until it fails: it is
+// proposed and made as the gold says, and the one the service fails is
+// no mistake; one that goes through is a wrong write.
+func TestHandoverAttempt(t *testing.T) {
+	const args = `{"order_id":"#W1","reason":"no longer needed"}`
+	bp := cancelTask()
+	bp.Outputs = nil
+	bp.Actions[2] = record.Action{Tool: "transfer_to_human_agents", Kind: record.KindGeneric, Arguments: json.RawMessage(`{"summary":"payment declined"}`)}
+	bp.Failures = []record.ToolFailure{{Kind: "declined_payment", Tool: "cancel_pending_order", Call: 1, Error: "Payment declined", Recovery: "transfer"}}
+	cases := []struct {
+		name    string
+		result  string // the write's
+		gold    map[int]string
+		pivotal int // in a failed dialogue
+	}{
+		{"the service fails it", "Error: Payment declined", map[int]string{8: ClassConfirm, 10: ClassWrite, 12: ClassTransfer}, 14},
+		{"it goes through", `{"status":"cancelled"}`, map[int]string{8: ClassConfirm, 10: ClassWrite}, 10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := dialogue(args)
+			tr.Messages = append(slices.Clone(tr.Messages[:10]),
+				call("a00000003", "cancel_pending_order", args),                                 // 10
+				result("a00000003", "cancel_pending_order", c.result),                           // 11
+				call("a00000004", "transfer_to_human_agents", `{"summary":"payment declined"}`), // 12
+				result("a00000004", "transfer_to_human_agents", "Transfer successful"),          // 13
+				say("assistant", "I'm transferring you to a human agent."),                      // 14
+			)
+			got := Label(bp, tr, &record.Verdict{Checks: []record.Check{{Name: "state"}}})
+			for _, tu := range got.Turns {
+				if want, ok := c.gold[tu.Message]; ok && tu.Gold != want {
+					t.Errorf("message %d: gold %s, want %s", tu.Message, tu.Gold, want)
+				}
+			}
+			if got.Pivotal != c.pivotal {
+				t.Errorf("pivotal %d, want %d", got.Pivotal, c.pivotal)
+			}
+		})
 	}
 }
