@@ -160,15 +160,18 @@ func collect(v any, out map[string]string) {
 var figure = regexp.MustCompile(`\$[0-9][0-9,]*(\.[0-9]+)?`)
 
 // goldWrite is the ground truth's next write after the prompt: the
-// chosen side, which proposes it, makes none yet.
+// chosen side, which proposes it, makes none yet. Its own arguments, not
+// the first of its tool's: a task's second return is not its first.
 func (c *LabelChecker) goldWrite(bp *record.Blueprint, prompt []record.Message) (string, map[string]any) {
-	if next := c.pendingGold(bp, prompt); len(next) > 0 {
-		refs := c.reference(bp, nil, next[0].Tool)
-		if len(refs) > 0 {
-			return next[0].Tool, refs[0]
-		}
+	next := c.pendingGold(bp, prompt)
+	if len(next) == 0 {
+		return "", nil
 	}
-	return "", nil
+	var args map[string]any
+	if json.Unmarshal(next[0].Arguments, &args) != nil {
+		return "", nil
+	}
+	return next[0].Tool, args
 }
 
 func (c *LabelChecker) rules(kind, tool string) []pack.Rule {

@@ -204,3 +204,38 @@ func segmentPlan(t *testing.T, domain string) (*testplay.Fixture, *dpo.Plan, *dp
 	}
 	return fx, plan, dpo.NewLabelChecker(fx.D, fx.Ver)
 }
+
+// A proposal's wrong argument is held to the ground truth's next write,
+// not to the first of its tool's: on a task's second return, the first
+// (already made) names another order, so its arguments say nothing of
+// the proposal's.
+func TestWrongArgumentOnALaterWriteOfItsTool(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := dpo.NewLabelChecker(fx.D, fx.Ver)
+	const tool = "return_delivered_order_items"
+	first := `{"item_ids":["1111111111"],"order_id":"#W1000001","payment_method_id":"credit_card_1"}`
+	bp := &record.Blueprint{ID: "t", Domain: "retail", Actions: []record.Action{
+		{Tool: tool, Kind: record.KindWrite, Arguments: []byte(first)},
+		{Tool: tool, Kind: record.KindWrite, Arguments: []byte(`{"item_ids":["2222222222"],"order_id":"#W2000002","payment_method_id":"credit_card_1"}`)},
+	}}
+	prompt := []record.Message{
+		{Role: "user", Content: "Please return the lamp from order #W1000001."},
+		{Role: "assistant", ToolCalls: []record.ToolCall{{ID: "c1", Type: "function", Function: record.FunctionCall{Name: tool, Arguments: first}}}},
+		{Role: "tool", ToolCallID: "c1", Content: `{"order_id":"#W1000001","status":"return requested"}`},
+		{Role: "assistant", Content: "Done. Anything else?"},
+		{Role: "user", Content: "Yes, return the kettle from order #W2000002 too."},
+	}
+	propose := func(item string) []record.Message {
+		return []record.Message{{Role: "assistant", Content: "I'll send back items from order #W2000002: the kettle (" + item + "), to credit_card_1. Shall I go ahead?"}}
+	}
+	ctx := context.Background()
+	if ok, why := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, propose("2222222222"), propose("3333333333")); !ok {
+		t.Errorf("another item proposed on the second return does not show wrong_argument: %s", why)
+	}
+	if ok, _ := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, propose("2222222222"), propose("2222222222")); ok {
+		t.Error("the chosen proposal, as a rejected side, shows wrong_argument")
+	}
+}
