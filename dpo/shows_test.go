@@ -9,6 +9,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
 )
 
 // Each label's check accepts a pair of its own flaw cut by Plan.Cut and
@@ -237,5 +238,42 @@ func TestWrongArgumentOnALaterWriteOfItsTool(t *testing.T) {
 	}
 	if ok, _ := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, propose("2222222222"), propose("2222222222")); ok {
 		t.Error("the chosen proposal, as a rejected side, shows wrong_argument")
+	}
+}
+
+// An agent that skips authentication makes its mistake where the
+// oracle identifies the customer, so that every such pair shows it: a
+// key guessed from the email opens the account at once, not after the
+// customer's next turn, past the pair's cut.
+func TestUnauthenticatedShownAtTheSkippedLookup(t *testing.T) {
+	fx, plan, lc := segmentPlan(t, "retail")
+	ctx := context.Background()
+	pairs := 0
+	for i := range 60 {
+		bp, err := fx.Gen.Generate(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, err := embedded.Simulate(ctx, fx.D, bp, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: agent.FlawUnauthenticated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fired {
+			continue
+		}
+		if f := fx.Ver.Verify(ctx, bp, bad).Failed(); f == nil || f.Name != verify.CheckAuth {
+			t.Fatalf("blueprint %d: an unauthenticated dialogue failed %+v", i, f)
+		}
+		if _, err := plan.Cut(ctx, lc, bp, agent.FlawUnauthenticated, good.Messages, bad.Messages); err != nil {
+			t.Errorf("blueprint %d: %v", i, err)
+		}
+		pairs++
+	}
+	if pairs < 10 {
+		t.Errorf("%d unauthenticated dialogues in 60 blueprints", pairs)
 	}
 }
