@@ -40,6 +40,11 @@ func (a *Generic) skipAuth(ctx context.Context) bool {
 	}
 	key := a.m.Users.Coll.Key
 	if v := a.identity[key]; v != "" {
+		if slices.ContainsFunc(a.m.Users.Identify, func(im model.IdentifyModel) bool { return slices.Equal(im.Params, []string{key}) }) {
+			// The key alone identifies the customer (airline's user
+			// id): once they have said it, no call can skip that.
+			return false
+		}
 		a.fire(FlawUnauthenticated, nil)
 		a.identity = nil
 		a.userKey = v

@@ -244,36 +244,45 @@ func TestWrongArgumentOnALaterWriteOfItsTool(t *testing.T) {
 // An agent that skips authentication makes its mistake where the
 // oracle identifies the customer, so that every such pair shows it: a
 // key guessed from the email opens the account at once, not after the
-// customer's next turn, past the pair's cut.
+// customer's next turn, past the pair's cut. Where the key alone
+// identifies the customer (airline), taking it is no mistake and the
+// flaw does not fire on it.
 func TestUnauthenticatedShownAtTheSkippedLookup(t *testing.T) {
-	fx, plan, lc := segmentPlan(t, "retail")
-	ctx := context.Background()
-	pairs := 0
-	for i := range 60 {
-		bp, err := fx.Gen.Generate(ctx, i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		good, err := embedded.Simulate(ctx, fx.D, bp, 60)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: agent.FlawUnauthenticated})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !fired {
-			continue
-		}
-		if f := fx.Ver.Verify(ctx, bp, bad).Failed(); f == nil || f.Name != verify.CheckAuth {
-			t.Fatalf("blueprint %d: an unauthenticated dialogue failed %+v", i, f)
-		}
-		if _, err := plan.Cut(ctx, lc, bp, agent.FlawUnauthenticated, good.Messages, bad.Messages); err != nil {
-			t.Errorf("blueprint %d: %v", i, err)
-		}
-		pairs++
-	}
-	if pairs < 10 {
-		t.Errorf("%d unauthenticated dialogues in 60 blueprints", pairs)
+	for _, tc := range []struct {
+		domain string
+		least  int // unauthenticated pairs in 60 blueprints
+	}{{"retail", 10}, {"airline", 0}} {
+		t.Run(tc.domain, func(t *testing.T) {
+			fx, plan, lc := segmentPlan(t, tc.domain)
+			ctx := context.Background()
+			pairs := 0
+			for i := range 60 {
+				bp, err := fx.Gen.Generate(ctx, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				good, err := embedded.Simulate(ctx, fx.D, bp, 60)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: agent.FlawUnauthenticated})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !fired {
+					continue
+				}
+				if f := fx.Ver.Verify(ctx, bp, bad).Failed(); f == nil || f.Name != verify.CheckAuth {
+					t.Fatalf("blueprint %d: an unauthenticated dialogue failed %+v", i, f)
+				}
+				if _, err := plan.Cut(ctx, lc, bp, agent.FlawUnauthenticated, good.Messages, bad.Messages); err != nil {
+					t.Errorf("blueprint %d: %v", i, err)
+				}
+				pairs++
+			}
+			if pairs < tc.least {
+				t.Errorf("%d unauthenticated pairs in 60 blueprints, want at least %d", pairs, tc.least)
+			}
+		})
 	}
 }
