@@ -286,3 +286,38 @@ func TestUnauthenticatedShownAtTheSkippedLookup(t *testing.T) {
 		})
 	}
 }
+
+// A proposal names a payment method by its record (brand and last four
+// digits, "gift card"), not by its id: the label holds to those words,
+// and not to a figure the rejected side leaves out (undisclosed's).
+func TestWrongArgumentNamedByItsRecord(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := dpo.NewLabelChecker(fx.D, fx.Ver)
+	bp := &record.Blueprint{ID: "t", Domain: "retail", Actions: []record.Action{{Tool: "modify_pending_order_payment", Kind: record.KindWrite,
+		Arguments: []byte(`{"order_id":"#W1000001","payment_method_id":"gift_card_2000002"}`)}}}
+	prompt := []record.Message{
+		{Role: "user", Content: "Please pay for order #W1000001 with my gift card."},
+		{Role: "assistant", ToolCalls: []record.ToolCall{{ID: "c1", Type: "function", Function: record.FunctionCall{Name: "get_user_details", Arguments: `{"user_id":"ann_lee_1"}`}}}},
+		{Role: "tool", ToolCallID: "c1", Content: `{"user_id":"ann_lee_1","payment_methods":{` +
+			`"credit_card_1000001":{"brand":"visa","id":"credit_card_1000001","last_four":"1234","source":"credit_card"},` +
+			`"gift_card_2000002":{"balance":50,"id":"gift_card_2000002","source":"gift_card"}}}`},
+	}
+	say := func(text string) []record.Message { return []record.Message{{Role: "assistant", Content: text}} }
+	chosen := say("I'll pay for order #W1000001 with your gift card, $50 on it. Shall I go ahead?")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		rejected string
+		shows    bool
+	}{
+		{"I'll pay for order #W1000001 with your Visa ending in 1234, $50 on it. Shall I go ahead?", true},
+		{"I'll pay for order #W1000001 with your gift card, $50 on it. Shall I go ahead?", false},
+		{"I'll pay for order #W1000001 with your gift card. Shall I go ahead?", false},
+	} {
+		if ok, why := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, chosen, say(tc.rejected)); ok != tc.shows {
+			t.Errorf("%q shows wrong_argument: %v (%s), want %v", tc.rejected, ok, why, tc.shows)
+		}
+	}
+}
