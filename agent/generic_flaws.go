@@ -40,19 +40,27 @@ func (a *Generic) skipAuth(ctx context.Context) bool {
 	}
 	key := a.m.Users.Coll.Key
 	if v := a.identity[key]; v != "" {
+		if slices.ContainsFunc(a.m.Users.Identify, func(im model.IdentifyModel) bool { return slices.Equal(im.Params, []string{key}) }) {
+			// The key alone identifies the customer (airline's user
+			// id): once they have said it, no call can skip that.
+			return false
+		}
 		a.fire(FlawUnauthenticated, nil)
 		a.identity = nil
 		a.userKey = v
 		return true
 	}
 	// Guess the key from the email ("jane.doe1234@…" → jane_doe_1234),
-	// when accounts are keyed that way, instead of looking it up.
+	// when accounts are keyed that way, and open the account by it where
+	// the oracle looks the email up: the mistake is that call, made at
+	// once, not a read after the customer's next turn, past the pair's cut.
 	for _, v := range a.identity {
 		if guess := guessKey(v); guess != "" {
 			if _, ok := a.st.Get(a.m.Users.Coll.Name, guess); ok {
 				a.fire(FlawUnauthenticated, nil)
 				a.identity = nil
 				a.userKey = guess
+				a.user(ctx)
 				return true
 			}
 		}

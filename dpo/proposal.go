@@ -56,7 +56,7 @@ func (c *LabelChecker) proposalShows(bp *record.Blueprint, label string, prompt,
 				}
 			}
 		}
-		if sameTarget && changedArgument(gold, key, cText, rText, only) {
+		if sameTarget && changedArgument(gold, key, cText, rText, only, recordWords(prompt)) {
 			return true, ""
 		}
 		return false, "the rejected side's words on the same target name every value of the ground truth's write the chosen side names"
@@ -160,15 +160,18 @@ func collect(v any, out map[string]string) {
 var figure = regexp.MustCompile(`\$[0-9][0-9,]*(\.[0-9]+)?`)
 
 // goldWrite is the ground truth's next write after the prompt: the
-// chosen side, which proposes it, makes none yet.
+// chosen side, which proposes it, makes none yet. Its own arguments, not
+// the first of its tool's: a task's second return is not its first.
 func (c *LabelChecker) goldWrite(bp *record.Blueprint, prompt []record.Message) (string, map[string]any) {
-	if next := c.pendingGold(bp, prompt); len(next) > 0 {
-		refs := c.reference(bp, nil, next[0].Tool)
-		if len(refs) > 0 {
-			return next[0].Tool, refs[0]
-		}
+	next := c.pendingGold(bp, prompt)
+	if len(next) == 0 {
+		return "", nil
 	}
-	return "", nil
+	var args map[string]any
+	if json.Unmarshal(next[0].Arguments, &args) != nil {
+		return "", nil
+	}
+	return next[0].Tool, args
 }
 
 func (c *LabelChecker) rules(kind, tool string) []pack.Rule {
@@ -190,19 +193,66 @@ func (c *LabelChecker) reads(cs []toolCall) int {
 
 // changedArgument reports whether a value of the write's arguments
 // (the target key's aside; only those under only, when given) is named
-// by the chosen side's words and not by the rejected side's.
-func changedArgument(args map[string]any, key, cText, rText string, only map[string]bool) bool {
+// by the chosen side's words and not by the rejected side's. An id is
+// named by itself or by its record's words (records): a proposal says
+// "your Amex ending in 1252", not credit_card_9969687.
+func changedArgument(args map[string]any, key, cText, rText string, only map[string]bool, records map[string][]string) bool {
 	for name, v := range args {
 		if name == key || len(only) > 0 && !only[name] {
 			continue
 		}
 		for _, leaf := range leaves(v) {
-			if strings.Contains(cText, leaf) && !strings.Contains(rText, leaf) {
-				return true
+			for _, w := range append([]string{leaf}, records[leaf]...) {
+				if strings.Contains(cText, w) && !strings.Contains(rText, w) {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// recordWords maps the id of every record the prompt's tool results
+// hold (an object's id or *_id field) to the words its other text
+// fields give, lower-cased, underscores as spaces (source gift_card:
+// "gift card"). Numbers are left out: a figure the rejected side does
+// not state is another label's.
+func recordWords(prompt []record.Message) map[string][]string {
+	out := map[string][]string{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			var id string
+			var words []string
+			for k, e := range x {
+				s, ok := e.(string)
+				switch {
+				case !ok:
+					walk(e)
+				case k == "id" || strings.HasSuffix(k, "_id"):
+					id = strings.ToLower(s)
+				case len(s) >= 3:
+					words = append(words, strings.ReplaceAll(strings.ToLower(s), "_", " "))
+				}
+			}
+			if id != "" && len(words) > 0 {
+				slices.Sort(words)
+				out[id] = words
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, m := range prompt {
+		var v any
+		if m.Role == "tool" && json.Unmarshal([]byte(m.Content), &v) == nil {
+			walk(v)
+		}
+	}
+	return out
 }
 
 // leaves are the scalar values of an argument, lower-cased, as words

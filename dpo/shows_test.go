@@ -9,6 +9,7 @@ import (
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/verify"
 )
 
 // Each label's check accepts a pair of its own flaw cut by Plan.Cut and
@@ -203,4 +204,120 @@ func segmentPlan(t *testing.T, domain string) (*testplay.Fixture, *dpo.Plan, *dp
 		t.Fatal(err)
 	}
 	return fx, plan, dpo.NewLabelChecker(fx.D, fx.Ver)
+}
+
+// A proposal's wrong argument is held to the ground truth's next write,
+// not to the first of its tool's: on a task's second return, the first
+// (already made) names another order, so its arguments say nothing of
+// the proposal's.
+func TestWrongArgumentOnALaterWriteOfItsTool(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := dpo.NewLabelChecker(fx.D, fx.Ver)
+	const tool = "return_delivered_order_items"
+	first := `{"item_ids":["1111111111"],"order_id":"#W1000001","payment_method_id":"credit_card_1"}`
+	bp := &record.Blueprint{ID: "t", Domain: "retail", Actions: []record.Action{
+		{Tool: tool, Kind: record.KindWrite, Arguments: []byte(first)},
+		{Tool: tool, Kind: record.KindWrite, Arguments: []byte(`{"item_ids":["2222222222"],"order_id":"#W2000002","payment_method_id":"credit_card_1"}`)},
+	}}
+	prompt := []record.Message{
+		{Role: "user", Content: "Please return the lamp from order #W1000001."},
+		{Role: "assistant", ToolCalls: []record.ToolCall{{ID: "c1", Type: "function", Function: record.FunctionCall{Name: tool, Arguments: first}}}},
+		{Role: "tool", ToolCallID: "c1", Content: `{"order_id":"#W1000001","status":"return requested"}`},
+		{Role: "assistant", Content: "Done. Anything else?"},
+		{Role: "user", Content: "Yes, return the kettle from order #W2000002 too."},
+	}
+	propose := func(item string) []record.Message {
+		return []record.Message{{Role: "assistant", Content: "I'll send back items from order #W2000002: the kettle (" + item + "), to credit_card_1. Shall I go ahead?"}}
+	}
+	ctx := context.Background()
+	if ok, why := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, propose("2222222222"), propose("3333333333")); !ok {
+		t.Errorf("another item proposed on the second return does not show wrong_argument: %s", why)
+	}
+	if ok, _ := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, propose("2222222222"), propose("2222222222")); ok {
+		t.Error("the chosen proposal, as a rejected side, shows wrong_argument")
+	}
+}
+
+// An agent that skips authentication makes its mistake where the
+// oracle identifies the customer, so that every such pair shows it: a
+// key guessed from the email opens the account at once, not after the
+// customer's next turn, past the pair's cut. Where the key alone
+// identifies the customer (airline), taking it is no mistake and the
+// flaw does not fire on it.
+func TestUnauthenticatedShownAtTheSkippedLookup(t *testing.T) {
+	for _, tc := range []struct {
+		domain string
+		least  int // unauthenticated pairs in 60 blueprints
+	}{{"retail", 10}, {"airline", 0}} {
+		t.Run(tc.domain, func(t *testing.T) {
+			fx, plan, lc := segmentPlan(t, tc.domain)
+			ctx := context.Background()
+			pairs := 0
+			for i := range 60 {
+				bp, err := fx.Gen.Generate(ctx, i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				good, err := embedded.Simulate(ctx, fx.D, bp, 60)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bad, fired, err := embedded.SimulateFlawed(ctx, fx.D, bp, 60, agent.Flaw{Kind: agent.FlawUnauthenticated})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !fired {
+					continue
+				}
+				if f := fx.Ver.Verify(ctx, bp, bad).Failed(); f == nil || f.Name != verify.CheckAuth {
+					t.Fatalf("blueprint %d: an unauthenticated dialogue failed %+v", i, f)
+				}
+				if _, err := plan.Cut(ctx, lc, bp, agent.FlawUnauthenticated, good.Messages, bad.Messages); err != nil {
+					t.Errorf("blueprint %d: %v", i, err)
+				}
+				pairs++
+			}
+			if pairs < tc.least {
+				t.Errorf("%d unauthenticated pairs in 60 blueprints, want at least %d", pairs, tc.least)
+			}
+		})
+	}
+}
+
+// A proposal names a payment method by its record (brand and last four
+// digits, "gift card"), not by its id: the label holds to those words,
+// and not to a figure the rejected side leaves out (undisclosed's).
+func TestWrongArgumentNamedByItsRecord(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := dpo.NewLabelChecker(fx.D, fx.Ver)
+	bp := &record.Blueprint{ID: "t", Domain: "retail", Actions: []record.Action{{Tool: "modify_pending_order_payment", Kind: record.KindWrite,
+		Arguments: []byte(`{"order_id":"#W1000001","payment_method_id":"gift_card_2000002"}`)}}}
+	prompt := []record.Message{
+		{Role: "user", Content: "Please pay for order #W1000001 with my gift card."},
+		{Role: "assistant", ToolCalls: []record.ToolCall{{ID: "c1", Type: "function", Function: record.FunctionCall{Name: "get_user_details", Arguments: `{"user_id":"ann_lee_1"}`}}}},
+		{Role: "tool", ToolCallID: "c1", Content: `{"user_id":"ann_lee_1","payment_methods":{` +
+			`"credit_card_1000001":{"brand":"visa","id":"credit_card_1000001","last_four":"1234","source":"credit_card"},` +
+			`"gift_card_2000002":{"balance":50,"id":"gift_card_2000002","source":"gift_card"}}}`},
+	}
+	say := func(text string) []record.Message { return []record.Message{{Role: "assistant", Content: text}} }
+	chosen := say("I'll pay for order #W1000001 with your gift card, $50 on it. Shall I go ahead?")
+	ctx := context.Background()
+	for _, tc := range []struct {
+		rejected string
+		shows    bool
+	}{
+		{"I'll pay for order #W1000001 with your Visa ending in 1234, $50 on it. Shall I go ahead?", true},
+		{"I'll pay for order #W1000001 with your gift card, $50 on it. Shall I go ahead?", false},
+		{"I'll pay for order #W1000001 with your gift card. Shall I go ahead?", false},
+	} {
+		if ok, why := lc.Shows(ctx, bp, agent.FlawWrongArgument, prompt, chosen, say(tc.rejected)); ok != tc.shows {
+			t.Errorf("%q shows wrong_argument: %v (%s), want %v", tc.rejected, ok, why, tc.shows)
+		}
+	}
 }
