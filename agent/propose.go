@@ -150,7 +150,7 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 			}
 			pp.account = a.clause(proposeAccount, map[string]string{"noun": a.userNoun(), "id": tools.Text(v)})
 		default:
-			a.settingWords(g, p, v, &pp)
+			a.settingWords(g, p, v, phrase, &pp)
 		}
 	}
 	pp.trip = a.tripWords(g, trip)
@@ -170,9 +170,10 @@ func (a *Generic) userNoun() string {
 }
 
 // settingWords says one argument as what the write comes with ("travel
-// insurance", "the location set to Cobalt Court") or keeps ("keeping
-// the same flights").
-func (a *Generic) settingWords(g *ggoal, p *model.ParamModel, v any, pp *proposalParts) {
+// insurance", "the location set to Cobalt Court"), keeps ("keeping the
+// same flights"), or, when the phrase names it ("change the cabin of"),
+// changes it to ("to business").
+func (a *Generic) settingWords(g *ggoal, p *model.ParamModel, v any, phrase string, pp *proposalParts) {
 	what := model.ArgWords(p.Name)
 	if c, ok := model.ReasonClause(p, tools.Text(v)); ok {
 		pp.why = a.clause(proposeWhy, map[string]string{"clause": c})
@@ -207,6 +208,10 @@ func (a *Generic) settingWords(g *ggoal, p *model.ParamModel, v any, pp *proposa
 	if prose(text) {
 		// Free text is quoted, so its own full stop ends no sentence.
 		text = "\u201c" + text + "\u201d"
+	}
+	if dialog.ContainsWord(phrase, what) {
+		pp.to = append(pp.to, "to "+text)
+		return
 	}
 	pp.with = append(pp.with, a.clause(proposeSet, map[string]string{"what": what, "value": text}))
 }
