@@ -789,6 +789,12 @@ func (a *Generic) check(ctx context.Context, g *ggoal) {
 // failureWords is a tool failure's text as the agent relays it.
 func failureWords(out string) string {
 	why := strings.TrimSuffix(strings.TrimPrefix(out, "Error: "), ".")
+	if head, rest, ok := strings.Cut(why, ": "); ok && rest != "" && len(strings.Fields(head)) <= 3 {
+		// "Payment declined: the payment provider refused the charge":
+		// the explanation says it all, and a sentence that already
+		// says it failed reads badly with a second heading.
+		why = rest
+	}
 	if lowered, ok := dialog.LowerLead(why); ok {
 		why = lowered
 	}
