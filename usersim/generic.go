@@ -150,7 +150,7 @@ func (u *Generic) identityValues(id map[string]string) string {
 
 var genericIdentify = []string{
 	"{My|The} <pairs>{.|}",
-	"{Sure|Of course|Yes|Okay|No problem|Certainly|Absolutely|Right}{,|,|!} {my|the} <pairs>{.|}",
+	"{Sure|Of course|Yes|Okay|No problem|Certainly|Absolutely|Right}{,|,| —} {my|the} <pairs>{.|}",
 	"<values>",
 	"{I'm|This is} <name>{,|.} {my|the} <pairs>{.|}",
 }
