@@ -928,6 +928,36 @@ func (p *gplan) chooseUser(first *model.WriteModel, mode string, e int, behavior
 	return p.chooseUserFor(first, mode, e, behavior, 0)
 }
 
+// drawUser draws the customer from pool: one who owns a record the
+// task's forbidden request is refused on, where the model knows which,
+// and one with a record the first write may act on.
+func (p *gplan) drawUser(pool []string, first *model.WriteModel) (string, error) {
+	m := p.m
+	if r := p.refusal; r != nil && r.RefusalsIndexed() && r.Coll.Owner != "" {
+		pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(r, false, u)) == 0 })
+	}
+	if len(pool) == 0 {
+		return "", errors.New("no user fits the first goal")
+	}
+	u := pool[p.rng.IntN(len(pool))]
+	if first == nil || !first.Refusable() || first.Coll.Owner == "" {
+		return u, nil
+	}
+	// A customer with a record the policy lets the write act on: a few
+	// draws find one, and only then is the pool narrowed.
+	for try := 0; len(m.Fitting(first, true, u)) == 0; try++ {
+		if try == 8 {
+			pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(first, true, u)) == 0 })
+			if len(pool) == 0 {
+				return "", errors.New("no user has a record the first goal may act on")
+			}
+			return pool[p.rng.IntN(len(pool))], nil
+		}
+		u = pool[p.rng.IntN(len(pool))]
+	}
+	return u, nil
+}
+
 // chooseUserFor is chooseUser for a task of w writes: a customer who
 // cannot have a second write at this level is passed over before any
 // read is made for them.
@@ -961,27 +991,9 @@ func (p *gplan) chooseUserFor(first *model.WriteModel, mode string, e int, behav
 	} else {
 		pool = m.UserKeys()
 	}
-	if r := p.refusal; r != nil && r.RefusalsIndexed() && r.Coll.Owner != "" {
-		pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(r, false, u)) == 0 })
-	}
-	if len(pool) == 0 {
-		return errors.New("no user fits the first goal")
-	}
-	u := pool[p.rng.IntN(len(pool))]
-	if first != nil && first.Refusable() && first.Coll.Owner != "" {
-		// A customer with a record the policy lets the write act on: a
-		// few draws find one, and only then is the pool narrowed.
-		for try := 0; len(m.Fitting(first, true, u)) == 0; try++ {
-			if try == 8 {
-				pool = slices.DeleteFunc(slices.Clone(pool), func(u string) bool { return len(m.Fitting(first, true, u)) == 0 })
-				if len(pool) == 0 {
-					return errors.New("no user has a record the first goal may act on")
-				}
-				u = pool[p.rng.IntN(len(pool))]
-				break
-			}
-			u = pool[p.rng.IntN(len(pool))]
-		}
+	u, err := p.drawUser(pool, first)
+	if err != nil {
+		return err
 	}
 	p.user = u
 	canFirst := first == nil || p.canChoose(first)

@@ -461,8 +461,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		m.Holdout = pack.NewHoldout(p.Holdout)
 	}
 	m.Rules = append(pack.DefaultRules(), man.Rules...)
-	m.Failures = man.Failures
-	m.WriteWeights = man.Tasks.WriteWeights
+	m.Failures, m.WriteWeights = man.Failures, man.Tasks.WriteWeights
 	m.Clock = time.Date(2024, 5, 15, 15, 0, 0, 0, time.UTC)
 	if man.Clock != "" {
 		t, err := time.Parse(time.RFC3339, man.Clock)
