@@ -159,20 +159,6 @@ func firstAgentTextAfter(tr *record.Trajectory, i int) int {
 	return -1
 }
 
-var sentenceEnd = regexp.MustCompile(`[.!?]\s+`)
-
-// sentences splits a message after each full stop, question or
-// exclamation mark that a space follows ("$12.50" stays whole).
-func sentences(text string) []string {
-	var out []string
-	start := 0
-	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
-		out = append(out, text[start:loc[1]])
-		start = loc[1]
-	}
-	return append(out, text[start:])
-}
-
 var amount = regexp.MustCompile(`\$?\d[\d,]*(?:\.\d+)?`)
 
 // states reports whether a sentence holds the figure's magnitude.
@@ -189,7 +175,7 @@ func states(s string, x float64) bool {
 // figureSentences are the indexes of the sentences of text that state x.
 func figureSentences(text string, x float64) []int {
 	var out []int
-	for i, s := range sentences(text) {
+	for i, s := range verify.SentencesOf(text) {
 		if states(s, x) {
 			out = append(out, i)
 		}
@@ -201,7 +187,7 @@ func figureSentences(text string, x float64) []int {
 // sentences.
 func withoutFigure(text string, x float64) (rest, said string) {
 	var keep, drop []string
-	for _, s := range sentences(text) {
+	for _, s := range verify.SentencesOf(text) {
 		if states(s, x) {
 			drop = append(drop, strings.TrimSpace(s))
 		} else {
@@ -249,7 +235,7 @@ func tampers() []tamper {
 			m := &tr.Messages[ds.proposal]
 			wrong := money(math.Abs(ds.value) + 17)
 			for _, i := range figureSentences(m.Content, ds.value) {
-				ss := sentences(m.Content)
+				ss := verify.SentencesOf(m.Content)
 				ss[i] = amount.ReplaceAllStringFunc(ss[i], func(n string) string {
 					if states(n, ds.value) {
 						return wrong

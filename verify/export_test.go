@@ -25,3 +25,6 @@ func (v *Verifier) ReplayedFigures(ctx context.Context, bp *record.Blueprint, tr
 
 // NthGoal is nthGoal, for the tamper tests.
 var NthGoal = nthGoal
+
+// SentencesOf splits a message into sentences as the disclose rule does.
+var SentencesOf = sentencesOf

@@ -177,7 +177,7 @@ func reported(tr *record.Trajectory, i int) []string {
 // withoutAmounts drops the sentences of text that state one of amounts.
 func withoutAmounts(text string, amounts []string) string {
 	var keep []string
-	for _, s := range sentences(text) {
+	for _, s := range verify.SentencesOf(text) {
 		if !slices.ContainsFunc(dollars.FindAllString(s, -1), func(a string) bool { return slices.Contains(amounts, a) }) {
 			keep = append(keep, s)
 		}
