@@ -1053,7 +1053,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label), cands[i])), false
+	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label, g.field), cands[i])), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
@@ -1119,14 +1119,16 @@ const mostSaid = 3
 
 // beyond is c with only the attributes of obj the customer's words
 // (label) did not already say, at most mostSaid of them: "your
-// reservation from SFO" is not then told it is "from SFO".
-func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label string) *model.CollModel {
+// reservation from SFO" is not then told it is "from SFO". The field
+// the customer asks about (asked) is left to the answer, which says it
+// next.
+func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked string) *model.CollModel {
 	said := strings.ToLower(label)
 	keep := func(fields []string) []string {
 		var out []string
 		for _, f := range fields {
 			v, ok := model.ValueAt(obj, f)
-			if !ok || v == nil {
+			if !ok || v == nil || f == asked {
 				continue
 			}
 			if w := strings.ToLower(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {

@@ -254,6 +254,9 @@ func preposition(field string) string {
 		return "in"
 	case f == "status" || f == "state":
 		return "adjective"
+	case f == "name" || f == "title":
+		// "the special event called Swift Ember", not "with name".
+		return "called"
 	}
 	return ""
 }
