@@ -527,6 +527,10 @@ type gplan struct {
 	// firstDrawn is, per search parameter, the index of the value drawn
 	// first among those the customer gives.
 	firstDrawn map[string]int
+	// multi says the task has more writes than one: its first may then
+	// need more reads than the task's level too, when it cannot need so
+	// few, as the others may (pickWrite).
+	multi bool
 	// done are the task's writes so far with their targets, for a write
 	// that follows one on the same record (WriteModel.Follows).
 	done []doneWrite
@@ -568,9 +572,10 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	// Plan the first goal before the user: a target described among the
 	// user's records fixes how many records they must have.
 	var first *model.WriteModel
-	firstMode := ""
+	firstMode, firstLvl := "", e
+	p.multi = w > 1
 	if w > 0 {
-		first, firstMode, _ = p.pickWrite(e, exact)
+		first, firstMode, firstLvl = p.pickWrite(e, exact)
 		if first == nil {
 			return nil, fmt.Errorf("no write can need %d reads", e)
 		}
@@ -600,7 +605,7 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		}
 	}
 	for i := 0; i < w; i++ {
-		wm, mode, lvl := first, firstMode, e
+		wm, mode, lvl := first, firstMode, firstLvl
 		if i > 0 {
 			wm, mode, lvl = p.pickWrite(e, exact)
 			if wm == nil {
@@ -710,9 +715,14 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string, int) {
 			}
 			lvl := e
 			modes := p.modes(w, e, exact)
-			if len(modes) == 0 && exact && len(p.writes) > 0 {
+			if len(modes) == 0 && exact && (len(p.writes) > 0 || p.multi) {
 				lvl = p.floorLevel(w, e)
 				modes = p.modes(w, lvl, true)
+				if len(p.writes) == 0 {
+					// The customer is drawn for the task's level: the
+					// first write names its record by key.
+					modes = slices.DeleteFunc(modes, func(m string) bool { return m == modeDescribed })
+				}
 			}
 			if len(modes) > 0 {
 				return w, modes[p.rng.IntN(len(modes))], lvl

@@ -44,7 +44,7 @@ func TestRetailItemsWithOtherWrites(t *testing.T) {
 		}, 20},
 		{"2 writes needing 2 reads", blueprints.Range{Min: 2, Max: 2}, []float64{1, 0, 0, 0, 0, 0}, map[string]int{
 			"cancel_pending_order+modify_pending_order_items": 5,
-			"modify_pending_order_items+modify_user_address":  1,
+			"modify_pending_order_items+modify_user_address":  5,
 		}, 0},
 	}
 	d := load(t, "retail")
