@@ -84,6 +84,7 @@ const (
 	modeDescribed = "described" // by attributes among their records
 	modeSearch    = "search"    // found by searching a grid
 	modeFixed     = "fixed"     // the user themself, or nothing to name
+	modeFollow    = "follow"    // the record an earlier write of the task acted on
 )
 
 // NewGeneric prepares a generator for a pack and checks that the pack
@@ -526,6 +527,19 @@ type gplan struct {
 	// firstDrawn is, per search parameter, the index of the value drawn
 	// first among those the customer gives.
 	firstDrawn map[string]int
+	// multi says the task has more writes than one: its first may then
+	// need more reads than the task's level too, when it cannot need so
+	// few, as the others may (pickWrite).
+	multi bool
+	// done are the task's writes so far with their targets, for a write
+	// that follows one on the same record (WriteModel.Follows).
+	done []doneWrite
+}
+
+// doneWrite is a write of the plan and what it acted on.
+type doneWrite struct {
+	tool string
+	t    *target
 }
 
 // newPlan starts an empty plan on a fresh state of the base.
@@ -558,9 +572,10 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 	// Plan the first goal before the user: a target described among the
 	// user's records fixes how many records they must have.
 	var first *model.WriteModel
-	firstMode := ""
+	firstMode, firstLvl := "", e
+	p.multi = w > 1
 	if w > 0 {
-		first, firstMode = p.pickWrite(e, exact)
+		first, firstMode, firstLvl = p.pickWrite(e, exact)
 		if first == nil {
 			return nil, fmt.Errorf("no write can need %d reads", e)
 		}
@@ -590,23 +605,23 @@ func (g *Generic) try(ctx context.Context, rng *rand.Rand, w, e int, exact bool,
 		}
 	}
 	for i := 0; i < w; i++ {
-		wm, mode := first, firstMode
+		wm, mode, lvl := first, firstMode, firstLvl
 		if i > 0 {
-			wm, mode = p.pickWrite(e, exact)
+			wm, mode, lvl = p.pickWrite(e, exact)
 			if wm == nil {
 				return nil, fmt.Errorf("no write can need %d reads", e)
 			}
 		}
-		err := p.attempt(func() error { return p.buildWrite(wm, mode) })
+		err := p.attemptAt(lvl, exact, func() error { return p.buildWrite(wm, mode) })
 		for k := 0; k < 4 && err != nil; k++ {
 			// Another target, or for later goals another write, may fit
 			// this user (a write the data refuses is drawn again).
 			if i > 0 {
-				if wm, mode = p.pickWrite(e, exact); wm == nil {
+				if wm, mode, lvl = p.pickWrite(e, exact); wm == nil {
 					break
 				}
 			}
-			err = p.attempt(func() error { return p.buildWrite(wm, mode) })
+			err = p.attemptAt(lvl, exact, func() error { return p.buildWrite(wm, mode) })
 		}
 		if err != nil {
 			return nil, err
@@ -666,11 +681,24 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 }
 
 // pickWrite draws a write tool and a way of naming its target that can
-// need e reads (any, when not exact).
-func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
+// need e reads (any, when not exact), and the reads it is to need: e, or
+// for a later write that cannot need as few, the fewest it can. A task
+// whose first write needs few reads (cancel an order named by its id)
+// may then go on with a write that always reads more (swap an item,
+// which reads the item's product): τ²'s tasks pair them, and holding
+// every write to the first's level never would.
+func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string, int) {
 	ws := p.g.usable
 	order := p.rng.Perm(len(ws))
-	pick := func(choosers bool) (*model.WriteModel, string) {
+	if w := p.pickFollow(order); w != nil && p.rng.IntN(2) == 0 {
+		// Half the time a write that may follow an earlier one on its
+		// record does (an order's address, then its items, as τ²'s
+		// customers ask): a random draw would pair them on one record
+		// too seldom to be seen. It needs the reads that record took,
+		// and its own, whatever the task's level.
+		return w, modeFollow, 0
+	}
+	pick := func(choosers bool) (*model.WriteModel, string, int) {
 		for _, i := range order {
 			w := ws[i]
 			if p.user != "" && w.Refusable() && !p.hasFitting(w, true) {
@@ -685,22 +713,87 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string) {
 			if choosers && !w.Chooses() && !p.keyedSlot(w) {
 				continue
 			}
+			lvl := e
 			modes := p.modes(w, e, exact)
+			if len(modes) == 0 && exact && (len(p.writes) > 0 || p.multi) {
+				lvl = p.floorLevel(w, e)
+				modes = p.modes(w, lvl, true)
+				if len(p.writes) == 0 {
+					// The customer is drawn for the task's level: the
+					// first write names its record by key.
+					modes = slices.DeleteFunc(modes, func(m string) bool { return m == modeDescribed })
+				}
+			}
 			if len(modes) > 0 {
-				return w, modes[p.rng.IntN(len(modes))]
+				return w, modes[p.rng.IntN(len(modes))], lvl
 			}
 		}
-		return nil, ""
+		return nil, "", 0
 	}
 	if p.fail && !p.failed {
 		// A tool error needs a choice of the customer's, or a value it
 		// states that a record's key may already hold, to fail on: a
 		// write with one first, any other when none can need e reads.
-		if w, mode := pick(true); w != nil {
-			return w, mode
+		if w, mode, lvl := pick(true); w != nil {
+			return w, mode, lvl
 		}
 	}
 	return pick(false)
+}
+
+// pickFollow is the first write in order that may follow one of the
+// task's writes on that write's record, nil for none.
+func (p *gplan) pickFollow(order []int) *model.WriteModel {
+	if len(p.done) == 0 {
+		return nil
+	}
+	for _, i := range order {
+		w := p.g.usable[i]
+		if len(w.Follows) > 0 && p.canChoose(w) && p.followed(w) != nil {
+			return w
+		}
+	}
+	return nil
+}
+
+// followed is the latest target of the task's writes that w may follow
+// on: one of its Follows acted on it, w did not, and the record as it
+// is now meets w's preconditions.
+func (p *gplan) followed(w *model.WriteModel) *target {
+	for j := len(p.done) - 1; j >= 0; j-- {
+		d := p.done[j]
+		if !slices.Contains(w.Follows, d.tool) || d.t.key == "" || d.t.sel.Collection != w.Coll.Name {
+			continue
+		}
+		if slices.ContainsFunc(p.done, func(o doneWrite) bool { return o.tool == w.Name && o.t.key == d.t.key }) {
+			continue
+		}
+		v, ok := p.st.Get(w.Coll.Name, d.t.key)
+		obj, err := tools.ToObject(v)
+		if !ok || err != nil || !w.Allowed(obj) {
+			continue
+		}
+		return &target{sel: d.t.sel, key: d.t.key, obj: obj, needs: d.t.needs}
+	}
+	return nil
+}
+
+// floorLevel is the fewest reads of the range w can need for this
+// customer when that is more than e; e when w can need as few (or none
+// of the range), so that only a write that must read more is let above
+// the task's level, never one that could have met it. (Letting a write
+// that can need only fewer reads, a change to the customer's own
+// account, below it put that write in a fifth of all tasks.)
+func (p *gplan) floorLevel(w *model.WriteModel, e int) int {
+	for l := p.g.spec.Reads.Min; l <= p.g.spec.Reads.Max; l++ {
+		if len(p.modes(w, l, true)) > 0 {
+			if l > e {
+				return l
+			}
+			return e
+		}
+	}
+	return e
 }
 
 // canChoose reports whether the customer has something to choose for
@@ -1157,10 +1250,21 @@ func (p *gplan) userDetails() (int, map[string]any, error) {
 	return i, obj, nil
 }
 
+// attemptAt is attempt with the write held to lvl reads when exact.
+func (p *gplan) attemptAt(lvl int, exact bool, build func() error) error {
+	if !exact {
+		return p.attempt(build)
+	}
+	was := p.want
+	p.want = lvl
+	defer func() { p.want = was }()
+	return p.attempt(build)
+}
+
 // attempt runs a goal builder and rolls the plan back if it fails or its
 // write misses the wanted evidence.
 func (p *gplan) attempt(build func() error) error {
-	snap, nw, ng, no, nu := len(p.actions), len(p.writes), len(p.goals), len(p.outputs), len(p.unknown)
+	snap, nw, ng, no, nu, nd := len(p.actions), len(p.writes), len(p.goals), len(p.outputs), len(p.unknown), len(p.done)
 	prev := p.undo
 	seen := maps.Clone(p.seen)
 	used := maps.Clone(p.used)
@@ -1171,7 +1275,7 @@ func (p *gplan) attempt(build func() error) error {
 		err = fmt.Errorf("write needs %d reads, want %d", len(p.writes[len(p.writes)-1]), p.want)
 	}
 	if err != nil {
-		p.actions, p.writes, p.goals, p.outputs, p.unknown = p.actions[:snap], p.writes[:nw], p.goals[:ng], p.outputs[:no], p.unknown[:nu]
+		p.actions, p.writes, p.goals, p.outputs, p.unknown, p.done = p.actions[:snap], p.writes[:nw], p.goals[:ng], p.outputs[:no], p.unknown[:nu], p.done[:nd]
 		p.seen, p.used, p.known, p.revised = seen, used, known, revised
 		if p.undo.st != prev.st {
 			// The goal's write ran (a build runs at most one): undo it.
@@ -1615,6 +1719,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	if t.key != "" {
 		p.used[p.usedKey(t.sel.Collection, t.key)] = true
 	}
+	p.done = append(p.done, doneWrite{tool: w.Name, t: t})
 	outs, err := m.OutputsOf(w, model.Scopes{Target: t.obj, Result: model.ResultValue(res), User: userObj, Elems: a.elems})
 	if err != nil {
 		return err
@@ -1694,6 +1799,14 @@ func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, 
 // writeTarget finds what a write acts on, among the records fits allows.
 func (p *gplan) writeTarget(w *model.WriteModel, mode string, needs []int, fits func(map[string]any) bool) (*target, error) {
 	m := p.m
+	if mode == modeFollow {
+		// The record is the customer's already, named as before; it was
+		// used by the write this one follows.
+		if t := p.followed(w); t != nil && (fits == nil || fits(t.obj)) {
+			return t, nil
+		}
+		return nil, fmt.Errorf("no record of the task's writes for %s to follow on", w.Name)
+	}
 	var t *target
 	var err error
 	switch w.TargetKind {

@@ -304,6 +304,9 @@ type WriteModel struct {
 	Refusals []string
 	// Situation labels the write's tasks (pack.WriteHint.Situation).
 	Situation string
+	// Follows are the writes this one may come after on the same target
+	// (pack.WriteHint.Follows).
+	Follows []string
 	// Checks are the reads the policy needs on what the target points to
 	// (pack.WriteHint.Checks); ChecksMin and ChecksMax bound how many
 	// they make on one record of the collection.
@@ -535,6 +538,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
 	}
 	sort.Slice(m.Writes, func(i, j int) bool { return m.Writes[i].Name < m.Writes[j].Name })
+	if err := m.checkFollows(); err != nil {
+		return nil, err
+	}
 	if err := m.compileAllows(p.Allows); err != nil {
 		return nil, err
 	}
@@ -542,6 +548,23 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	m.indexFitting(ctx)
 	m.identifying = m.keyParams()
 	return m, nil
+}
+
+// checkFollows holds each write's follows to writes tasks use on the
+// same collection: a follow-up shares its target with the earlier write.
+func (m *Model) checkFollows() error {
+	for _, w := range m.Writes {
+		for _, name := range w.Follows {
+			prev := m.writeBy[name]
+			switch {
+			case prev == nil:
+				return fmt.Errorf("domain.yaml: hints.writes.%s.follows: %s is no write tasks use", w.Name, name)
+			case w.TargetKind != TargetColl || prev.TargetKind != TargetColl || prev.Coll != w.Coll:
+				return fmt.Errorf("domain.yaml: hints.writes.%s.follows: %s acts on another collection, not on this write's target", w.Name, name)
+			}
+		}
+	}
+	return nil
 }
 
 // keysByOwner is the base's keys of a collection by the value of their
@@ -1626,7 +1649,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, param: map[string]*ParamModel{}, onBase: new(sync.Map)}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, Follows: slices.Clone(hint.Follows), param: map[string]*ParamModel{}, onBase: new(sync.Map)}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""

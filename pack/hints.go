@@ -84,6 +84,12 @@ type WriteHint struct {
 	// the release's situation mix (compensation): a kind of request that
 	// matters to a dataset's user beyond its tool.
 	Situation string `json:"situation,omitempty"`
+	// Follows names writes this one may come after on the same target in
+	// one task ([modify_pending_order_address]: a customer changes an
+	// order's address, then its items): otherwise a task acts on each
+	// record once. List only writes after which the target still meets
+	// this write's preconditions and its description still fits it.
+	Follows []string `json:"follows,omitempty"`
 	// Skip leaves the write out of generated tasks, saying why (its
 	// arguments follow rules hints cannot state); the agent still has it.
 	Skip string `json:"skip,omitempty"`

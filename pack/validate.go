@@ -1229,6 +1229,13 @@ func (c *checker) hintRefs() {
 			c.addY(loc("hints", "writes", name, "refusals"), "refusals need a target collection: set target: to one")
 		}
 		c.checkChecks(name, w)
+		for i, f := range w.Follows {
+			fat := loc("hints", "writes", name, "follows", strconv.Itoa(i))
+			c.toolRef(fat, f, record.KindWrite)
+			if o, ok := h.Writes[f]; ok && o.Target != w.Target {
+				c.addY(fat, "%s acts on %q, not on this write's target %q: a write follows one on the same record", f, o.Target, w.Target)
+			}
+		}
 		for _, p := range slices.Sorted(maps.Keys(w.Args)) {
 			pat := loc("hints", "writes", name, "args", p)
 			if td != nil && td.params != nil && !td.props[p] {

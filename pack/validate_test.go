@@ -41,8 +41,9 @@ func TestValidateBroken(t *testing.T) {
 		{"handlers_toplevel", []string{"handlers.star:1"}, []string{"division by zero"}},
 		{"refs", []string{
 			"domain.yaml:9", "domain.yaml:10", "domain.yaml:11", "domain.yaml:14", "domain.yaml:17", "domain.yaml:17",
-			"domain.yaml:21", "domain.yaml:22", "domain.yaml:22", "domain.yaml:23", "domain.yaml:25", "domain.yaml:27",
-		}, []string{`"get_ordr" is not a tool`, "want a read tool", "want a write tool", `no parameter "mail"`, `"colour"`, "neither a collection nor a search"}},
+			"domain.yaml:21", "domain.yaml:22", "domain.yaml:22", "domain.yaml:23", "domain.yaml:23", "domain.yaml:24", "domain.yaml:26", "domain.yaml:28",
+		}, []string{`"get_ordr" is not a tool`, "want a read tool", "want a write tool", `no parameter "mail"`, `"colour"`, "neither a collection nor a search",
+			`get_user acts on "", not on this write's target "invoices"`}},
 		{"db", []string{"db.json:4", "db.json:7", "db.json:8", "db.json:11"}, []string{`key field "user_id" is "u3"`, "is not a key of users", `no key field "order_id"`, "not declared"}},
 		{"generator_error", []string{"gen.star:9"}, []string{`key "u7" not in dict`}},
 		{"generator_nonjson", []string{"generator.star:1"}, []string{"non-JSON value: a value of type set"}},

@@ -1,0 +1,110 @@
+package domains_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/usersim"
+)
+
+// TestRetailItemsWithOtherWrites generates 300 retail tasks of several
+// writes and counts the task shapes (the set of write tools) that change
+// an order's items with another write, which τ²'s retail tasks have: the
+// address and then the items of one order, the items with a cancellation
+// of another order or with a change of the default address. A generator
+// that acts on each order once, or holds a later write that must read
+// an item's product to the reads of a first that needs none, never
+// draws some of them.
+func TestRetailItemsWithOtherWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
+	const items = "modify_pending_order_items"
+	cases := []struct {
+		name   string
+		writes blueprints.Range
+		// weights of --reads 2-7: all on 2 makes a first write that
+		// needs no more than the customer's and the order's reads.
+		weights []float64
+		shapes  map[string]int // shape → the fewest tasks of it
+		// sameOrder is the fewest tasks that change one order's address
+		// and then its items.
+		sameOrder int
+	}{
+		{"2-4 writes", blueprints.Range{Min: 2, Max: 4}, nil, map[string]int{
+			"cancel_pending_order+modify_pending_order_address+modify_pending_order_items":         3,
+			"modify_pending_order_address+modify_pending_order_items":                              10,
+			"modify_pending_order_address+modify_pending_order_items+return_delivered_order_items": 5,
+			"modify_pending_order_address+modify_pending_order_items+modify_user_address":          2,
+		}, 20},
+		{"2 writes needing 2 reads", blueprints.Range{Min: 2, Max: 2}, []float64{1, 0, 0, 0, 0, 0}, map[string]int{
+			"cancel_pending_order+modify_pending_order_items": 5,
+			"modify_pending_order_items+modify_user_address":  5,
+		}, 0},
+	}
+	d := load(t, "retail")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 4, Writes: tc.writes, Reads: blueprints.Range{Min: 2, Max: 7},
+				ReadWeights: tc.weights, Refusals: 0.2, Behaviors: usersim.Profiles()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shapes := map[string]int{}
+			sameOrder := 0
+			for i := 0; i < 300; i++ {
+				bp, err := gen.Generate(context.Background(), i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				shape, orders := writesOf(t, bp)
+				if !slices.Contains(shape, items) {
+					continue
+				}
+				shapes[strings.Join(shape, "+")]++
+				for _, o := range orders["modify_pending_order_address"] {
+					if slices.Contains(orders[items], o) {
+						sameOrder++
+						break
+					}
+				}
+			}
+			t.Logf("task shapes with %s: %v; the address and items of one order: %d", items, shapes, sameOrder)
+			for shape, least := range tc.shapes {
+				if shapes[shape] < least {
+					t.Errorf("%d of 300 tasks have shape %s, want at least %d", shapes[shape], shape, least)
+				}
+			}
+			if sameOrder < tc.sameOrder {
+				t.Errorf("%d of 300 tasks change the address and then the items of one order, want at least %d", sameOrder, tc.sameOrder)
+			}
+		})
+	}
+}
+
+// writesOf is a task's shape, its write tools sorted without repeats,
+// and the orders each write tool acts on.
+func writesOf(t *testing.T, bp *record.Blueprint) ([]string, map[string][]string) {
+	t.Helper()
+	var shape []string
+	orders := map[string][]string{}
+	for _, a := range bp.Actions {
+		if a.Kind != record.KindWrite {
+			continue
+		}
+		var args struct {
+			OrderID string `json:"order_id"`
+		}
+		if err := json.Unmarshal(a.Arguments, &args); err != nil {
+			t.Fatalf("%s: %s arguments: %v", bp.ID, a.Tool, err)
+		}
+		shape = append(shape, a.Tool)
+		orders[a.Tool] = append(orders[a.Tool], args.OrderID)
+	}
+	return slices.Compact(slices.Sorted(slices.Values(shape))), orders
+}
