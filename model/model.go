@@ -452,7 +452,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 		Skipped: map[string]string{}, cache: newReadCache(32 << 20),
 		owned: map[string]map[string][]string{}, byCount: map[string]map[int][]string{}, owners: map[string][]string{}, allKeys: map[string][]string{},
 		listRecs: map[string]bool{}, byOwner: map[string]map[string][]string{}, pages: map[string]int{},
-		computes: memoized(p.Computes),
+		computes: p.Computes,
 	}
 	if m.Name == "" {
 		return nil, errors.New("domain.yaml: name is empty")

@@ -34,12 +34,12 @@ func (c *argCache) get(key string) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return CopyJSON(v).(map[string]any), true
+	return copyJSON(v).(map[string]any), true
 }
 
 // put keeps a copy of v, so the caller may change v.
 func (c *argCache) put(key string, v map[string]any) {
-	kept := CopyJSON(v).(map[string]any)
+	kept := copyJSON(v).(map[string]any)
 	c.mu.Lock()
 	c.cur[key] = kept
 	if len(c.cur) >= argCacheSize {
@@ -48,20 +48,20 @@ func (c *argCache) put(key string, v map[string]any) {
 	c.mu.Unlock()
 }
 
-// CopyJSON deep-copies a decoded JSON value (objects and arrays; the
+// copyJSON deep-copies a decoded JSON value (objects and arrays; the
 // scalars are immutable).
-func CopyJSON(v any) any {
+func copyJSON(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = CopyJSON(e)
+			out[k] = copyJSON(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = CopyJSON(e)
+			out[i] = copyJSON(e)
 		}
 		return out
 	}
