@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -250,15 +251,32 @@ func (d *dbValue) AttrNames() []string {
 	return []string{"delete", "find", "get", "keys", "next_id", "put"}
 }
 
+// dbGet is db.get(coll, key, *path): a copy of the record, or of the
+// value at path in it (dict keys and list indexes), None where there is
+// none. A path lets a policy read one date of a flight without the copy
+// of every date it flies, which was most of a Starlark call's cost.
 func dbGet(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	d := b.Receiver().(*dbValue)
 	var coll, key string
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &coll, &key); err != nil {
+	head := args
+	if len(head) > 2 {
+		head = args[:2]
+	}
+	if err := starlark.UnpackPositionalArgs(b.Name(), head, kwargs, 2, &coll, &key); err != nil {
 		return nil, err
 	}
 	v, ok := d.st.Get(coll, key)
 	if !ok {
 		return starlark.None, nil
+	}
+	for i, step := range args[min(len(args), 2):] {
+		var err error
+		if v, ok, err = valueAtStep(v, step); err != nil {
+			return nil, fmt.Errorf("%s: path element %d: %w", b.Name(), i+1, err)
+		}
+		if !ok {
+			return starlark.None, nil
+		}
 	}
 	sv, err := toStarlark(v, newBudget(d.sb.lim.DatabaseBytes), 0)
 	if err != nil {
@@ -290,6 +308,48 @@ func dbPut(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs 
 		return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
 	}
 	return starlark.None, nil
+}
+
+// valueAtStep is the value under one path element of db.get: a string
+// in an object, an integer in a list (negative from the end, as in
+// Starlark); ok is false where there is none. The error is a Go
+// record's that has no JSON.
+func valueAtStep(v any, step starlark.Value) (any, bool, error) {
+	switch v.(type) {
+	case map[string]any, []any, nil, bool, string, float64, int, int64, json.Number:
+	default:
+		// A record a built-in handler wrote may be a Go struct: step
+		// through its JSON, as toStarlark would convert it.
+		g, err := genericJSON(v)
+		if err != nil {
+			return nil, false, err
+		}
+		v = g
+	}
+	switch k := step.(type) {
+	case starlark.String:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		e, ok := m[string(k)]
+		return e, ok, nil
+	case starlark.Int:
+		i, ok := k.Int64()
+		l, isList := v.([]any)
+		if !ok || !isList {
+			return nil, false, nil
+		}
+		if i < 0 {
+			i += int64(len(l))
+		}
+		if i < 0 || i >= int64(len(l)) {
+			return nil, false, nil
+		}
+		return l[i], true, nil
+	}
+	// As dict.get: a key of another type is in no record.
+	return nil, false, nil
 }
 
 // checkKey says whether a record's key field equals its key in the

@@ -91,6 +91,14 @@ def same_value(db, args):
 def env(db, args):
     return {"now": NOW, "json": json.encode({"b": [1, 2.5]}), "sqrt": math.sqrt(16), "type": type(db)}
 
+def get_path(db, args):
+    return db.get("items", args["key"], *args["path"])
+
+def mutate_path(db, args):
+    nested = db.get("items", "a", "nested")
+    nested["k"] = 9
+    return db.get("items", "a", "nested", "k")
+
 def crash(db, args):
     return db.get("items")
 `
@@ -229,6 +237,18 @@ func TestDBMethods(t *testing.T) {
 		{"find", `{"missing": 1}`, `[]`},
 		{"find", `{}`, `["a","b","c"]`},
 		{"next_ids", `{}`, `[1,2,1]`},
+		{"get_path", `{"key": "a", "path": []}`, `{"id":"a","n":3,"nested":{"k":1},"tags":["x"]}`},
+		{"get_path", `{"key": "a", "path": ["nested"]}`, `{"k":1}`},
+		{"get_path", `{"key": "a", "path": ["nested", "k"]}`, `1`},
+		{"get_path", `{"key": "a", "path": ["tags", 0]}`, `x`},
+		{"get_path", `{"key": "a", "path": ["tags", -1]}`, `x`},
+		{"get_path", `{"key": "a", "path": ["tags", 1]}`, `null`},
+		{"get_path", `{"key": "a", "path": ["tags", "0"]}`, `null`},
+		{"get_path", `{"key": "a", "path": ["missing"]}`, `null`},
+		{"get_path", `{"key": "a", "path": ["n", "deeper"]}`, `null`},
+		{"get_path", `{"key": "a", "path": [null]}`, `null`},
+		{"get_path", `{"key": "z", "path": ["n"]}`, `null`},
+		{"mutate_path", `{}`, `1`},
 		{"env", `{}`, `{"json":"{\"b\":[1,2.5]}","now":"2024-05-15T15:00:00Z","sqrt":4,"type":"db"}`},
 	}
 	for _, c := range cases {
