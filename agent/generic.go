@@ -548,8 +548,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		case p != nil && p.Source == model.SrcChoose:
 			noun := model.Singular(model.Words(model.LastStep(p.Choose.From)))
 			tmpls := genericAskChoice
-			if what := model.ArgWords(name); noun == what || strings.Contains(noun, what) {
-				// "payment method", never "… to use for the payment".
+			if sameThing(noun, model.ArgWords(name)) {
 				tmpls = genericAskChoiceSame
 			}
 			if g.rejected == name {
@@ -566,7 +565,11 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 					noun = model.Singular(model.Words(prefix))
 				}
 			}
-			text = a.say(genericAskChoice, map[string]string{"noun": noun, "what": model.ArgWords(name)})
+			tmpls := genericAskChoice
+			if sameThing(noun, model.ArgWords(name)) {
+				tmpls = genericAskChoiceSame
+			}
+			text = a.say(tmpls, map[string]string{"noun": noun, "what": model.ArgWords(name)})
 		}
 	case "new":
 		of := g.w.Param(name).Replace.Of
@@ -784,6 +787,13 @@ func (a *Generic) check(ctx context.Context, g *ggoal) {
 	for _, c := range calls {
 		a.read(ctx, c.Name, c.Arguments)
 	}
+}
+
+// sameThing tells that a choice of noun for what is a choice of the noun
+// alone, to be asked as "which payment method to use", never "… to use
+// for the payment" or "… for the payment methods".
+func sameThing(noun, what string) bool {
+	return noun == what || strings.Contains(noun, what) || noun == model.Singular(what)
 }
 
 // failureWords is a tool failure's text as the agent relays it.
