@@ -33,6 +33,21 @@ type disclosure struct {
 	report   int
 }
 
+// inVerifiedRows runs f on the verified rows of retail and airline, 500
+// of each (40 with -short), each domain a subtest.
+func inVerifiedRows(t *testing.T, f func(t *testing.T, n int, d *domain.Domain, v *verify.Verifier, eps []episode)) {
+	n := 500
+	if testing.Short() {
+		n = 40
+	}
+	for _, dom := range []string{"retail", "airline"} {
+		t.Run(dom, func(t *testing.T) {
+			d, v, eps := rows(t, dom, n)
+			f(t, n, d, v, eps)
+		})
+	}
+}
+
 // rows simulates a run's first n blueprints of a built-in domain with the
 // embedded engine, as synth run makes them: each must verify.
 func rows(t *testing.T, domain string, n int) (*domain.Domain, *verify.Verifier, []episode) {
@@ -263,51 +278,44 @@ func tampers() []tamper {
 // a wrong amount, the wrong or no direction) fails that write's
 // disclose rule by name, and the row as it was passes.
 func TestDiscloseTampering(t *testing.T) {
-	n := 500
-	if testing.Short() {
-		n = 40
-	}
 	ctx := context.Background()
-	for _, domain := range []string{"retail", "airline"} {
-		t.Run(domain, func(t *testing.T) {
-			d, v, eps := rows(t, domain, n)
-			type count struct{ applied, rejected int }
-			counts := map[string]*count{}
-			for _, e := range eps {
-				replayedAsGold(t, d, v, e)
-				for _, ds := range disclosures(d, e) {
-					name := verify.RuleCheck(ds.rule)
-					for _, tp := range tampers() {
-						if !tp.applies(ds) {
-							continue
-						}
-						c := counts[tp.name]
-						if c == nil {
-							c = &count{}
-							counts[tp.name] = c
-						}
-						c.applied++
-						tr := clone(t, e.tr)
-						tp.edit(tr, ds)
-						vd := v.Verify(ctx, e.bp, tr)
-						if ck := checkNamed(vd, name); ck != nil && !ck.Passed {
-							c.rejected++
-							continue
-						}
-						t.Errorf("%s, blueprint %d, message %d: %s passes\nproposal: %s", tp.name, e.bp.Index, ds.proposal, name, tr.Messages[ds.proposal].Content)
+	inVerifiedRows(t, func(t *testing.T, n int, d *domain.Domain, v *verify.Verifier, eps []episode) {
+		type count struct{ applied, rejected int }
+		counts := map[string]*count{}
+		for _, e := range eps {
+			replayedAsGold(t, d, v, e)
+			for _, ds := range disclosures(d, e) {
+				name := verify.RuleCheck(ds.rule)
+				for _, tp := range tampers() {
+					if !tp.applies(ds) {
+						continue
 					}
+					c := counts[tp.name]
+					if c == nil {
+						c = &count{}
+						counts[tp.name] = c
+					}
+					c.applied++
+					tr := clone(t, e.tr)
+					tp.edit(tr, ds)
+					vd := v.Verify(ctx, e.bp, tr)
+					if ck := checkNamed(vd, name); ck != nil && !ck.Passed {
+						c.rejected++
+						continue
+					}
+					t.Errorf("%s, blueprint %d, message %d: %s passes\nproposal: %s", tp.name, e.bp.Index, ds.proposal, name, tr.Messages[ds.proposal].Content)
 				}
 			}
-			for _, tp := range tampers() {
-				if c := counts[tp.name]; c != nil {
-					t.Logf("%s: %d of %d tampered writes fail their disclose rule (%d verified rows of %d)", tp.name, c.rejected, c.applied, len(eps), n)
-				}
+		}
+		for _, tp := range tampers() {
+			if c := counts[tp.name]; c != nil {
+				t.Logf("%s: %d of %d tampered writes fail their disclose rule (%d verified rows of %d)", tp.name, c.rejected, c.applied, len(eps), n)
 			}
-			if len(counts) == 0 {
-				t.Fatalf("no write with a disclosed figure in %d rows", len(eps))
-			}
-		})
-	}
+		}
+		if len(counts) == 0 {
+			t.Fatalf("no write with a disclosed figure in %d rows", len(eps))
+		}
+	})
 }
 
 func checkNamed(v record.Verdict, name string) *record.Check {

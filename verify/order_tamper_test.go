@@ -66,44 +66,37 @@ func withoutPhrases(text string, phrases []string) string {
 // (said after the write instead, or said only for an earlier write of
 // the tool) fails that say rule by name.
 func TestSayTampering(t *testing.T) {
-	n := 500
-	if testing.Short() {
-		n = 40
-	}
 	ctx := context.Background()
-	for _, domain := range []string{"retail", "airline"} {
-		t.Run(domain, func(t *testing.T) {
-			d, v, eps := rows(t, domain, n)
-			applied, rejected, again := 0, 0, 0
-			for _, e := range eps {
-				for _, g := range guardedWrites(d, e, pack.RuleSay) {
-					tr := clone(t, e.tr)
-					for i := g.previous + 1; i < g.yes; i++ {
-						if tr.Messages[i].Role == "assistant" {
-							tr.Messages[i].Content = withoutPhrases(tr.Messages[i].Content, g.rule.Phrases)
-						}
+	inVerifiedRows(t, func(t *testing.T, n int, d *domain.Domain, v *verify.Verifier, eps []episode) {
+		applied, rejected, again := 0, 0, 0
+		for _, e := range eps {
+			for _, g := range guardedWrites(d, e, pack.RuleSay) {
+				tr := clone(t, e.tr)
+				for i := g.previous + 1; i < g.yes; i++ {
+					if tr.Messages[i].Role == "assistant" {
+						tr.Messages[i].Content = withoutPhrases(tr.Messages[i].Content, g.rule.Phrases)
 					}
-					if rep := firstAgentTextAfter(tr, g.write); rep >= 0 {
-						tr.Messages[rep].Content = g.rule.Text + " " + tr.Messages[rep].Content
-					}
-					applied++
-					if g.previous >= 0 {
-						again++
-					}
-					name := verify.RuleCheck(g.rule)
-					if ck := checkNamed(v.Verify(ctx, e.bp, tr), name); ck != nil && !ck.Passed {
-						rejected++
-						continue
-					}
-					t.Errorf("blueprint %d, message %d: %s passes with the reminder said only after the yes", e.bp.Index, g.write, name)
 				}
+				if rep := firstAgentTextAfter(tr, g.write); rep >= 0 {
+					tr.Messages[rep].Content = g.rule.Text + " " + tr.Messages[rep].Content
+				}
+				applied++
+				if g.previous >= 0 {
+					again++
+				}
+				name := verify.RuleCheck(g.rule)
+				if ck := checkNamed(v.Verify(ctx, e.bp, tr), name); ck != nil && !ck.Passed {
+					rejected++
+					continue
+				}
+				t.Errorf("blueprint %d, message %d: %s passes with the reminder said only after the yes", e.bp.Index, g.write, name)
 			}
-			t.Logf("reminder said only after the yes: %d of %d guarded writes fail their say rule (%d of them after an earlier write of the tool; %d verified rows of %d)", rejected, applied, again, len(eps), n)
-			if applied == 0 || again == 0 {
-				t.Fatalf("%d guarded writes, %d after an earlier one, in %d rows: nothing to tamper with", applied, again, len(eps))
-			}
-		})
-	}
+		}
+		t.Logf("reminder said only after the yes: %d of %d guarded writes fail their say rule (%d of them after an earlier write of the tool; %d verified rows of %d)", rejected, applied, again, len(eps), n)
+		if applied == 0 || again == 0 {
+			t.Fatalf("%d guarded writes, %d after an earlier one, in %d rows: nothing to tamper with", applied, again, len(eps))
+		}
+	})
 }
 
 // TestFromCustomerTampering: in verified rows of retail and airline, a
@@ -111,52 +104,45 @@ func TestSayTampering(t *testing.T) {
 // name) that the customer says first in the yes itself, or only after
 // the write, fails that from_customer rule by name.
 func TestFromCustomerTampering(t *testing.T) {
-	n := 500
-	if testing.Short() {
-		n = 40
-	}
 	ctx := context.Background()
-	for _, domain := range []string{"retail", "airline"} {
-		t.Run(domain, func(t *testing.T) {
-			d, v, eps := rows(t, domain, n)
-			type count struct{ applied, rejected int }
-			counts := map[string]*count{"in the yes": {}, "after the write": {}}
-			for _, e := range eps {
-				for _, g := range guardedWrites(d, e, pack.RuleFromCustomer) {
-					val := saidValue(d, e.tr, g)
-					if val == "" {
+	inVerifiedRows(t, func(t *testing.T, n int, d *domain.Domain, v *verify.Verifier, eps []episode) {
+		type count struct{ applied, rejected int }
+		counts := map[string]*count{"in the yes": {}, "after the write": {}}
+		for _, e := range eps {
+			for _, g := range guardedWrites(d, e, pack.RuleFromCustomer) {
+				val := saidValue(d, e.tr, g)
+				if val == "" {
+					continue
+				}
+				for kind, c := range counts {
+					tr := clone(t, e.tr)
+					for i := range tr.Messages[:g.yes] {
+						if tr.Messages[i].Role == "user" {
+							tr.Messages[i].Content = replaceFold(tr.Messages[i].Content, val, "that")
+						}
+					}
+					if kind == "in the yes" {
+						tr.Messages[g.yes].Content += " " + val + "."
+					} else if after := firstUserAfter(tr, g.write); after >= 0 {
+						tr.Messages[after].Content = val + ". " + tr.Messages[after].Content
+					}
+					c.applied++
+					name := verify.RuleCheck(g.rule)
+					if ck := checkNamed(v.Verify(ctx, e.bp, tr), name); ck != nil && !ck.Passed {
+						c.rejected++
 						continue
 					}
-					for kind, c := range counts {
-						tr := clone(t, e.tr)
-						for i := range tr.Messages[:g.yes] {
-							if tr.Messages[i].Role == "user" {
-								tr.Messages[i].Content = replaceFold(tr.Messages[i].Content, val, "that")
-							}
-						}
-						if kind == "in the yes" {
-							tr.Messages[g.yes].Content += " " + val + "."
-						} else if after := firstUserAfter(tr, g.write); after >= 0 {
-							tr.Messages[after].Content = val + ". " + tr.Messages[after].Content
-						}
-						c.applied++
-						name := verify.RuleCheck(g.rule)
-						if ck := checkNamed(v.Verify(ctx, e.bp, tr), name); ck != nil && !ck.Passed {
-							c.rejected++
-							continue
-						}
-						t.Errorf("blueprint %d, message %d: %s passes with %q said %s", e.bp.Index, g.write, name, val, kind)
-					}
+					t.Errorf("blueprint %d, message %d: %s passes with %q said %s", e.bp.Index, g.write, name, val, kind)
 				}
 			}
-			for kind, c := range counts {
-				t.Logf("value said %s: %d of %d writes fail their from_customer rule (%d verified rows of %d)", kind, c.rejected, c.applied, len(eps), n)
-				if c.applied == 0 {
-					t.Fatalf("no write with a value the customer gave in %d rows", len(eps))
-				}
+		}
+		for kind, c := range counts {
+			t.Logf("value said %s: %d of %d writes fail their from_customer rule (%d verified rows of %d)", kind, c.rejected, c.applied, len(eps), n)
+			if c.applied == 0 {
+				t.Fatalf("no write with a value the customer gave in %d rows", len(eps))
 			}
-		})
-	}
+		}
+	})
 }
 
 // saidValue is the first text value of the rule's arguments (no picked
