@@ -293,6 +293,11 @@ func (a *Generic) writeReasoning(g *ggoal, w *model.WriteModel, args map[string]
 		case model.SrcReplace:
 			out = append(out, a.say(reasonReplaced, map[string]string{"what": what, "value": theirs(a.replacementText(g, p, v))}))
 		case model.SrcChoose:
+			if l, ok := v.([]any); !ok || len(l) <= 1 {
+				// One payment method chosen "for the payment method",
+				// not "for the payment methods".
+				what = model.Singular(what)
+			}
 			out = append(out, a.say(reasonChosen, map[string]string{"what": what, "value": text}))
 		case model.SrcCompute:
 			out = append(out, a.say(reasonComputed, map[string]string{"what": what, "value": text}))

@@ -579,6 +579,10 @@ var genericChoicePieces = []string{
 	"{<label> is best|<label> would be great|<label> is what I'd like|<label> suits me|<label> makes sense}{.|!|, thanks.}",
 }
 
+// listOfThem tells an argument named for a list of the things chosen
+// ("payment methods"): one is used, never "for the payment methods".
+func listOfThem(what string) bool { return model.Singular(what) != what }
+
 // withoutWhat drops the optional "for the <what>" of choice pieces, for
 // a label that already says what it is for.
 func withoutWhat(tmpls []string) []string {
@@ -801,9 +805,10 @@ func (u *Generic) pieceText(i int, piece string) string {
 	case "choice":
 		if v, ok := g.Slots[name]; ok && u.failing(i, name) == nil {
 			// The target's original one ("the original payment method"),
-			// never "… for the payment method" again.
+			// never "… for the payment method" again; nor "… for the
+			// payment methods", a list of the very things chosen.
 			tmpls := genericChoicePieces
-			if what := model.ArgWords(name); strings.Contains(strings.ToLower(v), strings.ToLower(what)) {
+			if what := model.ArgWords(name); strings.Contains(strings.ToLower(v), strings.ToLower(what)) || listOfThem(what) {
 				tmpls = withoutWhat(tmpls)
 			}
 			tmpls = u.forms(tmpls)
@@ -811,8 +816,11 @@ func (u *Generic) pieceText(i int, piece string) string {
 		}
 		sels := u.items(i, name)
 		tmpls := genericChoicePieces
-		if len(sels) > 1 || u.param(i, name) != nil && u.param(i, name).Source == model.SrcPick {
+		switch {
+		case len(sels) > 1 || u.param(i, name) != nil && u.param(i, name).Source == model.SrcPick:
 			tmpls = genericPickPieces
+		case listOfThem(model.ArgWords(name)):
+			tmpls = withoutWhat(tmpls)
 		}
 		tmpls = u.forms(tmpls)
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "label": labels(sels)})
