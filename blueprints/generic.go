@@ -716,8 +716,7 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string, int) {
 			lvl := e
 			modes := p.modes(w, e, exact)
 			if len(modes) == 0 && exact && (len(p.writes) > 0 || p.multi) {
-				lvl = p.floorLevel(w, e)
-				modes = p.modes(w, lvl, true)
+				lvl, modes = p.floorLevel(w, e)
 				if len(p.writes) == 0 {
 					// The customer is drawn for the task's level: the
 					// first write names its record by key.
@@ -779,21 +778,24 @@ func (p *gplan) followed(w *model.WriteModel) *target {
 }
 
 // floorLevel is the fewest reads of the range w can need for this
-// customer when that is more than e; e when w can need as few (or none
-// of the range), so that only a write that must read more is let above
-// the task's level, never one that could have met it. (Letting a write
-// that can need only fewer reads, a change to the customer's own
-// account, below it put that write in a fifth of all tasks.)
-func (p *gplan) floorLevel(w *model.WriteModel, e int) int {
+// customer when that is more than e, with the ways of naming its target
+// there (found on the way, so the caller need not ask again); e and none
+// when w can need as few (or none of the range), as the caller, having
+// found no way at e, knows already. So only a write that must read more
+// is let above the task's level, never one that could have met it.
+// (Letting a write that can need only fewer reads, a change to the
+// customer's own account, below it put that write in a fifth of all
+// tasks.)
+func (p *gplan) floorLevel(w *model.WriteModel, e int) (int, []string) {
 	for l := p.g.spec.Reads.Min; l <= p.g.spec.Reads.Max; l++ {
-		if len(p.modes(w, l, true)) > 0 {
+		if modes := p.modes(w, l, true); len(modes) > 0 {
 			if l > e {
-				return l
+				return l, modes
 			}
-			return e
+			return e, nil
 		}
 	}
-	return e
+	return e, nil
 }
 
 // canChoose reports whether the customer has something to choose for
