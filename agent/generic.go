@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -517,6 +518,10 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		}
 	case "slot":
 		p := g.w.Param(name)
+		if what, lo, hi, ok := countChoices(p); ok {
+			text = a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
+			break
+		}
 		if said := saidChoices(p); said != nil {
 			text = a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
 			break
@@ -606,6 +611,29 @@ func offered(p *model.ParamModel) bool {
 
 // saidChoices are a slot's few choices in the pack's words, nil when
 // the pack does not word every one.
+// countChoices reads a slot whose choices are a run of counts the pack
+// words as "{value} checked bags in total" as a question of how many:
+// listing "one checked bag in total, 2 checked bags in total, … or 6
+// checked bags in total" is how a form reads, not a person.
+func countChoices(p *model.ParamModel) (what, lo, hi string, ok bool) {
+	if p == nil || len(p.Choices) < 4 {
+		return "", "", "", false
+	}
+	what, found := strings.CutPrefix(p.Say["*"], "{value} ")
+	if !found || strings.Contains(what, "{") {
+		return "", "", "", false
+	}
+	prev := 0
+	for i, c := range p.Choices {
+		n, err := strconv.Atoi(c)
+		if err != nil || (i > 0 && n != prev+1) {
+			return "", "", "", false
+		}
+		prev = n
+	}
+	return what, p.Choices[0], p.Choices[len(p.Choices)-1], true
+}
+
 func saidChoices(p *model.ParamModel) []string {
 	if p == nil || len(p.Choices) == 0 || len(p.Choices) > 8 {
 		return nil
@@ -1178,6 +1206,9 @@ func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 // to MCO on May 25, 2024 (price $300, duration 403 minutes, ...);
 // flights SY325 on May 25, 2024 and SY220 on May 25, 2024".
 func (a *Generic) summary(s *model.SearchModel, obj map[string]any, brief bool) string {
+	if !brief && s.Detail != "" {
+		return placeOf(s, obj) + ", " + model.DetailText(s.Detail, obj, a.m.Identifying())
+	}
 	text := model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say)
 	if brief {
 		return text
@@ -1198,6 +1229,26 @@ func (a *Generic) summary(s *model.SearchModel, obj map[string]any, brief bool) 
 		text += "; " + model.Words(f) + " " + model.JoinAnd(els)
 	}
 	return text
+}
+
+// placeOf says what a candidate is and where it goes, for a search whose
+// Detail tells the rest: the fields said with a preposition, then the
+// pack's words for those the search describes ("from LGA to DFW in
+// economy with no stops").
+func placeOf(s *model.SearchModel, obj map[string]any) string {
+	place := map[string]any{}
+	var with []string
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		switch {
+		case model.HasPreposition(f):
+			place[f] = obj[f]
+		case slices.Contains(s.Describe, f):
+			if w, ok := s.Say[f+"="+tools.Text(obj[f])]; ok {
+				with = append(with, w)
+			}
+		}
+	}
+	return strings.Join(append([]string{model.ElementText(place, nil, nil, s.Say)}, with...), " ")
 }
 
 func (a *Generic) answer(ctx context.Context, g *ggoal) string {
@@ -1231,7 +1282,7 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 		if err != nil {
 			return "I'm sorry, I couldn't work out the " + model.Words(g.field) + "."
 		}
-		return fmt.Sprintf("The %s of %s is %s.", model.Words(g.field), what, model.SayValue(g.field, raw))
+		return fmt.Sprintf("The %s of %s is %s.", model.Words(g.field), what, model.AnswerValue(g.field, raw))
 	}
 	v, ok := model.ValueAt(rec, g.field)
 	if !ok {
