@@ -1161,7 +1161,7 @@ const mostSaid = 3
 // the customer asks about (asked) is left to the answer, which says it
 // next.
 func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked string) *model.CollModel {
-	said := strings.ToLower(label)
+	said := sameWords(label)
 	keep := func(fields []string) []string {
 		var out []string
 		for _, f := range fields {
@@ -1169,7 +1169,12 @@ func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked st
 			if !ok || v == nil || f == asked {
 				continue
 			}
-			if w := strings.ToLower(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {
+			if w := sameWords(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {
+				continue
+			}
+			if p, ok := model.SaidAs(c, f, v); ok && strings.Contains(said, sameWords(p)) {
+				// "your reservation with travel insurance" is not told
+				// again that it has travel insurance.
 				continue
 			}
 			out = append(out, f)
@@ -1192,11 +1197,21 @@ func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked st
 	return &out
 }
 
+// sameWords is text as beyond compares it: "one-way" says "one way".
+func sameWords(s string) string {
+	return strings.ReplaceAll(strings.ToLower(s), "-", " ")
+}
+
 // describe states a record's attributes, in the pack's words.
 func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 	d := model.Description(c, obj)
 	if d == "" {
 		return ""
+	}
+	if rest, ok := strings.CutPrefix(d, model.A(c.Noun)+", "); ok {
+		// Nothing is left to say of it but when ("It's an order,
+		// created …" tells nothing).
+		return "It was " + rest + "."
 	}
 	return "It's " + d + "."
 }

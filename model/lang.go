@@ -807,6 +807,16 @@ func singularIs(w string) bool {
 // created April 11, 2024 at 6:11 PM". Attributes with no words of their
 // own are said by name ("aircraft A320"). It is "" for a record with no
 // scalar describe or compare field.
+// SaidAs is the pack's words for a record's field and value ("for a
+// one-way trip", "with 2 checked bags"), if it has any.
+func SaidAs(c *CollModel, f string, v any) (string, bool) {
+	phrase, said := c.Say[f+"="+tools.Text(v)]
+	if tmpl, ok := c.Say[f]; ok && !said {
+		return fillValue(tmpl, SayValue(f, v)), true
+	}
+	return phrase, said
+}
+
 func Description(c *CollModel, obj map[string]any) string {
 	var adj, preps, with, attrs []string
 	for _, f := range slices.Concat(c.Describe, c.Compare) {
@@ -819,10 +829,7 @@ func Description(c *CollModel, obj map[string]any) string {
 			continue
 		}
 		text := tools.Text(v)
-		phrase, said := c.Say[f+"="+text]
-		if tmpl, ok := c.Say[f]; ok && !said {
-			phrase, said = fillValue(tmpl, SayValue(f, v)), true
-		}
+		phrase, said := SaidAs(c, f, v)
 		if _, stamp := parseStamp(text); stamp {
 			// A time is said as a time, whatever the pack's words.
 			said = false
