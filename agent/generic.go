@@ -1219,15 +1219,28 @@ func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 // summary says a search result where, when and by what the customer
 // picks first, then (unless brief) the parts its lists hold: "from ORD
 // to MCO on May 25, 2024 (price $300, duration 403 minutes, ...);
-// flights SY325 on May 25, 2024 and SY220 on May 25, 2024".
+// flights SY325 on May 25, 2024 and SY220 on May 25, 2024". A search
+// with a Detail says the rest in the pack's words, and brief, only what
+// the candidate is and its legs.
 func (a *Generic) summary(s *model.SearchModel, obj map[string]any, brief bool) string {
-	if !brief && s.Detail != "" {
+	switch {
+	case s.Detail != "" && brief:
+		if l := a.lists(obj); l != "" {
+			return placeOf(s, obj) + " (" + strings.TrimPrefix(l, "; ") + ")"
+		}
+		return placeOf(s, obj)
+	case s.Detail != "":
 		return placeOf(s, obj) + ", " + model.DetailText(s.Detail, obj, a.m.Identifying())
+	case brief:
+		return model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say)
 	}
-	text := model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say)
-	if brief {
-		return text
-	}
+	return model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say) + a.lists(obj)
+}
+
+// lists says the lists a candidate holds: "; flights SY325 on May 25,
+// 2024 and SY220 on May 25, 2024".
+func (a *Generic) lists(obj map[string]any) string {
+	var text string
 	for _, f := range slices.Sorted(maps.Keys(obj)) {
 		list, ok := obj[f].([]any)
 		if !ok {

@@ -47,7 +47,7 @@ var confirmAsk = []string{
 
 var proposeLead = []string{
 	"{Here's what I'll do|To confirm the details|Just to confirm|Before I make this change, here are the details|Here's the plan|Let me run this by you first|Before I go ahead, let me check this with you|So that we're on the same page|Let me read it back to you}:",
-	"{I'm about to|I'll now|I'm ready to|I'm set to|Next, I can|If you agree, I'll|With your okay, I'll}",
+	"{I'm about to|I'll now|I'm ready to|I'm set to|I can now|If you agree, I'll|With your okay, I'll}",
 }
 
 var doneLead = []string{
