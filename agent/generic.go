@@ -34,6 +34,7 @@ type Generic struct {
 	first    string
 	identity map[string]string
 	reads    map[string]readOut // results no write has changed since
+	told     map[string]bool    // records introduced to the customer (collection, key)
 
 	goals    map[int]*ggoal
 	queue    []int
@@ -114,7 +115,7 @@ type trial struct {
 
 // NewGeneric creates the agent of one episode.
 func NewGeneric(m *model.Model, st *tools.State, rng *rand.Rand) *Generic {
-	return &Generic{m: m, st: st, rng: rng, goals: map[int]*ggoal{}, reads: map[string]readOut{}}
+	return &Generic{m: m, st: st, rng: rng, goals: map[int]*ggoal{}, reads: map[string]readOut{}, told: map[string]bool{}}
 }
 
 // WithFlaw turns the agent into a flawed one (DPO).
@@ -1090,6 +1091,13 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 			return fmt.Sprintf("I'm sorry, I couldn't find %s %s.", c.Noun, g.key), true
 		}
 		g.obj = obj
+	}
+	if told := c.Name + "\x00" + g.key; a.told[told] {
+		// A record the customer and the agent have been through already
+		// is named, not introduced again.
+		return a.say(foundAgain, map[string]string{"what": c.Noun + " " + g.key}), false
+	} else {
+		a.told[told] = true
 	}
 	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label, g.field), cands[i])), false
 }

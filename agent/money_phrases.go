@@ -57,7 +57,7 @@ var figureRefundNamedWillBe = []string{
 // figureRefundIs reports such a figure after the write.
 var figureRefundIs = []string{
 	"{<value> is going back|A refund of <value> is on its way|<value> has been refunded|You've been refunded <value>}<to>.",
-	"{The <what> came to|The <what> was} <value>{, refunded<to>|, and it's on its way back<to>}.",
+	"{The <what> came to|The <what> was} <value>, and it's {on its way back|coming back}<to>.",
 }
 
 // figureChargeIs reports, after the write, money the customer paid.

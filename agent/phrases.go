@@ -34,6 +34,12 @@ var found = []string{
 	"{I see|I can see|Okay, I see} <what>{.|:} <detail>",
 }
 
+// foundAgain names a record the dialogue has been through already.
+var foundAgain = []string{
+	"{That's|It's|That would be} <what> again{, the one we just went through| — the same one as before|}.",
+	"{Okay|Right|Got it}, {that's|it's} <what> {again|once more}.",
+}
+
 // foundYours is found for a customer who has an account: an employee
 // or a developer is not looked up.
 var foundYours = []string{
