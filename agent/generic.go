@@ -1205,6 +1205,31 @@ func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked st
 	return &out
 }
 
+// facts says a record's plain fields one by one, as a person states
+// them: "Its price is $406.27." ("" when one of them is not plain).
+func facts(c *model.CollModel, obj map[string]any) string {
+	var parts []string
+	for _, f := range slices.Concat(c.Describe, c.Compare) {
+		v, ok := model.ValueAt(obj, f)
+		if !ok || v == nil {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any, []any, bool:
+			return ""
+		case string:
+			if _, stamp := model.StampWords(x); stamp {
+				return ""
+			}
+		}
+		parts = append(parts, "its "+model.Words(model.LastStep(f))+" is "+model.AnswerValue(f, v))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return dialog.Capitalize(model.JoinAnd(parts)) + "."
+}
+
 // sameWords is text as beyond compares it: "one-way" says "one way".
 func sameWords(s string) string {
 	return strings.ReplaceAll(strings.ToLower(s), "-", " ")
@@ -1217,9 +1242,15 @@ func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 		return ""
 	}
 	if rest, ok := strings.CutPrefix(d, model.A(c.Noun)+", "); ok {
-		// Nothing is left to say of it but when ("It's an order,
-		// created …" tells nothing).
-		return "It was " + rest + "."
+		// Nothing is left to say of it in the pack's words, only its
+		// fields: "It's an order, created …" or "It's a special event,
+		// price $406.27" tells nothing of what it is.
+		if verb, _, _ := strings.Cut(rest, " "); model.Participle(verb) {
+			return "It was " + rest + "."
+		}
+		if f := facts(c, obj); f != "" {
+			return f
+		}
 	}
 	return "It's " + d + "."
 }
@@ -1295,7 +1326,8 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 		return "I've pulled that up for you; everything looks in order."
 	}
 	what := yours(g.target.Label)
-	if g.key != "" {
+	if g.key != "" && !opaque(g.key) {
+		// A UUID is no name to say: the customer's words for it are.
 		if c := a.m.Colls[g.target.Collection]; c != nil {
 			what = c.Noun + " " + g.key
 		}

@@ -1074,6 +1074,10 @@ func (m *Model) SampleValue(coll, field string) any {
 
 // participle reports whether a word reads as a past participle: created,
 // borrowed, made.
+// Participle reports whether a word is a past participle ("created",
+// "paid"), which a record's time is said with.
+func Participle(w string) bool { return participle(w) }
+
 func participle(w string) bool {
 	switch w {
 	case "made", "sent", "paid", "built", "done", "begun", "taken", "given", "shipped":
