@@ -1150,7 +1150,12 @@ func (a *Generic) sayFound(label, noun, key, detail string) string {
 	if a.m.Users != nil && a.rng.IntN(3) == 0 {
 		tmpls = foundYours
 	}
-	return a.say(tmpls, map[string]string{"what": what, "detail": detail})
+	text := a.say(tmpls, map[string]string{"what": what, "detail": detail})
+	if head, ok := strings.CutSuffix(strings.TrimSpace(text), ":"); ok && detail == "" {
+		// "I see your pending order, order #W1046662:" leads to nothing.
+		return head + "."
+	}
+	return text
 }
 
 // uuidLike is a key made for machines: eight hex digits, a hyphen, four.
