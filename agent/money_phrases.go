@@ -51,7 +51,7 @@ var figureRefundWillBe = []string{
 var figureRefundNamedWillBe = []string{
 	"{The <what> will be|The <what> comes to|You'll get a <what> of|You'll receive a <what> of} <value><to>.",
 	"{You'll be refunded|You will be refunded} <value><to>{, the full <what>|}.",
-	"<value> {will go back|will be refunded}<to>{ as your <what>|}.",
+	"<value> {will go back|will come back}<to>{ as your <what>|}.",
 }
 
 // figureRefundIs reports such a figure after the write.
