@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +43,15 @@ type chatRequest struct {
 	// keys are the body's top-level keys, sorted, for the flavors that
 	// refuse fields they do not know.
 	keys []string
+}
+
+// seed is the request's seed as text ("" when it has none), for the
+// draws that vary with it.
+func (r *chatRequest) seed() string {
+	if r.Seed == nil {
+		return ""
+	}
+	return strconv.FormatInt(*r.Seed, 10)
 }
 
 // message is one request message. Content is a string or, in the newer
