@@ -52,7 +52,7 @@ func (s *state) checkFiles(ctx context.Context) error {
 				s.defects.add(e.Path, NoRow, "", "bytes", "the file has %d bytes, the manifest says %d", n, e.Bytes)
 			}
 			if sum != e.SHA256 {
-				s.defects.add(e.Path, NoRow, "", "sha256", "the file's sha256 is %s, the manifest says %s", short(sum), short(e.SHA256))
+				s.defects.add(e.Path, NoRow, "", "sha256", "the file's sha256 is %s, the manifest says %s", release.Short(sum), release.Short(e.SHA256))
 			}
 			return nil
 		})
@@ -150,7 +150,7 @@ func (s *state) checkDomain() {
 	m, d := s.doc.m, s.dom
 	if got := d.Base.Hash(); got != m.Domain.StateHash {
 		s.defects.add("manifest.json", NoRow, "", "domain", "the %s database for seed %d hashes to %s, the manifest says %s (built by another synth version?)",
-			d.Name, m.Seed, short(got), short(m.Domain.StateHash))
+			d.Name, m.Seed, release.Short(got), release.Short(m.Domain.StateHash))
 	}
 	if d.Version != m.Domain.Version {
 		s.defects.add("manifest.json", NoRow, "", "domain", "release built from %s %s, this synth has %s %s", d.Name, m.Domain.Version, d.Name, d.Version)
@@ -168,7 +168,7 @@ func (s *state) checkDomain() {
 		}
 	}
 	if got := release.DomainHash(sums); got != m.Domain.Hash {
-		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", short(got), short(m.Domain.Hash))
+		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", release.Short(got), release.Short(m.Domain.Hash))
 	}
 
 	want := release.DomainFiles(d, m.Seed)
@@ -208,7 +208,7 @@ func (s *state) checkDomainInfo() {
 	m := s.doc.m
 	if info.Name != m.Domain.Name || info.Version != m.Domain.Version || info.Seed != m.Seed || info.StateHash != m.Domain.StateHash {
 		s.defects.add(name, NoRow, "", "domain", "says %s %s seed %d state %s; the manifest says %s %s seed %d state %s",
-			info.Name, info.Version, info.Seed, short(info.StateHash), m.Domain.Name, m.Domain.Version, m.Seed, short(m.Domain.StateHash))
+			info.Name, info.Version, info.Seed, release.Short(info.StateHash), m.Domain.Name, m.Domain.Version, m.Seed, release.Short(m.Domain.StateHash))
 	}
 }
 
@@ -447,11 +447,4 @@ func readJSONL(path string, rows int64, fn func(line int, raw []byte)) (int, err
 			return n, fmt.Errorf("after line %d: %w", n, err)
 		}
 	}
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }
