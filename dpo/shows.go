@@ -343,21 +343,11 @@ func (c *LabelChecker) pendingGold(bp *record.Blueprint, prompt []record.Message
 }
 
 func anyEqual(refs []map[string]any, args map[string]any) bool {
-	for _, r := range refs {
-		if reflect.DeepEqual(r, args) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(refs, func(r map[string]any) bool { return reflect.DeepEqual(r, args) })
 }
 
 func anyHas(refs []map[string]any, key string, v any) bool {
-	for _, r := range refs {
-		if reflect.DeepEqual(r[key], v) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(refs, func(r map[string]any) bool { return reflect.DeepEqual(r[key], v) })
 }
 
 // fails reports whether a check of the verifier whose name is check, or
@@ -392,10 +382,5 @@ func endsWithWords(side []record.Message) bool {
 func says(side []record.Message, value string) bool {
 	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), ",", "") }
 	want := norm(value)
-	for _, m := range side {
-		if m.Role == "assistant" && strings.Contains(norm(m.Content), want) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(side, func(m record.Message) bool { return m.Role == "assistant" && strings.Contains(norm(m.Content), want) })
 }

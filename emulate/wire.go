@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -177,12 +178,7 @@ func (r *chatRequest) userText() string {
 }
 
 func (r *chatRequest) hasTool(name string) bool {
-	for _, t := range r.Tools {
-		if t.Function.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Tools, func(t toolDef) bool { return t.Function.Name == name })
 }
 
 // reply is what a role says: text, tool calls or both.

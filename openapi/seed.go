@@ -854,12 +854,7 @@ func toFloat(v any) (float64, bool) {
 }
 
 func has(n string, subs ...string) bool {
-	for _, s := range subs {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(subs, func(s string) bool { return strings.Contains(n, s) })
 }
 
 func genNode(rng *rand.Rand, re *syntax.Regexp, b *strings.Builder, depth int) bool {
