@@ -414,10 +414,16 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 	}
 	props = map[string]any{}
 	if p, has := m["properties"].(map[string]any); has {
-		for k, v := range p {
-			props[k] = v
-		}
+		maps.Copy(props, p)
 		ok = true
+	}
+	// A branch's property adds to the object's own, never replaces one.
+	merge := func(bp map[string]any) {
+		for k, v := range bp {
+			if _, dup := props[k]; !dup {
+				props[k] = v
+			}
+		}
 	}
 	if hasType(m, "object") {
 		ok = true
@@ -434,11 +440,7 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 				continue
 			}
 			ok = true
-			for k, v := range bp {
-				if _, dup := props[k]; !dup {
-					props[k] = v
-				}
-			}
+			merge(bp)
 			required = append(required, br...)
 		}
 	}
@@ -458,11 +460,7 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 				continue
 			}
 			ok = true
-			for k, v := range bp {
-				if _, dup := props[k]; !dup {
-					props[k] = v
-				}
-			}
+			merge(bp)
 			if first {
 				common, first = slices.Clone(br), false
 			} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -471,9 +472,7 @@ func (c *collection) describe(conv *converter, on *opsOf) {
 	for _, s := range cands {
 		props, _, ok := flattenObject(s, 0)
 		if ok && len(props) > 0 {
-			for k, v := range props {
-				c.Props[k] = v
-			}
+			maps.Copy(c.Props, props)
 			break
 		}
 	}
