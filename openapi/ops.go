@@ -475,12 +475,14 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 	return props, required, ok
 }
 
-func hasType(m map[string]any, t string) bool {
+// hasType reports whether the schema's type, or one of its list of
+// types, is one of ts.
+func hasType(m map[string]any, ts ...string) bool {
 	switch v := m["type"].(type) {
 	case string:
-		return v == t
+		return slices.Contains(ts, v)
 	case []any:
-		return slices.Contains(v, any(t))
+		return slices.ContainsFunc(v, func(t any) bool { s, ok := t.(string); return ok && slices.Contains(ts, s) })
 	}
 	return false
 }

@@ -475,15 +475,8 @@ func sameName(field, arg string) bool {
 }
 
 func scalar(m map[string]any) bool {
-	if _, hasPattern := m["pattern"]; hasPattern {
-		return false
-	}
-	for _, t := range []string{"string", "integer", "number", "boolean"} {
-		if hasType(m, t) {
-			return true
-		}
-	}
-	return false
+	_, hasPattern := m["pattern"]
+	return !hasPattern && hasType(m, "string", "integer", "number", "boolean")
 }
 
 // slotSource is how the customer supplies a required argument: stated
@@ -501,15 +494,13 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(ex[0]) {
 		return "slot", true
 	}
-	for _, t := range []string{"integer", "number", "boolean"} {
-		if hasType(m, t) && !hasType(m, "string") {
-			return "slot", true
-		}
-	}
-	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array") && !hasType(m, "object") {
+	if hasType(m, "integer", "number", "boolean") && !hasType(m, "string") {
 		return "slot", true
 	}
-	if hasType(m, "string") && !hasType(m, "array") && !hasType(m, "object") {
+	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array", "object") {
+		return "slot", true
+	}
+	if hasType(m, "string") && !hasType(m, "array", "object") {
 		var vals []string
 		for i := 0; i < 12 && len(vals) < 3; i++ {
 			v, ok := g.value(m, a.Orig, 1).(string)
@@ -829,11 +820,7 @@ func renderReport(res *Result, title, version, source string, ops []*op, colls [
 	b.WriteString("Unmapped handlers fail with a message until you write them in handlers.star.\n\n")
 	b.WriteString("## Operations\n\n| operation | operationId | tool | kind | handler |\n|---|---|---|---|---|\n")
 	for _, o := range ops {
-		h := handlerLabel(o.Handler)
-		if o.Handler.Kind == hUnmapped {
-			h += ": " + o.Handler.Reason
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", o.label(), cell(o.ID), o.Tool, o.Kind, cell(h))
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", o.label(), cell(o.ID), o.Tool, o.Kind, cell(handlerNote(o.Handler)))
 	}
 	b.WriteString("\n## Collections\n\n| collection | key | records | parent | get | list |\n|---|---|---|---|---|---|\n")
 	for _, c := range colls {
@@ -843,15 +830,7 @@ func renderReport(res *Result, title, version, source string, ops []*op, colls [
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", c.Name, c.Key, len(db[c.Name]), parent, c.Tools.Get, c.Tools.List)
 	}
-	// The count above is the number of items here: one list, nothing
-	// counted that is not listed or listed that is not counted.
-	fmt.Fprintf(&b, "\n## Warnings (%d)\n\n", len(res.Warnings))
-	if len(res.Warnings) == 0 {
-		b.WriteString("None.\n")
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(&b, "- %s\n", oneLine(w))
-	}
+	writeWarnings(&b, res.Warnings)
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, "\n## Recursive schemas (%d)\n\nCut at the cycle (the recursive reference became a plain object) so every tool schema is finite.\n\n", len(notes))
 		for _, n := range notes {
@@ -866,6 +845,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// handlerNote is a handler's label in a report, with the reason an
+// unmapped one is.
+func handlerNote(p plan) string {
+	if p.Kind == hUnmapped {
+		return handlerLabel(p) + ": " + p.Reason
+	}
+	return handlerLabel(p)
+}
+
+// writeWarnings is a report's warnings section. The count is the number
+// of items listed: nothing counted that is not listed or listed that is
+// not counted.
+func writeWarnings(b *strings.Builder, warnings []string) {
+	fmt.Fprintf(b, "\n## Warnings (%d)\n\n", len(warnings))
+	if len(warnings) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(b, "- %s\n", oneLine(w))
+	}
 }
 
 func cell(s string) string {

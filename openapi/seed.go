@@ -696,17 +696,7 @@ func scalarSchema(m map[string]any) bool {
 	if m["enum"] != nil || m["const"] != nil {
 		return true
 	}
-	for _, t := range []string{"object", "array"} {
-		if hasType(m, t) {
-			return false
-		}
-	}
-	for _, t := range []string{"string", "number", "integer", "boolean"} {
-		if hasType(m, t) {
-			return true
-		}
-	}
-	return false
+	return !hasType(m, "object", "array") && hasType(m, "string", "number", "integer", "boolean")
 }
 
 func hasStringType(s any) bool {

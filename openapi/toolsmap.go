@@ -109,7 +109,7 @@ func idLikeName(n string) bool {
 
 func scalarArg(a arg) bool {
 	m, _ := a.Schema.(map[string]any)
-	return m != nil && !hasType(m, "array") && !hasType(m, "object")
+	return m != nil && !hasType(m, "array", "object")
 }
 
 // requiredScalars are a tool's required scalar arguments, in order.
@@ -412,7 +412,7 @@ func asMap(v any) map[string]any {
 func setKey(c *collection, name string, schema any) {
 	c.Key, c.KeyParam, c.KeySchema = name, name, schema
 	c.KeyType = "string"
-	if m := asMap(schema); hasType(m, "integer") || hasType(m, "number") {
+	if m := asMap(schema); hasType(m, "integer", "number") {
 		c.KeyType = "integer"
 		c.KeySchema = map[string]any{"type": "integer"}
 	}
