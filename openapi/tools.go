@@ -130,7 +130,6 @@ An MCP server says what its tools take, not what they do or what data lies behin
 	return []byte(b.String())
 }
 
-
 // toolOps makes one op per tool: its name (made a Starlark identifier
 // if it is not one), kind and arguments.
 func toolOps(list []Tool, src string) ([]*op, []string) {
