@@ -98,11 +98,12 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 	// The rule flaws: the rejected side breaks a policy rule of the
 	// flaw's kind that the chosen side keeps.
 	for _, kind := range []string{pack.RuleDisclose, pack.RuleSay, pack.RuleMessage, pack.RuleFromCustomer, pack.RuleChangesState, pack.RuleRequested, pack.RuleRefuse, pack.RuleChecked, pack.RuleComputed} {
-		if !Explains(label, verify.RulePrefix+kind+":") {
+		prefix := verify.RulePrefix + kind + ":"
+		if !Explains(label, prefix) {
 			continue
 		}
 		good := append(append([]record.Message(nil), prompt...), chosen...)
-		if c.fails(ctx, bp, p.hist, verify.RulePrefix+kind+":") && !c.fails(ctx, bp, good, verify.RulePrefix+kind+":") {
+		if c.fails(ctx, bp, p.hist, prefix) && !c.fails(ctx, bp, good, prefix) {
 			return true, ""
 		}
 		return false, "the rejected side keeps every " + kind + " rule the chosen side keeps"
@@ -119,6 +120,7 @@ type pair struct {
 	rcalls, ccalls, rw, cw         []toolCall
 }
 
+// writes are the calls of cs to write tools.
 func (c *LabelChecker) writes(cs []toolCall) []toolCall {
 	var out []toolCall
 	for _, x := range cs {
