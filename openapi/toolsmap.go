@@ -379,12 +379,7 @@ func newColl(noun string, ss []*toolShape, taken map[string]bool) *collection {
 			shared[a.Name]++
 		}
 	}
-	best := sets[0]
-	for _, set := range sets {
-		if len(set) < len(best) {
-			best = set
-		}
-	}
+	best := slices.MinFunc(sets, func(a, b []arg) int { return len(a) - len(b) }) // the first of the shortest
 	// The last id-like argument, one not every tool shares first (the
 	// arguments come in name order, so "last" only breaks ties).
 	key := best[len(best)-1]
