@@ -706,8 +706,8 @@ func types(v *yaml.Node) []string {
 
 func toAny(ss []string) []any {
 	out := make([]any, len(ss))
-	for i, v := range ss {
-		out[i] = v
+	for i, s := range ss {
+		out[i] = s
 	}
 	return out
 }

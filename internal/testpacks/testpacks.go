@@ -47,8 +47,8 @@ func GoPack() (*pack.Pack, error) {
 	}
 	obj := func(props map[string]any, req ...string) map[string]any {
 		r := make([]any, len(req))
-		for i, v := range req {
-			r[i] = v
+		for i, x := range req {
+			r[i] = x
 		}
 		return map[string]any{"type": "object", "properties": props, "required": r, "additionalProperties": false}
 	}
