@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -589,7 +588,7 @@ func offered(p *model.ParamModel) bool {
 // pack's words for its choices, or by its name.
 func (a *Generic) askSlot(g *ggoal, name string) string {
 	p := g.w.Param(name)
-	if what, lo, hi, ok := countChoices(p); ok {
+	if what, lo, hi, ok := p.CountChoices(); ok {
 		return a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
 	}
 	if said := saidChoices(p); said != nil {
@@ -615,29 +614,6 @@ func (a *Generic) askSlot(g *ggoal, name string) string {
 
 // saidChoices are a slot's few choices in the pack's words, nil when
 // the pack does not word every one.
-// countChoices reads a slot whose choices are a run of counts the pack
-// words as "{value} checked bags in total" as a question of how many:
-// listing "one checked bag in total, 2 checked bags in total, … or 6
-// checked bags in total" is how a form reads, not a person.
-func countChoices(p *model.ParamModel) (what, lo, hi string, ok bool) {
-	if p == nil || len(p.Choices) < 4 {
-		return "", "", "", false
-	}
-	what, found := strings.CutPrefix(p.Say["*"], "{value} ")
-	if !found || strings.Contains(what, "{") {
-		return "", "", "", false
-	}
-	prev := 0
-	for i, c := range p.Choices {
-		n, err := strconv.Atoi(c)
-		if err != nil || (i > 0 && n != prev+1) {
-			return "", "", "", false
-		}
-		prev = n
-	}
-	return what, p.Choices[0], p.Choices[len(p.Choices)-1], true
-}
-
 func saidChoices(p *model.ParamModel) []string {
 	if p == nil || len(p.Choices) == 0 || len(p.Choices) > 8 {
 		return nil

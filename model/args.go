@@ -172,6 +172,29 @@ func SaySlot(p *ParamModel, v string) string {
 	return strings.ReplaceAll(t, "{value}", ValueWords(v))
 }
 
+// CountChoices reads a slot whose choices are a run of counts the pack
+// words as "{value} checked bags in total" as a question of how many:
+// listing "one checked bag in total, 2 checked bags in total, … or 6
+// checked bags in total" is how a form reads, not a person.
+func (p *ParamModel) CountChoices() (what, lo, hi string, ok bool) {
+	if p == nil || len(p.Choices) < 4 {
+		return "", "", "", false
+	}
+	what, found := strings.CutPrefix(p.Say["*"], "{value} ")
+	if !found || strings.Contains(what, "{") {
+		return "", "", "", false
+	}
+	prev := 0
+	for i, c := range p.Choices {
+		n, err := strconv.Atoi(c)
+		if err != nil || (i > 0 && n != prev+1) {
+			return "", "", "", false
+		}
+		prev = n
+	}
+	return what, p.Choices[0], p.Choices[len(p.Choices)-1], true
+}
+
 // Elements returns the sub-records at a value: a list's objects, or an
 // object's values when every value is an object (records by key), in key
 // order.

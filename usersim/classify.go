@@ -504,8 +504,9 @@ func namedPiece(text string, pieces []string) string {
 }
 
 // askWords begin a sentence that asks without a question mark ("Tell me
-// which reservation you have in mind.", "I'll need your user id.").
-var askWords = regexp.MustCompile(`(?i)^((please )?(tell|give|share|send|provide|let me know|describe|name)|i('ll| will)? need)\b`)
+// which reservation you have in mind.", "I'll need your user id.",
+// "Next, please tell me how many checked bags you'd like.").
+var askWords = regexp.MustCompile(`(?i)^((and|now|next|also|then),? )?((please )?(tell|give|share|send|provide|let me know|describe|name)|i('ll| will)? need)\b`)
 
 // sentenceWithEnd finds sentence ends, the last one included.
 var sentenceWithEnd = regexp.MustCompile(`[.!?]+(\s+|$)`)
@@ -597,6 +598,10 @@ func (u *Generic) pieceWords(g record.Goal, piece string) []string {
 	case "slot", "choice":
 		out := []string{model.ArgWords(name)}
 		if w != nil {
+			if what, _, _, ok := w.Param(name).CountChoices(); ok {
+				// "How many checked bags in total would you like?"
+				out = append(out, what)
+			}
 			if p := w.Param(name); p != nil && len(p.Choices) <= 8 {
 				// "Would you like basic economy, economy class or business
 				// class?" names the slot by its choices.

@@ -297,3 +297,18 @@ func TestLeadInto(t *testing.T) {
 		}
 	}
 }
+
+// TestAskSentence: the sentence of an agent's message that asks, with a
+// question mark or as a request, a connective before it or not.
+func TestAskSentence(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"Done. How many checked bags in total would you like? Anything from 1 to 6 works.", "how many checked bags in total would you like?"},
+		{"Next, please tell me how many checked bags you'd like (0–3).", "next, please tell me how many checked bags you'd like (0–3)."},
+		{"Thanks. Tell me which reservation you have in mind.", "tell me which reservation you have in mind."},
+		{"All done. Nothing else is needed.", ""},
+	} {
+		if got := askSentence(tc.text); got != tc.want {
+			t.Errorf("askSentence(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
