@@ -908,6 +908,31 @@ func (lb *labeler) mistake(msg int, wrong bool) {
 	}
 }
 
+// madeUp is, for a dialogue the grounded rule failed, the agent's first
+// turn that names the id it made up: the proposal that states it, when
+// one came before the call the rule names. -1 otherwise.
+func (lb *labeler) madeUp(turns []Turn, t *record.Trajectory) int {
+	c := lb.v.Failed()
+	if c == nil || !strings.HasPrefix(c.Name, verify.RulePrefix+pack.RuleGrounded+":") {
+		return -1
+	}
+	m, id := messageAt.FindStringSubmatch(c.Reason), quoted.FindStringSubmatch(c.Reason)
+	if m == nil || id == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	for _, tu := range turns {
+		if tu.Message <= n && tu.Message < len(t.Messages) && strings.Contains(t.Messages[tu.Message].Content, id[1]) {
+			return tu.Message
+		}
+	}
+	return -1
+}
+
+// quoted finds the first quoted value in a check's reason (the id a
+// grounded rule names).
+var quoted = regexp.MustCompile(`"([^"]+)"`)
+
 // messageAt finds "message N" in a check's reason.
 var messageAt = regexp.MustCompile(`\bmessage (\d+)\b`)
 
@@ -955,7 +980,7 @@ func (lb *labeler) finish(t *record.Trajectory) Labels {
 			}
 		}
 	case lb.v != nil && !lb.v.Passed:
-		out.Pivotal = lb.pivotal(out.Turns)
+		out.Pivotal = lb.pivotal(out.Turns, t)
 	}
 	return out
 }
@@ -1006,7 +1031,10 @@ func (lb *labeler) unrefused(turns []Turn) int {
 // failed check names, else the first that left out a refusal never made,
 // else the first after the chain stopped advancing (where the next step
 // was owed), else the agent's last.
-func (lb *labeler) pivotal(turns []Turn) int {
+func (lb *labeler) pivotal(turns []Turn, t *record.Trajectory) int {
+	if at := lb.madeUp(turns, t); at >= 0 && (lb.wrong < 0 || at < lb.wrong) {
+		return at
+	}
 	if lb.wrong >= 0 || len(turns) == 0 {
 		return lb.wrong
 	}

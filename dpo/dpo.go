@@ -166,12 +166,14 @@ func (p *Plan) Order(bp *record.Blueprint) []string {
 	})
 	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo")
 	rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
-	// A flaw any task can show (a needless transfer, stopping early) is
-	// tried after those that fit fewer: as an early fallback it takes the
-	// share of every task whose allocated flaw does not fit (a third of
-	// airline's pairs were needless transfers, where half the tasks write
-	// nothing).
-	slices.SortStableFunc(rest, func(a, b string) int { return cmp.Compare(anyTask[a], anyTask[b]) })
+	// In a task that writes nothing, few flaws fit: one any task can
+	// show (a needless transfer, stopping early) is tried after them, or
+	// as an early fallback it takes the share of every such task (a third
+	// of airline's pairs were needless transfers, where half the tasks
+	// write nothing).
+	if !writes(bp) {
+		slices.SortStableFunc(rest, func(a, b string) int { return cmp.Compare(anyTask[a], anyTask[b]) })
+	}
 	if !fits(first, bp) {
 		return rest
 	}
@@ -185,7 +187,7 @@ func fits(kind string, bp *record.Blueprint) bool {
 	switch kind {
 	case agent.FlawWrongArgument, agent.FlawNoConfirmation, agent.FlawUndisclosed, agent.FlawNoReminder,
 		agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite, agent.FlawMiscomputed:
-		return slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == record.GoalWrite })
+		return writes(bp)
 	case agent.FlawSilentRefusal:
 		return slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == record.GoalRefuse })
 	}
@@ -203,3 +205,8 @@ func (p *Plan) Tools() string { return p.tools }
 
 // Most is the most pairs a blueprint gives.
 func (p *Plan) Most() int { return p.pairs }
+
+// writes reports whether a task asks for a write.
+func writes(bp *record.Blueprint) bool {
+	return slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == record.GoalWrite })
+}

@@ -39,9 +39,10 @@ func TestOrder(t *testing.T) {
 			if !slices.Contains(order, agent.FlawUnnecessaryTransfer) {
 				t.Errorf("%s, blueprint %d: no %s in %v", tc.name, i, agent.FlawUnnecessaryTransfer, order)
 			}
-			// Past the allocated one, the flaws any task shows are last.
+			// Past the allocated one, in a task that writes nothing, the
+			// flaws any task shows are last.
 			tail := order[1:]
-			if j := slices.Index(tail, agent.FlawUnnecessaryTransfer); j >= 0 && j < len(tail)-2 {
+			if j := slices.Index(tail, agent.FlawUnnecessaryTransfer); tc.goals[0] != record.GoalWrite && j >= 0 && j < len(tail)-2 {
 				t.Errorf("%s, blueprint %d: %s tried before others: %v", tc.name, i, agent.FlawUnnecessaryTransfer, order)
 			}
 		}
