@@ -1607,7 +1607,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			}
 		}
 	}
-	fits := targetsFor(w, refuse)
+	fits := p.targetsFor(w, refuse)
 	if w.DecidedOnTarget() {
 		// A computed argument's write is allowed on few targets (a
 		// reservation with a disrupted flight the policy compensates):

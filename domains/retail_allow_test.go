@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/record"
 )
@@ -60,4 +61,43 @@ func TestRetailRefusalsCiteTheirRule(t *testing.T) {
 		}
 	}
 	t.Logf("refusals by rule: %v", seen)
+}
+
+// A write's allow rules narrow the orders a task may be drawn on before
+// any is tried: MayPermit keeps exactly the orders of the status the
+// rule on the status allows (the other rules need arguments no order
+// gives, and refuse nothing there), and the model's index of the
+// records a write may act on agrees.
+func TestMayPermitNarrowsTargets(t *testing.T) {
+	d, err := domains.Load("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.Base.NewState()
+	for tool, status := range map[string]string{
+		"cancel_pending_order":           "pending",
+		"modify_pending_order_payment":   "pending",
+		"return_delivered_order_items":   "delivered",
+		"exchange_delivered_order_items": "delivered",
+	} {
+		w := d.Model.Write(tool)
+		indexed := map[string]bool{}
+		for _, k := range d.Base.Keys("orders") {
+			v, _ := d.Base.Get("orders", k)
+			order := v.(map[string]any)
+			want := order["status"] == status
+			if got := w.MayPermit(t.Context(), st, order); got != want {
+				t.Errorf("%s on order %s (%s): MayPermit %v, want %v", tool, k, order["status"], got, want)
+			}
+			for _, key := range d.Model.Fitting(w, true, order["user_id"].(string)) {
+				indexed[key] = true
+			}
+		}
+		for _, k := range d.Base.Keys("orders") {
+			v, _ := d.Base.Get("orders", k)
+			if want := v.(map[string]any)["status"] == status; indexed[k] != want {
+				t.Errorf("%s: order %s (%s) indexed as allowed: %v, want %v", tool, k, v.(map[string]any)["status"], indexed[k], want)
+			}
+		}
+	}
 }

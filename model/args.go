@@ -303,8 +303,11 @@ func (w *WriteModel) Chooses() bool {
 }
 
 // Refusable reports whether a write has preconditions a customer's
-// request can fail.
-func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
+// request can fail: a when:, a refusal of its tool or an allow rule on
+// the record it acts on.
+func (w *WriteModel) Refusable() bool {
+	return len(w.When) > 0 || len(w.Refusals) > 0 || len(w.Allows) > 0 && w.TargetKind == TargetColl
+}
 
 // RefusalsIndexed reports whether Fitting(w, false, user) lists every
 // record a forbidden request for w may act on: its preconditions decide
