@@ -3,6 +3,7 @@ package domains_test
 import (
 	"testing"
 
+	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
 )
 
@@ -70,4 +71,61 @@ func TestFlightsKeepRoute(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no one-way reservation of one flight with another flight on its route")
 	}
+}
+
+// certificate_justified allows the $50 a passenger certificate for a
+// delayed flight only once the conversation has cancelled (or changed)
+// the reservation, and no amount but $50 a passenger: the policy offers it "after
+// confirming the facts and changing or cancelling the reservation".
+func TestDelayedFlightCertificateAfterTheChange(t *testing.T) {
+	d, err := domains.Load("airline", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := d.Model.Write("send_certificate")
+	ctx := t.Context()
+	for _, k := range d.Base.Keys("reservations") {
+		v, _ := d.Base.Get("reservations", k)
+		res := v.(map[string]any)
+		u, _ := d.Base.Get("users", res["user_id"].(string))
+		eligible := u.(map[string]any)["membership"] != "regular" || res["insurance"] == "yes" || res["cabin"] == "business"
+		if res["status"] == "cancelled" || !eligible || !hasDelayedFlight(d, res) {
+			continue
+		}
+		amount := 50 * len(res["passengers"].([]any))
+		cert := map[string]any{"user_id": res["user_id"], "amount": amount}
+		st := d.Base.NewState()
+		if rule, _, err := w.Permit(ctx, st, cert, nil); err != nil || rule == nil || rule.Rule.Name != "certificate_justified" {
+			t.Fatalf("reservation %s: a $%d certificate before the reservation changes is not refused by certificate_justified (%v, %v)", k, amount, rule, err)
+		}
+		if r := d.Model.Call(ctx, st, "cancel_reservation", `{"reservation_id":"`+k+`"}`); r.Err {
+			t.Fatalf("cancel %s: %s", k, r.Output)
+		}
+		if rule, v, err := w.Permit(ctx, st, cert, nil); err != nil || rule != nil {
+			t.Errorf("reservation %s: the $%d certificate after the cancellation is refused: %v %s %v", k, amount, rule, v.Why, err)
+		}
+		cert["amount"] = amount + 25
+		if rule, _, err := w.Permit(ctx, st, cert, nil); err != nil || rule == nil {
+			t.Errorf("reservation %s: a $%v certificate for a delayed flight is allowed", k, cert["amount"])
+		}
+		return
+	}
+	t.Fatal("no reservation the policy compensates with a delayed flight")
+}
+
+// hasDelayedFlight tells whether a flight of the reservation is delayed
+// on its date.
+func hasDelayedFlight(d *domain.Domain, res map[string]any) bool {
+	for _, f := range res["flights"].([]any) {
+		leg := f.(map[string]any)
+		v, ok := d.Base.Get("flights", leg["flight_number"].(string))
+		if !ok {
+			continue
+		}
+		day, _ := v.(map[string]any)["dates"].(map[string]any)[leg["date"].(string)].(map[string]any)
+		if day["status"] == "delayed" {
+			return true
+		}
+	}
+	return false
 }

@@ -102,6 +102,9 @@ func TestAllowRuleRejectsBrokenDialogues(t *testing.T) {
 				leg["flight_number"] = flightFrom(t, airline, otherThan(t, airline, leg["flight_number"].(string)))
 			})
 		}},
+		{"a certificate of twice the amount", "send_certificate", "rule:allow:certificate_justified", nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
+			editArgs(t, tr, callAt(tr, "send_certificate"), func(args map[string]any) { args["amount"] = 2 * args["amount"].(float64) })
+		}},
 		{"six passengers booked", "book_reservation", "rule:allow:at_most_five_passengers", nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 			i := callAt(tr, "book_reservation")
 			editArgs(t, tr, i, func(args map[string]any) {
