@@ -1,10 +1,17 @@
 package domains_test
 
 import (
+	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
 
+	"github.com/synth-data/synth/blueprints"
 	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/engine/embedded"
+	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/usersim"
 )
 
 // flights_keep_route allows new flights on the reservation's route and
@@ -128,4 +135,56 @@ func hasDelayedFlight(d *domain.Domain, res map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// The generator makes compensation tasks for a delayed flight: a
+// cancellation, then a certificate of $50 a passenger of the same
+// reservation, each granted in order, and each such dialogue verifies.
+func TestDelayedFlightCompensationTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans thousands of blueprints")
+	}
+	fx, err := testplay.NewFixture("airline", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := blueprints.NewGeneric(fx.D.Model, blueprints.Spec{Seed: 3, Writes: blueprints.Range{Min: 2, Max: 3},
+		Reads: blueprints.Range{Min: 0, Max: 6}, AdaptReads: true, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for i := 0; i < 4000 && found < 2; i++ {
+		bp, err := gen.Generate(t.Context(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Passengers by reservation with a delayed flight the task cancelled.
+		cancelled := map[string]int{}
+		for _, a := range bp.Actions {
+			var args map[string]any
+			_ = json.Unmarshal(a.Arguments, &args)
+			switch a.Tool {
+			case "cancel_reservation":
+				v, _ := fx.D.Base.Get("reservations", args["reservation_id"].(string))
+				if res := v.(map[string]any); hasDelayedFlight(fx.D, res) {
+					cancelled[args["reservation_id"].(string)] = len(res["passengers"].([]any))
+				}
+			case "send_certificate":
+				if slices.ContainsFunc(slices.Collect(maps.Values(cancelled)), func(n int) bool { return args["amount"].(float64) == float64(50*n) }) {
+					found++
+					tr, err := embedded.Simulate(t.Context(), fx.D, bp, 60)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if v := fx.Ver.Verify(t.Context(), bp, tr); !v.Passed {
+						t.Errorf("%s: the delayed flight's compensation fails %v", bp.ID, v.Failed())
+					}
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no task compensates a delayed flight after the cancellation of its reservation")
+	}
 }
