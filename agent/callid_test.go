@@ -70,6 +70,8 @@ var phraseBanks = map[string]phraseBank{
 	"genericAskTargetKey":     {genericAskTargetKey, []string{"noun", "key", "a_key"}},
 	"genericAskSlot":          {genericAskSlot, []string{"what"}},
 	"genericAskSaid":          {genericAskSaid, []string{"opts"}},
+	"foundAgain":              {foundAgain, []string{"what"}},
+	"genericAskCount":         {genericAskCount, []string{"what", "lo", "hi"}},
 	"genericAskReason":        {genericAskReason, []string{"act"}},
 	"genericAskReasonBare":    {genericAskReasonBare, nil},
 	"genericAskGroup":         {genericAskGroup, []string{"what"}},

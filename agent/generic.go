@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/synth-data/synth/dialog"
@@ -33,6 +34,7 @@ type Generic struct {
 	first    string
 	identity map[string]string
 	reads    map[string]readOut // results no write has changed since
+	told     map[string]bool    // records introduced to the customer (collection, key)
 
 	goals    map[int]*ggoal
 	queue    []int
@@ -113,7 +115,7 @@ type trial struct {
 
 // NewGeneric creates the agent of one episode.
 func NewGeneric(m *model.Model, st *tools.State, rng *rand.Rand) *Generic {
-	return &Generic{m: m, st: st, rng: rng, goals: map[int]*ggoal{}, reads: map[string]readOut{}}
+	return &Generic{m: m, st: st, rng: rng, goals: map[int]*ggoal{}, reads: map[string]readOut{}, told: map[string]bool{}}
 }
 
 // WithFlaw turns the agent into a flawed one (DPO).
@@ -517,6 +519,10 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		}
 	case "slot":
 		p := g.w.Param(name)
+		if what, lo, hi, ok := countChoices(p); ok {
+			text = a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
+			break
+		}
 		if said := saidChoices(p); said != nil {
 			text = a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
 			break
@@ -606,6 +612,29 @@ func offered(p *model.ParamModel) bool {
 
 // saidChoices are a slot's few choices in the pack's words, nil when
 // the pack does not word every one.
+// countChoices reads a slot whose choices are a run of counts the pack
+// words as "{value} checked bags in total" as a question of how many:
+// listing "one checked bag in total, 2 checked bags in total, … or 6
+// checked bags in total" is how a form reads, not a person.
+func countChoices(p *model.ParamModel) (what, lo, hi string, ok bool) {
+	if p == nil || len(p.Choices) < 4 {
+		return "", "", "", false
+	}
+	what, found := strings.CutPrefix(p.Say["*"], "{value} ")
+	if !found || strings.Contains(what, "{") {
+		return "", "", "", false
+	}
+	prev := 0
+	for i, c := range p.Choices {
+		n, err := strconv.Atoi(c)
+		if err != nil || (i > 0 && n != prev+1) {
+			return "", "", "", false
+		}
+		prev = n
+	}
+	return what, p.Choices[0], p.Choices[len(p.Choices)-1], true
+}
+
 func saidChoices(p *model.ParamModel) []string {
 	if p == nil || len(p.Choices) == 0 || len(p.Choices) > 8 {
 		return nil
@@ -1063,6 +1092,13 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
+	if told := c.Name + "\x00" + g.key; a.told[told] {
+		// A record the customer and the agent have been through already
+		// is named, not introduced again.
+		return a.say(foundAgain, map[string]string{"what": c.Noun + " " + g.key}), false
+	} else {
+		a.told[told] = true
+	}
 	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label, g.field), cands[i])), false
 }
 
@@ -1114,7 +1150,12 @@ func (a *Generic) sayFound(label, noun, key, detail string) string {
 	if a.m.Users != nil && a.rng.IntN(3) == 0 {
 		tmpls = foundYours
 	}
-	return a.say(tmpls, map[string]string{"what": what, "detail": detail})
+	text := a.say(tmpls, map[string]string{"what": what, "detail": detail})
+	if head, ok := strings.CutSuffix(strings.TrimSpace(text), ":"); ok && detail == "" {
+		// "I see your pending order, order #W1046662:" leads to nothing.
+		return head + "."
+	}
+	return text
 }
 
 // uuidLike is a key made for machines: eight hex digits, a hyphen, four.
@@ -1133,7 +1174,7 @@ const mostSaid = 3
 // the customer asks about (asked) is left to the answer, which says it
 // next.
 func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked string) *model.CollModel {
-	said := strings.ToLower(label)
+	said := sameWords(label)
 	keep := func(fields []string) []string {
 		var out []string
 		for _, f := range fields {
@@ -1141,7 +1182,12 @@ func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked st
 			if !ok || v == nil || f == asked {
 				continue
 			}
-			if w := strings.ToLower(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {
+			if w := sameWords(model.ValueWords(tools.Text(v))); w != "" && strings.Contains(said, w) {
+				continue
+			}
+			if p, ok := model.SaidAs(c, f, v); ok && strings.Contains(said, sameWords(p)) {
+				// "your reservation with travel insurance" is not told
+				// again that it has travel insurance.
 				continue
 			}
 			out = append(out, f)
@@ -1164,11 +1210,52 @@ func (a *Generic) beyond(c *model.CollModel, obj map[string]any, label, asked st
 	return &out
 }
 
+// facts says a record's plain fields one by one, as a person states
+// them: "Its price is $406.27." ("" when one of them is not plain).
+func facts(c *model.CollModel, obj map[string]any) string {
+	var parts []string
+	for _, f := range slices.Concat(c.Describe, c.Compare) {
+		v, ok := model.ValueAt(obj, f)
+		if !ok || v == nil {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any, []any, bool:
+			return ""
+		case string:
+			if _, stamp := model.StampWords(x); stamp {
+				return ""
+			}
+		}
+		parts = append(parts, "its "+model.Words(model.LastStep(f))+" is "+model.AnswerValue(f, v))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return dialog.Capitalize(model.JoinAnd(parts)) + "."
+}
+
+// sameWords is text as beyond compares it: "one-way" says "one way".
+func sameWords(s string) string {
+	return strings.ReplaceAll(strings.ToLower(s), "-", " ")
+}
+
 // describe states a record's attributes, in the pack's words.
 func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 	d := model.Description(c, obj)
 	if d == "" {
 		return ""
+	}
+	if rest, ok := strings.CutPrefix(d, model.A(c.Noun)+", "); ok {
+		// Nothing is left to say of it in the pack's words, only its
+		// fields: "It's an order, created …" or "It's a special event,
+		// price $406.27" tells nothing of what it is.
+		if verb, _, _ := strings.Cut(rest, " "); model.Participle(verb) {
+			return "It was " + rest + "."
+		}
+		if f := facts(c, obj); f != "" {
+			return f
+		}
 	}
 	return "It's " + d + "."
 }
@@ -1176,12 +1263,28 @@ func (a *Generic) describe(c *model.CollModel, obj map[string]any) string {
 // summary says a search result where, when and by what the customer
 // picks first, then (unless brief) the parts its lists hold: "from ORD
 // to MCO on May 25, 2024 (price $300, duration 403 minutes, ...);
-// flights SY325 on May 25, 2024 and SY220 on May 25, 2024".
+// flights SY325 on May 25, 2024 and SY220 on May 25, 2024". A search
+// with a Detail says the rest in the pack's words, and brief, only what
+// the candidate is and its legs.
 func (a *Generic) summary(s *model.SearchModel, obj map[string]any, brief bool) string {
-	text := model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say)
-	if brief {
-		return text
+	switch {
+	case s.Detail != "" && brief:
+		if l := a.lists(obj); l != "" {
+			return placeOf(s, obj) + " (" + strings.TrimPrefix(l, "; ") + ")"
+		}
+		return placeOf(s, obj)
+	case s.Detail != "":
+		return placeOf(s, obj) + ", " + model.DetailText(s.Detail, obj, a.m.Identifying())
+	case brief:
+		return model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say)
 	}
+	return model.ElementText(obj, a.m.Identifying(), s.Compare, s.Say) + a.lists(obj)
+}
+
+// lists says the lists a candidate holds: "; flights SY325 on May 25,
+// 2024 and SY220 on May 25, 2024".
+func (a *Generic) lists(obj map[string]any) string {
+	var text string
 	for _, f := range slices.Sorted(maps.Keys(obj)) {
 		list, ok := obj[f].([]any)
 		if !ok {
@@ -1200,6 +1303,26 @@ func (a *Generic) summary(s *model.SearchModel, obj map[string]any, brief bool) 
 	return text
 }
 
+// placeOf says what a candidate is and where it goes, for a search whose
+// Detail tells the rest: the fields said with a preposition, then the
+// pack's words for those the search describes ("from LGA to DFW in
+// economy with no stops").
+func placeOf(s *model.SearchModel, obj map[string]any) string {
+	place := map[string]any{}
+	var with []string
+	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		switch {
+		case model.HasPreposition(f):
+			place[f] = obj[f]
+		case slices.Contains(s.Describe, f):
+			if w, ok := s.Say[f+"="+tools.Text(obj[f])]; ok {
+				with = append(with, w)
+			}
+		}
+	}
+	return strings.Join(append([]string{model.ElementText(place, nil, nil, s.Say)}, with...), " ")
+}
+
 func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 	if a.fire(FlawOmitsOutput, g) {
 		a.hide = true
@@ -1208,7 +1331,8 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 		return "I've pulled that up for you; everything looks in order."
 	}
 	what := yours(g.target.Label)
-	if g.key != "" {
+	if g.key != "" && !opaque(g.key) {
+		// A UUID is no name to say: the customer's words for it are.
 		if c := a.m.Colls[g.target.Collection]; c != nil {
 			what = c.Noun + " " + g.key
 		}
@@ -1231,7 +1355,7 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 		if err != nil {
 			return "I'm sorry, I couldn't work out the " + model.Words(g.field) + "."
 		}
-		return fmt.Sprintf("The %s of %s is %s.", model.Words(g.field), what, model.SayValue(g.field, raw))
+		return fmt.Sprintf("The %s of %s is %s.", model.Words(g.field), what, model.AnswerValue(g.field, raw))
 	}
 	v, ok := model.ValueAt(rec, g.field)
 	if !ok {

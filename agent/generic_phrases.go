@@ -53,6 +53,13 @@ var genericAskSaid = []string{
 	"{|And |Now, |Also, |Next, }{which would you like|what would you prefer|which do you want|what's your preference|what should it be}: <opts>?",
 }
 
+// genericAskCount asks for a count among a run of them: <what> is the
+// pack's words after the number ("checked bags in total").
+var genericAskCount = []string{
+	"{|And |Now, |Also, |Next, }how many <what> {would you like|do you want|should it be}? {Anything from <lo> to <hi> works|It can be from <lo> to <hi>|You can have <lo> to <hi>}.",
+	"{|And |Now, |Next, }{could you tell me how many <what> you'd like ({from <lo> to <hi>|<lo> to <hi>|<lo>–<hi>})?|please tell me how many <what> you'd like ({from <lo> to <hi>|<lo> to <hi>|<lo>–<hi>}).}",
+}
+
 var genericAskChoice = []string{
 	"{|And |Now, |Next, |Then }{which <noun>|what <noun>} {would you like to use|should I use|do you want} for the <what>?",
 	"{Could you tell me which <noun> to use for the <what>?|Please tell me which <noun> to use for the <what>.}",

@@ -51,13 +51,13 @@ var figureRefundWillBe = []string{
 var figureRefundNamedWillBe = []string{
 	"{The <what> will be|The <what> comes to|You'll get a <what> of|You'll receive a <what> of} <value><to>.",
 	"{You'll be refunded|You will be refunded} <value><to>{, the full <what>|}.",
-	"<value> {will go back|will be refunded}<to>{ as your <what>|}.",
+	"<value> {will go back|will come back}<to>{ as your <what>|}.",
 }
 
 // figureRefundIs reports such a figure after the write.
 var figureRefundIs = []string{
 	"{<value> is going back|A refund of <value> is on its way|<value> has been refunded|You've been refunded <value>}<to>.",
-	"{The <what> came to|The <what> was} <value> in your favour{, refunded<to>|, so that comes back<to>}.",
+	"{The <what> came to|The <what> was} <value>, and it's {on its way back|coming back}<to>.",
 }
 
 // figureChargeIs reports, after the write, money the customer paid.

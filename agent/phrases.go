@@ -34,6 +34,12 @@ var found = []string{
 	"{I see|I can see|Okay, I see} <what>{.|:} <detail>",
 }
 
+// foundAgain names a record the dialogue has been through already.
+var foundAgain = []string{
+	"{That's|It's|That would be} <what> again{, the one we just went through| — the same one as before|}.",
+	"{Okay|Right|Got it}, {that's|it's} <what> {again|once more}.",
+}
+
 // foundYours is found for a customer who has an account: an employee
 // or a developer is not looked up.
 var foundYours = []string{
@@ -47,7 +53,7 @@ var confirmAsk = []string{
 
 var proposeLead = []string{
 	"{Here's what I'll do|To confirm the details|Just to confirm|Before I make this change, here are the details|Here's the plan|Let me run this by you first|Before I go ahead, let me check this with you|So that we're on the same page|Let me read it back to you}:",
-	"{I'm about to|I'll now|I'm ready to|I'm set to|Next, I can|If you agree, I'll|With your okay, I'll}",
+	"{I'm about to|I'll now|I'm ready to|I'm set to|I can now|If you agree, I'll|With your okay, I'll}",
 }
 
 var doneLead = []string{

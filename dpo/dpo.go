@@ -1,6 +1,7 @@
 package dpo
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -161,12 +162,38 @@ func (p *Plan) Order(bp *record.Blueprint) []string {
 	first := p.kinds[p.primary.At(bp.Index)]
 	rest := slices.DeleteFunc(slices.Clone(p.kinds), func(k string) bool {
 		w, set := p.mix[k]
-		return k == first || set && w == 0
+		return k == first || set && w == 0 || !fits(k, bp)
 	})
 	rng := blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "dpo")
 	rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+	// A flaw any task can show (a needless transfer, stopping early) is
+	// tried after those that fit fewer: as an early fallback it takes the
+	// share of every task whose allocated flaw does not fit (a third of
+	// airline's pairs were needless transfers, where half the tasks write
+	// nothing).
+	slices.SortStableFunc(rest, func(a, b string) int { return cmp.Compare(anyTask[a], anyTask[b]) })
+	if !fits(first, bp) {
+		return rest
+	}
 	return append([]string{first}, rest...)
 }
+
+// fits rules out a flaw the blueprint gives no chance to fire, which
+// would cost a dialogue or two to find out: a mistake in a write's
+// proposal or call needs a write, a silent refusal a forbidden request.
+func fits(kind string, bp *record.Blueprint) bool {
+	switch kind {
+	case agent.FlawWrongArgument, agent.FlawNoConfirmation, agent.FlawUndisclosed, agent.FlawNoReminder,
+		agent.FlawAssumedArgument, agent.FlawNoOpWrite, agent.FlawUnrequestedWrite, agent.FlawMiscomputed:
+		return slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == record.GoalWrite })
+	case agent.FlawSilentRefusal:
+		return slices.ContainsFunc(bp.Goals, func(g record.Goal) bool { return g.Kind == record.GoalRefuse })
+	}
+	return true
+}
+
+// anyTask marks the flaws every task can show.
+var anyTask = map[string]int{agent.FlawUnnecessaryTransfer: 1, agent.FlawStopsEarly: 1}
 
 // Mode is how the plan cuts pairs (PairModes).
 func (p *Plan) Mode() string { return p.mode }

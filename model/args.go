@@ -485,6 +485,17 @@ func caseFilter(s, filter string) string {
 // FillSay renders a template with an element's own values (every field
 // it names), for names that do not depend on a description.
 func FillSay(say string, elem map[string]any) string {
+	return fillSay(say, elem, nil)
+}
+
+// DetailText renders a search's Detail over a candidate; the elements of
+// a list it names are said by their identifying fields first ("SY101 on
+// June 5, 2024").
+func DetailText(detail string, cand map[string]any, identifying []string) string {
+	return fillSay(detail, cand, identifying)
+}
+
+func fillSay(say string, elem map[string]any, identifying []string) string {
 	out := sayField.ReplaceAllStringFunc(say, func(s string) string {
 		name, filter, _ := strings.Cut(s[1:len(s)-1], "|")
 		v, ok := ValueAt(elem, name)
@@ -500,9 +511,43 @@ func FillSay(say string, elem map[string]any) string {
 			}
 			return strings.Join(vals, ", ")
 		}
-		return caseFilter(ValueWords(tools.Text(v)), filter)
+		if list, isList := v.([]any); isList {
+			// Legs or items, each as a person names one: "SY101 on
+			// June 5, 2024 and SY220 on June 5, 2024".
+			els := make([]string, len(list))
+			for i, e := range list {
+				if m, ok := e.(map[string]any); ok {
+					els[i] = ElementText(m, identifying, nil, nil)
+				} else {
+					els[i] = ValueWords(tools.Text(e))
+				}
+			}
+			return JoinAnd(els)
+		}
+		return caseFilter(valueFilter(name, v, filter), filter)
 	})
 	return strings.Join(strings.Fields(out), " ")
+}
+
+// valueFilter says a value as the filters that read its kind ask:
+// money ("$142", "$57.68"), clock (a time of day "23:30:00" as "11:30
+// PM", with τ²'s "+1" for the next day as words); other filters work on
+// the words.
+func valueFilter(name string, v any, filter string) string {
+	switch filter {
+	case "money":
+		if _, ok := v.(string); !ok {
+			if s := SayValue(name, v); strings.Contains(s, "$") {
+				return s
+			}
+			return "$" + FormatValue(v)
+		}
+	case "clock":
+		if w, ok := ClockWords(tools.Text(v)); ok {
+			return w
+		}
+	}
+	return ValueWords(tools.Text(v))
 }
 
 // Candidates lists the replacements a related record offers for an

@@ -25,7 +25,7 @@ import (
 // elements a choice named (the picked items, their replacements). sum
 // adds every number at the path; a bare ref is one number.
 
-var sayField = regexp.MustCompile(`\{[A-Za-z0-9_.-]+(\|(lower|title|words))?\}`)
+var sayField = regexp.MustCompile(`\{[A-Za-z0-9_.-]+(\|(lower|title|words|money|clock))?\}`)
 
 // expr is a parsed expression: terms added with their signs.
 type expr struct {

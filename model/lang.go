@@ -227,6 +227,25 @@ func SayValue(field string, v any) string {
 	return s
 }
 
+// AnswerValue is a field's value as the agent answers a question with
+// it: SayValue, with a stored word ("one_way") said as words. An id
+// keeps its text, which the customer may need exactly; the outputs check
+// reads an underscore as a space.
+func AnswerValue(field string, v any) string {
+	val := SayValue(field, v)
+	if s, ok := v.(string); ok && !strings.ContainsAny(s, "0123456789") {
+		return ValueWords(val)
+	}
+	return val
+}
+
+func unitSuffix(unit string) string {
+	if unit == "" {
+		return ""
+	}
+	return " " + unit
+}
+
 // SlotText is how a customer states a value: the text the agent turns
 // back into the argument with Typed.
 func SlotText(v any) string {
@@ -788,6 +807,16 @@ func singularIs(w string) bool {
 // created April 11, 2024 at 6:11 PM". Attributes with no words of their
 // own are said by name ("aircraft A320"). It is "" for a record with no
 // scalar describe or compare field.
+// SaidAs is the pack's words for a record's field and value ("for a
+// one-way trip", "with 2 checked bags"), if it has any.
+func SaidAs(c *CollModel, f string, v any) (string, bool) {
+	phrase, said := c.Say[f+"="+tools.Text(v)]
+	if tmpl, ok := c.Say[f]; ok && !said {
+		return fillValue(tmpl, SayValue(f, v)), true
+	}
+	return phrase, said
+}
+
 func Description(c *CollModel, obj map[string]any) string {
 	var adj, preps, with, attrs []string
 	for _, f := range slices.Concat(c.Describe, c.Compare) {
@@ -800,10 +829,7 @@ func Description(c *CollModel, obj map[string]any) string {
 			continue
 		}
 		text := tools.Text(v)
-		phrase, said := c.Say[f+"="+text]
-		if tmpl, ok := c.Say[f]; ok && !said {
-			phrase, said = fillValue(tmpl, SayValue(f, v)), true
-		}
+		phrase, said := SaidAs(c, f, v)
 		if _, stamp := parseStamp(text); stamp {
 			// A time is said as a time, whatever the pack's words.
 			said = false
@@ -909,6 +935,14 @@ func ElementText(e map[string]any, identifying, first []string, say map[string]s
 	return out
 }
 
+// HasPreposition reports whether a field is said as a place, a time or a
+// class ("from SFO", "on June 5, 2024", "in economy") rather than as an
+// attribute by name.
+func HasPreposition(field string) bool {
+	p := preposition(field)
+	return p != "" && p != "adjective" && p != "called"
+}
+
 // prepRank orders a place's words as people say them: from, to, on, in.
 func prepRank(f string) int {
 	switch preposition(f) {
@@ -936,6 +970,30 @@ func DatesInWords(text string) string {
 		}
 		return d
 	})
+}
+
+// ClockWords says a time of day as a person does: "23:30:00" is "11:30
+// PM", "03:10:00+1" (the next day, as τ²'s flights write it) "3:10 AM
+// the next day". It reports false for anything else.
+func ClockWords(s string) (string, bool) {
+	clock, days, _ := strings.Cut(s, "+")
+	t, err := time.Parse(time.TimeOnly, clock)
+	if err != nil {
+		return "", false
+	}
+	words := t.Format("3:04 PM")
+	switch days {
+	case "":
+	case "1":
+		words += " the next day"
+	default:
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return "", false
+		}
+		words += " " + days + " days later"
+	}
+	return words, true
 }
 
 // DateWords says an ISO date ("2024-06-04") as "June 4, 2024".
@@ -1016,6 +1074,10 @@ func (m *Model) SampleValue(coll, field string) any {
 
 // participle reports whether a word reads as a past participle: created,
 // borrowed, made.
+// Participle reports whether a word is a past participle ("created",
+// "paid"), which a record's time is said with.
+func Participle(w string) bool { return participle(w) }
+
 func participle(w string) bool {
 	switch w {
 	case "made", "sent", "paid", "built", "done", "begun", "taken", "given", "shipped":
@@ -1054,10 +1116,7 @@ func (a FieldAsk) Answer(what string, field string, v any) string {
 		}
 		return fmt.Sprintf("No, %s doesn't have %s.", what, a.Words)
 	}
-	if a.Unit != "" {
-		val += " " + a.Unit
-	}
-	return fmt.Sprintf("The %s of %s is %s.", a.Words, what, val)
+	return fmt.Sprintf("The %s of %s is %s.", a.Words, what, AnswerValue(field, v)+unitSuffix(a.Unit))
 }
 
 // FailedHandover is the summary a transfer after a failed write gives

@@ -209,9 +209,12 @@ type SearchModel struct {
 	Compare  []string
 	Describe []string
 	// Say words candidate fields, as a collection's Say does.
-	Say   map[string]string
-	types map[string]map[string]any // param -> schema (first tool that has it)
-	pools map[string][]string
+	Say map[string]string
+	// Detail is the pack's template for what else the agent tells of a
+	// found candidate (pack.Search.Detail).
+	Detail string
+	types  map[string]map[string]any // param -> schema (first tool that has it)
+	pools  map[string][]string
 	// Legs builds candidates of legs (pack.Legs), nil for a search
 	// whose result elements are the candidates.
 	Legs *pack.Legs
@@ -1558,7 +1561,7 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 		return nil, fmt.Errorf("%s.tools: empty", where)
 	}
 	sm := &SearchModel{Name: s.Name, Noun: Singular(Words(s.Name)), Tools: slices.Clone(s.Tools), Grid: slices.Clone(s.Grid),
-		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe), Say: s.Say, Legs: s.Legs,
+		Items: s.Items, Compare: slices.Clone(s.Compare), Describe: slices.Clone(s.Describe), Say: s.Say, Detail: s.Detail, Legs: s.Legs,
 		types: map[string]map[string]any{}, pools: map[string][]string{}}
 	params := map[string]bool{}
 	for _, tn := range s.Tools {

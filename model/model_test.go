@@ -419,6 +419,51 @@ func TestStampWords(t *testing.T) {
 	}
 }
 
+func TestClockWords(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"23:30:00", "11:30 PM", true},
+		{"03:10:00+1", "3:10 AM the next day", true},
+		{"00:05:00+2", "12:05 AM 2 days later", true},
+		{"12:00:00", "12:00 PM", true},
+		{"25:00:00", "", false},
+		{"03:10:00+x", "", false},
+		{"2024-05-16", "", false},
+	} {
+		got, ok := ClockWords(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ClockWords(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestDetailText: a search's detail says a candidate in the pack's words,
+// its legs by their identifying fields, times as times and money as
+// money, never a field's name.
+func TestDetailText(t *testing.T) {
+	cand := map[string]any{
+		"flights": []any{
+			map[string]any{"flight_number": "SY203", "date": "2024-06-01"},
+			map[string]any{"flight_number": "SY355", "date": "2024-06-01"},
+		},
+		"scheduled_departure_time_est": "18:00:00", "scheduled_arrival_time_est": "01:50:00+1",
+		"price": float64(313), "fare": 57.5, "seats": float64(5), "cabin": "basic_economy",
+	}
+	for _, tc := range []struct{ tmpl, want string }{
+		{"taking {flights}: it leaves at {scheduled_departure_time_est|clock}, lands at {scheduled_arrival_time_est|clock}",
+			"taking SY203 on June 1, 2024 and SY355 on June 1, 2024: it leaves at 6:00 PM, lands at 1:50 AM the next day"},
+		{"{price|money} a passenger, {fare|money} in fees, {seats} seats left", "$313 a passenger, $57.50 in fees, 5 seats left"},
+		{"in {cabin|words}", "in basic economy"},
+		{"{missing} seats", "seats"},
+	} {
+		if got := DetailText(tc.tmpl, cand, []string{"flight_number"}); got != tc.want {
+			t.Errorf("DetailText(%q) = %q, want %q", tc.tmpl, got, tc.want)
+		}
+	}
+}
+
 // TestVerbPhraseNamesTarget: a phrase hint that does not say what the
 // write acts on gets it, so no customer asks for a write on a record
 // they never name.

@@ -312,6 +312,11 @@ type Search struct {
 	// Say words a Describe or Compare field as a collection's say does:
 	// "stops=0": "with no stops", "max:price": "the priciest".
 	Say map[string]string `json:"say,omitempty"`
+	// Detail says what the agent tells of a found candidate beyond where
+	// and what it is, in the domain's words: "taking {flights}, leaving
+	// at {scheduled_departure_time_est|clock}". Without it the agent
+	// lists the candidate's other fields by name.
+	Detail string `json:"detail,omitempty"`
 	// Legs makes each result element a candidate built of legs: an
 	// element that is one object is a candidate of one leg, a list of
 	// objects one of several (a connection).

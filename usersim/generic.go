@@ -193,7 +193,27 @@ func (u *Generic) openingIdentity() (dialog.Turn, bool) {
 	if u.bp.Persona.Known["identify"] == "" {
 		return dialog.Turn{}, false
 	}
-	return u.identifyTurn(false, []string{genericIdentify[0]}), true
+	id := u.identity(false)
+	tmpls := genericIdentifyOpening
+	if len(id) == 1 {
+		tmpls = slices.Concat(tmpls, genericIdentifyOpeningOne)
+	}
+	return u.identifyWith(id, tmpls), true
+}
+
+// genericIdentifyOpening volunteers the identity in the opening message,
+// a statement after the request.
+var genericIdentifyOpening = []string{
+	"{My|The} <pairs>{.|}",
+	"{For reference|In case you need it|To find my account|For my account|So you can find me}{,|:} {my|the} <pairs>{.|}",
+	"{Oh, and|And} {my|the} <pairs>{.|}",
+}
+
+// genericIdentifyOpeningOne are its forms for an identity of one value
+// (a user id), which reads as a name on its own.
+var genericIdentifyOpeningOne = []string{
+	"{You'll find me under|I'm under|You can look me up as|My account is under} <values>{.|}",
+	"{I'm|I should be} <values> {on your system|in your records}{.|}",
 }
 
 // slotValue is what the customer says for a slot now: the first value

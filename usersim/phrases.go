@@ -139,7 +139,7 @@ var revisions = []string{
 }
 
 var dones = []string{
-	"{No|Nope|No thanks|That's all|That's everything}, {that's all|that's everything|I'm all set|that covers it|nothing else|I'm good}{ for today| for now|}{ — thanks| — thank you| — thanks a lot| — thanks for your help| — appreciate it|, thanks|}{!|.}",
+	"{No|Nope|No thanks}, {that's all|that's everything|I'm all set|that covers it|nothing else|I'm good}{ for today| for now|}{ — thanks| — thank you| — thanks a lot| — thanks for your help| — appreciate it|, thanks|}{!|.}",
 	"{That's it|That's all I needed|I'm good|I'm all set|That covers everything}, {thank you|thanks|thanks so much|many thanks|thanks for the help}{!|.}",
 	"{Nothing else|No, I'm done|Nothing more|No, that's it}{,| —} {thanks|thank you for the help|have a nice day|have a good one|bye}{!|.}",
 }

@@ -94,6 +94,10 @@ func TestSaysOutput(t *testing.T) {
 		{"The price difference was $325.", "-325", false},
 		{"You'll get $1,325 back.", "-1325", true},
 		{"The total is $325.", "325", true},
+		{"The price difference was $4.52, and it's on its way back to your Visa.", "-4.52", true},
+		{"The flight type of reservation 4GY535 is one way.", "one_way", true},
+		{"The flight type of reservation 4GY535 is one_way.", "one_way", true},
+		{"The flight type of reservation 4GY535 is round trip.", "one_way", false},
 	} {
 		if got := SaysOutput(tc.text, tc.v); got != tc.want {
 			t.Errorf("SaysOutput(%q, %q) = %v, want %v", tc.text, tc.v, got, tc.want)

@@ -507,10 +507,11 @@ func short(h string) string {
 	return h
 }
 
-// outputForm drops what the outputs check ignores in a figure. A
-// replacer builds its tables on first use, so it is made once: built per
-// message it was a tenth of all a run allocated.
-var outputForm = strings.NewReplacer(",", "", "-$", "-")
+// outputForm drops what the outputs check ignores in a figure, and reads
+// an underscore as the space a person writes for it (one_way is said
+// "one way"). A replacer builds its tables on first use, so it is made
+// once: built per message it was a tenth of all a run allocated.
+var outputForm = strings.NewReplacer(",", "", "-$", "-", "_", " ")
 
 // SaysOutput reports whether an agent's message states a required
 // output's value as the outputs check reads it; the credit labels mark
@@ -532,7 +533,8 @@ func saysNormalised(text, want string) bool {
 }
 
 // outputs checks that the agent said every required output, compared as
-// τ-bench does: case and commas aside (23,553 says 23553); and a sign
+// τ-bench does: case and commas aside (23,553 says 23553); underscores as
+// spaces; and a sign
 // before a currency sign, which τ-bench's agents never write, as before
 // the number (-$272 says -272).
 func outputs(bp *record.Blueprint, tr *record.Trajectory) record.Check {

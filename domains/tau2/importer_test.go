@@ -3,6 +3,7 @@ package tau2
 import (
 	"context"
 	"encoding/json"
+	"go.yaml.in/yaml/v3"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,6 +142,19 @@ func TestImportPack(t *testing.T) {
 			if p.Manifest.Name != "tau2-"+domain || p.Manifest.Handlers != "builtin:tau2-"+domain {
 				t.Errorf("manifest %s handlers %s", p.Manifest.Name, p.Manifest.Handlers)
 			}
+			// Every figure the built-in's policy has stated before a yes,
+			// the import states too: both read τ²'s same sentences.
+			raw, err := os.ReadFile(filepath.Join("..", domain, "domain.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tmpl struct{ Rules []pack.Rule }
+			if err := yaml.Unmarshal(raw, &tmpl); err != nil {
+				t.Fatal(err)
+			}
+			if want, got := disclosed(tmpl.Rules), disclosed(p.Manifest.Rules); len(want) == 0 || !slices.Equal(want, got) {
+				t.Errorf("the import discloses figures of %v, the built-in %s of %v", got, domain, want)
+			}
 			writing := 0
 			// The pack's task mix is τ²'s tasks by their number of writes.
 			sizes := make([]float64, pack.MaxTaskWrites)
@@ -194,4 +208,16 @@ func TestHeldOutSizes(t *testing.T) {
 	if want := []float64{1, 1, 0, 0, 0, 1}; n != 3 || len(held) != 2 || !slices.Equal(sizes, want) {
 		t.Errorf("%d tasks, %d held out, sizes %v; want 3, 2, %v", n, len(held), sizes, want)
 	}
+}
+
+// disclosed lists the tools whose figures rules say before the yes.
+func disclosed(rules []pack.Rule) []string {
+	var out []string
+	for _, r := range rules {
+		if r.Kind == pack.RuleDisclose {
+			out = append(out, r.Tool)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
