@@ -518,32 +518,7 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 			text = a.say(bank, map[string]string{"noun": noun, "key": key, "a_key": dialog.Capitalize(model.A(key))})
 		}
 	case "slot":
-		p := g.w.Param(name)
-		if what, lo, hi, ok := countChoices(p); ok {
-			text = a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
-			break
-		}
-		if said := saidChoices(p); said != nil {
-			text = a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
-			break
-		}
-		opts := ""
-		if offered(p) {
-			var cs []string
-			for _, c := range p.Choices {
-				cs = append(cs, model.ValueWords(c))
-			}
-			opts = " " + a.say(slotOptions, map[string]string{"opts": model.JoinOr(cs)})
-		}
-		if g.rejected != name && strings.HasSuffix(model.ArgWords(name), "reason") {
-			text = a.askReason(g) + opts
-			break
-		}
-		asks := genericAskSlot
-		if g.rejected == name {
-			asks = genericAskOtherSlot
-		}
-		text = a.say(asks, map[string]string{"what": model.ArgWords(name)}) + opts
+		text = a.askSlot(g, name)
 	case "like":
 		text = a.say(genericAskGroup, map[string]string{"what": model.Words(model.LastStep(name))})
 	case "choice":
@@ -608,6 +583,34 @@ func offered(p *model.ParamModel) bool {
 		}
 	}
 	return true
+}
+
+// askSlot asks for a value the customer states: as a count, among the
+// pack's words for its choices, or by its name.
+func (a *Generic) askSlot(g *ggoal, name string) string {
+	p := g.w.Param(name)
+	if what, lo, hi, ok := countChoices(p); ok {
+		return a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
+	}
+	if said := saidChoices(p); said != nil {
+		return a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
+	}
+	opts := ""
+	if offered(p) {
+		var cs []string
+		for _, c := range p.Choices {
+			cs = append(cs, model.ValueWords(c))
+		}
+		opts = " " + a.say(slotOptions, map[string]string{"opts": model.JoinOr(cs)})
+	}
+	if g.rejected != name && strings.HasSuffix(model.ArgWords(name), "reason") {
+		return a.askReason(g) + opts
+	}
+	asks := genericAskSlot
+	if g.rejected == name {
+		asks = genericAskOtherSlot
+	}
+	return a.say(asks, map[string]string{"what": model.ArgWords(name)}) + opts
 }
 
 // saidChoices are a slot's few choices in the pack's words, nil when
@@ -1092,14 +1095,7 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 		}
 		g.obj = obj
 	}
-	if told := c.Name + "\x00" + g.key; a.told[told] {
-		// A record the customer and the agent have been through already
-		// is named, not introduced again.
-		return a.say(foundAgain, map[string]string{"what": c.Noun + " " + g.key}), false
-	} else {
-		a.told[told] = true
-	}
-	return a.sayFound(label, c.Noun, g.key, a.describe(a.beyond(c, cands[i], label, g.field), cands[i])), false
+	return a.sayFound(label, c, g.key, func() string { return a.describe(a.beyond(c, cands[i], label, g.field), cands[i]) }), false
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
@@ -1139,8 +1135,16 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 // sayFound tells the customer which record the agent found, as they
 // described it (label) with its key: by the customer's account only to
 // a customer who has one.
-func (a *Generic) sayFound(label, noun, key, detail string) string {
-	what := yours(label) + ", " + noun + " " + key
+func (a *Generic) sayFound(label string, c *model.CollModel, key string, describe func() string) string {
+	told := c.Name + "\x00" + key
+	if a.told[told] {
+		// A record the customer and the agent have been through already
+		// is named, not introduced again.
+		return a.say(foundAgain, map[string]string{"what": c.Noun + " " + key})
+	}
+	a.told[told] = true
+	detail := describe()
+	what := yours(label) + ", " + c.Noun + " " + key
 	if opaque(key) {
 		// A UUID is no name to read aloud: the customer's own words
 		// are; the proposal gives the key, which the yes is to.

@@ -52,7 +52,7 @@ func (s *state) checkFiles(ctx context.Context) error {
 				s.defects.add(e.Path, NoRow, "", "bytes", "the file has %d bytes, the manifest says %d", n, e.Bytes)
 			}
 			if sum != e.SHA256 {
-				s.defects.add(e.Path, NoRow, "", "sha256", "the file's sha256 is %s, the manifest says %s", short(sum), short(e.SHA256))
+				s.defects.add(e.Path, NoRow, "", "sha256", "the file's sha256 is %s, the manifest says %s", release.Short(sum), release.Short(e.SHA256))
 			}
 			return nil
 		})
@@ -150,7 +150,7 @@ func (s *state) checkDomain() {
 	m, d := s.doc.m, s.dom
 	if got := d.Base.Hash(); got != m.Domain.StateHash {
 		s.defects.add("manifest.json", NoRow, "", "domain", "the %s database for seed %d hashes to %s, the manifest says %s (built by another synth version?)",
-			d.Name, m.Seed, short(got), short(m.Domain.StateHash))
+			d.Name, m.Seed, release.Short(got), release.Short(m.Domain.StateHash))
 	}
 	if d.Version != m.Domain.Version {
 		s.defects.add("manifest.json", NoRow, "", "domain", "release built from %s %s, this synth has %s %s", d.Name, m.Domain.Version, d.Name, d.Version)
@@ -168,7 +168,7 @@ func (s *state) checkDomain() {
 		}
 	}
 	if got := release.DomainHash(sums); got != m.Domain.Hash {
-		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", short(got), short(m.Domain.Hash))
+		s.defects.add("manifest.json", NoRow, "", "domain", "the domain/ files hash to %s, the manifest says %s", release.Short(got), release.Short(m.Domain.Hash))
 	}
 
 	want := release.DomainFiles(d, m.Seed)
@@ -208,7 +208,7 @@ func (s *state) checkDomainInfo() {
 	m := s.doc.m
 	if info.Name != m.Domain.Name || info.Version != m.Domain.Version || info.Seed != m.Seed || info.StateHash != m.Domain.StateHash {
 		s.defects.add(name, NoRow, "", "domain", "says %s %s seed %d state %s; the manifest says %s %s seed %d state %s",
-			info.Name, info.Version, info.Seed, short(info.StateHash), m.Domain.Name, m.Domain.Version, m.Seed, short(m.Domain.StateHash))
+			info.Name, info.Version, info.Seed, release.Short(info.StateHash), m.Domain.Name, m.Domain.Version, m.Seed, release.Short(m.Domain.StateHash))
 	}
 }
 
@@ -309,86 +309,73 @@ type duplicateRecord struct {
 // readBlueprints loads every blueprint. A blueprint id in two files is
 // a split leak when the files' splits differ.
 func (s *state) readBlueprints() {
-	for _, e := range s.entries(kindBlueprints) {
-		s.readJSONLEntry(e, func(line int, raw []byte) {
-			var bp record.Blueprint
-			if err := json.Unmarshal(raw, &bp); err != nil {
-				s.defects.add(e.Path, line, "", "blueprint", "not a blueprint: %v", err)
-				return
+	readRecords(s, kindBlueprints, "blueprint", "a blueprint", func(e entry, line int, bp *record.Blueprint) {
+		switch prev, dup := s.bps[bp.ID]; {
+		case bp.ID == "":
+			s.defects.add(e.Path, line, "", "blueprint", "blueprint without an id")
+			return
+		case dup && prev.split != e.split:
+			s.defects.add(e.Path, line, bp.ID, "split", "blueprint is in split %s here and in split %s (%s line %d)", e.split, prev.split, prev.file, prev.line+1)
+			return
+		case dup:
+			s.defects.add(e.Path, line, bp.ID, "duplicate", "blueprint also at %s line %d", prev.file, prev.line+1)
+			return
+		}
+		if bp.Split != e.split {
+			s.defects.add(e.Path, line, bp.ID, "split", "blueprint says split %q but is in the %s file", bp.Split, e.split)
+		}
+		if s.dom != nil && s.dom.Model != nil {
+			if id, held := s.dom.Model.Holdout.Match(blueprints.WriteCalls(bp)); held {
+				s.defects.add(e.Path, line, bp.ID, "holdout", "the task's writes equal held-out task %s of %s: a benchmark's test task is in the release", id, s.dom.HoldoutFile)
 			}
-			switch prev, dup := s.bps[bp.ID]; {
-			case bp.ID == "":
-				s.defects.add(e.Path, line, "", "blueprint", "blueprint without an id")
-				return
-			case dup && prev.split != e.split:
-				s.defects.add(e.Path, line, bp.ID, "split", "blueprint is in split %s here and in split %s (%s line %d)", e.split, prev.split, prev.file, prev.line+1)
-				return
-			case dup:
-				s.defects.add(e.Path, line, bp.ID, "duplicate", "blueprint also at %s line %d", prev.file, prev.line+1)
-				return
-			}
-			if bp.Split != e.split {
-				s.defects.add(e.Path, line, bp.ID, "split", "blueprint says split %q but is in the %s file", bp.Split, e.split)
-			}
-			if s.dom != nil && s.dom.Model != nil {
-				if id, held := s.dom.Model.Holdout.Match(blueprints.WriteCalls(&bp)); held {
-					s.defects.add(e.Path, line, bp.ID, "holdout", "the task's writes equal held-out task %s of %s: a benchmark's test task is in the release", id, s.dom.HoldoutFile)
-				}
-			}
-			if bp.Domain != s.doc.m.Domain.Name || bp.Seed != s.doc.m.Seed {
-				s.defects.add(e.Path, line, bp.ID, "blueprint", "blueprint of domain %s seed %d in a release of %s seed %d", bp.Domain, bp.Seed, s.doc.m.Domain.Name, s.doc.m.Seed)
-			}
-			s.bps[bp.ID] = &bpInfo{bp: &bp, file: e.Path, line: line, split: e.split}
-		})
-	}
+		}
+		if bp.Domain != s.doc.m.Domain.Name || bp.Seed != s.doc.m.Seed {
+			s.defects.add(e.Path, line, bp.ID, "blueprint", "blueprint of domain %s seed %d in a release of %s seed %d", bp.Domain, bp.Seed, s.doc.m.Domain.Name, s.doc.m.Seed)
+		}
+		s.bps[bp.ID] = &bpInfo{bp: bp, file: e.Path, line: line, split: e.split}
+	})
 }
 
 // readFailures loads the proofs of the DPO pairs.
 func (s *state) readFailures() {
-	for _, e := range s.entries(kindDPOFailures) {
-		s.readJSONLEntry(e, func(line int, raw []byte) {
-			var r failureRecord
-			if err := json.Unmarshal(raw, &r); err != nil {
-				s.defects.add(e.Path, line, "", "dpo", "not a failure record: %v", err)
-				return
-			}
-			if prev, dup := s.failures[r.PairID]; dup {
-				s.defects.add(e.Path, line, r.PairID, "duplicate", "failure record also at %s line %d", prev.file, prev.line+1)
-				return
-			}
-			r.file, r.line = e.Path, line
-			s.failures[r.PairID] = &r
-		})
-	}
+	readRecords(s, kindDPOFailures, "dpo", "a failure record", func(e entry, line int, r *failureRecord) {
+		if prev, dup := s.failures[r.PairID]; dup {
+			s.defects.add(e.Path, line, r.PairID, "duplicate", "failure record also at %s line %d", prev.file, prev.line+1)
+			return
+		}
+		r.file, r.line = e.Path, line
+		s.failures[r.PairID] = r
+	})
 }
 
 // readRejected loads the dialogues that failed verification.
 func (s *state) readRejected() {
-	for _, e := range s.entries(kindRejected) {
-		s.readJSONLEntry(e, func(line int, raw []byte) {
-			var r rejectedRecord
-			if err := json.Unmarshal(raw, &r); err != nil {
-				s.defects.add(e.Path, line, "", "rejected", "not a rejected record: %v", err)
-				return
-			}
-			r.file, r.line = e.Path, line
-			s.rejected = append(s.rejected, &r)
-		})
-	}
+	readRecords(s, kindRejected, "rejected", "a rejected record", func(e entry, line int, r *rejectedRecord) {
+		r.file, r.line = e.Path, line
+		s.rejected = append(s.rejected, r)
+	})
 }
 
 // readDuplicates loads the records of the dialogues dropped as
 // duplicates of others.
 func (s *state) readDuplicates() {
-	for _, e := range s.entries(kindDuplicates) {
+	readRecords(s, kindDuplicates, "duplicates", "a duplicate record", func(e entry, line int, r *duplicateRecord) {
+		r.file, r.line = e.Path, line
+		s.dups = append(s.dups, r)
+	})
+}
+
+// readRecords decodes each line of the kind's files as a T and hands it
+// to keep; a line that is not one is a defect of check.
+func readRecords[T any](s *state, kind, check, what string, keep func(e entry, line int, r *T)) {
+	for _, e := range s.entries(kind) {
 		s.readJSONLEntry(e, func(line int, raw []byte) {
-			var r duplicateRecord
-			if err := json.Unmarshal(raw, &r); err != nil {
-				s.defects.add(e.Path, line, "", "duplicates", "not a duplicate record: %v", err)
+			r := new(T)
+			if err := json.Unmarshal(raw, r); err != nil {
+				s.defects.add(e.Path, line, "", check, "not %s: %v", what, err)
 				return
 			}
-			r.file, r.line = e.Path, line
-			s.dups = append(s.dups, &r)
+			keep(e, line, r)
 		})
 	}
 }
@@ -447,11 +434,4 @@ func readJSONL(path string, rows int64, fn func(line int, raw []byte)) (int, err
 			return n, fmt.Errorf("after line %d: %w", n, err)
 		}
 	}
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

@@ -148,7 +148,7 @@ func gather(ctx context.Context, dir string, doc *manifestDoc, rows int) (*repor
 	m := doc.m
 	data := &reportData{
 		Title:    fmt.Sprintf("synth release · %s", m.Domain.Name),
-		Subtitle: fmt.Sprintf("synth %s · domain %s %s · seed %d · state %s", m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed, short(m.Domain.StateHash)),
+		Subtitle: fmt.Sprintf("synth %s · domain %s %s · seed %d · state %s", m.SynthVersion, m.Domain.Name, m.Domain.Version, m.Seed, release.Short(m.Domain.StateHash)),
 	}
 	if len(doc.problems) > 0 {
 		data.Notes = append(data.Notes, fmt.Sprintf("The manifest has %d problems; run synth validate on this release.", len(doc.problems)))

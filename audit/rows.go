@@ -41,29 +41,36 @@ type firstSeen struct {
 // checkSFTFiles re-verifies every SFT row on the worker pool.
 func (s *state) checkSFTFiles(ctx context.Context) error {
 	return s.fanOut(ctx, func(ctx context.Context, send func(func()) error) error {
-		for _, e := range s.entries(kindSFT) {
-			if _, ok := s.sums[e.Path]; !ok {
-				s.unreadable[kindSFT] = true
-				continue
-			}
-			row := 0
-			err := export.ScanSFT(s.path(e.Path), func(r export.SFTRow) error {
-				i := row
-				row++
-				return send(func() { s.checkSFT(ctx, e, i, r) })
-			})
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err != nil {
-				s.unreadable[kindSFT] = true
-				s.defects.add(e.Path, NoRow, "", readCheck(err), "%s", s.relErr(err))
-				continue
-			}
-			s.fileRows(e, row)
-		}
-		return nil
+		return scanRows(ctx, s, kindSFT, export.ScanSFT, send, func(e entry, i int, r export.SFTRow) { s.checkSFT(ctx, e, i, r) })
 	})
+}
+
+// scanRows sends check of every row of the kind's files to the pool; a
+// file missing or unreadable marks the kind unreadable, and a file read
+// whole has its rows counted against its entry.
+func scanRows[R any](ctx context.Context, s *state, kind string, scan func(string, func(R) error) error, send func(func()) error, check func(entry, int, R)) error {
+	for _, e := range s.entries(kind) {
+		if _, ok := s.sums[e.Path]; !ok {
+			s.unreadable[kind] = true
+			continue
+		}
+		row := 0
+		err := scan(s.path(e.Path), func(r R) error {
+			i := row
+			row++
+			return send(func() { check(e, i, r) })
+		})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			s.unreadable[kind] = true
+			s.defects.add(e.Path, NoRow, "", readCheck(err), "%s", s.relErr(err))
+			continue
+		}
+		s.fileRows(e, row)
+	}
+	return nil
 }
 
 // fileRows compares the rows read from a Parquet file with its entry.
@@ -369,28 +376,7 @@ func (s *state) checkDPOFiles(ctx context.Context) error {
 				return err
 			}
 		}
-		for _, e := range s.entries(kindDPO) {
-			if _, ok := s.sums[e.Path]; !ok {
-				s.unreadable[kindDPO] = true
-				continue
-			}
-			row := 0
-			err := export.ScanDPO(s.path(e.Path), func(r export.DPORow) error {
-				i := row
-				row++
-				return send(func() { s.checkDPO(ctx, e, i, r) })
-			})
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err != nil {
-				s.unreadable[kindDPO] = true
-				s.defects.add(e.Path, NoRow, "", readCheck(err), "%s", s.relErr(err))
-				continue
-			}
-			s.fileRows(e, row)
-		}
-		return nil
+		return scanRows(ctx, s, kindDPO, export.ScanDPO, send, func(e entry, i int, r export.DPORow) { s.checkDPO(ctx, e, i, r) })
 	})
 	if err != nil {
 		return err

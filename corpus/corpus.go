@@ -186,12 +186,7 @@ func proposal(before []record.Message) bool {
 
 // turnsDown reports whether a customer's answer to a proposal is a no.
 func turnsDown(low string) bool {
-	for _, p := range []string{"no,", "no ", "no.", "no —", "not quite", "that's not", "that isn't"} {
-		if strings.HasPrefix(low, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"no,", "no ", "no.", "no —", "not quite", "that's not", "that isn't"}, func(p string) bool { return strings.HasPrefix(low, p) })
 }
 
 // Summary is what a meter measured.

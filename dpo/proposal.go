@@ -2,6 +2,7 @@ package dpo
 
 import (
 	"encoding/json"
+	"iter"
 	"regexp"
 	"slices"
 	"strings"
@@ -111,9 +112,8 @@ func (c *LabelChecker) omits(label string, chosen, rejected []record.Message) (b
 // name (its address, its cabin), as a tool result in the prompt shows.
 func keepsValue(args map[string]any, key, target, cText, rText string, prompt []record.Message) bool {
 	var rec map[string]any
-	for _, m := range prompt {
-		var obj map[string]any
-		if m.Role == "tool" && strings.Contains(strings.ToLower(m.Content), target) && json.Unmarshal([]byte(m.Content), &obj) == nil {
+	for content, v := range toolResults(prompt) {
+		if obj, ok := v.(map[string]any); ok && strings.Contains(strings.ToLower(content), target) {
 			rec = obj
 		}
 	}
@@ -246,13 +246,23 @@ func recordWords(prompt []record.Message) map[string][]string {
 			}
 		}
 	}
-	for _, m := range prompt {
-		var v any
-		if m.Role == "tool" && json.Unmarshal([]byte(m.Content), &v) == nil {
-			walk(v)
-		}
+	for _, v := range toolResults(prompt) {
+		walk(v)
 	}
 	return out
+}
+
+// toolResults yields the prompt's tool results that are JSON, with the
+// text they were read from.
+func toolResults(prompt []record.Message) iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		for _, m := range prompt {
+			var v any
+			if m.Role == "tool" && json.Unmarshal([]byte(m.Content), &v) == nil && !yield(m.Content, v) {
+				return
+			}
+		}
+	}
 }
 
 // leaves are the scalar values of an argument, lower-cased, as words

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/synth-data/synth/agent"
@@ -84,155 +85,25 @@ func callsOf(msgs []record.Message, from int) []toolCall {
 // undisclosed, no_reminder, miscomputed and no_op_write in its words
 // (proposalShows); the other labels need the call or transfer itself.
 func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label string, prompt, chosen, rejected []record.Message) (bool, string) {
-	hist := append(append([]record.Message(nil), prompt...), rejected...)
-	rcalls := callsOf(hist, len(prompt))
-	ccalls := callsOf(chosen, 0)
-	writes := func(cs []toolCall) []toolCall {
-		var out []toolCall
-		for _, x := range cs {
-			if c.tools.Kind(x.name) == record.KindWrite {
-				out = append(out, x)
-			}
-		}
-		return out
+	p := &pair{ctx: ctx, bp: bp, prompt: prompt, chosen: chosen, rejected: rejected}
+	p.hist = append(append([]record.Message(nil), prompt...), rejected...)
+	p.rcalls, p.ccalls = callsOf(p.hist, len(prompt)), callsOf(chosen, 0)
+	p.rw, p.cw = c.writes(p.rcalls), c.writes(p.ccalls)
+	if len(p.rw) == 0 && proposalLabels[label] {
+		return c.proposalShows(bp, label, prompt, chosen, rejected, p.cw)
 	}
-	rw, cw := writes(rcalls), writes(ccalls)
-	if len(rw) == 0 && proposalLabels[label] {
-		return c.proposalShows(bp, label, prompt, chosen, rejected, cw)
-	}
-	switch label {
-	case agent.FlawGuessedTarget:
-		// The first write that is none of the ground truth's: a correct
-		// write of a later goal, made after the flawed one was refused,
-		// is not the guess.
-		for _, w := range rw {
-			if anyEqual(c.reference(bp, cw, w.name), w.args) {
-				continue
-			}
-			// Where the chosen side writes nothing yet, all its reads
-			// come before the write it proposes.
-			end := toolCall{msg: len(chosen)}
-			if len(cw) > 0 {
-				end = cw[0]
-			}
-			rReads, cReads := c.readsBefore(rcalls, w), c.readsBefore(ccalls, end)
-			if rReads < cReads {
-				return true, ""
-			}
-			return false, fmt.Sprintf("the rejected side's %s follows %d reads, the chosen side reads %d", w.name, rReads, cReads)
-		}
-		return false, "the rejected side runs no write other than the ground truth's"
-	case agent.FlawWrongTarget:
-		for _, w := range rw {
-			refs := c.reference(bp, cw, w.name)
-			if len(refs) == 0 {
-				continue
-			}
-			if key := targetKey(refs[0]); key != "" && !anyHas(refs, key, w.args[key]) {
-				return true, ""
-			}
-		}
-		return false, "no write of the rejected side acts on another target than the ground truth's"
-	case agent.FlawWrongArgument:
-		for _, w := range rw {
-			refs := c.reference(bp, cw, w.name)
-			if anyEqual(refs, w.args) {
-				continue
-			}
-			for _, ref := range refs {
-				if key := targetKey(ref); key == "" || reflect.DeepEqual(w.args[key], ref[key]) {
-					return true, ""
-				}
-			}
-		}
-		return false, "no write of the rejected side changes an argument of the ground truth's write on the same target"
-	case agent.FlawNoConfirmation:
-		// The verifier's rule: a write needs the customer's explicit yes
-		// to a proposal that named its details, one yes per write.
-		if c.fails(ctx, bp, hist, verify.CheckConfirmation) && !c.fails(ctx, bp, prompt, verify.CheckConfirmation) {
-			return true, ""
-		}
-		return false, "every write of the rejected side follows the customer's explicit yes to its proposal"
-	case agent.FlawUnauthenticated:
-		if c.fails(ctx, bp, hist, verify.CheckAuth) && !c.fails(ctx, bp, prompt, verify.CheckAuth) {
-			return true, ""
-		}
-		return false, "the rejected side calls no tool on the customer's data before they are identified"
-	case agent.FlawHallucinatedID:
-		for _, x := range rcalls {
-			if _, id := verify.UnsaidID(hist[:x.msg], x.args); id != "" {
-				return true, ""
-			}
-		}
-		return false, "every id the rejected side uses was in a tool result or a customer message"
-	case agent.FlawWrongTool:
-		if len(rw) == 0 {
-			return false, "the rejected side runs no write"
-		}
-		want := ""
-		if len(cw) > 0 {
-			want = cw[0].name
-		} else if next := c.pendingGold(bp, prompt); len(next) > 0 {
-			want = next[0].Tool
-		}
-		if rw[0].name != want {
-			return true, ""
-		}
-		return false, fmt.Sprintf("the rejected side runs %s, as the ground truth does", want)
-	case agent.FlawSchemaInvalid:
-		for _, x := range rcalls {
-			if t, _, err := c.tools.ParseArgs(x.name, x.raw); t != nil && err != nil {
-				return true, ""
-			}
-		}
-		return false, "every call of the rejected side matches its tool's schema"
-	case agent.FlawStopsEarly:
-		acts := func(cs []toolCall) bool {
-			for _, x := range cs {
-				if c.tools.Kind(x.name) == record.KindWrite || x.name == c.transfer && x.name != "" {
-					return true
-				}
-			}
-			return false
-		}
-		switch {
-		case acts(rcalls):
-			return false, "the rejected side writes or transfers"
-		case !acts(ccalls):
-			return false, "the chosen side makes no write or transfer there either"
-		case !endsWithWords(rejected):
-			return false, "the rejected side does not end with the agent's words"
-		}
-		return true, ""
-	case agent.FlawUnnecessaryTransfer:
-		if bp.NeedsTransfer() {
-			return false, "the task needs a transfer"
-		}
-		for _, x := range rcalls {
-			if c.transfer != "" && x.name == c.transfer {
-				return true, ""
-			}
-		}
-		return false, "the rejected side makes no transfer"
-	case agent.FlawOmitsOutput:
-		if !endsWithWords(rejected) {
-			return false, "the rejected side does not end with the agent's words"
-		}
-		for _, o := range bp.Outputs {
-			if says(chosen, o.Value) && !says(rejected, o.Value) {
-				return true, ""
-			}
-		}
-		return false, "the rejected side tells every output the chosen side tells"
+	if shows, ok := labelShows[label]; ok {
+		return shows(c, p)
 	}
 	// The rule flaws: the rejected side breaks a policy rule of the
 	// flaw's kind that the chosen side keeps.
 	for _, kind := range []string{pack.RuleDisclose, pack.RuleSay, pack.RuleMessage, pack.RuleFromCustomer, pack.RuleChangesState, pack.RuleRequested, pack.RuleRefuse, pack.RuleChecked, pack.RuleComputed} {
-		if !Explains(label, verify.RulePrefix+kind+":") {
+		prefix := verify.RulePrefix + kind + ":"
+		if !Explains(label, prefix) {
 			continue
 		}
 		good := append(append([]record.Message(nil), prompt...), chosen...)
-		if c.failsRule(ctx, bp, hist, kind) && !c.failsRule(ctx, bp, good, kind) {
+		if c.fails(ctx, bp, p.hist, prefix) && !c.fails(ctx, bp, good, prefix) {
 			return true, ""
 		}
 		return false, "the rejected side keeps every " + kind + " rule the chosen side keeps"
@@ -240,20 +111,175 @@ func (c *LabelChecker) Shows(ctx context.Context, bp *record.Blueprint, label st
 	return false, fmt.Sprintf("unknown failure type %q", label)
 }
 
+// pair is what Shows reads of a pair: its messages, the history up to
+// the rejected side's end, and each side's calls and writes.
+type pair struct {
+	ctx                            context.Context
+	bp                             *record.Blueprint
+	prompt, chosen, rejected, hist []record.Message
+	rcalls, ccalls, rw, cw         []toolCall
+}
+
+// writes are the calls of cs to write tools.
+func (c *LabelChecker) writes(cs []toolCall) []toolCall {
+	var out []toolCall
+	for _, x := range cs {
+		if c.tools.Kind(x.name) == record.KindWrite {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// labelShows holds, for each label that is not a rule's, what the
+// rejected side must do to show it.
+var labelShows = map[string]func(*LabelChecker, *pair) (bool, string){
+	agent.FlawGuessedTarget: (*LabelChecker).guessedTarget,
+	agent.FlawWrongTarget:   (*LabelChecker).wrongTarget,
+	agent.FlawWrongArgument: (*LabelChecker).wrongArgument,
+	agent.FlawNoConfirmation: func(c *LabelChecker, p *pair) (bool, string) {
+		// The verifier's rule: a write needs the customer's explicit yes
+		// to a proposal that named its details, one yes per write.
+		if c.failsAfter(p, verify.CheckConfirmation) {
+			return true, ""
+		}
+		return false, "every write of the rejected side follows the customer's explicit yes to its proposal"
+	},
+	agent.FlawUnauthenticated: func(c *LabelChecker, p *pair) (bool, string) {
+		if c.failsAfter(p, verify.CheckAuth) {
+			return true, ""
+		}
+		return false, "the rejected side calls no tool on the customer's data before they are identified"
+	},
+	agent.FlawHallucinatedID: func(_ *LabelChecker, p *pair) (bool, string) {
+		for _, x := range p.rcalls {
+			if _, id := verify.UnsaidID(p.hist[:x.msg], x.args); id != "" {
+				return true, ""
+			}
+		}
+		return false, "every id the rejected side uses was in a tool result or a customer message"
+	},
+	agent.FlawWrongTool: (*LabelChecker).wrongTool,
+	agent.FlawSchemaInvalid: func(c *LabelChecker, p *pair) (bool, string) {
+		for _, x := range p.rcalls {
+			if t, _, err := c.tools.ParseArgs(x.name, x.raw); t != nil && err != nil {
+				return true, ""
+			}
+		}
+		return false, "every call of the rejected side matches its tool's schema"
+	},
+	agent.FlawStopsEarly:          (*LabelChecker).stopsEarly,
+	agent.FlawUnnecessaryTransfer: (*LabelChecker).unnecessaryTransfer,
+	agent.FlawOmitsOutput: func(_ *LabelChecker, p *pair) (bool, string) {
+		if !endsWithWords(p.rejected) {
+			return false, "the rejected side does not end with the agent's words"
+		}
+		for _, o := range p.bp.Outputs {
+			if says(p.chosen, o.Value) && !says(p.rejected, o.Value) {
+				return true, ""
+			}
+		}
+		return false, "the rejected side tells every output the chosen side tells"
+	},
+}
+
+// guessedTarget: the first write that is none of the ground truth's (a
+// correct write of a later goal, made after the flawed one was refused,
+// is not the guess) follows fewer reads than the chosen side makes.
+func (c *LabelChecker) guessedTarget(p *pair) (bool, string) {
+	for _, w := range p.rw {
+		if anyEqual(c.reference(p.bp, p.cw, w.name), w.args) {
+			continue
+		}
+		// Where the chosen side writes nothing yet, all its reads come
+		// before the write it proposes.
+		end := toolCall{msg: len(p.chosen)}
+		if len(p.cw) > 0 {
+			end = p.cw[0]
+		}
+		rReads, cReads := c.readsBefore(p.rcalls, w), c.readsBefore(p.ccalls, end)
+		if rReads < cReads {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the rejected side's %s follows %d reads, the chosen side reads %d", w.name, rReads, cReads)
+	}
+	return false, "the rejected side runs no write other than the ground truth's"
+}
+
+func (c *LabelChecker) wrongTarget(p *pair) (bool, string) {
+	for _, w := range p.rw {
+		refs := c.reference(p.bp, p.cw, w.name)
+		if len(refs) == 0 {
+			continue
+		}
+		if key := targetKey(refs[0]); key != "" && !anyHas(refs, key, w.args[key]) {
+			return true, ""
+		}
+	}
+	return false, "no write of the rejected side acts on another target than the ground truth's"
+}
+
+func (c *LabelChecker) wrongArgument(p *pair) (bool, string) {
+	for _, w := range p.rw {
+		refs := c.reference(p.bp, p.cw, w.name)
+		if anyEqual(refs, w.args) {
+			continue
+		}
+		for _, ref := range refs {
+			if key := targetKey(ref); key == "" || reflect.DeepEqual(w.args[key], ref[key]) {
+				return true, ""
+			}
+		}
+	}
+	return false, "no write of the rejected side changes an argument of the ground truth's write on the same target"
+}
+
+func (c *LabelChecker) wrongTool(p *pair) (bool, string) {
+	if len(p.rw) == 0 {
+		return false, "the rejected side runs no write"
+	}
+	want := ""
+	if len(p.cw) > 0 {
+		want = p.cw[0].name
+	} else if next := c.pendingGold(p.bp, p.prompt); len(next) > 0 {
+		want = next[0].Tool
+	}
+	if p.rw[0].name != want {
+		return true, ""
+	}
+	return false, fmt.Sprintf("the rejected side runs %s, as the ground truth does", want)
+}
+
+func (c *LabelChecker) stopsEarly(p *pair) (bool, string) {
+	acts := func(cs []toolCall) bool {
+		return slices.ContainsFunc(cs, func(x toolCall) bool {
+			return c.tools.Kind(x.name) == record.KindWrite || x.name == c.transfer && x.name != ""
+		})
+	}
+	switch {
+	case acts(p.rcalls):
+		return false, "the rejected side writes or transfers"
+	case !acts(p.ccalls):
+		return false, "the chosen side makes no write or transfer there either"
+	case !endsWithWords(p.rejected):
+		return false, "the rejected side does not end with the agent's words"
+	}
+	return true, ""
+}
+
+func (c *LabelChecker) unnecessaryTransfer(p *pair) (bool, string) {
+	if p.bp.NeedsTransfer() {
+		return false, "the task needs a transfer"
+	}
+	if c.transfer != "" && slices.ContainsFunc(p.rcalls, func(x toolCall) bool { return x.name == c.transfer }) {
+		return true, ""
+	}
+	return false, "the rejected side makes no transfer"
+}
+
 // proposalLabels are the labels a proposal's words can show.
 var proposalLabels = map[string]bool{agent.FlawGuessedTarget: true, agent.FlawWrongTarget: true, agent.FlawWrongArgument: true,
 	agent.FlawHallucinatedID: true, agent.FlawUndisclosed: true, agent.FlawNoReminder: true, agent.FlawMiscomputed: true, agent.FlawNoOpWrite: true}
-
-// failsRule reports whether a policy rule of a kind fails on msgs.
-func (c *LabelChecker) failsRule(ctx context.Context, bp *record.Blueprint, msgs []record.Message, kind string) bool {
-	v := c.ver.Verify(ctx, bp, &record.Trajectory{BlueprintID: bp.ID, Domain: bp.Domain, Messages: msgs})
-	for _, ch := range v.Checks {
-		if strings.HasPrefix(ch.Name, verify.RulePrefix+kind+":") && !ch.Passed {
-			return true
-		}
-	}
-	return false
-}
 
 // readsBefore counts the read calls before the message of call x.
 func (c *LabelChecker) readsBefore(cs []toolCall, x toolCall) int {
@@ -319,36 +345,28 @@ func (c *LabelChecker) pendingGold(bp *record.Blueprint, prompt []record.Message
 }
 
 func anyEqual(refs []map[string]any, args map[string]any) bool {
-	for _, r := range refs {
-		if reflect.DeepEqual(r, args) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(refs, func(r map[string]any) bool { return reflect.DeepEqual(r, args) })
 }
 
 func anyHas(refs []map[string]any, key string, v any) bool {
-	for _, r := range refs {
-		if reflect.DeepEqual(r[key], v) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(refs, func(r map[string]any) bool { return reflect.DeepEqual(r[key], v) })
 }
 
-// fails reports whether the verifier's check fails on the messages
-// (authentication: a call touched the customer's data before they were
-// identified, or another customer's; confirmation: a write without its
-// own yes). The prompt is checked too, so that the mistake is the
-// rejected side's, not the shared history's.
+// fails reports whether a check of the verifier whose name is check, or
+// starts with it (rule:KIND:), fails on msgs: authentication (a call
+// touched the customer's data before they were identified, or another
+// customer's), confirmation (a write without its own yes), a policy rule
+// of a kind.
 func (c *LabelChecker) fails(ctx context.Context, bp *record.Blueprint, msgs []record.Message, check string) bool {
 	v := c.ver.Verify(ctx, bp, &record.Trajectory{BlueprintID: bp.ID, Domain: bp.Domain, Messages: msgs})
-	for _, ch := range v.Checks {
-		if ch.Name == check {
-			return !ch.Passed
-		}
-	}
-	return false
+	return slices.ContainsFunc(v.Checks, func(ch record.Check) bool { return strings.HasPrefix(ch.Name, check) && !ch.Passed })
+}
+
+// failsAfter reports whether check fails once the rejected side is
+// played and not on the prompt alone: the mistake is the rejected
+// side's, not the shared history's.
+func (c *LabelChecker) failsAfter(p *pair, check string) bool {
+	return c.fails(p.ctx, p.bp, p.hist, check) && !c.fails(p.ctx, p.bp, p.prompt, check)
 }
 
 // endsWithWords reports whether a side ends with the agent's words (a
@@ -366,10 +384,5 @@ func endsWithWords(side []record.Message) bool {
 func says(side []record.Message, value string) bool {
 	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), ",", "") }
 	want := norm(value)
-	for _, m := range side {
-		if m.Role == "assistant" && strings.Contains(norm(m.Content), want) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(side, func(m record.Message) bool { return m.Role == "assistant" && strings.Contains(norm(m.Content), want) })
 }

@@ -139,19 +139,15 @@ func (f Flavor) errorBody(e *apiError) []byte {
 		// vllm/entrypoints/openai/engine/protocol.py: ErrorResponse{error:
 		// ErrorInfo{message, type, param, code: int}}, code set to the HTTP
 		// status and type to the status's exception name (BadRequestError).
-		v = struct {
-			Error struct {
-				Message string  `json:"message"`
-				Type    string  `json:"type"`
-				Param   *string `json:"param"`
-				Code    int     `json:"code"`
-			} `json:"error"`
-		}{Error: struct {
+		type info struct {
 			Message string  `json:"message"`
 			Type    string  `json:"type"`
 			Param   *string `json:"param"`
 			Code    int     `json:"code"`
-		}{e.message, exceptionName(e.status), param, e.status}}
+		}
+		v = struct {
+			Error info `json:"error"`
+		}{info{e.message, exceptionName(e.status), param, e.status}}
 	case FlavorSGLang:
 		// python/sglang/srt/entrypoints/openai/protocol.py: ErrorResponse is
 		// flat, with no "error" wrapper: {object: "error", message, type,
@@ -181,17 +177,14 @@ func (f Flavor) errorBody(e *apiError) []byte {
 		// tools/server/server-common.cpp format_error_response, wrapped by
 		// ex_wrapper in tools/server/server.cpp: {error: {code: int,
 		// message, type}}; no param.
-		v = struct {
-			Error struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-				Type    string `json:"type"`
-			} `json:"error"`
-		}{Error: struct {
+		type info struct {
 			Code    int    `json:"code"`
 			Message string `json:"message"`
 			Type    string `json:"type"`
-		}{e.status, e.message, llamaErrorType(e.status)}}
+		}
+		v = struct {
+			Error info `json:"error"`
+		}{info{e.status, e.message, llamaErrorType(e.status)}}
 	default:
 		// OpenAI's shape (and the generic flavor's): {error: {message,
 		// type, param, code}}, code a string such as

@@ -2,6 +2,7 @@ package emulate
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -163,9 +164,7 @@ func (m *metrics) snapshot() Metrics {
 		out.Faults[c] = m.faults[c]
 	}
 	out.Faults[faultToolParse] = m.faults[faultToolParse]
-	for r, n := range m.roles {
-		out.Roles[r] = n
-	}
+	maps.Copy(out.Roles, m.roles)
 	if !m.first.IsZero() {
 		now := time.Now()
 		elapsed := now.Sub(m.first).Seconds()

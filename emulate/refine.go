@@ -2,7 +2,6 @@ package emulate
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -67,11 +66,7 @@ func (s *Server) refine(req *chatRequest) (reply, error) {
 	}
 	speaker, _ := llm.Between(user, "speaker")
 	behavior, _ := llm.Between(user, "behavior")
-	seed := ""
-	if req.Seed != nil {
-		seed = strconv.FormatInt(*req.Seed, 10)
-	}
-	labels := []string{"refine", line, strings.Join(entities, "\x00"), speaker, behavior, seed, req.User}
+	labels := []string{"refine", line, strings.Join(entities, "\x00"), speaker, behavior, req.seed(), req.User}
 	rng := rngFor(labels...)
 
 	phrases, lead := customerPhrases, openers[behavior]

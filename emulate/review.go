@@ -44,18 +44,11 @@ func goalEntities(bp *record.Blueprint) []string {
 	return out
 }
 
-// reference is the faithful rendering of a blueprint that tells which
-// goal entities a customer states (a price difference is learnt, not
-// stated): the blueprint's own template instruction. (Under review it is
-// the text itself, which then states what it states.)
-func reference(bp *record.Blueprint, candidate string) string {
-	return bp.Instruction
-}
-
-// statedEntities are the goal entities the reference states: what every
-// instruction for this blueprint must contain.
-func statedEntities(bp *record.Blueprint, candidate string) []string {
-	return present(reference(bp, candidate), goalEntities(bp))
+// statedEntities are the goal entities the blueprint's own template
+// instruction states: what every instruction for it must contain (a
+// price difference is learnt, not stated).
+func statedEntities(bp *record.Blueprint) []string {
+	return present(bp.Instruction, goalEntities(bp))
 }
 
 // tagged returns the <tag> block of text, a request's userText: callers
@@ -118,7 +111,7 @@ func (s *Server) write(req *chatRequest) (reply, error) {
 	swap(segs, writerPhrases, rngFor("writer", bp.ID, feedback))
 	text := join(segs)
 	if !hasFeedback && s.opts.MistakeRate > 0 && unit("writer-mistake", bp.ID) < s.opts.MistakeRate {
-		if stated := present(text, statedEntities(bp, "")); len(stated) > 0 {
+		if stated := present(text, statedEntities(bp)); len(stated) > 0 {
 			e := stated[rngFor("writer-drop", bp.ID).IntN(len(stated))]
 			text = drop(text, e, "that one")
 		}
@@ -141,18 +134,14 @@ func (s *Server) judge(req *chatRequest) (reply, error) {
 	}
 	lower := strings.ToLower(instruction)
 	var missing []string
-	for _, e := range statedEntities(bp, instruction) {
+	for _, e := range statedEntities(bp) {
 		if !strings.Contains(lower, strings.ToLower(e)) {
 			missing = append(missing, strconv.Quote(e))
 		}
 	}
-	seed := ""
-	if req.Seed != nil {
-		seed = strconv.FormatInt(*req.Seed, 10)
-	}
 	rv := llm.Review{
 		Entails:   len(missing) == 0,
-		Realistic: !(s.opts.MistakeRate > 0 && unit("judge", bp.ID, instruction, seed, req.User) < s.opts.MistakeRate/2),
+		Realistic: !(s.opts.MistakeRate > 0 && unit("judge", bp.ID, instruction, req.seed(), req.User) < s.opts.MistakeRate/2),
 	}
 	var fb []string
 	if !rv.Entails {

@@ -77,7 +77,7 @@ func TestWriterKeepsEntities(t *testing.T) {
 		if again := chat(t, c, writerRequest(t, bp, "")); again != got {
 			t.Errorf("%s: two answers to one request:\n%s\n%s", bp.ID, got, again)
 		}
-		keep := append(statedEntities(bp, ""), bp.Persona.Name)
+		keep := append(statedEntities(bp), bp.Persona.Name)
 		for _, k := range slices.Sorted(maps.Keys(bp.Persona.Known)) {
 			if k != "identify" { // how the customer is identified, not a fact they state
 				keep = append(keep, bp.Persona.Known[k])
@@ -106,7 +106,7 @@ func TestWriterMistakesAreCaughtByJudges(t *testing.T) {
 	_, _, c := start(t, Options{MistakeRate: 1})
 	dropped := 0
 	for _, bp := range f.bps {
-		if len(statedEntities(bp, "")) == 0 {
+		if len(statedEntities(bp)) == 0 {
 			// A refusal of a described record: no id or value to drop.
 			continue
 		}
@@ -130,7 +130,7 @@ func TestWriterMistakesAreCaughtByJudges(t *testing.T) {
 func TestJudge(t *testing.T) {
 	f := loadRetail(t)
 	bp := f.bps[3]
-	stated := statedEntities(bp, "")
+	stated := statedEntities(bp)
 	if len(stated) == 0 {
 		t.Fatal("blueprint without stated entities")
 	}

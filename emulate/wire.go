@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +44,15 @@ type chatRequest struct {
 	// keys are the body's top-level keys, sorted, for the flavors that
 	// refuse fields they do not know.
 	keys []string
+}
+
+// seed is the request's seed as text ("" when it has none), for the
+// draws that vary with it.
+func (r *chatRequest) seed() string {
+	if r.Seed == nil {
+		return ""
+	}
+	return strconv.FormatInt(*r.Seed, 10)
 }
 
 // message is one request message. Content is a string or, in the newer
@@ -167,12 +178,7 @@ func (r *chatRequest) userText() string {
 }
 
 func (r *chatRequest) hasTool(name string) bool {
-	for _, t := range r.Tools {
-		if t.Function.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Tools, func(t toolDef) bool { return t.Function.Name == name })
 }
 
 // reply is what a role says: text, tool calls or both.

@@ -71,10 +71,8 @@ func (m *Meter) Chat(ctx context.Context, role llm.Role, stage string, req opena
 
 // TokenUsage is what one role spent in one stage.
 type TokenUsage struct {
-	Responses        int64   `json:"responses"`
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
-	CostUSD          float64 `json:"estimated_cost_usd"`
+	Responses int64 `json:"responses"`
+	llm.Tokens
 }
 
 // ReviewStats counts instruction writing and review.
@@ -138,7 +136,7 @@ type LLMStats struct {
 }
 
 func (s *LLMStats) addUsage(key string, u openai.Usage) {
-	s.usage(key).Add(TokenUsage{Responses: 1, PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
+	s.usage(key).Add(TokenUsage{Responses: 1, Tokens: llm.Tokens{PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)}})
 }
 
 // usage is the entry of key, created on first use.
@@ -154,12 +152,11 @@ func (s *LLMStats) usage(key string) *TokenUsage {
 	return t
 }
 
-// Add sums the token counts of o (not the cost, which is derived from
-// the totals at the configured prices).
+// Add sums o into t. Until the release is finished the costs are 0: they
+// are derived from the totals at the configured prices.
 func (t *TokenUsage) Add(o TokenUsage) {
 	t.Responses += o.Responses
-	t.PromptTokens += o.PromptTokens
-	t.CompletionTokens += o.CompletionTokens
+	t.Tokens.Add(o.Tokens)
 }
 
 // Bump adds n to the count of k, making the map on first use.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -444,11 +445,7 @@ func (w *Writer) Close() ([]File, error) {
 		w.Abort()
 		return nil, err
 	}
-	names := make([]string, 0, len(w.splits))
-	for name := range w.splits {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(w.splits))
 	for _, name := range names {
 		s := w.splits[name]
 		if err := w.flush(s); err != nil {

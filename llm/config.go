@@ -204,9 +204,7 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.Model != "" {
 		roles := make(map[Role]RoleConfig, len(Roles()))
-		for k, v := range c.Roles {
-			roles[k] = v
-		}
+		maps.Copy(roles, c.Roles)
 		for _, r := range Roles() {
 			rc := roles[r]
 			if rc.Model == "" {

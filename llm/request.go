@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -156,12 +157,9 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, field string, can
 // content type: <nil>", OpenAI "Missing required parameter"). A tool
 // that returns nothing makes one.
 func needsContent(msgs []openai.ChatCompletionMessage) bool {
-	for _, m := range msgs {
-		if m.Content == "" && len(m.MultiContent) == 0 && len(m.ToolCalls) == 0 && m.FunctionCall == nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(msgs, func(m openai.ChatCompletionMessage) bool {
+		return m.Content == "" && len(m.MultiContent) == 0 && len(m.ToolCalls) == 0 && m.FunctionCall == nil
+	})
 }
 
 // withContent gives each message of an encoded request that has no

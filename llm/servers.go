@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -143,10 +144,5 @@ func hasUnparsedCall(m openai.ChatCompletionMessage) bool {
 	if len(m.ToolCalls) > 0 {
 		return false
 	}
-	for _, t := range toolMarkup {
-		if strings.Contains(m.Content, t) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(toolMarkup, func(t string) bool { return strings.Contains(m.Content, t) })
 }

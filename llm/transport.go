@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -47,9 +48,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// A RoundTripper must not modify the request it was given.
 	out := req.Clone(req.Context())
-	for k, vs := range t.headers {
-		out.Header[k] = vs
-	}
+	maps.Copy(out.Header, t.headers)
 	if req.Body != nil {
 		// Redirects turned into GETs have no body and keep none.
 		req.Body.Close()

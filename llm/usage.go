@@ -22,11 +22,13 @@ type Usage struct {
 	Unpriced []string    `json:"unpriced,omitempty"` // models used that llm.prices lacks (costed at 0)
 }
 
-// Tokens are the tokens of some responses and what they cost.
+// Tokens are the tokens of some responses and what they cost at the
+// configured prices (an estimate: llm.prices is the config's, not the
+// provider's bill). engine.TokenUsage, a release's usage, embeds it.
 type Tokens struct {
 	PromptTokens     int64   `json:"prompt_tokens"`
 	CompletionTokens int64   `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
+	CostUSD          float64 `json:"estimated_cost_usd"`
 }
 
 // Add sums o into t.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pb33f/go-yaml"
@@ -391,10 +392,5 @@ func (inc *includer) match(path string) bool {
 	if inc == nil || len(inc.res) == 0 {
 		return true
 	}
-	for _, re := range inc.res {
-		if re.MatchString(path) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(inc.res, func(re *regexp.Regexp) bool { return re.MatchString(path) })
 }

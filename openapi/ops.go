@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -413,10 +414,16 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 	}
 	props = map[string]any{}
 	if p, has := m["properties"].(map[string]any); has {
-		for k, v := range p {
-			props[k] = v
-		}
+		maps.Copy(props, p)
 		ok = true
+	}
+	// A branch's property adds to the object's own, never replaces one.
+	merge := func(bp map[string]any) {
+		for k, v := range bp {
+			if _, dup := props[k]; !dup {
+				props[k] = v
+			}
+		}
 	}
 	if hasType(m, "object") {
 		ok = true
@@ -433,11 +440,7 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 				continue
 			}
 			ok = true
-			for k, v := range bp {
-				if _, dup := props[k]; !dup {
-					props[k] = v
-				}
-			}
+			merge(bp)
 			required = append(required, br...)
 		}
 	}
@@ -457,11 +460,7 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 				continue
 			}
 			ok = true
-			for k, v := range bp {
-				if _, dup := props[k]; !dup {
-					props[k] = v
-				}
-			}
+			merge(bp)
 			if first {
 				common, first = slices.Clone(br), false
 			} else {
@@ -476,12 +475,14 @@ func flattenObject(s any, depth int) (props map[string]any, required []string, o
 	return props, required, ok
 }
 
-func hasType(m map[string]any, t string) bool {
+// hasType reports whether the schema's type, or one of its list of
+// types, is one of ts.
+func hasType(m map[string]any, ts ...string) bool {
 	switch v := m["type"].(type) {
 	case string:
-		return v == t
+		return slices.Contains(ts, v)
 	case []any:
-		return slices.Contains(v, any(t))
+		return slices.ContainsFunc(v, func(t any) bool { s, ok := t.(string); return ok && slices.Contains(ts, s) })
 	}
 	return false
 }
@@ -492,12 +493,7 @@ func asList(v any) []any {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // paramsSchema folds the arguments into one object schema.

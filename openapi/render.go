@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -89,257 +90,17 @@ func dict(m map[string]string) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-const helpers = `
-def _key(v):
-    """The database key of an id argument (ints and strings alike)."""
-    if type(v) == "float" and v == int(v):
-        return str(int(v))
-    return str(v)
-
-def _a(noun):
-    """A noun with its article, for error text: "an identity", "a user"."""
-    w = noun.lower()
-    if w != "" and w[:1] in "aeiou" and not (w.startswith("us") or w.startswith("uni") or w.startswith("uu") or w.startswith("ur")):
-        return "an " + noun
-    return "a " + noun
-
-def _same(want, have):
-    """A filter value matches a field: equal as text, either side a list."""
-    wants = want if type(want) == "list" else [want]
-    haves = have if type(have) == "list" else [have]
-    for w in wants:
-        for h in haves:
-            if w != None and h != None and _key(w).lower() == _key(h).lower():
-                return True
-    return False
-
-def _matches(rec, args, fields):
-    for a, f in fields.items():
-        if a in args and args[a] != None and not _same(args[a], rec.get(f)):
-            return False
-    return True
-
-def _parent(db, args, parent):
-    """Fails when the parent record named by the path does not exist."""
-    if parent and parent[0] in args and db.get(parent[1], _key(args[parent[0]])) == None:
-        fail("no %s with id %s" % (parent[2], _key(args[parent[0]])))
-
-def _key_of(args, key_arg):
-    """The database key a call names: a list of arguments names a record
-    keyed within its parents (their keys, then its own, joined by /)."""
-    if type(key_arg) == "list":
-        return "/".join([_key(args[a]) for a in key_arg])
-    return _key(args[key_arg])
-
-def _arg(key_arg):
-    """The argument holding the record's own key."""
-    return key_arg[-1] if type(key_arg) == "list" else key_arg
-
-def _get(db, coll, noun, args, key_arg, scope):
-    rec = db.get(coll, _key_of(args, key_arg))
-    if rec == None or not _matches(rec, args, scope):
-        fail("no %s with id %s" % (noun, _key(args[_arg(key_arg)])))
-    return rec
-
-def _list(db, coll, args, scope, filters, parent, limit, offset, page, page_base, size, items, summary):
-    """One page of the matching records: {items: [...], "total": N} and,
-    when more remain, where the next page starts. Records are summarised
-    (summary fields only) when whole ones would make a long result."""
-    _parent(db, args, parent)
-    n = size
-    if limit and args.get(limit) != None:
-        n = max(0, int(args[limit]))
-    start = 0
-    if offset and args.get(offset) != None:
-        start = max(0, int(args[offset]))
-    elif page and args.get(page) != None:
-        start = max(0, (int(args[page]) - page_base) * (n if n else 1))
-    keys = db.keys(coll)
-    given = [a for a in scope if a in args and args[a] != None] + [a for a in filters if a in args and args[a] != None]
-    if given:
-        found = []
-        for k in keys:
-            rec = db.get(coll, k)
-            if _matches(rec, args, scope) and _matches(rec, args, filters):
-                found.append(rec)
-        total = len(found)
-        recs = found[start:start + n] if n else found[start:]
-    else:
-        # Nothing to match: only the page's records are read.
-        total = len(keys)
-        page_keys = keys[start:start + n] if n else keys[start:]
-        recs = [db.get(coll, k) for k in page_keys]
-    if summary:
-        recs = [{f: r[f] for f in summary if f in r} for r in recs]
-    out = {items: recs, "total": total}
-    if start + len(recs) < total:
-        if offset:
-            out["next_" + offset] = start + len(recs)
-        elif page and n:
-            out["next_" + page] = page_base + (start + len(recs)) // n
-    return out
-
-def _new_key(db, coll, int_key, fresh):
-    for _ in range(10000):
-        n = db.next_id(coll)
-        if n <= len(fresh):
-            k = fresh[n - 1]
-        elif int_key:
-            k = 1000 + n
-        else:
-            k = "%s-%d" % (coll, n)
-        if db.get(coll, _key(k)) == None:
-            return k
-    fail("no free id left in %s" % coll)
-
-def _create(db, coll, noun, key_field, int_key, fresh, args, scope, fields, parent):
-    _parent(db, args, parent)
-    rec = {}
-    for a, f in scope.items():
-        if a in args:
-            rec[f] = args[a]
-    for a, f in fields.items():
-        if a in args:
-            rec[f] = args[a]
-    key = rec.get(key_field)
-    if key == None:
-        key = _new_key(db, coll, int_key, fresh)
-        rec[key_field] = key
-    elif db.get(coll, _key(key)) != None:
-        fail("%s with %s %s already exists; creating one needs %s no other %s has" % (_a(noun), key_field, _key(key), _a(key_field), noun))
-    db.put(coll, _key(key), rec)
-    return rec
-
-def _update(db, coll, noun, key_field, args, key_arg, scope, fields, upsert):
-    key = _key_of(args, key_arg)
-    rec = db.get(coll, key)
-    if rec == None or not _matches(rec, args, scope):
-        if not upsert:
-            fail("no %s with id %s" % (noun, _key(args[_arg(key_arg)])))
-        rec = {key_field: args[_arg(key_arg)]}
-        for a, f in scope.items():
-            if a in args:
-                rec[f] = args[a]
-    for a, f in fields.items():
-        if a in args:
-            rec[f] = args[a]
-    db.put(coll, key, rec)
-    return rec
-
-def _delete(db, coll, noun, key_field, args, key_arg, scope):
-    rec = _get(db, coll, noun, args, key_arg, scope)
-    db.delete(coll, _key_of(args, key_arg))
-    return {"deleted": True, key_field: rec.get(key_field)}
-`
+// helpers are the CRUD handlers every imported pack's handlers.star
+// starts with.
+//
+//go:embed handlers.star
+var helpers string
 
 // eachHelpers are the handlers over several records (MCP tools), written
 // only into packs that have such tools.
-const eachHelpers = `
-def _text(v):
-    """Every string in a value, lower case, for a search (Starlark has
-    no recursion: a stack of what is left to read)."""
-    out = []
-    todo = [v]
-    for _ in range(100000):
-        if not todo:
-            break
-        x = todo.pop()
-        if type(x) == "string":
-            out.append(x.lower())
-        elif type(x) == "dict":
-            todo.extend(x.values())
-        elif type(x) == "list":
-            todo.extend(x)
-    return " ".join(out)
-
-def _search(db, coll, args, query_arg, scope, filters, size, items):
-    """The records whose text holds the query (every word of it), among
-    those matching the other arguments."""
-    words = str(args.get(query_arg, "")).lower().split()
-    found = []
-    for k in db.keys(coll):
-        rec = db.get(coll, k)
-        if not _matches(rec, args, scope) or not _matches(rec, args, filters):
-            continue
-        text = _text(rec)
-        if all([w in text for w in words]):
-            found.append(rec)
-    return {items: found[:size] if size else found, "total": len(found)}
-
-def _get_each(db, coll, noun, keys):
-    out = []
-    for k in keys:
-        rec = db.get(coll, _key(k))
-        if rec == None:
-            fail("no %s %s" % (noun, _key(k)))
-        out.append(rec)
-    return {coll: out}
-
-def _all(db, colls, size):
-    """Every collection's records, at most size of each."""
-    return {c: [db.get(c, k) for k in db.keys(c)[:size]] for c in colls}
-
-def _elem_key(el, key_fields):
-    return "|".join([_key(el.get(f)) for f in key_fields])
-
-def _create_each(db, coll, noun, key_field, key_fields, elems):
-    out = []
-    for el in elems:
-        rec = dict(el)
-        k = _elem_key(el, key_fields)
-        if len(key_fields) > 1:
-            rec[key_field] = k
-        if db.get(coll, k) != None:
-            fail("%s %s already exists" % (_a(noun), k))
-        db.put(coll, k, rec)
-        out.append(rec)
-    return {coll: out}
-
-def _delete_each(db, coll, noun, keys):
-    for k in keys:
-        if db.get(coll, _key(k)) == None:
-            fail("no %s %s" % (noun, _key(k)))
-    for k in keys:
-        db.delete(coll, _key(k))
-    return {"deleted": [_key(k) for k in keys]}
-
-def _delete_matching(db, coll, noun, elems):
-    """Deletes the records whose fields equal an element's."""
-    gone = []
-    for el in elems:
-        for k in db.keys(coll):
-            rec = db.get(coll, k)
-            if all([rec.get(f) == v for f, v in el.items()]):
-                db.delete(coll, k)
-                gone.append(k)
-    if not gone:
-        fail("no %s matches" % noun)
-    return {"deleted": gone}
-
-def _append_each(db, coll, noun, ref, src, into, elems, add):
-    """Adds (or, add False, removes) each element's values to the list
-    into of the record its field ref names."""
-    out = []
-    for el in elems:
-        k = _key(el.get(ref))
-        rec = db.get(coll, k)
-        if rec == None:
-            fail("no %s %s" % (noun, k))
-        have = list(rec.get(into) or [])
-        changed = []
-        for v in el.get(src) or []:
-            if add and v not in have:
-                have.append(v)
-                changed.append(v)
-            elif not add and v in have:
-                have.remove(v)
-                changed.append(v)
-        rec = dict(rec)
-        rec[into] = have
-        db.put(coll, k, rec)
-        out.append({ref: el.get(ref), ("added" if add else "removed"): changed})
-    return {"results": out}
-`
+//
+//go:embed each.star
+var eachHelpers string
 
 func renderHandlers(title, source, gen string, ops []*op) []byte {
 	var b strings.Builder
@@ -714,15 +475,8 @@ func sameName(field, arg string) bool {
 }
 
 func scalar(m map[string]any) bool {
-	if _, hasPattern := m["pattern"]; hasPattern {
-		return false
-	}
-	for _, t := range []string{"string", "integer", "number", "boolean"} {
-		if hasType(m, t) {
-			return true
-		}
-	}
-	return false
+	_, hasPattern := m["pattern"]
+	return !hasPattern && hasType(m, "string", "integer", "number", "boolean")
 }
 
 // slotSource is how the customer supplies a required argument: stated
@@ -740,15 +494,13 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(ex[0]) {
 		return "slot", true
 	}
-	for _, t := range []string{"integer", "number", "boolean"} {
-		if hasType(m, t) && !hasType(m, "string") {
-			return "slot", true
-		}
-	}
-	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array") && !hasType(m, "object") {
+	if hasType(m, "integer", "number", "boolean") && !hasType(m, "string") {
 		return "slot", true
 	}
-	if hasType(m, "string") && !hasType(m, "array") && !hasType(m, "object") {
+	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array", "object") {
+		return "slot", true
+	}
+	if hasType(m, "string") && !hasType(m, "array", "object") {
 		var vals []string
 		for i := 0; i < 12 && len(vals) < 3; i++ {
 			v, ok := g.value(m, a.Orig, 1).(string)
@@ -1068,11 +820,7 @@ func renderReport(res *Result, title, version, source string, ops []*op, colls [
 	b.WriteString("Unmapped handlers fail with a message until you write them in handlers.star.\n\n")
 	b.WriteString("## Operations\n\n| operation | operationId | tool | kind | handler |\n|---|---|---|---|---|\n")
 	for _, o := range ops {
-		h := handlerLabel(o.Handler)
-		if o.Handler.Kind == hUnmapped {
-			h += ": " + o.Handler.Reason
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", o.label(), cell(o.ID), o.Tool, o.Kind, cell(h))
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", o.label(), cell(o.ID), o.Tool, o.Kind, cell(handlerNote(o.Handler)))
 	}
 	b.WriteString("\n## Collections\n\n| collection | key | records | parent | get | list |\n|---|---|---|---|---|---|\n")
 	for _, c := range colls {
@@ -1082,15 +830,7 @@ func renderReport(res *Result, title, version, source string, ops []*op, colls [
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", c.Name, c.Key, len(db[c.Name]), parent, c.Tools.Get, c.Tools.List)
 	}
-	// The count above is the number of items here: one list, nothing
-	// counted that is not listed or listed that is not counted.
-	fmt.Fprintf(&b, "\n## Warnings (%d)\n\n", len(res.Warnings))
-	if len(res.Warnings) == 0 {
-		b.WriteString("None.\n")
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(&b, "- %s\n", oneLine(w))
-	}
+	writeWarnings(&b, res.Warnings)
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, "\n## Recursive schemas (%d)\n\nCut at the cycle (the recursive reference became a plain object) so every tool schema is finite.\n\n", len(notes))
 		for _, n := range notes {
@@ -1105,6 +845,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// handlerNote is a handler's label in a report, with the reason an
+// unmapped one is.
+func handlerNote(p plan) string {
+	if p.Kind == hUnmapped {
+		return handlerLabel(p) + ": " + p.Reason
+	}
+	return handlerLabel(p)
+}
+
+// writeWarnings is a report's warnings section. The count is the number
+// of items listed: nothing counted that is not listed or listed that is
+// not counted.
+func writeWarnings(b *strings.Builder, warnings []string) {
+	fmt.Fprintf(b, "\n## Warnings (%d)\n\n", len(warnings))
+	if len(warnings) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(b, "- %s\n", oneLine(w))
+	}
 }
 
 func cell(s string) string {

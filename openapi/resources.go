@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -471,9 +472,7 @@ func (c *collection) describe(conv *converter, on *opsOf) {
 	for _, s := range cands {
 		props, _, ok := flattenObject(s, 0)
 		if ok && len(props) > 0 {
-			for k, v := range props {
-				c.Props[k] = v
-			}
+			maps.Copy(c.Props, props)
 			break
 		}
 	}
@@ -522,7 +521,7 @@ func (c *collection) fields() {
 		c.Props[c.Key] = c.KeySchema
 	}
 	c.KeyType = "string"
-	if m, ok := c.KeySchema.(map[string]any); ok && (hasType(m, "integer") || hasType(m, "number")) && !hasType(m, "string") {
+	if m, ok := c.KeySchema.(map[string]any); ok && hasType(m, "integer", "number") && !hasType(m, "string") {
 		c.KeyType = "integer"
 	}
 	for i := range c.Scope {
@@ -1058,7 +1057,7 @@ func (p *plan) paging(o *op) {
 
 func isInteger(s any) bool {
 	m, ok := s.(map[string]any)
-	return ok && (hasType(m, "integer") || hasType(m, "number"))
+	return ok && hasType(m, "integer", "number")
 }
 
 // Lists show whole records when they are short; longer ones are
@@ -1132,7 +1131,7 @@ func summaryFields(c *collection, recs map[string]any) []string {
 			return 0
 		case m != nil && m["enum"] != nil, nk == "status", nk == "state", nk == "type", nk == "kind":
 			return 1
-		case m != nil && (hasType(m, "number") || hasType(m, "integer")), has(nk, "date", "created", "updated") || strings.HasSuffix(nk, "at"):
+		case m != nil && hasType(m, "number", "integer"), has(nk, "date", "created", "updated") || strings.HasSuffix(nk, "at"):
 			return 2
 		}
 		return 3

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -233,9 +234,7 @@ func (c *converter) ref(n, r *yaml.Node, w *walk) any {
 	default:
 		out = map[string]any{"allOf": []any{target}}
 	}
-	for k, v := range anno {
-		out[k] = v
-	}
+	maps.Copy(out, anno)
 	if nullable {
 		out = map[string]any{"anyOf": []any{out, map[string]any{"type": "null"}}}
 	}
@@ -321,9 +320,7 @@ func validType(t string) bool { return slices.Contains(jsonTypes, t) }
 
 func clone(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	return out
 }
 

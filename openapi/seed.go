@@ -696,17 +696,7 @@ func scalarSchema(m map[string]any) bool {
 	if m["enum"] != nil || m["const"] != nil {
 		return true
 	}
-	for _, t := range []string{"object", "array"} {
-		if hasType(m, t) {
-			return false
-		}
-	}
-	for _, t := range []string{"string", "number", "integer", "boolean"} {
-		if hasType(m, t) {
-			return true
-		}
-	}
-	return false
+	return !hasType(m, "object", "array") && hasType(m, "string", "number", "integer", "boolean")
 }
 
 func hasStringType(s any) bool {
@@ -854,12 +844,7 @@ func toFloat(v any) (float64, bool) {
 }
 
 func has(n string, subs ...string) bool {
-	for _, s := range subs {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(subs, func(s string) bool { return strings.Contains(n, s) })
 }
 
 func genNode(rng *rand.Rand, re *syntax.Regexp, b *strings.Builder, depth int) bool {

@@ -75,12 +75,7 @@ func tokens(name string) []string {
 }
 
 func hasToken(ts []string, ws ...string) bool {
-	for _, w := range ws {
-		if slices.Contains(ts, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(ts, w) })
 }
 
 // ipField: the name says the string is an IP address ("ip", "ip_address",

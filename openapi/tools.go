@@ -116,11 +116,7 @@ An MCP server says what its tools take, not what they do or what data lies behin
 |---|---|---|
 `)
 	for _, o := range ops {
-		h := handlerLabel(o.Handler)
-		if o.Handler.Kind == hUnmapped {
-			h += ": " + o.Handler.Reason
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", o.Tool, mdCell(strings.Join(o.Notes, "; ")), mdCell(h))
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", o.Tool, cell(strings.Join(o.Notes, "; ")), cell(handlerNote(o.Handler)))
 	}
 	b.WriteString("\n## Collections\n\n| collection | key | scope | records | fields |\n|---|---|---|---|---|\n")
 	for _, c := range colls {
@@ -128,19 +124,11 @@ An MCP server says what its tools take, not what they do or what data lies behin
 		for _, sf := range c.Scope {
 			scope = append(scope, sf.Field)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", c.Name, c.Key, strings.Join(scope, ", "), len(db[c.Name]), mdCell(strings.Join(sortedKeys(c.Props), ", ")))
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", c.Name, c.Key, strings.Join(scope, ", "), len(db[c.Name]), cell(strings.Join(sortedKeys(c.Props), ", ")))
 	}
-	fmt.Fprintf(&b, "\n## Warnings (%d)\n\n", len(res.Warnings))
-	if len(res.Warnings) == 0 {
-		b.WriteString("None.\n")
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(&b, "- %s\n", oneLine(w))
-	}
+	writeWarnings(&b, res.Warnings)
 	return []byte(b.String())
 }
-
-func mdCell(s string) string { return strings.ReplaceAll(oneLine(s), "|", "\\|") }
 
 // toolOps makes one op per tool: its name (made a Starlark identifier
 // if it is not one), kind and arguments.

@@ -109,7 +109,7 @@ func idLikeName(n string) bool {
 
 func scalarArg(a arg) bool {
 	m, _ := a.Schema.(map[string]any)
-	return m != nil && !hasType(m, "array") && !hasType(m, "object")
+	return m != nil && !hasType(m, "array", "object")
 }
 
 // requiredScalars are a tool's required scalar arguments, in order.
@@ -379,12 +379,7 @@ func newColl(noun string, ss []*toolShape, taken map[string]bool) *collection {
 			shared[a.Name]++
 		}
 	}
-	best := sets[0]
-	for _, set := range sets {
-		if len(set) < len(best) {
-			best = set
-		}
-	}
+	best := slices.MinFunc(sets, func(a, b []arg) int { return len(a) - len(b) }) // the first of the shortest
 	// The last id-like argument, one not every tool shares first (the
 	// arguments come in name order, so "last" only breaks ties).
 	key := best[len(best)-1]
@@ -412,7 +407,7 @@ func asMap(v any) map[string]any {
 func setKey(c *collection, name string, schema any) {
 	c.Key, c.KeyParam, c.KeySchema = name, name, schema
 	c.KeyType = "string"
-	if m := asMap(schema); hasType(m, "integer") || hasType(m, "number") {
+	if m := asMap(schema); hasType(m, "integer", "number") {
 		c.KeyType = "integer"
 		c.KeySchema = map[string]any{"type": "integer"}
 	}

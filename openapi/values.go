@@ -491,27 +491,26 @@ func (g *synthesizer) dateLayout(name string, m map[string]any, ex []string) (st
 // first and last reuse the record's name fields so an email matches the
 // person: its first and last names, or the words of its full name.
 func (g *synthesizer) first() string {
-	for _, k := range sortedKeys(g.rec) {
-		if s, ok := g.rec[k].(string); ok && has(norm(k), "firstname", "givenname", "globalname") {
-			return s
-		}
-	}
-	if f, _, ok := g.fullName(); ok {
-		return f
-	}
-	return g.pick(firstNames)
+	return g.namePart(0, firstNames, "firstname", "givenname", "globalname")
 }
 
 func (g *synthesizer) last() string {
+	return g.namePart(1, lastNames, "lastname", "surname", "familyname")
+}
+
+// namePart is a part of the person's name (0 first, 1 last): the
+// record's field named so, else that part of its full name, else one
+// drawn from names.
+func (g *synthesizer) namePart(part int, names []string, fields ...string) string {
 	for _, k := range sortedKeys(g.rec) {
-		if s, ok := g.rec[k].(string); ok && has(norm(k), "lastname", "surname", "familyname") {
+		if s, ok := g.rec[k].(string); ok && has(norm(k), fields...) {
 			return s
 		}
 	}
-	if _, l, ok := g.fullName(); ok {
-		return l
+	if f, l, ok := g.fullName(); ok {
+		return [2]string{f, l}[part]
 	}
-	return g.pick(lastNames)
+	return g.pick(names)
 }
 
 // fullName splits the record's person name ("name" of a person, "full

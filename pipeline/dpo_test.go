@@ -96,7 +96,11 @@ func TestDPORelease(t *testing.T) {
 		if f == agent.FlawUnchecked || f == agent.FlawMiscomputed {
 			continue // retail has no checks to skip, no computed argument
 		}
-		if unshown[f] {
+		if unshown[f] || f == agent.FlawOmitsOutput {
+			// An omitted answer shows only in a question (a write's
+			// figures are the disclose rule's), and retail's τ² mix
+			// asks about one in 250 tasks; dpo.TestCutRefusesUnshownLabel
+			// and domains.TestPackFlaws hold the flaw.
 			continue
 		}
 		if m.DPO.ByFailure[f] == 0 {

@@ -79,7 +79,6 @@ func finishLLM(s *engine.LLMStats, cfg Config) {
 		role, _, _ := strings.Cut(k, "/")
 		u.CostUSD = cfg.LLM.Prices[cfg.LLM.Roles[llm.Role(role)].Model].Cost(u.PromptTokens, u.CompletionTokens)
 		s.Total.Add(*u)
-		s.Total.CostUSD += u.CostUSD
 	}
 	s.PassRate = nil
 	for k, runs := range s.TrialRuns {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/synth-data/synth/dpo"
@@ -37,11 +36,7 @@ func Card(m *Manifest, files []FileEntry, eng engine.Card) string {
 		"declares (`rule:KIND:NAME`: figures stated before the yes and equal to what the write did, values the customer must give, messages and reminders " +
 		"the policy prescribes, refusals, no write that changes nothing or that nobody asked for), each naming the policy sentence it enforces in `domain/domain.yaml`.\n\n")
 	b.WriteString("| check | passed | failed | pass rate |\n|---|---|---|---|\n")
-	names := make([]string, 0, len(m.Checks))
-	for n := range m.Checks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m.Checks))
 	for _, n := range names {
 		c := m.Checks[n]
 		fmt.Fprintf(&b, "| %s | %d | %d | %.4f |\n", n, c.Passed, c.Failed, c.Rate)
@@ -133,11 +128,7 @@ func generatedText(m *Manifest, eng engine.Card) string {
 	b.WriteString("## How it was generated\n\n")
 	fmt.Fprintf(&b, "%s- seed: %d\n- config fingerprint: `%s`\n\n", provenance(m), m.Seed, Short(m.Fingerprint))
 	b.WriteString("Full config (rerun it with `synth run --config` on a file holding these keys to reproduce this release byte for byte):\n\n```yaml\n")
-	keys := make([]string, 0, len(m.Config))
-	for k := range m.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m.Config))
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s: %v\n", k, yamlValue(m.Config[k]))
 	}
@@ -527,11 +518,7 @@ func openAIPairsText(d *engine.DPOStats) string {
 func llmSection(l *engine.LLMStats) string {
 	var b strings.Builder
 	b.WriteString("## LLM\n\n")
-	roles := make([]string, 0, len(l.Models))
-	for r := range l.Models {
-		roles = append(roles, r)
-	}
-	sort.Strings(roles)
+	roles := slices.Sorted(maps.Keys(l.Models))
 	for _, r := range roles {
 		fmt.Fprintf(&b, "- %s: `%s`\n", r, l.Models[r])
 	}

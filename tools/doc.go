@@ -25,7 +25,7 @@
 // Records in a Base or put in a State must not be modified afterwards:
 // handlers copy before they change.
 //
-// Selector semantics (Field, Matches, Resolve) live here, below the
+// Selector semantics (Field, Matches, ResolveKey) live here, below the
 // generator, the agents and the verifier, so that "my most recent pending
 // order" picks one record everywhere. The package knows no domain: its
 // handlers come from a pack's Starlark or a built-in Go set. A Toolkit and

@@ -147,17 +147,11 @@ func equalAt(v any, want string) bool {
 	return strings.EqualFold(Text(v), want)
 }
 
-// Resolve applies a selector to candidates and returns the index of the
-// single entity it designates. It fails when none or several qualify, or
-// when the ordering criterion ties: identifiability is a property the
-// generator proves and the agent relies on.
-func Resolve(sel record.Selector, cands []map[string]any) (int, error) {
-	return ResolveKey(sel, cands, idField(sel.Collection))
-}
-
-// ResolveKey is Resolve for a domain that names its key fields itself
-// (a pack's collections): a selector by ID matches the candidate whose
-// key field holds the ID.
+// ResolveKey applies a selector to candidates and returns the index of
+// the single entity it designates; a selector by ID matches the
+// candidate whose key field holds the ID. It fails when none or several
+// qualify, or when the ordering criterion ties: identifiability is a
+// property the generator proves and the agent relies on.
 func ResolveKey(sel record.Selector, cands []map[string]any, key string) (int, error) {
 	var idx []int
 	for i, c := range cands {
@@ -210,22 +204,6 @@ func ResolveKey(sel record.Selector, cands []map[string]any, key string) (int, e
 		return -1, fmt.Errorf("several %s tie for %q", sel.Collection, sel.Label)
 	}
 	return best, nil
-}
-
-// idField is the key field of the built-in retail collections; packs
-// pass theirs to ResolveKey.
-func idField(coll string) string {
-	switch coll {
-	case "orders":
-		return "order_id"
-	case "users":
-		return "user_id"
-	case "products":
-		return "product_id"
-	case "variants", "items":
-		return "item_id"
-	}
-	return "id"
 }
 
 type sortKey struct {

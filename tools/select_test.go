@@ -73,7 +73,9 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			i, err := Resolve(tc.sel, orders)
+			// A selector by ID looks in its own collection's key field.
+			key := map[string]string{"orders": "order_id", "users": "user_id"}[tc.sel.Collection]
+			i, err := ResolveKey(tc.sel, orders, key)
 			if tc.err != "" {
 				if err == nil {
 					t.Fatalf("resolved to %v, want an error containing %q", orders[i]["order_id"], tc.err)
@@ -108,7 +110,7 @@ func TestResolveOrderIndependent(t *testing.T) {
 	}
 	for _, s := range sels {
 		want := ""
-		if i, err := Resolve(s, orders); err == nil {
+		if i, err := ResolveKey(s, orders, "order_id"); err == nil {
 			want = orders[i]["order_id"].(string)
 		}
 		for shift := 1; shift < len(orders); shift++ {
@@ -119,7 +121,7 @@ func TestResolveOrderIndependent(t *testing.T) {
 			}
 			for _, c := range [][]map[string]any{rot, rev} {
 				got := ""
-				if i, err := Resolve(s, c); err == nil {
+				if i, err := ResolveKey(s, c, "order_id"); err == nil {
 					got = c[i]["order_id"].(string)
 				}
 				if got != want {
@@ -150,7 +152,7 @@ func TestResolveVariants(t *testing.T) {
 	}
 	for _, tc := range cases {
 		got := ""
-		if i, err := Resolve(tc.sel, vars); err == nil {
+		if i, err := ResolveKey(tc.sel, vars, "item_id"); err == nil {
 			got = vars[i]["item_id"].(string)
 		}
 		if got != tc.want {

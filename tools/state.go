@@ -137,12 +137,7 @@ func (b *Base) Keys(coll string) []string { return b.keys[coll] }
 
 // Collections returns the sorted collection names.
 func (b *Base) Collections() []string {
-	names := make([]string, 0, len(b.colls))
-	for n := range b.colls {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(b.colls))
 }
 
 // Hash is the canonical hash of the base state.

@@ -3,6 +3,7 @@ package testpacks
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 
@@ -82,9 +83,7 @@ func GoPack() (*pack.Pack, error) {
 					return nil, fmt.Errorf("no note %v", args["note_id"])
 				}
 				n := map[string]any{}
-				for k, x := range v.(map[string]any) {
-					n[k] = x
-				}
+				maps.Copy(n, v.(map[string]any))
 				n["topic"] = args["topic"]
 				return n, st.Put("notes", args["note_id"].(string), n)
 			}},

@@ -5,10 +5,10 @@ import (
 	"fmt"
 )
 
-// Arguments arrive decoded by the schema library: strings, bools, nil,
-// json.Number, []any and map[string]any. These helpers read them after
-// schema validation has run, so a wrong type is a schema bug and is
-// reported as an error rather than a panic.
+// The test toolkits' handlers read their arguments, which arrive decoded
+// by the schema library (strings, bools, nil, json.Number, []any and
+// map[string]any), with these helpers: a wrong type is a schema bug and
+// is reported as an error rather than a panic.
 
 // Str returns a string argument ("" when absent).
 func Str(args map[string]any, key string) (string, error) {
