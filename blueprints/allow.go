@@ -11,14 +11,17 @@ import (
 )
 
 // targetsFor tells the targets a goal of w may be on: those meeting its
-// preconditions; for a forbidden request, any target, or with allow
-// rules (which refuse it) one in the refusal scope.
-func targetsFor(w *model.WriteModel, refuse bool) func(map[string]any) bool {
+// preconditions and that its allow rules may allow it on; for a
+// forbidden request, any target, or with allow rules (which refuse it)
+// one in the refusal scope.
+func (p *gplan) targetsFor(w *model.WriteModel, refuse bool) func(map[string]any) bool {
 	switch {
 	case refuse && len(w.Allows) > 0:
 		return w.RefusalScope
 	case refuse:
 		return nil
+	case len(w.Allows) > 0:
+		return func(obj map[string]any) bool { return w.Allowed(obj) && w.MayPermit(p.ctx, p.st, obj) }
 	}
 	return w.Allowed
 }
@@ -46,9 +49,6 @@ func (p *gplan) allowedByRules(w *model.WriteModel, goal *record.Goal, args map[
 	return err
 }
 
-// mostFactTries bounds the sets of facts allowGoal tries on one target.
-const mostFactTries = 16
-
 // allowGoal holds a write goal to its allow rules (pack.RuleAllow): the
 // rules run on the plan's state with the write's arguments and the
 // facts the customer will state, drawn into the goal's slots. A granted
@@ -61,18 +61,11 @@ const mostFactTries = 16
 // serve is no task. A refusal records the condition the rule names as
 // the goal's output, which the agent must cite.
 func (p *gplan) allowGoal(w *model.WriteModel, goal *record.Goal, args map[string]any, refuse bool, label string) (pack.Verdict, error) {
-	fs := w.Facts()
-	n := 1
-	for _, f := range fs {
-		n = min(n*len(f.Choices), mostFactTries)
-	}
+	n := w.FactSets()
 	start := p.rng.IntN(n)
 	var last error
 	for k := range n {
-		facts := map[string]string{}
-		for i, f := range factsAt(fs, (start+k)%n) {
-			facts[fs[i].Name] = f
-		}
+		facts := w.FactSet((start + k) % n)
 		rule, v, err := w.Permit(p.ctx, p.st, args, facts)
 		switch {
 		case err != nil:
@@ -93,17 +86,6 @@ func (p *gplan) allowGoal(w *model.WriteModel, goal *record.Goal, args map[strin
 		return v, nil
 	}
 	return pack.Verdict{}, last
-}
-
-// factsAt is the k-th set of fact values, counting in mixed radix over
-// each fact's values.
-func factsAt(fs []*model.ParamModel, k int) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Choices[k%len(f.Choices)]
-		k /= len(f.Choices)
-	}
-	return out
 }
 
 // handOver keeps goal as a request the policy hands to a human: the

@@ -1607,7 +1607,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 			}
 		}
 	}
-	fits := targetsFor(w, refuse)
+	fits := p.targetsFor(w, refuse)
 	if w.DecidedOnTarget() {
 		// A computed argument's write is allowed on few targets (a
 		// reservation with a disrupted flight the policy compensates):
@@ -1650,7 +1650,9 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	a.keepComputable()
 	needs = append(needs, a.needs...)
-	if refuse && len(w.Allows) > 0 {
+	if refuse && len(w.Allows) > 0 && computeErr == nil {
+		// A computed argument the policy gives no value has refused
+		// the request already (below), with no value for the rules.
 		return p.refusedByRules(w, t, goal, a.args, needs)
 	}
 	if refuse {

@@ -80,8 +80,10 @@ func (s *Server) refine(req *chatRequest) (reply, error) {
 	segs := protect(line, entities)
 	swap(segs, phrases, rng)
 	text := strings.TrimSpace(join(segs))
-	// Move a trailing "please" to the front, a fixed reordering.
-	if body, ok := strings.CutSuffix(strings.TrimRight(text, "."), ", please"); ok && rng.IntN(2) == 0 && body != "" {
+	// Move a trailing "please" to the front, a fixed reordering, unless
+	// its comma ends a value ("ending in 3927, please"): the value's
+	// token is protected whole.
+	if body, ok := strings.CutSuffix(strings.TrimRight(text, "."), ", please"); ok && rng.IntN(2) == 0 && body != "" && !valueLike.MatchString(body[strings.LastIndex(body, " ")+1:]) {
 		text = "Please, " + lowerFirst(body) + "."
 	}
 	if len(lead) > 0 {

@@ -135,3 +135,64 @@ func (w *WriteModel) RefusalScope(obj map[string]any) bool {
 	}
 	return w.Allowed(obj)
 }
+
+// mostFactSets bounds the sets of facts tried on one write.
+const mostFactSets = 16
+
+// FactSets is how many sets of the facts' values FactSet counts: all
+// of them, up to mostFactSets.
+func (w *WriteModel) FactSets() int {
+	n := 1
+	for _, f := range w.Facts() {
+		n = min(n*len(f.Choices), mostFactSets)
+	}
+	return n
+}
+
+// FactSet is the k-th set of the facts' values, counting in mixed radix
+// over each fact's values.
+func (w *WriteModel) FactSet(k int) map[string]string {
+	out := map[string]string{}
+	for _, f := range w.Facts() {
+		out[f.Name] = f.Choices[k%len(f.Choices)]
+		k /= len(f.Choices)
+	}
+	return out
+}
+
+// MayPermit tells whether the write's allow rules may allow it on the
+// target obj, on st: for some set of facts, no rule refuses it given
+// the arguments the target alone gives (its key and the fields it
+// copies). A rule that needs another argument fails without it and
+// refuses nothing here: the write built on the target is held to every
+// rule (Permit). Goals are drawn on targets it keeps, so an order the
+// policy refuses every write of is never tried for one.
+func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[string]any) bool {
+	if len(w.Allows) == 0 {
+		return true
+	}
+	args := map[string]any{}
+	for _, p := range w.Params {
+		switch p.Source {
+		case SrcTargetKey:
+			args[p.Name] = Typed(p.Schema, tools.Text(obj[w.Coll.Key]))
+		case SrcTarget:
+			if v, ok := p.TargetValue(obj); ok {
+				args[p.Name] = v
+			}
+		}
+	}
+	for k := range w.FactSets() {
+		facts := map[string]any{}
+		for name, v := range w.FactSet(k) {
+			facts[name] = v
+		}
+		if !slices.ContainsFunc(w.Allows, func(a *AllowModel) bool {
+			v, err := a.check(ctx, st, args, facts)
+			return err == nil && !v.Allowed()
+		}) {
+			return true
+		}
+	}
+	return false
+}

@@ -326,16 +326,20 @@ func (w *WriteModel) Chooses() bool {
 }
 
 // Refusable reports whether a write has preconditions a customer's
-// request can fail.
-func (w *WriteModel) Refusable() bool { return len(w.When) > 0 || len(w.Refusals) > 0 }
+// request can fail: a when:, a refusal of its tool or an allow rule on
+// the record it acts on.
+func (w *WriteModel) Refusable() bool {
+	return len(w.When) > 0 || len(w.Refusals) > 0 || len(w.Allows) > 0 && w.TargetKind == TargetColl
+}
 
 // RefusalsIndexed reports whether Fitting(w, false, user) lists every
-// record a forbidden request for w may act on: its preconditions decide
-// (When), or its policy function does on the target alone. An allow
-// rule's refusal depends on what the customer says, and a tool's
-// refusal elsewhere shows only when tried.
+// record a forbidden request for w may act on: its policy function does
+// on the target alone (a computed argument it gives no value refuses
+// the request before any allow rule runs), or its preconditions do
+// (When). An allow rule's refusal depends on what the customer says,
+// and a tool's refusal elsewhere shows only when tried.
 func (w *WriteModel) RefusalsIndexed() bool {
-	return len(w.Allows) == 0 && (len(w.When) > 0 || w.DecidedOnTarget())
+	return w.DecidedOnTarget() || len(w.Allows) == 0 && len(w.When) > 0
 }
 
 // Forbids reports whether some request for the write is one the policy

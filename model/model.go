@@ -608,14 +608,15 @@ func (m *Model) indexFitting(ctx context.Context) {
 				owner = tools.Text(obj[w.Coll.Owner])
 			}
 			ok := w.Allowed(obj)
+			if base == nil && ok && (w.DecidedOnTarget() || len(w.Allows) > 0) {
+				base = m.Base.NewState()
+			}
+			ok = ok && w.MayPermit(ctx, base, obj)
 			if ok && w.DecidedOnTarget() {
 				// Its tool says which targets it is allowed on (a
 				// reservation the policy compensates), on the base state,
 				// and which it refuses; one it fails for another reason
 				// (no cancelled flight to compensate) is neither.
-				if base == nil {
-					base = m.Base.NewState()
-				}
 				var refused bool
 				if ok, refused = w.Accepts(ctx, m.Kit, base, obj); !ok && !refused {
 					continue

@@ -172,7 +172,7 @@ type sandbox struct {
 func newSandbox(lim Limits, keys map[string]Collection) *sandbox {
 	s := &sandbox{lim: lim, keys: keys, methods: map[string]*starlark.Builtin{}}
 	for name, fn := range map[string]func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
-		"get": dbGet, "put": dbPut, "delete": dbDelete, "keys": dbKeys, "find": dbFind, "next_id": dbNextID,
+		"get": dbGet, "put": dbPut, "delete": dbDelete, "keys": dbKeys, "find": dbFind, "next_id": dbNextID, "changed": dbChanged,
 	} {
 		s.methods[name] = starlark.NewBuiltin("db."+name, fn)
 	}
@@ -248,7 +248,7 @@ func (d *dbValue) Attr(name string) (starlark.Value, error) {
 }
 
 func (d *dbValue) AttrNames() []string {
-	return []string{"delete", "find", "get", "keys", "next_id", "put"}
+	return []string{"changed", "delete", "find", "get", "keys", "next_id", "put"}
 }
 
 // dbGet is db.get(coll, key, *path): a copy of the record, or of the
@@ -405,6 +405,17 @@ func dbDelete(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, fmt.Errorf("%s(%q, %q): %w", b.Name(), coll, key, err)
 	}
 	return starlark.None, nil
+}
+
+// dbChanged is db.changed(coll, key): whether a write of this
+// conversation put or deleted the record.
+func dbChanged(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	d := b.Receiver().(*dbValue)
+	var coll, key string
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &coll, &key); err != nil {
+		return nil, err
+	}
+	return starlark.Bool(d.st.Written(coll, key)), nil
 }
 
 func dbKeys(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -294,6 +294,19 @@ func (s *State) Get(coll, key string) (any, bool) {
 	return s.base.Get(coll, key)
 }
 
+// Written reports whether a write of the episode put or deleted the
+// record: policy code asks it of a record the customer had changed in
+// the conversation (a compensation offered once the change is done). It
+// counts as a read of the record, so an answer given on the base serves
+// only states where the record is unchanged too.
+func (s *State) Written(coll, key string) bool {
+	if s.trace != nil {
+		s.trace.recs = append(s.trace.recs, traced{coll, key})
+	}
+	_, ok := s.over[coll][key]
+	return ok
+}
+
 // Put stores a record. The value must not be modified afterwards: copy a
 // record before changing it. It must be JSON-marshalable: the state's
 // hash is over its JSON.

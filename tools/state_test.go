@@ -431,3 +431,24 @@ func TestTraceHolds(t *testing.T) {
 		t.Error("the state still records after Traced returned")
 	}
 }
+
+// Written tells the records the episode put or deleted, and counts as a
+// read of the record: an answer that asked it on the base serves a
+// state only while that record is unchanged there too.
+func TestStateWritten(t *testing.T) {
+	base := newTestBase(t, testColls())
+	st := base.NewState()
+	var before bool
+	tr := st.Traced(func() { before = st.Written("orders", "#W1") })
+	apply(t, st, []op{{"orders", "#W2", rec("order_id", "#W2", "status", "cancelled")}})
+	if before || st.Written("orders", "#W1") || !st.Written("orders", "#W2") {
+		t.Fatalf("written #W1 before %v, after %v; #W2 after %v: want false, false, true", before, st.Written("orders", "#W1"), st.Written("orders", "#W2"))
+	}
+	if !st.Holds(tr) {
+		t.Error("a write of #W2 voids an answer that asked only whether #W1 was written")
+	}
+	apply(t, st, []op{{"orders", "#W1", nil}})
+	if !st.Written("orders", "#W1") || st.Holds(tr) {
+		t.Error("the deletion of #W1 is not written, or keeps the answer that asked about it")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/synth-data/synth/internal/testplay"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 )
 
 // The airline's allow rule (cancellation_allowed, policy.star's
@@ -93,6 +94,16 @@ func TestAllowRuleRejectsBrokenDialogues(t *testing.T) {
 				leg := legs[0].(map[string]any)
 				leg["date"] = "2024-06-11"
 			})
+		}},
+		{"a reservation's flights changed to another route", "update_reservation_flights", "rule:allow:flights_keep_route", notBasicEconomy(airline), func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
+			i := callAt(tr, "update_reservation_flights")
+			editArgs(t, tr, i, func(args map[string]any) {
+				leg := args["flights"].([]any)[0].(map[string]any)
+				leg["flight_number"] = flightFrom(t, airline, otherThan(t, airline, leg["flight_number"].(string)))
+			})
+		}},
+		{"a certificate of twice the amount", "send_certificate", "rule:allow:certificate_justified", nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
+			editArgs(t, tr, callAt(tr, "send_certificate"), func(args map[string]any) { args["amount"] = 2 * args["amount"].(float64) })
 		}},
 		{"six passengers booked", "book_reservation", "rule:allow:at_most_five_passengers", nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 			i := callAt(tr, "book_reservation")
@@ -234,4 +245,39 @@ func insertCall(t *testing.T, fx *testplay.Fixture, bp *record.Blueprint, tr *re
 func handedOver(tr *record.Trajectory) bool {
 	i := callAt(tr, "transfer_to_human_agents")
 	return i >= 0 && strings.Contains(tr.Messages[i].ToolCalls[0].Function.Arguments, "cancel reservation")
+}
+
+// notBasicEconomy keeps the dialogues whose cabin change is on a
+// reservation in another cabin than basic economy.
+func notBasicEconomy(fx *testplay.Fixture) func(*record.Trajectory) bool {
+	basic := basicEconomy(fx)
+	return func(tr *record.Trajectory) bool { return callAt(tr, "update_reservation_flights") >= 0 && !basic(tr) }
+}
+
+// otherThan is an airport other than the origin of flight number.
+func otherThan(t *testing.T, fx *testplay.Fixture, number string) string {
+	t.Helper()
+	origin, _ := fx.D.Base.Get("flights", number)
+	from := origin.(map[string]any)["origin"]
+	for _, k := range fx.D.Base.Keys("flights") {
+		v, _ := fx.D.Base.Get("flights", k)
+		if o := v.(map[string]any)["origin"]; o != from {
+			return o.(string)
+		}
+	}
+	t.Fatal("every flight leaves from " + tools.Text(from))
+	return ""
+}
+
+// flightFrom is the first flight, by number, leaving from airport.
+func flightFrom(t *testing.T, fx *testplay.Fixture, airport string) string {
+	t.Helper()
+	for _, k := range fx.D.Base.Keys("flights") {
+		v, _ := fx.D.Base.Get("flights", k)
+		if v.(map[string]any)["origin"] == airport {
+			return k
+		}
+	}
+	t.Fatal("no flight leaves from " + airport)
+	return ""
 }

@@ -468,7 +468,7 @@ func TestPolicyFunctions(t *testing.T) {
 		for _, l := range list(r["flights"]) {
 			cancelled = cancelled || day(p, obj(l)["flight_number"], obj(l)["date"])["status"] == "cancelled"
 		}
-		got, err := run("cancelled_flight_compensation", map[string]any{"user_id": r["user_id"], "reservation_id": r["reservation_id"]})
+		got, err := run("compensation", map[string]any{"user_id": r["user_id"], "reservation_id": r["reservation_id"]})
 		allowed := u["membership"] != "regular" || r["insurance"] == "yes" || r["cabin"] == "business"
 		switch {
 		case !cancelled || r["status"] == "cancelled":

@@ -10,7 +10,7 @@ import (
 // Name is the domain's name, as used by --domain.
 const Name = "retail"
 
-//go:embed domain.yaml generator.star policy.md
+//go:embed domain.yaml generator.star policy.star policy.md
 var files embed.FS
 
 // FS returns the pack's files: its own, and tools.json from the τ²

@@ -1,0 +1,103 @@
+package domains_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/synth-data/synth/domains"
+	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/record"
+)
+
+// Retail's refusals come from its allow rules: each rule on an order's
+// status makes refusal tasks, every refusal records the condition its
+// rule names (the agent must cite it), and every dialogue verifies.
+func TestRetailRefusalsCiteTheirRule(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	played, err := testplay.Play(fx.D, fx.Gen, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rules a refusal can come from, by the tool it refuses, and the
+	// status each allows.
+	want := map[string]struct{ rule, status string }{
+		"cancel_pending_order":           {"cancel_only_pending", "pending"},
+		"modify_pending_order_address":   {"address_change_only_pending", "pending"},
+		"modify_pending_order_payment":   {"payment_change_only_pending", "pending"},
+		"modify_pending_order_items":     {"items_change_only_pending", "pending"},
+		"return_delivered_order_items":   {"return_only_delivered", "delivered"},
+		"exchange_delivered_order_items": {"exchange_only_delivered", "delivered"},
+	}
+	seen := map[string]int{}
+	for _, p := range played {
+		if v := fx.Ver.Verify(t.Context(), p.BP, p.TR); !v.Passed {
+			t.Errorf("%s fails %v", p.BP.ID, v.Failed())
+		}
+		for gi, g := range p.BP.Goals {
+			tool, ok := strings.CutPrefix(g.Intent, "refuse:")
+			if g.Kind != record.GoalRefuse || !ok {
+				continue
+			}
+			var cited []string
+			for _, o := range p.BP.Outputs {
+				if o.Goal == gi {
+					cited = append(cited, o.Name+": "+o.Value)
+				}
+			}
+			w := want[tool]
+			if len(cited) != 1 || !strings.HasPrefix(cited[0], w.rule+": ") || !strings.Contains(cited[0], "only a "+w.status+" order") {
+				t.Errorf("%s: the refusal of %s records %q, want the condition of rule %s", p.BP.ID, tool, cited, w.rule)
+				continue
+			}
+			seen[w.rule]++
+		}
+	}
+	for _, w := range want {
+		if seen[w.rule] == 0 {
+			t.Errorf("no refusal task of rule %s in %d dialogues", w.rule, len(played))
+		}
+	}
+	t.Logf("refusals by rule: %v", seen)
+}
+
+// A write's allow rules narrow the orders a task may be drawn on before
+// any is tried: MayPermit keeps exactly the orders of the status the
+// rule on the status allows (the other rules need arguments no order
+// gives, and refuse nothing there), and the model's index of the
+// records a write may act on agrees.
+func TestMayPermitNarrowsTargets(t *testing.T) {
+	d, err := domains.Load("retail", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := d.Base.NewState()
+	for tool, status := range map[string]string{
+		"cancel_pending_order":           "pending",
+		"modify_pending_order_payment":   "pending",
+		"return_delivered_order_items":   "delivered",
+		"exchange_delivered_order_items": "delivered",
+	} {
+		w := d.Model.Write(tool)
+		indexed := map[string]bool{}
+		for _, k := range d.Base.Keys("orders") {
+			v, _ := d.Base.Get("orders", k)
+			order := v.(map[string]any)
+			want := order["status"] == status
+			if got := w.MayPermit(t.Context(), st, order); got != want {
+				t.Errorf("%s on order %s (%s): MayPermit %v, want %v", tool, k, order["status"], got, want)
+			}
+			for _, key := range d.Model.Fitting(w, true, order["user_id"].(string)) {
+				indexed[key] = true
+			}
+		}
+		for _, k := range d.Base.Keys("orders") {
+			v, _ := d.Base.Get("orders", k)
+			if want := v.(map[string]any)["status"] == status; indexed[k] != want {
+				t.Errorf("%s: order %s (%s) indexed as allowed: %v, want %v", tool, k, v.(map[string]any)["status"], indexed[k], want)
+			}
+		}
+	}
+}
