@@ -66,7 +66,7 @@ func (v *Verifier) replay(ctx context.Context, bp *record.Blueprint, tr *record.
 	for i, m := range tr.Messages {
 		for _, c := range m.ToolCalls {
 			cl := call{msg: i, name: c.Function.Name, raw: c.Function.Arguments, write: v.d.Tools.Kind(c.Function.Name) == record.KindWrite}
-			_ = json.Unmarshal([]byte(c.Function.Arguments), &cl.args)
+			cl.args, _ = tools.DecodeObject(c.Function.Arguments)
 			if cl.write {
 				if w := v.writeModel(c.Function.Name); w != nil && len(w.Checks) > 0 {
 					if obj, ok := w.TargetRecord(st, cl.args); ok {
@@ -465,7 +465,8 @@ func namedAs(msgs []record.Message, pk *model.PickModel, id string, results map[
 		}
 		v, ok := results[i]
 		if !ok {
-			if json.Unmarshal([]byte(msgs[i].Content), &v) != nil {
+			var err error
+			if v, err = tools.DecodeJSON(msgs[i].Content); err != nil {
 				v = nil
 			}
 			results[i] = v
@@ -572,7 +573,7 @@ func requested(bp *record.Blueprint, calls []call) string {
 			continue
 		}
 		g := goldWrite{tool: a.Tool}
-		_ = json.Unmarshal(a.Arguments, &g.args)
+		g.args, _ = tools.DecodeObject(a.Arguments)
 		gold = append(gold, g)
 	}
 	used := make([]bool, len(gold))
@@ -685,8 +686,11 @@ func checkedFirst(w *model.WriteModel, bp *record.Blueprint, calls []call) strin
 			continue
 		}
 		for _, a := range bp.Actions {
-			var args map[string]any
-			if !checkTools[a.Tool] || json.Unmarshal(a.Arguments, &args) != nil {
+			if !checkTools[a.Tool] {
+				continue
+			}
+			args, err := tools.DecodeObject(a.Arguments)
+			if err != nil {
 				continue
 			}
 			if !read[callKey(a.Tool, args)] {
@@ -718,8 +722,7 @@ func unnamedChecks(w *model.WriteModel, bp *record.Blueprint) [][]pack.Call {
 			if i < 0 || i >= len(bp.Actions) || !checkTools[bp.Actions[i].Tool] {
 				continue
 			}
-			var args map[string]any
-			if json.Unmarshal(bp.Actions[i].Arguments, &args) == nil {
+			if args, err := tools.DecodeObject(bp.Actions[i].Arguments); err == nil {
 				reads = append(reads, pack.Call{Name: bp.Actions[i].Tool, Arguments: args})
 			}
 		}
