@@ -127,7 +127,10 @@ func legCandidates(lg *pack.Legs, legs []map[string]any, args map[string]any) []
 	}
 	var out []map[string]any
 	for _, key := range perKeys(lg, legs) {
-		c := maps.Clone(base)
+		// Sized for what perValues adds: growing the copy was most of
+		// a candidate's cost.
+		c := make(map[string]any, len(base)+1+len(lg.Sum)+len(lg.Min))
+		maps.Copy(c, base)
 		c[lg.Per] = key
 		if perValues(lg, legs, key, c) {
 			out = append(out, c)
@@ -139,10 +142,12 @@ func legCandidates(lg *pack.Legs, legs []map[string]any, args map[string]any) []
 // perKeys are the keys the first leg's Sum and Min objects hold, sorted.
 func perKeys(lg *pack.Legs, legs []map[string]any) []string {
 	seen := map[string]bool{}
-	for _, src := range slices.Concat(slices.Collect(maps.Values(lg.Sum)), slices.Collect(maps.Values(lg.Min))) {
-		if m, ok := legs[0][src].(map[string]any); ok {
-			for k := range m {
-				seen[k] = true
+	for _, fields := range []map[string]string{lg.Sum, lg.Min} {
+		for _, src := range fields {
+			if m, ok := legs[0][src].(map[string]any); ok {
+				for k := range m {
+					seen[k] = true
+				}
 			}
 		}
 	}
@@ -169,15 +174,17 @@ func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]an
 		}
 		return acc, true
 	}
-	for _, name := range slices.Sorted(maps.Keys(lg.Sum)) {
-		total, ok := fold(lg.Sum[name], func(a, n float64) float64 { return a + n })
+	// The fields' order does not matter: a candidate is kept only when
+	// every one has its value.
+	for name, src := range lg.Sum {
+		total, ok := fold(src, func(a, n float64) float64 { return a + n })
 		if !ok {
 			return false
 		}
 		c[name] = wholeOr(total)
 	}
-	for _, name := range slices.Sorted(maps.Keys(lg.Min)) {
-		least, ok := fold(lg.Min[name], math.Min)
+	for name, src := range lg.Min {
+		least, ok := fold(src, math.Min)
 		if !ok || least <= 0 {
 			return false
 		}
