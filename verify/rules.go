@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
@@ -206,6 +207,7 @@ func computedArgs(r pack.Rule, calls []call) string {
 // was said is lower-cased once, message by message, as the calls come.
 func grounded(tr *record.Trajectory, calls []call) string {
 	var said strings.Builder
+	said.Grow(saidLen(tr.Messages))
 	next := 0
 	for _, c := range calls {
 		for ; next < c.msg; next++ {
@@ -226,6 +228,7 @@ func grounded(tr *record.Trajectory, calls []call) string {
 // ("no order #W1") is no source of it.
 func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 	var said strings.Builder
+	said.Grow(saidLen(msgs))
 	for _, m := range msgs {
 		addSaid(&said, m)
 	}
@@ -235,9 +238,48 @@ func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 // addSaid adds what a message gives the agent to know: a customer's
 // words or a successful tool result, lower-cased.
 func addSaid(b *strings.Builder, m record.Message) {
-	if m.Role == "user" || m.Role == "tool" && !strings.HasPrefix(m.Content, "Error") {
-		b.WriteString(strings.ToLower(m.Content))
+	if gives(m) {
+		writeLower(b, m.Content)
 		b.WriteByte('\n')
+	}
+}
+
+func gives(m record.Message) bool {
+	return m.Role == "user" || m.Role == "tool" && !strings.HasPrefix(m.Content, "Error")
+}
+
+// saidLen is the length of what msgs give, for a builder grown once: a
+// dialogue's tool results are most of its text.
+func saidLen(msgs []record.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if gives(m) {
+			n += len(m.Content) + 1
+		}
+	}
+	return n
+}
+
+// writeLower writes strings.ToLower(s) without the copy ToLower makes
+// of a text with capitals, which for ASCII it is byte by byte.
+func writeLower(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			b.WriteString(strings.ToLower(s))
+			return
+		}
+	}
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+			i++
+		}
+		b.WriteString(s[:i])
+		if i == len(s) {
+			return
+		}
+		b.WriteByte(s[i] + 'a' - 'A')
+		s = s[i+1:]
 	}
 }
 
