@@ -67,6 +67,42 @@ func (s *SearchModel) ItemsOf(out any, args map[string]any) []map[string]any {
 	return items
 }
 
+// HasItems reports whether ItemsOf lists any candidate, without making
+// them: the generator asks it of the first search of every draw.
+func (s *SearchModel) HasItems(out any, args map[string]any) bool {
+	var list any = out
+	if s.Items != "" {
+		list, _ = ValueAt(out, s.Items)
+	}
+	l, _ := list.([]any)
+	for _, e := range l {
+		if s.Legs != nil {
+			if legs := legsOf(e); len(legs) > 0 && hasLegCandidate(s.Legs, legs) {
+				return true
+			}
+			continue
+		}
+		if _, ok := e.(map[string]any); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLegCandidate reports whether legCandidates makes any candidate of
+// the legs.
+func hasLegCandidate(lg *pack.Legs, legs []map[string]any) bool {
+	if lg.Per == "" {
+		return true
+	}
+	for _, key := range perKeys(lg, legs) {
+		if perValues(lg, legs, key, nil) {
+			return true
+		}
+	}
+	return false
+}
+
 // legsOf reads a result element as legs: an object is one, a list of
 // objects several; anything else none.
 func legsOf(e any) []map[string]any {
@@ -154,8 +190,9 @@ func perKeys(lg *pack.Legs, legs []map[string]any) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// perValues sets a per-key candidate's Sum and Min fields; false when a
-// leg lacks the key or a Min is not above zero.
+// perValues sets a per-key candidate's Sum and Min fields (c nil: only
+// checks them); false when a leg lacks the key or a Min is not above
+// zero.
 func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]any) bool {
 	// fold combines the legs' values at src under key.
 	fold := func(src string, combine func(acc, n float64) float64) (float64, bool) {
@@ -181,14 +218,18 @@ func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]an
 		if !ok {
 			return false
 		}
-		c[name] = wholeOr(total)
+		if c != nil {
+			c[name] = wholeOr(total)
+		}
 	}
 	for name, src := range lg.Min {
 		least, ok := fold(src, math.Min)
 		if !ok || least <= 0 {
 			return false
 		}
-		c[name] = wholeOr(least)
+		if c != nil {
+			c[name] = wholeOr(least)
+		}
 	}
 	return true
 }
