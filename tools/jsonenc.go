@@ -24,9 +24,9 @@ func Marshal(v any) ([]byte, error) {
 
 // AppendJSON appends what json.Marshal writes for v, when v is made of
 // the generic JSON values (nil, bool, string, float64, int, int64,
-// json.Number, map[string]any, []any, map[string]string, []string). ok is
-// false, and dst holds a partial encoding, for any other value or one
-// json.Marshal would refuse.
+// json.Number, map[string]any, []any, map[string]string, []string) and
+// Appenders. ok is false, and dst holds a partial encoding, for any
+// other value or one json.Marshal would refuse.
 func AppendJSON(dst []byte, v any) (out []byte, ok bool) {
 	return appendPlain(dst, v, 0)
 }
@@ -123,8 +123,17 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 			dst = AppendString(dst, e, true)
 		}
 		return append(dst, ']'), true
+	case Appender:
+		return x.AppendJSON(dst)
 	}
 	return dst, false
+}
+
+// Appender is a value that writes its own JSON: what json.Marshal writes
+// for it, or ok false for json.Marshal to take over. A handler's typed
+// result implements it to skip encoding/json's reflection.
+type Appender interface {
+	AppendJSON(dst []byte) ([]byte, bool)
 }
 
 func sortedKeys[V any](keys []string, m map[string]V) []string {
