@@ -124,7 +124,11 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 		}
 		return append(dst, ']'), true
 	case Appender:
-		return x.AppendJSON(dst)
+		// Through a buffer of its own: dst passed to an unknown method
+		// would escape, and with it the stack buffer a record's hash is
+		// built in.
+		b, ok := x.AppendJSON(nil)
+		return append(dst, b...), ok
 	}
 	return dst, false
 }
