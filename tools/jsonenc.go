@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -16,8 +17,11 @@ import (
 // json.Marshal would refuse (NaN, an invalid json.Number, deep nesting),
 // goes to json.Marshal itself, so its output and errors are unchanged.
 func Marshal(v any) ([]byte, error) {
-	if b, ok := AppendJSON(make([]byte, 0, 128), v); ok {
-		return b, nil
+	// Encoded on the stack and copied once at its size: grown from a
+	// small buffer, a tool result was allocated about twice over.
+	var stack [4 << 10]byte
+	if b, ok := AppendJSON(stack[:0], v); ok {
+		return bytes.Clone(b), nil
 	}
 	return json.Marshal(v)
 }
