@@ -1490,6 +1490,7 @@ func describe(c *model.CollModel, r map[string]any, n int) recordForms {
 		if !ok || v == nil {
 			continue
 		}
+		var one [1]any
 		var vals []any
 		switch x := v.(type) {
 		case map[string]any:
@@ -1497,9 +1498,10 @@ func describe(c *model.CollModel, r map[string]any, n int) recordForms {
 		case []any:
 			vals = x
 		default:
-			vals = []any{x}
+			one[0] = x
+			vals = one[:]
 		}
-		seen := map[string]bool{}
+		from := len(rf.attrs)
 		for _, x := range vals {
 			if _, isMap := x.(map[string]any); isMap || x == nil {
 				continue
@@ -1507,13 +1509,16 @@ func describe(c *model.CollModel, r map[string]any, n int) recordForms {
 			s := tools.Text(x)
 			// An enum's "no value" member (TRACE_SPAN_TYPE_UNKNOWN) says
 			// the API cannot tell: no one describes a record by it.
-			if s == "" || len(s) > 40 || seen[s] || model.Sentinel(s) {
+			if s == "" || len(s) > 40 || slices.ContainsFunc(rf.attrs[from:], func(a formAttr) bool { return a.val == s }) || model.Sentinel(s) {
 				continue
 			}
-			seen[s] = true
 			rf.attrs = append(rf.attrs, formAttr{d, s})
 		}
 	}
+	// The forms are made at their final size: growing them was most of
+	// what describing a candidate allocated.
+	na := len(rf.attrs)
+	rf.forms = make([]recordForm, 0, 1+na+na*(na-1)/2+(na+1)*2*len(c.Compare))
 	if n == 1 {
 		rf.forms = append(rf.forms, recordForm{a: -1, b: -1})
 	}
@@ -1527,9 +1532,13 @@ func describe(c *model.CollModel, r map[string]any, n int) recordForms {
 		}
 	}
 	// An ordering criterion, alone or with one attribute.
+	picks := make([]string, 0, 2*len(c.Compare))
+	for _, f := range c.Compare {
+		picks = append(picks, "max:"+f, "min:"+f)
+	}
 	for i := -1; i < len(rf.attrs); i++ {
-		for _, f := range c.Compare {
-			rf.forms = append(rf.forms, recordForm{a: i, b: -1, pick: "max:" + f}, recordForm{a: i, b: -1, pick: "min:" + f})
+		for _, pick := range picks {
+			rf.forms = append(rf.forms, recordForm{a: i, b: -1, pick: pick})
 		}
 	}
 	return rf

@@ -96,7 +96,7 @@ func (p *gplan) subRecord(in *model.InformModel, t *target) (map[string]any, rec
 		return nil, record.Selector{}, fmt.Errorf("no %s to ask about", model.Words(in.Within))
 	}
 	for _, j := range p.rng.Perm(len(cands)) {
-		for _, where := range model.Wheres(cands[j], in.Describe) {
+		for where := range model.Wheres(cands[j], in.Describe) {
 			if len(where) > 1 {
 				continue
 			}

@@ -83,7 +83,7 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 		found := false
 		for _, tool := range s.Tools {
 			args := p.m.SearchArgs(tool, base)
-			if out, ok := p.peek(tool, args); ok && len(s.ItemsOf(out, args)) > 0 {
+			if out, ok := p.peek(tool, args); ok && s.HasItems(out, args) {
 				found = true
 			}
 		}

@@ -1,7 +1,6 @@
 package credit
 
 import (
-	"encoding/json"
 	"maps"
 	"reflect"
 	"regexp"
@@ -328,7 +327,7 @@ func newLabeler(k *tools.Toolkit, m *model.Model, bp *record.Blueprint, v *recor
 		if a.Kind == record.KindWrite {
 			lb.serves[i] = i
 		}
-		_ = json.Unmarshal(a.Arguments, &lb.args[i])
+		lb.args[i], _ = tools.DecodeJSON(a.Arguments)
 	}
 	for j, a := range bp.Actions {
 		if a.Kind != record.KindWrite {
@@ -542,8 +541,8 @@ const lookup = "lookup"
 // saidValues reports whether every call's values were said before it.
 func (lb *labeler) saidValues(tcs []record.ToolCall) bool {
 	for _, tc := range tcs {
-		var args any
-		if json.Unmarshal([]byte(tc.Function.Arguments), &args) != nil || !lb.prov.known(args) {
+		args, err := tools.DecodeJSON(tc.Function.Arguments)
+		if err != nil || !lb.prov.known(args) {
 			return false
 		}
 	}
@@ -790,8 +789,7 @@ func (lb *labeler) calls(tu *Turn, tcs []record.ToolCall) {
 	clear(lb.fail.writes)
 	for k, tc := range tcs {
 		c := Call{Tool: tc.Function.Name, Kind: lb.kind(tc.Function.Name), Action: -1, Args: []Arg{}}
-		var args any
-		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+		args, _ := tools.DecodeJSON(tc.Function.Arguments)
 		fresh := false
 		c.Action, fresh = lb.match(c.Tool, args, c.Kind == record.KindWrite)
 		switch c.Kind {

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/synth-data/synth/tools"
 	"github.com/synth-data/synth/verify"
 )
 
@@ -314,8 +315,8 @@ func scan(raw string, f func(at []step, text string)) bool {
 // indexValues maps each scalar of a tool result to its first path; a
 // result that is not JSON (a bare id, an error) is one value at $.
 func indexValues(raw string) map[string]string {
-	var v any
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+	v, err := tools.DecodeJSON(raw)
+	if err != nil {
 		v = strings.TrimSpace(raw)
 	}
 	index := map[string]string{}

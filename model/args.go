@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"reflect"
 	"slices"
@@ -383,44 +384,56 @@ func expandFields(elem map[string]any, fields []string) []string {
 	return out
 }
 
-// Wheres lists the conditions that may single out element i, fewest
-// fields first: each field alone, then pairs, then all of them.
-func Wheres(elem map[string]any, fields []string) []map[string]string {
-	paths := expandFields(elem, fields)
-	val := func(p string) string { v, _ := ValueAt(elem, p); return tools.Text(v) }
-	var out []map[string]string
-	for _, a := range paths {
-		out = append(out, map[string]string{a: val(a)})
-	}
-	for i, a := range paths {
-		for _, b := range paths[i+1:] {
-			out = append(out, map[string]string{a: val(a), b: val(b)})
-		}
-	}
-	if len(paths) > 2 {
-		all := map[string]string{}
+// Wheres yields the conditions that may single out element i, fewest
+// fields first: each field alone, then pairs, then all of them. They are
+// made as asked for: the first one or two mostly do.
+func Wheres(elem map[string]any, fields []string) iter.Seq[map[string]string] {
+	return func(yield func(map[string]string) bool) {
+		paths := expandFields(elem, fields)
+		val := func(p string) string { v, _ := ValueAt(elem, p); return tools.Text(v) }
 		for _, a := range paths {
-			all[a] = val(a)
+			if !yield(map[string]string{a: val(a)}) {
+				return
+			}
 		}
-		out = append(out, all)
+		for i, a := range paths {
+			for _, b := range paths[i+1:] {
+				if !yield(map[string]string{a: val(a), b: val(b)}) {
+					return
+				}
+			}
+		}
+		if len(paths) > 2 {
+			all := make(map[string]string, len(paths))
+			for _, a := range paths {
+				all[a] = val(a)
+			}
+			yield(all)
+		}
 	}
-	return out
 }
 
 // ElementSelector describes element i of elems so that it alone fits:
 // the fewest describe fields that single it out, else its id.
 func ElementSelector(coll string, elems []map[string]any, i int, id string, describe []string, say string, bare bool) (record.Selector, error) {
-	forms := Wheres(elems[i], describe)
-	if id != "" {
-		forms = append(forms, map[string]string{id: tools.Text(elems[i][id])})
-	}
-	for _, where := range forms {
+	fits := func(where map[string]string) (record.Selector, bool) {
 		sel := record.Selector{Collection: coll, Where: where}
-		if j, err := tools.ResolveKey(sel, elems, id); err == nil && j == i {
-			sel.Label = ElementWords(say, where, elems[i])
-			if !bare {
-				sel.Label = "the " + sel.Label
-			}
+		if j, err := tools.ResolveKey(sel, elems, id); err != nil || j != i {
+			return sel, false
+		}
+		sel.Label = ElementWords(say, where, elems[i])
+		if !bare {
+			sel.Label = "the " + sel.Label
+		}
+		return sel, true
+	}
+	for where := range Wheres(elems[i], describe) {
+		if sel, ok := fits(where); ok {
+			return sel, nil
+		}
+	}
+	if id != "" {
+		if sel, ok := fits(map[string]string{id: tools.Text(elems[i][id])}); ok {
 			return sel, nil
 		}
 	}

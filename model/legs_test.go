@@ -57,6 +57,27 @@ func TestItemsOfLegs(t *testing.T) {
 	if len(plain) != 1 || plain[0]["id"] != "a" {
 		t.Errorf("plain items %v", plain)
 	}
+	// HasItems says whether there are any, for every shape of result.
+	soldOut := []any{leg("SY2", "BOS", "ORD", "2024-05-20", 60, 90, 0), leg("SY3", "ORD", "SEA", "2024-05-20", 70, 110, 5)}
+	soldOut[0].(map[string]any)["available_seats"] = map[string]any{"basic_economy": int64(0), "economy": int64(0)}
+	noPer := &SearchModel{Legs: &pack.Legs{Field: "flights", Keep: []string{"flight_number"}}}
+	for _, tc := range []struct {
+		name string
+		s    *SearchModel
+		out  any
+	}{
+		{"legs", s, out},
+		{"sold out", s, []any{soldOut, "x"}},
+		{"no legs", s, []any{"x", 3}},
+		{"not a list", s, map[string]any{"flights": 1}},
+		{"one per result", noPer, []any{soldOut}},
+		{"plain", &SearchModel{}, []any{map[string]any{"id": "a"}}},
+		{"plain none", &SearchModel{}, []any{"a"}},
+	} {
+		if got, want := tc.s.HasItems(tc.out, args), len(tc.s.ItemsOf(tc.out, args)) > 0; got != want {
+			t.Errorf("%s: HasItems = %v, ItemsOf lists %d", tc.name, got, len(tc.s.ItemsOf(tc.out, args)))
+		}
+	}
 }
 
 func TestTargetValueKeep(t *testing.T) {

@@ -2363,8 +2363,7 @@ func CutLast(path string) (string, string, bool) {
 func (m *Model) UserKeyOf(output string) string {
 	out := strings.TrimSpace(output)
 	if strings.HasPrefix(out, "{") && m.Users != nil {
-		var obj map[string]any
-		if json.Unmarshal([]byte(out), &obj) == nil {
+		if obj, err := tools.DecodeObject(out); err == nil {
 			return tools.Text(obj[m.Users.Coll.Key])
 		}
 		return ""
@@ -2411,8 +2410,7 @@ func ResultValue(res tools.Result) any {
 // Decode turns a tool's observation into the value the agent reasons
 // over: JSON when it parses, else the text.
 func Decode(output string) any {
-	var v any
-	if err := json.Unmarshal([]byte(output), &v); err == nil {
+	if v, err := tools.DecodeJSON(output); err == nil {
 		return v
 	}
 	return output

@@ -67,6 +67,42 @@ func (s *SearchModel) ItemsOf(out any, args map[string]any) []map[string]any {
 	return items
 }
 
+// HasItems reports whether ItemsOf lists any candidate, without making
+// them: the generator asks it of the first search of every draw.
+func (s *SearchModel) HasItems(out any, args map[string]any) bool {
+	var list any = out
+	if s.Items != "" {
+		list, _ = ValueAt(out, s.Items)
+	}
+	l, _ := list.([]any)
+	for _, e := range l {
+		if s.Legs != nil {
+			if legs := legsOf(e); len(legs) > 0 && hasLegCandidate(s.Legs, legs) {
+				return true
+			}
+			continue
+		}
+		if _, ok := e.(map[string]any); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLegCandidate reports whether legCandidates makes any candidate of
+// the legs.
+func hasLegCandidate(lg *pack.Legs, legs []map[string]any) bool {
+	if lg.Per == "" {
+		return true
+	}
+	for _, key := range perKeys(lg, legs) {
+		if perValues(lg, legs, key, nil) {
+			return true
+		}
+	}
+	return false
+}
+
 // legsOf reads a result element as legs: an object is one, a list of
 // objects several; anything else none.
 func legsOf(e any) []map[string]any {
@@ -127,7 +163,10 @@ func legCandidates(lg *pack.Legs, legs []map[string]any, args map[string]any) []
 	}
 	var out []map[string]any
 	for _, key := range perKeys(lg, legs) {
-		c := maps.Clone(base)
+		// Sized for what perValues adds: growing the copy was most of
+		// a candidate's cost.
+		c := make(map[string]any, len(base)+1+len(lg.Sum)+len(lg.Min))
+		maps.Copy(c, base)
 		c[lg.Per] = key
 		if perValues(lg, legs, key, c) {
 			out = append(out, c)
@@ -139,18 +178,21 @@ func legCandidates(lg *pack.Legs, legs []map[string]any, args map[string]any) []
 // perKeys are the keys the first leg's Sum and Min objects hold, sorted.
 func perKeys(lg *pack.Legs, legs []map[string]any) []string {
 	seen := map[string]bool{}
-	for _, src := range slices.Concat(slices.Collect(maps.Values(lg.Sum)), slices.Collect(maps.Values(lg.Min))) {
-		if m, ok := legs[0][src].(map[string]any); ok {
-			for k := range m {
-				seen[k] = true
+	for _, fields := range []map[string]string{lg.Sum, lg.Min} {
+		for _, src := range fields {
+			if m, ok := legs[0][src].(map[string]any); ok {
+				for k := range m {
+					seen[k] = true
+				}
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// perValues sets a per-key candidate's Sum and Min fields; false when a
-// leg lacks the key or a Min is not above zero.
+// perValues sets a per-key candidate's Sum and Min fields (c nil: only
+// checks them); false when a leg lacks the key or a Min is not above
+// zero.
 func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]any) bool {
 	// fold combines the legs' values at src under key.
 	fold := func(src string, combine func(acc, n float64) float64) (float64, bool) {
@@ -169,19 +211,25 @@ func perValues(lg *pack.Legs, legs []map[string]any, key string, c map[string]an
 		}
 		return acc, true
 	}
-	for _, name := range slices.Sorted(maps.Keys(lg.Sum)) {
-		total, ok := fold(lg.Sum[name], func(a, n float64) float64 { return a + n })
+	// The fields' order does not matter: a candidate is kept only when
+	// every one has its value.
+	for name, src := range lg.Sum {
+		total, ok := fold(src, func(a, n float64) float64 { return a + n })
 		if !ok {
 			return false
 		}
-		c[name] = wholeOr(total)
+		if c != nil {
+			c[name] = wholeOr(total)
+		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(lg.Min)) {
-		least, ok := fold(lg.Min[name], math.Min)
+	for name, src := range lg.Min {
+		least, ok := fold(src, math.Min)
 		if !ok || least <= 0 {
 			return false
 		}
-		c[name] = wholeOr(least)
+		if c != nil {
+			c[name] = wholeOr(least)
+		}
 	}
 	return true
 }

@@ -149,14 +149,16 @@ func rngChoice(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &seq); err != nil {
 		return nil, err
 	}
-	elems, err := elements(b.Name(), seq)
-	if err != nil {
-		return nil, err
+	// Indexed in place: a generator draws from the same long lists
+	// (every airport, every letter) thousands of times.
+	ix, ok := seq.(starlark.Indexable)
+	if !ok {
+		return nil, fmt.Errorf("%s: want a list or tuple, not %s", b.Name(), seq.Type())
 	}
-	if len(elems) == 0 {
+	if ix.Len() == 0 {
 		return nil, errors.New("choice: the list is empty")
 	}
-	return elems[r.below(uint64(len(elems)))], nil
+	return ix.Index(int(r.below(uint64(ix.Len())))), nil
 }
 
 // shuffled permutes elems in place (Fisher-Yates).

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -16,17 +17,20 @@ import (
 // json.Marshal would refuse (NaN, an invalid json.Number, deep nesting),
 // goes to json.Marshal itself, so its output and errors are unchanged.
 func Marshal(v any) ([]byte, error) {
-	if b, ok := AppendJSON(make([]byte, 0, 128), v); ok {
-		return b, nil
+	// Encoded on the stack and copied once at its size: grown from a
+	// small buffer, a tool result was allocated about twice over.
+	var stack [4 << 10]byte
+	if b, ok := AppendJSON(stack[:0], v); ok {
+		return bytes.Clone(b), nil
 	}
 	return json.Marshal(v)
 }
 
 // AppendJSON appends what json.Marshal writes for v, when v is made of
 // the generic JSON values (nil, bool, string, float64, int, int64,
-// json.Number, map[string]any, []any, map[string]string, []string). ok is
-// false, and dst holds a partial encoding, for any other value or one
-// json.Marshal would refuse.
+// json.Number, map[string]any, []any, map[string]string, []string) and
+// Appenders. ok is false, and dst holds a partial encoding, for any
+// other value or one json.Marshal would refuse.
 func AppendJSON(dst []byte, v any) (out []byte, ok bool) {
 	return appendPlain(dst, v, 0)
 }
@@ -123,8 +127,21 @@ func appendPlain(dst []byte, v any, depth int) ([]byte, bool) {
 			dst = AppendString(dst, e, true)
 		}
 		return append(dst, ']'), true
+	case Appender:
+		// Through a buffer of its own: dst passed to an unknown method
+		// would escape, and with it the stack buffer a record's hash is
+		// built in.
+		b, ok := x.AppendJSON(nil)
+		return append(dst, b...), ok
 	}
 	return dst, false
+}
+
+// Appender is a value that writes its own JSON: what json.Marshal writes
+// for it, or ok false for json.Marshal to take over. A handler's typed
+// result implements it to skip encoding/json's reflection.
+type Appender interface {
+	AppendJSON(dst []byte) ([]byte, bool)
 }
 
 func sortedKeys[V any](keys []string, m map[string]V) []string {

@@ -238,7 +238,11 @@ func Render(v any) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	b, err := Marshal(v)
+	var stack [4 << 10]byte
+	if b, ok := AppendJSON(stack[:0], v); ok {
+		return string(b), nil
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("tool result is not JSON: %w", err)
 	}

@@ -1,7 +1,6 @@
 package usersim
 
 import (
-	"encoding/json"
 	"reflect"
 	"regexp"
 	"regexp/syntax"
@@ -12,6 +11,7 @@ import (
 	"github.com/synth-data/synth/dialog"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 )
 
 // The rule-based user answers Asks. When it talks to an agent that is
@@ -673,8 +673,12 @@ func (l *Listener) doneGoals(calls []Executed) []int {
 
 // sameArgs compares two JSON argument objects by value.
 func sameArgs(a, b string) bool {
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+	x, err := tools.DecodeJSON(a)
+	if err != nil {
+		return false
+	}
+	y, err := tools.DecodeJSON(b)
+	if err != nil {
 		return false
 	}
 	return reflect.DeepEqual(x, y)

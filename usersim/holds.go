@@ -1,7 +1,6 @@
 package usersim
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -170,7 +169,8 @@ func (u *Generic) truth(i int, tool string) map[string]any {
 			continue
 		}
 		n++
-		if err := json.Unmarshal(a.Arguments, &want); err != nil {
+		var err error
+		if want, err = tools.DecodeObject(a.Arguments); err != nil {
 			return nil
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/pack"
@@ -66,7 +67,7 @@ func (v *Verifier) replay(ctx context.Context, bp *record.Blueprint, tr *record.
 	for i, m := range tr.Messages {
 		for _, c := range m.ToolCalls {
 			cl := call{msg: i, name: c.Function.Name, raw: c.Function.Arguments, write: v.d.Tools.Kind(c.Function.Name) == record.KindWrite}
-			_ = json.Unmarshal([]byte(c.Function.Arguments), &cl.args)
+			cl.args, _ = tools.DecodeObject(c.Function.Arguments)
 			if cl.write {
 				if w := v.writeModel(c.Function.Name); w != nil && len(w.Checks) > 0 {
 					if obj, ok := w.TargetRecord(st, cl.args); ok {
@@ -206,6 +207,7 @@ func computedArgs(r pack.Rule, calls []call) string {
 // was said is lower-cased once, message by message, as the calls come.
 func grounded(tr *record.Trajectory, calls []call) string {
 	var said strings.Builder
+	said.Grow(saidLen(tr.Messages))
 	next := 0
 	for _, c := range calls {
 		for ; next < c.msg; next++ {
@@ -226,6 +228,7 @@ func grounded(tr *record.Trajectory, calls []call) string {
 // ("no order #W1") is no source of it.
 func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 	var said strings.Builder
+	said.Grow(saidLen(msgs))
 	for _, m := range msgs {
 		addSaid(&said, m)
 	}
@@ -235,9 +238,48 @@ func UnsaidID(msgs []record.Message, args map[string]any) (name, id string) {
 // addSaid adds what a message gives the agent to know: a customer's
 // words or a successful tool result, lower-cased.
 func addSaid(b *strings.Builder, m record.Message) {
-	if m.Role == "user" || m.Role == "tool" && !strings.HasPrefix(m.Content, "Error") {
-		b.WriteString(strings.ToLower(m.Content))
+	if gives(m) {
+		writeLower(b, m.Content)
 		b.WriteByte('\n')
+	}
+}
+
+func gives(m record.Message) bool {
+	return m.Role == "user" || m.Role == "tool" && !strings.HasPrefix(m.Content, "Error")
+}
+
+// saidLen is the length of what msgs give, for a builder grown once: a
+// dialogue's tool results are most of its text.
+func saidLen(msgs []record.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if gives(m) {
+			n += len(m.Content) + 1
+		}
+	}
+	return n
+}
+
+// writeLower writes strings.ToLower(s) without the copy ToLower makes
+// of a text with capitals, which for ASCII it is byte by byte.
+func writeLower(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			b.WriteString(strings.ToLower(s))
+			return
+		}
+	}
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+			i++
+		}
+		b.WriteString(s[:i])
+		if i == len(s) {
+			return
+		}
+		b.WriteByte(s[i] + 'a' - 'A')
+		s = s[i+1:]
 	}
 }
 
@@ -465,7 +507,8 @@ func namedAs(msgs []record.Message, pk *model.PickModel, id string, results map[
 		}
 		v, ok := results[i]
 		if !ok {
-			if json.Unmarshal([]byte(msgs[i].Content), &v) != nil {
+			var err error
+			if v, err = tools.DecodeJSON(msgs[i].Content); err != nil {
 				v = nil
 			}
 			results[i] = v
@@ -572,7 +615,7 @@ func requested(bp *record.Blueprint, calls []call) string {
 			continue
 		}
 		g := goldWrite{tool: a.Tool}
-		_ = json.Unmarshal(a.Arguments, &g.args)
+		g.args, _ = tools.DecodeObject(a.Arguments)
 		gold = append(gold, g)
 	}
 	used := make([]bool, len(gold))
@@ -685,8 +728,11 @@ func checkedFirst(w *model.WriteModel, bp *record.Blueprint, calls []call) strin
 			continue
 		}
 		for _, a := range bp.Actions {
-			var args map[string]any
-			if !checkTools[a.Tool] || json.Unmarshal(a.Arguments, &args) != nil {
+			if !checkTools[a.Tool] {
+				continue
+			}
+			args, err := tools.DecodeObject(a.Arguments)
+			if err != nil {
 				continue
 			}
 			if !read[callKey(a.Tool, args)] {
@@ -718,8 +764,7 @@ func unnamedChecks(w *model.WriteModel, bp *record.Blueprint) [][]pack.Call {
 			if i < 0 || i >= len(bp.Actions) || !checkTools[bp.Actions[i].Tool] {
 				continue
 			}
-			var args map[string]any
-			if json.Unmarshal(bp.Actions[i].Arguments, &args) == nil {
+			if args, err := tools.DecodeObject(bp.Actions[i].Arguments); err == nil {
 				reads = append(reads, pack.Call{Name: bp.Actions[i].Tool, Arguments: args})
 			}
 		}

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -431,8 +430,8 @@ func (v *Verifier) failure(tool, output string) *pack.Failure {
 // mentions reports whether a proposal names the write's identifying
 // arguments.
 func mentions(text, rawArgs string, identifying []string) bool {
-	var args map[string]any
-	if json.Unmarshal([]byte(rawArgs), &args) != nil {
+	args, err := tools.DecodeObject(rawArgs)
+	if err != nil {
 		return false
 	}
 	for _, k := range identifying {

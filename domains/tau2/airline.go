@@ -536,6 +536,86 @@ type directFlight struct {
 	Prices       any     `json:"prices"`
 }
 
+// directFlights and connections are the search tools' answers. They
+// write their JSON themselves, as json.Marshal does, through
+// tools.Appender: reflecting over them was most of what encoding/json did
+// in an airline run.
+type (
+	directFlights []*directFlight
+	connections   [][2]*directFlight
+)
+
+func (l directFlights) AppendJSON(dst []byte) ([]byte, bool) {
+	if l == nil {
+		return append(dst, "null"...), true
+	}
+	dst = append(dst, '[')
+	for i, f := range l {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var ok bool
+		if dst, ok = f.appendJSON(dst); !ok {
+			return dst, false
+		}
+	}
+	return append(dst, ']'), true
+}
+
+func (l connections) AppendJSON(dst []byte) ([]byte, bool) {
+	if l == nil {
+		return append(dst, "null"...), true
+	}
+	dst = append(dst, '[')
+	for i, pair := range l {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var ok bool
+		if dst, ok = directFlights(pair[:]).AppendJSON(dst); !ok {
+			return dst, false
+		}
+	}
+	return append(dst, ']'), true
+}
+
+// appendJSON writes the fields in their order, as their tags name them.
+func (f *directFlight) appendJSON(dst []byte) ([]byte, bool) {
+	if f == nil {
+		return append(dst, "null"...), true
+	}
+	for i, s := range [...]struct{ name, v string }{
+		{"flight_number", f.FlightNumber}, {"origin", f.Origin}, {"destination", f.Destination}, {"status", f.Status},
+		{"scheduled_departure_time_est", f.Departure}, {"scheduled_arrival_time_est", f.Arrival},
+	} {
+		if i == 0 {
+			dst = append(dst, '{')
+		} else {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		dst = append(dst, s.name...)
+		dst = append(dst, `":`...)
+		dst = tools.AppendString(dst, s.v, true)
+	}
+	dst = append(dst, `,"date":`...)
+	if f.Date == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = tools.AppendString(dst, *f.Date, true)
+	}
+	var ok bool
+	dst = append(dst, `,"available_seats":`...)
+	if dst, ok = tools.AppendJSON(dst, f.Seats); !ok {
+		return dst, false
+	}
+	dst = append(dst, `,"prices":`...)
+	if dst, ok = tools.AppendJSON(dst, f.Prices); !ok {
+		return dst, false
+	}
+	return append(dst, '}'), true
+}
+
 // searchDirect is τ²'s _search_direct_flight: flights in db order with
 // the origin (and destination, when given), available on the date,
 // leaving at or after leaveAfter (a string comparison, as τ²'s).
@@ -615,10 +695,13 @@ func (a *airline) searchDirectFlight(c *call) (any, error) {
 		}
 	}
 	res, err := a.searchDirect(c, s[2], s[0], &s[1], nil)
-	if res == nil && err == nil {
+	switch {
+	case res == nil && err == nil:
 		return []any{}, nil
+	case err != nil:
+		return res, err
 	}
-	return res, err
+	return directFlights(res), nil
 }
 
 func (a *airline) searchOnestopFlight(c *call) (any, error) {
@@ -634,7 +717,7 @@ func (a *airline) searchOnestopFlight(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := [][2]*directFlight{}
+	out := connections{}
 	for _, f1 := range firsts {
 		f1.Date = &date
 		date2 := date
