@@ -171,20 +171,12 @@ func (d *decoder[T]) object() (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		d.space()
-		if d.i >= len(d.s) {
+		end, ok := d.after('}')
+		if !ok {
 			return nil, false
 		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case '}':
-			d.i++
-			d.depth--
+		if end {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -207,22 +199,35 @@ func (d *decoder[T]) array() (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		d.space()
-		if d.i >= len(d.s) {
+		end, ok := d.after(']')
+		if !ok {
 			return nil, false
 		}
-		switch d.s[d.i] {
-		case ',':
-			d.i++
-			d.space()
-		case ']':
-			d.i++
-			d.depth--
+		if end {
 			return a, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// after reads what follows an object's member or an array's element: a
+// comma (end false) or the closing byte (end true); ok is false for
+// anything else.
+func (d *decoder[T]) after(closing byte) (end, ok bool) {
+	d.space()
+	if d.i >= len(d.s) {
+		return false, false
+	}
+	switch d.s[d.i] {
+	case ',':
+		d.i++
+		d.space()
+		return false, true
+	case closing:
+		d.i++
+		d.depth--
+		return true, true
+	}
+	return false, false
 }
 
 // number scans the JSON number grammar and converts as encoding/json
