@@ -239,13 +239,6 @@ func AnswerValue(field string, v any) string {
 	return val
 }
 
-func unitSuffix(unit string) string {
-	if unit == "" {
-		return ""
-	}
-	return " " + unit
-}
-
 // SlotText is how a customer states a value: the text the agent turns
 // back into the argument with Typed.
 func SlotText(v any) string {
@@ -1027,7 +1020,7 @@ type FieldAsk struct {
 func AskAbout(c *CollModel, field string, v any) FieldAsk {
 	f := LastStep(field)
 	words := strings.Fields(Words(f))
-	if n := len(words); n > 1 && (words[n-1] == "at" || words[n-1] == "on") && participle(words[n-2]) {
+	if n := len(words); n > 1 && (words[n-1] == "at" || words[n-1] == "on") && Participle(words[n-2]) {
 		return FieldAsk{Kind: AskWhen, Words: strings.Join(words[:n-1], " ")}
 	}
 	if n := len(words); n > 1 && units[words[n-1]] {
@@ -1076,9 +1069,7 @@ func (m *Model) SampleValue(coll, field string) any {
 // borrowed, made.
 // Participle reports whether a word is a past participle ("created",
 // "paid"), which a record's time is said with.
-func Participle(w string) bool { return participle(w) }
-
-func participle(w string) bool {
+func Participle(w string) bool {
 	switch w {
 	case "made", "sent", "paid", "built", "done", "begun", "taken", "given", "shipped":
 		return true
@@ -1087,8 +1078,9 @@ func participle(w string) bool {
 }
 
 // Answer states what a question about a field found, holding the value
-// as the record has it (the outputs check reads it verbatim); what names
-// the record ("reservation OKLNF8", "your order").
+// as the record has it (a stored word said as words, which the outputs
+// check reads as the record's); what names the record ("reservation
+// OKLNF8", "your order").
 func (a FieldAsk) Answer(what string, field string, v any) string {
 	val := SayValue(field, v)
 	subject := what
@@ -1116,7 +1108,11 @@ func (a FieldAsk) Answer(what string, field string, v any) string {
 		}
 		return fmt.Sprintf("No, %s doesn't have %s.", what, a.Words)
 	}
-	return fmt.Sprintf("The %s of %s is %s.", a.Words, what, AnswerValue(field, v)+unitSuffix(a.Unit))
+	said := AnswerValue(field, v)
+	if a.Unit != "" {
+		said += " " + a.Unit
+	}
+	return fmt.Sprintf("The %s of %s is %s.", a.Words, what, said)
 }
 
 // FailedHandover is the summary a transfer after a failed write gives
