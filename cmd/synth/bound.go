@@ -124,14 +124,33 @@ func (b *bounder) run(ctx context.Context, args []string, limit int64, what stri
 }
 
 // outOfMemory recognises the Go runtime's death at the bound: the heap
-// cannot grow, or a new thread's stack cannot be mapped.
+// cannot grow, a new thread's stack cannot be mapped, or the runtime
+// faults inside itself.
 func outOfMemory(stderr string) bool {
 	for _, sign := range []string{"out of memory", "cannot allocate memory", "pthread_create failed", "failed to create new OS thread"} {
 		if strings.Contains(stderr, sign) {
 			return true
 		}
 	}
-	return false
+	return runtimeFault(stderr)
+}
+
+// runtimeFault reports a segmentation fault whose faulting frame is the
+// runtime's own code. synth has no cgo and no unsafe code of its own, so
+// its bugs die as "panic: runtime error"; a raw SIGSEGV in the runtime is
+// what Go 1.26's collector does now and then when the kernel refuses it a
+// mapping at the cap (a nil work buffer in the mark phase).
+func runtimeFault(stderr string) bool {
+	if !strings.HasPrefix(stderr, "SIGSEGV: segmentation violation") &&
+		!strings.HasPrefix(stderr, "unexpected signal during runtime execution") {
+		return false
+	}
+	_, stack, ok := strings.Cut(stderr, "\ngoroutine ")
+	if !ok {
+		return false
+	}
+	_, frames, ok := strings.Cut(stack, "\n")
+	return ok && strings.HasPrefix(frames, "runtime.")
 }
 
 // headBuffer keeps the first max bytes written to it and drops the rest.

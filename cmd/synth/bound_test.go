@@ -93,3 +93,28 @@ func TestSoftLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfMemory: the crash dumps a bounded child leaves are told apart:
+// the runtime's own deaths at the cap read as the bound, synth's bugs are
+// passed on as they are.
+func TestOutOfMemory(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{
+		{"gc_fault.txt", true},   // Go 1.26's collector faulting on a mapping the cap refused
+		{"nil_panic.txt", false}, // a bug of synth's: a nil pointer in its own code
+		{"map_race.txt", false},  // a bug of synth's: a fatal error that is not memory
+	} {
+		dump, err := os.ReadFile(filepath.Join("testdata", "crash", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outOfMemory(string(dump)); got != tc.want {
+			t.Errorf("%s: outOfMemory = %v, want %v", tc.file, got, tc.want)
+		}
+	}
+	if !outOfMemory("fatal error: runtime: out of memory\n\nruntime stack:\n") {
+		t.Error("the runtime's own out-of-memory death is not recognised")
+	}
+}
