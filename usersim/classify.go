@@ -243,11 +243,6 @@ func Classify(text string) dialog.Ask {
 	return a
 }
 
-// ClassifyMatch is Classify that also reports whether a rule matched:
-// a question no rule knows asks for something of a pack's own (Interpret
-// looks for the piece it names).
-func ClassifyMatch(text string) (dialog.Ask, bool) { return classify(text) }
-
 // classify is Classify that also reports whether a rule matched.
 func classify(text string) (dialog.Ask, bool) {
 	sentences := splitSentences(strings.TrimSpace(text))

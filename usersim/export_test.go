@@ -47,9 +47,9 @@ func RequiredLiteralsForTest() [][]string {
 
 // Test helpers shared with the external test package.
 var (
-	EntitiesForTest    = entities
-	StripForTest       = strip
-	WordsForTest       = words
-	NonNativeForTest   = nonNative
-	ChoiceWordsForTest = choiceWords
+	EntitiesForTest      = entities
+	StripForTest         = strip
+	WordsForTest         = words
+	NonNativeForTest     = nonNative
+	ClassifyMatchForTest = classify
 )

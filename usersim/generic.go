@@ -953,18 +953,6 @@ var genericNewPiecesMany = []string{
 	"{Please swap them for|Replace them with} <label>, {respectively|in that order}{.|}",
 }
 
-// choiceWords names what a choice is for in a customer's words: "payment"
-// for payment_id; customers name the thing, not its identifier.
-func choiceWords(param string) string {
-	w := model.Words(param)
-	for _, suffix := range []string{" ids", " id", " key"} {
-		if t, ok := strings.CutSuffix(w, suffix); ok && t != "" {
-			return t
-		}
-	}
-	return w
-}
-
 // Respond answers the agent's last turn.
 func (u *Generic) Respond(ask dialog.Ask) dialog.Turn { return u.respond(u, ask) }
 

@@ -166,12 +166,3 @@ func checkTurn(t *testing.T, bp *record.Blueprint, turn dialog.Turn) {
 	}
 }
 
-func TestChoiceWords(t *testing.T) {
-	for param, want := range map[string]string{
-		"payment_id": "payment", "item_ids": "item", "api_key": "api", "id": "id", "cabin": "cabin", "payment_method": "payment method",
-	} {
-		if got := usersim.ChoiceWordsForTest(param); got != want {
-			t.Errorf("ChoiceWords(%q) = %q, want %q", param, got, want)
-		}
-	}
-}

@@ -29,64 +29,6 @@ var identifyRetry = []string{
 	"{Sorry|Apologies|Oops|My bad|Sorry about that}, {I typed that wrong|I mixed something up|that was wrong|I got that wrong|that was a typo}. {It's|Try|It should be|The right one is} <identity>{.|}",
 }
 
-// Request templates per intent; <target> etc. come from the goal.
-var requests = map[string][]string{
-	"cancel_order": {
-		"{I'd like to|I want to|I need to|Please} cancel <target>{.|}", "{Could you|Can you} cancel <target>{ for me|}?",
-		"{I want|I'd like} <target> {cancelled|canceled}{.|, please.}",
-		"{Is it possible to|Can I still} cancel <target>?",
-	},
-	"modify_order_address": {
-		"{I need to|I'd like to|I want to|Can you} change the shipping address {on|for} <target>{.|}",
-		"{Could you|Can you} update where <target> {is being shipped|ships to|will be delivered}?", "Please update where <target> {is being shipped|ships to|will be delivered}.",
-		"<target> {is going to|will ship to} the wrong address{,| -} {I need it changed.|can we fix that?}",
-	},
-	"modify_user_address": {
-		"{I've moved|I moved recently|I have a new address} and {need to|want to|would like to} update {the address on my account|my profile address|my default address}{.|}",
-		"{Can you|Could you} {update|change} {my account address|the address on file|my address}?", "Please {update|change} {my account address|the address on file|my address}.",
-	},
-	"modify_order_payment": {
-		"{I'd like to|I want to} {change|switch} {the payment method|how I pay|the card} {for|on} <target>.", "{Can I|Could you help me} {change|switch} {the payment method|how I pay} {for|on} <target>?",
-		"{I want to pay|I'd rather pay} for <target> {differently|with another method|using something else}.", "Can I pay for <target> {differently|with another method|using something else}?",
-	},
-	"modify_order_items": {
-		"{I'd like to|I want to|I need to} {change|swap|modify} {some items in|an item in|what's in} <target>.", "Can I {change|swap} {an item|something} in <target>?",
-		"{I ordered the wrong variant|I picked the wrong option|I made a mistake with an item} in <target>{,| -} {can I change it?|can you fix that?|I want to switch it.}",
-	},
-	"return_items": {
-		"{I'd like to|I want to|I need to} return {something|some items|an item} from <target>.", "Can I return {something|an item} from <target>?",
-		"{I want to send back|I'd like to send back|I need to return} {part of|something in|items from} <target>{.|}",
-	},
-	"exchange_items": {
-		"{I'd like to|I want to|I need to} exchange {something|an item|some items} from <target>.", "Can I exchange {something|an item} from <target>?",
-		"{Something|An item} in <target> {isn't right|doesn't suit me|is not what I wanted}{,| -} {I'd like to exchange it.|can I swap it for another one?}",
-	},
-	"ask_order_total": {
-		"{How much|What} {did I pay|was the total} for <target>?",
-		"{{Can you tell me|Could you check} the total {of|for} <target>?|I'd like to know the total {of|for} <target>.}",
-	},
-	"ask_order_status": {
-		"{What's the status of|Where is|Can you check on|Any update on} <target>?",
-		"{{Could you tell me|Can you look up} {what's happening with|the status of} <target>?|I want to know {what's happening with|the status of} <target>.}",
-	},
-	"ask_cheapest_variant": {
-		"{How much is <target>|What's the price of <target>|What does <target> cost}?",
-		"{I'm looking at|I'm interested in} {your|the} <product> {range|options}{.|,} {What's the price of <target>|How much would <target> be}?",
-	},
-	"cancel_not_pending": {
-		"{I'd like to|I want to|I need to|Please} cancel <target>{.|}",
-		"{Can you|Could you} cancel <target> {for me|please}?",
-	},
-	"return_not_delivered": {
-		"{I'd like to|I want to} return <items> from <target>.", "Can I return <items> from <target>?",
-		"{I need to send back|I want to send back} <items> {from|in} <target>{.|}",
-	},
-	"out_of_scope": {
-		"{I need to|I want to|I'd like to} <topic>.", "Can you help me <topic>?",
-		"{Is it possible to|Can I|Could you help me} <topic>?",
-	},
-}
-
 // Pieces the user supplies, by name.
 var pieces = map[string][]string{
 	"target": {
