@@ -161,12 +161,6 @@ type embeddedCustomer struct {
 	started bool
 }
 
-// piecer is a user that says which pieces a goal needs (the generic
-// pack user); a user without them leaves the Listener to work without.
-type piecer interface {
-	Pieces(record.Goal) []string
-}
-
 func (c *embeddedCustomer) next(_ context.Context, msgs []record.Message, calls []usersim.Executed) (string, string, error) {
 	var t dialog.Turn
 	if !c.started {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package agent_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build race
-
-package blueprints_test
-
-const raceEnabled = true
