@@ -124,8 +124,6 @@ type apiError struct {
 	code    string // OpenAI's string code; "" is null
 }
 
-func (e *apiError) Error() string { return e.message }
-
 func invalid(format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, kind: "invalid_request_error", message: fmt.Sprintf(format, args...)}
 }

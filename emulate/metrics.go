@@ -177,9 +177,6 @@ func (m *metrics) snapshot() Metrics {
 	return out
 }
 
-// Metrics returns the counters /metrics serves.
-func (s *Server) Metrics() Metrics { return s.metrics.snapshot() }
-
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	b, err := json.MarshalIndent(s.metrics.snapshot(), "", "  ")
 	if err != nil {

@@ -498,7 +498,7 @@ func TestServeShutsDownOnCancel(t *testing.T) {
 		res.Body.Close()
 		got <- res.StatusCode
 	}()
-	for s.Metrics().InFlight == 0 {
+	for s.metrics.snapshot().InFlight == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()

@@ -60,16 +60,11 @@ func Bytes(n int64) string {
 // good.
 const PipeTimeout = time.Minute
 
-// ReadFile reads path whole if it holds at most limit bytes, and fails
-// with a *TooLarge error otherwise. It suits a file a user names (a
+// ReadFileContext reads path whole if it holds at most limit bytes, and
+// fails with a *TooLarge error otherwise. It suits a file a user names (a
 // config, a spec): a link is followed, and a pipe is read too, for at
-// most PipeTimeout; a device, a socket or a folder is refused.
-func ReadFile(path string, limit int64) ([]byte, error) {
-	return ReadFileContext(context.Background(), path, limit)
-}
-
-// ReadFileContext is ReadFile that also stops when ctx ends, so that an
-// interrupt ends the wait on a pipe.
+// most PipeTimeout or until ctx ends, so that an interrupt ends the wait
+// on a pipe; a device, a socket or a folder is refused.
 func ReadFileContext(ctx context.Context, path string, limit int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -117,9 +112,10 @@ func readPipe(ctx context.Context, path string, limit int64) ([]byte, error) {
 	return raw, err
 }
 
-// ReadRegular is ReadFile for a file that must be a plain file: a link, a
-// device or a pipe in a release is refused, so that a release cannot make
-// synth read /proc/self/environ or /dev/zero, or wait on a fifo.
+// ReadRegular is ReadFileContext for a file that must be a plain file: a
+// link, a device or a pipe in a release is refused, so that a release
+// cannot make synth read /proc/self/environ or /dev/zero, or wait on a
+// fifo.
 func ReadRegular(path string, limit int64) ([]byte, error) {
 	f, err := OpenRegular(path)
 	if err != nil {

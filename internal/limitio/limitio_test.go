@@ -3,6 +3,7 @@ package limitio
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -10,6 +11,11 @@ import (
 	"strings"
 	"testing"
 )
+
+// readFile is ReadFileContext with a context that never ends.
+func readFile(path string, limit int64) ([]byte, error) {
+	return ReadFileContext(context.Background(), path, limit)
+}
 
 func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
@@ -31,17 +37,17 @@ func TestReadFile(t *testing.T) {
 		failing bool
 	}
 	cases := []readCase{
-		{"fits", ReadFile, small, 5, "12345", false, false},
-		{"one byte over", ReadFile, small, 4, "larger than 4 bytes", true, true},
-		{"a folder", ReadFile, dir, 10, "is a folder", false, true},
-		{"a link is followed", ReadFile, link, 10, "12345", false, false},
+		{"fits", readFile, small, 5, "12345", false, false},
+		{"one byte over", readFile, small, 4, "larger than 4 bytes", true, true},
+		{"a folder", readFile, dir, 10, "is a folder", false, true},
+		{"a link is followed", readFile, link, 10, "12345", false, false},
 		{"a link is refused", ReadRegular, link, 10, "not a regular file (a symbolic link)", false, true},
 		{"regular over", ReadRegular, small, 2, "larger than 2 bytes", true, true},
 		{"missing", ReadRegular, filepath.Join(dir, "none"), 2, "no such file", false, true},
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		cases = append(cases,
-			readCase{"endless", ReadFile, "/dev/zero", 1 << 20, "/dev/zero is not a regular file or a pipe (a device)", false, true},
+			readCase{"endless", readFile, "/dev/zero", 1 << 20, "/dev/zero is not a regular file or a pipe (a device)", false, true},
 			readCase{"a device", ReadRegular, "/dev/zero", 1 << 20, "not a regular file (a device)", false, true})
 	}
 	for _, c := range cases {

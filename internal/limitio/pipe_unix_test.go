@@ -22,7 +22,7 @@ func TestPipes(t *testing.T) {
 		t.Skipf("no named pipes here: %v", err)
 	}
 	// Nobody writes: refused at once, where a plain open would block.
-	for name, read := range map[string]func(string, int64) ([]byte, error){"ReadFile": ReadFile, "ReadRegular": ReadRegular} {
+	for name, read := range map[string]func(string, int64) ([]byte, error){"ReadFileContext": readFile, "ReadRegular": ReadRegular} {
 		if _, err := read(fifo, 1<<20); err == nil || !strings.Contains(err.Error(), "fifo") {
 			t.Errorf("%s of a pipe nobody writes to: %v", name, err)
 		}
@@ -46,7 +46,7 @@ func TestPipes(t *testing.T) {
 	}
 	w.WriteString("n: 3\n")
 	w.Close()
-	if got, err := ReadFile(byFD, 1<<20); err != nil || string(got) != "n: 3\n" {
+	if got, err := readFile(byFD, 1<<20); err != nil || string(got) != "n: 3\n" {
 		t.Fatalf("a pipe whose writer is done: %q, %v", got, err)
 	}
 	// A writer that never finishes: an interrupt ends the read.
