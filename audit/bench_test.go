@@ -28,7 +28,7 @@ func BenchmarkValidate(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				v, err := Validate(context.Background(), cfg.Out)
+				v, err := (Validator{}).Validate(context.Background(), cfg.Out)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,5 +1,6 @@
 // Package audit re-checks finished releases on their own and renders them
-// for people: Validate is synth validate, Report is synth report.
+// for people: Validator.Validate is synth validate, Reporter.Write is
+// synth report.
 //
 // Validate trusts nothing a release says about itself. It holds the
 // manifest to the files (each present, a regular file inside the release,

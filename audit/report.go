@@ -47,12 +47,6 @@ type Reporter struct {
 	Rows int
 }
 
-// Report writes the HTML report of the release in dir to w, with a zero
-// Reporter.
-func Report(ctx context.Context, dir string, w io.Writer) error {
-	return Reporter{}.Write(ctx, dir, w)
-}
-
 // Write renders the release in dir: counts and config, plots of its
 // distributions drawn as inline SVG, and its first dialogues as a chat.
 // The page loads nothing: no scripts, styles, fonts or images from

@@ -115,7 +115,7 @@ func fixtureRelease(t *testing.T) string {
 
 func TestReportGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := Report(context.Background(), fixtureRelease(t), &b); err != nil {
+	if err := (Reporter{}).Write(context.Background(), fixtureRelease(t), &b); err != nil {
 		t.Fatal(err)
 	}
 	got := b.Bytes()
@@ -139,7 +139,7 @@ func TestReportGolden(t *testing.T) {
 
 func TestReportEscapesAndIsSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	if err := Report(context.Background(), fixtureRelease(t), &b); err != nil {
+	if err := (Reporter{}).Write(context.Background(), fixtureRelease(t), &b); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -175,11 +175,11 @@ func TestReportDamagedRelease(t *testing.T) {
 	if err := os.WriteFile(p, []byte("PAR1 not really"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Report(context.Background(), dir, &bytes.Buffer{})
+	err := (Reporter{}).Write(context.Background(), dir, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "sft/train-00000-of-00001.parquet") {
 		t.Errorf("damaged file: %v", err)
 	}
-	if err := Report(context.Background(), t.TempDir(), &bytes.Buffer{}); err == nil {
+	if err := (Reporter{}).Write(context.Background(), t.TempDir(), &bytes.Buffer{}); err == nil {
 		t.Error("no error for a folder without a release")
 	}
 }
@@ -278,7 +278,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Report(context.Background(), dir, f); err != nil {
+	if err := (Reporter{}).Write(context.Background(), dir, f); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -168,11 +168,6 @@ type Validator struct {
 	Workers int
 }
 
-// Validate re-checks the release in dir with a zero Validator.
-func Validate(ctx context.Context, dir string) (*Validation, error) {
-	return Validator{}.Validate(ctx, dir)
-}
-
 // Validate re-checks the release in dir using nothing but the release
 // and synth's built-in domains: the manifest against the files, the
 // schema of every Parquet file, every SFT row against the full verifier

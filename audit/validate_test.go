@@ -41,7 +41,7 @@ func TestValidate(t *testing.T) {
 }
 
 func testFreshRelease(t *testing.T, dir string) {
-	v, err := Validate(context.Background(), dir)
+	v, err := (Validator{}).Validate(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func testCatchesDamage(t *testing.T, base string) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyRelease(t, base)
 			wants := c.do(t, dir)
-			v, err := Validate(context.Background(), dir)
+			v, err := (Validator{}).Validate(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -390,10 +390,10 @@ func writeOtherSchema(t *testing.T, path string, rows []export.SFTRow) {
 }
 
 func TestValidateNotARelease(t *testing.T) {
-	if _, err := Validate(context.Background(), filepath.Join(t.TempDir(), "absent")); err == nil {
+	if _, err := (Validator{}).Validate(context.Background(), filepath.Join(t.TempDir(), "absent")); err == nil {
 		t.Error("no error for a missing folder")
 	}
-	v, err := Validate(context.Background(), t.TempDir())
+	v, err := (Validator{}).Validate(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func TestValidateCancelled(t *testing.T) {
 	dir := fixtureRelease(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Validate(ctx, dir); !errors.Is(err, context.Canceled) {
+	if _, err := (Validator{}).Validate(ctx, dir); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled validation returned %v", err)
 	}
 }
@@ -489,7 +489,7 @@ func testDeduplicatedRelease(t *testing.T, dir string) {
 	writeManifest(t, dir, m)
 	relist(t, dir, dups, 1)
 
-	v, err := Validate(context.Background(), dir)
+	v, err := (Validator{}).Validate(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func testDeduplicatedRelease(t *testing.T, dir string) {
 // max_turns.
 func TestValidateRejected(t *testing.T) {
 	dir := makeReleaseWith(t, 30, func(c *pipeline.Config) { c.MaxTurns = 4 })
-	v, err := Validate(context.Background(), dir)
+	v, err := (Validator{}).Validate(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +526,7 @@ func TestValidateRejected(t *testing.T) {
 	lines[0] = string(raw)
 	writeGzipLines(t, filepath.Join(dir, file), lines)
 	relist(t, dir, file, -1)
-	if v, err = Validate(context.Background(), dir); err != nil {
+	if v, err = (Validator{}).Validate(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	if !hasDefect(v, want{file: file, check: "rejected", row: 0, reason: "the record says turns"}) {
@@ -569,7 +569,7 @@ func TestHostileManifest(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			make(t, filepath.Join(dir, "manifest.json"))
-			v, err := Validate(context.Background(), dir)
+			v, err := (Validator{}).Validate(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -579,7 +579,7 @@ func TestHostileManifest(t *testing.T) {
 			if strings.Contains(defectLines(v), "sk-secret") {
 				t.Errorf("validate quotes the file a link points at:\n%s", defectLines(v))
 			}
-			if err := Report(context.Background(), dir, io.Discard); err == nil {
+			if err := (Reporter{}).Write(context.Background(), dir, io.Discard); err == nil {
 				t.Error("report read the manifest")
 			}
 		})
@@ -592,7 +592,7 @@ func TestHostileManifest(t *testing.T) {
 // rows could not be re-verified; it is not failed for this synth's
 // different database.
 func TestOlderBuiltinDomain(t *testing.T) {
-	v, err := Validate(context.Background(), filepath.Join("..", "export", "testdata", "v1", "release"))
+	v, err := (Validator{}).Validate(context.Background(), filepath.Join("..", "export", "testdata", "v1", "release"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -679,7 +679,7 @@ func TestValidateMistakeFrom(t *testing.T) {
 				rewriteSFT(t, dir, split, rows)
 				relist(t, dir, sftFile(split), -1)
 			}
-			v, err := Validate(context.Background(), dir)
+			v, err := (Validator{}).Validate(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -283,7 +283,7 @@ func TestPackRelease(t *testing.T) {
 				if res.Manifest.Counts.DPOPairs == 0 {
 					t.Errorf("no DPO pairs")
 				}
-				v, err := audit.Validate(context.Background(), cfg.Out)
+				v, err := (audit.Validator{}).Validate(context.Background(), cfg.Out)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -219,7 +219,7 @@ func runAndValidate(t *testing.T, dir string, writes bool) {
 	if writes && len(m.Stats.Intents) == 0 {
 		t.Errorf("no task writes: unused %v", m.UnusedWrites)
 	}
-	v, err := audit.Validate(context.Background(), cfg.Out)
+	v, err := (audit.Validator{}).Validate(context.Background(), cfg.Out)
 	if err != nil || !v.OK() {
 		t.Errorf("synth validate: %v %+v", err, v.Defects)
 	}

@@ -381,7 +381,7 @@ func TestRealSpecsRun(t *testing.T) {
 			if got := m.Config["tools"]; got != want {
 				t.Errorf("--tools default for %d operations: %v, want %s", c.operations, got, want)
 			}
-			v, err := audit.Validate(context.Background(), cfg.Out)
+			v, err := (audit.Validator{}).Validate(context.Background(), cfg.Out)
 			if err != nil || !v.OK() {
 				t.Errorf("validate: %v %+v", err, v.Defects)
 			}

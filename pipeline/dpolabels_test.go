@@ -115,7 +115,7 @@ func TestDPOLabelsShown(t *testing.T) {
 			if m.Config["dpo_tools"] != tc.tools {
 				t.Errorf("manifest config dpo_tools = %v, want %s", m.Config["dpo_tools"], tc.tools)
 			}
-			v, err := audit.Validate(ctx, cfg.Out)
+			v, err := (audit.Validator{}).Validate(ctx, cfg.Out)
 			if err != nil {
 				t.Fatal(err)
 			}

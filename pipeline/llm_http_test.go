@@ -72,7 +72,7 @@ func httpConfig(t *testing.T, srv *httptest.Server, engine string, n int) pipeli
 
 func validate(t *testing.T, dir string) *audit.Validation {
 	t.Helper()
-	v, err := audit.Validate(context.Background(), dir)
+	v, err := (audit.Validator{}).Validate(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
