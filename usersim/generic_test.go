@@ -165,4 +165,3 @@ func checkTurn(t *testing.T, bp *record.Blueprint, turn dialog.Turn) {
 		t.Errorf("%s: a turn without meaning: %q", bp.ID, turn.Text)
 	}
 }
-

@@ -154,15 +154,15 @@ func FuzzTypo(f *testing.F) {
 // the user can fill.
 func TestTemplatesWellFormed(t *testing.T) {
 	lists := map[string][]string{
-		"greetings": greetings, "identifyEmail": identifyEmail, "identifyNameZip": identifyNameZip, "identifyRetry": identifyRetry,
-		"confirms": confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks, "reminders": reminders,
+		"greetings": greetings,
+		"confirms":  confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks, "reminders": reminders,
 		"verboseFillers": verboseFillers, "digressions": digressions, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers,
 		"failedOverLeads": failedOverLeads,
 	}
 	for k, v := range pieces {
 		lists["pieces."+k] = v
 	}
-	slotNames := []string{"email", "name", "zip", "identity", "target", "items", "new", "reason", "payment", "address", "topic", "product", "value"}
+	slotNames := []string{"target", "items", "new", "reason", "payment", "address", "topic", "product", "value"}
 	for name, tmpls := range lists {
 		for _, tm := range tmpls {
 			depth := 0

@@ -10,25 +10,6 @@ var greetings = []string{
 	"",
 }
 
-var identifyEmail = []string{
-	"{My email is|My email address is|You can find me under|The email on my account is|It's under} <email>{.|}",
-	"{Sure|Of course|Yes|Okay|No problem|Certainly|Absolutely|Right}{,|,| —} {it's|my email is|the email is} <email>{.|}",
-	"<email>",
-	"{I'm|This is} <name>, {email|my email is|account email} <email>{.|}",
-}
-
-var identifyNameZip = []string{
-	"{My name is|I'm|This is} <name> and {my zip code is|my zip is|the zip is|I live in zip code} <zip>{.|}",
-	"{Sure|Okay|Yes|Of course|No problem|Certainly|Absolutely|Right}{,|,| —} {it's|I'm} <name>, {zip code|zip} <zip>{.|}",
-	"<name>, <zip>",
-	"{Name's|The name is} <name>{,|;} {zip|postal code} <zip>{.|}",
-}
-
-var identifyRetry = []string{
-	"{Oh, sorry|Oops|My mistake|Sorry about that|Ah, wait}{,|!|.} {it should be|I meant|let me try again:|the right one is} <identity>{.|}",
-	"{Sorry|Apologies|Oops|My bad|Sorry about that}, {I typed that wrong|I mixed something up|that was wrong|I got that wrong|that was a typo}. {It's|Try|It should be|The right one is} <identity>{.|}",
-}
-
 // Pieces the user supplies, by name.
 var pieces = map[string][]string{
 	"target": {
