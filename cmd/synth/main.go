@@ -45,11 +45,6 @@ func softLimit(physical int64) int64 {
 	return min(max(physical/8, lo), hi)
 }
 
-// run runs a synth command in this process, with no memory bound.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runWith(ctx, args, stdout, stderr, nil)
-}
-
 // runWith runs a synth command; b, when not nil, runs the commands that
 // execute someone else's code again under a memory bound.
 func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, b *bounder) int {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,11 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(shared.dir))
 	}
 	os.Exit(code)
+}
+
+// run runs a synth command in this process, with no memory bound.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, nil)
 }
 
 func synth(t *testing.T, args ...string) (int, string, string) {
