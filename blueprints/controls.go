@@ -149,19 +149,6 @@ func Stream(seed uint64, domain string, index int, purpose string) *rand.Rand {
 	return rand.New(rand.NewPCG(s, splitmix(s)))
 }
 
-// Split assigns a blueprint to train, validation or test by hashing, so
-// the assignment is stable under sharding and resume.
-func Split(seed uint64, domain string, index int, validation, test float64) string {
-	u := float64(Mix(seed, domain, strconv.Itoa(index), "split")>>11) / (1 << 53)
-	switch {
-	case u < test:
-		return "test"
-	case u < test+validation:
-		return "validation"
-	}
-	return "train"
-}
-
 // draws are the allocators a generator draws each task's shape from: its
 // number of writes, of reads, and its behaviour profile.
 type draws struct {

@@ -321,28 +321,6 @@ func TestAllocatorErrors(t *testing.T) {
 	}
 }
 
-func TestSplitShares(t *testing.T) {
-	cases := []struct{ val, test float64 }{{0.05, 0.05}, {0, 0}, {0.2, 0.1}, {0, 0.5}}
-	const n = 4000
-	for _, tc := range cases {
-		c := map[string]int{}
-		for i := range n {
-			s := Split(1, "retail", i, tc.val, tc.test)
-			if s != Split(1, "retail", i, tc.val, tc.test) {
-				t.Fatalf("Split(%d) is not deterministic", i)
-			}
-			c[s]++
-		}
-		for split, share := range map[string]float64{"validation": tc.val, "test": tc.test, "train": 1 - tc.val - tc.test} {
-			got := float64(c[split]) / n
-			// Hash-based assignment: binomial noise, 4 sigma.
-			if sigma := math.Sqrt(share * (1 - share) / n); math.Abs(got-share) > 4*sigma+1e-9 {
-				t.Errorf("shares %v/%v: %s got %.3f, want %.3f", tc.val, tc.test, split, got, share)
-			}
-		}
-	}
-}
-
 func TestStreamsIndependent(t *testing.T) {
 	// Every coordinate of a stream separates it from its neighbours, and
 	// the same coordinates give the same stream on a second call.

@@ -150,15 +150,3 @@ func appendOnce(list []string, s string) []string {
 	}
 	return append(list, s)
 }
-
-// Execute runs ground-truth actions on a state and returns its final hash.
-// Every action must succeed: a blueprint is solvable by construction.
-func Execute(ctx context.Context, kit *tools.Toolkit, st *tools.State, actions []record.Action) (string, error) {
-	for i, a := range actions {
-		res := kit.Exec(ctx, st, a.Tool, string(a.Arguments))
-		if res.Err {
-			return "", fmt.Errorf("action %d %s: %s", i, a.Tool, res.Output)
-		}
-	}
-	return st.Hash(), nil
-}

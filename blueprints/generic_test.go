@@ -165,6 +165,18 @@ func TestGenericControls(t *testing.T) {
 	}
 }
 
+// execute runs ground-truth actions on a state and returns its final hash.
+// Every action must succeed: a blueprint is solvable by construction.
+func execute(ctx context.Context, kit *tools.Toolkit, st *tools.State, actions []record.Action) (string, error) {
+	for i, a := range actions {
+		res := kit.Exec(ctx, st, a.Tool, string(a.Arguments))
+		if res.Err {
+			return "", fmt.Errorf("action %d %s: %s", i, a.Tool, res.Output)
+		}
+	}
+	return st.Hash(), nil
+}
+
 // checkBlueprint replays a blueprint: its ground truth executes to its
 // state hash, each write needs its recorded evidence and meets its
 // preconditions, every selector re-resolved on the state the agent sees
@@ -174,7 +186,7 @@ func TestGenericControls(t *testing.T) {
 // fails the preconditions, and a transfer calls the transfer tool.
 func checkBlueprint(m *model.Model, bp *record.Blueprint) error {
 	ctx := context.Background()
-	hash, err := Execute(ctx, m.Kit, m.Base.NewState(), bp.Actions)
+	hash, err := execute(ctx, m.Kit, m.Base.NewState(), bp.Actions)
 	if err != nil {
 		return err
 	}
