@@ -462,12 +462,17 @@ func RecordLabel(c *CollModel, where map[string]string, pick string, mine bool) 
 		// most checked bags".
 		padj, pclause = "", phrase
 	}
-	var words []string
+	det := "the"
 	if mine {
-		words = append(words, "my")
-	} else {
-		words = append(words, "the")
+		det = "my"
 	}
+	return phrase(det, padj, adj, noun, preps, with, pclause)
+}
+
+// phrase joins a noun phrase's parts in English order: "the cheapest
+// red shirt from Paris with a hood and with the most pockets".
+func phrase(det, padj string, adj []string, noun string, preps, with []string, pclause string) string {
+	words := []string{det}
 	if padj != "" {
 		words = append(words, padj)
 	}
@@ -494,31 +499,13 @@ func SearchLabel(s *SearchModel, among map[string][]string, where map[string]str
 	// One list of conditions, so places and dates come in their order
 	// whether the customer gave one value or several.
 	all := single(where)
-	for f, vals := range among {
-		all[f] = vals
-	}
+	maps.Copy(all, among)
 	wadj, preps, with := phraseParts(all, s.Say)
 	padj, pclause := PickWords(pick)
 	if phrase, ok := s.Say[pick]; ok && pick != "" {
 		padj, pclause = "", phrase
 	}
-	words := []string{"the"}
-	if padj != "" {
-		words = append(words, padj)
-	}
-	words = append(words, wadj...)
-	words = append(words, noun)
-	words = append(words, preps...)
-	if len(with) > 0 {
-		words = append(words, "with "+JoinAnd(with))
-	}
-	if pclause != "" {
-		if len(with) > 0 {
-			words = append(words, "and")
-		}
-		words = append(words, pclause)
-	}
-	return strings.Join(words, " ")
+	return phrase("the", padj, wadj, noun, preps, with, pclause)
 }
 
 // ChoiceLabel names one of the customer's own things (a payment method)
