@@ -1,10 +1,11 @@
 package release
 
 import (
+	"cmp"
 	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -407,17 +408,14 @@ func AddVerdict(m map[string]*CheckStats, v record.Verdict) {
 // SortedCounts orders a histogram's keys: numerically when they are
 // numbers (writes, reads), alphabetically otherwise.
 func SortedCounts(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, errA := strconv.Atoi(keys[i])
-		b, errB := strconv.Atoi(keys[j])
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(x, y string) int {
+		a, errA := strconv.Atoi(x)
+		b, errB := strconv.Atoi(y)
 		if errA == nil && errB == nil {
-			return a < b
+			return cmp.Compare(a, b)
 		}
-		return keys[i] < keys[j]
+		return strings.Compare(x, y)
 	})
 	return keys
 }
