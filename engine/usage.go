@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -167,6 +168,33 @@ func Bump(m *map[string]int, k string, n int) {
 	(*m)[k] += n
 }
 
+// AddCounts adds src's counts to dst's, field by field: an int adds, and
+// a map[string]int adds key by key (made on first use). It is the one
+// merge of the counter sections chunks and blueprints report (DPOStats,
+// ReviewStats, RefineStats, release.Counts); fields of other kinds are
+// left alone, so those types hold nothing else (TestAddCounts).
+func AddCounts[T any](dst, src *T) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := range d.NumField() {
+		df, sf := d.Field(i), s.Field(i)
+		switch {
+		case sf.Kind() == reflect.Int:
+			df.SetInt(df.Int() + sf.Int())
+		case sf.Kind() == reflect.Map && sf.Type().Elem().Kind() == reflect.Int && sf.Len() > 0:
+			if df.IsNil() {
+				df.Set(reflect.MakeMap(df.Type()))
+			}
+			for it := sf.MapRange(); it.Next(); {
+				n := it.Value().Int()
+				if old := df.MapIndex(it.Key()); old.IsValid() {
+					n += old.Int()
+				}
+				df.SetMapIndex(it.Key(), reflect.ValueOf(n).Convert(df.Type().Elem()))
+			}
+		}
+	}
+}
+
 // ReviewCounts is the instruction review section, made on first use.
 func (s *LLMStats) ReviewCounts() *ReviewStats {
 	if s.Review == nil {
@@ -203,23 +231,10 @@ func (s *LLMStats) Merge(o *LLMStats) {
 	s.MixedText += o.MixedText
 	s.ToolErrors += o.ToolErrors
 	s.FixedCallIDs += o.FixedCallIDs
-	if r := o.Review; r != nil {
-		d := s.ReviewCounts()
-		d.Written += r.Written
-		d.AcceptedFirst += r.AcceptedFirst
-		d.AcceptedAfterRewrite += r.AcceptedAfterRewrite
-		d.Rewrites += r.Rewrites
-		d.KeptTemplate += r.KeptTemplate
-		d.Votes += r.Votes
-		d.VotesFor += r.VotesFor
-		d.UnreadableVotes += r.UnreadableVotes
+	if o.Review != nil {
+		AddCounts(s.ReviewCounts(), o.Review)
 	}
-	if r := o.Refine; r != nil {
-		d := s.RefineCounts()
-		d.Lines += r.Lines
-		d.Kept += r.Kept
-		d.Rejected += r.Rejected
-		d.Retries += r.Retries
-		d.Fallbacks += r.Fallbacks
+	if o.Refine != nil {
+		AddCounts(s.RefineCounts(), o.Refine)
 	}
 }

@@ -199,7 +199,7 @@ func (c *chunkWriter) add(it item) error {
 		return nil
 	}
 	d := c.sum.DPO
-	mergeDPO(d, &out.Pairs.Stats) // the attempt counts; pairs are counted as written
+	engine.AddCounts(d, &out.Pairs.Stats) // the attempt counts; pairs are counted as written
 	for i, row := range out.Pairs.Rows {
 		// A blueprint's pairs go to the split of its SFT row.
 		r := export.DPORow(row)

@@ -193,7 +193,7 @@ func mergeSummaries(cfg Config, d *domain.Domain, notes []string, sums []*releas
 // mergeSummary adds one chunk's counts, checks, failures, statistics,
 // DPO and model usage to the manifest.
 func mergeSummary(m *release.Manifest, s *release.ChunkSummary) {
-	mergeCounts(&m.Counts, s.Counts)
+	engine.AddCounts(&m.Counts, &s.Counts)
 	for k, c := range s.Checks {
 		cs := m.Checks[k]
 		if cs == nil {
@@ -212,7 +212,7 @@ func mergeSummary(m *release.Manifest, s *release.ChunkSummary) {
 	s.Stats.FirstSet, s.Stats.UsersSet = setOf(s.FirstSet, s.Overflow), setOf(s.UsersSet, s.Overflow)
 	m.Stats.Merge(s.Stats)
 	if m.DPO != nil && s.DPO != nil {
-		mergeDPO(m.DPO, s.DPO)
+		engine.AddCounts(m.DPO, s.DPO)
 	}
 	if m.LLM != nil {
 		m.LLM.Merge(s.LLM)
@@ -262,42 +262,6 @@ func writeDuplicates(dir string, dups []Duplicate) (release.FileEntry, error) {
 		}
 	}
 	return s.commit()
-}
-
-func mergeCounts(dst *release.Counts, src release.Counts) {
-	dst.Blueprints += src.Blueprints
-	dst.Simulated += src.Simulated
-	dst.Verified += src.Verified
-	dst.Rejected += src.Rejected
-	dst.SFTRows += src.SFTRows
-	dst.DPOPairs += src.DPOPairs
-	dst.HeldOut += src.HeldOut
-	for k, v := range src.BySplit {
-		dst.BySplit[k] += v
-	}
-}
-
-func mergeDPO(dst, src *engine.DPOStats) {
-	dst.Attempts += src.Attempts
-	dst.NotFired += src.NotFired
-	dst.NoFailure += src.NoFailure
-	dst.OtherReason += src.OtherReason
-	dst.Unpairable += src.Unpairable
-	dst.LabelNotShown += src.LabelNotShown
-	dst.AssistantOnly += src.AssistantOnly
-	dst.Pairs += src.Pairs
-	for k, v := range src.ByFailure {
-		dst.ByFailure[k] += v
-	}
-	for k, v := range src.BySplit {
-		dst.BySplit[k] += v
-	}
-	for k, v := range src.LengthRatio {
-		if dst.LengthRatio == nil {
-			dst.LengthRatio = map[string]int{}
-		}
-		dst.LengthRatio[k] += v
-	}
 }
 
 // placement is one file of the release: a chunk file to link or copy
