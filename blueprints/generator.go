@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/synth-data/synth/record"
@@ -136,12 +136,7 @@ func closure(actions []record.Action, needs []int) []int {
 	for _, i := range needs {
 		walk(i)
 	}
-	out := make([]int, 0, len(set))
-	for i := range set {
-		out = append(out, i)
-	}
-	sort.Ints(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func appendOnce(list []string, s string) []string {

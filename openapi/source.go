@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -372,10 +373,7 @@ func (s *specSet) load(name, site string) (*specFile, *badFile) {
 // problems lists the files $refs name that could not be used, for the
 // import's error: missing ones first, then the others, by name.
 func (s *specSet) problems() []*badFile {
-	out := make([]*badFile, 0, len(s.bad))
-	for _, b := range s.bad {
-		out = append(out, b)
-	}
+	out := slices.Collect(maps.Values(s.bad))
 	slices.SortFunc(out, func(a, b *badFile) int {
 		if a.missing != b.missing {
 			if a.missing {

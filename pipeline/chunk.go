@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -366,12 +367,7 @@ func (c *chunkWriter) abort() {
 
 // setList lists a set's hashes in order, so summaries are deterministic.
 func setList(set map[uint64]bool) []uint64 {
-	out := make([]uint64, 0, len(set))
-	for h := range set {
-		out = append(out, h)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 func setOf(list []uint64, overflow bool) map[uint64]bool {
