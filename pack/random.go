@@ -90,21 +90,23 @@ func (r *rng) below(n uint64) uint64 {
 	return hi
 }
 
-func receiver(b *starlark.Builtin) (*rng, error) {
+// receiver is the random object a method is called on, with the call's
+// arguments unpacked into vars, the first required of them not optional.
+func receiver(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, required int, vars ...any) (*rng, error) {
 	r := b.Receiver().(*rng)
 	if r.frozen {
 		return nil, fmt.Errorf("%s: this random object is frozen (call random(seed) inside generate)", b.Name())
+	}
+	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, required, vars...); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
 func rngRandint(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := receiver(b)
-	if err != nil {
-		return nil, err
-	}
 	var lo, hi int64
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &lo, &hi); err != nil {
+	r, err := receiver(b, args, kwargs, 2, &lo, &hi)
+	if err != nil {
 		return nil, err
 	}
 	if hi < lo {
@@ -118,11 +120,8 @@ func rngRandint(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 }
 
 func rngRandom(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := receiver(b)
+	r, err := receiver(b, args, kwargs, 0)
 	if err != nil {
-		return nil, err
-	}
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 		return nil, err
 	}
 	return starlark.Float(float64(r.src.Uint64()>>11) / (1 << 53)), nil
@@ -141,12 +140,9 @@ func elements(name string, v starlark.Value) ([]starlark.Value, error) {
 }
 
 func rngChoice(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := receiver(b)
-	if err != nil {
-		return nil, err
-	}
 	var seq starlark.Value
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &seq); err != nil {
+	r, err := receiver(b, args, kwargs, 1, &seq)
+	if err != nil {
 		return nil, err
 	}
 	// Indexed in place: a generator draws from the same long lists
@@ -170,12 +166,9 @@ func (r *rng) shuffled(elems []starlark.Value) {
 }
 
 func rngShuffle(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := receiver(b)
-	if err != nil {
-		return nil, err
-	}
 	var seq starlark.Value
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &seq); err != nil {
+	r, err := receiver(b, args, kwargs, 1, &seq)
+	if err != nil {
 		return nil, err
 	}
 	elems, err := elements(b.Name(), seq)
@@ -187,13 +180,10 @@ func rngShuffle(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 }
 
 func rngSample(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := receiver(b)
-	if err != nil {
-		return nil, err
-	}
 	var seq starlark.Value
 	var k int
-	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 2, &seq, &k); err != nil {
+	r, err := receiver(b, args, kwargs, 2, &seq, &k)
+	if err != nil {
 		return nil, err
 	}
 	elems, err := elements(b.Name(), seq)
