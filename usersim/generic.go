@@ -810,7 +810,7 @@ func (u *Generic) pieceText(i int, piece string) string {
 		tmpls = u.forms(tmpls)
 		said := u.sayValue(i, name)
 		if p := u.param(i, name); said == u.slotValue(i, name) && (p == nil || len(p.Choices) == 0) {
-			return u.sayLiteral(notLeading(tmpls, said), map[string]string{"what": model.ArgWords(name), "value": said}, "value")
+			return u.say(notLeading(tmpls, said), map[string]string{"what": model.ArgWords(name), "value": said}, "value")
 		}
 		return u.say(tmpls, map[string]string{"what": model.ArgWords(name), "value": said})
 	case "like":

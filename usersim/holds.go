@@ -279,7 +279,7 @@ func (u *Generic) correctionText(i int, p *model.ParamModel, piece string, got a
 		if said {
 			return u.say(tmpls, slots)
 		}
-		return u.sayLiteral(tmpls, slots, "want", "got")
+		return u.say(tmpls, slots, "want", "got")
 	case "choice":
 		if v, ok := g.Slots[name]; ok {
 			return u.say(correctChoice, map[string]string{"label": v})

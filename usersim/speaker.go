@@ -80,15 +80,11 @@ func newSpeaker(bp *record.Blueprint, rng *rand.Rand) (speaker, error) {
 		requested: make([]bool, len(bp.Goals)), revised: make([]bool, len(bp.Goals)), pushed: make([]int, len(bp.Goals)), pleas: make([]int, len(bp.Goals))}, nil
 }
 
-func (u *speaker) say(tmpls []string, slots map[string]string) string {
-	return u.sayLiteral(tmpls, slots)
-}
-
-// sayLiteral is say with the slots named in literal filled after the
-// text is tidied: a value given as it is ("defaultdb", a name, a
-// comment) keeps its case even where it opens a sentence, never
-// "Defaultdb.".
-func (u *speaker) sayLiteral(tmpls []string, slots map[string]string, literal ...string) string {
+// say expands one of tmpls with slots. The slots named in literal are
+// filled after the text is tidied: a value given as it is ("defaultdb",
+// a name, a comment) keeps its case even where it opens a sentence,
+// never "Defaultdb.".
+func (u *speaker) say(tmpls []string, slots map[string]string, literal ...string) string {
 	t := dialog.Capitalize(dialog.Expand(u.rng, tmpls[u.rng.IntN(len(tmpls))]))
 	if u.prof.typos {
 		for _, from := range nonNativeOrder {

@@ -196,9 +196,9 @@ func TestLiteralKeepsItsCase(t *testing.T) {
 		{"<value>  .", "", ""},
 	} {
 		u := &speaker{rng: rngFor(3)}
-		got := u.sayLiteral([]string{tc.tmpl}, map[string]string{"value": tc.value}, "value")
+		got := u.say([]string{tc.tmpl}, map[string]string{"value": tc.value}, "value")
 		if !strings.HasPrefix(got, tc.want) {
-			t.Errorf("sayLiteral(%q, %q) = %q, want it to start %q", tc.tmpl, tc.value, got, tc.want)
+			t.Errorf("say(%q, %q) = %q, want it to start %q", tc.tmpl, tc.value, got, tc.want)
 		}
 	}
 }
@@ -239,7 +239,7 @@ func TestNotLeading(t *testing.T) {
 		}
 		u := &speaker{rng: rngFor(4)}
 		for range 30 {
-			text := u.sayLiteral(got, map[string]string{"what": "name", "value": tc.value}, "value")
+			text := u.say(got, map[string]string{"what": "name", "value": tc.value}, "value")
 			if !strings.Contains(text, tc.value) || lowStart(text) {
 				t.Errorf("%q: %q", tc.value, text)
 			}

@@ -92,12 +92,10 @@ func selectors(list []record.Selector) []any {
 func ints(list []int) []any {
 	out := make([]any, len(list))
 	for i, x := range list {
-		out[i] = json.Number(itoa(x))
+		out[i] = json.Number(strconv.Itoa(x))
 	}
 	return out
 }
-
-func itoa(x int) string { return strconv.Itoa(x) }
 
 func stringList(list []string) any {
 	if list == nil {
@@ -146,7 +144,7 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		v := map[string]any{"tool": a.Tool, "kind": a.Kind, "arguments": args, "goal": json.Number(itoa(a.Goal))}
+		v := map[string]any{"tool": a.Tool, "kind": a.Kind, "arguments": args, "goal": json.Number(strconv.Itoa(a.Goal))}
 		if len(a.Needs) > 0 {
 			v["needs"] = ints(a.Needs)
 		}
@@ -156,7 +154,7 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 	if bp.Outputs != nil {
 		list := make([]any, len(bp.Outputs))
 		for i, o := range bp.Outputs {
-			list[i] = map[string]any{"goal": json.Number(itoa(o.Goal)), "name": o.Name, "value": o.Value}
+			list[i] = map[string]any{"goal": json.Number(strconv.Itoa(o.Goal)), "name": o.Name, "value": o.Value}
 		}
 		outs = list
 	}
@@ -176,12 +174,10 @@ func blueprintValue(bp *record.Blueprint) (map[string]any, error) {
 		av = nil
 	}
 	return map[string]any{
-		"id": bp.ID, "index": json.Number(itoa(bp.Index)), "domain": bp.Domain,
-		"seed": json.Number(uitoa(bp.Seed)), "split": bp.Split, "persona": persona, "reason": bp.Reason,
+		"id": bp.ID, "index": json.Number(strconv.Itoa(bp.Index)), "domain": bp.Domain,
+		"seed": json.Number(strconv.FormatUint(bp.Seed, 10)), "split": bp.Split, "persona": persona, "reason": bp.Reason,
 		"unknown": stringList(bp.Unknown), "behavior": bp.Behavior, "goals": gv, "actions": av,
-		"outputs": outs, "n_writes": json.Number(itoa(bp.NWrites)), "n_reads": json.Number(itoa(bp.NReads)),
+		"outputs": outs, "n_writes": json.Number(strconv.Itoa(bp.NWrites)), "n_reads": json.Number(strconv.Itoa(bp.NReads)),
 		"evidence": ev, "instruction": bp.Instruction, "state_hash": bp.StateHash,
 	}, nil
 }
-
-func uitoa(x uint64) string { return strconv.FormatUint(x, 10) }
