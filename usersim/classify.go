@@ -439,7 +439,7 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 // no rule reads as asking, an identify Ask when its last question asks
 // for an identity detail, else a piece Ask for the piece of any of the
 // blueprint's goals it names most. matched says a rule or the words
-// read it. A nil model reads as ClassifyMatch does.
+// read it. With a nil model only the rules read (Classify).
 func ReadAsk(m *model.Model, bp *record.Blueprint, text string) (dialog.Ask, bool) {
 	ask, matched := classify(text)
 	if m == nil || bp == nil || ask.Kind != "anything_else" {
