@@ -1009,12 +1009,7 @@ func (p *gplan) detailsIsIdentify() bool {
 func (p *gplan) listGivesRecords(c *model.CollModel) bool { return p.m.ListGivesRecords(c.Name) }
 
 func needsUser(w *model.WriteModel) bool {
-	for _, pm := range w.Params {
-		if pm.Source == model.SrcUser || pm.Source == model.SrcUserKey {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.Params, func(pm *model.ParamModel) bool { return pm.Source == model.SrcUser || pm.Source == model.SrcUserKey })
 }
 
 // chooseUser picks the customer: one with the right number of records

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/synth-data/synth/domain"
 	"github.com/synth-data/synth/dpo"
@@ -56,12 +57,7 @@ type Option struct {
 
 // Reads reports whether the engine reads the config key.
 func (k Kind) Reads(key string) bool {
-	for _, o := range k.Options {
-		if o.Key == key {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(k.Options, func(o Option) bool { return o.Key == key })
 }
 
 // Card is what a release's dataset card says of the engine that played

@@ -409,12 +409,7 @@ func (w *WriteModel) KeyParam() string {
 // RefusedBy reports whether a tool error is one of the write's refusals:
 // the policy forbids the request, the arguments are not at fault.
 func (w *WriteModel) RefusedBy(toolErr string) bool {
-	for _, f := range w.Refusals {
-		if strings.Contains(toolErr, f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.Refusals, func(f string) bool { return strings.Contains(toolErr, f) })
 }
 
 // boundChecks finds how many check reads a record of the write's

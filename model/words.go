@@ -383,12 +383,7 @@ func nounPair(rng *rand.Rand) string {
 }
 
 func hasAny(s string, parts ...string) bool {
-	for _, p := range parts {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(parts, func(p string) bool { return strings.Contains(s, p) })
 }
 
 // places end the names of made-up locations ("Harbor Hall").

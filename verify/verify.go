@@ -292,7 +292,7 @@ func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 	for i, m := range tr.Messages {
 		for k, c := range m.ToolCalls {
 			name := c.Function.Name
-			if contains(v.d.AuthTools, name) {
+			if slices.Contains(v.d.AuthTools, name) {
 				if out, ok := results[[2]int{i, k}]; ok && !strings.HasPrefix(out, "Error") {
 					if v.d.UserOf != nil {
 						user = v.d.UserOf(out)
@@ -302,7 +302,7 @@ func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 				}
 				continue
 			}
-			if contains(v.d.OpenTools, name) {
+			if slices.Contains(v.d.OpenTools, name) {
 				continue
 			}
 			p := calls[i][k]
@@ -327,12 +327,7 @@ func (v *Verifier) auth(tr *record.Trajectory, calls [][]parsed) record.Check {
 
 // userSaid reports whether a user message said a key.
 func userSaid(msgs []record.Message, key string) bool {
-	for _, m := range msgs {
-		if m.Role == "user" && strings.Contains(m.Content, key) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(msgs, func(m record.Message) bool { return m.Role == "user" && strings.Contains(m.Content, key) })
 }
 
 // pairResults finds each call's result, by message and call index: a
@@ -354,15 +349,6 @@ func pairResults(tr *record.Trajectory) map[[2]int]string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var affirm = regexp.MustCompile(`(?i)\b(yes|yeah|yep|sure|correct|confirm(ed)?|go ahead|proceed|please (kindly )?do|do it|right|all good|ok(ay)?)\b`)

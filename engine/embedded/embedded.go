@@ -179,12 +179,7 @@ func (e *Engine) recover(ctx context.Context, bp *record.Blueprint, good *record
 // turnsDown reports whether a customer's turn turns the agent's proposal
 // down (a correction, or a figure asked for before the yes).
 func turnsDown(t dialog.Turn) bool {
-	for _, a := range t.Acts {
-		if a.Type == "correct" || a.Type == "figure" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.Acts, func(a dialog.Act) bool { return a.Type == "correct" || a.Type == "figure" })
 }
 
 // pairs runs flawed agents on a verified blueprint until enough of
