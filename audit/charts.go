@@ -156,9 +156,7 @@ func hbars(id, title, caption string, items []hbarItem, full float64) *chart {
 // bucketWidth is the smallest round width (1, 2, 5, 10, 20, 50, ...)
 // that fits span values into at most maxBars bars.
 func bucketWidth(span, maxBars int) int {
-	if maxBars < 1 {
-		maxBars = 1
-	}
+	maxBars = max(maxBars, 1)
 	for mag := 1; ; mag *= 10 {
 		for _, m := range []int{1, 2, 5} {
 			w := m * mag

@@ -48,10 +48,7 @@ const maxJSONDepth = 10000
 // pos is the line and column of the byte before the decoder's offset
 // (the last byte of the token just read).
 func (d *jsonDecoder) pos() (int, int) {
-	off := int(d.dec.InputOffset()) - 1
-	if off < 0 {
-		off = 0
-	}
+	off := max(int(d.dec.InputOffset())-1, 0)
 	i := sort.SearchInts(d.lines, off)
 	col := off + 1
 	if i > 0 {

@@ -186,12 +186,7 @@ func truncatedYAML(raw []byte, root *yaml.Node) error {
 }
 
 func lineCol(raw []byte, off int) string {
-	if off > len(raw) {
-		off = len(raw)
-	}
-	if off < 0 {
-		off = 0
-	}
+	off = max(min(off, len(raw)), 0)
 	line := bytes.Count(raw[:off], []byte("\n")) + 1
 	col := off - bytes.LastIndexByte(raw[:off], '\n')
 	return fmt.Sprintf("line %d, column %d", line, col)

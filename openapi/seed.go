@@ -715,9 +715,7 @@ func (g *synthesizer) array(m map[string]any, name string, depth int) any {
 	if v, ok := m["maxItems"].(int64); ok && int(v) < hi {
 		hi = int(v)
 	}
-	if hi < lo {
-		hi = lo
-	}
+	hi = max(hi, lo)
 	n := lo + g.rng.IntN(hi-lo+1)
 	if n == 0 && lo == 0 && depth < maxDepth && g.rng.IntN(4) > 0 {
 		n = 1
@@ -827,9 +825,7 @@ func schemaBounds(m map[string]any, lo, hi float64, integer bool) (float64, floa
 			hi = v - 0.01
 		}
 	}
-	if hi < lo {
-		hi = lo
-	}
+	hi = max(hi, lo)
 	return lo, hi
 }
 
