@@ -2,6 +2,7 @@ package blueprints
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -2275,9 +2276,7 @@ func (a *argState) failingSlot() map[string]string {
 			continue
 		}
 		field := pm.Path
-		if field == "" {
-			field = pm.Name
-		}
+		field = cmp.Or(field, pm.Name)
 		var failing []string
 		for _, c := range slices.Sorted(maps.Keys(p.m.Colls)) {
 			coll := p.m.Colls[c]
@@ -2332,9 +2331,7 @@ func (p *gplan) keyedSlot(w *model.WriteModel) bool {
 			continue
 		}
 		field := pm.Path
-		if field == "" {
-			field = pm.Name
-		}
+		field = cmp.Or(field, pm.Name)
 		for _, c := range p.m.Colls {
 			if sameName(c.Key, field) {
 				return true
@@ -2435,9 +2432,7 @@ func choiceSelector(pm *model.ParamModel, elems []map[string]any, i int, field s
 // names no plain field of the target).
 func currentSlot(pm *model.ParamModel, obj map[string]any) string {
 	field := pm.Path
-	if field == "" {
-		field = pm.Name
-	}
+	field = cmp.Or(field, pm.Name)
 	if obj == nil {
 		return ""
 	}

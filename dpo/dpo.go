@@ -143,9 +143,7 @@ func NewPlan(seed uint64, kinds []string, mix map[string]float64, mode, tools st
 	if !slices.Contains(PairModes(), mode) {
 		return nil, fmt.Errorf("--dpo-mode %q: want one of %s", mode, strings.Join(PairModes(), ", "))
 	}
-	if tools == "" {
-		tools = ToolsKeep
-	}
+	tools = cmp.Or(tools, ToolsKeep)
 	if !slices.Contains(ToolsModes(), tools) {
 		return nil, fmt.Errorf("--dpo-tools %q: want one of %s", tools, strings.Join(ToolsModes(), ", "))
 	}

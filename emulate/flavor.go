@@ -2,6 +2,7 @@ package emulate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -102,9 +103,7 @@ func (f Flavor) readReasoning(req *chatRequest) (read, ignored int) {
 			m.Thought = m.ReasoningContent
 		case FlavorGeneric:
 			m.Thought = m.ReasoningContent
-			if m.Thought == "" {
-				m.Thought = m.Reasoning
-			}
+			m.Thought = cmp.Or(m.Thought, m.Reasoning)
 		}
 		if m.Thought != "" {
 			read++
@@ -418,9 +417,7 @@ func checkOllama(req *chatRequest, noTools bool) *apiError {
 
 // ollamaName is a model's full name as Ollama prints it.
 func ollamaName(model string) string {
-	if model == "" {
-		model = "synth-emulate"
-	}
+	model = cmp.Or(model, "synth-emulate")
 	if !strings.Contains(model, ":") {
 		model += ":latest"
 	}

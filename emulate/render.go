@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -37,9 +38,7 @@ func markup(calls []openai.ToolCall, cut bool) string {
 	var b strings.Builder
 	for i, c := range calls {
 		args := c.Function.Arguments
-		if args == "" {
-			args = "{}"
-		}
+		args = cmp.Or(args, "{}")
 		if cut && i == len(calls)-1 {
 			args = strings.TrimSuffix(strings.TrimSpace(args), "}")
 		}
@@ -91,9 +90,7 @@ func limit(g generation, maxTokens int64) generation {
 // answers with instead; usage counts what the model generated.
 func (f Flavor) respond(req *chatRequest, body []byte, g generation, inline bool) ([]byte, wireUsage, *apiError) {
 	model := req.Model
-	if model == "" {
-		model = "synth-emulate"
-	}
+	model = cmp.Or(model, "synth-emulate")
 	prompt := tokens(promptChars(req))
 	completion := tokens(replyChars(g.reply))
 	if g.finish == "length" {

@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -140,9 +141,7 @@ func New(opts Options) (*Server, error) {
 		return nil, errors.Join(errs...)
 	}
 	opts.Flavor = flavor
-	if opts.MaxConcurrency == 0 {
-		opts.MaxConcurrency = defaultConcurrency
-	}
+	opts.MaxConcurrency = cmp.Or(opts.MaxConcurrency, defaultConcurrency)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -36,9 +37,7 @@ var endTokens = []struct{ token, ending string }{
 // the blueprint holding its ground truth (nil when it has none).
 func Convert(ctx context.Context, d Dialogue, dom Domain) (*record.Blueprint, *record.Trajectory) {
 	msgs, ending := messages(d, dom.Policy)
-	if ending == "" {
-		ending = d.Ending
-	}
+	ending = cmp.Or(ending, d.Ending)
 	tr := &record.Trajectory{
 		ID: d.ID, BlueprintID: d.ID, Domain: dom.Name, Engine: Engine, Behavior: Behavior,
 		Messages: msgs, Ending: ending,
@@ -87,9 +86,7 @@ func messages(d Dialogue, policy string) ([]record.Message, string) {
 		}
 		if m.Role == "tool" {
 			msg.ToolCallID = id(m.CallID)
-			if msg.Name == "" {
-				msg.Name = callName[m.CallID]
-			}
+			msg.Name = cmp.Or(msg.Name, callName[m.CallID])
 		}
 		out = append(out, msg)
 	}

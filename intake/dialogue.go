@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -106,9 +107,7 @@ func (m openAIMessage) message(i int) (Message, error) {
 		return Message{}, fmt.Errorf("messages[%d].weight: %d on this %s message: OpenAI's fine-tuning weight is 0 or 1, on assistant messages only", i, *m.Weight, m.Role)
 	}
 	out := Message{Role: m.Role, Content: text, CallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning, Weight: m.Weight}
-	if out.Reasoning == "" {
-		out.Reasoning = m.ReasoningVLLM
-	}
+	out.Reasoning = cmp.Or(out.Reasoning, m.ReasoningVLLM)
 	for j, c := range m.ToolCalls {
 		args, err := argumentsText(c.Function.Arguments)
 		if err != nil {

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -187,29 +188,21 @@ func Roles() []Role { return []Role{Agent, User, Judge, Writer} }
 // WithDefaults fills unset fields. It copies the maps it changes, so the
 // receiver's maps are never written.
 func (c Config) WithDefaults() Config {
-	if c.APIKeyEnv == "" {
-		c.APIKeyEnv = DefaultAPIKeyEnv
-	}
+	c.APIKeyEnv = cmp.Or(c.APIKeyEnv, DefaultAPIKeyEnv)
 	if c.Timeout == "" {
 		c.Timeout = DefaultTimeout
 	}
-	if c.MaxConcurrency == 0 {
-		c.MaxConcurrency = DefaultMaxConcurrency
-	}
+	c.MaxConcurrency = cmp.Or(c.MaxConcurrency, DefaultMaxConcurrency)
 	if c.MaxRetries == 0 {
 		c.MaxRetries = DefaultMaxRetries
 	}
-	if c.MaxResponseBytes == 0 {
-		c.MaxResponseBytes = DefaultMaxResponseBytes
-	}
+	c.MaxResponseBytes = cmp.Or(c.MaxResponseBytes, DefaultMaxResponseBytes)
 	if c.Model != "" {
 		roles := make(map[Role]RoleConfig, len(Roles()))
 		maps.Copy(roles, c.Roles)
 		for _, r := range Roles() {
 			rc := roles[r]
-			if rc.Model == "" {
-				rc.Model = c.Model
-			}
+			rc.Model = cmp.Or(rc.Model, c.Model)
 			roles[r] = rc
 		}
 		c.Roles = roles

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -35,9 +36,7 @@ func normalizeReasoning(resp *openai.ChatCompletionResponse, raw []byte) {
 		}
 		thought, content, ok := splitThink(m.Content)
 		if ok {
-			if m.ReasoningContent == "" {
-				m.ReasoningContent = thought
-			}
+			m.ReasoningContent = cmp.Or(m.ReasoningContent, thought)
 			m.Content = content
 		}
 		m.ReasoningContent = strings.TrimSpace(m.ReasoningContent)

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -331,8 +332,6 @@ func (c *canonicalizer) value(v any) (any, error) {
 // completion allowance.
 func estimateTokens(body []byte, req openai.ChatCompletionRequest) float64 {
 	completion := max(req.MaxTokens, req.MaxCompletionTokens)
-	if completion == 0 {
-		completion = 512
-	}
+	completion = cmp.Or(completion, 512)
 	return float64(len(body)/4 + completion)
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,9 +76,7 @@ func New(ctx context.Context, env *serve.Server, opts Options) (*Server, error) 
 		return nil, err
 	}
 	version := opts.Version
-	if version == "" {
-		version = "dev"
-	}
+	version = cmp.Or(version, "dev")
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "synth-" + resp.Domain, Title: "synth environment: " + resp.Domain, Version: version},
 		&sdk.ServerOptions{
 			// The domain policy: clients put instructions in the system

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,9 +127,7 @@ func toolOf1(raw json.RawMessage) (openapi.Tool, error) {
 	}
 	if a := w.Annotations; a != nil {
 		t.ReadOnly, t.Destructive = a.ReadOnlyHint, a.DestructiveHint
-		if t.Title == "" {
-			t.Title = a.Title
-		}
+		t.Title = cmp.Or(t.Title, a.Title)
 	}
 	return t, nil
 }

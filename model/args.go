@@ -842,9 +842,7 @@ func (m *Model) compileInforms(h map[string][]pack.Inform) error {
 		}
 		for i, in := range h[coll] {
 			src := in.Value
-			if src == "" {
-				src = in.Ask
-			}
+			src = cmp.Or(src, in.Ask)
 			// A value is an expression over the record (or sub-record).
 			text := "record." + src
 			if rest, ok := strings.CutPrefix(src, "sum("); ok {

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -82,9 +83,7 @@ var pathRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // pack held in memory.
 func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err error) {
 	src := opts.Source
-	if src == "" {
-		src = "spec"
-	}
+	src = cmp.Or(src, "spec")
 	// A last resort: libopenapi's model is walked after parse's own
 	// recover, and no spec may crash the caller.
 	defer func() {
@@ -147,9 +146,7 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		return nil, fmt.Errorf("%s: no operation is resource-shaped (a collection path /things with GET or POST, or an item path /things/{id}), so the pack would have no data to act on; import a part of the API that has resources with --include", src)
 	}
 	title, version, desc := doc.title, doc.apiVersion, doc.description
-	if title == "" {
-		title = "API"
-	}
+	title = cmp.Or(title, "API")
 	var all []string
 	for _, b := range bad {
 		all = append(all, fmt.Sprintf("file %s %s (named at %s): the operations that need it are skipped or unmapped (--allow-missing-files)", b.name, b.reason, b.site))
@@ -166,16 +163,12 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 // defaults for 0.
 func (opts Options) limits() (int, int64, error) {
 	max := opts.MaxOperations
-	if max == 0 {
-		max = DefaultMaxOperations
-	}
+	max = cmp.Or(max, DefaultMaxOperations)
 	if max < 0 {
 		return 0, 0, fmt.Errorf("--max-operations %d: must be at least 1", max)
 	}
 	limit := opts.MaxSpecBytes
-	if limit == 0 {
-		limit = DefaultMaxSpecBytes
-	}
+	limit = cmp.Or(limit, DefaultMaxSpecBytes)
 	if limit < 0 {
 		return 0, 0, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
 	}
@@ -380,9 +373,7 @@ func ImportFile(ctx context.Context, specPath, dir string, opts Options) (*Resul
 		opts.Source = filepath.Base(specPath)
 	}
 	limit := opts.MaxSpecBytes
-	if limit == 0 {
-		limit = DefaultMaxSpecBytes
-	}
+	limit = cmp.Or(limit, DefaultMaxSpecBytes)
 	if limit < 0 {
 		return nil, fmt.Errorf("--max-spec-bytes %d: must be positive", limit)
 	}

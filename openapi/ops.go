@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -518,9 +519,7 @@ var argRE = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 // argName makes a property name OpenAI accepts: ^[a-zA-Z0-9_-]{1,64}$.
 func argName(s string) string {
 	s = strings.Trim(argRE.ReplaceAllString(s, "_"), "_")
-	if s == "" {
-		s = "arg"
-	}
+	s = cmp.Or(s, "arg")
 	if len(s) > 64 {
 		s = s[:64]
 	}
@@ -558,9 +557,7 @@ func toolName(o *op) string {
 // identName cleans a name into an identifier.
 func identName(base, method string) string {
 	s := strings.Trim(underscoresRE.ReplaceAllString(identRE.ReplaceAllString(base, "_"), "_"), "_")
-	if s == "" {
-		s = method
-	}
+	s = cmp.Or(s, method)
 	if s[0] >= '0' && s[0] <= '9' {
 		s = "op_" + s
 	}

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -287,9 +288,7 @@ func planHandlers(ops []*op, byShape map[string]*collection) map[*collection]boo
 		used[c] = true
 		switch o.Handler.Kind {
 		case hGet:
-			if c.Tools.Get == "" {
-				c.Tools.Get = o.Tool
-			}
+			c.Tools.Get = cmp.Or(c.Tools.Get, o.Tool)
 		case hList:
 			if c.Tools.List == "" && len(o.Handler.Scope) == 0 {
 				c.Tools.List = o.Tool
@@ -496,9 +495,7 @@ func (c *collection) describe(conv *converter, on *opsOf) {
 func (c *collection) fields() {
 	if c.KeyParam != "" {
 		c.Key = matchField(c.KeyParam, c.Props, true)
-		if c.Key == "" {
-			c.Key = c.KeyParam
-		}
+		c.Key = cmp.Or(c.Key, c.KeyParam)
 	} else {
 		for _, k := range []string{"id", "uuid", "key", "sid", "name", "slug", "code"} {
 			if f := matchField(k, c.Props, false); f != "" {
@@ -506,9 +503,7 @@ func (c *collection) fields() {
 				break
 			}
 		}
-		if c.Key == "" {
-			c.Key = "id"
-		}
+		c.Key = cmp.Or(c.Key, "id")
 	}
 	if c.KeySchema == nil {
 		if s, ok := c.Props[c.Key]; ok {

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -306,9 +307,7 @@ func (g *synthesizer) thingName() string {
 // describe is one sentence about a record of noun: "Staging droplet for
 // the billing team". It has no final period, as templates add their own.
 func (g *synthesizer) describe(noun string) string {
-	if noun == "" {
-		noun = "resource"
-	}
+	noun = cmp.Or(noun, "resource")
 	p := g.pick(purposes)
 	p = strings.ToUpper(p[:1]) + p[1:]
 	switch g.rng.IntN(3) {

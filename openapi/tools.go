@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -51,16 +52,12 @@ const toolMethod = "tool"
 // records), or one that fails until someone writes it.
 func ImportTools(ctx context.Context, list []Tool, opts ToolsOptions) (*Result, error) {
 	src := opts.Source
-	if src == "" {
-		src = "tools/list"
-	}
+	src = cmp.Or(src, "tools/list")
 	if opts.Name != "" && !nameRE.MatchString(opts.Name) {
 		return nil, fmt.Errorf("--name %q: a pack name is lower case letters, digits, '-' and '_', starting with a letter", opts.Name)
 	}
 	limit := opts.MaxTools
-	if limit == 0 {
-		limit = DefaultMaxOperations
-	}
+	limit = cmp.Or(limit, DefaultMaxOperations)
 	switch {
 	case len(list) == 0:
 		return nil, fmt.Errorf("%s: the server lists no tools, so there is nothing to import", src)
@@ -78,13 +75,9 @@ func ImportTools(ctx context.Context, list []Tool, opts ToolsOptions) (*Result, 
 		return nil, fmt.Errorf("%s: no tool names a kind of record (a noun after its verb, as read_file or create_issue do), so the pack would have no data to act on", src)
 	}
 	title := opts.Title
-	if title == "" {
-		title = "MCP server"
-	}
+	title = cmp.Or(title, "MCP server")
 	gen := opts.Generator
-	if gen == "" {
-		gen = "synth domain import-mcp"
-	}
+	gen = cmp.Or(gen, "synth domain import-mcp")
 	return assemble(ctx, assembly{title: title, version: opts.Version, src: src, gen: gen, name: opts.Name, seed: opts.Seed,
 		ops: ops, colls: colls, warns: warns, report: func(res *Result, db map[string]map[string]any, who persona) []byte {
 			return toolsReport(res, title, opts.Version, src, gen, opts.Seed, ops, colls, db, who)

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,9 +77,7 @@ func failBuiltin(_ *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, k
 		}
 	}
 	msg := strings.Join(parts, sep)
-	if msg == "" {
-		msg = "failed"
-	}
+	msg = cmp.Or(msg, "failed")
 	// The agent sees the message as a tool's answer, and a row must be
 	// UTF-8: a message of megabytes or of stray bytes is cut and mended.
 	return nil, &failError{msg: boundText(msg)}

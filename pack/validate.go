@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -355,15 +356,11 @@ func (c *checker) manifest() {
 
 func (c *checker) defaults() {
 	m := &c.man
-	if m.Policy == "" {
-		m.Policy = DefaultPolicy
-	}
+	m.Policy = cmp.Or(m.Policy, DefaultPolicy)
 	if m.Tools == "" {
 		m.Tools = DefaultTools
 	}
-	if m.Handlers == "" {
-		m.Handlers = DefaultHandlers
-	}
+	m.Handlers = cmp.Or(m.Handlers, DefaultHandlers)
 	if m.Database == "" && m.Generator == "" {
 		switch {
 		case c.exists(DefaultDatabase):
@@ -1257,9 +1254,7 @@ func (c *checker) hintRefs() {
 				base += "."
 			}
 			v := strings.TrimSuffix(strings.TrimPrefix(in.Value, "sum("), ")")
-			if v == "" {
-				v = in.Ask
-			}
+			v = cmp.Or(v, in.Ask)
 			c.fieldRef(child(at, "value"), coll, base+v)
 		}
 	}

@@ -2,6 +2,7 @@ package release
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -268,9 +269,7 @@ func cardFrontMatter(m *Manifest, files []FileEntry) string {
 		}
 	}
 	license, _ := m.Config["license"].(string)
-	if license == "" {
-		license = "other"
-	}
+	license = cmp.Or(license, "other")
 	meta := cardMeta{
 		License:    license,
 		PrettyName: fmt.Sprintf("synth %s tool-use dialogues", m.Domain.Name),

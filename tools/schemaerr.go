@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
@@ -64,9 +65,7 @@ func argPath(loc []string) string {
 // the arguments object itself).
 func plainKind(path string, k jsonschema.ErrorKind) string {
 	subject := path
-	if subject == "" {
-		subject = "the arguments"
-	}
+	subject = cmp.Or(subject, "the arguments")
 	join := func(p, name string) string {
 		if p == "" {
 			return name

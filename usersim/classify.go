@@ -1,6 +1,7 @@
 package usersim
 
 import (
+	"cmp"
 	"reflect"
 	"regexp"
 	"regexp/syntax"
@@ -523,9 +524,7 @@ func askSentence(text string) string {
 			tell = s
 		}
 	}
-	if question == "" {
-		question = tell
-	}
+	question = cmp.Or(question, tell)
 	return strings.ToLower(question)
 }
 

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,9 +115,7 @@ func resultValue(s string) any {
 // diffValue finds the first path where two JSON values differ.
 func diffValue(rec, rep any, path string) string {
 	at := path
-	if at == "" {
-		at = "."
-	}
+	at = cmp.Or(at, ".")
 	switch r := rec.(type) {
 	case map[string]any:
 		p, ok := rep.(map[string]any)

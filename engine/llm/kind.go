@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -128,9 +129,7 @@ func ResolveOptions(cfg json.RawMessage, k engine.Kind, instructions string) (ma
 	if err := json.Unmarshal(cfg, &c); err != nil {
 		return nil, fmt.Errorf("--engine %s: %w", k.Name, err)
 	}
-	if c.Instructions == "" {
-		c.Instructions = instructions
-	}
+	c.Instructions = cmp.Or(c.Instructions, instructions)
 	if c.Dialogues == 0 {
 		c.Dialogues = min(2*max(c.LLM.MaxConcurrency, 1), MaxDialogues)
 	}

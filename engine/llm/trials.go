@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -341,18 +342,14 @@ func (e *Engine) trials(ctx context.Context, m *engine.Meter, bp *record.Bluepri
 	records := make([][]byte, len(fails))
 	for i, f := range fails {
 		label := f.ep.label
-		if label == "" {
-			label = f.flaw
-		}
+		label = cmp.Or(label, f.flaw)
 		switch label {
 		case LabelPrematureStop:
 			st.PrematureStops++
 		case LabelEmptyTurn:
 			st.EmptyTurns++
 		}
-		if label == "" {
-			label = "unlabelled"
-		}
+		label = cmp.Or(label, "unlabelled")
 		engine.Bump(&st.Failures, label, 1)
 		fc := f.v.Failed()
 		rec := map[string]any{"blueprint_id": bp.ID, "split": bp.Split, "check": fc.Name, "reason": fc.Reason, "verdict": f.v,

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"cmp"
 	"reflect"
 	"strings"
 )
@@ -57,9 +58,7 @@ func JSONFields(t reflect.Type) []Field {
 			continue
 		}
 		name, _, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
+		name = cmp.Or(name, f.Name)
 		out = append(out, Field{Name: name, Type: f.Type})
 	}
 	return out

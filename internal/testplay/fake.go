@@ -1,6 +1,7 @@
 package testplay
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -149,9 +150,7 @@ func (f *FakeLLM) customerTurn(ctx context.Context, req openai.ChatCompletionReq
 		}
 	}
 	out := map[string]string{record.EndStop: llm.TokenStop, record.EndTransfer: llm.TokenTransfer, record.EndOutScope: llm.TokenOutOfScope}[tr.Ending]
-	if out == "" {
-		out = llm.TokenStop
-	}
+	out = cmp.Or(out, llm.TokenStop)
 	if k < len(users) {
 		out = users[k]
 	}
