@@ -179,17 +179,8 @@ type Blueprint struct {
 // NeedsTransfer reports whether the task ends in a transfer: a request
 // only a human can handle, or a failure whose recovery is a transfer.
 func (bp *Blueprint) NeedsTransfer() bool {
-	for _, g := range bp.Goals {
-		if g.Kind == GoalTransfer {
-			return true
-		}
-	}
-	for _, f := range bp.Failures {
-		if f.Recovery == "transfer" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(bp.Goals, func(g Goal) bool { return g.Kind == GoalTransfer }) ||
+		slices.ContainsFunc(bp.Failures, func(f ToolFailure) bool { return f.Recovery == "transfer" })
 }
 
 // ToolFailure is a failure a domain declares, returned by the runtime
