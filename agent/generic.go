@@ -1722,7 +1722,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 	}
 	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
-	retried := ""
+	retried, other := "", ""
 	if f := pack.FailureFor(a.m.Failures, name, out); !ok && f != nil {
 		why := failureWords(out)
 		switch {
@@ -1731,6 +1731,8 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 			v, out, ok = a.call(ctx, name, args, "The service answered \""+why+"\", a passing failure: the policy says to try the same call again once.")
 		case f.Recovery == pack.RecoverTransfer && a.m.Transfer != nil:
 			return "", a.failureTransfer(ctx, g, f.Kind, why), false
+		case f.Recovery == pack.RecoverAlternative:
+			other = f.Choice
 		}
 	}
 	if ok || a.st.Hash() != was {
@@ -1738,7 +1740,11 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 	}
 	if !ok {
 		said := a.say(writeFailed, map[string]string{"why": failureWords(out)})
-		if c := a.faultyChoice(g, out); c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
+		c := other
+		if c == "" {
+			c = a.faultyChoice(g, out)
+		}
+		if c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
 			delete(g.items, c)
 			delete(g.slots, c)
 			g.rejected = c
