@@ -105,6 +105,9 @@ type ggoal struct {
 	// unavailable names the replacement the customer asked for that the
 	// record offers but not available, said before asking again.
 	unavailable string
+	// reminded are the say rules (pack.RuleSay) told with a question of
+	// this request's, which its proposal does not repeat.
+	reminded map[string]bool
 }
 
 type trial struct {
@@ -518,6 +521,11 @@ func (a *Generic) askPiece(g *ggoal, piece string) *Turn {
 		}
 	case "slot":
 		text = a.askSlot(g, name)
+		if say := a.reminderAbout(g, name); say != "" {
+			// Told where the customer decides (whether to take travel
+			// insurance, with what it costs), not after they have.
+			text += " " + say
+		}
 	case "like":
 		text = a.say(genericAskGroup, map[string]string{"what": model.Words(model.LastStep(name))})
 	case "choice":
@@ -1667,6 +1675,28 @@ func (a *Generic) renderPhrase(g *ggoal) {
 // remind says a policy reminder in a frame of its own: the rule's text
 // is fixed (its phrases are what the verifier looks for), so said bare
 // in every proposal it would be the corpus's most repeated sentence.
+// reminderAbout is the text of a say rule of the goal's write about the
+// slot name (its words are in the text: "insurance"), framed as a
+// reminder, once a goal; "" when none is, or the flawed agent leaves it
+// out.
+func (a *Generic) reminderAbout(g *ggoal, name string) string {
+	words := strings.ToLower(model.ArgWords(name))
+	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
+		if g.reminded[r.Name] || !strings.Contains(strings.ToLower(r.Text), words) {
+			continue
+		}
+		if g.reminded == nil {
+			g.reminded = map[string]bool{}
+		}
+		g.reminded[r.Name] = true
+		if a.fire(FlawNoReminder, g) {
+			return ""
+		}
+		return a.remind(r.Text)
+	}
+	return ""
+}
+
 func (a *Generic) remind(text string) string {
 	if a.rng.IntN(len(reminderFrames)+1) == 0 {
 		return text
@@ -1722,7 +1752,7 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 	}
 	was := a.st.Hash()
 	v, out, ok := a.call(ctx, name, args, reason)
-	retried := ""
+	retried, other := "", ""
 	if f := pack.FailureFor(a.m.Failures, name, out); !ok && f != nil {
 		why := failureWords(out)
 		switch {
@@ -1731,6 +1761,8 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 			v, out, ok = a.call(ctx, name, args, "The service answered \""+why+"\", a passing failure: the policy says to try the same call again once.")
 		case f.Recovery == pack.RecoverTransfer && a.m.Transfer != nil:
 			return "", a.failureTransfer(ctx, g, f.Kind, why), false
+		case f.Recovery == pack.RecoverAlternative:
+			other = f.Choice
 		}
 	}
 	if ok || a.st.Hash() != was {
@@ -1738,7 +1770,11 @@ func (a *Generic) execute(ctx context.Context, g *ggoal) (said string, handover 
 	}
 	if !ok {
 		said := a.say(writeFailed, map[string]string{"why": failureWords(out)})
-		if c := a.faultyChoice(g, out); c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
+		c := other
+		if c == "" {
+			c = a.faultyChoice(g, out)
+		}
+		if c != "" && name == g.w.Name && reflect.DeepEqual(args, g.args) {
 			delete(g.items, c)
 			delete(g.slots, c)
 			g.rejected = c

@@ -110,7 +110,7 @@ var genericAskNewOne = []string{
 }
 
 var genericAskNew = []string{
-	"{|And |Now, |Next, }{what would you like instead|which option would you like instead|what should replace each|what do you want in place} of {each of the|the} <what>?",
+	"{|And |Now, |Next, }{what would you like instead of|which option would you like instead of|what should replace|what do you want in place of} {each of the|the} <what>?",
 	"{{Could you tell me|Can you tell me|Would you tell me} what you'd like {instead|in exchange|in their place}{?|, please?}|{Please tell me|Let me know} what you'd like {instead|in exchange|in their place}.}",
 }
 

@@ -69,7 +69,7 @@ var passOver = []string{
 
 // transferSorry comes before a transfer message the policy prescribes.
 var transferSorry = []string{
-	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}.",
+	"{I'm sorry,|Unfortunately,|I'm afraid|I understand, but} {that's not something I can handle here|that's outside what I can do in this chat}.",
 }
 
 // retriedLead reports a write that went through on the second try,
@@ -86,7 +86,7 @@ var failedHandover = []string{
 }
 
 var transferMsg = []string{
-	"{I'm sorry|Unfortunately|I understand}{,|.} {that's not something I can handle here|that's outside what I can do in this chat}. {I'm transferring you to a human agent|I'll transfer you to a human agent who can help|Let me hand you over to a human colleague}{.| now.} {Please hold on.|Thanks for your patience.|}",
+	"{I'm sorry,|Unfortunately,|I'm afraid|I understand, but} {that's not something I can handle here|that's outside what I can do in this chat}. {I'm transferring you to a human agent|I'll transfer you to a human agent who can help|Let me hand you over to a human colleague}{.| now.} {Please hold on.|Thanks for your patience.|}",
 }
 
 // What the agent says first when the customer turns a proposal down.

@@ -86,7 +86,7 @@ func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated [
 		parts, stated = append(parts, said...), names
 	}
 	for _, r := range a.m.RulesFor(pack.RuleSay, g.w.Name) {
-		if !a.fire(FlawNoReminder, g) {
+		if !g.reminded[r.Name] && !a.fire(FlawNoReminder, g) {
 			parts = append(parts, a.remind(r.Text))
 		}
 	}

@@ -34,7 +34,14 @@ func (p *gplan) refusedByRules(w *model.WriteModel, t *target, goal record.Goal,
 		return err
 	}
 	if v.Transfer {
-		return p.handOver(t, goal, needs)
+		// What the policy reads before it hands the request over (each
+		// flight's status, to know one has flown) is in the ground truth,
+		// as before a refusal.
+		checks, err := p.checks(w, t)
+		if err != nil {
+			return err
+		}
+		return p.handOver(t, goal, append(needs, checks...))
 	}
 	return p.refusedByTool(w, t, goal, args, true)
 }

@@ -39,6 +39,11 @@ type failures struct {
 	// chain, by call id, with their message: the one the service fails
 	// is the attempt, any other is a wrong write.
 	attempted map[string]int
+	// declines is the tool whose write the service turns down for the
+	// customer's first choice (a card declined) before they name
+	// another, "" for none or once turned down: that confirmed write off
+	// the chain is no mistake when the service fails it so.
+	declines string
 }
 
 func newFailures(m *model.Model, bp *record.Blueprint) failures {
@@ -52,6 +57,9 @@ func newFailures(m *model.Model, bp *record.Blueprint) failures {
 	}
 	n := len(bp.Actions)
 	for _, f := range bp.Failures {
+		if f.Recovery == pack.RecoverAlternative {
+			fs.declines = f.Tool
+		}
 		if f.Recovery != pack.RecoverTransfer || n == 0 || !handsOver(bp.Actions[n-1]) {
 			continue
 		}
@@ -101,9 +109,10 @@ func (lb *labeler) confirmed(fc record.FunctionCall) bool {
 }
 
 // attempting reports whether a confirmed write off the chain may be the
-// write a handover stands for, to be told by its result.
+// write a handover stands for, or the one the service turns down for the
+// customer's first choice, to be told by its result.
 func (lb *labeler) attempting(tool string) bool {
-	return lb.fail.attempt >= 0 && tool == lb.fail.attemptTool && lb.out.Steps[lb.fail.attempt].By == ""
+	return lb.fail.attempt >= 0 && tool == lb.fail.attemptTool && lb.out.Steps[lb.fail.attempt].By == "" || tool == lb.fail.declines
 }
 
 // failed reads a write's error result: a chain write that failed did not
@@ -130,6 +139,9 @@ func (lb *labeler) failed(id, content string) {
 		}
 	case f != nil && f.Recovery == pack.RecoverTransfer && attempted:
 		lb.fail.attempt = -1
+		return
+	case f != nil && f.Recovery == pack.RecoverAlternative && attempted:
+		lb.fail.declines = ""
 		return
 	}
 	if attempted {

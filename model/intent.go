@@ -3,13 +3,16 @@ package model
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Intents of questions: "inform:FIELD" asks for a field of the target.
 const IntentInformPrefix = "inform:"
 
 // Misspell is the slip a confused customer makes in an identifying
-// value: two letters swapped, or a digit changed.
+// value: a digit changed, else two different letters swapped near the
+// middle ("Skyalr" for "Skylar": the first letter, and its case, are
+// what a person gets right).
 func Misspell(s string) string {
 	b := []byte(s)
 	for i := len(b) - 1; i >= 0; i-- {
@@ -18,12 +21,12 @@ func Misspell(s string) string {
 			return string(b)
 		}
 	}
-	if len(b) >= 2 {
-		b[0], b[1] = b[1], b[0]
-		if b[0] == b[1] {
-			b[0] = 'x'
+	r := []rune(s)
+	for i := max(len(r)/2, 1); i+1 < len(r); i++ {
+		if r[i] != r[i+1] && unicode.IsLower(r[i]) && unicode.IsLower(r[i+1]) {
+			r[i], r[i+1] = r[i+1], r[i]
+			return string(r)
 		}
-		return string(b)
 	}
 	return s + "x"
 }

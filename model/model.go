@@ -539,6 +539,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	if err := m.checkFollows(); err != nil {
 		return nil, err
 	}
+	if err := m.checkChoices(); err != nil {
+		return nil, err
+	}
 	if err := m.compileAllows(p.Allows); err != nil {
 		return nil, err
 	}
@@ -546,6 +549,27 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	m.indexFitting(ctx)
 	m.identifying = m.keyParams()
 	return m, nil
+}
+
+// checkChoices holds a failure's alternative recovery to an argument
+// the customer can choose again: a choose argument of each of its tools
+// that tasks use (a tool left out makes no task to fail).
+func (m *Model) checkChoices() error {
+	for i, f := range m.Failures {
+		if f.Recovery != pack.RecoverAlternative {
+			continue
+		}
+		for _, t := range f.Tools {
+			w := m.writeBy[t]
+			if w == nil {
+				continue
+			}
+			if p := w.param[f.Choice]; p == nil || p.Source != SrcChoose {
+				return fmt.Errorf("domain.yaml: failures[%d].choice: %q is not an argument of %s that the customer chooses among their things (choose:); the alternative recovery asks the customer for another one", i, f.Choice, t)
+			}
+		}
+	}
+	return nil
 }
 
 // checkFollows holds each write's follows to writes tasks use on the

@@ -33,10 +33,14 @@ const (
 	// RecoverTransfer: the agent apologises and transfers the customer
 	// to a human agent.
 	RecoverTransfer = "transfer"
+	// RecoverAlternative: the agent says why the service turned the
+	// customer's choice down (a card declined), asks for another of
+	// their things, and makes the write with it on a new yes.
+	RecoverAlternative = "alternative"
 )
 
 // Recoveries lists the recoveries.
-func Recoveries() []string { return []string{RecoverRetry, RecoverTransfer} }
+func Recoveries() []string { return []string{RecoverRetry, RecoverTransfer, RecoverAlternative} }
 
 // Failure is one failure a domain's write tools can return.
 type Failure struct {
@@ -45,8 +49,13 @@ type Failure struct {
 	Tools []string `json:"tools"`
 	// Error is the text the tool returns (after "Error: ").
 	Error string `json:"error"`
-	// Recovery is what the policy prescribes: retry or transfer.
+	// Recovery is what the policy prescribes: retry, transfer or
+	// alternative.
 	Recovery string `json:"recovery"`
+	// Choice is, for the alternative recovery, the argument the customer
+	// chooses again (payment_method_id): a choose argument of every tool
+	// listed, which the model checks.
+	Choice string `json:"choice,omitempty"`
 }
 
 // FailureFor returns the declared failure a tool's error output is, or
@@ -68,6 +77,12 @@ func (c *checker) checkFailures() {
 		}
 		if !slices.Contains(Recoveries(), f.Recovery) {
 			c.addY(child(at, "recovery"), "recovery %q: want one of %s", f.Recovery, strings.Join(Recoveries(), ", "))
+		}
+		switch {
+		case f.Recovery == RecoverAlternative && f.Choice == "":
+			c.addY(child(at, "choice"), "the alternative recovery needs the argument the customer chooses again (e.g. choice: payment_method_id)")
+		case f.Recovery != RecoverAlternative && f.Choice != "":
+			c.addY(child(at, "choice"), "choice is for the alternative recovery only; this failure's recovery is %q", f.Recovery)
 		}
 		if strings.TrimSpace(f.Error) == "" {
 			c.addY(child(at, "error"), "the error text the tool returns is empty")

@@ -48,6 +48,7 @@ func TestValidateBroken(t *testing.T) {
 		{"generator_error", []string{"gen.star:9"}, []string{`key "u7" not in dict`}},
 		{"generator_nonjson", []string{"generator.star:1"}, []string{"non-JSON value: a value of type set"}},
 		{"missing_files", []string{"domain.yaml:1", "domain.yaml:4", "handlers.star:0"}, []string{"no database", "missing.md does not exist", "not found"}},
+		{"failures", []string{"domain.yaml:29", "domain.yaml:37"}, []string{"the alternative recovery needs the argument the customer chooses again", `choice is for the alternative recovery only; this failure's recovery is "retry"`}},
 		{"duplicates", []string{"db.json:9", "domain.yaml:15"}, []string{`duplicate key "o1" (first at line 7)`, `duplicate key "key" (first at line 10)`}},
 	}
 	seen := map[string]bool{}

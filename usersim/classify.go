@@ -221,7 +221,7 @@ var rules = []rule{
 	{"piece", "address", anyOf(`new address`, `which address`, `what address`, `address should i use`, `shipping address would you like`,
 		`(whole|full) address`, `where should it go`)},
 	{"piece", "payment", anyOf(`payment method`, `receive the refund`, `pay or receive`, `how would you like to pay`, `which card`, `refund (go|be sent) to`)},
-	{"piece", "new", anyOf(`instead\?`, `instead of`, `in exchange`, `you'?d like instead`, `in its place`, `in their place`, `in place of`, `should replace each`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
+	{"piece", "new", anyOf(`instead\?`, `instead of`, `in exchange`, `you'?d like instead`, `in its place`, `in their place`, `in place of`, `should replace`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
 	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`, `what items? should`, `list them all`, `name them`, `each one`)},
 	{"piece", "target", anyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
 	{"piece", "topic", anyOf(`what can i help you with\?`, `what would you like to do\?`)},

@@ -371,6 +371,8 @@ func TestRulesRejectBrokenDialogues(t *testing.T) {
 		}, 0},
 		// send_certificate names no reservation: the checks are its goal's.
 		{"a certificate on flights never checked", airline, "send_certificate", "", "rule:checked:facts_before_compensation", dropCalls("get_flight_status"), 0},
+		{"a cancellation on flights never checked", airline, "cancel_reservation", "", "rule:checked:statuses_before_cancellation", dropCalls("get_flight_status"), 0},
+		{"a cabin change on fares never searched", airline, "update_reservation_flights", "", "rule:checked:fares_before_cabin_change", dropCalls("search_direct_flight"), 0},
 		{"a refusal carried out in words", retail, "", record.GoalRefuse, "rule:refuse:refuse_forbidden", func(t *testing.T, tr *record.Trajectory) {
 			for i := range tr.Messages {
 				if tr.Messages[i].Role == "assistant" {

@@ -2,10 +2,13 @@ package embedded_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
+	"github.com/synth-data/synth/credit"
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/pack"
@@ -17,8 +20,9 @@ import (
 
 // Every failure a built-in domain declares happens in some task when
 // every task may have one: the runtime returns it at the recorded call,
-// the oracle recovers as declared (the same call again, or a transfer)
-// and the dialogue verifies; with the recovery taken out, it does not.
+// the oracle recovers as declared (the same call again, a transfer, or
+// the write with another of the customer's choices after a new yes) and
+// the dialogue verifies; with the recovery taken out, it does not.
 func TestDeclaredFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip(shortSkip)
@@ -77,6 +81,20 @@ func TestDeclaredFailures(t *testing.T) {
 					}
 					// Carried on as if nothing failed: no hand-over.
 					broken.Ending = record.EndStop
+				case pack.RecoverAlternative:
+					choice := d.Model.Failures[slices.IndexFunc(d.Model.Failures, func(df pack.Failure) bool { return df.Kind == f.Kind })].Choice
+					failed, again := tr.Messages[at-1].ToolCalls[0].Function, laterCall(tr, at, f.Tool)
+					if again == nil || argument(t, failed.Arguments, choice) == argument(t, again.Arguments, choice) {
+						t.Fatalf("blueprint %d: after %s the agent does not make %s with another %s", i, f.Kind, f.Tool, choice)
+					}
+					// Given up after the decline: the write never happens. The
+					// declined write was the customer's own first choice, not
+					// the mistake.
+					broken.Messages, broken.Ending = broken.Messages[:at+1], record.EndStop
+					bv := ver.Verify(ctx, bp, broken)
+					if l := credit.LabelDomain(d, bp, broken, &bv); l.Pivotal == at-1 {
+						t.Errorf("blueprint %d: the write the service declined is labelled the mistake of the dialogue that gives up after it", i)
+					}
 				}
 				if ver.Verify(ctx, bp, broken).Passed {
 					t.Errorf("blueprint %d: a dialogue without the %s recovery verifies", i, f.Recovery)
@@ -89,6 +107,28 @@ func TestDeclaredFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// laterCall is the first call of tool after message at, nil for none.
+func laterCall(tr *record.Trajectory, at int, tool string) *record.FunctionCall {
+	for _, m := range tr.Messages[at+1:] {
+		for _, c := range m.ToolCalls {
+			if c.Function.Name == tool {
+				return &c.Function
+			}
+		}
+	}
+	return nil
+}
+
+// argument is the text of a call's argument.
+func argument(t *testing.T, args, name string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(m[name])
 }
 
 // failedCall is the index of the tool message answering the failure's
