@@ -714,12 +714,8 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			// A computed argument the policy gives no value (no
 			// compensation for this reservation) is a refusal when the
 			// pack counts its reason as one.
-			why := err.Error()
-			if _, after, ok := strings.Cut(why, ": "); ok {
-				why = after
-			}
-			if g.w.RefusedBy(why) {
-				return nil, a.toolRefusal(g, strings.TrimSuffix(why, ".")), true
+			if why := model.RefusalReason(err.Error()); g.w.RefusedBy(why) {
+				return nil, a.toolRefusal(g, why), true
 			}
 			return nil, "I'm sorry, I couldn't work out the " + model.ArgWords(computedName(g.w)) + " for this.", true
 		}
@@ -864,7 +860,7 @@ func (a *Generic) toolRefuses(ctx context.Context, g *ggoal, args map[string]any
 	if !ok || !res.Err || !g.w.RefusedBy(res.Output) {
 		return ""
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(res.Output, "Error: "), ".")
+	return model.RefusalReason(res.Output)
 }
 
 // toolRefusal refuses a request with the reason its tool gave.
