@@ -1280,15 +1280,17 @@ func (a *Generic) lists(obj map[string]any) string {
 }
 
 // placeOf says what a candidate is and where it goes, for a search whose
-// Detail tells the rest: the fields said with a preposition, then the
-// pack's words for those the search describes ("from LGA to DFW in
-// economy with no stops").
+// Detail tells the rest: the fields said with a preposition or the
+// pack's words for the field, then the pack's words for the values of
+// those the search describes ("from LGA to DFW in economy with no
+// stops").
 func placeOf(s *model.SearchModel, obj map[string]any) string {
 	place := map[string]any{}
 	var with []string
 	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		_, worded := s.Say[f]
 		switch {
-		case model.HasPreposition(f):
+		case model.HasPreposition(f) || worded && slices.Contains(s.Describe, f):
 			place[f] = obj[f]
 		case slices.Contains(s.Describe, f):
 			if w, ok := s.Say[f+"="+tools.Text(obj[f])]; ok {
