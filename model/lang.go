@@ -256,9 +256,9 @@ func preposition(field string) string {
 		f = f[i+1:]
 	}
 	switch {
-	case f == "origin" || f == "from" || f == "source_airport" || f == "departure_airport" || strings.HasPrefix(f, "origin_"):
+	case f == "origin" || f == "from" || strings.HasPrefix(f, "origin_"):
 		return "from"
-	case f == "destination" || f == "to" || f == "arrival_airport" || strings.HasPrefix(f, "destination_"):
+	case f == "destination" || f == "to" || strings.HasPrefix(f, "destination_"):
 		return "to"
 	case f == "date" || strings.HasSuffix(f, "_date") || f == "day":
 		return "on"
