@@ -722,12 +722,8 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			// A computed argument the policy gives no value (no
 			// compensation for this reservation) is a refusal when the
 			// pack counts its reason as one.
-			why := err.Error()
-			if _, after, ok := strings.Cut(why, ": "); ok {
-				why = after
-			}
-			if g.w.RefusedBy(why) {
-				return nil, a.toolRefusal(g, strings.TrimSuffix(why, ".")), true
+			if why := model.RefusalReason(err.Error()); g.w.RefusedBy(why) {
+				return nil, a.toolRefusal(g, why), true
 			}
 			return nil, "I'm sorry, I couldn't work out the " + model.ArgWords(computedName(g.w)) + " for this.", true
 		}
@@ -872,7 +868,7 @@ func (a *Generic) toolRefuses(ctx context.Context, g *ggoal, args map[string]any
 	if !ok || !res.Err || !g.w.RefusedBy(res.Output) {
 		return ""
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(res.Output, "Error: "), ".")
+	return model.RefusalReason(res.Output)
 }
 
 // toolRefusal refuses a request with the reason its tool gave.
@@ -1292,15 +1288,17 @@ func (a *Generic) lists(obj map[string]any) string {
 }
 
 // placeOf says what a candidate is and where it goes, for a search whose
-// Detail tells the rest: the fields said with a preposition, then the
-// pack's words for those the search describes ("from LGA to DFW in
-// economy with no stops").
+// Detail tells the rest: the fields said with a preposition or the
+// pack's words for the field, then the pack's words for the values of
+// those the search describes ("from LGA to DFW in economy with no
+// stops").
 func placeOf(s *model.SearchModel, obj map[string]any) string {
 	place := map[string]any{}
 	var with []string
 	for _, f := range slices.Sorted(maps.Keys(obj)) {
+		_, worded := s.Say[f]
 		switch {
-		case model.HasPreposition(f):
+		case model.HasPreposition(f) || worded && slices.Contains(s.Describe, f):
 			place[f] = obj[f]
 		case slices.Contains(s.Describe, f):
 			if w, ok := s.Say[f+"="+tools.Text(obj[f])]; ok {

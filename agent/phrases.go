@@ -128,7 +128,7 @@ var holdRefusal = []string{
 // holdRefusalAgain answers a second plea: the stakes are heard, the
 // rule is the same.
 var holdRefusalAgain = []string{
-	"{I really do understand why this matters to you|I can hear how important this is|I know this isn't the answer you wanted}, {but|and I'm sorry, but} {I'd be breaking the policy if I did it|the policy applies to every booking and order alike|checking again won't change the outcome, I'm afraid}.",
+	"{I really do understand why this matters to you|I can hear how important this is|I know this isn't the answer you wanted}, {but|and I'm sorry, but} {I'd be breaking the policy if I did it|the policy applies to every request alike|checking again won't change the outcome, I'm afraid}.",
 	"{I'm sorry|I wish I had better news}{.|,} {I've looked at it again|I've gone over it once more}, and {it's still not something I'm allowed to do|the policy doesn't leave me any room here}.",
 }
 

@@ -43,7 +43,8 @@ func (p *gplan) refusedByRules(w *model.WriteModel, t *target, goal record.Goal,
 		}
 		return p.handOver(t, goal, append(needs, checks...))
 	}
-	return p.refusedByTool(w, t, goal, args, true)
+	// allowGoal recorded the condition the rule names.
+	return p.keepRefusal(w, t, goal, "")
 }
 
 // allowedByRules holds a granted goal to its write's allow rules, if it
@@ -73,6 +74,15 @@ func (p *gplan) allowGoal(w *model.WriteModel, goal *record.Goal, args map[strin
 	var last error
 	for k := range n {
 		facts := w.FactSet((start + k) % n)
+		for name, val := range facts {
+			// A fact the tool takes (a retail cancellation's reason) is
+			// one value: what the customer states is what the call passes.
+			if pm := w.Param(name); pm != nil && pm.Source == model.SrcSlot {
+				if _, ok := args[name]; ok {
+					args[name] = model.Typed(pm.Schema, val)
+				}
+			}
+		}
 		rule, v, err := w.Permit(p.ctx, p.st, args, facts)
 		switch {
 		case err != nil:

@@ -1643,7 +1643,7 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	}
 	goal.Target = t.sel
 	a := &argState{plan: p, w: w, t: t, goal: &goal, user: userObj, args: map[string]any{}, revisable: map[string]string{},
-		elems: map[string][]any{}, base: needs}
+		elems: map[string][]any{}, base: needs, refusing: refuse && len(w.Allows) > 0}
 	for _, pm := range params {
 		if err := a.fill(pm); err != nil {
 			return err
@@ -1664,7 +1664,14 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		// The checks' reads only once the tool refuses: most targets tried
 		// are not refused, and their reads would be spent for nothing. A
 		// computed argument the policy gives no value is refused already.
-		return p.refusedByTool(w, t, goal, a.args, computeErr != nil)
+		if computeErr != nil {
+			return p.keepRefusal(w, t, goal, computeErr.Error())
+		}
+		why, err := p.toolRefusal(w, t, a.args)
+		if err != nil {
+			return err
+		}
+		return p.keepRefusal(w, t, goal, why)
 	}
 	if p.want > 0 && len(closure(p.actions, needs)) != p.want {
 		return fmt.Errorf("write needs %d reads, want %d", len(closure(p.actions, needs)), p.want)
@@ -1673,6 +1680,13 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 	// and most goals that fail fail on their reads.
 	if err := p.allowedByRules(w, &goal, a.args, t.sel.Label); err != nil {
 		return err
+	}
+	for _, f := range w.Facts() {
+		// A first value to change from was drawn before the rules
+		// chose the fact (a reason): one that is the fact is no change.
+		if alt, ok := a.revisable[f.Name]; ok && alt == goal.Slots[f.Name] {
+			delete(a.revisable, f.Name)
+		}
 	}
 	if p.fail && !p.failed && a.unavailable != nil {
 		goal.UnavailableNew = a.unavailable
@@ -1770,28 +1784,35 @@ func (p *gplan) acceptedBy(w *model.WriteModel, refuse bool) func(map[string]any
 	}
 }
 
-// refusedByTool keeps goal as a forbidden request when the tool refuses
-// the write on its target with one of the pack's refusals, or refused
-// says a computed argument's function did; the state is left as it was
-// either way.
-func (p *gplan) refusedByTool(w *model.WriteModel, t *target, goal record.Goal, args map[string]any, refused bool) error {
-	if !refused {
-		raw, err := tools.Marshal(args)
-		if err != nil {
-			return err
-		}
-		res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
-		switch {
-		case !res.Err:
-			return fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
-		case !w.RefusedBy(res.Output):
-			return fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
-		}
+// toolRefusal is the tool's error when it refuses the write on its
+// target with one of the pack's refusals, run on a copy of the state.
+func (p *gplan) toolRefusal(w *model.WriteModel, t *target, args map[string]any) (string, error) {
+	raw, err := tools.Marshal(args)
+	if err != nil {
+		return "", err
 	}
+	res := p.m.Kit.Exec(p.ctx, p.st.Fork(), w.Name, string(raw))
+	switch {
+	case !res.Err:
+		return "", fmt.Errorf("%s succeeds on %s", w.Name, t.sel.Label)
+	case !w.RefusedBy(res.Output):
+		return "", fmt.Errorf("%s fails on %s for a reason that is no refusal: %s", w.Name, t.sel.Label, res.Output)
+	}
+	return res.Output, nil
+}
+
+// keepRefusal keeps goal as a forbidden request, refused by the tool or
+// a computed argument's function with the error refusal, or by its
+// allow rules (refusal ""). A refusal's reason is recorded as the
+// condition of the write's refusal rule, where it names one.
+func (p *gplan) keepRefusal(w *model.WriteModel, t *target, goal record.Goal, refusal string) error {
 	// What the policy needs read before the refusal is in the ground
 	// truth: the agent must make those reads too (the checked rule).
 	if _, err := p.checks(w, t); err != nil {
 		return err
+	}
+	if w.RefusalRule != "" && refusal != "" {
+		p.outputs = append(p.outputs, record.Output{Goal: len(p.goals), Name: w.RefusalRule, Value: model.RefusalReason(refusal)})
 	}
 	goal.Intent, goal.Kind = model.IntentRefusePrefix+goal.Intent, record.GoalRefuse
 	goal.Revised, goal.RevisedItems = nil, nil
@@ -1881,6 +1902,9 @@ type argState struct {
 	// base are the reads the write needs before its arguments (the
 	// target's and the customer's).
 	base []int
+	// refusing holds a request its allow rules are to refuse: a choice
+	// may be any of the customer's things (choose).
+	refusing bool
 }
 
 // reads counts the reads the write needs so far.
@@ -2132,7 +2156,9 @@ func (p *gplan) replacementSelector(pm *model.ParamModel, cands []map[string]any
 }
 
 // choose picks one of the customer's things, or keeps the target's
-// original one.
+// original one. A request the allow rules are to refuse may pick what
+// Where and Other keep a granted write from (a refund to a card that is
+// neither the original nor a gift card): the rules then decide.
 func (a *argState) choose(pm *model.ParamModel) error {
 	p := a.plan
 	ch := pm.Choose
@@ -2172,7 +2198,14 @@ func (a *argState) choose(pm *model.ParamModel) error {
 	elems := ch.ChoiceElements(user)
 	var opts []int
 	for i, e := range elems {
-		if ch.Allowed(e) && (!hasDef || tools.Text(e[ch.ID]) != tools.Text(def)) {
+		ok := ch.Allowed(e) || a.refusing
+		if hasDef && tools.Text(e[ch.ID]) == tools.Text(def) {
+			// The original is kept above, or must change (Other): a
+			// request the rules refuse may still name it (a new payment
+			// method that is the one the order is paid with).
+			ok = a.refusing && ch.Other
+		}
+		if ok {
 			opts = append(opts, i)
 		}
 	}

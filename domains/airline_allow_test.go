@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/blueprints"
@@ -11,6 +12,8 @@ import (
 	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/engine/embedded"
 	"github.com/synth-data/synth/internal/testplay"
+	"github.com/synth-data/synth/model"
+	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 )
 
@@ -186,5 +189,46 @@ func TestDelayedFlightCompensationTasks(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("no task compensates a delayed flight after the cancellation of its reservation")
+	}
+}
+
+// A certificate the compensation function gives no amount is refused
+// under certificate_justified (send_certificate's refusal_rule): each
+// such refusal task records the function's reason as that rule's
+// condition, the agent cites it, and every dialogue verifies.
+func TestCertificateRefusalsCiteTheirRule(t *testing.T) {
+	fx, err := testplay.NewFixture("airline", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	played, err := testplay.Play(fx.D, fx.Gen, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusals := 0
+	for _, p := range played {
+		if v := fx.Ver.Verify(t.Context(), p.BP, p.TR); !v.Passed {
+			t.Errorf("%s fails %v", p.BP.ID, v.Failed())
+		}
+		for gi, g := range p.BP.Goals {
+			if g.Kind != record.GoalRefuse || g.Intent != model.IntentRefusePrefix+"send_certificate" {
+				continue
+			}
+			refusals++
+			i := slices.IndexFunc(p.BP.Outputs, func(o record.Output) bool { return o.Goal == gi })
+			if i < 0 || p.BP.Outputs[i].Name != "certificate_justified" || !strings.HasSuffix(p.BP.Outputs[i].Value, "gets no compensation") {
+				t.Errorf("%s: the certificate's refusal records %v, want certificate_justified's condition", p.BP.ID, p.BP.Outputs)
+				continue
+			}
+			said := strings.ToLower(p.BP.Outputs[i].Value)
+			if !slices.ContainsFunc(p.TR.Messages, func(m record.Message) bool {
+				return m.Role == "assistant" && strings.Contains(strings.ToLower(m.Content), said)
+			}) {
+				t.Errorf("%s: no agent message cites %q", p.BP.ID, said)
+			}
+		}
+	}
+	if refusals == 0 {
+		t.Fatalf("no refused certificate in %d dialogues", len(played))
 	}
 }

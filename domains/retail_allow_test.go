@@ -1,6 +1,7 @@
 package domains_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,8 +11,11 @@ import (
 )
 
 // Retail's refusals come from its allow rules: each rule on an order's
-// status makes refusal tasks, every refusal records the condition its
-// rule names (the agent must cite it), and every dialogue verifies.
+// status, and each on what the customer asks for (a reason the policy
+// does not accept, the method the order is paid with as a new one, a
+// refund to a card that did not pay), makes refusal tasks; every
+// refusal records the condition its rule names (the agent must cite
+// it), and every dialogue verifies.
 func TestRetailRefusalsCiteTheirRule(t *testing.T) {
 	fx, err := testplay.NewFixture("retail", 5)
 	if err != nil {
@@ -21,15 +25,19 @@ func TestRetailRefusalsCiteTheirRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The rules a refusal can come from, by the tool it refuses, and the
-	// status each allows.
-	want := map[string]struct{ rule, status string }{
-		"cancel_pending_order":           {"cancel_only_pending", "pending"},
-		"modify_pending_order_address":   {"address_change_only_pending", "pending"},
-		"modify_pending_order_payment":   {"payment_change_only_pending", "pending"},
-		"modify_pending_order_items":     {"items_change_only_pending", "pending"},
-		"return_delivered_order_items":   {"return_only_delivered", "delivered"},
-		"exchange_delivered_order_items": {"exchange_only_delivered", "delivered"},
+	// The rules a refusal can come from, by the tool it refuses, and
+	// words of the condition each names.
+	type cond struct{ rule, words string }
+	want := map[string][]cond{
+		"cancel_pending_order": {{"cancel_only_pending", "only a pending order"},
+			{"cancel_reason_accepted", "only because it is no longer needed or was ordered by mistake"}},
+		"modify_pending_order_address": {{"address_change_only_pending", "only a pending order"}},
+		"modify_pending_order_payment": {{"payment_change_only_pending", "only a pending order"},
+			{"new_payment_method", "already paid with that payment method"}},
+		"modify_pending_order_items": {{"items_change_only_pending", "only a pending order"}},
+		"return_delivered_order_items": {{"return_only_delivered", "only a delivered order"},
+			{"refund_to_original_or_gift_card", "only to the original payment method or to a gift card"}},
+		"exchange_delivered_order_items": {{"exchange_only_delivered", "only a delivered order"}},
 	}
 	seen := map[string]int{}
 	for _, p := range played {
@@ -41,23 +49,30 @@ func TestRetailRefusalsCiteTheirRule(t *testing.T) {
 			if g.Kind != record.GoalRefuse || !ok {
 				continue
 			}
-			var cited []string
+			var cited []record.Output
 			for _, o := range p.BP.Outputs {
 				if o.Goal == gi {
-					cited = append(cited, o.Name+": "+o.Value)
+					cited = append(cited, o)
 				}
 			}
-			w := want[tool]
-			if len(cited) != 1 || !strings.HasPrefix(cited[0], w.rule+": ") || !strings.Contains(cited[0], "only a "+w.status+" order") {
-				t.Errorf("%s: the refusal of %s records %q, want the condition of rule %s", p.BP.ID, tool, cited, w.rule)
+			i := -1
+			if len(cited) == 1 {
+				i = slices.IndexFunc(want[tool], func(c cond) bool {
+					return c.rule == cited[0].Name && strings.Contains(cited[0].Value, c.words)
+				})
+			}
+			if i < 0 {
+				t.Errorf("%s: the refusal of %s records %v, want the condition of one of %v", p.BP.ID, tool, cited, want[tool])
 				continue
 			}
-			seen[w.rule]++
+			seen[want[tool][i].rule]++
 		}
 	}
-	for _, w := range want {
-		if seen[w.rule] == 0 {
-			t.Errorf("no refusal task of rule %s in %d dialogues", w.rule, len(played))
+	for _, conds := range want {
+		for _, c := range conds {
+			if seen[c.rule] == 0 {
+				t.Errorf("no refusal task of rule %s in %d dialogues", c.rule, len(played))
+			}
 		}
 	}
 	t.Logf("refusals by rule: %v", seen)

@@ -34,8 +34,11 @@ var expected = map[string][]string{
 	agent.FlawUndisclosed:       {verify.RulePrefix + pack.RuleDisclose + ":", CheckCaught},
 	agent.FlawNoReminder:        {verify.RulePrefix + pack.RuleSay + ":"},
 	agent.FlawNoTransferMessage: {verify.RulePrefix + pack.RuleMessage + ":"},
-	agent.FlawAssumedArgument:   {verify.RulePrefix + pack.RuleFromCustomer + ":", CheckCaught, verify.CheckState},
-	agent.FlawNoOpWrite:         {verify.RulePrefix + pack.RuleChangesState + ":", CheckCaught},
+	// An assumed argument that an allow rule asks as a fact (retail's
+	// cancellation reason) fails that rule first: called before the
+	// customer stated it.
+	agent.FlawAssumedArgument: {verify.RulePrefix + pack.RuleFromCustomer + ":", CheckCaught, verify.CheckState, verify.RulePrefix + pack.RuleAllow + ":"},
+	agent.FlawNoOpWrite:       {verify.RulePrefix + pack.RuleChangesState + ":", CheckCaught},
 	// Two writes run on one yes, the second on a record no one named.
 	agent.FlawUnrequestedWrite: {verify.CheckConfirmation, verify.CheckState, verify.RulePrefix + pack.RuleRequested + ":", verify.RulePrefix + pack.RuleOneWritePerYes + ":"},
 	// Passed over without a word, a refusal whose condition the task

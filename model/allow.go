@@ -17,7 +17,8 @@ import (
 type AllowModel struct {
 	Rule  pack.Rule
 	Check pack.AllowFunc
-	// Facts are asked as slots are, but no tool takes them.
+	// Facts are asked as slots are: no tool takes them, or one is a
+	// slot argument with the values a customer may state.
 	Facts []*ParamModel
 	// onBase keeps the rule's answers on the base's records, by the JSON
 	// of the arguments and facts, with what each answer read: generator,
@@ -83,6 +84,16 @@ func (m *Model) compileAllows(fns map[string]pack.AllowFunc) error {
 		am := &AllowModel{Rule: r, Check: fn, onBase: new(sync.Map)}
 		for _, f := range r.Asks {
 			p := w.param[f.Name]
+			if p != nil && p.Source == SrcSlot && slices.Contains(w.Params, p) {
+				// A slot argument asked as a fact (a retail
+				// cancellation's reason): the customer may state any of
+				// the fact's values, those the rule refuses too, while
+				// the argument's own choices stay what a granted write
+				// passes (the agent offers those).
+				fact := *p
+				fact.Choices = f.Values()
+				p = &fact
+			}
 			if p == nil {
 				vals := f.Values()
 				enum := make([]any, len(vals))

@@ -256,14 +256,12 @@ func preposition(field string) string {
 		f = f[i+1:]
 	}
 	switch {
-	case f == "origin" || f == "from" || f == "source_airport" || f == "departure_airport" || strings.HasPrefix(f, "origin_"):
+	case f == "origin" || f == "from" || strings.HasPrefix(f, "origin_"):
 		return "from"
-	case f == "destination" || f == "to" || f == "arrival_airport" || strings.HasPrefix(f, "destination_"):
+	case f == "destination" || f == "to" || strings.HasPrefix(f, "destination_"):
 		return "to"
 	case f == "date" || strings.HasSuffix(f, "_date") || f == "day":
 		return "on"
-	case f == "cabin" || f == "class" || f == "cabin_class" || f == "tier":
-		return "in"
 	case f == "status" || f == "state":
 		return "adjective"
 	case f == "name" || f == "title":
@@ -278,7 +276,7 @@ func preposition(field string) string {
 // "with the laptop in it"), and "with" clauses.
 func phraseParts(where map[string][]string, say map[string]string) (adj []string, preps []string, with []string) {
 	fields := slices.Sorted(maps.Keys(where))
-	// Places and times in the order people say them: from, to, on, in.
+	// Places and times in the order people say them: from, to, on.
 	slices.SortStableFunc(fields, func(a, b string) int { return cmp.Compare(prepRank(a), prepRank(b)) })
 	for _, f := range fields {
 		if len(where[f]) == 1 {
@@ -862,7 +860,8 @@ func fillValue(tmpl, v string) string {
 // read it and every id in it stays verbatim: "SY264 from MCO to DEN on
 // June 4, 2024 (price $199)". ids are the fields identifying names
 // (keys); the fields in first lead its other attributes; say words
-// them as a collection's say does ("stops=0": "with no stops").
+// them as a collection's say does ("stops=0": "with no stops", "cabin":
+// "in {value|words}").
 func ElementText(e map[string]any, identifying, first []string, say map[string]string) string {
 	var ids, preps, attrs []string
 	fields := slices.Sorted(maps.Keys(e))
@@ -890,6 +889,11 @@ func ElementText(e map[string]any, identifying, first []string, say map[string]s
 			attrs = append(attrs, phrase)
 			continue
 		}
+		if tmpl, ok := say[f]; ok && !slices.Contains(identifying, f) {
+			// The pack's words for the field: "cabin": "in {value|words}".
+			preps = append(preps, fillValue(tmpl, ValueWords(text)))
+			continue
+		}
 		switch p := preposition(f); {
 		case slices.Contains(identifying, f):
 			ids = append(ids, text)
@@ -915,15 +919,14 @@ func ElementText(e map[string]any, identifying, first []string, say map[string]s
 	return out
 }
 
-// HasPreposition reports whether a field is said as a place, a time or a
-// class ("from SFO", "on June 5, 2024", "in economy") rather than as an
-// attribute by name.
+// HasPreposition reports whether a field is said as a place or a time
+// ("from SFO", "on June 5, 2024") rather than as an attribute by name.
 func HasPreposition(field string) bool {
 	p := preposition(field)
 	return p != "" && p != "adjective" && p != "called"
 }
 
-// prepRank orders a place's words as people say them: from, to, on, in.
+// prepRank orders a place's words as people say them: from, to, on.
 func prepRank(f string) int {
 	switch preposition(f) {
 	case "from":
@@ -932,10 +935,8 @@ func prepRank(f string) int {
 		return 1
 	case "on":
 		return 2
-	case "in":
-		return 3
 	}
-	return 4
+	return 3
 }
 
 var isoDate = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)

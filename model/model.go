@@ -305,6 +305,9 @@ type WriteModel struct {
 	// Refusals are fragments of the tool's errors that mean the policy
 	// forbids the request (pack.WriteHint.Refusals).
 	Refusals []string
+	// RefusalRule is the allow rule a refusal in Refusals cites
+	// (pack.WriteHint.RefusalRule), "" for none.
+	RefusalRule string
 	// Situation labels the write's tasks (pack.WriteHint.Situation).
 	Situation string
 	// Follows are the writes this one may come after on the same target
@@ -404,6 +407,18 @@ func (w *WriteModel) KeyParam() string {
 		}
 	}
 	return ""
+}
+
+// RefusalReason is the condition a refusal in a tool's error or a
+// policy function's failure states, as the agent cites it: without
+// "Error: " or the function's name before it, or the full stop after.
+func RefusalReason(err string) string {
+	if after, ok := strings.CutPrefix(err, "Error: "); ok {
+		err = after
+	} else if _, after, ok := strings.Cut(err, ": "); ok {
+		err = after
+	}
+	return DatesInWords(strings.TrimSuffix(err, "."))
 }
 
 // RefusedBy reports whether a tool error is one of the write's refusals:
@@ -1672,7 +1687,7 @@ func isDateParam(name string, schema map[string]any) bool {
 
 // compileWrite decides a write's target and each parameter's source.
 func (m *Model) compileWrite(t *tools.Tool, hint pack.WriteHint) (*WriteModel, error) {
-	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), Situation: hint.Situation, Follows: slices.Clone(hint.Follows), param: map[string]*ParamModel{}, onBase: new(sync.Map)}
+	w := &WriteModel{Tool: t, Name: t.Name, Phrase: hint.Phrase, Outputs: slices.Clone(hint.Outputs), When: hint.When, Refuse: hint.Refuse, Refusals: slices.Clone(hint.Refusals), RefusalRule: hint.RefusalRule, Situation: hint.Situation, Follows: slices.Clone(hint.Follows), param: map[string]*ParamModel{}, onBase: new(sync.Map)}
 	props := properties(t)
 	req := RequiredParams(t)
 	userKey := ""

@@ -194,7 +194,7 @@ func TestLanguage(t *testing.T) {
 		want  string
 	}{
 		{map[string]string{"status": "active", "origin": "SFO"}, "max:created_at", "my most recent active reservation from SFO"},
-		{map[string]string{"cabin": "basic_economy"}, "", "my reservation in basic economy"},
+		{map[string]string{"cabin": "basic_economy"}, "", "my reservation with cabin basic economy"},
 		{map[string]string{"priority": "high"}, "min:total_baggages", "my reservation with priority high and with the lowest total baggages"},
 	}
 	for _, tc := range labels {
@@ -203,7 +203,8 @@ func TestLanguage(t *testing.T) {
 		}
 	}
 	// The pack's words for one value and for an order.
-	said := &CollModel{Noun: "reservation", Say: map[string]string{"insurance=no": "without travel insurance", "max:total_baggages": "with the most checked bags"}}
+	said := &CollModel{Noun: "reservation", Say: map[string]string{"insurance=no": "without travel insurance", "max:total_baggages": "with the most checked bags",
+		"cabin": "in {value|words}"}}
 	for _, tc := range []struct {
 		where map[string]string
 		pick  string
@@ -211,6 +212,7 @@ func TestLanguage(t *testing.T) {
 	}{
 		{map[string]string{"insurance": "no"}, "max:total_baggages", "my reservation without travel insurance with the most checked bags"},
 		{map[string]string{"insurance": "yes"}, "min:total_baggages", "my reservation with insurance yes and with the lowest total baggages"},
+		{map[string]string{"cabin": "basic_economy"}, "", "my reservation in basic economy"},
 	} {
 		if got := RecordLabel(said, tc.where, tc.pick, true); got != tc.want {
 			t.Errorf("RecordLabel(%v, %s) with say = %q, want %q", tc.where, tc.pick, got, tc.want)
@@ -493,7 +495,8 @@ func TestDescription(t *testing.T) {
 	res := &CollModel{Noun: "reservation", Describe: []string{"origin", "destination", "cabin", "flight_type", "status", "insurance"},
 		Compare: []string{"created_at", "total_baggages"},
 		Say: map[string]string{"insurance=yes": "with travel insurance", "insurance=no": "without travel insurance",
-			"flight_type=round_trip": "for a round trip", "total_baggages=1": "with one checked bag", "total_baggages": "with {value} checked bags"}}
+			"flight_type=round_trip": "for a round trip", "total_baggages=1": "with one checked bag", "total_baggages": "with {value} checked bags",
+			"cabin": "in {value|words}"}}
 	bare := &CollModel{Noun: "item", Describe: []string{"category"}, Compare: []string{"price", "stock"}}
 	for _, tc := range []struct {
 		c    *CollModel
@@ -528,7 +531,7 @@ func TestElementText(t *testing.T) {
 			"SY264 from MCO to DEN on June 4, 2024 (price $199)"},
 		{map[string]any{"flight_number": "SY325", "date": "2024-05-25"}, nil, nil, "SY325 on May 25, 2024"},
 		{map[string]any{"origin": "ORD", "destination": "MCO", "cabin": "basic_economy", "stops": 0.0, "via": "", "price": 127.0, "duration_minutes": 403.0},
-			[]string{"price", "duration_minutes"}, map[string]string{"stops=0": "with no stops"},
+			[]string{"price", "duration_minutes"}, map[string]string{"stops=0": "with no stops", "cabin": "in {value|words}"},
 			"from ORD to MCO in basic economy (price $127, duration 403 minutes, with no stops)"},
 		{map[string]any{"score": 3.0}, nil, nil, "score 3"},
 	} {
@@ -541,7 +544,7 @@ func TestElementText(t *testing.T) {
 // TestSearchLabelWords: a customer's search names places from and to,
 // dates as dates with the year once, and the pack's words for a value.
 func TestSearchLabelWords(t *testing.T) {
-	s := &SearchModel{Noun: "itinerary", Say: map[string]string{"stops=0": "with no stops"}}
+	s := &SearchModel{Noun: "itinerary", Say: map[string]string{"stops=0": "with no stops", "cabin": "in {value|words}"}}
 	got := SearchLabel(s, map[string][]string{"origin": {"SFO", "OAK"}, "date": {"2024-05-16", "2024-05-17", "2024-05-18"}},
 		map[string]string{"destination": "JFK", "stops": "0", "cabin": "economy"}, "min:price")
 	want := "the cheapest itinerary from SFO or OAK to JFK on May 16, May 17 or May 18, 2024 in economy with no stops"

@@ -33,8 +33,13 @@ type Verdict struct {
 func (v Verdict) Allowed() bool { return v == Verdict{} }
 
 // Fact is what an allow rule has the agent ask the customer before the
-// write: a value that is no argument of the tool (a cancellation's
-// reason) but decides whether the policy allows it.
+// write: a value that decides whether the policy allows it, either no
+// argument of the tool (an airline cancellation's reason) or one the
+// write's hint has the customer state as a slot (a retail
+// cancellation's reason, which the tool takes). Its values are all a
+// customer may give, those the rule refuses too: the generator makes
+// refusals of these, and a granted write gets only a value the rule
+// allows.
 type Fact struct {
 	// Name names the fact, as a slot of the task's goal.
 	Name string `json:"fact"`
@@ -77,14 +82,21 @@ func (c *checker) checkAllow(i int, r Rule) {
 			c.addY(child(fat, "fact"), "rule %s: fact %q: use lower case letters, digits and _", r.Name, f.Name)
 		case seen[f.Name]:
 			c.addY(child(fat, "fact"), "rule %s asks fact %s twice", r.Name, f.Name)
-		case td != nil && td.props[f.Name]:
-			c.addY(child(fat, "fact"), "rule %s: fact %s is a parameter of %s; a fact is what the tool does not take", r.Name, f.Name, r.Tool)
+		case td != nil && td.props[f.Name] && !c.slotArg(r.Tool, f.Name):
+			c.addY(child(fat, "fact"), "rule %s: fact %s is a parameter of %s that its hint does not have the customer state (hints.writes.%s.args.%s: \"slot:A|B\"); a fact is what the tool does not take, or a slot argument", r.Name, f.Name, r.Tool, r.Tool, f.Name)
 		}
 		seen[f.Name] = true
 		if f.Slot == "" || slices.Contains(f.Values(), "") {
 			c.addY(child(fat, "slot"), "rule %s: fact %s needs its values: slot: \"A|B|C\"", r.Name, f.Name)
 		}
 	}
+}
+
+// slotArg reports whether the hint of a write has the customer state
+// the argument as a slot.
+func (c *checker) slotArg(tool, arg string) bool {
+	a, ok := c.man.Hints.Writes[tool].Args[arg]
+	return ok && strings.HasPrefix(a.SlotSource(), "slot")
 }
 
 // allows are the allow rules' functions, by rule name.

@@ -25,8 +25,9 @@ def number(db, args, facts):
 `
 
 // TestAllowRuleChecked: an allow rule needs a function of the policy
-// code taking (db, args, facts) and facts the tool does not take, each
-// with its values; each broken rule is one problem saying so.
+// code taking (db, args, facts) and facts the tool does not take (or
+// its hint has the customer state), each with its values; each broken
+// rule is one problem saying so.
 func TestAllowRuleChecked(t *testing.T) {
 	cases := []struct{ name, rule, want string }{
 		{"valid", `{name: r1, kind: allow, tool: f, check: allowed, asks: [{fact: why, slot: "ok|bad"}], policy: Be helpful.}`, ""},
@@ -34,6 +35,13 @@ func TestAllowRuleChecked(t *testing.T) {
 		{"no such function", `{name: r1, kind: allow, tool: f, check: missing, policy: Be helpful.}`, "define def missing(db, args, facts): in policy.star"},
 		{"two parameters", `{name: r1, kind: allow, tool: f, check: two, policy: Be helpful.}`, "two takes 2 parameter(s); want exactly three"},
 		{"a fact the tool takes", `{name: r1, kind: allow, tool: f, check: allowed, asks: [{fact: n, slot: "1|2"}], policy: Be helpful.}`, "fact n is a parameter of f"},
+		{"a fact the hint has the customer state", `{name: r1, kind: allow, tool: f, check: allowed, asks: [{fact: n, slot: "1|2|3"}], policy: Be helpful.}
+hints:
+  writes:
+    f:
+      target: items
+      args:
+        n: "slot:1|2"`, ""},
 		{"a fact without values", `{name: r1, kind: allow, tool: f, check: allowed, asks: [{fact: why, slot: "ok||bad"}], policy: Be helpful.}`, "fact why needs its values"},
 		{"a fact asked twice", `{name: r1, kind: allow, tool: f, check: allowed, asks: [{fact: why, slot: ok}, {fact: why, slot: ok}], policy: Be helpful.}`, "asks fact why twice"},
 	}

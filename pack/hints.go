@@ -64,6 +64,12 @@ type WriteHint struct {
 	// refusing with the tool's reason; any other error is a mistake in
 	// the arguments.
 	Refusals []string `json:"refusals,omitempty"`
+	// RefusalRule names the allow rule of this write's tool that a
+	// refusal in Refusals cites (a certificate the compensation
+	// function gives no amount): refusal tasks record the reason as that
+	// rule's condition, the agent says it, and the rule's check holds
+	// any agent to it, as for the rule's own refusals.
+	RefusalRule string `json:"refusal_rule,omitempty"`
 	// Checks are reads the policy needs before the write or its refusal,
 	// one per element of a list on the target (each flight's status
 	// before a cancellation): whether the write is allowed, or what it

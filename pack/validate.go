@@ -1225,6 +1225,14 @@ func (c *checker) hintRefs() {
 		if _, isColl := c.man.Collections[w.Target]; len(w.Refusals) > 0 && !isColl {
 			c.addY(loc("hints", "writes", name, "refusals"), "refusals need a target collection: set target: to one")
 		}
+		if w.RefusalRule != "" && !slices.ContainsFunc(c.man.Rules, func(r Rule) bool {
+			return r.Name == w.RefusalRule && r.Kind == RuleAllow && r.Tool == name
+		}) {
+			c.addY(loc("hints", "writes", name, "refusal_rule"), "refusal_rule %q names no allow rule of %s in rules:", w.RefusalRule, name)
+		}
+		if w.RefusalRule != "" && len(w.Refusals) == 0 {
+			c.addY(loc("hints", "writes", name, "refusal_rule"), "refusal_rule goes with refusals: the errors whose reason the rule cites")
+		}
 		c.checkChecks(name, w)
 		for i, f := range w.Follows {
 			fat := loc("hints", "writes", name, "follows", strconv.Itoa(i))

@@ -183,6 +183,12 @@ func TestValidateMore(t *testing.T) {
 		{"refusals without a target collection", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      refusals: [cannot be done]\n"
 		}, "hints.writes.f.refusals: refusals need a target collection: set target: to one", true},
+		{"a refusal rule that is no allow rule of the write", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      refusals: [cannot be done]\n      refusal_rule: nope\n"
+		}, `hints.writes.f.refusal_rule: refusal_rule "nope" names no allow rule of f in rules:`, true},
+		{"a refusal rule without refusals", func(f map[string]string) {
+			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      target: items\n      refusal_rule: nope\n"
+		}, "refusal_rule goes with refusals", true},
 		{"checks without a target collection", func(f map[string]string) {
 			f["domain.yaml"] += "hints:\n  writes:\n    f:\n      checks: [{tool: f, each: tags, args: {n: n}}]\n"
 		}, "domain.yaml:10: hints.writes.f.checks[0]: checks need a target collection: set target: to one", false},

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/synth-data/synth/internal/testplay"
@@ -49,25 +50,25 @@ func TestRetailAllowRulesRejectBrokenDialogues(t *testing.T) {
 		keep func(*record.Trajectory) bool
 		edit func(*testing.T, *record.Blueprint, *record.Trajectory)
 	}{
-		{"a refused cancellation carried out", refuse("cancel_pending_order"), "cancel_only_pending", nil,
+		{"a refused cancellation carried out", refuse("cancel_pending_order"), "cancel_only_pending", says("only a pending order can be cancelled"),
 			carriedOut("cancel_pending_order", func(map[string]any) map[string]any { return map[string]any{"reason": "no longer needed"} })},
-		{"a refused address change carried out", refuse("modify_pending_order_address"), "address_change_only_pending", nil,
+		{"a refused address change carried out", refuse("modify_pending_order_address"), "address_change_only_pending", says("only a pending order"),
 			carriedOut("modify_pending_order_address", address)},
-		{"a refused payment change carried out", refuse("modify_pending_order_payment"), "payment_change_only_pending", nil,
+		{"a refused payment change carried out", refuse("modify_pending_order_payment"), "payment_change_only_pending", says("only a pending order"),
 			carriedOut("modify_pending_order_payment", func(order map[string]any) map[string]any {
 				return map[string]any{"payment_method_id": otherMethod(retail, order)}
 			})},
-		{"a refused change of items carried out", refuse("modify_pending_order_items"), "items_change_only_pending", nil,
+		{"a refused change of items carried out", refuse("modify_pending_order_items"), "items_change_only_pending", says("only a pending order"),
 			carriedOut("modify_pending_order_items", firstItem)},
-		{"a refused return carried out", refuse("return_delivered_order_items"), "return_only_delivered", nil,
+		{"a refused return carried out", refuse("return_delivered_order_items"), "return_only_delivered", says("only a delivered order"),
 			carriedOut("return_delivered_order_items", func(order map[string]any) map[string]any {
 				a := firstItem(order)
 				delete(a, "new_item_ids")
 				return a
 			})},
-		{"a refused exchange carried out", refuse("exchange_delivered_order_items"), "exchange_only_delivered", nil,
+		{"a refused exchange carried out", refuse("exchange_delivered_order_items"), "exchange_only_delivered", says("only a delivered order"),
 			carriedOut("exchange_delivered_order_items", firstItem)},
-		{"a refused return citing another condition", refuse("return_delivered_order_items"), "return_only_delivered", nil,
+		{"a refused return citing another condition", refuse("return_delivered_order_items"), "return_only_delivered", says("only a delivered order"),
 			func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 				i := citing(t, bp, tr)
 				tr.Messages[i].Content = "I'm sorry, but I can't return items from this order: it is too old."
@@ -90,6 +91,25 @@ func TestRetailAllowRulesRejectBrokenDialogues(t *testing.T) {
 					args["payment_method_id"] = otherMethod(retail, v.(map[string]any))
 				})
 			}},
+		// The refusals the generator makes of the rules on what the
+		// customer asks for, not on the order's status.
+		{"a cancellation refused for its reason carried out", refuse("cancel_pending_order"), "cancel_reason_accepted", says(reasonRefused),
+			carriedOut("cancel_pending_order", func(map[string]any) map[string]any { return map[string]any{"reason": "found a better price elsewhere"} })},
+		{"a cancellation refused for its reason citing another condition", refuse("cancel_pending_order"), "cancel_reason_accepted", says(reasonRefused),
+			func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
+				tr.Messages[citing(t, bp, tr)].Content = "I'm sorry, but I can't cancel this order: it has shipped."
+			}},
+		{"a refused change to the order's own payment method carried out", refuse("modify_pending_order_payment"), "new_payment_method", says("already paid with that payment method"),
+			carriedOut("modify_pending_order_payment", func(order map[string]any) map[string]any {
+				return map[string]any{"payment_method_id": originalMethod(order)}
+			})},
+		{"a refused refund to another card carried out", refuse("return_delivered_order_items"), "refund_to_original_or_gift_card", says("a refund goes only to"),
+			carriedOut("return_delivered_order_items", func(order map[string]any) map[string]any {
+				a := firstItem(order)
+				delete(a, "new_item_ids")
+				a["payment_method_id"] = otherMethod(retail, order)
+				return a
+			})},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {
@@ -109,6 +129,19 @@ func TestRetailAllowRulesRejectBrokenDialogues(t *testing.T) {
 }
 
 func refuse(tool string) string { return model.IntentRefusePrefix + tool }
+
+// reasonRefused is how rule cancel_reason_accepted refuses.
+const reasonRefused = "only because it is no longer needed or was ordered by mistake"
+
+// says keeps the dialogues in which the agent says words: the condition
+// of the rule a refusal comes from.
+func says(words string) func(*record.Trajectory) bool {
+	return func(tr *record.Trajectory) bool {
+		return slices.ContainsFunc(tr.Messages, func(m record.Message) bool {
+			return m.Role == "assistant" && strings.Contains(m.Content, words)
+		})
+	}
+}
 
 var orderKey = regexp.MustCompile(`order (#W\d+)`)
 

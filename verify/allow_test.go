@@ -19,7 +19,7 @@ import (
 // its name, and passes the clean dialogue it was edited from: a
 // cancellation the policy refuses carried out, one made before the
 // customer gave the reason, a refusal that cites another condition or
-// none.
+// none, a certificate refused without the reason the policy gives none.
 func TestAllowRuleRejectsBrokenDialogues(t *testing.T) {
 	airline, err := testplay.NewFixture("airline", 1)
 	if err != nil {
@@ -104,6 +104,10 @@ func TestAllowRuleRejectsBrokenDialogues(t *testing.T) {
 		}},
 		{"a certificate of twice the amount", "send_certificate", "rule:allow:certificate_justified", nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 			editArgs(t, tr, callAt(tr, "send_certificate"), func(args map[string]any) { args["amount"] = 2 * args["amount"].(float64) })
+		}},
+		{"a certificate refused citing no condition", model.IntentRefusePrefix + "send_certificate", "rule:allow:certificate_justified", says("gets no compensation"), func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
+			i := slices.IndexFunc(tr.Messages, func(m record.Message) bool { return strings.Contains(m.Content, "gets no compensation") })
+			tr.Messages[i].Content = "I'm sorry, but I can't send you a certificate."
 		}},
 		{"six passengers booked", "book_reservation", "rule:allow:at_most_five_passengers", nil, func(t *testing.T, bp *record.Blueprint, tr *record.Trajectory) {
 			i := callAt(tr, "book_reservation")
