@@ -335,11 +335,17 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		rest = levels[1:]
 	}
 	var last error
-	held := 0
+	held, tried := 0, 0
 	for a := 0; a < maxAttempts; a++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if first && a == exactTries {
+			// The rest of the allocated level's share goes to the
+			// neighbouring levels' schedule.
+			a = maxAttempts / 3
+		}
+		tried++
 		ea, exact := e, false
 		switch {
 		case first && a < maxAttempts/3:
@@ -388,7 +394,7 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		}
 		last = worse(last, err)
 	}
-	return nil, fmt.Errorf("blueprint %d: no %s task with %d writes and %d reads per write after %d attempts (last: %v)", index, g.m.Name, w, e, maxAttempts, last)
+	return nil, fmt.Errorf("blueprint %d: no %s task with %d writes and %d reads per write after %d attempts (last: %v)", index, g.m.Name, w, e, tried, last)
 }
 
 // WriteCalls lists a blueprint's ground-truth writes, to match them

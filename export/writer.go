@@ -297,11 +297,10 @@ func (w *Writer) WriteSFT(splitName string, r SFTRow) error {
 	if err := checkSFT(&r); err != nil {
 		return err
 	}
-	tools, err := s.sft.tools.split(r.Tools)
-	if err != nil {
+	if err := s.sft.tools.use(r.Tools); err != nil {
 		return fmt.Errorf("export: sft row %q: %w", r.ID, err)
 	}
-	return w.added(s, s.sft.append(&r, tools))
+	return w.added(s, s.sft.append(&r))
 }
 
 // WriteDPO adds r to split. The writer must have been made with DPOSchema.
@@ -313,11 +312,10 @@ func (w *Writer) WriteDPO(splitName string, r DPORow) error {
 	if err := checkDPO(&r); err != nil {
 		return err
 	}
-	tools, err := s.dpo.tools.split(r.Tools)
-	if err != nil {
+	if err := s.dpo.tools.use(r.Tools); err != nil {
 		return fmt.Errorf("export: dpo row %q: %w", r.ID, err)
 	}
-	return w.added(s, s.dpo.append(&r, tools))
+	return w.added(s, s.dpo.append(&r))
 }
 
 // split returns the state of the named split, creating it on first use.
@@ -383,6 +381,11 @@ func (w *Writer) flush(s *split) error {
 		if err := w.openShard(s); err != nil {
 			return err
 		}
+	}
+	if s.sft != nil {
+		s.sft.tools.appendPending()
+	} else {
+		s.dpo.tools.appendPending()
 	}
 	rec := s.rb.NewRecordBatch()
 	defer rec.Release()
@@ -587,12 +590,12 @@ func newSFTBuilder(rb *array.RecordBuilder) (*sftBuilder, error) {
 // holds no null, which datasets before 5.0 cannot decode.
 var noLabels = []byte("{}")
 
-func (b *sftBuilder) append(r *SFTRow, tools []json.RawMessage) int64 {
+func (b *sftBuilder) append(r *SFTRow) int64 {
 	b.id.Append(r.ID)
 	b.blueprintID.Append(r.BlueprintID)
 	b.domain.Append(r.Domain)
 	n := b.messages.appendMessages(r.Messages)
-	n += b.tools.list.appendValues(tools)
+	n += b.tools.add()
 	b.nWrites.Append(r.NWrites)
 	b.nReads.Append(r.NReads)
 	// No evidence (a read-only task) is an empty list, not null.
@@ -661,12 +664,12 @@ func newDPOBuilder(rb *array.RecordBuilder) (*dpoBuilder, error) {
 	return &b, nil
 }
 
-func (b *dpoBuilder) append(r *DPORow, tools []json.RawMessage) int64 {
+func (b *dpoBuilder) append(r *DPORow) int64 {
 	b.id.Append(r.ID)
 	b.blueprintID.Append(r.BlueprintID)
 	b.domain.Append(r.Domain)
 	n := b.prompt.appendMessages(r.Prompt) + b.chosen.appendMessages(r.Chosen) + b.rejected.appendMessages(r.Rejected)
-	n += b.tools.list.appendValues(tools)
+	n += b.tools.add()
 	b.failure.Append(r.Failure)
 	b.divergenceTurn.Append(r.DivergenceTurn)
 	return n + int64(len(r.ID)+len(r.BlueprintID)+len(r.Domain)+len(r.Tools)+len(r.Failure)) + 48
@@ -721,11 +724,17 @@ func firstInvalid(pairs ...string) string {
 
 // toolsBuilder writes the tools column. Every row of a release carries
 // the same tools text, so the last split is remembered rather than
-// parsed again for each row.
+// parsed again for each row, and the rows that repeat it are only counted
+// until the group is written: appended as they came, the same ~12 KB of
+// definitions per retail row were a third of every buffered row group, and
+// a chunk's validation and test groups fill only as the chunk ends.
 type toolsBuilder struct {
-	list     *jsonListBuilder
-	lastText string
-	last     []json.RawMessage
+	list      *jsonListBuilder
+	lastText  string
+	last      []json.RawMessage
+	lastBytes int64
+	// pending rows carry last and are not in list yet.
+	pending int
 }
 
 func newToolsBuilder(b array.Builder) (*toolsBuilder, error) {
@@ -736,16 +745,37 @@ func newToolsBuilder(b array.Builder) (*toolsBuilder, error) {
 	return &toolsBuilder{list: list}, nil
 }
 
-func (t *toolsBuilder) split(text string) ([]json.RawMessage, error) {
+// use makes text the tools of the rows added next.
+func (t *toolsBuilder) use(text string) error {
 	if t.last != nil && text == t.lastText {
-		return t.last, nil
+		return nil
 	}
 	elems, err := splitTools(text)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	t.appendPending()
 	t.lastText, t.last = text, elems
-	return elems, nil
+	t.lastBytes = 4
+	for _, e := range elems {
+		t.lastBytes += int64(len(e)) + 4
+	}
+	return nil
+}
+
+// add takes one row whose tools are the text last used and returns the bytes
+// it stands for, as appendValues counts them.
+func (t *toolsBuilder) add() int64 {
+	t.pending++
+	return t.lastBytes
+}
+
+// appendPending puts the counted rows into the column, before the group
+// is built or the tools change.
+func (t *toolsBuilder) appendPending() {
+	for ; t.pending > 0; t.pending-- {
+		t.list.appendValues(t.last)
+	}
 }
 
 var _ io.Writer = (*shard)(nil)

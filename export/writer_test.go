@@ -618,3 +618,37 @@ func TestNoDictionaryFallback(t *testing.T) {
 		}
 	}
 }
+
+// The tools column is appended when a group is written; rows whose tools
+// change inside a group, or across a group's end, must each keep their own.
+func TestToolsPerRow(t *testing.T) {
+	other := `[{"type":"function","function":{"name":"other","parameters":{"type":"object","properties":{}}}}]`
+	tests := []struct {
+		name  string
+		tools []string
+		group int
+	}{
+		{"changing inside a group", []string{testTools, testTools, other, testTools, "", other}, 100},
+		{"changing at group ends", []string{testTools, testTools, other, other, "", ""}, 2},
+		{"groups of one", []string{other, testTools, "", testTools}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rows, want []SFTRow
+			for i, tools := range tt.tools {
+				r := sampleSFT(i)
+				r.Tools = tools
+				rows = append(rows, r)
+				want = append(want, normSFT(r))
+			}
+			mem := checkedAlloc(t)
+			dir := t.TempDir()
+			files := writeSFT(t, dir, Options{Allocator: mem, RowsPerGroup: tt.group}, map[string][]SFTRow{"train": rows})
+			got, err := readSFT(abs(dir, files[0]), mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustEqual(t, "rows", got, want)
+		})
+	}
+}

@@ -320,7 +320,9 @@ type WriteModel struct {
 	ChecksMin, ChecksMax int
 	// Allows are the policy's allow rules on the write (pack.RuleAllow).
 	Allows []*AllowModel
-	param  map[string]*ParamModel
+	// factSets are the sets of facts MayPermit tries (compileFactSets).
+	factSets []factSet
+	param    map[string]*ParamModel
 	// outputExprs are the NAME=EXPR outputs parsed, by spec: the
 	// generator, the agent and the verifier compute them for every write.
 	outputExprs map[string]*expr
