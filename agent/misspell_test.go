@@ -14,7 +14,7 @@ func TestMisspellings(t *testing.T) {
 	}{
 		{"T00186", []string{"T00189", "T00116", "T03186"}},
 		{"42", []string{"45", "72"}},
-		{"abc", []string{"bac"}},
+		{"abc", []string{"acb"}},
 	} {
 		got := misspellings(c.key)
 		for _, w := range c.want {
