@@ -56,7 +56,7 @@ var genericAskSaid = []string{
 // genericAskCount asks for a count among a run of them: <what> is the
 // pack's words after the number ("checked bags in total").
 var genericAskCount = []string{
-	"{|And |Now, |Also, |Next, }how many <what> {would you like|do you want|should it be}? {Anything from <lo> to <hi> works|It can be from <lo> to <hi>|You can have <lo> to <hi>}.",
+	"{|And |Now, |Also, |Next, }how many <what> {would you like|do you want|should it be}? {Anything from <lo> to <hi> works|It can be from <lo> to <hi>|You can have <lo> to <hi>|Any number from <lo> to <hi> is fine|Between <lo> and <hi> is possible}.",
 	"{|And |Now, |Next, }{could you tell me how many <what> you'd like ({from <lo> to <hi>|<lo> to <hi>|<lo>–<hi>})?|please tell me how many <what> you'd like ({from <lo> to <hi>|<lo> to <hi>|<lo>–<hi>}).}",
 }
 

@@ -508,6 +508,7 @@ var genericReasonPieces = []string{
 	"{The <what> is that|Well, the <what> is that|The <what> is simply that|My <what> is that} <clause>{.|!}",
 	"<clause>{.|, that's all.|, that's why.}",
 	"{Because|Honestly,|Well,|Simply because} <clause>{.|!}",
+	"{As for the <what>,|About the <what>:|In case you need the <what>,|If you need the <what>,} <clause>{.|!}",
 }
 
 // A reason that names a cause ("bad weather", "change of plan") is said

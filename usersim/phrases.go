@@ -51,7 +51,7 @@ var pieces = map[string][]string{
 // the verifier takes for an explicit yes.
 var confirms = []string{
 	"{Yes|Yeah|Yep|Yes please|Sure|Correct|That's right|Yes, sounds good|Yes, perfect}, {go ahead|please do|do it|proceed|that's correct|go for it|please go ahead|that works}{.|!|}",
-	"{Yes|Yeah|Yep|Sure|Yes, please}{, that's right|, all correct|, exactly| — go ahead|, thanks|}{.|!}",
+	"{Yes|Yeah|Yep|Sure|Yes, please}{, that's right|, all correct|, exactly| — go ahead|{, thanks|, thank you|, thanks a lot}|}{.|!}",
 	"{That's all correct|Everything looks right|All good|Looks right to me|That's exactly it}{,| —} {go ahead|please proceed|yes|do it|you can go ahead}{.|!|}",
 	"{Yes|Yep|Yeah|Yes, please|Right}, {I confirm|confirmed|I confirm that|that's confirmed|I can confirm that}{.|!|}",
 }
