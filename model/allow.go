@@ -54,13 +54,7 @@ func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map
 	if err != nil {
 		return pack.Verdict{}, err
 	}
-	return a.checkKey(ctx, st, string(rawArgs)+"\x00"+string(rawFacts), args, facts)
-}
-
-// checkKey is check with the memo's key, the JSON of args and of facts,
-// made by the caller.
-func (a *AllowModel) checkKey(ctx context.Context, st *tools.State, key string, args, facts map[string]any) (pack.Verdict, error) {
-	var err error
+	key := string(rawArgs) + "\x00" + string(rawFacts)
 	if e, ok := a.onBase.Load(key); ok {
 		if p := e.(permitted); st.Holds(p.trace) {
 			return p.v, p.err
@@ -112,39 +106,6 @@ func (m *Model) compileAllows(fns map[string]pack.AllowFunc) error {
 			am.Facts = append(am.Facts, p)
 		}
 		w.Allows = append(w.Allows, am)
-	}
-	for _, w := range m.Writes {
-		if err := w.compileFactSets(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// factSet is one set of a write's facts as its allow rules take them,
-// with its JSON, the second half of their memo's key.
-type factSet struct {
-	facts map[string]any
-	json  string
-}
-
-// compileFactSets makes the fact sets MayPermit tries, once: it runs on
-// every candidate target of every task.
-func (w *WriteModel) compileFactSets() error {
-	w.factSets = nil
-	if len(w.Allows) == 0 {
-		return nil
-	}
-	for k := range w.FactSets() {
-		facts := map[string]any{}
-		for name, v := range w.FactSet(k) {
-			facts[name] = v
-		}
-		raw, err := tools.Marshal(facts)
-		if err != nil {
-			return fmt.Errorf("write %s: facts %v: %w", w.Name, facts, err)
-		}
-		w.factSets = append(w.factSets, factSet{facts, string(raw)})
 	}
 	return nil
 }
@@ -240,15 +201,13 @@ func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[str
 			}
 		}
 	}
-	rawArgs, err := tools.Marshal(args)
-	if err != nil {
-		// No rule could be asked: none refuses (see above).
-		return true
-	}
-	for _, fs := range w.factSets {
-		key := string(rawArgs) + "\x00" + fs.json
+	for k := range w.FactSets() {
+		facts := map[string]any{}
+		for name, v := range w.FactSet(k) {
+			facts[name] = v
+		}
 		if !slices.ContainsFunc(w.Allows, func(a *AllowModel) bool {
-			v, err := a.checkKey(ctx, st, key, args, fs.facts)
+			v, err := a.check(ctx, st, args, facts)
 			return err == nil && !v.Allowed()
 		}) {
 			return true

@@ -320,9 +320,7 @@ type WriteModel struct {
 	ChecksMin, ChecksMax int
 	// Allows are the policy's allow rules on the write (pack.RuleAllow).
 	Allows []*AllowModel
-	// factSets are the sets of facts MayPermit tries (compileFactSets).
-	factSets []factSet
-	param    map[string]*ParamModel
+	param  map[string]*ParamModel
 	// outputExprs are the NAME=EXPR outputs parsed, by spec: the
 	// generator, the agent and the verifier compute them for every write.
 	outputExprs map[string]*expr
