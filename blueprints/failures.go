@@ -225,15 +225,13 @@ func (g *Generic) customer(ctx context.Context, bp *record.Blueprint, action int
 	if g.m.Users == nil || g.m.Users.Details == "" {
 		return nil, nil, nil
 	}
-	st := g.m.Base.NewState()
+	st, err := g.replayWrites(ctx, bp.Actions[:action])
+	if err != nil {
+		return nil, nil, err
+	}
 	var read json.RawMessage
-	for i, b := range bp.Actions[:action] {
-		switch {
-		case b.Kind == record.KindWrite:
-			if res := g.m.Kit.Exec(ctx, st, b.Tool, string(b.Arguments)); res.Err {
-				return nil, nil, fmt.Errorf("ground-truth write %d (%s) fails: %s", i, b.Tool, res.Output)
-			}
-		case b.Tool == g.m.Users.Details:
+	for _, b := range bp.Actions[:action] {
+		if b.Tool == g.m.Users.Details {
 			read = b.Arguments
 		}
 	}
@@ -246,6 +244,21 @@ func (g *Generic) customer(ctx context.Context, bp *record.Blueprint, action int
 	}
 	user, _ := res.Value.(map[string]any)
 	return user, st, nil
+}
+
+// replayWrites runs the ground truth's writes among actions on a fresh
+// state of the base.
+func (g *Generic) replayWrites(ctx context.Context, actions []record.Action) (*tools.State, error) {
+	st := g.m.Base.NewState()
+	for i, b := range actions {
+		if b.Kind != record.KindWrite {
+			continue
+		}
+		if res := g.m.Kit.Exec(ctx, st, b.Tool, string(b.Arguments)); res.Err {
+			return nil, fmt.Errorf("ground-truth write %d (%s) fails: %s", i, b.Tool, res.Output)
+		}
+	}
+	return st, nil
 }
 
 // handOver replaces a write the service failed by the transfer the
@@ -284,14 +297,9 @@ func (g *Generic) handOver(ctx context.Context, bp *record.Blueprint, action int
 		return err
 	}
 	bp.Actions = append(bp.Actions, record.Action{Tool: g.m.Transfer.Name, Kind: g.m.Kit.Kind(g.m.Transfer.Name), Arguments: args, Goal: a.Goal})
-	st := g.m.Base.NewState()
-	for i, b := range bp.Actions {
-		if b.Kind != record.KindWrite {
-			continue
-		}
-		if res := g.m.Kit.Exec(ctx, st, b.Tool, string(b.Arguments)); res.Err {
-			return fmt.Errorf("ground-truth write %d (%s) fails without the failed one: %s", i, b.Tool, res.Output)
-		}
+	st, err := g.replayWrites(ctx, bp.Actions)
+	if err != nil {
+		return fmt.Errorf("without the failed one: %w", err)
 	}
 	bp.StateHash = st.Hash()
 	return nil
