@@ -13,6 +13,7 @@ import (
 
 	"github.com/synth-data/synth/internal/realpath"
 	"github.com/synth-data/synth/record"
+	"github.com/synth-data/synth/tools"
 )
 
 // Format is an output format of `synth export`, for trainers that do not
@@ -303,13 +304,8 @@ func AssistantOnly(r *DPORow) bool {
 
 // appendJSON encodes v without HTML escaping (prompts are full of tags).
 func appendJSON(dst []byte, v any) ([]byte, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return append(dst, strings.TrimSuffix(b.String(), "\n")...), nil
+	b, err := tools.MarshalUnescaped(v)
+	return append(dst, b...), err
 }
 
 // toolsValue returns the tools array as raw JSON, [] when there is none.

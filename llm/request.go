@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/synth-data/synth/tools"
 )
 
 // finalRequest fills a role's settings into the caller's request. The
@@ -87,13 +89,7 @@ func mergeExtraBody(body []byte, extra map[string]any, canon *canonicalizer) ([]
 		}
 		m[k] = cv.(json.RawMessage)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return tools.MarshalUnescaped(m)
 }
 
 // wireBody is the JSON the server receives and the cache key hashes.
@@ -114,14 +110,10 @@ func wireBody(req openai.ChatCompletionRequest, rc RoleConfig, field string, can
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Prompts are full of <tags>; \u003c escapes would only bloat them.
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(req); err != nil {
+	body, err := tools.MarshalUnescaped(req)
+	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if needsContent(req.Messages) {
 		if body, err = withContent(body); err != nil {
 			return nil, fmt.Errorf("encoding the request: %w", err)
@@ -214,19 +206,11 @@ func editMessages(body []byte, edit func(map[string]json.RawMessage)) ([]byte, e
 	for _, m := range msgs {
 		edit(m)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(msgs); err != nil {
+	var err error
+	if top["messages"], err = tools.MarshalUnescaped(msgs); err != nil {
 		return nil, err
 	}
-	// Cloned: buf is reused below.
-	top["messages"] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	buf.Reset()
-	if err := enc.Encode(top); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return tools.MarshalUnescaped(top)
 }
 
 // canonicalizer puts free-form JSON values in canonical form. Agent
@@ -312,13 +296,9 @@ func (c *canonicalizer) value(v any) (any, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(tree); err != nil {
+	if out, err = tools.MarshalUnescaped(tree); err != nil {
 		return nil, err
 	}
-	out = json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	c.mu.Lock()
 	if len(c.memo) < canonMemo {
 		c.memo[string(raw)] = out

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/synth-data/synth/tools"
 )
 
 // What synth must know about each server it talks to, read from the
@@ -110,12 +111,9 @@ func unparsedReply(status int, raw []byte, model string) (openai.ChatCompletionR
 	if !ok {
 		return openai.ChatCompletionResponse{}, nil, false
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	// The shape of llama.cpp's own replies, so the cache holds a body
 	// like any other.
-	err := enc.Encode(map[string]any{
+	body, err := tools.MarshalUnescaped(map[string]any{
 		"id": "synth-unparsed-tool-call", "object": "chat.completion", "model": model,
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
 			"message": map[string]any{"role": "assistant", "content": text}}},
@@ -124,7 +122,6 @@ func unparsedReply(status int, raw []byte, model string) (openai.ChatCompletionR
 	if err != nil {
 		return openai.ChatCompletionResponse{}, nil, false
 	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	var resp openai.ChatCompletionResponse
 	if json.Unmarshal(body, &resp) != nil {
 		return openai.ChatCompletionResponse{}, nil, false

@@ -26,6 +26,19 @@ func Marshal(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
+// MarshalUnescaped is json.Marshal without HTML escaping, as an Encoder
+// with SetEscapeHTML(false) writes it: request bodies and rows are data,
+// not HTML, and prompts are full of tags (\u003c would only bloat them).
+func MarshalUnescaped(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // AppendJSON appends what json.Marshal writes for v, when v is made of
 // the generic JSON values (nil, bool, string, float64, int, int64,
 // json.Number, map[string]any, []any, map[string]string, []string) and
