@@ -129,14 +129,14 @@ type accounts struct {
 	billedCost   float64
 	billedTokens int64
 
-	calls, cacheHits, requests, retries, throttled, cacheErrors int64
-	unparsedCalls, lengthStops                                  int64
-	faults                                                      map[string]int64
-	overhead                                                    time.Duration
+	// counts holds the counting parts of Stats; overhead is their sum,
+	// which stats turns into a mean per call.
+	counts   Stats
+	overhead time.Duration
 }
 
 func newAccounts(prices map[string]Price) *accounts {
-	return &accounts{prices: prices, rows: map[usageKey]*counters{}, faults: map[string]int64{}}
+	return &accounts{prices: prices, rows: map[usageKey]*counters{}, counts: Stats{Faults: map[string]int64{}}}
 }
 
 // row returns k's counters; a.mu is held.
@@ -159,10 +159,10 @@ func (a *accounts) sent(k usageKey, retry bool) {
 	defer a.mu.Unlock()
 	c := a.row(k)
 	c.requests++
-	a.requests++
+	a.counts.Requests++
 	if retry {
 		c.retries++
-		a.retries++
+		a.counts.Retries++
 	}
 }
 
@@ -170,9 +170,9 @@ func (a *accounts) sent(k usageKey, retry bool) {
 func (a *accounts) fault(class string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.faults[class]++
+	a.counts.Faults[class]++
 	if class == FaultThrottled {
-		a.throttled++
+		a.counts.Throttled++
 	}
 }
 
@@ -195,11 +195,11 @@ func (a *accounts) used(k usageKey, prompt, completion int64, hit bool, overhead
 	c.responses++
 	c.usedPrompt += prompt
 	c.usedCompletion += completion
-	a.calls++
+	a.counts.Calls++
 	a.overhead += overhead
 	if hit {
 		c.cacheHits++
-		a.cacheHits++
+		a.counts.CacheHits++
 	}
 }
 
@@ -212,16 +212,16 @@ func (a *accounts) reply(unparsed, cut bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if unparsed {
-		a.unparsedCalls++
+		a.counts.UnparsedCalls++
 	}
 	if cut {
-		a.lengthStops++
+		a.counts.LengthStops++
 	}
 }
 
 func (a *accounts) cacheError() {
 	a.mu.Lock()
-	a.cacheErrors++
+	a.counts.CacheErrors++
 	a.mu.Unlock()
 }
 
@@ -269,13 +269,10 @@ func (a *accounts) usage() Usage {
 func (a *accounts) stats() Stats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := Stats{
-		Calls: a.calls, CacheHits: a.cacheHits, Requests: a.requests, Retries: a.retries,
-		Throttled: a.throttled, Faults: maps.Clone(a.faults), CacheErrors: a.cacheErrors,
-		UnparsedCalls: a.unparsedCalls, LengthStops: a.lengthStops,
-	}
-	if a.calls > 0 {
-		s.Overhead = a.overhead / time.Duration(a.calls)
+	s := a.counts
+	s.Faults = maps.Clone(a.counts.Faults)
+	if s.Calls > 0 {
+		s.Overhead = a.overhead / time.Duration(s.Calls)
 	}
 	return s
 }
