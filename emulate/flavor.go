@@ -211,43 +211,27 @@ func nullable(s string) *string {
 	return &s
 }
 
-// exceptionName is the error type vLLM and SGLang write for a status:
-// the name of the status, as their create_error_response callers pass it.
-func exceptionName(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "BadRequestError"
-	case http.StatusNotFound:
-		return "NotFoundError"
-	case http.StatusMethodNotAllowed:
-		return "MethodNotAllowedError"
-	case http.StatusTooManyRequests:
-		return "TooManyRequestsError"
-	case http.StatusServiceUnavailable:
-		return "ServiceUnavailableError"
-	}
-	return "InternalServerError"
+// exceptionNames are the error types vLLM and SGLang write for a
+// status: the name of the status, as their create_error_response callers
+// pass it; any other status is an InternalServerError.
+var exceptionNames = map[int]string{
+	http.StatusBadRequest: "BadRequestError", http.StatusNotFound: "NotFoundError",
+	http.StatusMethodNotAllowed: "MethodNotAllowedError", http.StatusTooManyRequests: "TooManyRequestsError",
+	http.StatusServiceUnavailable: "ServiceUnavailableError",
 }
 
-// llamaErrorType is format_error_response's type for a status
-// (tools/server/server-common.cpp).
-func llamaErrorType(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "invalid_request_error"
-	case http.StatusUnauthorized:
-		return "authentication_error"
-	case http.StatusForbidden:
-		return "permission_error"
-	case http.StatusNotFound:
-		return "not_found_error"
-	case http.StatusNotImplemented:
-		return "not_supported_error"
-	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
-		return "unavailable_error"
-	}
-	return "server_error"
+func exceptionName(status int) string { return cmp.Or(exceptionNames[status], "InternalServerError") }
+
+// llamaErrorTypes are format_error_response's types by status
+// (tools/server/server-common.cpp); any other status is a server_error.
+var llamaErrorTypes = map[int]string{
+	http.StatusBadRequest: "invalid_request_error", http.StatusUnauthorized: "authentication_error",
+	http.StatusForbidden: "permission_error", http.StatusNotFound: "not_found_error",
+	http.StatusNotImplemented: "not_supported_error", http.StatusServiceUnavailable: "unavailable_error",
+	http.StatusTooManyRequests: "unavailable_error",
 }
+
+func llamaErrorType(status int) string { return cmp.Or(llamaErrorTypes[status], "server_error") }
 
 // openAIParams are the request fields OpenAI's chat completions take
 // (openai-python src/openai/types/chat/completion_create_params.py); the
