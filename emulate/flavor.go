@@ -458,16 +458,10 @@ func (f Flavor) thinks(req *chatRequest) bool {
 	kwarg, hasKwarg := req.ChatTemplateKwargs["enable_thinking"]
 	off := hasKwarg && bytes.Equal(bytes.TrimSpace(kwarg), []byte("false"))
 	switch f {
-	case FlavorVLLM:
-		// protocol.py build_chat_params: enable_thinking = effort != "none"
-		// unless chat_template_kwargs sets it.
-		if hasKwarg {
-			return !off
-		}
-		return effort != "none"
-	case FlavorSGLang:
-		// protocol.py normalize_reasoning_inputs: effort "none" sets
-		// enable_thinking false unless the kwargs set it.
+	case FlavorVLLM, FlavorSGLang:
+		// vLLM's protocol.py build_chat_params (enable_thinking = effort
+		// != "none") and SGLang's normalize_reasoning_inputs (effort "none"
+		// sets enable_thinking false): unless chat_template_kwargs sets it.
 		if hasKwarg {
 			return !off
 		}
