@@ -26,15 +26,25 @@ type AllowModel struct {
 	// and each answer runs the pack's Starlark. An answer serves any
 	// state that holds what it read as the base does. Arguments the
 	// customer states (an address, items) make new keys task after task,
-	// so it keeps at most mostAnswers: unbounded, it held a hundred
-	// megabytes of a 20,000-row retail run.
-	onBase *sync.Map
-	kept   atomic.Int64
+	// so it keeps at most mostAnswers of those: unbounded, it held a
+	// hundred megabytes of a 20,000-row retail run. The answers on a
+	// record's own arguments (MayPermit's) are as many as the base's
+	// records times the fact sets, whatever -n, and are kept apart up to
+	// mostOwnAnswers: bounded with the others, the memo was full before
+	// the first task (the generator's index asks them of every record)
+	// and a third of its misses were those.
+	onBase  *sync.Map
+	kept    atomic.Int64
+	keptOwn atomic.Int64
 }
 
-// mostAnswers bounds an allow rule's memo: the records' own arguments
-// (what MayPermit asks, task after task) come first and fit.
-const mostAnswers = 1 << 11
+// mostAnswers bounds an allow rule's memo of answers on arguments a
+// customer states; mostOwnAnswers of those on a record's own (21,479
+// over all of retail's rules).
+const (
+	mostAnswers    = 1 << 11
+	mostOwnAnswers = 1 << 16
+)
 
 // permitted is one answer of an allow rule, and what it read.
 type permitted struct {
@@ -44,8 +54,9 @@ type permitted struct {
 }
 
 // check runs the rule on st, from its memo when st holds what the kept
-// answer read as the base does.
-func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any) (pack.Verdict, error) {
+// answer read as the base does. own says the arguments are a base
+// record's own (MayPermit's), whose answers the memo keeps apart.
+func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map[string]any, own bool) (pack.Verdict, error) {
 	rawArgs, err := tools.Marshal(args)
 	if err != nil {
 		return pack.Verdict{}, err
@@ -63,10 +74,19 @@ func (a *AllowModel) check(ctx context.Context, st *tools.State, args, facts map
 	f := st.Fork()
 	var v pack.Verdict
 	tr := f.Traced(func() { v, err = a.Check(ctx, f, args, facts) })
-	if ctx.Err() == nil && tr.Reusable() && st.Holds(tr) && a.kept.Add(1) <= mostAnswers {
+	if ctx.Err() == nil && tr.Reusable() && st.Holds(tr) && a.keep(own) {
 		a.onBase.Store(key, permitted{v, err, tr})
 	}
 	return v, err
+}
+
+// keep counts one more answer kept, of a record's own arguments or
+// not, and reports whether the memo has room for it.
+func (a *AllowModel) keep(own bool) bool {
+	if own {
+		return a.keptOwn.Add(1) <= mostOwnAnswers
+	}
+	return a.kept.Add(1) <= mostAnswers
 }
 
 // compileAllows gives each write its allow rules. A rule about a write
@@ -133,7 +153,7 @@ func (w *WriteModel) Permit(ctx context.Context, st *tools.State, args map[strin
 		in[k] = v
 	}
 	for _, a := range w.Allows {
-		v, err := a.check(ctx, st, args, in)
+		v, err := a.check(ctx, st, args, in, false)
 		if err != nil {
 			return nil, pack.Verdict{}, fmt.Errorf("rule %s: %w", a.Rule.Name, err)
 		}
@@ -207,7 +227,7 @@ func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[str
 			facts[name] = v
 		}
 		if !slices.ContainsFunc(w.Allows, func(a *AllowModel) bool {
-			v, err := a.check(ctx, st, args, facts)
+			v, err := a.check(ctx, st, args, facts, true)
 			return err == nil && !v.Allowed()
 		}) {
 			return true

@@ -709,7 +709,8 @@ func (m *Model) indexPools() {
 				// fills the shared pool in the same order every run, so
 				// which values a full pool keeps does not depend on map
 				// order.
-				for _, f := range slices.Sorted(maps.Keys(o)) {
+				var buf [16]string
+				for _, f := range sortedKeys(buf[:], o) {
 					x := o[f]
 					path := f
 					if prefix != "" {
@@ -1525,9 +1526,16 @@ const MaxPages = 50
 // out is the last page.
 func (m *Model) NextPage(tool string, args map[string]any, out any) map[string]any {
 	obj, _ := out.(map[string]any)
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		param, ok := strings.CutPrefix(k, "next_")
-		if !ok || obj[k] == nil || m.ParamSchema(tool, param) == nil {
+	var pages []string // the only keys that matter, so the only ones sorted
+	for k := range obj {
+		if strings.HasPrefix(k, "next_") {
+			pages = append(pages, k)
+		}
+	}
+	slices.Sort(pages)
+	for _, k := range pages {
+		param, _ := strings.CutPrefix(k, "next_")
+		if obj[k] == nil || m.ParamSchema(tool, param) == nil {
 			continue
 		}
 		next := maps.Clone(args)

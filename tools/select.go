@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,12 @@ func ToObject(v any) (map[string]any, error) {
 // fans out over its elements, so "items.name" yields every item's name.
 func Field(obj any, path string) []any {
 	cur := []any{obj}
-	for _, step := range strings.Split(path, ".") {
+	// Cut, not Split: selectors, sort keys and preconditions read a
+	// field of every record they look at, and the split path was one
+	// allocation of each read.
+	for rest, more := path, true; more; {
+		var step string
+		step, rest, more = strings.Cut(rest, ".")
 		var next []any
 		for _, c := range cur {
 			switch v := c.(type) {
@@ -58,6 +64,9 @@ func Field(obj any, path string) []any {
 }
 
 func flattenLists(vs []any) []any {
+	if !slices.ContainsFunc(vs, func(v any) bool { _, ok := v.([]any); return ok }) {
+		return vs // nothing to flatten: most steps end on scalars or objects
+	}
 	var out []any
 	for _, v := range vs {
 		if l, ok := v.([]any); ok {

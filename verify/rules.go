@@ -535,7 +535,17 @@ func findByField(v any, field, want string, depth int) map[string]any {
 		if f, ok := x[field]; ok && tools.Text(f) == want {
 			return x
 		}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
+		// Only objects and lists can hold the one sought, in key order.
+		var buf [16]string
+		inner := buf[:0]
+		for k, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				inner = append(inner, k)
+			}
+		}
+		slices.Sort(inner)
+		for _, k := range inner {
 			if e := findByField(x[k], field, want, depth+1); e != nil {
 				return e
 			}
