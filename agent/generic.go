@@ -363,6 +363,10 @@ func (a *Generic) absorb(act dialog.Act) {
 		}
 	case "digress":
 		// The question it asked is asked again after this.
+		if act.Intent == "agent" {
+			a.sorry = append(a.sorry, a.say(steerBackSelf, nil))
+			break
+		}
 		a.sorry = append(a.sorry, a.say(steerBack, nil))
 	case "confirm":
 		if g := a.goals[act.Goal]; g != nil && g.propose {
@@ -1139,6 +1143,11 @@ func (a *Generic) sayFound(label string, c *model.CollModel, key string, describ
 		// "I see your pending order, order #W1046662:" leads to nothing.
 		return head + "."
 	}
+	if head, ok := strings.CutSuffix(text, ": "+detail); ok && strings.HasPrefix(detail, "It") {
+		// After a colon the detail goes on the sentence: "reservation
+		// S88A77: it's a reservation from LGA", not ": It's".
+		return head + ": " + strings.ToLower(detail[:1]) + detail[1:]
+	}
 	return text
 }
 
@@ -1517,7 +1526,10 @@ func (a *Generic) targetWords(g *ggoal) string {
 	case model.TargetColl:
 		return g.w.Coll.Noun + " " + tools.Text(g.args[g.w.KeyParam()])
 	case model.TargetSearch:
-		return "the " + g.w.Search.Noun + " you chose"
+		// The one just described, which the agent may have picked
+		// itself: "the itinerary you chose" would put words in the
+		// customer's mouth.
+		return "that " + g.w.Search.Noun
 	case model.TargetUser:
 		return "your account"
 	}

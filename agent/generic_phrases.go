@@ -161,11 +161,10 @@ var proposeObject = []string{": <object>", " — <object>", ", namely <object>",
 // proposeSwap pairs a picked element with its replacement.
 var proposeSwap = []string{"<old> for <new>", "<old>, to be replaced by <new>", "<new> in place of <old>"}
 
-// proposePeople names the people a write is for.
+// proposePeople names the people a write is for: by name, never in a
+// list of what it comes with ("with travel insurance, passengers Hiro
+// Zhou and no checked bags" reads as a record, and miscounts one).
 var proposePeople = []string{"for <who>"}
-
-// proposePeopleWith names them among what the write comes with.
-var proposePeopleWith = []string{"<what> <who>"}
 
 // proposeAccount names the customer's own record by its key, which the
 // customer gave and the yes is to.

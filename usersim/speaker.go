@@ -166,6 +166,9 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 		// asks something else; the detail comes when the agent asks
 		// again. Never at a proposal: its yes must follow it.
 		u.digressed = true
+		if u.rng.IntN(2) == 0 {
+			return dialog.Turn{Text: u.say(asides, nil), Acts: []dialog.Act{{Type: "digress", Goal: ask.Goal, Intent: "agent"}}}
+		}
 		return dialog.Turn{Text: u.say(digressions, nil), Acts: []dialog.Act{{Type: "digress", Goal: ask.Goal}}}
 	}
 	switch ask.Kind {

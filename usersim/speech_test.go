@@ -53,7 +53,7 @@ func allForms(tmpl string) []string {
 func customerBanks() map[string][]string {
 	return map[string][]string{
 		"greetings": greetings, "confirms": confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks,
-		"reminders": reminders, "digressions": digressions, "verboseFillers": verboseFillers, "impatientOpeners": impatientOpeners,
+		"reminders": reminders, "digressions": digressions, "asides": asides, "verboseFillers": verboseFillers, "impatientOpeners": impatientOpeners,
 		"impatientClosers": impatientClosers, "failedOverLeads": failedOverLeads, "forgotKey": forgotKey, "notSure": notSure,
 		"genericIdentify": genericIdentify, "genericIdentifyRest": genericIdentifyRest, "genericIdentifyRetry": genericIdentifyRetry,
 		"genericRequests": genericRequests, "genericQuestions": genericQuestions, "genericSlotPieces": genericSlotPieces,
