@@ -101,6 +101,12 @@ func (u *speaker) say(tmpls []string, slots map[string]string, literal ...string
 			mark := "\x00" + strconv.Itoa(k) + "\x00"
 			slots = maps.Clone(slots)
 			slots[name] = mark
+			if strings.HasSuffix(v, ".") || strings.HasSuffix(v, "!") || strings.HasSuffix(v, "?") {
+				// A value that ends its own sentence takes no second
+				// stop from the template ("… (R lang).."); listed first,
+				// the longer mark wins.
+				later = append(later, mark+".", v)
+			}
 			later = append(later, mark, v)
 		}
 	}
