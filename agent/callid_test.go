@@ -134,6 +134,7 @@ var phraseBanks = map[string]phraseBank{
 	"holdRefusalHigher":       {holdRefusalHigher, nil},
 	"steerBack":               {steerBack, nil},
 	"steerBackSelf":           {steerBackSelf, nil},
+	"genericAskWhether":       {genericAskWhether, []string{"opt"}},
 	"identifyRest":            {identifyRest, []string{"missing"}},
 	"passOver":                {passOver, []string{"what"}},
 	"defaultChoice":           {defaultChoice, []string{"default"}},

@@ -596,6 +596,20 @@ func offered(p *model.ParamModel) bool {
 	return true
 }
 
+// whether is the thing a two-valued slot's words offer when the other
+// value is its absence ("travel insurance" beside "no travel insurance").
+func whether(said []string) (string, bool) {
+	if len(said) != 2 {
+		return "", false
+	}
+	for i, s := range said {
+		if said[1-i] == "no "+s || said[1-i] == "without "+s {
+			return s, true
+		}
+	}
+	return "", false
+}
+
 // askSlot asks for a value the customer states: as a count, among the
 // pack's words for its choices, or by its name.
 func (a *Generic) askSlot(g *ggoal, name string) string {
@@ -604,6 +618,9 @@ func (a *Generic) askSlot(g *ggoal, name string) string {
 		return a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
 	}
 	if said := saidChoices(p); said != nil {
+		if opt, ok := whether(said); ok {
+			return a.say(genericAskWhether, map[string]string{"opt": opt})
+		}
 		return a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
 	}
 	opts := ""

@@ -53,6 +53,14 @@ var genericAskSaid = []string{
 	"{|And |Now, |Also, |Next, }{which would you like|what would you prefer|which do you want|what's your preference|what should it be}: <opts>?",
 }
 
+// genericAskWhether asks for a slot whose two values the pack words as
+// a thing and its absence ("travel insurance", "no travel insurance"):
+// offered as a yes/no, never "travel insurance or no travel insurance?".
+var genericAskWhether = []string{
+	"{|And |Now, |Also, |Next, |Then }{would you like|do you want|shall I add|should I include|will you be wanting} <opt>{| on this}?",
+	"{|And |Now, |Also, |Next, }{do you want|would you like} <opt>{, or not| or not}?",
+}
+
 // genericAskCount asks for a count among a run of them: <what> is the
 // pack's words after the number ("checked bags in total").
 var genericAskCount = []string{

@@ -136,6 +136,10 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 			objects = append(objects, a.swapWords(g, p, replaced[p.Name]))
 		case p.Pick != nil && !p.Pick.User:
 			objects = append(objects, a.pickedWords(g, p, v))
+		case p.Pick != nil && dialog.ContainsWord(phrase, model.ArgWords(p.Name)):
+			// "change the passengers on reservation X to Kofi Keller",
+			// not "… for Kofi Keller".
+			pp.to = append(pp.to, "to "+a.argText(g, p, v))
 		case p.Pick != nil:
 			pp.people = append(pp.people, a.clause(proposePeople, map[string]string{"who": a.argText(g, p, v)}))
 		case g.w.TargetKind == model.TargetSearch && (p.Source == model.SrcTarget || p.Source == model.SrcConst):

@@ -48,3 +48,24 @@ func TestFoundDetailAfterColon(t *testing.T) {
 		t.Error("no seed introduced the record with a colon; the test checks nothing")
 	}
 }
+
+// TestWhether: a two-valued slot worded as a thing and its absence is
+// asked as a yes/no on the thing; any other pair is offered as it is.
+func TestWhether(t *testing.T) {
+	for _, tc := range []struct {
+		said []string
+		want string
+		ok   bool
+	}{
+		{[]string{"travel insurance", "no travel insurance"}, "travel insurance", true},
+		{[]string{"no travel insurance", "travel insurance"}, "travel insurance", true},
+		{[]string{"gift wrap", "without gift wrap"}, "gift wrap", true},
+		{[]string{"economy", "business"}, "", false},
+		{[]string{"travel insurance", "no travel insurance", "maybe"}, "", false},
+	} {
+		got, ok := whether(tc.said)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("whether(%q) = %q, %v; want %q, %v", tc.said, got, ok, tc.want, tc.ok)
+		}
+	}
+}
