@@ -112,6 +112,7 @@ var phraseBanks = map[string]phraseBank{
 	"foundYours":              {foundYours, []string{"what", "detail"}},
 	"proposeObject":           {proposeObject, []string{"object"}},
 	"proposeSwap":             {proposeSwap, []string{"old", "new"}},
+	"proposeSwapMany":         {proposeSwapMany, []string{"old", "new"}},
 	"proposePeople":           {proposePeople, []string{"who"}},
 	"proposeAccount":          {proposeAccount, []string{"noun", "id"}},
 	"proposeOwnKey":           {proposeOwnKey, []string{"what", "id"}},

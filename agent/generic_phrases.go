@@ -169,6 +169,9 @@ var proposeObject = []string{": <object>", " — <object>", ", namely <object>",
 // proposeSwap pairs a picked element with its replacement.
 var proposeSwap = []string{"<old> for <new>", "<old>, to be replaced by <new>", "<new> in place of <old>"}
 
+// proposeSwapMany pairs each of several: no form with a comma of its own.
+var proposeSwapMany = []string{"<old> for <new>", "<new> in place of <old>"}
+
 // proposePeople names the people a write is for: by name, never in a
 // list of what it comes with ("with travel insurance, passengers Hiro
 // Zhou and no checked bags" reads as a record, and miscounts one).

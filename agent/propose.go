@@ -244,11 +244,21 @@ func (a *Generic) swapWords(g *ggoal, pick, repl *model.ParamModel) string {
 	if len(olds) != len(news) {
 		return the(pick, a.argText(g, pick, g.args[pick.Name])) + " for " + a.argText(g, repl, g.args[repl.Name])
 	}
+	// One form for every pair, and a comma between pairs: "A for B
+	// and C in place of D" reads as B and C going in together.
+	forms := proposeSwap
+	if len(olds) > 1 {
+		forms = proposeSwapMany
+	}
+	form := []string{forms[a.rng.IntN(len(forms))]}
 	pairs := make([]string, len(olds))
 	for i, o := range olds {
-		pairs[i] = a.clause(proposeSwap, map[string]string{"old": the(pick, a.argText(g, pick, o)), "new": the(pick, news[i])})
+		pairs[i] = a.clause(form, map[string]string{"old": the(pick, a.argText(g, pick, o)), "new": the(pick, news[i])})
 	}
-	return model.JoinAnd(pairs)
+	if len(pairs) > 1 {
+		return strings.Join(pairs[:len(pairs)-1], ", ") + ", and " + pairs[len(pairs)-1]
+	}
+	return pairs[0]
 }
 
 // pickedWords says the elements a write picks from its record, each as
