@@ -250,10 +250,12 @@ func (a *Generic) swapWords(g *ggoal, pick, repl *model.ParamModel) string {
 	if len(olds) > 1 {
 		forms = proposeSwapMany
 	}
-	form := []string{forms[a.rng.IntN(len(forms))]}
+	// The form is drawn once with its slots left in (a filled value is
+	// never filled again), then filled pair by pair.
+	form := a.clause(forms, map[string]string{"old": "<old>", "new": "<new>"})
 	pairs := make([]string, len(olds))
 	for i, o := range olds {
-		pairs[i] = a.clause(form, map[string]string{"old": the(pick, a.argText(g, pick, o)), "new": the(pick, news[i])})
+		pairs[i] = dialog.Fill(form, map[string]string{"old": the(pick, a.argText(g, pick, o)), "new": the(pick, news[i])})
 	}
 	if len(pairs) > 1 {
 		return strings.Join(pairs[:len(pairs)-1], ", ") + ", and " + pairs[len(pairs)-1]
