@@ -55,7 +55,7 @@ func customerBanks() map[string][]string {
 		"greetings": greetings, "confirms": confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks,
 		"reminders": reminders, "digressions": digressions, "asides": asides, "verboseFillers": verboseFillers, "impatientOpeners": impatientOpeners,
 		"impatientClosers": impatientClosers, "failedOverLeads": failedOverLeads, "forgotKey": forgotKey, "notSure": notSure,
-		"genericIdentify": genericIdentify, "genericIdentifyRest": genericIdentifyRest, "genericIdentifyRetry": genericIdentifyRetry,
+		"genericIdentify": genericIdentify, "genericIdentifyOne": genericIdentifyOne, "genericIdentifyRest": genericIdentifyRest, "genericIdentifyRetry": genericIdentifyRetry,
 		"genericRequests": genericRequests, "genericQuestions": genericQuestions, "genericSlotPieces": genericSlotPieces,
 		"genericSaidPieces": genericSaidPieces, "genericTextPieces": genericTextPieces, "genericChoicePieces": genericChoicePieces,
 		"genericGroupPieces": genericGroupPieces, "genericPickPieces": genericPickPieces, "genericNewPieces": genericNewPieces,
