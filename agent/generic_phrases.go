@@ -153,7 +153,7 @@ var choiceUnusable = []string{
 var toolRefuse = []string{
 	"{I'm sorry, {I can't|I'm not able to}|Unfortunately, {I can't|I'm not able to}|I'm afraid I {can't|am not able to}} <what>{, because|, since|, as|:} <reason>.",
 	"{I've checked, and|I looked into it, and} {I'm sorry, but|unfortunately} I can't <what>: {the policy doesn't allow it here|this isn't allowed}. {That's because|The reason is that|It comes down to this:} <reason>.",
-	"{I've looked at it, and|Having checked,|I'm sorry:} <reason>, {so I can't|which means I can't|so I'm not able to} <what>.",
+	"{I've looked at it:|Having checked,|I'm sorry:} <reason>, {so I can't|which means I can't|so I'm not able to} <what>.",
 }
 
 var genericRefuse = []string{
