@@ -708,6 +708,13 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			}
 			g.resolved = true
 			a.check(ctx, g)
+			if g.w != nil {
+				if _, v, ok := g.w.RefusedOnTarget(ctx, a.st, g.obj); ok {
+					// The record alone decides it: refused now, before
+					// the customer is asked for anything more.
+					return nil, joinText([]string{said}, a.toolRefusal(g, v.Why)), true
+				}
+			}
 			// A write with allow rules is refused by them, citing their
 			// condition; its preconditions only narrow the tasks.
 			if g.w != nil && len(g.w.Allows) == 0 && !g.w.Allowed(g.obj) {

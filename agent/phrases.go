@@ -124,7 +124,7 @@ var steerBack = []string{
 // real person?") as an assistant honestly would, and returns to the task.
 var steerBackSelf = []string{
 	"{I'm a virtual assistant|I'm an automated assistant|I'm the automated assistant for this chat}{, not a person|, here for your request|}. {Let's get back to your request|Back to what you came in for|Let me keep going with your request}.",
-	"{Ha, fair question|Good question}{!|.} {I'm an automated assistant|I'm a virtual assistant here}{, so I don't keep track of that|}. {Now, back to your request|Let's finish what you came in for}.",
+	"{Ha, fair question|Good question}{!|.} {I'm an automated assistant|I'm a virtual assistant here}{, not a person|}. {Now, back to your request|Let's finish what you came in for}.",
 }
 
 var holdRefusal = []string{
