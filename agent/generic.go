@@ -363,6 +363,10 @@ func (a *Generic) absorb(act dialog.Act) {
 		}
 	case "digress":
 		// The question it asked is asked again after this.
+		if act.Intent == "agent" {
+			a.sorry = append(a.sorry, a.say(steerBackSelf, nil))
+			break
+		}
 		a.sorry = append(a.sorry, a.say(steerBack, nil))
 	case "confirm":
 		if g := a.goals[act.Goal]; g != nil && g.propose {
@@ -592,6 +596,20 @@ func offered(p *model.ParamModel) bool {
 	return true
 }
 
+// whether is the thing a two-valued slot's words offer when the other
+// value is its absence ("travel insurance" beside "no travel insurance").
+func whether(said []string) (string, bool) {
+	if len(said) != 2 {
+		return "", false
+	}
+	for i, s := range said {
+		if said[1-i] == "no "+s || said[1-i] == "without "+s {
+			return s, true
+		}
+	}
+	return "", false
+}
+
 // askSlot asks for a value the customer states: as a count, among the
 // pack's words for its choices, or by its name.
 func (a *Generic) askSlot(g *ggoal, name string) string {
@@ -600,6 +618,9 @@ func (a *Generic) askSlot(g *ggoal, name string) string {
 		return a.say(genericAskCount, map[string]string{"what": what, "lo": lo, "hi": hi})
 	}
 	if said := saidChoices(p); said != nil {
+		if opt, ok := whether(said); ok {
+			return a.say(genericAskWhether, map[string]string{"opt": opt})
+		}
 		return a.say(genericAskSaid, map[string]string{"opts": model.JoinOr(said)})
 	}
 	opts := ""
@@ -687,6 +708,13 @@ func (a *Generic) work(ctx context.Context, g *ggoal) (*Turn, string, bool) {
 			}
 			g.resolved = true
 			a.check(ctx, g)
+			if g.w != nil {
+				if _, v, ok := g.w.RefusedOnTarget(ctx, a.st, g.obj); ok {
+					// The record alone decides it: refused now, before
+					// the customer is asked for anything more.
+					return nil, joinText([]string{said}, a.toolRefusal(g, v.Why)), true
+				}
+			}
 			// A write with allow rules is refused by them, citing their
 			// condition; its preconditions only narrow the tasks.
 			if g.w != nil && len(g.w.Allows) == 0 && !g.w.Allowed(g.obj) {
@@ -1139,6 +1167,11 @@ func (a *Generic) sayFound(label string, c *model.CollModel, key string, describ
 		// "I see your pending order, order #W1046662:" leads to nothing.
 		return head + "."
 	}
+	if head, ok := strings.CutSuffix(text, ": "+detail); ok && strings.HasPrefix(detail, "It") {
+		// After a colon the detail goes on the sentence: "reservation
+		// S88A77: it's a reservation from LGA", not ": It's".
+		return head + ": " + strings.ToLower(detail[:1]) + detail[1:]
+	}
 	return text
 }
 
@@ -1517,7 +1550,10 @@ func (a *Generic) targetWords(g *ggoal) string {
 	case model.TargetColl:
 		return g.w.Coll.Noun + " " + tools.Text(g.args[g.w.KeyParam()])
 	case model.TargetSearch:
-		return "the " + g.w.Search.Noun + " you chose"
+		// The one just described, which the agent may have picked
+		// itself: "the itinerary you chose" would put words in the
+		// customer's mouth.
+		return "that " + g.w.Search.Noun
 	case model.TargetUser:
 		return "your account"
 	}

@@ -79,7 +79,7 @@ func (a *Generic) cannotPay(ctx context.Context, g *ggoal, args map[string]any) 
 // would move as the fork with another choice (other, went) shows it.
 func (a *Generic) shortfallOf(g *ggoal, p *model.ParamModel, mine map[string]any, toolErr string, other map[string]any, went tools.Result) shortfall {
 	what, amount, raw := a.amountDue(g, other, went)
-	choice := a.argText(g, p, mine[p.Choose.ID])
+	choice := a.choiceWords(g, p, mine[p.Choose.ID])
 	noun := model.Singular(model.Words(model.LastStep(p.Choose.From)))
 	balField, balance := soleNumber(mine)
 	why := strings.TrimSuffix(strings.TrimPrefix(toolErr, "Error: "), ".")
@@ -220,7 +220,7 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 // agent has only the bare id, which is no way to name it.
 func (a *Generic) methodText(g *ggoal, p *model.ParamModel) string {
 	v := p.Chosen(g.args[p.Name])
-	if t := a.argText(g, p, v); t != tools.Text(v) {
+	if t := a.choiceWords(g, p, g.args[p.Name]); t != tools.Text(v) {
 		return t
 	}
 	if say := g.slots[p.Name]; say != "" && say == p.Choose.DefaultSay {

@@ -53,6 +53,14 @@ var genericAskSaid = []string{
 	"{|And |Now, |Also, |Next, }{which would you like|what would you prefer|which do you want|what's your preference|what should it be}: <opts>?",
 }
 
+// genericAskWhether asks for a slot whose two values the pack words as
+// a thing and its absence ("travel insurance", "no travel insurance"):
+// offered as a yes/no, never "travel insurance or no travel insurance?".
+var genericAskWhether = []string{
+	"{|And |Now, |Also, |Next, |Then }{would you like|do you want|shall I add|should I include|will you be wanting} <opt>{| on this}?",
+	"{|And |Now, |Also, |Next, }{do you want|would you like} <opt>{, or not| or not}?",
+}
+
 // genericAskCount asks for a count among a run of them: <what> is the
 // pack's words after the number ("checked bags in total").
 var genericAskCount = []string{
@@ -145,7 +153,7 @@ var choiceUnusable = []string{
 var toolRefuse = []string{
 	"{I'm sorry, {I can't|I'm not able to}|Unfortunately, {I can't|I'm not able to}|I'm afraid I {can't|am not able to}} <what>{, because|, since|, as|:} <reason>.",
 	"{I've checked, and|I looked into it, and} {I'm sorry, but|unfortunately} I can't <what>: {the policy doesn't allow it here|this isn't allowed}. {That's because|The reason is that|It comes down to this:} <reason>.",
-	"{I've looked at it, and|Having checked,|I'm sorry:} <reason>, {so I can't|which means I can't|so I'm not able to} <what>.",
+	"{I've looked at it:|Having checked,|I'm sorry:} <reason>, {so I can't|which means I can't|so I'm not able to} <what>.",
 }
 
 var genericRefuse = []string{
@@ -161,11 +169,13 @@ var proposeObject = []string{": <object>", " — <object>", ", namely <object>",
 // proposeSwap pairs a picked element with its replacement.
 var proposeSwap = []string{"<old> for <new>", "<old>, to be replaced by <new>", "<new> in place of <old>"}
 
-// proposePeople names the people a write is for.
-var proposePeople = []string{"for <who>"}
+// proposeSwapMany pairs each of several: no form with a comma of its own.
+var proposeSwapMany = []string{"<old> for <new>", "<new> in place of <old>"}
 
-// proposePeopleWith names them among what the write comes with.
-var proposePeopleWith = []string{"<what> <who>"}
+// proposePeople names the people a write is for: by name, never in a
+// list of what it comes with ("with travel insurance, passengers Hiro
+// Zhou and no checked bags" reads as a record, and miscounts one).
+var proposePeople = []string{"for <who>"}
 
 // proposeAccount names the customer's own record by its key, which the
 // customer gave and the yes is to.

@@ -120,6 +120,13 @@ var steerBack = []string{
 	"{I'll have to leave that one aside|That's beyond what this chat covers|I don't have details on that}{, sorry|}. {For now, let's finish what you came in for|Let's get your request done|Back to your request}.",
 }
 
+// steerBackSelf answers a question about the agent itself ("are you a
+// real person?") as an assistant honestly would, and returns to the task.
+var steerBackSelf = []string{
+	"{I'm a virtual assistant|I'm an automated assistant|I'm the automated assistant for this chat}{, not a person|, here for your request|}. {Let's get back to your request|Back to what you came in for|Let me keep going with your request}.",
+	"{Ha, fair question|Good question}{!|.} {I'm an automated assistant|I'm a virtual assistant here}{, not a person|}. {Now, back to your request|Let's finish what you came in for}.",
+}
+
 var holdRefusal = []string{
 	"{I understand|I hear you|I'm really sorry}{, and I wish I could help|}{.|,} {but I can't make an exception|but the policy doesn't allow exceptions here|but this isn't something I'm able to override}{.|, I'm afraid.}",
 	"{I'm sorry|I understand how frustrating this is}, {but I'm not able to make an exception to the policy|but the policy is the same for every customer, so I can't make an exception}.",

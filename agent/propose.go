@@ -113,7 +113,7 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 	groups := map[string][]*model.ParamModel{}
 	var groupOrder []string
 	var objects []string
-	for _, p := range g.w.Params {
+	for _, p := range sayOrder(g.w) {
 		v, ok := g.args[p.Name]
 		if !ok || v == "" || p.Replace != nil {
 			// An empty line of an address is not a detail to confirm; a
@@ -136,10 +136,12 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 			objects = append(objects, a.swapWords(g, p, replaced[p.Name]))
 		case p.Pick != nil && !p.Pick.User:
 			objects = append(objects, a.pickedWords(g, p, v))
-		case p.Pick != nil && a.rng.IntN(2) == 0:
-			pp.people = append(pp.people, a.clause(proposePeople, map[string]string{"who": a.argText(g, p, v)}))
+		case p.Pick != nil && dialog.ContainsWord(phrase, model.ArgWords(p.Name)):
+			// "change the passengers on reservation X to Kofi Keller",
+			// not "… for Kofi Keller".
+			pp.to = append(pp.to, "to "+a.argText(g, p, v))
 		case p.Pick != nil:
-			pp.with = append(pp.with, a.clause(proposePeopleWith, map[string]string{"who": a.argText(g, p, v), "what": model.ArgWords(p.Name)}))
+			pp.people = append(pp.people, a.clause(proposePeople, map[string]string{"who": a.argText(g, p, v)}))
 		case g.w.TargetKind == model.TargetSearch && (p.Source == model.SrcTarget || p.Source == model.SrcConst):
 			trip = append(trip, p)
 		case p.Source == model.SrcUserKey || a.m.Users != nil && a.m.Users.Coll != nil && p.Name == a.m.Users.Coll.Key:
@@ -159,6 +161,24 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 	}
 	pp.object = model.JoinAnd(objects)
 	return pp
+}
+
+// sayOrder is the order a proposal names a write's arguments in: the
+// tool's own (its schema's required list, which its author wrote in the
+// order a person fills the form: bags before the paid ones, insurance
+// last), then the rest by name. The model keeps them by name, which
+// reads as a record: "travel insurance, no paid bags and 2 checked bags".
+func sayOrder(w *model.WriteModel) []*model.ParamModel {
+	req := model.RequiredOrder(w.Tool)
+	pos := func(p *model.ParamModel) int {
+		if i := slices.Index(req, p.Name); i >= 0 {
+			return i
+		}
+		return len(req)
+	}
+	out := slices.Clone(w.Params)
+	slices.SortStableFunc(out, func(x, y *model.ParamModel) int { return cmp.Compare(pos(x), pos(y)) })
+	return out
 }
 
 // userNoun is what the pack calls a customer's record ("profile").
@@ -224,11 +244,23 @@ func (a *Generic) swapWords(g *ggoal, pick, repl *model.ParamModel) string {
 	if len(olds) != len(news) {
 		return the(pick, a.argText(g, pick, g.args[pick.Name])) + " for " + a.argText(g, repl, g.args[repl.Name])
 	}
+	// One form for every pair, and a comma between pairs: "A for B
+	// and C in place of D" reads as B and C going in together.
+	forms := proposeSwap
+	if len(olds) > 1 {
+		forms = proposeSwapMany
+	}
+	// The form is drawn once with its slots left in (a filled value is
+	// never filled again), then filled pair by pair.
+	form := a.clause(forms, map[string]string{"old": "<old>", "new": "<new>"})
 	pairs := make([]string, len(olds))
 	for i, o := range olds {
-		pairs[i] = a.clause(proposeSwap, map[string]string{"old": the(pick, a.argText(g, pick, o)), "new": the(pick, news[i])})
+		pairs[i] = dialog.Fill(form, map[string]string{"old": the(pick, a.argText(g, pick, o)), "new": the(pick, news[i])})
 	}
-	return model.JoinAnd(pairs)
+	if len(pairs) > 1 {
+		return strings.Join(pairs[:len(pairs)-1], ", ") + ", and " + pairs[len(pairs)-1]
+	}
+	return pairs[0]
 }
 
 // pickedWords says the elements a write picks from its record, each as
@@ -286,6 +318,12 @@ func (a *Generic) choiceWords(g *ggoal, p *model.ParamModel, v any) string {
 		if tools.Text(o[p.Choose.ID]) != tools.Text(id) && p.Choose.Words(o) == w {
 			return yours(w) + " (" + tools.Text(id) + ")"
 		}
+	}
+	if d, ok := p.Choose.DefaultValue(g.obj); ok && tools.Text(d) == tools.Text(id) && g.slots[p.Name] == p.Choose.DefaultSay {
+		// The customer asked for it as "the original payment method":
+		// the proposal says that is what the card is, or they cannot
+		// tell it is the one they meant.
+		return yours(w) + " (" + p.Choose.DefaultSay + ")"
 	}
 	return yours(w)
 }

@@ -1640,6 +1640,17 @@ func (p *gplan) buildGoal(w *model.WriteModel, mode string, refuse bool) error {
 		return err
 	}
 	needs = append(needs, t.needs...)
+	if refuse {
+		if rule, v, ok := w.RefusedOnTarget(p.ctx, p.st, t.obj); ok {
+			// Refused on the record alone: the agent refuses once it has
+			// read it, and nothing it would have asked or looked up
+			// after (the reason, the items, their replacements) is in
+			// the ground truth.
+			goal.Target = t.sel
+			p.outputs = append(p.outputs, record.Output{Goal: gi, Name: rule.Rule.Name, Value: v.Why})
+			return p.keepRefusal(w, t, goal, "")
+		}
+	}
 	if !refuse {
 		checks, err := p.checks(w, t)
 		if err != nil {

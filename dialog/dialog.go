@@ -17,8 +17,10 @@ type Act struct {
 	// correct (a detail was wrong; the act carries the right one), figure
 	// (the policy's figure was not stated before the yes was asked for)
 	// and pushback (asks for an exception to a refusal).
-	Type     string
-	Goal     int
+	Type string
+	Goal int
+	// Intent is the request's intent; on a digress act, "agent" when the
+	// customer asked about the agent itself.
 	Intent   string
 	Target   *record.Selector
 	Items    []record.Selector

@@ -1,6 +1,7 @@
 package domains_test
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -114,5 +115,68 @@ func TestMayPermitNarrowsTargets(t *testing.T) {
 				t.Errorf("%s: order %s (%s) indexed as allowed: %v, want %v", tool, k, v.(map[string]any)["status"], indexed[k], want)
 			}
 		}
+	}
+}
+
+// A request the order's status alone refuses is refused as soon as the
+// order is read: no question to the customer in between (the reason,
+// the items, their replacements, a payment method), in the ground truth
+// and in the dialogue alike, and every such dialogue verifies.
+func TestRefusedOnTheRecordAtOnce(t *testing.T) {
+	fx, err := testplay.NewFixture("retail", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	played, err := testplay.Play(fx.D, fx.Gen, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orderID := regexp.MustCompile(`#W\d+`)
+	early := 0
+	for _, p := range played {
+		for gi, g := range p.BP.Goals {
+			if g.Kind != record.GoalRefuse {
+				continue
+			}
+			for _, o := range p.BP.Outputs {
+				if o.Goal != gi || !strings.HasSuffix(o.Name, "_only_pending") && !strings.HasSuffix(o.Name, "_only_delivered") {
+					continue
+				}
+				if len(g.Slots) > 0 {
+					t.Errorf("%s goal %d: refused on the order's status, yet the customer has %v to say", p.BP.ID, gi, g.Slots)
+				}
+				ms := p.TR.Messages
+				at := slices.IndexFunc(ms, func(m record.Message) bool {
+					return m.Role == "assistant" && strings.Contains(m.Content, o.Value[1:])
+				})
+				if at < 0 {
+					t.Errorf("%s goal %d: no message cites %q", p.BP.ID, gi, o.Value)
+					continue
+				}
+				key := orderID.FindString(ms[at].Content)
+				read := -1
+				for k := at - 1; k >= 0 && read < 0; k-- {
+					for _, c := range ms[k].ToolCalls {
+						if c.Function.Name == "get_order_details" && strings.Contains(c.Function.Arguments, key) {
+							read = k
+						}
+					}
+				}
+				if read < 0 {
+					t.Errorf("%s goal %d: order %s refused unread", p.BP.ID, gi, key)
+					continue
+				}
+				for k := read; k < at; k++ {
+					if ms[k].Role == "user" {
+						t.Errorf("%s goal %d: the customer was asked something (message %d) between reading %s and refusing it", p.BP.ID, gi, k, key)
+						break
+					}
+				}
+				early++
+			}
+		}
+	}
+	if early < 10 {
+		t.Errorf("%d refusals on an order's status in 300 tasks, want at least 10", early)
 	}
 }

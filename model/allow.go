@@ -210,17 +210,7 @@ func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[str
 	if len(w.Allows) == 0 {
 		return true
 	}
-	args := map[string]any{}
-	for _, p := range w.Params {
-		switch p.Source {
-		case SrcTargetKey:
-			args[p.Name] = Typed(p.Schema, tools.Text(obj[w.Coll.Key]))
-		case SrcTarget:
-			if v, ok := p.TargetValue(obj); ok {
-				args[p.Name] = v
-			}
-		}
-	}
+	args := w.targetArgs(obj)
 	for k := range w.FactSets() {
 		facts := map[string]any{}
 		for name, v := range w.FactSet(k) {
@@ -234,4 +224,64 @@ func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[str
 		}
 	}
 	return false
+}
+
+// targetArgs are the arguments the target obj alone gives: its key and
+// the fields the write copies from it.
+func (w *WriteModel) targetArgs(obj map[string]any) map[string]any {
+	args := map[string]any{}
+	for _, p := range w.Params {
+		switch p.Source {
+		case SrcTargetKey:
+			args[p.Name] = Typed(p.Schema, tools.Text(obj[w.Coll.Key]))
+		case SrcTarget:
+			if v, ok := p.TargetValue(obj); ok {
+				args[p.Name] = v
+			}
+		}
+	}
+	return args
+}
+
+// RefusedOnTarget tells whether the allow rules refuse the write on the
+// target obj whatever the customer would say: for every set of facts
+// the same rule is the first to refuse it, with the same condition,
+// given the arguments the target alone gives. A careful agent refuses
+// such a request as soon as it has read the record, before it asks for
+// anything else, and the generator's ground truth does the same (a
+// cancelled order is refused before its reason is asked; an order
+// delivered before the items to change are named or looked up). A rule
+// that needs another argument fails without it and decides nothing
+// here; a hand-over to a human is not refused.
+func (w *WriteModel) RefusedOnTarget(ctx context.Context, st *tools.State, obj map[string]any) (*AllowModel, pack.Verdict, bool) {
+	if len(w.Allows) == 0 || w.TargetKind != TargetColl {
+		return nil, pack.Verdict{}, false
+	}
+	args := w.targetArgs(obj)
+	var rule *AllowModel
+	var verdict pack.Verdict
+	for k := range w.FactSets() {
+		facts := map[string]any{}
+		for name, v := range w.FactSet(k) {
+			facts[name] = v
+		}
+		var r *AllowModel
+		var v pack.Verdict
+		for _, a := range w.Allows {
+			got, err := a.check(ctx, st, args, facts)
+			if err == nil && !got.Allowed() {
+				r, v = a, got
+				break
+			}
+		}
+		switch {
+		case r == nil || v.Transfer:
+			return nil, pack.Verdict{}, false
+		case rule == nil:
+			rule, verdict = r, v
+		case r != rule || v.Why != verdict.Why:
+			return nil, pack.Verdict{}, false
+		}
+	}
+	return rule, verdict, rule != nil
 }

@@ -2019,6 +2019,14 @@ func paramSchema(t *tools.Tool, name string) map[string]any {
 // RequiredParams lists the names a tool's schema marks required, sorted;
 // none for a nil tool.
 func RequiredParams(t *tools.Tool) []string {
+	out := RequiredOrder(t)
+	sort.Strings(out)
+	return out
+}
+
+// RequiredOrder is RequiredParams in the schema's own order, the order
+// its author wrote the form in.
+func RequiredOrder(t *tools.Tool) []string {
 	if t == nil {
 		return nil
 	}
@@ -2033,7 +2041,6 @@ func RequiredParams(t *tools.Tool) []string {
 	case []string:
 		out = append(out, r...)
 	}
-	sort.Strings(out)
 	return out
 }
 

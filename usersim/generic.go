@@ -155,6 +155,14 @@ var genericIdentify = []string{
 	"{I'm|This is} <name>{,|.} {my|the} <pairs>{.|}",
 }
 
+// genericIdentifyOne gives an identity of one detail.
+var genericIdentifyOne = []string{
+	"{Sure|Okay|Of course|Yes}{,| —} {it's|that's|that would be} <values>{.|}",
+	"<values>{, that's me|, that's my account| is me}{.|}",
+	"{I'm|You'll find me as|Look me up as} <values>{.|}",
+	"{Here you go|There you go|Here it is}: <values>{.|}",
+}
+
 // genericIdentifyRest gives the details left out before.
 var genericIdentifyRest = []string{
 	"{Oh, right|Sure|Of course|Sorry|Right}{,|!|.} {my|the} <pairs>{.|}",
@@ -982,6 +990,10 @@ func (u *Generic) answerIdentity(ask dialog.Ask, wrong bool) dialog.Turn {
 		tmpls = genericIdentifyRetry
 	case u.prof.terse:
 		tmpls = genericIdentify[2:3]
+	case len(u.identity(false)) == 1:
+		// One detail (a user id) is given as people give one, not only
+		// as "my user id is …".
+		tmpls = slices.Concat(tmpls, genericIdentifyOne)
 	}
 	return u.identifyTurn(wrong, tmpls)
 }

@@ -156,7 +156,7 @@ func TestTemplatesWellFormed(t *testing.T) {
 	lists := map[string][]string{
 		"greetings": greetings,
 		"confirms":  confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks, "reminders": reminders,
-		"verboseFillers": verboseFillers, "digressions": digressions, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers,
+		"verboseFillers": verboseFillers, "digressions": digressions, "asides": asides, "impatientOpeners": impatientOpeners, "impatientClosers": impatientClosers,
 		"failedOverLeads": failedOverLeads,
 	}
 	for k, v := range pieces {

@@ -89,7 +89,13 @@ var reminders = []string{
 // asks again.
 var digressions = []string{
 	"{Oh, before that|Actually, quick question first|Sorry, random question|Before I forget|Side question|Oh, one thing first}{:|,} {do you know if|can you tell me whether|any idea if|is it true that} {support is open on weekends|there's a phone line I could call next time|I can get updates by text|there's a mobile app for this|this chat is saved somewhere|I could talk to the same person next time}?",
-	"{Hmm, wait|Hang on|Oh|Um}{.|,} {how long have you been doing this job|is it busy today|do you get a lot of people like me|are you a real person, by the way}? {Just curious.|Sorry, I'm curious.|Anyway.|}",
+}
+
+// asides are the same customer's question about the agent itself: the
+// act says so (Intent "agent"), so the agent answers what it is rather
+// than calling the question outside its chat.
+var asides = []string{
+	"{Hmm, wait|Hang on|Oh|Um}{.|,} {how long have you been doing this job|is it busy today|do you get a lot of people like me|are you a real person, by the way|am I talking to a bot}? {Just curious.|Sorry, I'm curious.|Anyway.|}",
 }
 
 // verboseFillers are said whatever the pack's domain (an airline, a

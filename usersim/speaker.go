@@ -101,6 +101,12 @@ func (u *speaker) say(tmpls []string, slots map[string]string, literal ...string
 			mark := "\x00" + strconv.Itoa(k) + "\x00"
 			slots = maps.Clone(slots)
 			slots[name] = mark
+			if strings.HasSuffix(v, ".") || strings.HasSuffix(v, "!") || strings.HasSuffix(v, "?") {
+				// A value that ends its own sentence takes no second
+				// stop from the template ("… (R lang).."); listed first,
+				// the longer mark wins.
+				later = append(later, mark+".", v)
+			}
 			later = append(later, mark, v)
 		}
 	}
@@ -166,6 +172,9 @@ func (u *speaker) respond(c customer, ask dialog.Ask) dialog.Turn {
 		// asks something else; the detail comes when the agent asks
 		// again. Never at a proposal: its yes must follow it.
 		u.digressed = true
+		if u.rng.IntN(2) == 0 {
+			return dialog.Turn{Text: u.say(asides, nil), Acts: []dialog.Act{{Type: "digress", Goal: ask.Goal, Intent: "agent"}}}
+		}
 		return dialog.Turn{Text: u.say(digressions, nil), Acts: []dialog.Act{{Type: "digress", Goal: ask.Goal}}}
 	}
 	switch ask.Kind {

@@ -53,9 +53,9 @@ func allForms(tmpl string) []string {
 func customerBanks() map[string][]string {
 	return map[string][]string{
 		"greetings": greetings, "confirms": confirms, "revisions": revisions, "dones": dones, "nextGoal": nextGoal, "acks": acks,
-		"reminders": reminders, "digressions": digressions, "verboseFillers": verboseFillers, "impatientOpeners": impatientOpeners,
+		"reminders": reminders, "digressions": digressions, "asides": asides, "verboseFillers": verboseFillers, "impatientOpeners": impatientOpeners,
 		"impatientClosers": impatientClosers, "failedOverLeads": failedOverLeads, "forgotKey": forgotKey, "notSure": notSure,
-		"genericIdentify": genericIdentify, "genericIdentifyRest": genericIdentifyRest, "genericIdentifyRetry": genericIdentifyRetry,
+		"genericIdentify": genericIdentify, "genericIdentifyOne": genericIdentifyOne, "genericIdentifyRest": genericIdentifyRest, "genericIdentifyRetry": genericIdentifyRetry,
 		"genericRequests": genericRequests, "genericQuestions": genericQuestions, "genericSlotPieces": genericSlotPieces,
 		"genericSaidPieces": genericSaidPieces, "genericTextPieces": genericTextPieces, "genericChoicePieces": genericChoicePieces,
 		"genericGroupPieces": genericGroupPieces, "genericPickPieces": genericPickPieces, "genericNewPieces": genericNewPieces,
@@ -248,3 +248,17 @@ func TestNotLeading(t *testing.T) {
 }
 
 func lowStart(s string) bool { return s != "" && s[0] >= 'a' && s[0] <= 'z' && dialog.PlainWord(s) }
+
+// TestValueEndsItsSentence: a value said as it is that ends in its own
+// full stop takes no second one from the template; an ellipsis inside it
+// stays.
+func TestValueEndsItsSentence(t *testing.T) {
+	const v = "Shares his love of the C...language. And possibly R."
+	u := &speaker{rng: rngFor(5)}
+	for range 40 {
+		text := u.say(genericTextPieces, map[string]string{"what": "description", "value": v}, "value")
+		if !strings.Contains(text, v) || strings.Contains(text, "R..") {
+			t.Fatalf("%q", text)
+		}
+	}
+}
