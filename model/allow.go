@@ -268,7 +268,7 @@ func (w *WriteModel) RefusedOnTarget(ctx context.Context, st *tools.State, obj m
 		var r *AllowModel
 		var v pack.Verdict
 		for _, a := range w.Allows {
-			got, err := a.check(ctx, st, args, facts)
+			got, err := a.check(ctx, st, args, facts, true)
 			if err == nil && !got.Allowed() {
 				r, v = a, got
 				break
