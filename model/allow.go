@@ -212,10 +212,7 @@ func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[str
 	}
 	args := w.targetArgs(obj)
 	for k := range w.FactSets() {
-		facts := map[string]any{}
-		for name, v := range w.FactSet(k) {
-			facts[name] = v
-		}
+		facts := w.factsAt(k)
 		if !slices.ContainsFunc(w.Allows, func(a *AllowModel) bool {
 			v, err := a.check(ctx, st, args, facts, true)
 			return err == nil && !v.Allowed()
@@ -224,6 +221,15 @@ func (w *WriteModel) MayPermit(ctx context.Context, st *tools.State, obj map[str
 		}
 	}
 	return false
+}
+
+// factsAt is FactSet(k) as the rules take it.
+func (w *WriteModel) factsAt(k int) map[string]any {
+	facts := map[string]any{}
+	for name, v := range w.FactSet(k) {
+		facts[name] = v
+	}
+	return facts
 }
 
 // targetArgs are the arguments the target obj alone gives: its key and
@@ -261,10 +267,7 @@ func (w *WriteModel) RefusedOnTarget(ctx context.Context, st *tools.State, obj m
 	var rule *AllowModel
 	var verdict pack.Verdict
 	for k := range w.FactSets() {
-		facts := map[string]any{}
-		for name, v := range w.FactSet(k) {
-			facts[name] = v
-		}
+		facts := w.factsAt(k)
 		var r *AllowModel
 		var v pack.Verdict
 		for _, a := range w.Allows {
