@@ -108,3 +108,53 @@ func writesOf(t *testing.T, bp *record.Blueprint) ([]string, map[string][]string
 	}
 	return slices.Compact(slices.Sorted(slices.Values(shape))), orders
 }
+
+// TestRetailMovedCustomer generates 300 retail tasks of two or three
+// writes and counts those that change a pending order's address and the
+// default address, as τ²'s customers who moved do (the order first, the
+// account after, one new address for both). A change to the account
+// that may not follow a write on another record (follows:), or an
+// address drawn anew for each write, never gives them.
+func TestRetailMovedCustomer(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
+	d := load(t, "retail")
+	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 4, Writes: blueprints.Range{Min: 2, Max: 3},
+		Reads: blueprints.Range{Min: 2, Max: 7}, Refusals: 0.2, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, same := 0, 0
+	for i := 0; i < 300; i++ {
+		bp, err := gen.Generate(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := map[string][]string{}
+		for _, a := range bp.Actions {
+			if a.Kind != record.KindWrite || (a.Tool != "modify_pending_order_address" && a.Tool != "modify_user_address") {
+				continue
+			}
+			var args struct{ Address1, City, Zip string }
+			if err := json.Unmarshal(a.Arguments, &args); err != nil {
+				t.Fatalf("%s: %s arguments: %v", bp.ID, a.Tool, err)
+			}
+			addr[a.Tool] = append(addr[a.Tool], args.Address1+", "+args.City+" "+args.Zip)
+		}
+		if len(addr) < 2 {
+			continue
+		}
+		moved++
+		if slices.Contains(addr["modify_pending_order_address"], addr["modify_user_address"][0]) {
+			same++
+		}
+	}
+	t.Logf("%d of 300 tasks change an order's and the default address, %d to one address", moved, same)
+	if moved < 15 {
+		t.Errorf("%d of 300 tasks change an order's address and the default address, want at least 15", moved)
+	}
+	if same != moved {
+		t.Errorf("%d of %d tasks that change both addresses give them different ones, want one", moved-same, moved)
+	}
+}

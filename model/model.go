@@ -588,7 +588,9 @@ func (m *Model) checkChoices() error {
 }
 
 // checkFollows holds each write's follows to writes tasks use on the
-// same collection: a follow-up shares its target with the earlier write.
+// same collection: a follow-up shares its target with the earlier write,
+// or is on the customer's own record, which any of their writes may
+// precede.
 func (m *Model) checkFollows() error {
 	for _, w := range m.Writes {
 		for _, name := range w.Follows {
@@ -596,6 +598,7 @@ func (m *Model) checkFollows() error {
 			switch {
 			case prev == nil:
 				return fmt.Errorf("domain.yaml: hints.writes.%s.follows: %s is no write tasks use", w.Name, name)
+			case w.TargetKind == TargetUser:
 			case w.TargetKind != TargetColl || prev.TargetKind != TargetColl || prev.Coll != w.Coll:
 				return fmt.Errorf("domain.yaml: hints.writes.%s.follows: %s acts on another collection, not on this write's target", w.Name, name)
 			}

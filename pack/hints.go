@@ -95,6 +95,11 @@ type WriteHint struct {
 	// order's address, then its items): otherwise a task acts on each
 	// record once. List only writes after which the target still meets
 	// this write's preconditions and its description still fits it.
+	// A write on the customer's own record (target: the users'
+	// collection) may follow a write on any of their records
+	// ([modify_pending_order_address]: a customer who moved gives an
+	// order, then their account, the new address); an argument drawn
+	// like: another record's value then takes the earlier write's value.
 	Follows []string `json:"follows,omitempty"`
 	// Skip leaves the write out of generated tasks, saying why (its
 	// arguments follow rules hints cannot state); the agent still has it.
@@ -124,7 +129,8 @@ type Arg struct {
 	// says which), "slot" (the customer states it; drawn from the schema),
 	// "slot:A|B|C" (one of these), "like:COLL.PATH.FIELD" (a value the
 	// customer states, drawn from another record of COLL; arguments with
-	// the same COLL.PATH are drawn from one record, like an address) or
+	// the same COLL.PATH are drawn from one record, like an address, and
+	// a task's later writes reuse it: one new address per customer) or
 	// "const:JSON".
 	Source  string   `json:"-"`
 	Pick    *Pick    `json:"pick,omitempty"`
