@@ -701,15 +701,15 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string, int) {
 	ws := p.g.usable
 	order := p.rng.Perm(len(ws))
 	for _, own := range []bool{false, true} {
-		if w := p.pickFollow(order, own); w != nil && p.rng.IntN(2) == 0 {
+		if w := p.pickFollow(order, own); w != nil && p.rng.IntN(p.followOdds(w)) == 0 {
 			// Half the time a write that may follow an earlier one on its
 			// record does (an order's address, then its items, as τ²'s
 			// customers ask): a random draw would pair them on one record
 			// too seldom to be seen. It needs the reads that record took,
 			// and its own, whatever the task's level. A change to the
-			// customer's own record that may follow comes second (half
-			// the rest), as τ²'s customers who move give an order's
-			// items a second thought more often than their account.
+			// customer's own record that may follow comes second, as
+			// τ²'s customers who move give an order's items a second
+			// thought more often than their account.
 			return w, modeFollow, 0
 		}
 	}
@@ -769,6 +769,36 @@ func (p *gplan) pickFollow(order []int, own bool) *model.WriteModel {
 		}
 	}
 	return nil
+}
+
+// followOdds is 1 in how many times w follows when it may: 2, or for a
+// change to the customer's own record 2 after a write that gave a record
+// the value it gives (the one new address of τ²'s customers who moved)
+// and 16 after another (a change of an order's items, then of the
+// default address, which τ² has a sixth as often).
+func (p *gplan) followOdds(w *model.WriteModel) int {
+	if w.TargetKind != model.TargetUser {
+		return 2
+	}
+	for _, d := range p.done {
+		if slices.Contains(w.Follows, d.tool) && sharesLike(w, p.m.Write(d.tool)) {
+			return 2
+		}
+	}
+	return 16
+}
+
+// sharesLike reports whether two writes draw an argument like the same
+// record path (an address).
+func sharesLike(a, b *model.WriteModel) bool {
+	if b == nil {
+		return false
+	}
+	return slices.ContainsFunc(a.Params, func(pa *model.ParamModel) bool {
+		return pa.Source == model.SrcLike && slices.ContainsFunc(b.Params, func(pb *model.ParamModel) bool {
+			return pb.Source == model.SrcLike && pb.Group == pa.Group
+		})
+	})
 }
 
 // mayFollow reports whether w may follow one of the task's writes: on

@@ -37,7 +37,9 @@ func TestRetailItemsWithOtherWrites(t *testing.T) {
 		sameOrder int
 	}{
 		{"2-4 writes", blueprints.Range{Min: 2, Max: 4}, nil, map[string]int{
-			"cancel_pending_order+modify_pending_order_address+modify_pending_order_items":         3,
+			// τ²'s 1 in 114; a moved customer's default address (which
+			// may follow the order's) takes some of these tasks.
+			"cancel_pending_order+modify_pending_order_address+modify_pending_order_items":         1,
 			"modify_pending_order_address+modify_pending_order_items":                              10,
 			"modify_pending_order_address+modify_pending_order_items+return_delivered_order_items": 5,
 			"modify_pending_order_address+modify_pending_order_items+modify_user_address":          2,
