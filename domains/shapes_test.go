@@ -160,3 +160,66 @@ func TestRetailMovedCustomer(t *testing.T) {
 		t.Errorf("%d of %d tasks that change both addresses give them different ones, want one", moved-same, moved)
 	}
 }
+
+// TestAirlineRoundTrips generates 300 airline tasks of one write and
+// checks the bookings: some are round trips (τ²'s are 6 of 10), each
+// with flights both ways, the way back searched by the ground truth on
+// the reversed route on the customer's return date (the evidence the
+// agent must read) and named in the customer's words; the others one
+// way. A booking whose flight type is a constant never has them.
+func TestAirlineRoundTrips(t *testing.T) {
+	if testing.Short() {
+		t.Skip(shortSkip)
+	}
+	d := load(t, "airline")
+	gen, err := blueprints.NewGeneric(d.Model, blueprints.Spec{Seed: 4, Writes: blueprints.Range{Min: 1, Max: 1},
+		Reads: blueprints.Range{Min: 2, Max: 7}, Behaviors: usersim.Profiles()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for i := 0; i < 300; i++ {
+		bp, err := gen.Generate(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var searched []string
+		for _, a := range bp.Actions {
+			var raw struct {
+				Origin, Destination, Date string
+				FlightType                string `json:"flight_type"`
+				Flights                   []struct{ Date string }
+			}
+			if err := json.Unmarshal(a.Arguments, &raw); err != nil {
+				t.Fatalf("%s: %s arguments: %v", bp.ID, a.Tool, err)
+			}
+			if a.Tool == "search_direct_flight" {
+				searched = append(searched, raw.Origin+">"+raw.Destination+" "+raw.Date)
+			}
+			if a.Tool != "book_reservation" {
+				continue
+			}
+			kinds[raw.FlightType]++
+			sel := bp.Goals[0].Target
+			if raw.FlightType != "round_trip" {
+				if sel.Back != nil {
+					t.Errorf("%s: a one-way booking with a way back %v", bp.ID, sel.Back)
+				}
+				continue
+			}
+			// The way back's first flight leaves on the return date (a
+			// connection may land the day after).
+			back := sel.Back["date"]
+			if len(back) != 1 || !slices.ContainsFunc(raw.Flights, func(f struct{ Date string }) bool { return f.Date == back[0] }) ||
+				!slices.Equal(sel.Back["origin"], []string{raw.Destination}) ||
+				!slices.Contains(searched, raw.Destination+">"+raw.Origin+" "+back[0]) || back[0] <= raw.Flights[0].Date ||
+				!strings.Contains(sel.Label, "returning on") {
+				t.Errorf("%s: round trip %s>%s flights %v, way back %v searched %v, label %q", bp.ID, raw.Origin, raw.Destination, raw.Flights, sel.Back, searched, sel.Label)
+			}
+		}
+	}
+	t.Logf("bookings by flight type: %v", kinds)
+	if kinds["round_trip"] < 10 || kinds["one_way"] < 10 {
+		t.Errorf("bookings by flight type %v, want both kinds, at least 10 each", kinds)
+	}
+}

@@ -218,6 +218,9 @@ type SearchModel struct {
 	// Legs builds candidates of legs (pack.Legs), nil for a search
 	// whose result elements are the candidates.
 	Legs *pack.Legs
+	// Return, when set, pairs outbound and return candidates (a round
+	// trip; pack.Return).
+	Return *pack.Return
 	// SeedColl is a collection whose records hold several of the search
 	// parameters as fields (flights: origin, destination, date): values
 	// drawn together from one record describe something that exists.
@@ -1624,6 +1627,12 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 	}
 	if len(sm.Compare) == 0 {
 		return nil, fmt.Errorf("%s.compare: give at least one candidate field a customer picks by (price)", where)
+	}
+	if r := s.Return; r != nil {
+		if len(r.Swap) != 2 || !params[r.Swap[0]] || !params[r.Swap[1]] || !params[r.After] || sm.Legs == nil || r.Kind == "" {
+			return nil, fmt.Errorf("%s.return: swap two required parameters of the search tools, move a date one (after) later, on a search of legs, and name the kind field", where)
+		}
+		sm.Return = r
 	}
 	best := 0
 	for _, coll := range m.Base.Collections() {

@@ -333,6 +333,27 @@ type Search struct {
 	// element that is one object is a candidate of one leg, a list of
 	// objects one of several (a connection).
 	Legs *Legs `json:"legs,omitempty"`
+	// Return lets a share of the customers search a way back too (a
+	// round trip): the candidates are then every outbound one paired
+	// with a return one of the same Per key.
+	Return *Return `json:"return,omitempty"`
+}
+
+// Return says how a search goes the other way: Swap names two parameters
+// that trade values (origin, destination), After the date parameter the
+// way back takes a later value of (1-4 days after the latest outbound
+// one), Share the share of searches with a way back. A pair's legs are
+// the outbound's then the return's, its Sum fields and stops the two
+// added up, its Min fields the smaller; Kind names the candidate field
+// that says which it is (flight_type), with its value for one way (One)
+// and for a pair (Round), for a write to copy (target.flight_type).
+type Return struct {
+	Swap  []string `json:"swap"`
+	After string   `json:"after"`
+	Share float64  `json:"share"`
+	Kind  string   `json:"kind"`
+	One   string   `json:"one"`
+	Round string   `json:"round"`
 }
 
 // Legs says how a search's candidates are built from the legs each
