@@ -19,13 +19,13 @@ func SplitByRegexpForTest(s string) []string  { return sentenceEnd.Split(s, -1) 
 func ClassifyByRegexpsForTest(text string) (string, string, bool) {
 	sentences := sentenceEnd.Split(strings.TrimSpace(text), -1)
 	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
-	if !strings.Contains(text, "?") && farewell.re.MatchString(tail(min(2, len(sentences)))) {
+	if !strings.Contains(text, "?") && farewell.Regexp().MatchString(tail(min(2, len(sentences)))) {
 		return "closing", "", true
 	}
 	for k := 1; k <= len(sentences); k++ {
 		seg := tail(k)
 		for _, r := range rules {
-			if r.re.re.MatchString(seg) {
+			if r.re.Regexp().MatchString(seg) {
 				return r.kind, r.piece, true
 			}
 		}
@@ -34,13 +34,13 @@ func ClassifyByRegexpsForTest(text string) (string, string, bool) {
 }
 
 // RefusesByRegexpForTest is Refuses with the regexp alone.
-func RefusesByRegexpForTest(text string) bool { return refusal.re.MatchString(text) }
+func RefusesByRegexpForTest(text string) bool { return refusal.Regexp().MatchString(text) }
 
 // RequiredLiteralsForTest lists each rule's literals.
 func RequiredLiteralsForTest() [][]string {
 	var out [][]string
 	for _, r := range rules {
-		out = append(out, r.re.lits)
+		out = append(out, r.re.Literals())
 	}
 	return out
 }
