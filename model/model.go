@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synth-data/synth/internal/keywords"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -66,6 +67,9 @@ type Model struct {
 	Informs map[string][]*InformModel
 	// Transfers are the out-of-scope requests the agent hands to a human.
 	Transfers []string
+	// Asks are the domain's ways of asking for each kind of piece, in
+	// AskKinds' order (pack.Hints.Asks).
+	Asks []AskModel
 
 	// Generator-side indexes over the base database.
 	pools     map[string][]any // distinct values per field name, any collection
@@ -549,6 +553,11 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 	if err := m.compileInforms(man.Hints.Informs); err != nil {
 		return nil, err
 	}
+	asks, err := compileAsks(man.Hints.Asks)
+	if err != nil {
+		return nil, err
+	}
+	m.Asks = asks
 	m.Transfers = slices.Clone(man.Hints.Transfers)
 	if len(m.Transfers) > 0 && m.Transfer == nil {
 		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
@@ -2691,4 +2700,36 @@ func (m *Model) keyParams() []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// AskModel is how a domain's agents ask for one kind of piece.
+type AskModel struct {
+	Kind string
+	Set  *keywords.Set
+}
+
+// AskKinds are the kinds of piece a customer reads a question as asking
+// for, the most specific first (a "reason" before an "address": "the
+// reason for the new address" asks a reason).
+func AskKinds() []string { return []string{"reason", "address", "payment", "new", "items", "target"} }
+
+// compileAsks compiles a pack's asks in AskKinds' order.
+func compileAsks(asks map[string][]string) ([]AskModel, error) {
+	for kind := range asks {
+		if !slices.Contains(AskKinds(), kind) {
+			return nil, fmt.Errorf("domain.yaml: hints.asks.%s: no such kind of piece (%s)", kind, strings.Join(AskKinds(), ", "))
+		}
+	}
+	var out []AskModel
+	for _, kind := range AskKinds() {
+		if len(asks[kind]) == 0 {
+			continue
+		}
+		set, err := keywords.Compile(asks[kind]...)
+		if err != nil {
+			return nil, fmt.Errorf("domain.yaml: hints.asks.%s: %w", kind, err)
+		}
+		out = append(out, AskModel{Kind: kind, Set: set})
+	}
+	return out, nil
 }

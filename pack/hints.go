@@ -21,6 +21,13 @@ type Hints struct {
 	// Transfers are requests outside what the tools can do ("file a
 	// complaint about a courier"): the agent hands them to a human.
 	Transfers []string `json:"transfers,omitempty"`
+	// Asks are, per kind of piece a customer states (target, reason,
+	// address, payment, items, new), the ways the domain's agents ask
+	// for it, as case-insensitive regular expressions ("which order",
+	// "reason for (the )?cancel"): a customer talking to an agent that
+	// is not the oracle reads its questions by them, beside the
+	// domain-neutral ones (a confirmation, an identity).
+	Asks map[string][]string `json:"asks,omitempty"`
 	// Persona says who talks to the agent when they are not customers:
 	// the staff of a museum, a developer on a cloud platform.
 	Persona *Persona `json:"persona,omitempty"`

@@ -43,13 +43,11 @@ var rules = []rule{
 	{"identify", "", keywords.AnyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
 		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`,
 		`(also|still) need your`, `also (give|tell) me your`, `what's your zip`)},
-	{"piece", "reason", keywords.AnyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},
-	{"piece", "address", keywords.AnyOf(`new address`, `which address`, `what address`, `address should i use`, `shipping address would you like`,
-		`(whole|full) address`, `where should it go`)},
-	{"piece", "payment", keywords.AnyOf(`payment method`, `receive the refund`, `pay or receive`, `how would you like to pay`, `which card`, `refund (go|be sent) to`)},
-	{"piece", "new", keywords.AnyOf(`instead\?`, `instead of`, `in exchange`, `you'?d like instead`, `in its place`, `in their place`, `in place of`, `should replace`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
-	{"piece", "items", keywords.AnyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`, `what items? should`, `list them all`, `name them`, `each one`)},
-	{"piece", "target", keywords.AnyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
+}
+
+// afterPieces are the rules tried after the domain's ways of asking for
+// a piece (model.Model.Asks), which come after rules.
+var afterPieces = []rule{
 	{"piece", "topic", keywords.AnyOf(`what can i help you with\?`, `what would you like to do\?`)},
 	{"anything_else", "", keywords.AnyOf(`anything else`, `something else`, `help with anything`, `any other`, `what else`, `more i can do`)},
 	{"help", "", keywords.AnyOf(`how can i help`, `what can i do for you`, `what would you like help with`, `how may i (help|assist)`)},
@@ -66,12 +64,27 @@ var rules = []rule{
 // then the last two, and so on: a report before the question does not
 // decide what the question is.
 func Classify(text string) dialog.Ask {
-	a, _ := classify(text)
+	a, _ := classify(text, nil)
 	return a
 }
 
-// classify is Classify that also reports whether a rule matched.
-func classify(text string) (dialog.Ask, bool) {
+// ClassifyIn is Classify that also reads the domain's ways of asking
+// for a piece (domain.yaml hints.asks): "Which order would you like to
+// cancel?" asks for retail's target.
+func ClassifyIn(m *model.Model, text string) dialog.Ask {
+	a, _ := classify(text, asksOf(m))
+	return a
+}
+
+func asksOf(m *model.Model) []model.AskModel {
+	if m == nil {
+		return nil
+	}
+	return m.Asks
+}
+
+// classify is ClassifyIn that also reports whether a rule matched.
+func classify(text string, asks []model.AskModel) (dialog.Ask, bool) {
 	sentences := splitSentences(strings.TrimSpace(text))
 	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
 	if !strings.Contains(text, "?") && farewell.MatchString(tail(min(2, len(sentences)))) {
@@ -80,6 +93,16 @@ func classify(text string) (dialog.Ask, bool) {
 	for k := 1; k <= len(sentences); k++ {
 		seg := keywords.Fold(tail(k))
 		for _, r := range rules {
+			if r.re.Match(seg) {
+				return dialog.Ask{Kind: r.kind, Piece: r.piece}, true
+			}
+		}
+		for _, a := range asks {
+			if a.Set.Match(seg) {
+				return dialog.Ask{Kind: "piece", Piece: a.Kind}, true
+			}
+		}
+		for _, r := range afterPieces {
 			if r.re.Match(seg) {
 				return dialog.Ask{Kind: r.kind, Piece: r.piece}, true
 			}
@@ -155,12 +178,15 @@ type Listener struct {
 	// piece in the words its agents ask with (NewListenerFor), for the
 	// questions the keyword rules, written on retail, do not know.
 	words *Generic
+	// asks are the domain's ways of asking for a piece.
+	asks []model.AskModel
 }
 
-// NewListener creates the listener of a blueprint's user; pieces lists
-// what a goal needs said (the customer's Pieces).
-func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
-	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}}
+// NewListener creates the listener of a blueprint's user in a domain (m,
+// whose ways of asking for a piece it reads; nil for none); pieces
+// lists what a goal needs said (the customer's Pieces).
+func NewListener(m *model.Model, bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
+	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}, asks: asksOf(m)}
 }
 
 // NewListenerFor creates the listener of a generic user, which also
@@ -168,7 +194,7 @@ func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Liste
 // asks for the identity, "which reservation" or "the genre and year"
 // for the target, "the cabin" for that slot.
 func NewListenerFor(bp *record.Blueprint, u *Generic) *Listener {
-	l := NewListener(bp, u.Pieces)
+	l := NewListener(u.m, bp, u.Pieces)
 	l.words = u
 	return l
 }
@@ -193,7 +219,7 @@ func (l *Listener) Heard(t dialog.Turn) {
 // goals without writes from the agent moving on after answering — and
 // whether the agent just refused.
 func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
-	ask, matched := classify(text)
+	ask, matched := classify(text, l.asks)
 	if next := l.current + 1; next < len(l.bp.Goals) && l.bp.Goals[next].Instead && l.requested[next] &&
 		ask.Kind != "identify" && ask.Kind != "identify_again" && refusal.MatchString(text) {
 		// The agent refused the request and took up the plan B asked for
@@ -268,7 +294,7 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 // blueprint's goals it names most. matched says a rule or the words
 // read it. With a nil model only the rules read (Classify).
 func ReadAsk(m *model.Model, bp *record.Blueprint, text string) (dialog.Ask, bool) {
-	ask, matched := classify(text)
+	ask, matched := classify(text, asksOf(m))
 	if m == nil || bp == nil || ask.Kind != "anything_else" {
 		return ask, matched
 	}
