@@ -43,6 +43,9 @@ var rules = []rule{
 	{"identify", "", keywords.AnyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
 		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`,
 		`(also|still) need your`, `also (give|tell) me your`, `what's your zip`)},
+	// A reason is asked for in every domain whose policy asks one (an
+	// allow rule's facts), in the agent's own words.
+	{"piece", "reason", keywords.AnyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},
 }
 
 // afterPieces are the rules tried after the domain's ways of asking for

@@ -34,8 +34,9 @@ func TestClassifyGeneric(t *testing.T) {
 		{"Here are the details: return item 1234567890 to your PayPal account. Shall I proceed?", "confirm", ""},
 		{"Just to be sure — is that correct?", "confirm", ""},
 		{"Which order would you like to cancel?", "piece", "target"},
-		{"What is the reason for the cancellation?", "piece", "reason"},
 		{"What's the new address, including the zip code?", "piece", "address"},
+		// A reason is asked in every domain's words alike.
+		{"What is the reason for the cancellation?", "piece", "reason"},
 		{"Which payment method should the refund go to?", "piece", "payment"},
 		{"Which item do you want to return?", "piece", "items"},
 		{"Which option would you like instead?", "piece", "new"},
@@ -52,10 +53,10 @@ func TestClassifyGeneric(t *testing.T) {
 			t.Errorf("ClassifyIn(retail, %q) = %s/%s, want %s/%s", tc.text, got.Kind, got.Piece, tc.kind, tc.piece)
 		}
 		alone := usersim.Classify(tc.text)
-		if tc.kind == "piece" && alone.Kind == "piece" {
+		if tc.kind == "piece" && tc.piece != "reason" && alone.Kind == "piece" {
 			t.Errorf("Classify(%q) = piece/%s without the retail pack's words", tc.text, alone.Piece)
 		}
-		if tc.kind != "piece" && (alone.Kind != got.Kind || alone.Piece != got.Piece) {
+		if (tc.kind != "piece" || tc.piece == "reason") && (alone.Kind != got.Kind || alone.Piece != got.Piece) {
 			t.Errorf("Classify(%q) = %+v, with the retail pack's words %+v: a domain-neutral question reads alike", tc.text, alone, got)
 		}
 	}
