@@ -11,10 +11,11 @@ import (
 // core's order of kinds, and a kind the core does not know or a pattern
 // that does not compile is an error that names where it is.
 func TestCompileAsks(t *testing.T) {
-	asks, err := compileAsks(map[string][]string{"target": {"which order"}, "reason": {`\breason\b`}})
-	if err != nil {
+	m := &Model{}
+	if err := m.compileAsks(map[string][]string{"target": {"which order"}, "reason": {`\breason\b`}}); err != nil {
 		t.Fatal(err)
 	}
+	asks := m.Asks
 	if len(asks) != 2 || asks[0].Kind != "reason" || asks[1].Kind != "target" || !asks[1].Set.Match(keywords.Fold("Which ORDER is it?")) {
 		t.Errorf("compiled %+v", asks)
 	}
@@ -25,7 +26,7 @@ func TestCompileAsks(t *testing.T) {
 		{map[string][]string{"colour": {"which colour"}}, "hints.asks.colour: no such kind of piece"},
 		{map[string][]string{"items": {"which (item"}}, "hints.asks.items: error parsing regexp"},
 	} {
-		if _, err := compileAsks(tc.asks); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := (&Model{}).compileAsks(tc.asks); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("compileAsks(%v) = %v, want %q", tc.asks, err, tc.want)
 		}
 	}

@@ -550,14 +550,9 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 			return nil, fmt.Errorf("domain.yaml: hints.writes.%s: no such tool in tools.json", name)
 		}
 	}
-	if err := m.compileInforms(man.Hints.Informs); err != nil {
+	if err := errors.Join(m.compileInforms(man.Hints.Informs), m.compileAsks(man.Hints.Asks)); err != nil {
 		return nil, err
 	}
-	asks, err := compileAsks(man.Hints.Asks)
-	if err != nil {
-		return nil, err
-	}
-	m.Asks = asks
 	m.Transfers = slices.Clone(man.Hints.Transfers)
 	if len(m.Transfers) > 0 && m.Transfer == nil {
 		return nil, errors.New("domain.yaml: hints.transfers: the pack has no transfer tool (a generic tool named like transfer, with one required text parameter)")
@@ -2713,23 +2708,22 @@ type AskModel struct {
 // reason for the new address" asks a reason).
 func AskKinds() []string { return []string{"reason", "address", "payment", "new", "items", "target"} }
 
-// compileAsks compiles a pack's asks in AskKinds' order.
-func compileAsks(asks map[string][]string) ([]AskModel, error) {
-	for kind := range asks {
+// compileAsks compiles a pack's asks into m.Asks in AskKinds' order.
+func (m *Model) compileAsks(asks map[string][]string) error {
+	for _, kind := range slices.Sorted(maps.Keys(asks)) {
 		if !slices.Contains(AskKinds(), kind) {
-			return nil, fmt.Errorf("domain.yaml: hints.asks.%s: no such kind of piece (%s)", kind, strings.Join(AskKinds(), ", "))
+			return fmt.Errorf("domain.yaml: hints.asks.%s: no such kind of piece (%s)", kind, strings.Join(AskKinds(), ", "))
 		}
 	}
-	var out []AskModel
 	for _, kind := range AskKinds() {
 		if len(asks[kind]) == 0 {
 			continue
 		}
 		set, err := keywords.Compile(asks[kind]...)
 		if err != nil {
-			return nil, fmt.Errorf("domain.yaml: hints.asks.%s: %w", kind, err)
+			return fmt.Errorf("domain.yaml: hints.asks.%s: %w", kind, err)
 		}
-		out = append(out, AskModel{Kind: kind, Set: set})
+		m.Asks = append(m.Asks, AskModel{Kind: kind, Set: set})
 	}
-	return out, nil
+	return nil
 }
