@@ -1107,15 +1107,11 @@ func (a *Generic) resolve(ctx context.Context, g *ggoal) (string, bool) {
 }
 
 func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchModel, sel record.Selector) (string, bool) {
-	var cands []map[string]any
-	for _, combo := range s.Combinations(sel.Among) {
-		for _, tool := range s.Tools {
-			args := a.m.SearchArgs(tool, combo)
-			out, ok := a.read(ctx, tool, args)
-			if ok {
-				cands = append(cands, s.ItemsOf(out, args)...)
-			}
-		}
+	cands := a.searchAll(ctx, s, sel.Among)
+	if sel.Back != nil {
+		// A round trip: the way back is searched too, and the customer's
+		// words pick among the pairs.
+		cands = s.Pairs(cands, a.searchAll(ctx, s, sel.Back))
 	}
 	i, err := tools.ResolveKey(sel, cands, "")
 	if err != nil {
@@ -1138,6 +1134,22 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 	}
 	a.chosen = cands[i]
 	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
+}
+
+// searchAll searches every combination of the customer's values and
+// lists the candidates found.
+func (a *Generic) searchAll(ctx context.Context, s *model.SearchModel, among map[string][]string) []map[string]any {
+	var cands []map[string]any
+	for _, combo := range s.Combinations(among) {
+		for _, tool := range s.Tools {
+			args := a.m.SearchArgs(tool, combo)
+			out, ok := a.read(ctx, tool, args)
+			if ok {
+				cands = append(cands, s.ItemsOf(out, args)...)
+			}
+		}
+	}
+	return cands
 }
 
 // sayFound tells the customer which record the agent found, as they

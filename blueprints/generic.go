@@ -541,6 +541,9 @@ type gplan struct {
 	// done are the task's writes so far with their targets, for a write
 	// that follows one on the same record (WriteModel.Follows).
 	done []doneWrite
+	// likes are the records drawn for like: arguments, per group, which
+	// the task's later writes reuse.
+	likes map[string]map[string]any
 }
 
 // doneWrite is a write of the plan and what it acted on.
@@ -552,7 +555,7 @@ type doneWrite struct {
 // newPlan starts an empty plan on a fresh state of the base.
 func (g *Generic) newPlan(ctx context.Context, rng *rand.Rand) *gplan {
 	return &gplan{g: g, m: g.m, ctx: ctx, rng: rng, st: g.m.Base.NewState(), memo: map[string]readResult{},
-		ledger: ledger{seen: map[string]int{}}, used: map[string]bool{}, known: map[string]string{}}
+		ledger: ledger{seen: map[string]int{}}, used: map[string]bool{}, known: map[string]string{}, likes: map[string]map[string]any{}}
 }
 
 // undo is a plan's state and reads at one point, to return to.
@@ -697,13 +700,18 @@ func (p *gplan) finish(ctx context.Context, behavior string) (*record.Blueprint,
 func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string, int) {
 	ws := p.g.usable
 	order := p.rng.Perm(len(ws))
-	if w := p.pickFollow(order); w != nil && p.rng.IntN(2) == 0 {
-		// Half the time a write that may follow an earlier one on its
-		// record does (an order's address, then its items, as τ²'s
-		// customers ask): a random draw would pair them on one record
-		// too seldom to be seen. It needs the reads that record took,
-		// and its own, whatever the task's level.
-		return w, modeFollow, 0
+	for _, own := range []bool{false, true} {
+		if w := p.pickFollow(order, own); w != nil && p.rng.IntN(p.followOdds(w)) == 0 {
+			// Half the time a write that may follow an earlier one on its
+			// record does (an order's address, then its items, as τ²'s
+			// customers ask): a random draw would pair them on one record
+			// too seldom to be seen. It needs the reads that record took,
+			// and its own, whatever the task's level. A change to the
+			// customer's own record that may follow comes second, as
+			// τ²'s customers who move give an order's items a second
+			// thought more often than their account.
+			return w, modeFollow, 0
+		}
 	}
 	pick := func(choosers bool) (*model.WriteModel, string, int) {
 		for _, i := range order {
@@ -748,18 +756,60 @@ func (p *gplan) pickWrite(e int, exact bool) (*model.WriteModel, string, int) {
 }
 
 // pickFollow is the first write in order that may follow one of the
-// task's writes on that write's record, nil for none.
-func (p *gplan) pickFollow(order []int) *model.WriteModel {
+// task's writes, on that write's record or (own) on the customer's own,
+// nil for none.
+func (p *gplan) pickFollow(order []int, own bool) *model.WriteModel {
 	if len(p.done) == 0 {
 		return nil
 	}
 	for _, i := range order {
 		w := p.g.usable[i]
-		if len(w.Follows) > 0 && p.canChoose(w) && p.followed(w) != nil {
+		if len(w.Follows) > 0 && (w.TargetKind == model.TargetUser) == own && p.canChoose(w) && p.mayFollow(w) {
 			return w
 		}
 	}
 	return nil
+}
+
+// followOdds is 1 in how many times w follows when it may: 2, or for a
+// change to the customer's own record 2 after a write that gave a record
+// the value it gives (the one new address of τ²'s customers who moved)
+// and 16 after another (a change of an order's items, then of the
+// default address, which τ² has a sixth as often).
+func (p *gplan) followOdds(w *model.WriteModel) int {
+	if w.TargetKind != model.TargetUser {
+		return 2
+	}
+	for _, d := range p.done {
+		if slices.Contains(w.Follows, d.tool) && sharesLike(w, p.m.Write(d.tool)) {
+			return 2
+		}
+	}
+	return 16
+}
+
+// sharesLike reports whether two writes draw an argument like the same
+// record path (an address).
+func sharesLike(a, b *model.WriteModel) bool {
+	if b == nil {
+		return false
+	}
+	return slices.ContainsFunc(a.Params, func(pa *model.ParamModel) bool {
+		return pa.Source == model.SrcLike && slices.ContainsFunc(b.Params, func(pb *model.ParamModel) bool {
+			return pb.Source == model.SrcLike && pb.Group == pa.Group
+		})
+	})
+}
+
+// mayFollow reports whether w may follow one of the task's writes: on
+// that write's record, or, for a change to the customer's own record
+// (their default address after an order's), after one on any of theirs.
+func (p *gplan) mayFollow(w *model.WriteModel) bool {
+	if w.TargetKind != model.TargetUser {
+		return p.followed(w) != nil
+	}
+	return !p.used[p.usedKey(p.m.Users.Coll.Name, p.user)] &&
+		slices.ContainsFunc(p.done, func(d doneWrite) bool { return slices.Contains(w.Follows, d.tool) })
 }
 
 // followed is the latest target of the task's writes that w may follow
@@ -1846,7 +1896,7 @@ func (p *gplan) keepRefusal(w *model.WriteModel, t *target, goal record.Goal, re
 // writeTarget finds what a write acts on, among the records fits allows.
 func (p *gplan) writeTarget(w *model.WriteModel, mode string, needs []int, fits func(map[string]any) bool) (*target, error) {
 	m := p.m
-	if mode == modeFollow {
+	if mode == modeFollow && w.TargetKind != model.TargetUser {
 		// The record is the customer's already, named as before; it was
 		// used by the write this one follows.
 		if t := p.followed(w); t != nil && (fits == nil || fits(t.obj)) {
@@ -2003,10 +2053,15 @@ func (a *argState) like(pm *model.ParamModel) error {
 	if a.likes == nil {
 		a.likes = map[string]map[string]any{}
 	}
+	coll, path, _ := strings.Cut(pm.Group, ".")
+	cur, _ := model.ValueAt(a.t.obj, path)
 	rec, ok := a.likes[pm.Group]
+	if prev := p.likes[pm.Group]; !ok && prev != nil && !reflect.DeepEqual(prev, cur) {
+		// A customer who moved gives every record the one new address.
+		rec, ok = prev, true
+		a.likes[pm.Group] = rec
+	}
 	if !ok {
-		coll, path, _ := strings.Cut(pm.Group, ".")
-		cur, _ := model.ValueAt(a.t.obj, path)
 		keys := p.m.Base.Keys(coll)
 		for try := 0; try < 12 && rec == nil; try++ {
 			v, _ := p.m.Base.Get(coll, keys[p.rng.IntN(len(keys))])
@@ -2024,6 +2079,7 @@ func (a *argState) like(pm *model.ParamModel) error {
 			return fmt.Errorf("no other %s to draw from", model.Words(path))
 		}
 		a.likes[pm.Group] = rec
+		p.likes[pm.Group] = rec
 	}
 	v, ok := rec[pm.Path]
 	if !ok {

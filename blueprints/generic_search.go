@@ -55,6 +55,11 @@ func (p *gplan) peek(tool string, args map[string]any) (any, bool) {
 // small number when size is 0) — runs every search and finds a
 // criterion that singles out one result.
 func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
+	// A round trip's way back is one more search per tool (one date).
+	round := s.Return != nil && p.rng.Float64() < s.Return.Share && (size == 0 || len(gridSizes(s, size-1)) > 0)
+	if round && size > 0 {
+		size--
+	}
 	var sizes []int
 	if size > 0 {
 		all := gridSizes(s, size)
@@ -92,21 +97,16 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 			continue
 		}
 		combos := s.Combinations(among)
-		var cands []map[string]any
-		ok := true
-		for _, combo := range combos {
-			for _, tool := range s.Tools {
-				args := p.m.SearchArgs(tool, combo)
-				out, good := p.peek(tool, args)
-				if !good {
-					ok = false
-					break
-				}
-				cands = append(cands, s.ItemsOf(out, args)...)
+		cands, ok := p.searchAll(s, combos)
+		var back map[string][]string
+		if ok && round && len(cands) > 0 {
+			if back = p.drawBack(s, among); back == nil {
+				last = errors.New("no later date to come back on")
+				continue
 			}
-			if !ok {
-				break
-			}
+			backCands, good := p.searchAll(s, s.Combinations(back))
+			cands, ok = s.Pairs(cands, backCands), good
+			combos = append(combos, s.Combinations(back)...)
 		}
 		if !ok {
 			last = errors.New("a search failed")
@@ -121,8 +121,8 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 			last = err
 			continue
 		}
-		sel.Among = among
-		sel.Label = model.SearchLabel(s, among, sel.Where, sel.Pick)
+		sel.Among, sel.Back = among, back
+		sel.Label = model.SearchLabel(s, among, back, sel.Where, sel.Pick)
 		var reads []int
 		for _, combo := range combos {
 			for _, tool := range s.Tools {
@@ -133,6 +133,44 @@ func (p *gplan) search(s *model.SearchModel, size int) (*target, error) {
 		return &target{sel: sel, obj: cands[i], needs: reads}, nil
 	}
 	return nil, fmt.Errorf("search %s: %w", s.Name, last)
+}
+
+// searchAll runs a search's tools on every combination and lists the
+// candidates; false when a search fails.
+func (p *gplan) searchAll(s *model.SearchModel, combos []map[string]string) ([]map[string]any, bool) {
+	var cands []map[string]any
+	for _, combo := range combos {
+		for _, tool := range s.Tools {
+			args := p.m.SearchArgs(tool, combo)
+			out, good := p.peek(tool, args)
+			if !good {
+				return nil, false
+			}
+			cands = append(cands, s.ItemsOf(out, args)...)
+		}
+	}
+	return cands, true
+}
+
+// drawBack draws the way back of a round trip: the route reversed, 1-4
+// days after the latest outbound date; nil when no such date is one a
+// customer may give.
+func (p *gplan) drawBack(s *model.SearchModel, among map[string][]string) map[string][]string {
+	after := s.Return.After
+	latest, err := time.Parse("2006-01-02", slices.Max(among[after]))
+	if err != nil {
+		return nil
+	}
+	var later []string
+	for d := 1; d <= 4; d++ {
+		if day := latest.AddDate(0, 0, d).Format("2006-01-02"); slices.Contains(s.Pool(after), day) {
+			later = append(later, day)
+		}
+	}
+	if len(later) == 0 {
+		return nil
+	}
+	return s.Back(among, []string{later[p.rng.IntN(len(later))]})
 }
 
 // searchForm finds an ordering criterion, perhaps with a constraint,

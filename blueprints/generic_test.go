@@ -569,10 +569,18 @@ func TestSearchEvidence(t *testing.T) {
 		}
 		bookings++
 		sel := bp.Goals[0].Target
-		combos := 1
+		combos, back := 1, 0
 		for _, p := range m.Searches["itinerary"].Grid {
 			combos *= len(sel.Among[p])
 		}
+		if sel.Back != nil {
+			// A round trip searches its way back too.
+			back = 1
+			for _, p := range m.Searches["itinerary"].Grid {
+				back *= len(sel.Back[p])
+			}
+		}
+		combos += back
 		reads := 0
 		for _, a := range bp.Actions {
 			if a.Kind == record.KindRead {

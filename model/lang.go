@@ -492,8 +492,11 @@ func phrase(det, padj string, adj []string, noun string, preps, with []string, p
 // SearchLabel names what a customer searches for: "the cheapest
 // itinerary from SFO or OAK to JFK on May 20 or May 21, 2024 in economy
 // with no stops", in the search's words where it has them.
-func SearchLabel(s *SearchModel, among map[string][]string, where map[string]string, pick string) string {
+func SearchLabel(s *SearchModel, among, back map[string][]string, where map[string]string, pick string) string {
 	noun := s.Noun
+	if back != nil {
+		noun = "round trip"
+	}
 	// One list of conditions, so places and dates come in their order
 	// whether the customer gave one value or several.
 	all := single(where)
@@ -503,7 +506,11 @@ func SearchLabel(s *SearchModel, among map[string][]string, where map[string]str
 	if phrase, ok := s.Say[pick]; ok && pick != "" {
 		padj, pclause = "", phrase
 	}
-	return phrase("the", padj, wadj, noun, preps, with, pclause)
+	label := phrase("the", padj, wadj, noun, preps, with, pclause)
+	if back != nil {
+		label += ", returning " + preposition(s.Return.After) + " " + valuesWords(s.Return.After, back[s.Return.After])
+	}
+	return label
 }
 
 // ChoiceLabel names one of the customer's own things (a payment method)

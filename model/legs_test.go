@@ -191,3 +191,41 @@ func emptyState(t *testing.T) *tools.State {
 	}
 	return b.NewState()
 }
+
+// A search with a way back pairs every outbound candidate with every
+// return one of the same cabin: the legs in order, prices and stops
+// added up, the fewer seats, marked a round trip; unpaired candidates
+// are one way.
+func TestPairs(t *testing.T) {
+	lg := &pack.Legs{Field: "flights", Keep: []string{"flight_number"}, Stops: "stops", Per: "cabin",
+		Sum: map[string]string{"price": "prices"}, Min: map[string]string{"seats": "available_seats"}}
+	s := &SearchModel{Legs: lg, Return: &pack.Return{Swap: []string{"origin", "destination"}, After: "date", Share: 1,
+		Kind: "flight_type", One: "one_way", Round: "round_trip"}}
+	leg := func(num, from, to string, eco, biz int64) map[string]any {
+		return map[string]any{"flight_number": num, "origin": from, "destination": to,
+			"prices":          map[string]any{"economy": eco, "business": biz},
+			"available_seats": map[string]any{"economy": int64(5), "business": int64(2)}}
+	}
+	out := s.ItemsOf([]any{leg("SY1", "BOS", "SEA", 100, 400)}, nil)
+	back := s.ItemsOf([]any{[]any{leg("SY8", "SEA", "ORD", 60, 300), leg("SY9", "ORD", "BOS", 70, 310)}}, nil)
+	if out[0]["flight_type"] != "one_way" {
+		t.Errorf("an outbound candidate is %v, want one_way", out[0]["flight_type"])
+	}
+	pairs := s.Pairs(out, back)
+	if len(pairs) != 2 {
+		t.Fatalf("%d pairs, want one per cabin: %v", len(pairs), pairs)
+	}
+	for _, p := range pairs {
+		want := map[string]any{"business": int64(1010), "economy": int64(230)}[p["cabin"].(string)]
+		flights, _ := json.Marshal(p["flights"])
+		if p["price"] != want || p["stops"] != int64(1) || p["seats"] != int64(map[string]int{"business": 2, "economy": 5}[p["cabin"].(string)]) ||
+			p["flight_type"] != "round_trip" || p["origin"] != "BOS" || p["destination"] != "SEA" ||
+			string(flights) != `[{"flight_number":"SY1"},{"flight_number":"SY8"},{"flight_number":"SY9"}]` {
+			t.Errorf("pair %v", p)
+		}
+	}
+	if got := s.Back(map[string][]string{"origin": {"BOS"}, "destination": {"SEA"}, "date": {"2024-05-20", "2024-05-21"}}, []string{"2024-05-23"}); !reflect.DeepEqual(got,
+		map[string][]string{"origin": {"SEA"}, "destination": {"BOS"}, "date": {"2024-05-23"}}) {
+		t.Errorf("the way back's values %v", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synth-data/synth/internal/keywords"
 	"github.com/synth-data/synth/pack"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -66,6 +67,9 @@ type Model struct {
 	Informs map[string][]*InformModel
 	// Transfers are the out-of-scope requests the agent hands to a human.
 	Transfers []string
+	// Asks are the domain's ways of asking for each kind of piece, in
+	// AskKinds' order (pack.Hints.Asks).
+	Asks []AskModel
 
 	// Generator-side indexes over the base database.
 	pools     map[string][]any // distinct values per field name, any collection
@@ -218,6 +222,9 @@ type SearchModel struct {
 	// Legs builds candidates of legs (pack.Legs), nil for a search
 	// whose result elements are the candidates.
 	Legs *pack.Legs
+	// Return, when set, pairs outbound and return candidates (a round
+	// trip; pack.Return).
+	Return *pack.Return
 	// SeedColl is a collection whose records hold several of the search
 	// parameters as fields (flights: origin, destination, date): values
 	// drawn together from one record describe something that exists.
@@ -543,7 +550,7 @@ func NewModel(ctx context.Context, p *pack.Pack) (*Model, error) {
 			return nil, fmt.Errorf("domain.yaml: hints.writes.%s: no such tool in tools.json", name)
 		}
 	}
-	if err := m.compileInforms(man.Hints.Informs); err != nil {
+	if err := errors.Join(m.compileInforms(man.Hints.Informs), m.compileAsks(man.Hints.Asks)); err != nil {
 		return nil, err
 	}
 	m.Transfers = slices.Clone(man.Hints.Transfers)
@@ -588,7 +595,9 @@ func (m *Model) checkChoices() error {
 }
 
 // checkFollows holds each write's follows to writes tasks use on the
-// same collection: a follow-up shares its target with the earlier write.
+// same collection: a follow-up shares its target with the earlier write,
+// or is on the customer's own record, which any of their writes may
+// precede.
 func (m *Model) checkFollows() error {
 	for _, w := range m.Writes {
 		for _, name := range w.Follows {
@@ -596,6 +605,7 @@ func (m *Model) checkFollows() error {
 			switch {
 			case prev == nil:
 				return fmt.Errorf("domain.yaml: hints.writes.%s.follows: %s is no write tasks use", w.Name, name)
+			case w.TargetKind == TargetUser:
 			case w.TargetKind != TargetColl || prev.TargetKind != TargetColl || prev.Coll != w.Coll:
 				return fmt.Errorf("domain.yaml: hints.writes.%s.follows: %s acts on another collection, not on this write's target", w.Name, name)
 			}
@@ -1629,6 +1639,12 @@ func (m *Model) compileSearch(s pack.Search) (*SearchModel, error) {
 	}
 	if len(sm.Compare) == 0 {
 		return nil, fmt.Errorf("%s.compare: give at least one candidate field a customer picks by (price)", where)
+	}
+	if r := s.Return; r != nil {
+		if len(r.Swap) != 2 || !params[r.Swap[0]] || !params[r.Swap[1]] || !params[r.After] || sm.Legs == nil || r.Kind == "" {
+			return nil, fmt.Errorf("%s.return: swap two required parameters of the search tools, move a date one (after) later, on a search of legs, and name the kind field", where)
+		}
+		sm.Return = r
 	}
 	best := 0
 	for _, coll := range m.Base.Collections() {
@@ -2694,4 +2710,35 @@ func (m *Model) keyParams() []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// AskModel is how a domain's agents ask for one kind of piece.
+type AskModel struct {
+	Kind string
+	Set  *keywords.Set
+}
+
+// AskKinds are the kinds of piece a customer reads a question as asking
+// for, the most specific first (a "reason" before an "address": "the
+// reason for the new address" asks a reason).
+func AskKinds() []string { return []string{"reason", "address", "payment", "new", "items", "target"} }
+
+// compileAsks compiles a pack's asks into m.Asks in AskKinds' order.
+func (m *Model) compileAsks(asks map[string][]string) error {
+	for _, kind := range slices.Sorted(maps.Keys(asks)) {
+		if !slices.Contains(AskKinds(), kind) {
+			return fmt.Errorf("domain.yaml: hints.asks.%s: no such kind of piece (%s)", kind, strings.Join(AskKinds(), ", "))
+		}
+	}
+	for _, kind := range AskKinds() {
+		if len(asks[kind]) == 0 {
+			continue
+		}
+		set, err := keywords.Compile(asks[kind]...)
+		if err != nil {
+			return fmt.Errorf("domain.yaml: hints.asks.%s: %w", kind, err)
+		}
+		m.Asks = append(m.Asks, AskModel{Kind: kind, Set: set})
+	}
+	return nil
 }

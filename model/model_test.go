@@ -545,11 +545,18 @@ func TestElementText(t *testing.T) {
 // dates as dates with the year once, and the pack's words for a value.
 func TestSearchLabelWords(t *testing.T) {
 	s := &SearchModel{Noun: "itinerary", Say: map[string]string{"stops=0": "with no stops", "cabin": "in {value|words}"}}
-	got := SearchLabel(s, map[string][]string{"origin": {"SFO", "OAK"}, "date": {"2024-05-16", "2024-05-17", "2024-05-18"}},
+	got := SearchLabel(s, map[string][]string{"origin": {"SFO", "OAK"}, "date": {"2024-05-16", "2024-05-17", "2024-05-18"}}, nil,
 		map[string]string{"destination": "JFK", "stops": "0", "cabin": "economy"}, "min:price")
 	want := "the cheapest itinerary from SFO or OAK to JFK on May 16, May 17 or May 18, 2024 in economy with no stops"
 	if got != want {
 		t.Errorf("SearchLabel\n got %q\nwant %q", got, want)
+	}
+	// A round trip says the day the customer comes back.
+	s.Return = &pack.Return{Swap: []string{"origin", "destination"}, After: "date"}
+	got = SearchLabel(s, map[string][]string{"origin": {"SFO"}, "destination": {"JFK"}, "date": {"2024-05-16"}},
+		map[string][]string{"origin": {"JFK"}, "destination": {"SFO"}, "date": {"2024-05-19"}}, map[string]string{"cabin": "economy"}, "min:price")
+	if want := "the cheapest round trip from SFO to JFK on May 16, 2024 in economy, returning on May 19, 2024"; got != want {
+		t.Errorf("SearchLabel of a round trip\n got %q\nwant %q", got, want)
 	}
 	if got := valuesWords("date", []string{"2024-05-31", "2025-06-01"}); got != "May 31, 2024 or June 1, 2025" {
 		t.Errorf("dates of two years: %q", got)

@@ -3,6 +3,7 @@ package model
 import (
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 
 	"github.com/synth-data/synth/pack"
@@ -64,7 +65,61 @@ func (s *SearchModel) ItemsOf(out any, args map[string]any) []map[string]any {
 			items = append(items, m)
 		}
 	}
+	if s.Return != nil {
+		// One way unless paired (Pairs), for a write that copies the kind.
+		for _, c := range items {
+			c[s.Return.Kind] = s.Return.One
+		}
+	}
 	return items
+}
+
+// Pairs makes the round trips of a search with a way back: every
+// outbound candidate with every return one of the same Per key (cabin),
+// in that order (pack.Return).
+func (s *SearchModel) Pairs(out, back []map[string]any) []map[string]any {
+	lg := s.Legs
+	var pairs []map[string]any
+	for _, o := range out {
+		for _, b := range back {
+			if lg.Per != "" && !reflect.DeepEqual(o[lg.Per], b[lg.Per]) {
+				continue
+			}
+			c := maps.Clone(o)
+			ol, _ := o[lg.Field].([]any)
+			bl, _ := b[lg.Field].([]any)
+			c[lg.Field] = slices.Concat(ol, bl)
+			both := func(f string, combine func(x, y float64) float64) {
+				x, okx := Number(o[f])
+				y, oky := Number(b[f])
+				if okx && oky {
+					c[f] = wholeOr(combine(x, y))
+				}
+			}
+			if lg.Stops != "" {
+				both(lg.Stops, func(x, y float64) float64 { return x + y })
+			}
+			for name := range lg.Sum {
+				both(name, func(x, y float64) float64 { return x + y })
+			}
+			for name := range lg.Min {
+				both(name, math.Min)
+			}
+			c[s.Return.Kind] = s.Return.Round
+			pairs = append(pairs, c)
+		}
+	}
+	return pairs
+}
+
+// Back is the way back of a search's values: the swapped parameters
+// trade values, After takes the given later values.
+func (s *SearchModel) Back(among map[string][]string, after []string) map[string][]string {
+	r := s.Return
+	back := maps.Clone(among)
+	back[r.Swap[0]], back[r.Swap[1]] = among[r.Swap[1]], among[r.Swap[0]]
+	back[r.After] = after
+	return back
 }
 
 // HasItems reports whether ItemsOf lists any candidate, without making

@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,8 +280,32 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 			m.Hints.Writes[o.Tool] = pack.WriteHint{Phrase: h.Phrase}
 		}
 	}
+	m.Hints.Asks = defaultAsks(m)
 	m.Failures = failures(ops)
 	return m
+}
+
+// defaultAsks are the ways an agent asks which record a write acts on,
+// by the nouns of the collections writes target ("which invoice", "what
+// invoice"), in domain.yaml's format for the user to extend.
+func defaultAsks(m pack.Manifest) map[string][]string {
+	var alts []string
+	for _, name := range slices.Sorted(maps.Keys(m.Hints.Writes)) {
+		c, ok := m.Collections[m.Hints.Writes[name].Target]
+		if !ok || c.Noun == "" {
+			continue
+		}
+		noun := regexp.QuoteMeta(strings.ToLower(c.Noun))
+		for _, alt := range []string{"which " + noun, "what " + noun} {
+			if !slices.Contains(alts, alt) {
+				alts = append(alts, alt)
+			}
+		}
+	}
+	if len(alts) == 0 {
+		return nil
+	}
+	return map[string][]string{"target": alts}
 }
 
 // writeHint says where a create, update or delete finds its arguments,

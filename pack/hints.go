@@ -21,6 +21,13 @@ type Hints struct {
 	// Transfers are requests outside what the tools can do ("file a
 	// complaint about a courier"): the agent hands them to a human.
 	Transfers []string `json:"transfers,omitempty"`
+	// Asks are, per kind of piece a customer states (target, reason,
+	// address, payment, items, new), the ways the domain's agents ask
+	// for it, as case-insensitive regular expressions ("which order",
+	// "reason for (the )?cancel"): a customer talking to an agent that
+	// is not the oracle reads its questions by them, beside the
+	// domain-neutral ones (a confirmation, an identity).
+	Asks map[string][]string `json:"asks,omitempty"`
 	// Persona says who talks to the agent when they are not customers:
 	// the staff of a museum, a developer on a cloud platform.
 	Persona *Persona `json:"persona,omitempty"`
@@ -95,6 +102,11 @@ type WriteHint struct {
 	// order's address, then its items): otherwise a task acts on each
 	// record once. List only writes after which the target still meets
 	// this write's preconditions and its description still fits it.
+	// A write on the customer's own record (target: the users'
+	// collection) may follow a write on any of their records
+	// ([modify_pending_order_address]: a customer who moved gives an
+	// order, then their account, the new address); an argument drawn
+	// like: another record's value then takes the earlier write's value.
 	Follows []string `json:"follows,omitempty"`
 	// Skip leaves the write out of generated tasks, saying why (its
 	// arguments follow rules hints cannot state); the agent still has it.
@@ -124,7 +136,8 @@ type Arg struct {
 	// says which), "slot" (the customer states it; drawn from the schema),
 	// "slot:A|B|C" (one of these), "like:COLL.PATH.FIELD" (a value the
 	// customer states, drawn from another record of COLL; arguments with
-	// the same COLL.PATH are drawn from one record, like an address) or
+	// the same COLL.PATH are drawn from one record, like an address, and
+	// a task's later writes reuse it: one new address per customer) or
 	// "const:JSON".
 	Source  string   `json:"-"`
 	Pick    *Pick    `json:"pick,omitempty"`
@@ -327,6 +340,27 @@ type Search struct {
 	// element that is one object is a candidate of one leg, a list of
 	// objects one of several (a connection).
 	Legs *Legs `json:"legs,omitempty"`
+	// Return lets a share of the customers search a way back too (a
+	// round trip): the candidates are then every outbound one paired
+	// with a return one of the same Per key.
+	Return *Return `json:"return,omitempty"`
+}
+
+// Return says how a search goes the other way: Swap names two parameters
+// that trade values (origin, destination), After the date parameter the
+// way back takes a later value of (1-4 days after the latest outbound
+// one), Share the share of searches with a way back. A pair's legs are
+// the outbound's then the return's, its Sum fields and stops the two
+// added up, its Min fields the smaller; Kind names the candidate field
+// that says which it is (flight_type), with its value for one way (One)
+// and for a pair (Round), for a write to copy (target.flight_type).
+type Return struct {
+	Swap  []string `json:"swap"`
+	After string   `json:"after"`
+	Share float64  `json:"share"`
+	Kind  string   `json:"kind"`
+	One   string   `json:"one"`
+	Round string   `json:"round"`
 }
 
 // Legs says how a search's candidates are built from the legs each

@@ -1237,7 +1237,7 @@ func (c *checker) hintRefs() {
 		for i, f := range w.Follows {
 			fat := loc("hints", "writes", name, "follows", strconv.Itoa(i))
 			c.toolRef(fat, f, record.KindWrite)
-			if o, ok := h.Writes[f]; ok && o.Target != w.Target {
+			if o, ok := h.Writes[f]; ok && o.Target != w.Target && w.Target != c.man.Users.Collection {
 				c.addY(fat, "%s acts on %q, not on this write's target %q: a write follows one on the same record", f, o.Target, w.Target)
 			}
 		}

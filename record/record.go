@@ -72,6 +72,11 @@ type Selector struct {
 	// parameter ("SFO or OAK"), one for a fixed one. Every combination
 	// is searched and Where and Pick apply to all the results together.
 	Among map[string][]string `json:"among,omitempty"`
+	// Back holds, for a round trip found by searching, the values the
+	// user gives for the way back, as Among does (the route reversed, a
+	// later date): every pair of an outbound and a return result is a
+	// candidate, and Where and Pick apply to the pairs.
+	Back map[string][]string `json:"back,omitempty"`
 }
 
 // Goal is one thing the user wants from the conversation.

@@ -139,7 +139,10 @@ func replay(c *http.Client, base string, o oracle, msgs []record.Message) (*serv
 	sum := reset.Reward
 	for i := 2; i < len(msgs); {
 		if last.Done {
-			return nil, 0, fmt.Errorf("%s: done after message %d of %d", o.bp.ID, i, len(msgs))
+			// The environment ended the episode first: a flawed agent
+			// that repeats a failing write meets its limit on failed
+			// calls, which the embedded simulation has not.
+			return nil, 0, &divergence{fmt.Sprintf("%s: done after message %d of %d", o.bp.ID, i, len(msgs))}
 		}
 		m := msgs[i]
 		if m.Role != "assistant" {

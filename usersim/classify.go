@@ -4,12 +4,11 @@ import (
 	"cmp"
 	"reflect"
 	"regexp"
-	"regexp/syntax"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/internal/keywords"
 	"github.com/synth-data/synth/model"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/tools"
@@ -26,207 +25,35 @@ import (
 // Ask of that kind (and piece).
 type rule struct {
 	kind, piece string
-	re          *keywords
-}
-
-// keywords is a case-insensitive regexp of alternatives, with literals
-// one of which every match holds: a text holding none of them cannot
-// match, which a substring search tells in a fraction of the regexp's
-// time (the customer reads an agent's message with a dozen of them, and
-// the credit labels of every row read every agent message).
-type keywords struct {
-	re   *regexp.Regexp
-	lits []string // lower case; nil when the pattern requires none
-	// all, when the pattern is only literals, lists every text it
-	// matches (lower case): it decides alone where lits can.
-	all []string
-}
-
-func anyOf(alts ...string) *keywords {
-	src := `(?i)(` + strings.Join(alts, "|") + `)`
-	k := &keywords{re: regexp.MustCompile(src)}
-	if tree, err := syntax.Parse(src, syntax.Perl); err == nil {
-		k.lits = required(tree)
-		if all, ok := spelled(tree.Simplify()); ok && !slices.Contains(all, "") {
-			k.all = all
-		}
-	}
-	return k
-}
-
-// spelled lists, lower-cased, every text re matches when it is only
-// literals, alternatives of them and optional ones ("i'?m sorry|policy"):
-// then a text holds a match exactly when it holds one of them. false
-// for anything else (a class, a word boundary, a repetition, a literal
-// beyond ASCII), or beyond 64 texts.
-func spelled(re *syntax.Regexp) ([]string, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if s := string(re.Rune); ascii(s) {
-			return []string{strings.ToLower(s)}, true
-		}
-	case syntax.OpEmptyMatch:
-		return []string{""}, true
-	case syntax.OpCapture:
-		return spelled(re.Sub[0])
-	case syntax.OpQuest:
-		l, ok := spelled(re.Sub[0])
-		return append([]string{""}, l...), ok
-	case syntax.OpAlternate:
-		var out []string
-		for _, sub := range re.Sub {
-			l, ok := spelled(sub)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, l...)
-		}
-		return out, len(out) <= 64
-	case syntax.OpConcat:
-		out := []string{""}
-		for _, sub := range re.Sub {
-			l, ok := spelled(sub)
-			if !ok || len(out)*len(l) > 64 {
-				return nil, false
-			}
-			var next []string
-			for _, a := range out {
-				for _, b := range l {
-					next = append(next, a+b)
-				}
-			}
-			out = next
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// MatchString reports whether the regexp matches s. The literals decide
-// for text where folding an ASCII literal's case is lower-casing: all
-// but the two runes that fold to an ASCII letter (the Kelvin sign to k,
-// the long s to s). Agents' words hold dashes and accents, so this is
-// most of them.
-func (k *keywords) MatchString(s string) bool {
-	if k.lits == nil && k.all == nil {
-		return k.re.MatchString(s)
-	}
-	return k.match(fold(s))
-}
-
-// folded is a text as the literals read it, once for all the rules
-// classify tries on it.
-type folded struct {
-	s   string
-	low string // s lower-cased; "" unless byLits
-	// byLits: folding an ASCII literal's case is lower-casing in s.
-	byLits bool
-}
-
-func fold(s string) folded {
-	f := folded{s: s, byLits: ascii(s) || !strings.ContainsAny(s, foldsToASCII)}
-	if f.byLits {
-		f.low = strings.ToLower(s)
-	}
-	return f
-}
-
-// match is MatchString of a folded text.
-func (k *keywords) match(f folded) bool {
-	if (k.lits != nil || k.all != nil) && f.byLits {
-		has := func(l string) bool { return strings.Contains(f.low, l) }
-		if k.all != nil {
-			return slices.ContainsFunc(k.all, has)
-		}
-		if !slices.ContainsFunc(k.lits, has) {
-			return false
-		}
-	}
-	return k.re.MatchString(f.s)
-}
-
-// required lists literals, lower-cased, one of which every match of re
-// holds; nil when it cannot tell (a class, a repetition, an optional
-// part, a literal beyond ASCII).
-func required(re *syntax.Regexp) []string {
-	switch re.Op {
-	case syntax.OpLiteral:
-		if s := string(re.Rune); ascii(s) {
-			return []string{strings.ToLower(s)}
-		}
-	case syntax.OpCapture:
-		return required(re.Sub[0])
-	case syntax.OpAlternate:
-		var out []string
-		for _, sub := range re.Sub {
-			l := required(sub)
-			if l == nil {
-				return nil
-			}
-			out = append(out, l...)
-		}
-		return out
-	case syntax.OpConcat:
-		// Every part is in every match: the part whose literals are
-		// longest filters best.
-		var best []string
-		for _, sub := range re.Sub {
-			if l := required(sub); l != nil && (best == nil || shortest(l) > shortest(best)) {
-				best = l
-			}
-		}
-		return best
-	}
-	return nil
-}
-
-func shortest(l []string) int {
-	n := len(l[0])
-	for _, s := range l[1:] {
-		n = min(n, len(s))
-	}
-	return n
-}
-
-// foldsToASCII are the runes outside ASCII whose case folds to an ASCII
-// letter (unicode.SimpleFold): a regexp with (?i) matches "ſorry" for
-// "sorry", which lower-casing does not turn into it.
-const foldsToASCII = "\u212A\u017F"
-
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+	re          *keywords.Set
 }
 
 // farewell marks closing words; a closing never asks a question, which
 // tells "Thanks for reaching out! Could you ...?" from a goodbye.
-var farewell = anyOf(`have a (great|nice|wonderful|good) (day|one|evening)`, `\btake care\b`, `\bgoodbye\b`, `\bbye\b`,
+var farewell = keywords.AnyOf(`have a (great|nice|wonderful|good) (day|one|evening)`, `\btake care\b`, `\bgoodbye\b`, `\bbye\b`,
 	`enjoy (the rest of )?your day`, `thanks for contacting us`, `thank you for contacting us`, `all the best`, `thanks for getting in touch`)
 
 // rules, most specific first.
 var rules = []rule{
-	{"transferred", "", anyOf(`transfer(ring)? you to`, `transferred you`, `hand you over`, `connect you (with|to) a human`, `human (agent|colleague|representative)`)},
-	{"identify_again", "", anyOf(`(couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to) (find|locate) (any|an|your|the)? ?account`,
+	{"transferred", "", keywords.AnyOf(`transfer(ring)? you to`, `transferred you`, `hand you over`, `connect you (with|to) a human`, `human (agent|colleague|representative)`)},
+	{"identify_again", "", keywords.AnyOf(`(couldn't|could not|can't|cannot|wasn't able to|was not able to|unable to) (find|locate) (any|an|your|the)? ?account`,
 		`no (matching )?account`, `(didn't|did not|doesn't|does not) match (any|an|our)`, `double-check`, `try again`)},
-	{"confirm", "", anyOf(`(shall|should|may) i (proceed|go ahead|make this change|carry this out|put this through)`, `(would|do) you (like|want) me to (proceed|go ahead|make this change|carry this out|put this through)`, `(can|could|would) you confirm`,
+	{"confirm", "", keywords.AnyOf(`(shall|should|may) i (proceed|go ahead|make this change|carry this out|put this through)`, `(would|do) you (like|want) me to (proceed|go ahead|make this change|carry this out|put this through)`, `(can|could|would) you confirm`,
 		`please confirm`, `\(yes/no\)`, `reply (with )?yes`, `confirm with yes`, `is that (correct|right)\?`, `ok(ay)? to proceed`, `a yes from you`)},
-	{"identify", "", anyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
+	{"identify", "", keywords.AnyOf(`verify your identity`, `confirm who you are`, `authenticate`, `your email`, `email address`, `email on (your|the) account`,
 		`name and zip`, `name plus zip`, `together with your zip`, `(first|full) (and last )?name`, `your zip code`,
 		`(also|still) need your`, `also (give|tell) me your`, `what's your zip`)},
-	{"piece", "reason", anyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},
-	{"piece", "address", anyOf(`new address`, `which address`, `what address`, `address should i use`, `shipping address would you like`,
-		`(whole|full) address`, `where should it go`)},
-	{"piece", "payment", anyOf(`payment method`, `receive the refund`, `pay or receive`, `how would you like to pay`, `which card`, `refund (go|be sent) to`)},
-	{"piece", "new", anyOf(`instead\?`, `instead of`, `in exchange`, `you'?d like instead`, `in its place`, `in their place`, `in place of`, `should replace`, `switch it to`, `which variant`, `what version`, `which option`, `replace it with`)},
-	{"piece", "items", anyOf(`which items?\b`, `what items?\b (would|do) you`, `what items? (is|are) this`, `name each one`, `each of them`, `what items? should`, `list them all`, `name them`, `each one`)},
-	{"piece", "target", anyOf(`which order`, `what order`, `order (id|number)\?`, `order id or`)},
-	{"piece", "topic", anyOf(`what can i help you with\?`, `what would you like to do\?`)},
-	{"anything_else", "", anyOf(`anything else`, `something else`, `help with anything`, `any other`, `what else`, `more i can do`)},
-	{"help", "", anyOf(`how can i help`, `what can i do for you`, `what would you like help with`, `how may i (help|assist)`)},
+	// A reason is asked for in every domain whose policy asks one (an
+	// allow rule's facts), in the agent's own words.
+	{"piece", "reason", keywords.AnyOf(`reason for (the )?cancel`, `why you'?d like to cancel`, `why (do|would) you (want|like) to cancel`, `\breason\b`)},
+}
+
+// afterPieces are the rules tried after the domain's ways of asking for
+// a piece (model.Model.Asks), which come after rules.
+var afterPieces = []rule{
+	{"piece", "topic", keywords.AnyOf(`what can i help you with\?`, `what would you like to do\?`)},
+	{"anything_else", "", keywords.AnyOf(`anything else`, `something else`, `help with anything`, `any other`, `what else`, `more i can do`)},
+	{"help", "", keywords.AnyOf(`how can i help`, `what can i do for you`, `what would you like help with`, `how may i (help|assist)`)},
 }
 
 // Classify reads an agent's message as an Ask: its Kind, and for a
@@ -240,21 +67,46 @@ var rules = []rule{
 // then the last two, and so on: a report before the question does not
 // decide what the question is.
 func Classify(text string) dialog.Ask {
-	a, _ := classify(text)
+	a, _ := classify(text, nil)
 	return a
 }
 
-// classify is Classify that also reports whether a rule matched.
-func classify(text string) (dialog.Ask, bool) {
+// ClassifyIn is Classify that also reads the domain's ways of asking
+// for a piece (domain.yaml hints.asks): "Which order would you like to
+// cancel?" asks for retail's target.
+func ClassifyIn(m *model.Model, text string) dialog.Ask {
+	a, _ := classify(text, asksOf(m))
+	return a
+}
+
+func asksOf(m *model.Model) []model.AskModel {
+	if m == nil {
+		return nil
+	}
+	return m.Asks
+}
+
+// classify is ClassifyIn that also reports whether a rule matched.
+func classify(text string, asks []model.AskModel) (dialog.Ask, bool) {
 	sentences := splitSentences(strings.TrimSpace(text))
 	tail := func(k int) string { return strings.Join(sentences[len(sentences)-k:], " ") }
 	if !strings.Contains(text, "?") && farewell.MatchString(tail(min(2, len(sentences)))) {
 		return dialog.Ask{Kind: "closing"}, true
 	}
 	for k := 1; k <= len(sentences); k++ {
-		seg := fold(tail(k))
+		seg := keywords.Fold(tail(k))
 		for _, r := range rules {
-			if r.re.match(seg) {
+			if r.re.Match(seg) {
+				return dialog.Ask{Kind: r.kind, Piece: r.piece}, true
+			}
+		}
+		for _, a := range asks {
+			if a.Set.Match(seg) {
+				return dialog.Ask{Kind: "piece", Piece: a.Kind}, true
+			}
+		}
+		for _, r := range afterPieces {
+			if r.re.Match(seg) {
 				return dialog.Ask{Kind: r.kind, Piece: r.piece}, true
 			}
 		}
@@ -304,7 +156,7 @@ type Executed struct {
 }
 
 // refusal marks an agent declining a request.
-var refusal = anyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`, `not (something )?i'?m allowed`)
+var refusal = keywords.AnyOf(`i'?m sorry`, `unfortunately`, `i'?m afraid`, `(can't|cannot|not able to|unable to)`, `policy`, `able to override`, `not (something )?i'?m allowed`)
 
 // Refuses reports whether a message that asks nothing of the customer
 // (Classify's anything_else, help or closing) declines a request, the
@@ -329,12 +181,15 @@ type Listener struct {
 	// piece in the words its agents ask with (NewListenerFor), for the
 	// questions the keyword rules, written on retail, do not know.
 	words *Generic
+	// asks are the domain's ways of asking for a piece.
+	asks []model.AskModel
 }
 
-// NewListener creates the listener of a blueprint's user; pieces lists
-// what a goal needs said (the customer's Pieces).
-func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
-	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}}
+// NewListener creates the listener of a blueprint's user in a domain (m,
+// whose ways of asking for a piece it reads; nil for none); pieces
+// lists what a goal needs said (the customer's Pieces).
+func NewListener(m *model.Model, bp *record.Blueprint, pieces func(record.Goal) []string) *Listener {
+	return &Listener{bp: bp, pieces: pieces, requested: map[int]bool{}, asks: asksOf(m)}
 }
 
 // NewListenerFor creates the listener of a generic user, which also
@@ -342,7 +197,7 @@ func NewListener(bp *record.Blueprint, pieces func(record.Goal) []string) *Liste
 // asks for the identity, "which reservation" or "the genre and year"
 // for the target, "the cabin" for that slot.
 func NewListenerFor(bp *record.Blueprint, u *Generic) *Listener {
-	l := NewListener(bp, u.Pieces)
+	l := NewListener(u.m, bp, u.Pieces)
 	l.words = u
 	return l
 }
@@ -367,7 +222,7 @@ func (l *Listener) Heard(t dialog.Turn) {
 // goals without writes from the agent moving on after answering — and
 // whether the agent just refused.
 func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
-	ask, matched := classify(text)
+	ask, matched := classify(text, l.asks)
 	if next := l.current + 1; next < len(l.bp.Goals) && l.bp.Goals[next].Instead && l.requested[next] &&
 		ask.Kind != "identify" && ask.Kind != "identify_again" && refusal.MatchString(text) {
 		// The agent refused the request and took up the plan B asked for
@@ -442,7 +297,7 @@ func (l *Listener) Interpret(text string, calls []Executed) dialog.Ask {
 // blueprint's goals it names most. matched says a rule or the words
 // read it. With a nil model only the rules read (Classify).
 func ReadAsk(m *model.Model, bp *record.Blueprint, text string) (dialog.Ask, bool) {
-	ask, matched := classify(text)
+	ask, matched := classify(text, asksOf(m))
 	if m == nil || bp == nil || ask.Kind != "anything_else" {
 		return ask, matched
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/synth-data/synth/dialog"
+	"github.com/synth-data/synth/domains"
 	"github.com/synth-data/synth/record"
 	"github.com/synth-data/synth/usersim"
 )
@@ -19,7 +20,12 @@ func TestLiteralFilterAgrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 150 dialogues")
 	}
-	for i, l := range usersim.RequiredLiteralsForTest() {
+	d, err := domains.Load("retail", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := d.Model.Asks
+	for i, l := range usersim.RequiredLiteralsForTest(asks) {
 		if l == nil {
 			t.Errorf("rule %d requires no literal: the filter never skips it", i)
 		}
@@ -40,8 +46,8 @@ func TestLiteralFilterAgrees(t *testing.T) {
 		// apostrophe), and near misses.
 		"Im sorry, no.", "IM AFRAID NOT — the ordеr is gone.", "I am sorry.", "I’m sorry.", "Unfortunately…", "I can not.", "not able-to")
 	for _, text := range texts {
-		got, matched := usersim.ClassifyMatchForTest(text)
-		kind, piece, ok := usersim.ClassifyByRegexpsForTest(text)
+		got, matched := usersim.ClassifyMatchForTest(text, asks)
+		kind, piece, ok := usersim.ClassifyByRegexpsForTest(text, asks)
 		if got.Kind != kind || got.Piece != piece || matched != ok {
 			t.Errorf("%q: %s/%s %v, the regexps alone give %s/%s %v", text, got.Kind, got.Piece, matched, kind, piece, ok)
 		}

@@ -15,8 +15,15 @@ import (
 	"github.com/synth-data/synth/verify"
 )
 
-// Generic phrasings of agents that are not the oracle.
+// Generic phrasings of agents that are not the oracle, read with the
+// retail pack's ways of asking for a piece (domain.yaml hints.asks). A
+// question for a piece is read as one only through them: the core
+// holds no domain's words.
 func TestClassifyGeneric(t *testing.T) {
+	d, err := domains.Load("retail", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		text, kind, piece string
 	}{
@@ -27,8 +34,9 @@ func TestClassifyGeneric(t *testing.T) {
 		{"Here are the details: return item 1234567890 to your PayPal account. Shall I proceed?", "confirm", ""},
 		{"Just to be sure — is that correct?", "confirm", ""},
 		{"Which order would you like to cancel?", "piece", "target"},
-		{"What is the reason for the cancellation?", "piece", "reason"},
 		{"What's the new address, including the zip code?", "piece", "address"},
+		// A reason is asked in every domain's words alike.
+		{"What is the reason for the cancellation?", "piece", "reason"},
 		{"Which payment method should the refund go to?", "piece", "payment"},
 		{"Which item do you want to return?", "piece", "items"},
 		{"Which option would you like instead?", "piece", "new"},
@@ -40,9 +48,16 @@ func TestClassifyGeneric(t *testing.T) {
 		{"Your refund of $23.40 is on its way.", "anything_else", ""},
 	}
 	for _, tc := range cases {
-		got := usersim.Classify(tc.text)
+		got := usersim.ClassifyIn(d.Model, tc.text)
 		if got.Kind != tc.kind || got.Piece != tc.piece {
-			t.Errorf("Classify(%q) = %s/%s, want %s/%s", tc.text, got.Kind, got.Piece, tc.kind, tc.piece)
+			t.Errorf("ClassifyIn(retail, %q) = %s/%s, want %s/%s", tc.text, got.Kind, got.Piece, tc.kind, tc.piece)
+		}
+		alone := usersim.Classify(tc.text)
+		if tc.kind == "piece" && tc.piece != "reason" && alone.Kind == "piece" {
+			t.Errorf("Classify(%q) = piece/%s without the retail pack's words", tc.text, alone.Piece)
+		}
+		if (tc.kind != "piece" || tc.piece == "reason") && (alone.Kind != got.Kind || alone.Piece != got.Piece) {
+			t.Errorf("Classify(%q) = %+v, with the retail pack's words %+v: a domain-neutral question reads alike", tc.text, alone, got)
 		}
 	}
 }
@@ -73,7 +88,7 @@ func oracleRun(t *testing.T, n int, listen bool, check func(bp *record.Blueprint
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := usersim.NewListener(bp, u.Pieces)
+		l := usersim.NewListener(d.Model, bp, u.Pieces)
 		ag := agent.NewGeneric(d.Model, st, blueprints.Stream(bp.Seed, bp.Domain, bp.Index, "agent"))
 		tr := &record.Trajectory{ID: bp.ID, BlueprintID: bp.ID, Domain: bp.Domain, Engine: "embedded", Behavior: bp.Behavior,
 			Messages: []record.Message{{Role: "system", Content: d.Policy}}, Ending: record.EndMaxTurns}

@@ -92,6 +92,11 @@ func selectorConforms(s *record.Selector) bool {
 			return false
 		}
 	}
+	for _, vals := range s.Back {
+		if len(vals) == 0 {
+			return false
+		}
+	}
 	return true
 }
 

@@ -78,6 +78,13 @@ func selectorValue(s record.Selector) map[string]any {
 		}
 		v["among"] = among
 	}
+	if len(s.Back) > 0 {
+		back := make(map[string]any, len(s.Back))
+		for k, vals := range s.Back {
+			back[k] = stringList(vals)
+		}
+		v["back"] = back
+	}
 	return v
 }
 
