@@ -79,6 +79,8 @@ type synthesizer struct {
 	// byNounID finds the collections a field like "pet_id" names.
 	byNounID map[string][]*collection
 	re       *regexCache
+	// lex are the API's own words, for prose fields.
+	lex *lexicon
 }
 
 // regexCache compiles each pattern once per import.
@@ -137,7 +139,7 @@ func rngFor(seed uint64, name string) *rand.Rand {
 }
 
 // seedData synthesizes every collection deterministically from seed.
-func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string]map[string]any, error) {
+func seedData(ctx context.Context, colls []*collection, lex *lexicon, seed uint64) (map[string]map[string]any, error) {
 	now, _ := time.Parse(time.RFC3339, Clock)
 	byNounID := map[string][]*collection{}
 	for _, c := range colls {
@@ -191,7 +193,7 @@ func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc}
+		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc, lex: lex}
 		recs := map[string]any{}
 		for i, k := range keys[c.Name] {
 			g.index = i

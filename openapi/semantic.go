@@ -304,9 +304,14 @@ func (g *synthesizer) thingName() string {
 	return g.pick(adjectives) + " " + g.pick(nouns)
 }
 
-// describe is one sentence about a record of noun: "Staging droplet for
-// the billing team". It has no final period, as templates add their own.
+// describe is one sentence about a record of noun: in the API's own
+// words where its documents give enough of them, else "Staging droplet
+// for the billing team". It has no final period, as templates add their
+// own.
 func (g *synthesizer) describe(noun string) string {
+	if s := g.proseAbout(noun); s != "" {
+		return s
+	}
 	noun = cmp.Or(noun, "resource")
 	p := g.pick(purposes)
 	p = strings.ToUpper(p[:1]) + p[1:]
