@@ -1142,6 +1142,17 @@ func (a *Generic) sayFound(label string, c *model.CollModel, key string, describ
 	return text
 }
 
+// recordName is the first of the words a collection describes its
+// records by that obj has as text ("Silver Island"), "" when none.
+func recordName(c *model.CollModel, obj map[string]any) string {
+	for _, f := range c.Describe {
+		if s, ok := obj[f].(string); ok && strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
 // uuidLike is a key made for machines: eight hex digits, a hyphen, four.
 var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-`)
 
@@ -1515,7 +1526,13 @@ func (a *Generic) choices(p *model.ParamModel, u map[string]any) ([]map[string]a
 func (a *Generic) targetWords(g *ggoal) string {
 	switch g.w.TargetKind {
 	case model.TargetColl:
-		return g.w.Coll.Noun + " " + tools.Text(g.args[g.w.KeyParam()])
+		key := tools.Text(g.args[g.w.KeyParam()])
+		if name := recordName(g.w.Coll, g.obj); opaque(key) && name != "" {
+			// A UUID is said once, after the name a person knows the
+			// record by: the yes is to the key.
+			return "the " + g.w.Coll.Noun + " " + name + " (" + key + ")"
+		}
+		return g.w.Coll.Noun + " " + key
 	case model.TargetSearch:
 		return "the " + g.w.Search.Noun + " you chose"
 	case model.TargetUser:

@@ -81,6 +81,8 @@ type synthesizer struct {
 	re       *regexCache
 	// lex are the API's own words, for prose fields.
 	lex *lexicon
+	// taken are the names the collection's records have so far.
+	taken map[string]bool
 }
 
 // regexCache compiles each pattern once per import.
@@ -193,7 +195,8 @@ func seedData(ctx context.Context, colls []*collection, lex *lexicon, seed uint6
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc, lex: lex}
+		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc, lex: lex,
+			taken: map[string]bool{}}
 		recs := map[string]any{}
 		for i, k := range keys[c.Name] {
 			g.index = i
@@ -346,6 +349,9 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 			continue
 		}
 		g.rec[name] = g.value(c.Props[name], name, 1)
+		if naming(name) {
+			g.rec[name] = g.unused(name)
+		}
 	}
 	g.settle(g.rec)
 	g.settleDNS(g.rec, c.Props)
@@ -357,6 +363,31 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 	}
 	settleRegion(g.rec)
 	return g.rec
+}
+
+// naming: the field is what a person calls a record by ("name",
+// "title", "friendly_name"), so two records never share its value.
+func naming(field string) bool {
+	n := norm(field)
+	return n == "name" || has(n, "title", "displayname", "friendlyname")
+}
+
+// unused is the record's value of a naming field, redrawn while another
+// record of the collection has it: "the special event called Misty
+// Island" is one event, never the cheapest and the dearest at once.
+func (g *synthesizer) unused(field string) any {
+	v := g.rec[field]
+	for i := 0; i < 20; i++ {
+		s, ok := v.(string)
+		if !ok || !g.taken[s] {
+			break
+		}
+		v = g.value(g.coll.Props[field], field, 1)
+	}
+	if s, ok := v.(string); ok {
+		g.taken[s] = true
+	}
+	return v
 }
 
 // order puts name fields before the fields derived from them (emails,
