@@ -156,15 +156,15 @@ func lexWord(tok string) string {
 }
 
 // about are the topics a record of noun is described by: the lexicon's
-// without the noun itself ("special events" says nothing of a special
-// event), the most said first.
+// without those of the noun itself ("special events", "planned events"
+// say nothing of a special event), the most said first.
 func (l *lexicon) about(noun string) []string {
 	if l == nil {
 		return nil
 	}
-	noun = strings.ToLower(noun)
+	head := lastWord(strings.ToLower(noun))
 	return slices.DeleteFunc(slices.Clone(l.topics), func(t string) bool {
-		return t == noun || singular(t) == noun
+		return singular(lastWord(t)) == head
 	})
 }
 
@@ -215,4 +215,43 @@ func article(w string) string {
 		return "an " + w
 	}
 	return "a " + w
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// machineNoun: the noun names a thing people build or run (a webhook,
+// a droplet, a server), which a name by its purpose suits ("Staging
+// webhook"); a talk or a pet is not named for a billing team.
+func machineNoun(noun string) bool {
+	w := singular(lastWord(strings.ToLower(noun)))
+	return slices.Contains(roleWords[roleDeveloper], w) || slices.Contains(roleWords[roleOperator], w)
+}
+
+// placeKinds are the last words of a place inside a building.
+var placeKinds = strings.Fields(`Hall Room Gallery Wing Court Pavilion Studio Lounge Terrace Annex`)
+
+// placeField: the name says the field holds where a thing happens
+// ("location", "venue", "room").
+func placeField(name string) bool {
+	ts := tokens(name)
+	return len(ts) > 0 && slices.Contains([]string{"location", "venue", "room", "place"}, ts[len(ts)-1])
+}
+
+// place is a room a record happens in: of the example's kind ("Reef
+// Hall" → "Cedar Hall") half the time, so a spec's one room is one of
+// many.
+func (g *synthesizer) place(ex []string) string {
+	kind := g.pick(placeKinds)
+	if len(ex) > 0 && g.rng.IntN(2) == 0 {
+		if w := lastWord(ex[g.rng.IntN(len(ex))]); w != "" && unicode.IsUpper(rune(w[0])) {
+			kind = w
+		}
+	}
+	return g.pick(nouns) + " " + kind
 }

@@ -294,10 +294,11 @@ func (g *synthesizer) technical(ts []string, last string) (string, bool) {
 var simpleNoun = regexp.MustCompile(`^[a-z]{3,}$`)
 
 // thingName names a record: by what it is for ("Staging webhook") when
-// its noun is a plain word, else a name ("Silver Summit").
+// its noun is a plain word for a thing people build or run, else a name
+// ("Silver Summit").
 func (g *synthesizer) thingName() string {
 	noun := strings.ToLower(g.coll.Noun)
-	if simpleNoun.MatchString(noun) && g.rng.IntN(2) == 0 {
+	if simpleNoun.MatchString(noun) && machineNoun(noun) && g.rng.IntN(2) == 0 {
 		p := g.pick(purposes)
 		return strings.ToUpper(p[:1]) + p[1:] + " " + noun
 	}

@@ -124,6 +124,9 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 			return s, true
 		}
 	}
+	if placeField(name) && len(ex) <= 1 && g.rng.IntN(exampleOdds) > 0 {
+		return g.place(ex), true
+	}
 	if len(ex) > 0 {
 		return ex[g.rng.IntN(len(ex))], len(ex) > 1
 	}
