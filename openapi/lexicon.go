@@ -41,7 +41,7 @@ var lexStop = wordSet(`a an the of for to in on at by with from into onto over u
 		information info format formats type types string strings number numbers integer boolean true false null
 		page pages paging limit offset cursor date dates time times timestamp example examples etc eg ie instance
 		instances resource resources url uri link links property properties schema array item items collection
-		collections record records entry entries one two three first last next previous current given count total
+		collections record records one two three first last next previous current given count total
 		name names description descriptions list operation operations method methods path paths query body json
 		yaml http https rest status error errors message messages result results version`)
 
