@@ -124,6 +124,10 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 			// "on reservation ALAXV1" already names it.
 			continue
 		}
+		if p.Name == g.w.KeyParam() && dialog.ContainsWord(phrase, tools.Text(v)) {
+			// "delete pet 20" names a numeric key: never "… to 20".
+			continue
+		}
 		switch {
 		case p.Group != "":
 			if _, seen := groups[p.Group]; !seen {

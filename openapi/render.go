@@ -265,6 +265,12 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
 	hg.now, _ = time.Parse(time.RFC3339, Clock)
 	for _, o := range ops {
+		// A constant is drawn as a value of the write's collection: a
+		// pet's photo is at /pet/, not /hints/.
+		hg.coll = &collection{Name: "hints"}
+		if o.Handler.Coll != nil {
+			hg.coll = o.Handler.Coll
+		}
 		h, ok := writeHint(o, m.Collections, hg)
 		h.Phrase = writePhrase(o)
 		switch {
