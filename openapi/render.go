@@ -485,6 +485,22 @@ func scalar(m map[string]any) bool {
 	return !hasPattern && hasType(m, "string", "integer", "number", "boolean")
 }
 
+// readables are up to three values readable draws for the argument,
+// nil when its name and description say nothing readable.
+func readables(a arg, m map[string]any, g *synthesizer) []string {
+	var vals []string
+	for i := 0; i < 12 && len(vals) < 3; i++ {
+		v, ok := g.readable(a.Orig, m)
+		if !ok {
+			return nil
+		}
+		if !strings.Contains(v, "|") && !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
 // slotSource is how the customer supplies a required argument: stated
 // freely ("slot") when its schema is simple, one of a few valid values
 // when a pattern constrains it, or a constant valid value otherwise.
@@ -504,6 +520,17 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		return "slot", true
 	}
 	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array", "object") {
+		// Values the description lists are what a person chooses from
+		// ("sms", "call"), not a free word.
+		d, _ := m["description"].(string)
+		if vals := coded(d); len(vals) > 0 && !slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "|") }) {
+			return "slot:" + strings.Join(vals, "|"), true
+		}
+		// A phone number or a country the name and description ask for
+		// is one a person would give ("+14155550123"), not a free word.
+		if vals := readables(a, m, g); len(vals) > 0 {
+			return "slot:" + strings.Join(vals, "|"), true
+		}
 		return "slot", true
 	}
 	if hasType(m, "string") && !hasType(m, "array", "object") {

@@ -758,8 +758,19 @@ func (g *synthesizer) array(m map[string]any, name string, depth int) any {
 	}
 	out := make([]any, 0, n)
 	item := singular(name)
+	// A list whose description names its values ("Possible event
+	// types: `factor.created, …`") holds some of them.
+	vals := listed(m, nil)
 	for i := 0; i < n; i++ {
-		v := g.value(m["items"], item, depth+1)
+		var v any
+		if im, ok := m["items"].(map[string]any); ok && len(vals) > 0 && hasType(im, "string") && im["enum"] == nil {
+			v = vals[g.rng.IntN(len(vals))]
+			if slices.Contains(out, v) {
+				continue
+			}
+		} else {
+			v = g.value(m["items"], item, depth+1)
+		}
 		if m["uniqueItems"] == true && slices.ContainsFunc(out, func(x any) bool { return fmt.Sprint(x) == fmt.Sprint(v) }) {
 			continue
 		}

@@ -342,19 +342,9 @@ var listedValueRE = regexp.MustCompile(`^[A-Za-z0-9_:-]{1,20}$`)
 // description lists fewer than two.
 func listed(m map[string]any, ex []string) []string {
 	d, _ := m["description"].(string)
-	sm := listedRE.FindStringSubmatch(d)
-	if sm == nil {
-		return nil
-	}
-	var out []string
-	for _, part := range strings.FieldsFunc(sm[1], func(r rune) bool { return r == ',' || r == '/' }) {
-		part = strings.TrimSpace(part)
-		part = strings.TrimPrefix(part, "or ")
-		part = strings.TrimPrefix(part, "and ")
-		part = strings.Trim(part, "\"'` ")
-		if listedValueRE.MatchString(part) && !slices.Contains(out, part) {
-			out = append(out, part)
-		}
+	out := coded(d)
+	if sm := listedRE.FindStringSubmatch(d); sm != nil && len(out) < 2 {
+		out = words(sm[1])
 	}
 	if len(out) < 2 {
 		return nil
@@ -372,6 +362,53 @@ func listed(m map[string]any, ex []string) []string {
 	}
 	if dns >= 2 {
 		return dnsTypes
+	}
+	return out
+}
+
+// listsCodeRE finds a description that lists the values a field takes
+// in code spans (examples "such as" are no closed list):
+// "One of: `email`, `sms` or `call`", "Possible event types: `*,
+// factor.deleted, factor.created`".
+var listsCodeRE = regexp.MustCompile("(?i)(one of|possible|valid|allowed|supported)[^`]{0,40}`")
+
+var codeSpanRE = regexp.MustCompile("`([^`]+)`")
+
+var codedValueRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,30}$`)
+
+// coded are the values a description lists in code spans after words
+// that say they are the choices; nil when it lists fewer than two.
+func coded(d string) []string {
+	loc := listsCodeRE.FindStringIndex(d)
+	if loc == nil {
+		return nil
+	}
+	var out []string
+	for _, sm := range codeSpanRE.FindAllStringSubmatch(d[loc[1]-1:], -1) {
+		for _, v := range strings.Split(sm[1], ",") {
+			v = strings.TrimSpace(v)
+			if codedValueRE.MatchString(v) && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// words are the values a list in prose names ("A, CNAME, or TXT").
+func words(list string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == '/' }) {
+		part = strings.TrimSpace(part)
+		part = strings.TrimPrefix(part, "or ")
+		part = strings.TrimPrefix(part, "and ")
+		part = strings.Trim(part, "\"'` ")
+		if listedValueRE.MatchString(part) && !slices.Contains(out, part) {
+			out = append(out, part)
+		}
 	}
 	return out
 }
