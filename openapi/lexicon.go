@@ -35,7 +35,7 @@ var lexStop = wordSet(`a an the of for to in on at by with from into onto over u
 		contains contain include includes included make makes made find finds found check checks see let lets want
 		show shows send sends sent replace replaces patch put post modify modifies read reads write writes start
 		starts stop stops cancel cancels apply applies open opens close closes hold holds held host hosts belong
-		belongs never always even long ask asks happen happens work works expire expires publish publishes accept accepts kindly imaginary
+		belongs never always even long ask asks skip skips give gives many several few readable sending happen happens work works expire expires publish publishes accept accepts kindly imaginary
 		api apis endpoint endpoints request requests response responses id ids identifier identifiers unique uuid
 		sid key object objects field fields parameter parameters param params value values data detail details
 		information info format formats type types string strings number numbers integer boolean true false null
@@ -57,15 +57,23 @@ var lexWordRE = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*|[^A-Za-z\s]+|\s+`)
 
 // newLexicon gathers the topics of an API's texts. A phrase of a name
 // (the title, a tag, an operation's summary) is a topic; one of a
-// description only when two descriptions say it, as a description's
-// one-off phrases are often a verb's ("characters long"). The most said
+// description only when two descriptions say it or it is of a thing a
+// name speaks of ("museum operating hours" beside "museum hours"), as a
+// description's one-off phrases are often a verb's ("characters long"). The most said
 // come first, then the first seen, so a spec gives one lexicon.
 func newLexicon(title, desc string, tags []string, ops []*op, colls []*collection) *lexicon {
 	count := map[string]int{}
 	named := map[string]bool{}
 	var order []string
+	// A phrase and its plural are one topic, said as first seen.
+	said := map[string]string{}
 	add := func(text string, name bool) {
-		for _, p := range phrases(text) {
+		for _, p := range phrases(text, text == title) {
+			k := strings.ToLower(strings.TrimSuffix(p, lastWord(p)) + singular(lastWord(p)))
+			if first, ok := said[k]; ok {
+				p = first
+			}
+			said[k] = p
 			if count[p] == 0 {
 				order = append(order, p)
 			}
@@ -90,7 +98,18 @@ func newLexicon(title, desc string, tags []string, ops []*op, colls []*collectio
 			}
 		}
 	}
-	order = slices.DeleteFunc(order, func(p string) bool { return !named[p] && count[p] < 2 })
+	heads := map[string]bool{}
+	for _, p := range order {
+		if named[p] {
+			heads[singular(strings.ToLower(lastWord(p)))] = true
+		}
+	}
+	for _, c := range colls {
+		heads[singular(strings.ToLower(lastWord(c.Noun)))] = true
+	}
+	order = slices.DeleteFunc(order, func(p string) bool {
+		return !named[p] && count[p] < 2 && !heads[singular(strings.ToLower(lastWord(p)))]
+	})
 	slices.SortStableFunc(order, func(a, b string) int { return count[b] - count[a] })
 	return &lexicon{topics: order}
 }
@@ -98,8 +117,9 @@ func newLexicon(title, desc string, tags []string, ops []*op, colls []*collectio
 // phrases are a text's noun phrases of two to four words: runs of
 // words no stop word, number or punctuation breaks ("Purchase museum
 // tickets for general entry" → "museum tickets", "general entry").
-// Words keep an acronym's capitals ("QR code") and lose a sentence's.
-func phrases(text string) []string {
+// Words keep an acronym's capitals ("QR code") and lose a sentence's,
+// but for a proper name (the title's "Redocly Museum").
+func phrases(text string, proper bool) []string {
 	var out, run []string
 	flush := func() {
 		// A participle closing the run is a verb ("special event added").
@@ -118,8 +138,8 @@ func phrases(text string) []string {
 		case !unicode.IsLetter(rune(tok[0])):
 			flush()
 		default:
-			w := lexWord(tok)
-			if w == "" || lexStop[strings.ToLower(w)] || strings.HasSuffix(w, "ly") {
+			w := lexWord(tok, proper)
+			if w == "" || lexStop[strings.ToLower(w)] || !proper && strings.HasSuffix(w, "ly") {
 				flush()
 				continue
 			}
@@ -131,9 +151,9 @@ func phrases(text string) []string {
 }
 
 // lexWord is a word as a phrase says it: lower case unless an acronym
-// (QR, SMS, TOTP); "" for a word a phrase cannot hold (a code name in
+// (QR, SMS, TOTP) or a proper name's; "" for a word a phrase cannot hold (a code name in
 // camelCase, a one-letter word).
-func lexWord(tok string) string {
+func lexWord(tok string, proper bool) string {
 	tok = strings.Trim(tok, "'-")
 	if len(tok) < 2 {
 		return ""
@@ -149,7 +169,7 @@ func lexWord(tok string) string {
 			lowerAfterFirst = true
 		}
 	}
-	if upper == len(tok) {
+	if upper == len(tok) || proper {
 		return tok
 	}
 	return strings.ToLower(tok)
@@ -173,7 +193,7 @@ func (l *lexicon) about(noun string) []string {
 var (
 	proseAdj  = strings.Fields(`short brief detailed hands-on practical introductory advanced weekly monthly quarterly informal in-depth step-by-step one-hour half-day follow-up`)
 	proseTail = []string{"for newcomers", "for regulars", "with time for questions", "in plain language", "with worked examples",
-		"reviewed every quarter", "kept up to date by the team", "added after feedback", "by popular request", "with a short recap at the end",
+		"reviewed every quarter", "kept up to date", "added after feedback", "by popular request", "with a short recap at the end",
 		"open to everyone", "limited places", "run twice a month", "new this season"}
 	proseForms = []string{
 		"%[1]s %[2]s on %[3]s",

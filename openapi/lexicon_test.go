@@ -24,7 +24,7 @@ func TestPhrases(t *testing.T) {
 		{"Immediately available verification channels", []string{"available verification channels"}},
 		{"", nil},
 	} {
-		if got := phrases(tc.text); !slices.Equal(got, tc.want) {
+		if got := phrases(tc.text, false); !slices.Equal(got, tc.want) {
 			t.Errorf("phrases(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
@@ -38,8 +38,8 @@ func TestNewLexicon(t *testing.T) {
 		{Summary: "Get museum hours", Description: "Passes go to a valid email address."},
 		{Summary: "List museum tickets", Description: "Characters long value."},
 	}
-	lex := newLexicon("Museum API", "", []string{"Events", "Special events hosted by the museum."}, ops, nil)
-	want := []string{"museum tickets", "valid email address", "special events", "museum hours"}
+	lex := newLexicon("Redocly Museum API", "", []string{"Events", "Special events hosted by the museum."}, ops, nil)
+	want := []string{"museum tickets", "valid email address", "Redocly Museum", "special events", "museum hours"}
 	if !slices.Equal(lex.topics, want) {
 		t.Errorf("topics %q, want %q", lex.topics, want)
 	}
