@@ -216,7 +216,8 @@ type assembly struct {
 // operations and collections an import found.
 func assemble(ctx context.Context, a assembly) (*Result, error) {
 	ops, colls := a.ops, a.colls
-	db, err := seedData(ctx, colls, newLexicon(a.title, a.desc, a.tags, ops, colls), a.seed)
+	lex := newLexicon(a.title, a.desc, a.tags, ops, colls)
+	db, err := seedData(ctx, colls, lex, a.seed)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +244,7 @@ func assemble(ctx context.Context, a assembly) (*Result, error) {
 		res.Collections = append(res.Collections, c.Name)
 	}
 	res.colls = colls
-	man := manifest(name, packVersion(a.version), trimText(a.desc, 500), colls, ops, db, a.seed)
+	man := manifest(name, packVersion(a.version), trimText(a.desc, 500), colls, ops, db, lex, a.seed)
 	who := choosePersona(a.title, a.desc, colls, man.Users.Collection != "")
 	man.Hints.Persona = &pack.Persona{Role: who.Role, Description: who.Who}
 	files := res.Files

@@ -49,8 +49,8 @@ func TestNewLexicon(t *testing.T) {
 }
 
 // A prose field is written anew for each record in the API's words: its
-// one example is drawn now and then (about one in exampleOdds), never
-// for most records, and every other draw names a topic of the lexicon.
+// one example is kept in one record of exampleOdds, never for most
+// records, and every other draw names a topic of the lexicon.
 // A field that is not prose keeps its example.
 func TestProseDraws(t *testing.T) {
 	lex := &lexicon{topics: []string{"museum tickets", "museum hours", "general entrance", "ticket QR code", "special events"}}
@@ -73,6 +73,7 @@ func TestProseDraws(t *testing.T) {
 			g := &synthesizer{rng: rngFor(1, tc.field), coll: &collection{Name: "special_events", Noun: "special event"}, re: newRegexCache(), lex: lex}
 			count := map[string]int{}
 			for i := 0; i < draws; i++ {
+				g.index = i
 				s, _ := g.str(tc.schema, tc.field).(string)
 				count[s]++
 				ex := exampleStrings(tc.schema)

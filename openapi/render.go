@@ -236,7 +236,7 @@ func eachCall(p plan) string {
 }
 
 // manifest builds domain.yaml's content.
-func manifest(name, version, desc string, colls []*collection, ops []*op, db map[string]map[string]any, seed uint64) pack.Manifest {
+func manifest(name, version, desc string, colls []*collection, ops []*op, db map[string]map[string]any, lex *lexicon, seed uint64) pack.Manifest {
 	m := pack.Manifest{
 		Name: name, Version: version, Description: desc,
 		Policy: "policy.md", Tools: "tools.json", Handlers: "handlers.star", Database: "db.json",
@@ -262,7 +262,7 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 	if u := usersOf(colls, byTool); u != nil {
 		m.Users = *u
 	}
-	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
+	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache(), lex: lex}
 	hg.now, _ = time.Parse(time.RFC3339, Clock)
 	for _, o := range ops {
 		// A constant is drawn as a value of the write's collection: a
@@ -485,6 +485,25 @@ func scalar(m map[string]any) bool {
 	return !hasPattern && hasType(m, "string", "integer", "number", "boolean")
 }
 
+// proseChoices are six sentences the customer may write for a prose
+// argument, nil for one that is no prose or an API without the words.
+func proseChoices(a arg, g *synthesizer) []string {
+	if !describing(a.Orig) || g.coll == nil {
+		return nil
+	}
+	var vals []string
+	for i := 0; i < 24 && len(vals) < 6; i++ {
+		v := g.proseAbout(g.coll.Noun)
+		if v == "" {
+			return nil
+		}
+		if !strings.Contains(v, "|") && !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
 // readables are up to three values readable draws for the argument,
 // nil when its name and description say nothing readable.
 func readables(a arg, m map[string]any, g *synthesizer) []string {
@@ -513,6 +532,11 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		return "slot", true
 	}
 	validFor := validator(m)
+	// Prose the customer writes for a new record is in the API's words,
+	// as the records' is, not the spec's one example.
+	if vals := proseChoices(a, g); len(vals) > 0 && hasType(m, "string") && m["pattern"] == nil && validFor(vals[0]) {
+		return "slot:" + strings.Join(vals, "|"), true
+	}
 	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(ex[0]) {
 		return "slot", true
 	}
