@@ -1142,11 +1142,12 @@ func (a *Generic) sayFound(label string, c *model.CollModel, key string, describ
 	return text
 }
 
-// recordName is the first of the words a collection describes its
-// records by that obj has as text ("Silver Island"), "" when none.
+// recordName is what obj is called by among the fields its collection
+// describes records by (its name, "Silver Island", never its location),
+// "" when it has none.
 func recordName(c *model.CollModel, obj map[string]any) string {
 	for _, f := range c.Describe {
-		if s, ok := obj[f].(string); ok && strings.TrimSpace(s) != "" {
+		if s, ok := obj[f].(string); ok && model.Calls(f) && strings.TrimSpace(s) != "" {
 			return s
 		}
 	}

@@ -3,6 +3,8 @@ package openapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +15,8 @@ import (
 	"github.com/synth-data/synth/pipeline"
 	"github.com/synth-data/synth/record"
 )
+
+var calledRE = regexp.MustCompile(`the talk ([A-Z][^()]*) \($`)
 
 var uuidIn = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
@@ -36,6 +40,15 @@ func TestImportedTalk(t *testing.T) {
 	if c := res.Manifest.Counts; c.Verified != c.Blueprints {
 		t.Errorf("%d of %d dialogues verified (rejections %v)", c.Verified, c.Blueprints, res.Manifest.Failures)
 	}
+	var db map[string]map[string]map[string]any
+	raw, err := os.ReadFile(filepath.Join(dir, "db.json"))
+	if err != nil || json.Unmarshal(raw, &db) != nil {
+		t.Fatalf("db.json: %v", err)
+	}
+	names := map[string]bool{}
+	for _, r := range db["talks"] {
+		names[fmt.Sprint(r["name"])] = true
+	}
 	files, _ := filepath.Glob(filepath.Join(cfg.Out, "sft", "*.parquet"))
 	named, bare := 0, 0
 	descs := map[string]int{}
@@ -58,8 +71,10 @@ func TestImportedTalk(t *testing.T) {
 						continue
 					}
 					before := m.Content[:loc[0]]
-					switch {
-					case regexp.MustCompile(`the talk [A-Z][^()]* \($`).MatchString(before):
+					switch sm := calledRE.FindStringSubmatch(before); {
+					case sm != nil && !names[sm[1]]:
+						t.Errorf("a talk named by what is not its name (%q): %q", sm[1], m.Content)
+					case sm != nil:
 						named++
 					case regexp.MustCompile(`talk $`).MatchString(before):
 						bare++
