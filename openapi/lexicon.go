@@ -59,8 +59,9 @@ var lexWordRE = regexp.MustCompile(`[A-Za-z][A-Za-z'-]*|[^A-Za-z\s]+|\s+`)
 // (the title, a tag, an operation's summary) is a topic; one of a
 // description only when two descriptions say it or it is of a thing a
 // name speaks of ("museum operating hours" beside "museum hours"), as a
-// description's one-off phrases are often a verb's ("characters long"). The most said
-// come first, then the first seen, so a spec gives one lexicon.
+// description's one-off phrases are often a verb's ("characters long").
+// The most said come first, then the first seen, so a spec gives one
+// lexicon.
 func newLexicon(title, desc string, tags []string, ops []*op, colls []*collection) *lexicon {
 	count := map[string]int{}
 	named := map[string]bool{}
@@ -69,7 +70,7 @@ func newLexicon(title, desc string, tags []string, ops []*op, colls []*collectio
 	said := map[string]string{}
 	add := func(text string, name bool) {
 		for _, p := range phrases(text, text == title) {
-			k := strings.ToLower(strings.TrimSuffix(p, lastWord(p)) + singular(lastWord(p)))
+			k := topicKey(p)
 			if first, ok := said[k]; ok {
 				p = first
 			}
@@ -107,8 +108,14 @@ func newLexicon(title, desc string, tags []string, ops []*op, colls []*collectio
 	for _, c := range colls {
 		heads[singular(strings.ToLower(lastWord(c.Noun)))] = true
 	}
+	// The API's blurb praises more than it names ("delightful Museum
+	// API"): its one-off phrases are no topic.
+	blurb := map[string]bool{}
+	for _, p := range phrases(desc, false) {
+		blurb[said[topicKey(p)]] = true
+	}
 	order = slices.DeleteFunc(order, func(p string) bool {
-		return !named[p] && count[p] < 2 && !heads[singular(strings.ToLower(lastWord(p)))]
+		return !named[p] && count[p] < 2 && (blurb[p] || !heads[singular(strings.ToLower(lastWord(p)))])
 	})
 	slices.SortStableFunc(order, func(a, b string) int { return count[b] - count[a] })
 	return &lexicon{topics: order}
@@ -274,4 +281,10 @@ func (g *synthesizer) place(ex []string) string {
 		}
 	}
 	return g.pick(nouns) + " " + kind
+}
+
+// topicKey is a phrase as its singular, in lower case: "Feeding
+// Sessions" and "feeding session" are one topic.
+func topicKey(p string) string {
+	return strings.ToLower(strings.TrimSuffix(p, lastWord(p)) + singular(lastWord(p)))
 }

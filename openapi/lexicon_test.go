@@ -31,14 +31,15 @@ func TestPhrases(t *testing.T) {
 }
 
 // A lexicon keeps every phrase of a name (summary, tag, title) and a
-// description's only when two descriptions say it; the most said first.
+// description's only when two descriptions say it, never the blurb's
+// praise ("delightful museum"); the most said first.
 func TestNewLexicon(t *testing.T) {
 	ops := []*op{
 		{Summary: "Buy museum tickets", Description: "Tickets need a valid email address."},
 		{Summary: "Get museum hours", Description: "Passes go to a valid email address."},
 		{Summary: "List museum tickets", Description: "Characters long value."},
 	}
-	lex := newLexicon("Redocly Museum API", "", []string{"Events", "Special events hosted by the museum."}, ops, nil)
+	lex := newLexicon("Redocly Museum API", "Imaginary, but delightful Museum API.", []string{"Events", "Special events hosted by the museum."}, ops, nil)
 	want := []string{"museum tickets", "valid email address", "Redocly Museum", "special events", "museum hours"}
 	if !slices.Equal(lex.topics, want) {
 		t.Errorf("topics %q, want %q", lex.topics, want)
