@@ -485,6 +485,30 @@ func scalar(m map[string]any) bool {
 	return !hasPattern && hasType(m, "string", "integer", "number", "boolean")
 }
 
+// choiceSlot offers a plain string argument as the values a person
+// picks among: prose for a new record in the API's words, as the
+// records' is, not the spec's one example; the values its description
+// lists ("sms", "call"), not a free word; a phone number or a country
+// the name and description ask for ("+14155550123") where the spec
+// gives no example.
+func choiceSlot(a arg, m map[string]any, g *synthesizer, validFor func(any) bool) (string, bool) {
+	if !hasType(m, "string") || m["pattern"] != nil || hasType(m, "array", "object") {
+		return "", false
+	}
+	vals := proseChoices(a, g)
+	if len(vals) == 0 {
+		d, _ := m["description"].(string)
+		vals = coded(d)
+	}
+	if len(vals) == 0 && len(exampleStrings(m)) == 0 {
+		vals = readables(a, m, g)
+	}
+	if len(vals) == 0 || !validFor(vals[0]) || slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "|") }) {
+		return "", false
+	}
+	return "slot:" + strings.Join(vals, "|"), true
+}
+
 // proseChoices are six sentences the customer may write for a prose
 // argument, nil for one that is no prose or an API without the words.
 func proseChoices(a arg, g *synthesizer) []string {
@@ -497,7 +521,7 @@ func proseChoices(a arg, g *synthesizer) []string {
 		if v == "" {
 			return nil
 		}
-		if !strings.Contains(v, "|") && !slices.Contains(vals, v) {
+		if !slices.Contains(vals, v) {
 			vals = append(vals, v)
 		}
 	}
@@ -513,7 +537,7 @@ func readables(a arg, m map[string]any, g *synthesizer) []string {
 		if !ok {
 			return nil
 		}
-		if !strings.Contains(v, "|") && !slices.Contains(vals, v) {
+		if !slices.Contains(vals, v) {
 			vals = append(vals, v)
 		}
 	}
@@ -532,10 +556,8 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		return "slot", true
 	}
 	validFor := validator(m)
-	// Prose the customer writes for a new record is in the API's words,
-	// as the records' is, not the spec's one example.
-	if vals := proseChoices(a, g); len(vals) > 0 && hasType(m, "string") && m["pattern"] == nil && validFor(vals[0]) {
-		return "slot:" + strings.Join(vals, "|"), true
+	if src, ok := choiceSlot(a, m, g, validFor); ok {
+		return src, true
 	}
 	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(ex[0]) {
 		return "slot", true
@@ -544,17 +566,6 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		return "slot", true
 	}
 	if hasType(m, "string") && m["pattern"] == nil && !hasType(m, "array", "object") {
-		// Values the description lists are what a person chooses from
-		// ("sms", "call"), not a free word.
-		d, _ := m["description"].(string)
-		if vals := coded(d); len(vals) > 0 && !slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "|") }) {
-			return "slot:" + strings.Join(vals, "|"), true
-		}
-		// A phone number or a country the name and description ask for
-		// is one a person would give ("+14155550123"), not a free word.
-		if vals := readables(a, m, g); len(vals) > 0 {
-			return "slot:" + strings.Join(vals, "|"), true
-		}
 		return "slot", true
 	}
 	if hasType(m, "string") && !hasType(m, "array", "object") {
