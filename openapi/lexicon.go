@@ -27,7 +27,7 @@ var lexStop = wordSet(`a an the of for to in on at by with from into onto over u
 		and or but nor as is are be been being was were has have had do does did this that these those it its your you
 		our we us their they them he she his her my me i can may must will would should could shall not no yes if when
 		whether which who whom whose what where how why all any each every some more most other another such only own
-		same so than too very just also both either neither either once here there then now via per out up down off
+		same so than too very just also both either neither once here there then now via per out up down off
 		get gets list lists listing return returns returned retrieve retrieves retrieved create creates created update
 		updates updated delete deletes deleted remove removes removed add adds added set sets fetch fetches fetched
 		buy buys purchase purchases use used uses using allow allows allowed generate generates generated require
@@ -35,7 +35,8 @@ var lexStop = wordSet(`a an the of for to in on at by with from into onto over u
 		contains contain include includes included make makes made find finds found check checks see let lets want
 		show shows send sends sent replace replaces patch put post modify modifies read reads write writes start
 		starts stop stops cancel cancels apply applies open opens close closes hold holds held host hosts belong
-		belongs never always even long ask asks skip skips give gives many several few readable sending happen happens work works expire expires publish publishes accept accepts kindly imaginary
+		belongs never always even long ask asks skip skips give gives many several few readable sending happen
+		happens work works expire expires publish publishes accept accepts kindly imaginary
 		api apis endpoint endpoints request requests response responses id ids identifier identifiers unique uuid
 		sid key object objects field fields parameter parameters param params value values data detail details
 		information info format formats type types string strings number numbers integer boolean true false null
@@ -158,8 +159,8 @@ func phrases(text string, proper bool) []string {
 }
 
 // lexWord is a word as a phrase says it: lower case unless an acronym
-// (QR, SMS, TOTP) or a proper name's; "" for a word a phrase cannot hold (a code name in
-// camelCase, a one-letter word).
+// (QR, SMS, TOTP) or a proper name's; "" for a word a phrase cannot
+// hold (a code name in camelCase, a one-letter word).
 func lexWord(tok string, proper bool) string {
 	tok = strings.Trim(tok, "'-")
 	if len(tok) < 2 {
@@ -264,10 +265,11 @@ func machineNoun(noun string) bool {
 var placeKinds = strings.Fields(`Hall Room Gallery Wing Court Pavilion Studio Lounge Terrace Annex`)
 
 // placeField: the name says the field holds where a thing happens
-// ("location", "venue", "room").
-func placeField(name string) bool {
+// ("location", "venue", "room") in a building; a machine's location is
+// a region or a data centre, no room.
+func (g *synthesizer) placeField(name string) bool {
 	ts := tokens(name)
-	return len(ts) > 0 && slices.Contains([]string{"location", "venue", "room", "place"}, ts[len(ts)-1])
+	return len(ts) > 0 && !machineNoun(g.coll.Noun) && slices.Contains([]string{"location", "venue", "room", "place"}, ts[len(ts)-1])
 }
 
 // place is a room a record happens in: of the example's kind ("Reef

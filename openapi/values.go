@@ -124,7 +124,7 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 			return s, true
 		}
 	}
-	if placeField(name) && len(ex) <= 1 && !g.exampleTurn() {
+	if g.placeField(name) && len(ex) <= 1 && !g.exampleTurn() {
 		return g.place(ex), true
 	}
 	if len(ex) > 0 {
