@@ -1160,7 +1160,11 @@ func (a *Generic) sayFound(label string, c *model.CollModel, key string, describ
 	if a.told[told] {
 		// A record the customer and the agent have been through already
 		// is named, not introduced again.
-		return a.say(foundAgain, map[string]string{"what": c.Noun + " " + key})
+		what := c.Noun + " " + key
+		if s := byName(c, key, a.chosen); s != "" {
+			what = s
+		}
+		return a.say(foundAgain, map[string]string{"what": what})
 	}
 	a.told[told] = true
 	detail := describe()
@@ -1185,6 +1189,31 @@ func (a *Generic) sayFound(label string, c *model.CollModel, key string, describ
 		return head + ": " + strings.ToLower(detail[:1]) + detail[1:]
 	}
 	return text
+}
+
+// byName names a record keyed by a UUID by what it is called, the key
+// said once after the name ("the special event Silver Island
+// (4daf…)"): a yes is to the key, a person knows the name. "" for a key
+// a person says (#W2611340) or a record with no name.
+func byName(c *model.CollModel, key string, obj map[string]any) string {
+	name := recordName(c, obj)
+	if !opaque(key) || name == "" || tools.Text(obj[c.Key]) != key {
+		// Named only by the record the key is of.
+		return ""
+	}
+	return "the " + c.Noun + " " + name + " (" + key + ")"
+}
+
+// recordName is what obj is called by among the fields its collection
+// describes records by (its name, "Silver Island", never its location),
+// "" when it has none.
+func recordName(c *model.CollModel, obj map[string]any) string {
+	for _, f := range c.Describe {
+		if s, ok := obj[f].(string); ok && model.Calls(f) && strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // uuidLike is a key made for machines: eight hex digits, a hyphen, four.
@@ -1362,9 +1391,13 @@ func (a *Generic) answer(ctx context.Context, g *ggoal) string {
 		return "I've pulled that up for you; everything looks in order."
 	}
 	what := yours(g.target.Label)
-	if g.key != "" && !opaque(g.key) {
-		// A UUID is no name to say: the customer's words for it are.
-		if c := a.m.Colls[g.target.Collection]; c != nil {
+	if c := a.m.Colls[g.target.Collection]; c != nil && g.key != "" {
+		switch s := byName(c, g.key, g.obj); {
+		case s != "" && strings.Contains(g.target.Label, g.key) && !model.Calls(g.field):
+			// The customer gave the UUID: the answer names the record.
+			what = s
+		case !opaque(g.key):
+			// A UUID is said in the customer's words.
 			what = c.Noun + " " + g.key
 		}
 	}
@@ -1560,7 +1593,11 @@ func (a *Generic) choices(p *model.ParamModel, u map[string]any) ([]map[string]a
 func (a *Generic) targetWords(g *ggoal) string {
 	switch g.w.TargetKind {
 	case model.TargetColl:
-		return g.w.Coll.Noun + " " + tools.Text(g.args[g.w.KeyParam()])
+		key := tools.Text(g.args[g.w.KeyParam()])
+		if s := byName(g.w.Coll, key, g.obj); s != "" {
+			return s
+		}
+		return g.w.Coll.Noun + " " + key
 	case model.TargetSearch:
 		// The one just described, which the agent may have picked
 		// itself: "the itinerary you chose" would put words in the

@@ -93,6 +93,19 @@ func (a *Generic) proposal(ctx context.Context, g *ggoal) (text string, stated [
 	return strings.Join(append(parts, a.say(confirmAsk, nil)), " "), stated
 }
 
+// saidIn: the verb phrase already names the argument's value, which the
+// proposal does not say again: "on reservation ALAXV1", and "delete pet
+// 20" a numeric key (never "… to 20").
+func saidIn(phrase string, p *model.ParamModel, v any, key string) bool {
+	if p.Group != "" {
+		return false
+	}
+	if s, ok := v.(string); ok {
+		return dialog.ContainsWord(phrase, s)
+	}
+	return p.Name == key && dialog.ContainsWord(phrase, tools.Text(v))
+}
+
 // clause renders a template said inside a sentence: its alternatives
 // chosen and its slots filled, not capitalised or closed.
 func (a *Generic) clause(tmpls []string, slots map[string]string) string {
@@ -120,8 +133,7 @@ func (a *Generic) proposalParts(g *ggoal) proposalParts {
 			// replacement is said with what it replaces.
 			continue
 		}
-		if s, isStr := v.(string); isStr && p.Group == "" && dialog.ContainsWord(phrase, s) {
-			// "on reservation ALAXV1" already names it.
+		if saidIn(phrase, p, v, g.w.KeyParam()) {
 			continue
 		}
 		switch {

@@ -933,6 +933,10 @@ func HasPreposition(field string) bool {
 	return p != "" && p != "adjective" && p != "called"
 }
 
+// Calls reports whether a field is what a record is called by ("the
+// special event called Swift Ember"): its name or title.
+func Calls(field string) bool { return preposition(field) == "called" }
+
 // prepRank orders a place's words as people say them: from, to, on.
 func prepRank(f string) int {
 	switch preposition(f) {

@@ -18,6 +18,8 @@ func TestGolden(t *testing.T) {
 	for name, spec := range map[string]string{
 		"clinic":  filepath.Join("testdata", "multifile", "ok", "api.yaml"),
 		"billing": filepath.Join("testdata", "seed", "billing.yaml"),
+		// Prose in the API's words, not its one example sentence.
+		"events": filepath.Join("testdata", "prose", "events.yaml"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			res, err := ImportFile(context.Background(), spec, filepath.Join(t.TempDir(), "p"), Options{Seed: 1})

@@ -152,7 +152,7 @@ func Import(ctx context.Context, spec []byte, opts Options) (res *Result, err er
 		all = append(all, fmt.Sprintf("file %s %s (named at %s): the operations that need it are skipped or unmapped (--allow-missing-files)", b.name, b.reason, b.site))
 	}
 	warns = append(all, warns...)
-	return assemble(ctx, assembly{title: title, version: version, desc: desc, src: src, gen: "synth domain import-openapi", name: opts.Name,
+	return assemble(ctx, assembly{title: title, version: version, desc: desc, tags: doc.tags(), src: src, gen: "synth domain import-openapi", name: opts.Name,
 		seed: opts.Seed, ops: ops, colls: colls, warns: warns,
 		report: func(res *Result, db map[string]map[string]any, who persona) []byte {
 			return renderReport(res, title, version, src, ops, colls, db, doc, who)
@@ -202,10 +202,12 @@ func buildOps(ctx context.Context, conv *converter, raws []rawOp) ([]*op, error)
 // assembly is what an import found, for assemble to write as a pack.
 type assembly struct {
 	title, version, desc, src, gen, name string
-	seed                                 uint64
-	ops                                  []*op
-	colls                                []*collection
-	warns                                []string
+	// tags are the spec's tag names and descriptions.
+	tags  []string
+	seed  uint64
+	ops   []*op
+	colls []*collection
+	warns []string
 	// report renders IMPORT.md.
 	report func(res *Result, db map[string]map[string]any, who persona) []byte
 }
@@ -214,7 +216,8 @@ type assembly struct {
 // operations and collections an import found.
 func assemble(ctx context.Context, a assembly) (*Result, error) {
 	ops, colls := a.ops, a.colls
-	db, err := seedData(ctx, colls, a.seed)
+	lex := newLexicon(a.title, a.desc, a.tags, ops, colls)
+	db, err := seedData(ctx, colls, lex, a.seed)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +244,7 @@ func assemble(ctx context.Context, a assembly) (*Result, error) {
 		res.Collections = append(res.Collections, c.Name)
 	}
 	res.colls = colls
-	man := manifest(name, packVersion(a.version), trimText(a.desc, 500), colls, ops, db, a.seed)
+	man := manifest(name, packVersion(a.version), trimText(a.desc, 500), colls, ops, db, lex, a.seed)
 	who := choosePersona(a.title, a.desc, colls, man.Users.Collection != "")
 	man.Hints.Persona = &pack.Persona{Role: who.Role, Description: who.Who}
 	files := res.Files

@@ -389,3 +389,17 @@ func (inc *includer) match(path string) bool {
 	}
 	return slices.ContainsFunc(inc.res, func(re *regexp.Regexp) bool { return re.MatchString(path) })
 }
+
+// tags are the names and descriptions of the spec's tags ("Events",
+// "Special events hosted by the Museum."), words of what it is about.
+func (doc *document) tags() []string {
+	list := get(doc.root, "tags")
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	for _, t := range list.Content {
+		out = append(out, str(t, "name"), str(t, "description"))
+	}
+	return out
+}

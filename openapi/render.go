@@ -238,7 +238,7 @@ func eachCall(p plan) string {
 }
 
 // manifest builds domain.yaml's content.
-func manifest(name, version, desc string, colls []*collection, ops []*op, db map[string]map[string]any, seed uint64) pack.Manifest {
+func manifest(name, version, desc string, colls []*collection, ops []*op, db map[string]map[string]any, lex *lexicon, seed uint64) pack.Manifest {
 	m := pack.Manifest{
 		Name: name, Version: version, Description: desc,
 		Policy: "policy.md", Tools: "tools.json", Handlers: "handlers.star", Database: "db.json",
@@ -264,9 +264,15 @@ func manifest(name, version, desc string, colls []*collection, ops []*op, db map
 	if u := usersOf(colls, byTool); u != nil {
 		m.Users = *u
 	}
-	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache()}
+	hg := &synthesizer{rng: rngFor(seed, "hints"), coll: &collection{Name: "hints"}, re: newRegexCache(), lex: lex}
 	hg.now, _ = time.Parse(time.RFC3339, Clock)
 	for _, o := range ops {
+		// A constant is drawn as a value of the write's collection: a
+		// pet's photo is at /pet/, not /hints/.
+		hg.coll = &collection{Name: "hints"}
+		if o.Handler.Coll != nil {
+			hg.coll = o.Handler.Coll
+		}
 		h, ok := writeHint(o, m.Collections, hg)
 		h.Phrase = writePhrase(o)
 		switch {
@@ -505,6 +511,65 @@ func scalar(m map[string]any) bool {
 	return !hasPattern && hasType(m, "string", "integer", "number", "boolean")
 }
 
+// choiceSlot offers a plain string argument as the values a person
+// picks among: prose for a new record in the API's words, as the
+// records' is, not the spec's one example; the values its description
+// lists ("sms", "call"), not a free word; a phone number or a country
+// the name and description ask for ("+14155550123") where the spec
+// gives no example.
+func choiceSlot(a arg, m map[string]any, g *synthesizer, validFor func(any) bool) (string, bool) {
+	if !hasType(m, "string") || m["pattern"] != nil || hasType(m, "array", "object") {
+		return "", false
+	}
+	vals := proseChoices(a, g)
+	if len(vals) == 0 {
+		d, _ := m["description"].(string)
+		vals = coded(d)
+	}
+	if len(vals) == 0 && len(exampleStrings(m)) == 0 {
+		vals = readables(a, m, g)
+	}
+	if len(vals) == 0 || !validFor(vals[0]) || slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "|") }) {
+		return "", false
+	}
+	return "slot:" + strings.Join(vals, "|"), true
+}
+
+// proseChoices are six sentences the customer may write for a prose
+// argument, nil for one that is no prose or an API without the words.
+func proseChoices(a arg, g *synthesizer) []string {
+	if !describing(a.Orig) || g.coll == nil {
+		return nil
+	}
+	var vals []string
+	for i := 0; i < 24 && len(vals) < 6; i++ {
+		v := g.proseAbout(g.coll.Noun)
+		if v == "" {
+			return nil
+		}
+		if !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// readables are up to three values readable draws for the argument,
+// nil when its name and description say nothing readable.
+func readables(a arg, m map[string]any, g *synthesizer) []string {
+	var vals []string
+	for i := 0; i < 12 && len(vals) < 3; i++ {
+		v, ok := g.readable(a.Orig, m)
+		if !ok {
+			return nil
+		}
+		if !slices.Contains(vals, v) {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
 // slotSource is how the customer supplies a required argument: stated
 // freely ("slot") when its schema is simple, one of a few valid values
 // when a pattern constrains it, or a constant valid value otherwise.
@@ -517,6 +582,9 @@ func slotSource(a arg, g *synthesizer) (string, bool) {
 		return "slot", true
 	}
 	validFor := validator(m)
+	if src, ok := choiceSlot(a, m, g, validFor); ok {
+		return src, true
+	}
 	if ex, ok := m["examples"].([]any); ok && len(ex) > 0 && validFor(ex[0]) {
 		return "slot", true
 	}

@@ -79,6 +79,10 @@ type synthesizer struct {
 	// byNounID finds the collections a field like "pet_id" names.
 	byNounID map[string][]*collection
 	re       *regexCache
+	// lex are the API's own words, for prose fields.
+	lex *lexicon
+	// taken are the names the collection's records have so far.
+	taken map[string]bool
 }
 
 // regexCache compiles each pattern once per import.
@@ -137,7 +141,7 @@ func rngFor(seed uint64, name string) *rand.Rand {
 }
 
 // seedData synthesizes every collection deterministically from seed.
-func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string]map[string]any, error) {
+func seedData(ctx context.Context, colls []*collection, lex *lexicon, seed uint64) (map[string]map[string]any, error) {
 	now, _ := time.Parse(time.RFC3339, Clock)
 	byNounID := map[string][]*collection{}
 	for _, c := range colls {
@@ -191,7 +195,8 @@ func seedData(ctx context.Context, colls []*collection, seed uint64) (map[string
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc}
+		g := &synthesizer{rng: rngFor(seed, "records/"+c.Name), now: now, coll: c, keys: keys, byNounID: byNounID, re: rc, lex: lex,
+			taken: map[string]bool{}}
 		recs := map[string]any{}
 		for i, k := range keys[c.Name] {
 			g.index = i
@@ -344,6 +349,9 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 			continue
 		}
 		g.rec[name] = g.value(c.Props[name], name, 1)
+		if naming(name) {
+			g.rec[name] = g.unused(name)
+		}
 	}
 	g.settle(g.rec)
 	g.settleDNS(g.rec, c.Props)
@@ -355,6 +363,31 @@ func (g *synthesizer) record(key string, db map[string]map[string]any) map[strin
 	}
 	settleRegion(g.rec)
 	return g.rec
+}
+
+// naming: the field is what a person calls a record by ("name",
+// "title", "friendly_name"), so two records never share its value.
+func naming(field string) bool {
+	n := norm(field)
+	return n == "name" || has(n, "title", "displayname", "friendlyname")
+}
+
+// unused is the record's value of a naming field, redrawn while another
+// record of the collection has it: "the special event called Misty
+// Island" is one event, never the cheapest and the dearest at once.
+func (g *synthesizer) unused(field string) any {
+	v := g.rec[field]
+	for i := 0; i < 20; i++ {
+		s, ok := v.(string)
+		if !ok || !g.taken[s] {
+			break
+		}
+		v = g.value(g.coll.Props[field], field, 1)
+	}
+	if s, ok := v.(string); ok {
+		g.taken[s] = true
+	}
+	return v
 }
 
 // order puts name fields before the fields derived from them (emails,
@@ -725,8 +758,19 @@ func (g *synthesizer) array(m map[string]any, name string, depth int) any {
 	}
 	out := make([]any, 0, n)
 	item := singular(name)
+	// A list whose description names its values ("Possible event
+	// types: `factor.created, …`") holds some of them.
+	vals := listed(m, nil)
 	for i := 0; i < n; i++ {
-		v := g.value(m["items"], item, depth+1)
+		var v any
+		if im, ok := m["items"].(map[string]any); ok && len(vals) > 0 && hasType(im, "string") && im["enum"] == nil {
+			v = vals[g.rng.IntN(len(vals))]
+			if slices.Contains(out, v) {
+				continue
+			}
+		} else {
+			v = g.value(m["items"], item, depth+1)
+		}
 		if m["uniqueItems"] == true && slices.ContainsFunc(out, func(x any) bool { return fmt.Sprint(x) == fmt.Sprint(v) }) {
 			continue
 		}

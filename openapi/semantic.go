@@ -294,19 +294,25 @@ func (g *synthesizer) technical(ts []string, last string) (string, bool) {
 var simpleNoun = regexp.MustCompile(`^[a-z]{3,}$`)
 
 // thingName names a record: by what it is for ("Staging webhook") when
-// its noun is a plain word, else a name ("Silver Summit").
+// its noun is a plain word for a thing people build or run, else a name
+// ("Silver Summit").
 func (g *synthesizer) thingName() string {
 	noun := strings.ToLower(g.coll.Noun)
-	if simpleNoun.MatchString(noun) && g.rng.IntN(2) == 0 {
+	if simpleNoun.MatchString(noun) && machineNoun(noun) && g.rng.IntN(2) == 0 {
 		p := g.pick(purposes)
 		return strings.ToUpper(p[:1]) + p[1:] + " " + noun
 	}
 	return g.pick(adjectives) + " " + g.pick(nouns)
 }
 
-// describe is one sentence about a record of noun: "Staging droplet for
-// the billing team". It has no final period, as templates add their own.
+// describe is one sentence about a record of noun: in the API's own
+// words where its documents give enough of them, else "Staging droplet
+// for the billing team". It has no final period, as templates add their
+// own.
 func (g *synthesizer) describe(noun string) string {
+	if s := g.proseAbout(noun); s != "" {
+		return s
+	}
 	noun = cmp.Or(noun, "resource")
 	p := g.pick(purposes)
 	p = strings.ToUpper(p[:1]) + p[1:]
@@ -336,19 +342,9 @@ var listedValueRE = regexp.MustCompile(`^[A-Za-z0-9_:-]{1,20}$`)
 // description lists fewer than two.
 func listed(m map[string]any, ex []string) []string {
 	d, _ := m["description"].(string)
-	sm := listedRE.FindStringSubmatch(d)
-	if sm == nil {
-		return nil
-	}
-	var out []string
-	for _, part := range strings.FieldsFunc(sm[1], func(r rune) bool { return r == ',' || r == '/' }) {
-		part = strings.TrimSpace(part)
-		part = strings.TrimPrefix(part, "or ")
-		part = strings.TrimPrefix(part, "and ")
-		part = strings.Trim(part, "\"'` ")
-		if listedValueRE.MatchString(part) && !slices.Contains(out, part) {
-			out = append(out, part)
-		}
+	out := coded(d)
+	if sm := listedRE.FindStringSubmatch(d); sm != nil && len(out) < 2 {
+		out = words(sm[1])
 	}
 	if len(out) < 2 {
 		return nil
@@ -366,6 +362,53 @@ func listed(m map[string]any, ex []string) []string {
 	}
 	if dns >= 2 {
 		return dnsTypes
+	}
+	return out
+}
+
+// listsCodeRE finds a description that lists the values a field takes
+// in code spans (examples "such as" are no closed list):
+// "One of: `email`, `sms` or `call`", "Possible event types: `*,
+// factor.deleted, factor.created`".
+var listsCodeRE = regexp.MustCompile("(?i)(one of|possible|valid|allowed|supported)[^`]{0,40}`")
+
+var codeSpanRE = regexp.MustCompile("`([^`]+)`")
+
+var codedValueRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,30}$`)
+
+// coded are the values a description lists in code spans after words
+// that say they are the choices; nil when it lists fewer than two.
+func coded(d string) []string {
+	loc := listsCodeRE.FindStringIndex(d)
+	if loc == nil {
+		return nil
+	}
+	var out []string
+	for _, sm := range codeSpanRE.FindAllStringSubmatch(d[loc[1]-1:], -1) {
+		for _, v := range strings.Split(sm[1], ",") {
+			v = strings.TrimSpace(v)
+			if codedValueRE.MatchString(v) && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// words are the values a list in prose names ("A, CNAME, or TXT").
+func words(list string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == '/' }) {
+		part = strings.TrimSpace(part)
+		part = strings.TrimPrefix(part, "or ")
+		part = strings.TrimPrefix(part, "and ")
+		part = strings.Trim(part, "\"'` ")
+		if listedValueRE.MatchString(part) && !slices.Contains(out, part) {
+			out = append(out, part)
+		}
 	}
 	return out
 }

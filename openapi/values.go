@@ -106,7 +106,7 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	}
 	// A record's name tells it apart: one example name is used now and
 	// then, not for every record.
-	if len(ex) == 1 && (n == "name" || has(n, "title", "label", "displayname")) && g.rng.IntN(4) > 0 {
+	if len(ex) == 1 && (n == "name" || has(n, "title", "label", "displayname")) && g.rng.IntN(exampleOdds) > 0 {
 		if v, ok := g.byName(n); ok {
 			return v, true
 		}
@@ -116,10 +116,37 @@ func (g *synthesizer) rawStr(m map[string]any, name string) (string, bool) {
 	if vs := listed(m, ex); len(vs) > 0 {
 		return vs[g.rng.IntN(len(vs))], true
 	}
+	// Prose is written anew for each record, in the API's words; its
+	// one example sentence is used now and then, never for every
+	// record.
+	if describing(name) && (len(ex) == 0 || !g.exampleTurn()) {
+		if s := g.proseAbout(g.coll.Noun); s != "" {
+			return s, true
+		}
+	}
+	if g.placeField(name) && len(ex) <= 1 && !g.exampleTurn() {
+		return g.place(ex), true
+	}
 	if len(ex) > 0 {
 		return ex[g.rng.IntN(len(ex))], len(ex) > 1
 	}
 	return g.unexampled(name, m), true
+}
+
+// exampleOdds: one record in exampleOdds keeps the spec's example of a
+// prose field or a room, and a name its example in about as many.
+const exampleOdds = 8
+
+// exampleTurn: the record is one that keeps the example. By its index,
+// not a draw: a draw's run of luck gave a third of one seed's events the
+// spec's one sentence.
+func (g *synthesizer) exampleTurn() bool { return g.index%exampleOdds == exampleOdds-1 }
+
+// describing: the name says the field holds a sentence about its record
+// ("eventDescription", "summary", "notes").
+func describing(name string) bool {
+	ts := tokens(name)
+	return len(ts) > 0 && (sentenceFields[ts[len(ts)-1]] || hasToken(ts, "description"))
 }
 
 // identifier draws an id or key. Ids follow the example's shape
