@@ -394,7 +394,9 @@ func (g *Generic) Generate(ctx context.Context, index int) (*record.Blueprint, e
 		}
 		last = worse(last, err)
 	}
-	return nil, fmt.Errorf("blueprint %d: no %s task with %d writes and %d reads per write after %d attempts (last: %v)", index, g.m.Name, w, e, tried, last)
+	// The probe at the start found such a task, so the controls are in
+	// reach, only rarely: say which to loosen.
+	return nil, fmt.Errorf("blueprint %d: no %s task with %d writes and %d reads per write after %d attempts (last: %v); --writes %s --reads %s is at the edge of what pack %s's records allow: lower --writes or widen --reads", index, g.m.Name, w, e, tried, last, g.spec.Writes, g.spec.Reads, g.m.Name)
 }
 
 // WriteCalls lists a blueprint's ground-truth writes, to match them

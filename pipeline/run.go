@@ -32,7 +32,7 @@ import (
 )
 
 // Version is synth's version, recorded in every release.
-const Version = "0.15.0"
+const Version = "0.16.0"
 
 // Result is the outcome of a run.
 type Result struct {
