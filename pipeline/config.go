@@ -174,7 +174,7 @@ func Defaults() Config {
 		Validation:   0.05,
 		Test:         0.05,
 		MaxTurns:     60,
-		ChunkSize:    10000,
+		ChunkSize:    5000,
 		Workers:      runtime.GOMAXPROCS(0),
 		License:      "other",
 		DPOMode:      dpo.PairSegment,
