@@ -450,16 +450,31 @@ func countWrites(bp *record.Blueprint, upto int) int {
 func reResolve(m *model.Model, st *tools.State, sel record.Selector, known map[string]string) (map[string]any, string, error) {
 	ctx := context.Background()
 	if s := m.Searches[sel.Collection]; s != nil {
-		var cands []map[string]any
-		for _, combo := range s.Combinations(sel.Among) {
-			for _, tool := range s.Tools {
-				args := m.SearchArgs(tool, combo)
-				out, ok := m.Read(ctx, st, tool, args)
-				if !ok {
-					return nil, "", fmt.Errorf("search %s fails", tool)
+		search := func(among map[string][]string) ([]map[string]any, error) {
+			var cands []map[string]any
+			for _, combo := range s.Combinations(among) {
+				for _, tool := range s.Tools {
+					args := m.SearchArgs(tool, combo)
+					out, ok := m.Read(ctx, st, tool, args)
+					if !ok {
+						return nil, fmt.Errorf("search %s fails", tool)
+					}
+					cands = append(cands, s.ItemsOf(out, args)...)
 				}
-				cands = append(cands, s.ItemsOf(out, args)...)
 			}
+			return cands, nil
+		}
+		cands, err := search(sel.Among)
+		if err != nil {
+			return nil, "", err
+		}
+		if sel.Back != nil {
+			// A round trip: the way back is searched too, as the agent does.
+			back, err := search(sel.Back)
+			if err != nil {
+				return nil, "", err
+			}
+			cands = s.Pairs(cands, back)
 		}
 		i, err := tools.ResolveKey(sel, cands, "")
 		if err != nil {
