@@ -122,7 +122,7 @@ var phraseBanks = map[string]phraseBank{
 	"proposeOn":               {proposeOn, []string{"what"}},
 	"proposePayInline":        {proposePayInline, []string{"pay"}},
 	"proposePay":              {proposePay, []string{"pay"}},
-	"genericFoundSearch":      {genericFoundSearch, []string{"n", "noun", "one", "summary"}},
+	"genericFoundSearch":      {genericFoundSearch, []string{"one", "summary"}},
 	"proposeLead":             {proposeLead, nil},
 	"confirmAsk":              {confirmAsk, nil},
 	"doneLead":                {doneLead, nil},

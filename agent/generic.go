@@ -1133,7 +1133,7 @@ func (a *Generic) resolveSearch(ctx context.Context, g *ggoal, s *model.SearchMo
 		a.compared = ""
 	}
 	a.chosen = cands[i]
-	return a.say(genericFoundSearch, map[string]string{"n": fmt.Sprint(len(cands)), "noun": model.Plural(s.Noun), "one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
+	return a.say(genericFoundSearch, map[string]string{"one": s.Noun, "summary": a.summary(s, cands[i], false)}), false
 }
 
 // searchAll searches every combination of the customer's values and

@@ -96,8 +96,8 @@ var genericAskOther = []string{
 }
 
 var genericFoundSearch = []string{
-	"{I searched every combination you gave me|I've checked every combination|I went through every combination|I've searched all the options you gave me}{ and found <n> <noun>|}, and {the one that fits|the best match|the one you asked for|the one that matches|your pick} is the <one> <summary>.",
-	"{I've run the searches|Done searching|The searches are done|I've looked at every option}{; there are <n> <noun> in all|}: {your choice would be|the match is|the one for you is|what fits best is} the <one> <summary>.",
+	"{I searched every combination you gave me|I've checked every combination|I went through every combination|I've searched all the options you gave me}, and {the one that fits|the best match|the one you asked for|the one that matches|your pick} is the <one> <summary>.",
+	"{I've run the searches|Done searching|The searches are done|I've looked at every option}: {your choice would be|the match is|the one for you is|what fits best is} the <one> <summary>.",
 }
 
 var genericAskGroup = []string{
