@@ -214,17 +214,12 @@ func (a *Generic) sayFigure(g *ggoal, done bool, name string, raw, after any) st
 	return a.say(bank, map[string]string{"what": model.Words(name), "value": model.SayValue(name, raw), "to": to})
 }
 
-// methodText names the customer's method a choose argument holds, in
-// the pack's words with its id ("your gift card (gift_card_1)"), or as
-// the customer said it ("the original payment method"); "" when the
-// agent has only the bare id, which is no way to name it.
+// methodText names the customer's method a choose argument holds as
+// the proposal does (choiceWords); "" when the agent has only the bare
+// id, which is no way to name it.
 func (a *Generic) methodText(g *ggoal, p *model.ParamModel) string {
-	v := p.Chosen(g.args[p.Name])
-	if t := a.choiceWords(g, p, g.args[p.Name]); t != tools.Text(v) {
+	if t := a.choiceWords(g, p, g.args[p.Name]); t != tools.Text(p.Chosen(g.args[p.Name])) {
 		return t
-	}
-	if say := g.slots[p.Name]; say != "" && say == p.Choose.DefaultSay {
-		return yours(say) + " (" + tools.Text(v) + ")"
 	}
 	return ""
 }

@@ -316,14 +316,16 @@ func the(p *model.ParamModel, words string) string {
 func (a *Generic) choiceWords(g *ggoal, p *model.ParamModel, v any) string {
 	id := p.Chosen(v)
 	e, ok := p.Choose.Element(g.user, id)
-	if !ok {
+	w := ""
+	if ok {
+		w = p.Choose.Words(e)
+	}
+	if w == "" {
+		// Not read, or nothing to call it by: as the customer said it
+		// ("the original payment method"), else as it is.
 		if say := g.slots[p.Name]; say != "" && say == p.Choose.DefaultSay {
 			return yours(say)
 		}
-		return a.argText(g, p, v)
-	}
-	w := p.Choose.Words(e)
-	if w == "" {
 		return a.argText(g, p, v)
 	}
 	for _, o := range p.Choose.ChoiceElements(g.user) {
